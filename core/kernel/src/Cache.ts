@@ -1,0 +1,32 @@
+/**
+ * The Cache port: a small key-value store with expiry, atomic counters and publish/subscribe. It backs
+ * token-check and resolution caching, rate limits shared by every instance, and cross-instance invalidation.
+ *
+ * Rules every adapter MUST keep (each is checked by the contract suite in `test/contract`):
+ * - `get` after `set` returns the value until its TTL passes, then `undefined`; `delete` removes at once.
+ * - `increment` is atomic: N concurrent increments of one key end at N. The first increment of a key starts
+ *   its window: the key expires `ttlMs` after it, whatever later increments do (a fixed window).
+ * - `subscribe` has succeeded only once the subscription is active: a message published after that is
+ *   delivered to the stream, in order, until the scope closes.
+ * - When the backing store cannot be reached every call fails with `StoreUnavailable` quickly (well under a
+ *   second), never hangs, and the adapter recovers by itself once the store is back.
+ */
+import { Context, type Effect, type Scope, type Stream } from "effect"
+import type { StoreUnavailable } from "./StoreUnavailable.js"
+
+export class Cache extends Context.Service<
+  Cache,
+  {
+    readonly get: (key: string) => Effect.Effect<string | undefined, StoreUnavailable>
+    /** Stores `value`; with `ttlMs` it expires after that many milliseconds. */
+    readonly set: (key: string, value: string, ttlMs?: number) => Effect.Effect<void, StoreUnavailable>
+    readonly delete: (key: string) => Effect.Effect<void, StoreUnavailable>
+    /** Adds one and returns the new count; the first increment starts a window of `ttlMs`. */
+    readonly increment: (key: string, ttlMs: number) => Effect.Effect<number, StoreUnavailable>
+    /** Milliseconds until `key` expires; `undefined` when it is absent or has no expiry. */
+    readonly ttl: (key: string) => Effect.Effect<number | undefined, StoreUnavailable>
+    readonly publish: (channel: string, message: string) => Effect.Effect<void, StoreUnavailable>
+    /** Active once it succeeds; the stream yields every message published afterwards until the scope closes. */
+    readonly subscribe: (channel: string) => Effect.Effect<Stream.Stream<string>, StoreUnavailable, Scope.Scope>
+  }
+>()("@coffer/kernel/Cache") {}

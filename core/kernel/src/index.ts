@@ -1,0 +1,12 @@
+/**
+ * @coffer/kernel: the ports both services share, their errors, the host settings and small pure helpers.
+ * No I/O and no runtime-specific APIs: everything here runs wherever Web Crypto does.
+ */
+export * as Cache from "./Cache.js"
+export * as Cipher from "./Cipher.js"
+export * as Clock from "./Clock.js"
+export * as Encoding from "./encoding.js"
+export * as Hasher from "./Hasher.js"
+export * as Identity from "./Identity.js"
+export * as Random from "./Random.js"
+export { StoreUnavailable } from "./StoreUnavailable.js"
