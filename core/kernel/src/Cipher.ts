@@ -11,8 +11,15 @@
  * Rules every adapter MUST keep (checked by the contract suite): open(seal(x)) = x; sealing the same
  * plaintext twice gives different blobs; a changed byte, other associated data, or another data key fails
  * with `CipherError`; blobs made under a previous master key open after rotation.
+ *
+ * `make` builds the whole envelope (formats, key ids, keyring, associated data) from a small AEAD primitive,
+ * so an adapter supplies only `encrypt`/`decrypt`/`randomBytes` and every adapter writes the same blobs:
+ *
+ * - wrapped data key: `cdk1.<masterKeyId>.<base64url(nonce || ciphertext)>`, AAD = `associatedData(["cdk1", id])`
+ * - sealed value:     `csv1.<base64url(nonce || ciphertext)>`, AAD = `associatedData(["csv1", associatedData])`
  */
-import { Context, type Effect, Schema } from "effect"
+import { Context, Effect, Redacted, Schema } from "effect"
+import { fromBase64Url, fromUtf8, toBase64Url, toHex, utf8 } from "./encoding.js"
 
 export class CipherError extends Schema.TaggedError<CipherError>()("CipherError", {
   /** Never contains key material or plaintext. */
@@ -32,7 +39,210 @@ export class Cipher extends Context.Service<
     readonly open: (dataKey: string, sealed: string, associatedData: string) => Effect.Effect<string, CipherError>
     /** The same data key, wrapped under the current master key; values sealed under it still open. */
     readonly rewrap: (dataKey: string) => Effect.Effect<string, CipherError>
-    /** The id of the master key that wrapped this data key (for rotation progress). */
+    /**
+     * The id of the master key that wrapped this data key (for rotation progress). Reads the blob's header
+     * only: it answers for keys that are no longer in the keyring, and fails only on a malformed blob.
+     */
     readonly keyIdOf: (dataKey: string) => Effect.Effect<string, CipherError>
   }
 >()("@coffer/kernel/Cipher") {}
+
+/** Master and data keys are 256-bit. */
+export const KEY_LENGTH = 32
+
+/** A 32-byte master key; `Redacted` so that it prints as `<redacted>` if it ever reaches a log. */
+export type MasterKey = Redacted.Redacted<Uint8Array>
+
+/** The master keys in use: `current` wraps new data keys; `previous` keys only unwrap, until `rewrap` is done. */
+export interface Keyring {
+  readonly current: MasterKey
+  readonly previous: ReadonlyArray<MasterKey>
+}
+
+/** The AEAD an adapter supplies. Everything else (formats, key ids, keyring, AAD) is built here by `make`. */
+export interface Primitives {
+  /** Length of every key handed to `encrypt`/`decrypt`, in bytes. */
+  readonly keyLength: 32
+  /** Length of the nonce `make` draws from `randomBytes` for each encryption; it must be safe to pick at random. */
+  readonly nonceLength: number
+  /** Ciphertext with its authentication tag. */
+  readonly encrypt: (key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array) => Uint8Array
+  /** The plaintext; throws when the key, nonce, ciphertext or AAD does not authenticate. */
+  readonly decrypt: (key: Uint8Array, nonce: Uint8Array, ciphertext: Uint8Array, aad: Uint8Array) => Uint8Array
+  /** Cryptographically secure random bytes. */
+  readonly randomBytes: (length: number) => Uint8Array
+}
+
+/** Format tag of a wrapped data key. */
+export const DATA_KEY_FORMAT = "cdk1"
+/** Format tag of a sealed value. */
+export const SEALED_FORMAT = "csv1"
+
+/**
+ * Encodes parts as one associated-data string, each prefixed by its length (`3:abc0:`), so that no two lists
+ * of parts encode alike: `["ab", "c"]` and `["a", "bc"]` differ, as do `["a:b"]` and `["a", "b"]`. Stores bind
+ * project, environment, key and version with it.
+ */
+export const associatedData = (parts: ReadonlyArray<string>): string =>
+  parts.map((part) => `${part.length}:${part}`).join("")
+
+const KEY_ID_DOMAIN = utf8.encode("coffer master key id v1\0")
+
+/**
+ * The public id of a master key: the first 8 bytes of SHA-256 over a domain tag and the key, in hex. Stable for
+ * a key, different across keys, and safe to print: it commits to the key without revealing any of it.
+ */
+export const masterKeyId = (key: MasterKey): Effect.Effect<string> =>
+  Effect.promise(() => {
+    const bytes = Redacted.value(key)
+    const input = new Uint8Array(KEY_ID_DOMAIN.length + bytes.length)
+    input.set(KEY_ID_DOMAIN)
+    input.set(bytes, KEY_ID_DOMAIN.length)
+    return globalThis.crypto.subtle.digest("SHA-256", input).finally(() => input.fill(0))
+  }).pipe(Effect.map((digest) => toHex(new Uint8Array(digest, 0, 8))))
+
+const DATA_KEY_PATTERN = /^cdk1\.([0-9a-f]{16})\.([A-Za-z0-9_-]+)$/
+const SEALED_PATTERN = /^csv1\.([A-Za-z0-9_-]+)$/
+// With the `u` flag a surrogate pair is one code point, so this matches only unpaired surrogates, which UTF-8
+// cannot carry: TextEncoder would silently turn them into U+FFFD and open(seal(x)) would differ from x.
+const LONE_SURROGATE = /\p{Cs}/u
+
+const fail = (message: string) => Effect.fail(new CipherError({ message }))
+
+/** Runs a primitive; whatever it throws is replaced by `message`, so no library text reaches the caller. */
+const attempt = <A>(run: () => A, message: string) =>
+  Effect.try({ try: run, catch: () => new CipherError({ message }) })
+
+const concat = (a: Uint8Array, b: Uint8Array) => {
+  const out = new Uint8Array(a.length + b.length)
+  out.set(a)
+  out.set(b, a.length)
+  return out
+}
+
+/** Only the canonical encoding is accepted, so that no two texts stand for the same blob. */
+const decodeCanonical = (text: string) => {
+  const bytes = fromBase64Url(text)
+  return bytes !== undefined && toBase64Url(bytes) === text ? bytes : undefined
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i])
+
+/**
+ * Builds the Cipher service from an AEAD primitive and a keyring. Fails when a master key is not
+ * `KEY_LENGTH` bytes.
+ */
+export const make = Effect.fnUntraced(function* (
+  primitives: Primitives,
+  keyring: Keyring,
+): Effect.fn.Return<Cipher["Service"], CipherError> {
+  const { nonceLength } = primitives
+  const ring = new Map<string, MasterKey>()
+  const keys = [keyring.current, ...keyring.previous]
+  for (const [index, key] of keys.entries()) {
+    const bytes = Redacted.value(key)
+    if (!(bytes instanceof Uint8Array) || bytes.length !== KEY_LENGTH) {
+      const which = index === 0 ? "the current master key" : `previous master key #${index}`
+      return yield* fail(`${which} must be ${KEY_LENGTH} bytes`)
+    }
+    const id = yield* masterKeyId(key)
+    const known = ring.get(id)
+    // Equal keys share an id harmlessly; distinct keys with one id would make unwrapping ambiguous.
+    if (known !== undefined && !sameBytes(Redacted.value(known), bytes)) {
+      return yield* fail(`two different master keys have the id ${id}`)
+    }
+    if (known === undefined) ring.set(id, key)
+  }
+  const currentKeyId = yield* masterKeyId(keyring.current)
+  const current = keyring.current
+
+  const wrapAad = (keyId: string) => utf8.encode(associatedData([DATA_KEY_FORMAT, keyId]))
+  const sealAad = (aad: string) => utf8.encode(associatedData([SEALED_FORMAT, aad]))
+
+  /** Splits `nonce || ciphertext`; a payload with no room for a ciphertext after the nonce is malformed. */
+  const payloadOf = (text: string) => {
+    const bytes = decodeCanonical(text)
+    if (bytes === undefined || bytes.length <= nonceLength) return undefined
+    return { nonce: bytes.subarray(0, nonceLength), ciphertext: bytes.subarray(nonceLength) }
+  }
+
+  const parseDataKey = (wrapped: string) => {
+    const match = DATA_KEY_PATTERN.exec(wrapped)
+    const payload = match?.[2] === undefined ? undefined : payloadOf(match[2])
+    return match?.[1] === undefined || payload === undefined
+      ? fail(`the data key is not a ${DATA_KEY_FORMAT} blob`)
+      : Effect.succeed({ keyId: match[1], ...payload })
+  }
+
+  const wrap = (dataKey: Uint8Array) =>
+    attempt(() => {
+      const nonce = primitives.randomBytes(nonceLength)
+      const ciphertext = primitives.encrypt(Redacted.value(current), nonce, dataKey, wrapAad(currentKeyId))
+      return `${DATA_KEY_FORMAT}.${currentKeyId}.${toBase64Url(concat(nonce, ciphertext))}`
+    }, "could not wrap the data key")
+
+  const unwrap = (wrapped: string) =>
+    Effect.gen(function* () {
+      const { keyId, nonce, ciphertext } = yield* parseDataKey(wrapped)
+      const masterKey = ring.get(keyId)
+      if (masterKey === undefined) {
+        return yield* fail(`the data key was wrapped by master key ${keyId}, which is not in the keyring`)
+      }
+      const dataKey = yield* attempt(
+        () => primitives.decrypt(Redacted.value(masterKey), nonce, ciphertext, wrapAad(keyId)),
+        `the data key does not authenticate under master key ${keyId}: it was altered`,
+      )
+      if (dataKey.length !== KEY_LENGTH) {
+        dataKey.fill(0)
+        return yield* fail("the data key has the wrong length")
+      }
+      return dataKey
+    })
+
+  /** Lends the raw data key to `use` and zeroes it afterwards, whatever the outcome. */
+  const withDataKey = <A>(wrapped: string, use: (dataKey: Uint8Array) => Effect.Effect<A, CipherError>) =>
+    Effect.acquireUseRelease(unwrap(wrapped), use, (dataKey) => Effect.sync(() => dataKey.fill(0)))
+
+  const checkText = (text: string, what: string) =>
+    LONE_SURROGATE.test(text) ? fail(`the ${what} is not well-formed Unicode (it has a lone surrogate)`) : Effect.void
+
+  return Cipher.of({
+    currentKeyId,
+    newDataKey: Effect.acquireUseRelease(
+      attempt(() => primitives.randomBytes(KEY_LENGTH), "could not draw a data key"),
+      wrap,
+      (dataKey) => Effect.sync(() => dataKey.fill(0)),
+    ),
+    seal: (dataKey, plaintext, aad) =>
+      Effect.gen(function* () {
+        yield* checkText(plaintext, "plaintext")
+        yield* checkText(aad, "associated data")
+        return yield* withDataKey(dataKey, (key) =>
+          attempt(() => {
+            const nonce = primitives.randomBytes(nonceLength)
+            const ciphertext = primitives.encrypt(key, nonce, utf8.encode(plaintext), sealAad(aad))
+            return `${SEALED_FORMAT}.${toBase64Url(concat(nonce, ciphertext))}`
+          }, "could not seal the value"),
+        )
+      }),
+    open: (dataKey, sealed, aad) =>
+      Effect.gen(function* () {
+        const match = SEALED_PATTERN.exec(sealed)
+        const payload = match?.[1] === undefined ? undefined : payloadOf(match[1])
+        if (payload === undefined) return yield* fail(`the sealed value is not a ${SEALED_FORMAT} blob`)
+        yield* checkText(aad, "associated data")
+        return yield* withDataKey(dataKey, (key) =>
+          attempt(() => {
+            const bytes = primitives.decrypt(key, payload.nonce, payload.ciphertext, sealAad(aad))
+            try {
+              return fromUtf8.decode(bytes)
+            } finally {
+              bytes.fill(0)
+            }
+          }, "the sealed value does not open: it was altered, or belongs to another data key or associated data"),
+        )
+      }),
+    rewrap: (dataKey) => withDataKey(dataKey, wrap),
+    keyIdOf: (dataKey) => Effect.map(parseDataKey(dataKey), ({ keyId }) => keyId),
+  })
+})

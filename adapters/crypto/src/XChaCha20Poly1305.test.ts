@@ -1,0 +1,153 @@
+/**
+ * XChaCha20Poly1305 runs the Cipher contract, checks its primitive against the published test vector, and
+ * checks how operators' master keys are read.
+ */
+import { Cipher, Encoding } from "@coffer/kernel"
+import { Effect, Redacted, Result } from "effect"
+import { describe, expect, it } from "vitest"
+// A relative path because @coffer/contract is not (yet) a dependency of this package.
+import { cipherSuite } from "../../../test/contract/src/cipher.js"
+import { XChaCha20Poly1305 } from "./index.js"
+
+cipherSuite("XChaCha20Poly1305", (keys) =>
+  XChaCha20Poly1305.layer({ masterKey: keys.current, previousKeys: keys.previous }),
+)
+
+const fromHex = (hex: string) => Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16))
+
+describe("XChaCha20Poly1305 primitive", () => {
+  // draft-irtf-cfrg-xchacha-03, appendix A.3.1.
+  const key = fromHex("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f")
+  const nonce = fromHex("404142434445464748494a4b4c4d4e4f5051525354555657")
+  const aad = fromHex("50515253c0c1c2c3c4c5c6c7")
+  const plaintext = Encoding.utf8.encode(
+    "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.",
+  )
+  const expected =
+    "bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb731c7f1b0b4aa6440bf3a82f4eda7e39ae64c6708c54c216" +
+    "cb96b72e1213b4522f8c9ba40db5d945b11b69b982c1bb9e3f3fac2bc369488f76b2383565d3fff921f9664c97637da9768812f615c68b13" +
+    "b52ec0875924c1c7987947deafd8780acf49"
+
+  it("matches the published test vector both ways", () => {
+    const ciphertext = XChaCha20Poly1305.primitives.encrypt(key, nonce, plaintext, aad)
+    expect(Encoding.toHex(ciphertext)).toBe(expected)
+    expect(XChaCha20Poly1305.primitives.decrypt(key, nonce, ciphertext, aad)).toEqual(plaintext)
+  })
+
+  it("uses 24-byte random nonces, so a sealed empty string is a nonce and a 16-byte tag", async () => {
+    expect(XChaCha20Poly1305.primitives.nonceLength).toBe(24)
+    const masterKey = Redacted.make(XChaCha20Poly1305.primitives.randomBytes(32))
+    const sealed = await Effect.runPromise(
+      Effect.gen(function* () {
+        const cipher = yield* Cipher.Cipher
+        return yield* cipher.seal(yield* cipher.newDataKey, "", "row")
+      }).pipe(Effect.provide(XChaCha20Poly1305.layer({ masterKey }))),
+    )
+    expect(Encoding.fromBase64Url(sealed.slice("csv1.".length))?.length).toBe(24 + 16)
+  })
+})
+
+describe("XChaCha20Poly1305 stored blobs", () => {
+  // Written by this adapter once and pinned: data already in databases must keep opening, so any change to the
+  // formats, the key-id derivation or what the associated data binds fails here first.
+  const masterKey = Redacted.make(Uint8Array.from({ length: 32 }, (_, i) => i + 1))
+  const keyId = "b0b0ad33bb74a25e"
+  const dataKey =
+    "cdk1.b0b0ad33bb74a25e.ejEIlQ11Exe_QoRhuMY6CZ7-xbnwKHr5p6_4d-zAXyib8ITasLnjE5dBmezvH-kEWJnewLtzm7w9k-OBAHDQaeI8uYx_39hl"
+  const sealed = "csv1.Or8mgbt4JncGGWYS74oyp_HqyapuiTbuXNUoDB030AbZsEX__wbJ6Bry9Crmg4dm184L0eJWl7Yk"
+  const row = Cipher.associatedData(["project", "development", "API_KEY", "1"])
+
+  it("opens a data key and a value written by an earlier version", async () => {
+    const opened = await Effect.runPromise(
+      Effect.gen(function* () {
+        const cipher = yield* Cipher.Cipher
+        return { keyId: cipher.currentKeyId, value: yield* cipher.open(dataKey, sealed, row) }
+      }).pipe(Effect.provide(XChaCha20Poly1305.layer({ masterKey }))),
+    )
+    expect(opened).toEqual({ keyId, value: "pinned value \u2713\n" })
+  })
+})
+
+describe("parseMasterKey", () => {
+  const parse = (text: string) => Effect.runSync(Effect.result(XChaCha20Poly1305.parseMasterKey(text)))
+  const bytes = Uint8Array.from({ length: 32 }, (_, i) => i + 1)
+  const base64 = Encoding.toBase64(bytes)
+
+  const expectRefused = (text: string, mentions: string) => {
+    const result = parse(text)
+    if (Result.isSuccess(result)) throw new Error(`accepted ${JSON.stringify(text)}`)
+    expect(result.failure).toBeInstanceOf(Cipher.CipherError)
+    expect(result.failure.message).toContain(mentions)
+    expect(result.failure.message).toContain("openssl rand -base64 32")
+    if (text.trim() !== "") expect(result.failure.message.includes(text.trim())).toBe(false)
+  }
+
+  it("accepts base64 of exactly 32 bytes and keeps it redacted", () => {
+    const result = parse(base64)
+    if (Result.isFailure(result)) throw new Error(result.failure.message)
+    expect(Redacted.value(result.success)).toEqual(bytes)
+    expect(String(result.success)).not.toContain(base64)
+    expect(JSON.stringify({ key: result.success })).not.toContain(base64)
+  })
+
+  it("ignores surrounding whitespace, such as the newline at the end of a key file", () => {
+    for (const text of [`${base64}\n`, `  ${base64}\t`, `\r\n${base64}\r\n`]) {
+      const result = parse(text)
+      if (Result.isFailure(result)) throw new Error(result.failure.message)
+      expect(Redacted.value(result.success)).toEqual(bytes)
+    }
+  })
+
+  it("refuses whitespace inside the key", () => {
+    expectRefused(`${base64.slice(0, 20)} ${base64.slice(20)}`, "not base64")
+    expectRefused(`${base64.slice(0, 20)}\n${base64.slice(20)}`, "not base64")
+  })
+
+  it("refuses the wrong length, and says which length it got", () => {
+    expectRefused(Encoding.toBase64(bytes.subarray(0, 31)), "not 31")
+    expectRefused(Encoding.toBase64(new Uint8Array(33).fill(7)), "not 33")
+    expectRefused(Encoding.toBase64(new Uint8Array(64).fill(7)), "not 64")
+    expectRefused("", "not 0")
+    expectRefused("   \n", "not 0")
+  })
+
+  it("refuses text that is not base64", () => {
+    expectRefused(base64.replace(/=$/, ""), "not base64")
+    expectRefused(Encoding.toBase64Url(Uint8Array.from({ length: 32 }, () => 0xfb)), "not base64")
+    expectRefused(`${base64.slice(0, -2)}!=`, "not base64")
+    expectRefused(Encoding.toHex(bytes), "not 48")
+  })
+
+  it("refuses an all-zero placeholder key", () => {
+    expectRefused(Encoding.toBase64(new Uint8Array(32)), "all zero")
+  })
+})
+
+describe("parseMasterKeys", () => {
+  const keyA = Uint8Array.from({ length: 32 }, (_, i) => i + 1)
+  const keyB = Uint8Array.from({ length: 32 }, (_, i) => 255 - i)
+  const parse = (text: string) => Effect.runSync(Effect.result(XChaCha20Poly1305.parseMasterKeys(text)))
+
+  it("reads a comma-separated list, and empty text as no keys", () => {
+    for (const [text, expected] of [
+      ["", []],
+      [" \n", []],
+      [Encoding.toBase64(keyA), [keyA]],
+      [`${Encoding.toBase64(keyA)}, ${Encoding.toBase64(keyB)}\n`, [keyA, keyB]],
+    ] as const) {
+      const result = parse(text)
+      if (Result.isFailure(result)) throw new Error(result.failure.message)
+      expect(result.success.map(Redacted.value)).toEqual(expected)
+    }
+  })
+
+  it("names a bad entry by its position, never by its value", () => {
+    const bad = Encoding.toBase64(keyB.subarray(0, 16))
+    const result = parse(`${Encoding.toBase64(keyA)},${bad}`)
+    if (Result.isSuccess(result)) throw new Error("accepted a 16-byte key")
+    expect(result.failure.message).toContain("#2")
+    expect(result.failure.message).toContain("not 16")
+    expect(result.failure.message.includes(bad)).toBe(false)
+    expect(Result.isFailure(parse(`${Encoding.toBase64(keyA)},`))).toBe(true)
+  })
+})
