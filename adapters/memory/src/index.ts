@@ -1,1 +1,5 @@
-export {}
+/**
+ * @coffer/adapter-memory: the kernel ports kept in process memory, for tests, embedding and the zero-dependency
+ * default. Nothing here is shared between processes.
+ */
+export * as MemoryCache from "./MemoryCache.js"

@@ -2,5 +2,7 @@
  * @coffer/contract: one suite per port, each a function that takes a Layer and registers vitest tests.
  * Every adapter's test file calls the suite for its port.
  */
+export * from "./cache.js"
 export * from "./cipher.js"
 export * from "./services.js"
+export * from "./tcpProxy.js"

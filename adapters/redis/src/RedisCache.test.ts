@@ -1,0 +1,248 @@
+/**
+ * The Redis Cache against the Cache contract, then what only a networked store can get wrong: namespacing by
+ * prefix, failing fast when Redis is unreachable, and healing after an outage without a rebuild. Outages are made
+ * with a TCP proxy between the client and the real Redis. Every key lives under a prefix of this run and is
+ * deleted afterwards.
+ */
+
+import { createServer } from "node:net"
+import { Cache, type StoreUnavailable } from "@coffer/kernel"
+import { Effect, Layer, Logger, Redacted, Schedule } from "effect"
+import { Redis } from "ioredis"
+import { afterAll, describe, expect, it } from "vitest"
+import { cacheEventually, cacheSuite, collectChannel, runWithCache } from "../../../test/contract/src/cache.js"
+import { hasRedis, redisUrl, runId } from "../../../test/contract/src/services.js"
+import { startTcpProxy } from "../../../test/contract/src/tcpProxy.js"
+import { RedisCache } from "./index.js"
+
+const run = runId("cache")
+let tests = 0
+const freshPrefix = () => `${run}:${++tests}:`
+
+/** A bound on "fails fast" that still shows the call did not hang (the adapter's budget is 500 ms). */
+const fastMs = 1_500
+
+/** Runs `effect`, expecting StoreUnavailable, and says how long the failure took. */
+const timedFailure = <A>(effect: Effect.Effect<A, StoreUnavailable>) =>
+  Effect.gen(function* () {
+    const start = performance.now()
+    const error = yield* Effect.flip(effect)
+    return { error, ms: performance.now() - start }
+  })
+
+const expectFastOutage = (outcome: { error: StoreUnavailable; ms: number }) => {
+  expect(outcome.error._tag).toBe("StoreUnavailable")
+  expect(outcome.error.store).toBe("cache")
+  expect(outcome.ms).toBeLessThan(fastMs)
+}
+
+/** A port nothing listens on: bound once by us, then released. */
+const closedPort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject()))
+    })
+  })
+
+const target = new URL(redisUrl)
+
+describe.runIf(await hasRedis())("RedisCache", () => {
+  cacheSuite("RedisCache", () => RedisCache.layer({ url: redisUrl, prefix: freshPrefix() }))
+
+  afterAll(async () => {
+    const redis = new Redis(redisUrl)
+    try {
+      let cursor = "0"
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", `${run}:*`, "COUNT", 1000)
+        if (keys.length > 0) await redis.del(...keys)
+        cursor = next
+      } while (cursor !== "0")
+    } finally {
+      await redis.quit()
+    }
+  })
+
+  it("puts every key and channel under its prefix", async () => {
+    const prefix = freshPrefix()
+    const raw = new Redis(redisUrl)
+    try {
+      await runWithCache(
+        RedisCache.layer({ url: redisUrl, prefix }),
+        Effect.gen(function* () {
+          const cache = yield* Cache.Cache
+          yield* cache.set("k", "v")
+          expect(yield* Effect.promise(() => raw.get(`${prefix}k`))).toBe("v")
+          expect(yield* Effect.promise(() => raw.exists("k"))).toBe(0)
+          const { received } = yield* collectChannel("ch")
+          yield* Effect.promise(() => raw.publish("ch", "unprefixed"))
+          yield* Effect.promise(() => raw.publish(`${prefix}ch`, "prefixed"))
+          yield* cacheEventually("the prefixed message", () => received.length > 0)
+          expect(received).toEqual(["prefixed"])
+        }),
+      )
+      // Another prefix on the same Redis sees none of it.
+      await runWithCache(
+        RedisCache.layer({ url: redisUrl, prefix: freshPrefix() }),
+        Effect.gen(function* () {
+          expect(yield* (yield* Cache.Cache).get("k")).toBeUndefined()
+        }),
+      )
+    } finally {
+      await raw.quit()
+    }
+  })
+
+  it("unsubscribes from Redis once the last subscriber's scope closes", async () => {
+    const prefix = freshPrefix()
+    const raw = new Redis(redisUrl)
+    const listeners = async () => {
+      const reply = (await raw.call("PUBSUB", "NUMSUB", `${prefix}ch`)) as [string, number]
+      return reply[1]
+    }
+    try {
+      await runWithCache(
+        RedisCache.layer({ url: redisUrl, prefix }),
+        Effect.gen(function* () {
+          yield* Effect.scoped(
+            Effect.gen(function* () {
+              yield* collectChannel("ch")
+              yield* collectChannel("ch")
+              expect(yield* Effect.promise(listeners)).toBe(1)
+            }),
+          )
+          expect(yield* Effect.promise(listeners)).toBe(0)
+        }),
+      )
+    } finally {
+      await raw.quit()
+    }
+  })
+
+  it("builds while Redis is unreachable, then fails every call fast with StoreUnavailable", async () => {
+    const password = "s3cret-in-the-url"
+    const url = Redacted.make(`redis://:${password}@127.0.0.1:${await closedPort()}`)
+    const logs: Array<string> = []
+    const capture = Logger.layer([Logger.make((options) => void logs.push(String(options.message)))])
+    const start = performance.now()
+    await runWithCache(
+      Layer.provide(RedisCache.layer({ url, prefix: freshPrefix() }), capture),
+      Effect.gen(function* () {
+        expect(performance.now() - start).toBeLessThan(fastMs)
+        const cache = yield* Cache.Cache
+        const outcomes = [
+          yield* timedFailure(cache.get("k")),
+          yield* timedFailure(cache.set("k", "v", 1_000)),
+          yield* timedFailure(cache.delete("k")),
+          yield* timedFailure(cache.increment("k", 1_000)),
+          yield* timedFailure(cache.ttl("k")),
+          yield* timedFailure(cache.publish("ch", "m")),
+          yield* timedFailure(Effect.scoped(cache.subscribe("ch"))),
+        ]
+        for (const outcome of outcomes) {
+          expectFastOutage(outcome)
+          expect(JSON.stringify(outcome.error)).not.toContain(password)
+          expect(outcome.error.message).not.toContain(password)
+        }
+        yield* cacheEventually("the outage warning", () => logs.some((line) => line.includes("unavailable")))
+      }),
+    )
+    expect(logs.join("\n")).not.toContain(password)
+  })
+
+  it("starts with Redis down and serves once it comes up, without a rebuild", async () => {
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) })
+    proxy.cut()
+    try {
+      await runWithCache(
+        RedisCache.layer({ url: `redis://${proxy.host}:${proxy.port}`, prefix: freshPrefix() }),
+        Effect.gen(function* () {
+          const cache = yield* Cache.Cache
+          expectFastOutage(yield* timedFailure(cache.set("k", "v")))
+          proxy.restore()
+          yield* cache.set("k", "v").pipe(Effect.retry(Schedule.spaced("50 millis")), Effect.timeout("10 seconds"))
+          expect(yield* cache.get("k")).toBe("v")
+        }),
+      )
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it("fails fast while the connection is cut and recovers afterwards, subscriptions included", async () => {
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) })
+    try {
+      await runWithCache(
+        RedisCache.layer({ url: `redis://${proxy.host}:${proxy.port}`, prefix: freshPrefix() }),
+        Effect.gen(function* () {
+          const cache = yield* Cache.Cache
+          yield* cache.set("k", "v")
+          const { received } = yield* collectChannel("events")
+          yield* cache.publish("events", "before")
+          yield* cacheEventually("the message before the outage", () => received.length === 1)
+
+          proxy.cut()
+          expectFastOutage(yield* timedFailure(cache.get("k")))
+          expectFastOutage(yield* timedFailure(cache.increment("n", 10_000)))
+          expectFastOutage(yield* timedFailure(cache.publish("events", "lost")))
+
+          proxy.restore()
+          const value = yield* cache
+            .get("k")
+            .pipe(Effect.retry(Schedule.spaced("50 millis")), Effect.timeout("10 seconds"))
+          expect(value).toBe("v")
+          expect(yield* cache.increment("n", 10_000)).toBe(1)
+          // The subscriber connection comes back on its own schedule: publish until the stream hears one.
+          let sent = 0
+          yield* Effect.gen(function* () {
+            sent += 1
+            yield* cache.publish("events", `after ${sent}`)
+            yield* Effect.sleep("50 millis")
+          }).pipe(Effect.repeat({ until: () => received.length > 1 }), Effect.timeout("10 seconds"))
+          expect(received[0]).toBe("before")
+          expect(received[1]).toMatch(/^after \d+$/)
+        }),
+      )
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it("fails fast while Redis stops answering, subscribing included, and recovers once it answers again", async () => {
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) })
+    try {
+      await runWithCache(
+        RedisCache.layer({ url: `redis://${proxy.host}:${proxy.port}`, prefix: freshPrefix() }),
+        Effect.gen(function* () {
+          const cache = yield* Cache.Cache
+          yield* cache.set("k", "v")
+          proxy.stall()
+          expectFastOutage(yield* timedFailure(cache.get("k")))
+          expectFastOutage(yield* timedFailure(cache.set("k", "w")))
+          // Without Redis's acknowledgement a subscription is not active, so it must not report success.
+          expectFastOutage(yield* timedFailure(Effect.scoped(cache.subscribe("ch"))))
+          proxy.restore()
+          const value = yield* cache
+            .get("k")
+            .pipe(Effect.retry(Schedule.spaced("50 millis")), Effect.timeout("10 seconds"))
+          // The SET sent during the stall may or may not have reached Redis: only its failure was promised.
+          expect(["v", "w"]).toContain(value)
+          yield* cache.set("k", "x")
+          expect(yield* cache.get("k")).toBe("x")
+          const { received } = yield* collectChannel("ch").pipe(
+            Effect.retry(Schedule.spaced("50 millis")),
+            Effect.timeout("10 seconds"),
+          )
+          yield* cache.publish("ch", "heard")
+          yield* cacheEventually("the message after the stall", () => received.length === 1)
+          expect(received).toEqual(["heard"])
+        }),
+      )
+    } finally {
+      await proxy.close()
+    }
+  })
+})
