@@ -1,0 +1,87 @@
+/**
+ * Project names and the slugs derived from them (seed 001 §2: "A project's slug is derived from its name").
+ *
+ * The name is free text for people; the slug is what URLs use (`/api/projects/:slug`), so it is lowercase
+ * ASCII letters and digits in dash-separated runs. Deriving is deterministic: the same name always gives
+ * the same slug, which is how a second project with a similar name meets 409 instead of a silent suffix.
+ */
+import { type Brand, Result } from "effect"
+import { InvalidName } from "./names.js"
+
+export type ProjectName = Brand.Branded<string, "ProjectName">
+export type Slug = Brand.Branded<string, "Slug">
+
+/** In characters (code points), after trimming; long enough for any real name, short enough for a list. */
+export const PROJECT_NAME_MAX_LENGTH = 100
+/** Slugs are cut to this many characters (then trailing dashes dropped), to keep URLs readable. */
+export const SLUG_MAX_LENGTH = 64
+
+// Control characters would break list layouts and log lines; unpaired surrogates cannot be stored as UTF-8.
+const FORBIDDEN_IN_NAME = /[\p{Cc}\p{Cs}]/u
+
+/**
+ * A project name: trimmed, then 1 to 100 characters with no control characters or unpaired surrogates. Answers the trimmed name;
+ * nothing else about it is changed.
+ */
+export const parseProjectName = (input: string): Result.Result<ProjectName, InvalidName> => {
+  const fail = (message: string) => Result.fail(new InvalidName({ field: "projectName", message }))
+  const name = input.trim()
+  if (name.length === 0) return fail("Project name must not be empty")
+  const length = [...name].length
+  if (length > PROJECT_NAME_MAX_LENGTH)
+    return fail(`Project name must be at most ${PROJECT_NAME_MAX_LENGTH} characters, got ${length}`)
+  const forbidden = FORBIDDEN_IN_NAME.exec(name)?.[0]
+  if (forbidden !== undefined)
+    return fail(
+      `Project name must not contain control characters or unpaired surrogates; found ${JSON.stringify(forbidden)}`,
+    )
+  return Result.succeed(name as ProjectName)
+}
+
+// Latin letters that are not "letter + accent" in Unicode, so NFKD leaves them whole; spelled the way
+// their languages write them in ASCII. Keys are lowercase because the table is applied after lowercasing.
+const LETTERS_WITHOUT_DECOMPOSITION: Readonly<Record<string, string>> = {
+  ß: "ss",
+  æ: "ae",
+  œ: "oe",
+  ø: "o",
+  đ: "d",
+  ð: "d",
+  þ: "th",
+  ł: "l",
+  ħ: "h",
+  ı: "i",
+}
+const UNDECOMPOSED = new RegExp(`[${Object.keys(LETTERS_WITHOUT_DECOMPOSITION).join("")}]`, "g")
+
+/**
+ * The slug of a project name: accents folded (NFKD, combining marks dropped, a few letters such as `ß` and
+ * `ø` spelled out), lowercased, every run of anything other than `a-z0-9` made one `-`, dashes trimmed, cut
+ * to 64 characters. A name with no letter or digit that survives this has no slug: `InvalidName`.
+ */
+export const deriveSlug = (name: string): Result.Result<Slug, InvalidName> => {
+  const slug = name
+    // NFKD splits accents off their letters and unfolds compatibility forms, some into capitals ("🄐" is
+    // "(A)"), so lowercasing comes after it.
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/\p{M}/gu, "")
+    .replace(UNDECOMPOSED, (letter) => LETTERS_WITHOUT_DECOMPOSITION[letter] ?? letter)
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, SLUG_MAX_LENGTH)
+    .replace(/-+$/, "")
+  if (slug.length === 0)
+    return Result.fail(
+      new InvalidName({
+        field: "projectName",
+        message: "Project name must contain at least one letter or digit, from which its URL slug is made",
+      }),
+    )
+  return Result.succeed(slug as Slug)
+}
+
+const SLUG_SHAPE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+
+/** Whether `text` has the shape `deriveSlug` produces; a path segment that fails it names no project. */
+export const isSlug = (text: string): text is Slug => text.length <= SLUG_MAX_LENGTH && SLUG_SHAPE.test(text)
