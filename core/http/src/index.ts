@@ -1,1 +1,27 @@
-export {}
+/**
+ * @coffer/http: the two Hono apps, and the pieces they share: the one error-to-status table, the bridge
+ * that runs use cases on the host's `ManagedRuntime`, and the middleware every response goes through.
+ * Web-standard only: hosts hand the apps to `@hono/node-server`, `Bun.serve` or any fetch-based server.
+ */
+export { type AppOptions, type BaseAppOptions, createBaseApp } from "./app/base.js"
+export { createSchemasApp, SCHEMAS_INTERFACE_VERSION, type SchemasServices } from "./app/schemasApp.js"
+export {
+  BACKCHANNEL_LOGOUT_PATH,
+  createSecretsApp,
+  instanceDescription,
+  OIDC_START_PATH,
+  type SecretsServices,
+} from "./app/secretsApp.js"
+export * from "./errors.js"
+export { bodyLimit, MAX_BODY_BYTES } from "./middleware/bodyLimit.js"
+export { ALLOWED_HEADERS, ALLOWED_METHODS, cors, EXPOSED_HEADERS } from "./middleware/cors.js"
+export { decodeJson, MAX_JSON_DEPTH, nestingExceeds, readJson } from "./middleware/jsonBody.js"
+export { isJsonContentType, type JsonWritesOptions, jsonWrites } from "./middleware/jsonWrites.js"
+export { noStore } from "./middleware/noStore.js"
+export {
+  CONTENT_SECURITY_POLICY,
+  type SecurityHeadersOptions,
+  STRICT_TRANSPORT_SECURITY,
+  securityHeaders,
+} from "./middleware/securityHeaders.js"
+export { type Handle, logFailure, makeHandle, reportException, responseForCause } from "./runtime.js"

@@ -1,0 +1,48 @@
+/**
+ * The stack both apps stand on, in the order that makes every rule hold for every response:
+ * `no-store` and the security headers outermost (so errors, 404s and preflights carry them), then CORS (so a
+ * listed origin can read even a 413), then the content-type and size checks that reject a request before any
+ * route runs. Unknown paths answer 404 `{ error: "Not found" }`; an exception that escapes a route answers
+ * a bare 500 and is logged through the runtime.
+ */
+import { NotFound, type Settings } from "@coffer/kernel"
+import type { ManagedRuntime } from "effect"
+import { Hono } from "hono"
+import { errorResponse } from "../errors.js"
+import { bodyLimit } from "../middleware/bodyLimit.js"
+import { cors } from "../middleware/cors.js"
+import { jsonWrites } from "../middleware/jsonWrites.js"
+import { noStore } from "../middleware/noStore.js"
+import { securityHeaders } from "../middleware/securityHeaders.js"
+import { type Handle, makeHandle, reportException } from "../runtime.js"
+
+export interface AppOptions<R, ER = unknown> {
+  /** Built once by the host from the chosen layers; routes run their use cases on it. */
+  readonly runtime: ManagedRuntime.ManagedRuntime<R, ER>
+  readonly settings: Settings.Settings
+  /** The package version, reported by the instance endpoints. */
+  readonly version: string
+}
+
+export interface BaseAppOptions<R, ER> {
+  readonly runtime: ManagedRuntime.ManagedRuntime<R, ER>
+  readonly settings: Settings.Settings
+  /** This service's public origin (HSTS is sent when it is https). */
+  readonly publicOrigin: string | undefined
+  /** Paths that accept non-JSON writes. */
+  readonly nonJsonWrites?: ReadonlyArray<string>
+}
+
+export const createBaseApp = <R, ER>(
+  options: BaseAppOptions<R, ER>,
+): { readonly app: Hono; readonly handle: Handle<R> } => {
+  const app = new Hono()
+  app.use(noStore())
+  app.use(securityHeaders({ publicOrigin: options.publicOrigin }))
+  app.use(cors(options.settings.corsOrigins))
+  app.use(jsonWrites({ exempt: options.nonJsonWrites ?? [] }))
+  app.use(bodyLimit())
+  app.notFound((c) => errorResponse(c, new NotFound({ message: "Not found" })))
+  app.onError(reportException(options.runtime))
+  return { app, handle: makeHandle(options.runtime) }
+}

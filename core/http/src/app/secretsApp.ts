@@ -1,0 +1,56 @@
+/**
+ * The secrets service (seed 001). So far: liveness, readiness and the instance description; the routes of
+ * the domain join here.
+ */
+import { Readiness, type Settings, StoreUnavailable } from "@coffer/kernel"
+import { Duration, Effect } from "effect"
+import type { Hono } from "hono"
+import { type AppOptions, createBaseApp } from "./base.js"
+
+/** The services the secrets routes need from the runtime; grows as the domain arrives. */
+export type SecretsServices = Readiness.Readiness
+
+/** Where the sign-in button leads when OIDC is configured (seed 001 §4). */
+export const OIDC_START_PATH = "/api/auth/oidc/start"
+/** The form-encoded logout POST from the identity provider: exempt from the JSON-only rule. */
+export const BACKCHANNEL_LOGOUT_PATH = "/api/auth/backchannel-logout"
+
+/** A probe that hangs is as bad as a failed one: load balancers need an answer, so it is bounded. */
+const READINESS_TIMEOUT = Duration.seconds(2)
+
+export const instanceDescription = (settings: Settings.Settings, version: string) => ({
+  name: "coffer-secrets",
+  version,
+  signIn: {
+    oidc: settings.oidc === undefined ? null : { name: settings.oidc.name, url: OIDC_START_PATH },
+    development: settings.environment === "development",
+  },
+})
+
+export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): Hono => {
+  const { app, handle } = createBaseApp({
+    runtime: options.runtime,
+    settings: options.settings,
+    publicOrigin: options.settings.publicOrigin,
+    nonJsonWrites: [BACKCHANNEL_LOGOUT_PATH],
+  })
+  const instance = instanceDescription(options.settings, options.version)
+
+  app.get("/healthz", (c) => c.text("ok"))
+  app.get("/readyz", (c) =>
+    handle(
+      c,
+      Readiness.Readiness.use((readiness) => readiness.check).pipe(
+        Effect.timeoutOrElse({
+          duration: READINESS_TIMEOUT,
+          orElse: () => Effect.fail(new StoreUnavailable({ store: "database", message: "Readiness check timed out" })),
+        }),
+      ),
+      () => c.text("ok"),
+    ),
+  )
+  app.get("/api/instance", (c) => c.json(instance))
+  // Seed 001 §4: `GET /` gives the instance description when the web app is not served, as here.
+  app.get("/", (c) => c.json(instance))
+  return app
+}

@@ -1,0 +1,99 @@
+/**
+ * THE one place where errors become HTTP responses (DESIGN.md "Shape"): a table keyed by `_tag`.
+ *
+ * Why a table here rather than a `status` on each error class: statuses are a transport concern, and the
+ * domain packages must not know about HTTP; keeping every row in one file also makes the whole mapping
+ * reviewable at a glance. The table is typed against `HttpError`, the union of every error a route may fail
+ * with, so a new error cannot be forgotten: adding it to the union without a row, or a row without adding it
+ * to the union, fails the type check, and `handle` (runtime.ts) refuses an effect whose errors have no row.
+ *
+ * To register a domain error: import its class below, add it to `HttpError`, and add one row to `rules`,
+ * either a status (the body is then `{ error: error.message }`) or a function for errors whose body carries
+ * more fields (409 `blockedBy`) or whose response needs headers (429 `Retry-After`).
+ *
+ * Anything else (a defect, an unknown tag, an interruption) answers without detail: 500
+ * `{ error: "Internal server error" }`, never a stack trace.
+ */
+import type {
+  BadRequest,
+  Conflict,
+  Forbidden,
+  NotFound,
+  PayloadTooLarge,
+  StoreUnavailable,
+  TooManyRequests,
+  Unauthorized,
+  UnsupportedMediaType,
+} from "@coffer/kernel"
+import { Predicate } from "effect"
+import type { Context } from "hono"
+import type { ContentfulStatusCode } from "hono/utils/http-status"
+
+/** Every error a route may fail with. Domain packages add their error classes here, with a row in `rules`. */
+export type HttpError =
+  | BadRequest
+  | Unauthorized
+  | Forbidden
+  | NotFound
+  | Conflict
+  | PayloadTooLarge
+  | UnsupportedMediaType
+  | TooManyRequests
+  | StoreUnavailable
+
+export interface ErrorResponse {
+  readonly status: ContentfulStatusCode
+  /** Always has `error`; some errors add fields (seeds: `{ error, blockedBy }` on a blocked deletion). */
+  readonly body: { readonly error: string } & Readonly<Record<string, unknown>>
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** A bare status answers `{ error: error.message }`; a function decides the whole response. */
+export type Rule<E> = ContentfulStatusCode | ((error: E) => ErrorResponse)
+
+export type Rules = { readonly [Tag in HttpError["_tag"]]: Rule<Extract<HttpError, { readonly _tag: Tag }>> }
+
+export const INTERNAL_ERROR_MESSAGE = "Internal server error"
+export const UNAVAILABLE_MESSAGE = "Service unavailable"
+
+const rules: Rules = {
+  BadRequest: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  Conflict: 409,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  TooManyRequests: (error) => ({
+    status: 429,
+    body: { error: error.message },
+    headers: { "Retry-After": String(Math.max(1, error.retryAfterSeconds)) },
+  }),
+  // The message names the failing store for operators (it is logged); callers learn only that it failed,
+  // and a check that could not be made fails closed (DESIGN.md "Token checks fail closed").
+  StoreUnavailable: () => ({ status: 503, body: { error: UNAVAILABLE_MESSAGE } }),
+}
+
+export const internalError: ErrorResponse = { status: 500, body: { error: INTERNAL_ERROR_MESSAGE } }
+export const unavailable: ErrorResponse = { status: 503, body: { error: UNAVAILABLE_MESSAGE } }
+
+/** Whether `error` has a row in the table; values with unknown tags are defects as far as HTTP is concerned. */
+export const isHttpError = (error: unknown): error is HttpError =>
+  Predicate.hasProperty(error, "_tag") &&
+  Predicate.isString(error._tag) &&
+  Object.hasOwn(rules, error._tag) &&
+  Predicate.hasProperty(error, "message") &&
+  Predicate.isString(error.message)
+
+/** The response for a known error, or the anonymous 500 for anything else. */
+export const toErrorResponse = (error: unknown): ErrorResponse => {
+  if (!isHttpError(error)) return internalError
+  const rule = rules[error._tag] as Rule<HttpError>
+  return typeof rule === "number" ? { status: rule, body: { error: error.message } } : rule(error)
+}
+
+export const respond = (c: Context, response: ErrorResponse): Response =>
+  c.json(response.body, response.status, response.headers ? { ...response.headers } : undefined)
+
+/** Answers `error` through the table: for middleware that rejects a request before any route runs. */
+export const errorResponse = (c: Context, error: HttpError): Response => respond(c, toErrorResponse(error))

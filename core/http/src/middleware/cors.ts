@@ -1,0 +1,43 @@
+/**
+ * CORS from `CORS_ORIGIN` (seed 000 §1, DESIGN.md host contract). Only listed origins get
+ * `Access-Control-Allow-Origin`, always echoed exactly (never `*`), with credentials allowed so that a
+ * dashboard on another origin can use its session cookie. Other origins get no allow header at all, and
+ * their preflights fall through to the routes (a 404). With no origin listed the middleware does nothing.
+ *
+ * Origins are compared in the normalised form `Settings.parse` produces, which is also the form browsers
+ * send (`scheme://host[:port]`, lowercase, no default port).
+ */
+import type { MiddlewareHandler } from "hono"
+
+export const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE"
+export const ALLOWED_HEADERS = "Authorization, Content-Type"
+/** Headers a browser script may read besides the safelisted ones: rate limits and `.env` downloads. */
+export const EXPOSED_HEADERS = "Retry-After, Content-Disposition"
+const PREFLIGHT_MAX_AGE_SECONDS = "600"
+
+export const cors = (allowedOrigins: ReadonlyArray<string>): MiddlewareHandler => {
+  const allowed = new Set(allowedOrigins)
+  return async (c, next) => {
+    if (allowed.size === 0) return next()
+    const origin = c.req.header("Origin")
+    const isAllowed = origin !== undefined && allowed.has(origin)
+    if (isAllowed && c.req.method === "OPTIONS" && c.req.header("Access-Control-Request-Method") !== undefined) {
+      return c.body(null, 204, {
+        "Access-Control-Allow-Origin": origin,
+        "Access-Control-Allow-Credentials": "true",
+        "Access-Control-Allow-Methods": ALLOWED_METHODS,
+        "Access-Control-Allow-Headers": ALLOWED_HEADERS,
+        "Access-Control-Max-Age": PREFLIGHT_MAX_AGE_SECONDS,
+        Vary: "Origin",
+      })
+    }
+    await next()
+    // The answer depends on Origin whenever origins are listed, so caches must key on it.
+    c.header("Vary", "Origin", { append: true })
+    if (isAllowed) {
+      c.header("Access-Control-Allow-Origin", origin)
+      c.header("Access-Control-Allow-Credentials", "true")
+      c.header("Access-Control-Expose-Headers", EXPOSED_HEADERS)
+    }
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Writes that carry a body must say `Content-Type: application/json` (DESIGN.md "Security decisions"):
+ * a browser can send a cross-site form post (`text/plain`, `application/x-www-form-urlencoded`,
+ * `multipart/form-data`) without a preflight, but not a JSON one, so this closes that door for every route.
+ * Anything else answers 415 `{ error }`. Paths that must accept another type (the form-encoded back-channel
+ * logout) are listed in `exempt`.
+ *
+ * A request "carries a body" when its framing says so (`Content-Length` above 0, or `Transfer-Encoding`) or
+ * when it declares any content type; a bodyless `POST /logout` passes.
+ */
+import { UnsupportedMediaType } from "@coffer/kernel"
+import type { MiddlewareHandler } from "hono"
+import { errorResponse } from "../errors.js"
+
+const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"])
+
+/** `application/json`, with or without parameters such as `charset`, in any letter case. */
+export const isJsonContentType = (value: string | undefined): boolean =>
+  value !== undefined && value.split(";", 1)[0]!.trim().toLowerCase() === "application/json"
+
+export const unsupportedMediaType = () => new UnsupportedMediaType({ message: "Content-Type must be application/json" })
+
+export interface JsonWritesOptions {
+  /** Exact paths that accept other content types. */
+  readonly exempt?: ReadonlyArray<string>
+}
+
+export const jsonWrites = (options: JsonWritesOptions = {}): MiddlewareHandler => {
+  const exempt = new Set(options.exempt ?? [])
+  return async (c, next) => {
+    if (!WRITE_METHODS.has(c.req.method) || exempt.has(c.req.path)) return next()
+    const contentType = c.req.header("Content-Type")
+    const framed = c.req.header("Transfer-Encoding") !== undefined || Number(c.req.header("Content-Length")) > 0
+    if ((contentType !== undefined || framed) && !isJsonContentType(contentType)) {
+      return errorResponse(c, unsupportedMediaType())
+    }
+    return next()
+  }
+}

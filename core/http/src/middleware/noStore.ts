@@ -1,0 +1,12 @@
+/**
+ * `Cache-Control: no-store` on every response, errors, 404s and preflights included (seed 000 §1, DESIGN.md
+ * "Security decisions"): answers carry credentials, secret values and permission-dependent data, none of
+ * which a shared or browser cache may keep. Mounted first, so that it sees the final response whatever
+ * happened inside.
+ */
+import type { MiddlewareHandler } from "hono"
+
+export const noStore = (): MiddlewareHandler => async (c, next) => {
+  await next()
+  c.header("Cache-Control", "no-store")
+}

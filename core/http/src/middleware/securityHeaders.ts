@@ -1,0 +1,30 @@
+/**
+ * The usual security headers on every response (DESIGN.md "Security decisions"). The services answer JSON
+ * and plain text only, so the content security policy allows nothing at all: a response opened as a page
+ * can run no script, load nothing and be framed by no one.
+ */
+import type { MiddlewareHandler } from "hono"
+
+export const CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+
+/** One year; `includeSubDomains` is left out because the operator's other hosts are not ours to decide. */
+export const STRICT_TRANSPORT_SECURITY = "max-age=31536000"
+
+export interface SecurityHeadersOptions {
+  /** The origin the service is reached at; HSTS is sent only when it is https, as browsers ignore it on http. */
+  readonly publicOrigin: string | undefined
+}
+
+export const securityHeaders = (options: SecurityHeadersOptions): MiddlewareHandler => {
+  const hsts = options.publicOrigin?.startsWith("https://") === true
+  return async (c, next) => {
+    await next()
+    c.header("X-Content-Type-Options", "nosniff")
+    c.header("X-Frame-Options", "DENY")
+    c.header("Referrer-Policy", "no-referrer")
+    c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    // Keeps other sites from embedding responses as images or scripts; CORS requests are not affected.
+    c.header("Cross-Origin-Resource-Policy", "same-origin")
+    if (hsts) c.header("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY)
+  }
+}

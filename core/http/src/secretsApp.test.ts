@@ -1,0 +1,91 @@
+import { Readiness } from "@coffer/kernel"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { createSecretsApp } from "./app/secretsApp.js"
+import { makeTestRuntime, settingsFrom } from "./testing.js"
+
+const fixture = makeTestRuntime()
+afterAll(() => fixture.runtime.dispose())
+
+const OIDC = { OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "coffer", OIDC_NAME: "Acme SSO" }
+
+describe("secrets app: health", () => {
+  const app = createSecretsApp({ runtime: fixture.runtime, settings: settingsFrom(), version: "2.0.0" })
+
+  it("answers /healthz with ok", async () => {
+    const response = await app.request("/healthz")
+    expect(response.status).toBe(200)
+    expect(await response.text()).toBe("ok")
+    expect(response.headers.get("Cache-Control")).toBe("no-store")
+  })
+
+  it("follows the database on /readyz without being rebuilt", async () => {
+    fixture.setReady(false)
+    const down = await app.request("/readyz")
+    expect(down.status).toBe(503)
+    expect(await down.json()).toEqual({ error: "Service unavailable" })
+    expect(down.headers.get("Cache-Control")).toBe("no-store")
+    expect(fixture.logs.some((entry) => entry.message.includes("connection refused"))).toBe(true)
+
+    fixture.setReady(true)
+    const up = await app.request("/readyz")
+    expect(up.status).toBe(200)
+    expect(await up.text()).toBe("ok")
+  })
+
+  it("answers 503 when the readiness check hangs", async () => {
+    const runtime = ManagedRuntime.make(Layer.succeed(Readiness.Readiness, { check: Effect.never }))
+    const hanging = createSecretsApp({ runtime, settings: settingsFrom(), version: "2.0.0" })
+    const response = await hanging.request("/readyz")
+    expect(response.status).toBe(503)
+    await runtime.dispose()
+  })
+})
+
+describe("secrets app: instance description", () => {
+  it.each(["/api/instance", "/"])("%s without OIDC, in production", async (path) => {
+    const app = createSecretsApp({
+      runtime: fixture.runtime,
+      settings: settingsFrom({ COFFER_ENV: "production", COFFER_MASTER_KEY: btoa("k".repeat(32)) }),
+      version: "2.0.0",
+    })
+    const response = await app.request(path)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({
+      name: "coffer-secrets",
+      version: "2.0.0",
+      signIn: { oidc: null, development: false },
+    })
+  })
+
+  it.each(["/api/instance", "/"])("%s with OIDC, in development", async (path) => {
+    const app = createSecretsApp({ runtime: fixture.runtime, settings: settingsFrom(OIDC), version: "2.0.0" })
+    const response = await app.request(path)
+    expect(await response.json()).toEqual({
+      name: "coffer-secrets",
+      version: "2.0.0",
+      signIn: { oidc: { name: "Acme SSO", url: "/api/auth/oidc/start" }, development: true },
+    })
+  })
+
+  it("answers 404 JSON for the schemas service's paths", async () => {
+    const app = createSecretsApp({ runtime: fixture.runtime, settings: settingsFrom(), version: "2.0.0" })
+    const response = await app.request("/api/_ui/v1/instance")
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({ error: "Not found" })
+  })
+
+  it("accepts the form-encoded back-channel logout past the JSON-only rule", async () => {
+    const app = createSecretsApp({ runtime: fixture.runtime, settings: settingsFrom(), version: "2.0.0" })
+    const form = { "Content-Type": "application/x-www-form-urlencoded" }
+    // No route yet, so the exempt path reaches the 404; another path is stopped at 415 first.
+    const exempt = await app.request("/api/auth/backchannel-logout", {
+      method: "POST",
+      body: "logout_token=x",
+      headers: form,
+    })
+    expect(exempt.status).toBe(404)
+    const other = await app.request("/api/auth/logout", { method: "POST", body: "logout_token=x", headers: form })
+    expect(other.status).toBe(415)
+  })
+})

@@ -1,0 +1,20 @@
+/**
+ * The Readiness port: whether the database answers, for `GET /readyz` (seed 001 §4). The SQL adapters
+ * provide it with a trivial query; the memory adapter is always ready.
+ *
+ * Rules every adapter MUST keep: `check` succeeds only after a real round trip to the backing store, never
+ * from a cached answer; when the store cannot be reached it fails with `StoreUnavailable` quickly (well under
+ * a second) instead of hanging; it has no side effects, since load balancers call it every few seconds.
+ */
+import { Context, Effect, Layer } from "effect"
+import type { StoreUnavailable } from "./StoreUnavailable.js"
+
+export class Readiness extends Context.Service<
+  Readiness,
+  {
+    readonly check: Effect.Effect<void, StoreUnavailable>
+  }
+>()("@coffer/kernel/Readiness") {}
+
+/** For stores that live in the process and so are ready as long as it runs. */
+export const layerAlwaysReady: Layer.Layer<Readiness> = Layer.succeed(Readiness, { check: Effect.void })
