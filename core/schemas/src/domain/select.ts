@@ -1,0 +1,52 @@
+/**
+ * Version selection: which of a platform's available versions one parsed `@extends` reference picks.
+ *
+ * Ranges follow semver's defaults (`includePrerelease: false`): a pre-release satisfies a range only when the
+ * range's own version is a pre-release of the same MAJOR.MINOR.PATCH, so `^1.0.0` never picks `1.1.0-beta`
+ * while `^1.1.0-beta.1` may pick `1.1.0-beta.2`. Among several matches the highest by `compareVersions` wins,
+ * which, unlike `semver.maxSatisfying`, does not depend on the order the versions are listed in.
+ */
+import { Result } from "effect"
+import semver from "semver"
+import { Unresolved } from "./errors.js"
+import type { ExtendsRef } from "./extendsRef.js"
+import { highest, isValidVersion, latest } from "./version.js"
+
+/** The semver range text of a `Range` spec, e.g. `^1.2.3`. */
+export const rangeOf = (operator: string, version: string): string => `${operator}${version}`
+
+/**
+ * Picks the version `reference` selects among `versions`, the platform's available versions; `undefined` means
+ * the platform does not exist. An exact version must be listed as written; `latest` follows `latest`.
+ */
+export const selectVersion = (
+  reference: ExtendsRef,
+  versions: ReadonlyArray<string> | undefined,
+): Result.Result<string, Unresolved> => {
+  const unresolved = (reason: string) => Result.fail(new Unresolved({ reference: reference.raw, reason }))
+  if (versions === undefined) return unresolved(`platform "${reference.platform}" was not found`)
+  const { spec } = reference
+  switch (spec._tag) {
+    case "Exact":
+      return versions.includes(spec.version)
+        ? Result.succeed(spec.version)
+        : unresolved(`version "${spec.version}" of platform "${reference.platform}" was not found`)
+    case "Latest": {
+      const selected = latest(versions)
+      return selected === undefined
+        ? unresolved(
+            versions.length === 0
+              ? `platform "${reference.platform}" has no versions`
+              : `platform "${reference.platform}" has no valid semantic version`,
+          )
+        : Result.succeed(selected)
+    }
+    case "Range": {
+      const range = new semver.Range(rangeOf(spec.operator, spec.version))
+      const selected = highest(versions.filter((version) => isValidVersion(version) && range.test(version)))
+      return selected === undefined
+        ? unresolved(`no version of platform "${reference.platform}" matches ${rangeOf(spec.operator, spec.version)}`)
+        : Result.succeed(selected)
+    }
+  }
+}

@@ -1,0 +1,159 @@
+import { Result } from "effect"
+import fc from "fast-check"
+import semver from "semver"
+import { describe, expect, it } from "vitest"
+import { InvalidVersion } from "./errors.js"
+import { versionArbitrary } from "./testSupport.js"
+import {
+  compareVersions,
+  isPrerelease,
+  isValidVersion,
+  latest,
+  MAX_VERSION_LENGTH,
+  validateVersion,
+} from "./version.js"
+
+const failureOf = (version: string): InvalidVersion => {
+  const result = validateVersion(version)
+  if (Result.isSuccess(result)) throw new Error(`expected ${JSON.stringify(version)} to be rejected`)
+  return result.failure
+}
+
+describe("validateVersion", () => {
+  it.each([
+    "0.0.0",
+    "1.2.3",
+    "10.20.30",
+    "1.2.3-rc.1",
+    "1.2.3-0.beta-1.x--y",
+    "1.2.3+build.5",
+    "1.2.3+001",
+    "1.2.3-rc.1+build.5",
+    `1.0.0-${"a".repeat(MAX_VERSION_LENGTH - 6)}`,
+  ])("accepts %s unchanged", (version) => {
+    expect(validateVersion(version)).toEqual(Result.succeed(version))
+  })
+
+  it.each([
+    ["", "must not be empty"],
+    [" 1.0.0", "whitespace is not removed"],
+    ["1.0.0 ", "whitespace is not removed"],
+    ["\t1.0.0\n", "whitespace is not removed"],
+    ["1.0.0_1", "only letters, digits"],
+    ["1.0.0/x", "only letters, digits"],
+    ["１.0.0", "only letters, digits"],
+    ["v1.0.0", "not a semantic version"],
+    ["1.0", "not a semantic version"],
+    ["1", "not a semantic version"],
+    ["01.0.0", "not a semantic version"],
+    ["1.0.0-01", "not a semantic version"],
+    ["1.0.0+", "not a semantic version"],
+    ["1.0.0-", "not a semantic version"],
+    ["1.0.0..1", "not a semantic version"],
+    ["latest", "not a semantic version"],
+    ["99999999999999999.0.0", "not a semantic version"],
+    [`1.0.0-${"a".repeat(MAX_VERSION_LENGTH - 5)}`, "at most 128"],
+  ])("rejects %j: %s", (version, reason) => {
+    const error = failureOf(version)
+    expect(error).toBeInstanceOf(InvalidVersion)
+    expect(error._tag).toBe("InvalidVersion")
+    expect(error.version).toBe(version)
+    expect(error.message).toContain(reason)
+    expect(error.message).toContain(`Invalid version ${JSON.stringify(version)}`)
+  })
+
+  it("accepts every generated version and nothing semver would have to trim or rewrite", () => {
+    fc.assert(
+      fc.property(
+        versionArbitrary,
+        fc.constantFrom(" ", "v", "=", "\n"),
+        fc.constantFrom(" ", "\t", "="),
+        (version, prefix, suffix) => {
+          expect(isValidVersion(version)).toBe(true)
+          expect(isValidVersion(prefix + version)).toBe(false)
+          expect(isValidVersion(version + suffix)).toBe(false)
+        },
+      ),
+    )
+  })
+})
+
+describe("compareVersions", () => {
+  it("orders by precedence, then build metadata, with invalid strings first", () => {
+    const versions = ["2.0.0", "1.0.0-rc.1", "1.0.0+b", "10.0.0", "1.0.0", "1.10.0", "legacy", "1.0.0+a", "1.2.0"]
+    expect([...versions].sort(compareVersions)).toEqual([
+      "legacy",
+      "1.0.0-rc.1",
+      "1.0.0",
+      "1.0.0+a",
+      "1.0.0+b",
+      "1.2.0",
+      "1.10.0",
+      "2.0.0",
+      "10.0.0",
+    ])
+  })
+
+  it("keeps versions semver finds equal apart", () => {
+    expect(semver.compareBuild("1.0.0+1", "1.0.0+01")).toBe(0)
+    expect(compareVersions("1.0.0+1", "1.0.0+01")).toBe(1)
+    expect(compareVersions("1.0.0+01", "1.0.0+1")).toBe(-1)
+  })
+
+  it("is a total order: antisymmetric, transitive, and zero only for identical strings", () => {
+    const anyVersion = fc.oneof(versionArbitrary, fc.constantFrom("legacy", "v1.0.0", ""))
+    fc.assert(
+      fc.property(anyVersion, anyVersion, anyVersion, (a, b, c) => {
+        expect(compareVersions(a, b)).toBe(-compareVersions(b, a) || 0)
+        expect(compareVersions(a, b) === 0).toBe(a === b)
+        if (compareVersions(a, b) <= 0 && compareVersions(b, c) <= 0)
+          expect(compareVersions(a, c)).toBeLessThanOrEqual(0)
+      }),
+    )
+  })
+
+  it("agrees with semver precedence whenever semver tells the versions apart", () => {
+    fc.assert(
+      fc.property(versionArbitrary, versionArbitrary, (a, b) => {
+        const precedence = semver.compare(a, b)
+        if (precedence !== 0) expect(compareVersions(a, b)).toBe(precedence)
+      }),
+    )
+  })
+})
+
+describe("latest", () => {
+  it("prefers the highest release over any pre-release", () => {
+    expect(latest(["1.0.0", "2.0.0-rc.1", "1.5.0"])).toBe("1.5.0")
+  })
+
+  it("falls back to the highest pre-release when there is no release", () => {
+    expect(latest(["2.0.0-beta.2", "2.0.0-rc.1", "1.0.0-alpha"])).toBe("2.0.0-rc.1")
+  })
+
+  it("ignores strings that are not valid versions", () => {
+    expect(latest(["legacy", "zzz"])).toBeUndefined()
+    expect(latest(["zzz", "0.1.0"])).toBe("0.1.0")
+  })
+
+  it("has nothing to select among no versions", () => {
+    expect(latest([])).toBeUndefined()
+  })
+
+  it("breaks build-metadata ties the same way whatever the list order", () => {
+    expect(latest(["1.0.0+b", "1.0.0+a"])).toBe("1.0.0+b")
+    expect(latest(["1.0.0+a", "1.0.0+b"])).toBe("1.0.0+b")
+  })
+
+  it("is the maximum of the releases, or of all versions when none is a release, independent of order", () => {
+    fc.assert(
+      fc.property(fc.array(versionArbitrary, { maxLength: 8 }), (versions) => {
+        const releases = versions.filter((version) => !isPrerelease(version))
+        const pool = releases.length > 0 ? releases : versions
+        const expected = [...pool].sort(compareVersions).at(-1)
+        expect(latest(versions)).toBe(expected)
+        expect(latest([...versions].reverse())).toBe(expected)
+      }),
+    )
+  })
+})

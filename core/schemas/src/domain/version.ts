@@ -1,0 +1,83 @@
+/**
+ * Platform version strings: the rules for adding one (seed 000 §2 and §8), a total order over them, and what
+ * `latest` means. Validation is strict on purpose: `semver` itself trims whitespace and accepts a leading `v`,
+ * so a string is accepted only when it is exactly the canonical form semver parses it to.
+ */
+import { Result } from "effect"
+import semver from "semver"
+import { InvalidVersion } from "./errors.js"
+
+/** Seed 000 §8: longer strings are rejected before any parsing. */
+export const MAX_VERSION_LENGTH = 128
+
+const ALLOWED_CHARACTERS = /^[A-Za-z0-9.+-]+$/
+
+/**
+ * Checks a version string for adding: valid semantic version (pre-release and build metadata allowed), at most
+ * 128 characters, only letters, digits, `.`, `-` and `+`, and never trimmed. Returns the string unchanged.
+ */
+export const validateVersion = (version: string): Result.Result<string, InvalidVersion> => {
+  const reason = problemWith(version)
+  return reason === undefined ? Result.succeed(version) : Result.fail(new InvalidVersion({ version, reason }))
+}
+
+/** True when {@link validateVersion} accepts the string: the only versions ordering, `latest` and ranges consider. */
+export const isValidVersion = (version: string): boolean => problemWith(version) === undefined
+
+// Kept separate from `validateVersion` so that sorting and selection do not build an error per comparison.
+const problemWith = (version: string): string | undefined => {
+  if (version.length === 0) return "it must not be empty"
+  if (version.length > MAX_VERSION_LENGTH) {
+    return `it is ${version.length} characters long, at most ${MAX_VERSION_LENGTH} are allowed`
+  }
+  if (!ALLOWED_CHARACTERS.test(version)) {
+    return "only letters, digits, '.', '-' and '+' are allowed (surrounding whitespace is not removed)"
+  }
+  const parsed = semver.parse(version)
+  // The canonical text differs for forms semver tolerates but the rules do not, such as "v1.0.0".
+  if (parsed === null || canonical(parsed) !== version) {
+    return "it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)"
+  }
+  return undefined
+}
+
+const canonical = (parsed: semver.SemVer): string =>
+  parsed.build.length === 0 ? parsed.version : `${parsed.version}+${parsed.build.join(".")}`
+
+/**
+ * A total, deterministic order for `Array.prototype.sort`. Valid versions follow semver precedence, then build
+ * metadata (semver's `compareBuild`), then plain string order, so that "1.0.0+1" and "1.0.0+01" (equal to semver)
+ * still have a fixed order and only identical strings compare equal. Strings that are not valid versions (a
+ * legacy record, say) sort before every valid one, by string order among themselves.
+ */
+export const compareVersions = (a: string, b: string): -1 | 0 | 1 => {
+  const validA = isValidVersion(a)
+  const validB = isValidVersion(b)
+  if (validA !== validB) return validA ? 1 : -1
+  if (validA) {
+    const bySemver = semver.compareBuild(a, b)
+    if (bySemver !== 0) return bySemver
+  }
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** True for a valid version with a pre-release part, such as "2.0.0-rc.1". */
+export const isPrerelease = (version: string): boolean => isValidVersion(version) && semver.prerelease(version) !== null
+
+/**
+ * What `latest` selects: the highest release (no pre-release part) when the platform has one, otherwise the
+ * highest pre-release, so that a platform whose only versions are betas still has a latest. Strings that are not
+ * valid versions are never selected. `undefined` when nothing qualifies.
+ */
+export const latest = (versions: ReadonlyArray<string>): string | undefined => {
+  const valid = versions.filter(isValidVersion)
+  const releases = valid.filter((version) => !isPrerelease(version))
+  return highest(releases.length > 0 ? releases : valid)
+}
+
+/** The greatest of `versions` by {@link compareVersions}; `undefined` for none. */
+export const highest = (versions: ReadonlyArray<string>): string | undefined =>
+  versions.reduce<string | undefined>(
+    (best, version) => (best === undefined || compareVersions(version, best) > 0 ? version : best),
+    undefined,
+  )
