@@ -1,1 +1,10 @@
-export {}
+/**
+ * @coffer/adapter-sql: the one Kysely storage foundation under both dialect packages: the `SqlDatabase`
+ * service (queries and transactions as Effects), the shared error classifier, and the migrations.
+ * `@coffer/adapter-sqlite` and `@coffer/adapter-postgres` provide `SqlDatabase`; everything else is shared.
+ */
+export { migrate } from "./migrate.js"
+export { latestMigration, migrations } from "./migrations/index.js"
+export * as SqlDatabase from "./SqlDatabase.js"
+export * as SqlError from "./SqlError.js"
+export type { CofferMetaTable, Tables } from "./Tables.js"

@@ -4,5 +4,6 @@
  */
 export * from "./cache.js"
 export * from "./cipher.js"
+export * from "./migrations.js"
 export * from "./services.js"
 export * from "./tcpProxy.js"

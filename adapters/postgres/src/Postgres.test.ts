@@ -1,0 +1,266 @@
+/**
+ * The Postgres dialect against the SQL foundation contract, then what only a networked, shared database can get
+ * wrong: instances migrating one database at once, starting while Postgres is unreachable, failing fast during
+ * an outage and healing afterwards, and surviving a connection lost in the middle of a transaction. Every test
+ * gets a database of its own (`create database`), dropped afterwards; outages are made with a TCP proxy.
+ */
+import { createServer } from "node:net"
+import { migrate, migrations, SqlDatabase } from "@coffer/adapter-sql"
+import { Readiness, StoreUnavailable } from "@coffer/kernel"
+import { Effect, Layer, Logger, Redacted, Schedule } from "effect"
+import { sql } from "kysely"
+import pg from "pg"
+import { describe, expect, it } from "vitest"
+// Relative paths because @coffer/contract is not a dependency of this package.
+import { migrationSuite } from "../../../test/contract/src/migrations.js"
+import { hasPostgres, postgresUrl, runId } from "../../../test/contract/src/services.js"
+import { startTcpProxy } from "../../../test/contract/src/tcpProxy.js"
+import { Postgres } from "./index.js"
+
+const admin = async <A>(use: (client: pg.Client) => Promise<A>): Promise<A> => {
+  const client = new pg.Client({ connectionString: postgresUrl })
+  await client.connect()
+  try {
+    return await use(client)
+  } finally {
+    await client.end()
+  }
+}
+
+const urlFor = (database: string, base: { host: string; port: number } | undefined = undefined) => {
+  const url = new URL(postgresUrl)
+  url.pathname = `/${database}`
+  if (base) {
+    url.hostname = base.host
+    url.port = String(base.port)
+  }
+  return url.toString()
+}
+
+/** A database of this run's own for the life of the scope. */
+const scopedDatabase = Effect.acquireRelease(
+  Effect.promise(async () => {
+    const name = runId("pg")
+    await admin((client) => client.query(`create database "${name}"`))
+    return name
+  }),
+  (name) => Effect.promise(() => admin((client) => client.query(`drop database if exists "${name}" with (force)`))),
+)
+
+const freshLayer = (options: Partial<Postgres.Options> = {}) =>
+  Layer.effect(
+    SqlDatabase.SqlDatabase,
+    Effect.flatMap(scopedDatabase, (name) => Postgres.make({ url: Redacted.make(urlFor(name)), ...options })),
+  )
+
+/** A port nothing listens on: bound once by us, then released. */
+const closedPort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject()))
+    })
+  })
+
+/** Runs `effect`, expecting StoreUnavailable, and says how long the failure took. */
+const timedFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const start = performance.now()
+    const error = yield* Effect.flip(effect)
+    return { error, ms: performance.now() - start }
+  })
+
+/** The brief for an unreachable database: StoreUnavailable within about three seconds. */
+const outageBudgetMs = 3_500
+
+const healed = (database: SqlDatabase.Service) =>
+  database.ping.pipe(Effect.retry(Schedule.spaced("100 millis")), Effect.timeout("10 seconds"))
+
+const target = new URL(postgresUrl)
+
+describe.runIf(await hasPostgres())("Postgres", () => {
+  migrationSuite("postgres", () => freshLayer())
+
+  it("instances started together against one fresh database apply each migration exactly once", async () => {
+    const instances = 4
+    const outcome = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const url = Redacted.make(urlFor(yield* scopedDatabase))
+          const applied = yield* Effect.all(
+            Array.from({ length: instances }, () => Effect.provide(migrate, Postgres.layer({ url }))),
+            { concurrency: "unbounded" },
+          )
+          const recorded = yield* Effect.provide(
+            SqlDatabase.query((db) =>
+              Promise.all([
+                db.selectFrom("coffer_meta").select("key").execute(),
+                db
+                  .withTables<{ coffer_migration: { name: string } }>()
+                  .selectFrom("coffer_migration")
+                  .select("name")
+                  .execute(),
+              ]),
+            ),
+            Postgres.layer({ url }),
+          )
+          return { applied, recorded }
+        }),
+      ),
+    )
+    expect(outcome.applied.flat().sort()).toEqual(Object.keys(migrations).sort())
+    expect(outcome.recorded[0].map((row) => row.key).sort()).toEqual(["created_at", "schema_version"])
+    expect(outcome.recorded[1].map((row) => row.name).sort()).toEqual(Object.keys(migrations).sort())
+  })
+
+  it("bounds statements by statementTimeoutMs, but lets a migration wait out another instance's run", async () => {
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const name = yield* scopedDatabase
+          const database = yield* Postgres.make({ url: urlFor(name), statementTimeoutMs: 100 })
+          const slow = yield* Effect.flip(database.query((db) => sql`select pg_sleep(0.3)`.execute(db)))
+          expect(slow).toMatchObject({ _tag: "SqlError", reason: { _tag: "Timeout" } })
+          expect(slow._tag === "SqlError" && slow.retryable).toBe(true)
+
+          // Another instance is migrating: it holds Kysely's migration lock for longer than the timeout.
+          const other = new pg.Client({ connectionString: urlFor(name) })
+          yield* Effect.acquireRelease(
+            Effect.promise(async () => {
+              await other.connect()
+              await other.query("select pg_advisory_lock(3853314791062309107)")
+            }),
+            () => Effect.promise(() => other.end()),
+          )
+          const unlock = setTimeout(() => void other.query("select pg_advisory_unlock_all()"), 400)
+          const start = performance.now()
+          const applied = yield* Effect.provideService(migrate, SqlDatabase.SqlDatabase, database).pipe(
+            Effect.ensuring(Effect.sync(() => clearTimeout(unlock))),
+          )
+          // It waited for the lock (so the lock is the one Kysely takes) and was not cut off by the timeout.
+          expect(performance.now() - start).toBeGreaterThanOrEqual(350)
+          expect(applied).toEqual(Object.keys(migrations).sort())
+        }),
+      ),
+    )
+  })
+
+  it("builds while nothing listens, fails fast with StoreUnavailable, and never shows the password", async () => {
+    const password = "s3cret-in-the-url"
+    const url = Redacted.make(`postgres://coffer:${password}@127.0.0.1:${await closedPort()}/coffer`)
+    const outcomes = await Effect.runPromise(
+      Effect.gen(function* () {
+        const database = yield* SqlDatabase.SqlDatabase
+        return [
+          yield* timedFailure(database.ping),
+          yield* timedFailure(database.query((db) => db.selectFrom("coffer_meta").selectAll().execute())),
+          yield* timedFailure(migrate),
+        ]
+      }).pipe(Effect.provide(Postgres.layer({ url }))),
+    )
+    for (const { error, ms } of outcomes) {
+      expect(error).toBeInstanceOf(StoreUnavailable)
+      expect(error).toMatchObject({ store: "database" })
+      expect(ms).toBeLessThan(outageBudgetMs)
+      expect(error.message).not.toContain(password)
+      expect(JSON.stringify(error)).not.toContain(password)
+    }
+  })
+
+  it("fails readiness within a second and a ping within the budget when the server never answers, then heals", async () => {
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    try {
+      await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const name = yield* scopedDatabase
+            const database = yield* Postgres.make({ url: urlFor(name, proxy) })
+            proxy.stall()
+            const readiness = yield* timedFailure(
+              Effect.flatMap(Readiness.Readiness, (readiness) => readiness.check).pipe(
+                Effect.provide(SqlDatabase.layerReadiness),
+                Effect.provideService(SqlDatabase.SqlDatabase, database),
+              ),
+            )
+            expect(readiness.error).toBeInstanceOf(StoreUnavailable)
+            expect(readiness.ms).toBeLessThan(1_000)
+            const outage = yield* timedFailure(database.ping)
+            expect(outage.error._tag).toBe("StoreUnavailable")
+            expect(outage.ms).toBeLessThan(outageBudgetMs)
+            proxy.restore()
+            yield* healed(database)
+          }),
+        ),
+      )
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it("survives losing its connections (idle, in the pool) and heals without a rebuild", async () => {
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    const logs: Array<string> = []
+    const capture = Logger.layer([Logger.make((options) => void logs.push(String(options.message)))])
+    try {
+      await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const name = yield* scopedDatabase
+            const database = yield* Postgres.make({ url: urlFor(name, proxy) })
+            // Several idle connections in the pool, each of which will fail while nobody uses it.
+            yield* Effect.all([database.ping, database.ping, database.ping], { concurrency: "unbounded" })
+            proxy.cut()
+            const outage = yield* timedFailure(database.ping)
+            expect(outage.error._tag).toBe("StoreUnavailable")
+            expect(outage.ms).toBeLessThan(outageBudgetMs)
+            proxy.restore()
+            yield* healed(database)
+          }).pipe(Effect.provide(capture)),
+        ),
+      )
+    } finally {
+      await proxy.close()
+    }
+    expect(logs.some((line) => line.includes("idle connection failed"))).toBe(true)
+  })
+
+  it("fails a transaction whose connection is lost midway with StoreUnavailable, keeps nothing, and carries on", async () => {
+    const outcome = await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* migrate
+        const database = yield* SqlDatabase.SqlDatabase
+        const current = yield* database.query((db) =>
+          db.selectNoFrom((eb) => eb.fn<string>("current_database").as("name")).executeTakeFirstOrThrow(),
+        )
+        const insert = (key: string) =>
+          database.query((db) => db.insertInto("coffer_meta").values({ key, value: "v" }).execute())
+        const error = yield* Effect.flip(
+          database.withTransaction(
+            Effect.gen(function* () {
+              yield* insert("t:before")
+              // The server ends every session of this database while ours sits idle inside the transaction.
+              yield* Effect.promise(() =>
+                admin((client) =>
+                  client.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1", [
+                    current.name,
+                  ]),
+                ),
+              )
+              yield* Effect.sleep("200 millis")
+              yield* insert("t:after")
+            }),
+          ),
+        )
+        yield* healed(database)
+        const kept = yield* database.query((db) =>
+          db.selectFrom("coffer_meta").select("key").where("key", "like", "t:%").execute(),
+        )
+        return { error, kept }
+      }).pipe(Effect.provide(freshLayer())),
+    )
+    expect(outcome.error._tag).toBe("StoreUnavailable")
+    expect(outcome.kept).toEqual([])
+  })
+})

@@ -1,0 +1,79 @@
+/**
+ * The Postgres dialect of the SQL store: a scoped `SqlDatabase` on a pg connection pool. This is the dialect
+ * for more than one instance: any number of processes share one database.
+ *
+ * Building the layer never waits for the server. The pool connects on first use and again after every
+ * failure, so a host can start while Postgres is down, answer 503 (every call fails with `StoreUnavailable`
+ * within the connection timeout), and recover by itself once the server is back.
+ *
+ * The URL may hold a password: it is taken as `Redacted` and never written into an error or a log line.
+ */
+import { SqlDatabase, type Tables } from "@coffer/adapter-sql"
+import { Duration, Effect, Layer, Redacted, type Scope } from "effect"
+import { Kysely, PostgresDialect } from "kysely"
+
+export interface Options {
+  /** `postgres://user:password@host:port/database`; pass it `Redacted` when it comes from configuration. */
+  readonly url: string | Redacted.Redacted<string>
+  /** Most connections the pool opens (default 10). */
+  readonly max?: number | undefined
+  /** How long to wait for a connection, new or from a busy pool, before failing (default 2000). */
+  readonly connectionTimeoutMs?: number | undefined
+  /** Server-side limit on one statement (default 30000); `migrate` lifts it for its own run. */
+  readonly statementTimeoutMs?: number | undefined
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/** The service on a new pool, ended when the scope closes. Never fails: connecting is deferred to first use. */
+export const make = (options: Options): Effect.Effect<SqlDatabase.Service, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    // pg is an optional peer dependency: load it only when Postgres is chosen.
+    const { default: pg } = yield* Effect.promise(() => import("pg"))
+    const context = yield* Effect.context<never>()
+    const warn = (text: string, error: unknown) =>
+      Effect.runForkWith(context)(Effect.logWarning(text, { error: message(error) }))
+
+    const connectionTimeoutMs = options.connectionTimeoutMs ?? 2_000
+    const { db } = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const pool = new pg.Pool({
+          connectionString: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url,
+          max: options.max ?? 10,
+          connectionTimeoutMillis: connectionTimeoutMs,
+          idleTimeoutMillis: 30_000,
+          // Detects a server that vanished without closing the socket, on idle and busy connections alike.
+          keepAlive: true,
+          statement_timeout: options.statementTimeoutMs ?? 30_000,
+          // A transaction left open by a stuck caller would hold its locks forever.
+          idle_in_transaction_session_timeout: 60_000,
+          application_name: "coffer",
+        })
+        // An idle connection that fails (server restart, network) is removed by the pool, which then emits
+        // `error`: without a listener Node would end the process.
+        pool.on("error", (error) => warn("Postgres: an idle connection failed and was discarded", error))
+        // A connection that fails while checked out but between queries (inside a transaction) emits `error`
+        // on the client, which the pool does not listen to then. Its next query fails and is classified, and
+        // the pool discards it on release; the listener only keeps the process alive.
+        pool.on("connect", (client) => {
+          client.on("error", (error) => warn("Postgres: a connection in use failed", error))
+        })
+        return { pool, db: new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) }) }
+      }),
+      ({ pool, db }) =>
+        Effect.promise(async () => {
+          await db.destroy().catch(() => undefined)
+          // Kysely ends the pool only if a query ever ran.
+          if (!pool.ending) await pool.end().catch(() => undefined)
+        }),
+    )
+    return SqlDatabase.make({
+      db,
+      dialect: "postgres",
+      pingTimeout: Duration.millis(connectionTimeoutMs + 1_000),
+    })
+  })
+
+/** `SqlDatabase` on Postgres; the pool is ended when the layer is released. Building it never fails. */
+export const layer = (options: Options): Layer.Layer<SqlDatabase.SqlDatabase> =>
+  Layer.effect(SqlDatabase.SqlDatabase, make(options))

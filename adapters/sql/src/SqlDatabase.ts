@@ -1,0 +1,160 @@
+/**
+ * The storage foundation both SQL dialects share: a `SqlDatabase` service holding one Kysely instance, a way
+ * to run a query as an Effect with every driver error classified (`SqlError` or `StoreUnavailable`), and
+ * transactions bridged into Effect so that a use case can make several store calls all or nothing.
+ *
+ * How transactions reach the stores: a store is built once and keeps the `SqlDatabase` it was built with, so
+ * replacing the service in the context would not reach it. Instead `withTransaction` records the open Kysely
+ * transaction in a fiber-local reference, and `query` looks there first. Every store call made by the effect
+ * (and by fibers it forks) therefore runs inside the transaction, wherever the store was constructed. Inside
+ * the transaction the `SqlDatabase` service itself is also replaced, so code that reads `db` at call time
+ * gets the transaction too.
+ */
+import { Readiness, StoreUnavailable } from "@coffer/kernel"
+import { Context, Duration, Effect, Exit, Layer } from "effect"
+import { type Kysely, sql, type Transaction } from "kysely"
+import * as SqlError from "./SqlError.js"
+import type { Tables } from "./Tables.js"
+
+export type Dialect = "sqlite" | "postgres"
+
+export interface Service {
+  /**
+   * The Kysely instance. Outside `withTransaction` it is the database; in the service seen inside
+   * `withTransaction` it is the transaction. Prefer `query`: a `db` captured earlier does not follow a
+   * transaction opened later (and on SQLite, using it inside one waits forever for the single connection).
+   */
+  readonly db: Kysely<Tables>
+  readonly dialect: Dialect
+  /** Succeeds when a trivial statement runs; fails with `StoreUnavailable` otherwise (for `/readyz`). */
+  readonly ping: Effect.Effect<void, StoreUnavailable>
+  /** Runs Kysely calls on the current transaction, if one is open on this database, or on the database. */
+  readonly query: <A>(run: (db: Kysely<Tables>) => Promise<A>) => Effect.Effect<A, SqlError.SqlError | StoreUnavailable>
+  /**
+   * Runs `effect` in one database transaction: committed when it succeeds, rolled back when it fails, dies
+   * or is interrupted. Nested calls join the open transaction. A failed commit fails the whole call.
+   */
+  readonly withTransaction: <A, E, R>(
+    effect: Effect.Effect<A, E, R>,
+  ) => Effect.Effect<A, E | SqlError.SqlError | StoreUnavailable, Exclude<R, SqlDatabase>>
+}
+
+export class SqlDatabase extends Context.Service<SqlDatabase, Service>()("@coffer/adapter-sql/SqlDatabase") {}
+
+/**
+ * The transactions open in the current fiber, by the database they belong to. Keyed by database so that a
+ * transaction on one database never captures queries meant for another (tests run two side by side).
+ */
+const OpenTransactions = Context.Reference<ReadonlyMap<Kysely<Tables>, Transaction<Tables>>>(
+  "@coffer/adapter-sql/SqlDatabase/OpenTransactions",
+  { defaultValue: () => new Map() },
+)
+
+export interface MakeOptions {
+  readonly db: Kysely<Tables>
+  readonly dialect: Dialect
+  /** How long `ping` may take before it reports the database unavailable. */
+  readonly pingTimeout?: Duration.Input | undefined
+}
+
+/** Builds the service around a Kysely instance. The caller owns the instance's lifetime (see the dialect layers). */
+export const make = (options: MakeOptions): Service => {
+  const { db, dialect } = options
+  const attempt = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: SqlError.fromCause })
+
+  const query = <A>(run: (db: Kysely<Tables>) => Promise<A>) =>
+    Effect.flatMap(OpenTransactions, (open) => attempt(() => run(open.get(db) ?? db)))
+
+  const pingTimeout = options.pingTimeout ?? Duration.seconds(3)
+  const ping: Effect.Effect<void, StoreUnavailable> = query((db) => sql`select 1`.execute(db)).pipe(
+    Effect.asVoid,
+    // Whatever stops a trivial statement means the store cannot serve: readiness wants one answer.
+    Effect.mapError((error) =>
+      error instanceof StoreUnavailable
+        ? error
+        : new StoreUnavailable({ store: "database", message: `database ping failed: ${error.message}`, cause: error }),
+    ),
+    Effect.timeoutOrElse({
+      duration: pingTimeout,
+      orElse: () =>
+        Effect.fail(
+          new StoreUnavailable({
+            store: "database",
+            message: `database did not answer a ping within ${Duration.format(Duration.fromInputUnsafe(pingTimeout))}`,
+          }),
+        ),
+    }),
+  )
+
+  const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.flatMap(OpenTransactions, (open) => {
+      const joined = open.get(db)
+      if (joined !== undefined) {
+        // Already inside a transaction on this database: join it, so the outermost caller decides.
+        return Effect.provideService(effect, SqlDatabase, { ...service, db: joined })
+      }
+      // Beginning, committing and rolling back must run to completion once started, or a connection would
+      // stay checked out mid-transaction; only the caller's effect is interruptible.
+      return Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          const trx = yield* attempt(() => db.startTransaction().execute())
+          const rollback = attempt(() => trx.rollback().execute()).pipe(Effect.ignore)
+          const exit = yield* restore(effect).pipe(
+            Effect.provideService(SqlDatabase, { ...service, db: trx }),
+            Effect.provideService(OpenTransactions, new Map(open).set(db, trx)),
+            Effect.exit,
+          )
+          if (Exit.isFailure(exit)) {
+            yield* rollback
+            return yield* exit
+          }
+          // A failed commit leaves the connection reserved until the transaction is rolled back.
+          yield* attempt(() => trx.commit().execute()).pipe(Effect.tapError(() => rollback))
+          return exit.value
+        }),
+      )
+    })
+
+  const service: Service = { db, dialect, ping, query, withTransaction }
+  return service
+}
+
+/** `query` of the `SqlDatabase` in context. */
+export const query = <A>(
+  run: (db: Kysely<Tables>) => Promise<A>,
+): Effect.Effect<A, SqlError.SqlError | StoreUnavailable, SqlDatabase> =>
+  Effect.flatMap(SqlDatabase, (database) => database.query(run))
+
+/** `withTransaction` of the `SqlDatabase` in context. */
+export const withTransaction = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+): Effect.Effect<A, E | SqlError.SqlError | StoreUnavailable, SqlDatabase | Exclude<R, SqlDatabase>> =>
+  Effect.flatMap(SqlDatabase, (database) => database.withTransaction(effect))
+
+/** `ping` of the `SqlDatabase` in context. */
+export const ping: Effect.Effect<void, StoreUnavailable, SqlDatabase> = Effect.flatMap(
+  SqlDatabase,
+  (database) => database.ping,
+)
+
+/** How long a readiness check may take: the Readiness port asks for an answer well under a second. */
+const readinessTimeout = Duration.millis(750)
+
+/**
+ * The kernel's Readiness port on this database: a `ping`, bounded by `readinessTimeout` so that a load balancer
+ * polling `/readyz` never waits on a hung server. Any failure or delay is `StoreUnavailable`.
+ */
+export const layerReadiness: Layer.Layer<Readiness.Readiness, never, SqlDatabase> = Layer.effect(
+  Readiness.Readiness,
+  Effect.map(SqlDatabase, (database) => ({
+    check: database.ping.pipe(
+      Effect.timeoutOrElse({
+        duration: readinessTimeout,
+        orElse: () =>
+          Effect.fail(
+            new StoreUnavailable({ store: "database", message: "database did not answer a readiness check in time" }),
+          ),
+      }),
+    ),
+  })),
+)

@@ -1,0 +1,82 @@
+/**
+ * Brings the database to the newest schema with Kysely's Migrator and the migrations in `./migrations`.
+ *
+ * Safe when several instances start at once against one Postgres: the Migrator creates its bookkeeping tables
+ * tolerating a concurrent creator, then takes a session advisory lock (`pg_advisory_lock`) on a dedicated
+ * connection and runs all pending migrations in one transaction; a second instance waits for the lock, then
+ * finds nothing pending. On SQLite one process owns the file's single connection for the whole run.
+ */
+
+import type { StoreUnavailable } from "@coffer/kernel"
+import { Effect } from "effect"
+import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from "kysely"
+import { latestMigration, migrations } from "./migrations/index.js"
+import { type Dialect, SqlDatabase } from "./SqlDatabase.js"
+import * as SqlError from "./SqlError.js"
+
+// Coffer's own names, so the bookkeeping tables follow the table prefix convention.
+const migrationTableName = "coffer_migration"
+const migrationLockTableName = "coffer_migration_lock"
+
+/** Kysely runs SQLite migrations outside any transaction; give each one its own, so none half-applies. */
+const transactional = (migration: Migration): Migration => ({
+  up: (db) => db.transaction().execute((trx) => migration.up(trx)),
+  ...(migration.down ? { down: (db) => db.transaction().execute((trx) => migration.down!(trx)) } : {}),
+})
+
+const provider = (dialect: Dialect) => ({
+  getMigrations: async () =>
+    dialect === "sqlite"
+      ? Object.fromEntries(Object.entries(migrations).map(([name, migration]) => [name, transactional(migration)]))
+      : migrations,
+})
+
+// biome-ignore lint/suspicious/noExplicitAny: the Migrator works below the `Tables` type.
+const migrateToLatest = (db: Kysely<any>, dialect: Dialect): Promise<MigrationResultSet> => {
+  const migrator = (db: Kysely<unknown>) =>
+    new Migrator({ db, provider: provider(dialect), migrationTableName, migrationLockTableName })
+  if (dialect === "sqlite") return migrator(db).migrateToLatest()
+  // Postgres connections carry a statement_timeout; a migration may take longer, and a second instance may
+  // wait on the advisory lock for the first one's whole run. Lift it on one connection for the run only.
+  return db.connection().execute(async (connection) => {
+    await sql`set statement_timeout = 0`.execute(connection)
+    try {
+      return await migrator(connection).migrateToLatest()
+    } finally {
+      // A failed reset means the connection is broken, and the pool discards broken connections.
+      await sql`reset statement_timeout`.execute(connection).catch(() => undefined)
+    }
+  })
+}
+
+/**
+ * Applies every pending migration and returns the names it applied (empty when the database was current).
+ * Run it at start, outside `withTransaction`: migrations need connections of their own.
+ */
+export const migrate: Effect.Effect<
+  ReadonlyArray<string>,
+  SqlError.SqlError | StoreUnavailable,
+  SqlDatabase
+> = Effect.gen(function* () {
+  const database = yield* SqlDatabase
+  const { error, results = [] } = yield* Effect.tryPromise({
+    try: () => migrateToLatest(database.db, database.dialect),
+    catch: SqlError.fromCause,
+  })
+  if (error !== undefined) return yield* Effect.fail(SqlError.fromCause(error))
+  const applied = results.filter((result) => result.status === "Success").map((result) => result.migrationName)
+  // Recorded after the run, and repaired on the next start if a crash came in between.
+  const recorded = yield* database.query((db) =>
+    db.selectFrom("coffer_meta").select("value").where("key", "=", "schema_version").executeTakeFirst(),
+  )
+  if (recorded?.value !== latestMigration) {
+    yield* database.query((db) =>
+      db
+        .insertInto("coffer_meta")
+        .values({ key: "schema_version", value: latestMigration })
+        .onConflict((conflict) => conflict.column("key").doUpdateSet({ value: latestMigration }))
+        .execute(),
+    )
+  }
+  return applied
+}).pipe(Effect.withSpan("SqlDatabase.migrate"))

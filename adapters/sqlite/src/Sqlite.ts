@@ -1,0 +1,96 @@
+/**
+ * The SQLite dialect of the SQL store: a scoped `SqlDatabase` on one SQLite file (or `:memory:`), through
+ * better-sqlite3 on Node and bun:sqlite (with kysely-bun-sqlite) on Bun. Both drivers are optional peer
+ * dependencies and are loaded with dynamic imports, so Node never loads `bun:sqlite` and Bun never loads the
+ * native better-sqlite3 addon.
+ *
+ * SQLite serves one process: Kysely funnels every query through the file's single connection, one at a time,
+ * and a transaction holds that connection until it ends. Several instances need the Postgres dialect.
+ */
+import { mkdir } from "node:fs/promises"
+import { dirname, resolve } from "node:path"
+import { SqlDatabase, type Tables } from "@coffer/adapter-sql"
+import { StoreUnavailable } from "@coffer/kernel"
+import { Effect, Layer, type Scope } from "effect"
+import { type Dialect, Kysely, SqliteDialect } from "kysely"
+
+export interface Options {
+  /** A file path (its parent directory is created) or `:memory:` for a private in-memory database. */
+  readonly filename: string
+  /** How long a statement waits for a lock held by another connection before failing with `Timeout`. */
+  readonly busyTimeoutMs?: number | undefined
+}
+
+/** The part of both drivers' database handles this module uses: enough to set pragmas and to close. */
+interface SqliteHandle {
+  exec(sql: string): unknown
+  close(): unknown
+}
+
+const memory = ":memory:"
+
+// A variable specifier: type checkers and bundlers leave it alone, and only Bun can resolve it.
+const bunSqliteModule = "bun:sqlite"
+
+const openHandle = async (filename: string): Promise<{ handle: SqliteHandle; dialect: Dialect }> => {
+  if ("Bun" in globalThis) {
+    const { Database } = await import(/* @vite-ignore */ bunSqliteModule)
+    const { BunSqliteDialect } = await import("kysely-bun-sqlite")
+    const database = new Database(filename, { create: true })
+    return { handle: database, dialect: new BunSqliteDialect({ database }) }
+  }
+  const { default: Database } = await import("better-sqlite3")
+  const database = new Database(filename)
+  return { handle: database, dialect: new SqliteDialect({ database }) }
+}
+
+const pragmas = (filename: string, busyTimeoutMs: number): ReadonlyArray<string> => [
+  // WAL lets readers proceed while a write commits; it needs a real file (in-memory databases ignore it).
+  ...(filename === memory ? [] : ["pragma journal_mode = WAL"]),
+  `pragma busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`,
+  // Off by default in SQLite; the schema's foreign keys are rules, not comments.
+  "pragma foreign_keys = ON",
+  // Durable at every checkpoint; with WAL the usual choice, far fewer fsyncs than FULL.
+  "pragma synchronous = NORMAL",
+]
+
+const open = async (options: Options): Promise<{ handle: SqliteHandle; db: Kysely<Tables> }> => {
+  if (options.filename !== memory) await mkdir(dirname(resolve(options.filename)), { recursive: true })
+  const { handle, dialect } = await openHandle(options.filename)
+  try {
+    for (const pragma of pragmas(options.filename, options.busyTimeoutMs ?? 5_000)) handle.exec(pragma)
+  } catch (error) {
+    handle.close()
+    throw error
+  }
+  return { handle, db: new Kysely<Tables>({ dialect }) }
+}
+
+const close = async ({ handle, db }: { handle: SqliteHandle; db: Kysely<Tables> }): Promise<void> => {
+  await db.destroy()
+  // Kysely closes the handle only if a query ever ran; closing an already closed handle does nothing.
+  handle.close()
+}
+
+/** The service on a freshly opened database, closed when the scope closes. */
+export const make = (options: Options): Effect.Effect<SqlDatabase.Service, StoreUnavailable, Scope.Scope> =>
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => open(options),
+        // A SQLite file that cannot be opened will not heal by itself: fail the start with the reason.
+        catch: (cause) =>
+          new StoreUnavailable({
+            store: "database",
+            message: `cannot open the SQLite database ${options.filename}: ${cause instanceof Error ? cause.message : String(cause)}`,
+            cause,
+          }),
+      }),
+      (opened) => Effect.promise(() => close(opened).catch(() => undefined)),
+    ),
+    ({ db }) => SqlDatabase.make({ db, dialect: "sqlite" }),
+  )
+
+/** `SqlDatabase` on SQLite; the database is closed when the layer is released. */
+export const layer = (options: Options): Layer.Layer<SqlDatabase.SqlDatabase, StoreUnavailable> =>
+  Layer.effect(SqlDatabase.SqlDatabase, make(options))

@@ -1,0 +1,181 @@
+/**
+ * The contract of the SQL storage foundation, run against every dialect: migrations apply once and only once,
+ * driver errors arrive classified, and `withTransaction` is all or nothing, including for a store that
+ * captured the `SqlDatabase` before the transaction began.
+ *
+ * `makeLayer` is called once per test and must give a fresh, empty database each time.
+ */
+import { latestMigration, migrate, migrations, SqlDatabase } from "@coffer/adapter-sql"
+import { Readiness } from "@coffer/kernel"
+import { Effect, type Layer, Schema } from "effect"
+import { describe, expect, it } from "vitest"
+
+class Boom extends Schema.TaggedError<Boom>()("Boom", {}) {}
+
+const tableNames = SqlDatabase.query((db) => db.introspection.getTables()).pipe(
+  Effect.map((tables) => tables.map((table) => table.name).sort()),
+)
+
+const metaRows = SqlDatabase.query((db) => db.selectFrom("coffer_meta").selectAll().orderBy("key").execute())
+
+const insertMeta = (key: string, value = "v") =>
+  SqlDatabase.query((db) => db.insertInto("coffer_meta").values({ key, value }).execute())
+
+const metaKeys = (prefix: string) =>
+  SqlDatabase.query((db) =>
+    db.selectFrom("coffer_meta").select("key").where("key", "like", `${prefix}%`).orderBy("key").execute(),
+  ).pipe(Effect.map((rows) => rows.map((row) => row.key)))
+
+export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDatabase.SqlDatabase, unknown>) =>
+  describe(`SQL foundation: ${name}`, () => {
+    const run = <A, E>(effect: Effect.Effect<A, E, SqlDatabase.SqlDatabase>): Promise<A> =>
+      Effect.runPromise(effect.pipe(Effect.provide(makeLayer())))
+
+    it("migrates a fresh database and records when and to which version", async () => {
+      const { applied, tables, meta } = await run(
+        Effect.gen(function* () {
+          const applied = yield* migrate
+          return { applied, tables: yield* tableNames, meta: yield* metaRows }
+        }),
+      )
+      expect(applied).toEqual(Object.keys(migrations).sort())
+      expect(tables).toContain("coffer_meta")
+      expect(meta.map((row) => row.key)).toEqual(["created_at", "schema_version"])
+      expect(meta[0]?.value).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+      expect(meta[1]?.value).toBe(latestMigration)
+    })
+
+    it("migrating again applies nothing and changes nothing", async () => {
+      const result = await run(
+        Effect.gen(function* () {
+          yield* migrate
+          const before = { tables: yield* tableNames, meta: yield* metaRows }
+          const again = yield* migrate
+          return { before, again, after: { tables: yield* tableNames, meta: yield* metaRows } }
+        }),
+      )
+      expect(result.again).toEqual([])
+      expect(result.after).toEqual(result.before)
+    })
+
+    it("reports a duplicate key as SqlError UniqueViolation, not retryable", async () => {
+      const error = await run(
+        Effect.gen(function* () {
+          yield* migrate
+          yield* insertMeta("dup")
+          return yield* Effect.flip(insertMeta("dup"))
+        }),
+      )
+      expect(error._tag).toBe("SqlError")
+      if (error._tag !== "SqlError") return
+      expect(error.reason._tag).toBe("UniqueViolation")
+      expect(error.retryable).toBe(false)
+    })
+
+    it("pings, and answers the Readiness port", async () => {
+      const check = Effect.flatMap(Readiness.Readiness, (readiness) => readiness.check)
+      await expect(run(SqlDatabase.ping)).resolves.toBeUndefined()
+      await expect(run(Effect.provide(check, SqlDatabase.layerReadiness))).resolves.toBeUndefined()
+    })
+
+    describe("withTransaction", () => {
+      it("commits every write when the effect succeeds", async () => {
+        const keys = await run(
+          Effect.gen(function* () {
+            yield* migrate
+            const value = yield* SqlDatabase.withTransaction(
+              Effect.gen(function* () {
+                yield* insertMeta("t:a")
+                yield* insertMeta("t:b")
+                return "done"
+              }),
+            )
+            expect(value).toBe("done")
+            return yield* metaKeys("t:")
+          }),
+        )
+        expect(keys).toEqual(["t:a", "t:b"])
+      })
+
+      it("keeps none of the writes when the effect fails, and fails with the effect's own error", async () => {
+        const { error, keys } = await run(
+          Effect.gen(function* () {
+            yield* migrate
+            const error = yield* Effect.flip(
+              SqlDatabase.withTransaction(
+                Effect.gen(function* () {
+                  yield* insertMeta("t:a")
+                  return yield* new Boom()
+                }),
+              ),
+            )
+            return { error, keys: yield* metaKeys("t:") }
+          }),
+        )
+        expect(error._tag).toBe("Boom")
+        expect(keys).toEqual([])
+      })
+
+      it("keeps none of the writes when a later statement fails", async () => {
+        const { error, keys } = await run(
+          Effect.gen(function* () {
+            yield* migrate
+            const error = yield* Effect.flip(
+              SqlDatabase.withTransaction(
+                Effect.gen(function* () {
+                  yield* insertMeta("t:a")
+                  yield* insertMeta("t:b")
+                  yield* insertMeta("t:a")
+                }),
+              ),
+            )
+            return { error, keys: yield* metaKeys("t:") }
+          }),
+        )
+        expect(error._tag === "SqlError" && error.reason._tag).toBe("UniqueViolation")
+        expect(keys).toEqual([])
+      })
+
+      it("covers calls through a service captured before it began, and nested calls join it", async () => {
+        const keys = await run(
+          Effect.gen(function* () {
+            yield* migrate
+            // A store keeps the service it was built with; its calls must still land in the transaction.
+            const captured = yield* SqlDatabase.SqlDatabase
+            const insertCaptured = (key: string) =>
+              captured.query((db) => db.insertInto("coffer_meta").values({ key, value: "v" }).execute())
+            const seenInside = yield* Effect.flip(
+              captured.withTransaction(
+                Effect.gen(function* () {
+                  yield* insertCaptured("t:outer")
+                  yield* SqlDatabase.withTransaction(insertMeta("t:nested"))
+                  const inside = yield* captured.query((db) =>
+                    db.selectFrom("coffer_meta").select("key").where("key", "like", "t:%").execute(),
+                  )
+                  return yield* Effect.fail(inside.map((row) => row.key).sort())
+                }),
+              ),
+            )
+            expect(seenInside).toEqual(["t:nested", "t:outer"])
+            return yield* metaKeys("t:")
+          }),
+        )
+        expect(keys).toEqual([])
+      })
+
+      it("rolls back when the effect is interrupted, and the database stays usable", async () => {
+        const keys = await run(
+          Effect.gen(function* () {
+            yield* migrate
+            const outcome = yield* SqlDatabase.withTransaction(Effect.andThen(insertMeta("t:a"), Effect.never)).pipe(
+              Effect.timeoutOption("200 millis"),
+            )
+            expect(outcome._tag).toBe("None")
+            yield* insertMeta("t:after")
+            return yield* metaKeys("t:")
+          }),
+        )
+        expect(keys).toEqual(["t:after"])
+      })
+    })
+  })
