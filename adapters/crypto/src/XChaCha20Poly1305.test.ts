@@ -2,11 +2,11 @@
  * XChaCha20Poly1305 runs the Cipher contract, checks its primitive against the published test vector, and
  * checks how operators' master keys are read.
  */
+
+import { cipherSuite } from "@coffer/contract"
 import { Cipher, Encoding } from "@coffer/kernel"
 import { Effect, Redacted, Result } from "effect"
 import { describe, expect, it } from "vitest"
-// A relative path because @coffer/contract is not (yet) a dependency of this package.
-import { cipherSuite } from "../../../test/contract/src/cipher.js"
 import { XChaCha20Poly1305 } from "./index.js"
 
 cipherSuite("XChaCha20Poly1305", (keys) =>

@@ -6,15 +6,12 @@
  */
 import { createServer } from "node:net"
 import { migrate, migrations, SqlDatabase } from "@coffer/adapter-sql"
+import { hasPostgres, migrationSuite, postgresUrl, runId, startTcpProxy } from "@coffer/contract"
 import { Readiness, StoreUnavailable } from "@coffer/kernel"
 import { Effect, Layer, Logger, Redacted, Schedule } from "effect"
 import { sql } from "kysely"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
-// Relative paths because @coffer/contract is not a dependency of this package.
-import { migrationSuite } from "../../../test/contract/src/migrations.js"
-import { hasPostgres, postgresUrl, runId } from "../../../test/contract/src/services.js"
-import { startTcpProxy } from "../../../test/contract/src/tcpProxy.js"
 import { Postgres } from "./index.js"
 
 const admin = async <A>(use: (client: pg.Client) => Promise<A>): Promise<A> => {

@@ -6,13 +6,20 @@
  */
 
 import { createServer } from "node:net"
+import {
+  cacheEventually,
+  cacheSuite,
+  collectChannel,
+  hasRedis,
+  redisUrl,
+  runId,
+  runWithCache,
+  startTcpProxy,
+} from "@coffer/contract"
 import { Cache, type StoreUnavailable } from "@coffer/kernel"
 import { Effect, Layer, Logger, Redacted, Schedule } from "effect"
 import { Redis } from "ioredis"
 import { afterAll, describe, expect, it } from "vitest"
-import { cacheEventually, cacheSuite, collectChannel, runWithCache } from "../../../test/contract/src/cache.js"
-import { hasRedis, redisUrl, runId } from "../../../test/contract/src/services.js"
-import { startTcpProxy } from "../../../test/contract/src/tcpProxy.js"
 import { RedisCache } from "./index.js"
 
 const run = runId("cache")

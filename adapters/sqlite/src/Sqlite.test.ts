@@ -6,11 +6,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { migrate, SqlDatabase } from "@coffer/adapter-sql"
+import { migrationSuite } from "@coffer/contract"
 import { Effect } from "effect"
 import { sql } from "kysely"
 import { afterAll, describe, expect, it } from "vitest"
-// A relative path because @coffer/contract is not a dependency of this package.
-import { migrationSuite } from "../../../test/contract/src/migrations.js"
 import { Sqlite } from "./index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "coffer-sqlite-"))

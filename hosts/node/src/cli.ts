@@ -1,0 +1,88 @@
+/**
+ * The `coffer` command: parses arguments, reads settings, and runs a subcommand. Every failure the operator
+ * can fix ends in one line on stderr and exit code 1, never a stack trace.
+ */
+import { parseArgs } from "node:util"
+import { Cause } from "effect"
+import { commands } from "./help.js"
+import { runMigrations } from "./migrateCommand.js"
+import { SERVICES, type Service, serve } from "./serve.js"
+import { loadSettings, SettingsRejected } from "./settings.js"
+
+class UsageError extends Error {}
+
+/** Turns anything thrown into one line fit for an operator: no stack, no secrets. */
+const describe = (error: unknown): string => {
+  if (Cause.isCause(error)) return describe(Cause.squash(error))
+  if (error instanceof Error) return error.message
+  if (typeof error === "object" && error !== null && "message" in error) return String(error.message)
+  return String(error)
+}
+
+const serveCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) => {
+  const { values } = parseArgs({
+    args: [...args],
+    options: { only: { type: "string" }, help: { type: "boolean", short: "h" } },
+    strict: true,
+  })
+  if (values.help) return console.log(commands.serve)
+  if (values.only !== undefined && !SERVICES.includes(values.only as Service)) {
+    throw new UsageError(`--only: expected schemas or secrets, got "${values.only}"`)
+  }
+  const settings = loadSettings(env)
+  const running = await serve({
+    settings,
+    services: values.only === undefined ? SERVICES : [values.only as Service],
+  })
+  let stopping = false
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return
+    stopping = true
+    console.log(`coffer: ${signal} received, finishing requests in flight`)
+    running.close().then(
+      () => process.exit(0),
+      (error) => {
+        console.error(`coffer: shutdown failed: ${describe(error)}`)
+        process.exit(1)
+      },
+    )
+  }
+  process.once("SIGTERM", stop)
+  process.once("SIGINT", stop)
+}
+
+const migrateCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) => {
+  const { values } = parseArgs({ args: [...args], options: { help: { type: "boolean", short: "h" } }, strict: true })
+  if (values.help) return console.log(commands.migrate)
+  const applied = await runMigrations(loadSettings(env))
+  console.log(applied.length === 0 ? "coffer: database is up to date" : `coffer: applied ${applied.join(", ")}`)
+}
+
+export const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): Promise<void> => {
+  const [command, ...rest] = argv
+  try {
+    switch (command) {
+      case "serve":
+        return await serveCommand(rest, env)
+      case "migrate":
+        return await migrateCommand(rest, env)
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h": {
+        const topic = rest[0] as keyof typeof commands | undefined
+        console.log(topic !== undefined && topic in commands ? commands[topic] : commands.main)
+        return
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"; run \`coffer --help\``)
+    }
+  } catch (error) {
+    if (error instanceof SettingsRejected) {
+      for (const line of error.lines) console.error(`coffer: ${line}`)
+    } else {
+      console.error(`coffer: ${describe(error)}`)
+    }
+    process.exitCode = 1
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Choosing adapters from settings: SQLite or Postgres, the in-process cache or Redis, and the cipher under the
+ * configured master keys. This is the only place that knows which adapter serves which port.
+ */
+import { XChaCha20Poly1305 } from "@coffer/adapter-crypto"
+import { MemoryCache } from "@coffer/adapter-memory"
+import { Postgres } from "@coffer/adapter-postgres"
+import { RedisCache } from "@coffer/adapter-redis"
+import { SqlDatabase } from "@coffer/adapter-sql"
+import { Sqlite } from "@coffer/adapter-sqlite"
+import { type Cache, type Cipher, Clock, Hasher, Random, type Readiness, type StoreUnavailable } from "@coffer/kernel"
+import { Effect, Layer, Redacted } from "effect"
+import type { HostSettings } from "./settings.js"
+
+export const databaseLayer = (settings: HostSettings): Layer.Layer<SqlDatabase.SqlDatabase, StoreUnavailable> =>
+  settings.database._tag === "Sqlite"
+    ? Sqlite.layer({ filename: settings.database.filename })
+    : Postgres.layer({ url: settings.database.url })
+
+export const cacheLayer = (settings: HostSettings): Layer.Layer<Cache.Cache> =>
+  settings.redisUrl === undefined ? MemoryCache.layer : RedisCache.layer({ url: settings.redisUrl })
+
+export const cipherLayer = (settings: HostSettings): Layer.Layer<Cipher.Cipher, Cipher.CipherError> =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const masterKey = yield* XChaCha20Poly1305.parseMasterKey(Redacted.value(settings.masterKey))
+      const previousKeys = yield* Effect.forEach(settings.previousMasterKeys, (key) =>
+        XChaCha20Poly1305.parseMasterKey(Redacted.value(key)),
+      )
+      return XChaCha20Poly1305.layer({ masterKey, previousKeys })
+    }),
+  )
+
+export const platformLayer: Layer.Layer<Clock.Clock | Random.Random | Hasher.Hasher> = Layer.mergeAll(
+  Clock.layer,
+  Random.layer,
+  Hasher.layer,
+)
+
+/** Every service the apps need. */
+export type AppServices =
+  | SqlDatabase.SqlDatabase
+  | Readiness.Readiness
+  | Cache.Cache
+  | Cipher.Cipher
+  | Clock.Clock
+  | Random.Random
+  | Hasher.Hasher
+
+/** Every service the apps need, built once per process. */
+export const appLayer = (settings: HostSettings): Layer.Layer<AppServices, StoreUnavailable | Cipher.CipherError> =>
+  Layer.mergeAll(SqlDatabase.layerReadiness, platformLayer, cacheLayer(settings), cipherLayer(settings)).pipe(
+    Layer.provideMerge(databaseLayer(settings)),
+  )

@@ -1,0 +1,74 @@
+/**
+ * `coffer serve`: migrate, build one runtime from the chosen layers, and start each service on its own port
+ * (both own `/api/*`, so they cannot share one). Shutdown closes the listeners (requests in flight finish),
+ * then disposes the runtime, which closes pools and connections.
+ */
+import { migrate } from "@coffer/adapter-sql"
+import { createSchemasApp, createSecretsApp } from "@coffer/http"
+import { ManagedRuntime } from "effect"
+import type { Hono } from "hono"
+import { appLayer } from "./layers.js"
+import { type Listening, listen } from "./listen.js"
+import type { HostSettings } from "./settings.js"
+import { version } from "./version.js"
+
+export type Service = "schemas" | "secrets"
+export const SERVICES: ReadonlyArray<Service> = ["schemas", "secrets"]
+
+export interface Running {
+  readonly listening: Readonly<Partial<Record<Service, Listening>>>
+  /** Stops accepting, lets requests in flight finish (up to `graceMs`), then releases every resource. */
+  readonly close: (graceMs?: number) => Promise<void>
+}
+
+export interface ServeOptions {
+  readonly settings: HostSettings
+  readonly services?: ReadonlyArray<Service>
+  /** Where the "listening on" lines go. */
+  readonly log?: (line: string) => void
+}
+
+const localOrigin = (port: number) => `http://localhost:${port}`
+
+export const serve = async (options: ServeOptions): Promise<Running> => {
+  const { settings } = options
+  const services = options.services ?? SERVICES
+  const log = options.log ?? console.log
+  const runtime = ManagedRuntime.make(appLayer(settings))
+  const listening: Partial<Record<Service, Listening>> = {}
+  try {
+    await runtime.runPromise(migrate)
+    const ports: Record<Service, number> = { schemas: settings.schemasPort, secrets: settings.secretsPort }
+    for (const service of services) {
+      // The public origin defaults to the bound port, known only once listening (port 0 picks one).
+      let app: Hono | undefined
+      const bound = await listen((request) => app!.fetch(request), settings.host, ports[service])
+      listening[service] = bound
+      const withOrigins: HostSettings = {
+        ...settings,
+        publicOrigin:
+          service === "secrets" ? (settings.publicOrigin ?? localOrigin(bound.port)) : settings.publicOrigin,
+        schemasPublicOrigin:
+          service === "schemas"
+            ? (settings.schemasPublicOrigin ?? localOrigin(bound.port))
+            : settings.schemasPublicOrigin,
+      }
+      app =
+        service === "schemas"
+          ? createSchemasApp({ runtime, settings: withOrigins, version })
+          : createSecretsApp({ runtime, settings: withOrigins, version })
+      log(`coffer ${service} listening on ${bound.url}`)
+    }
+  } catch (error) {
+    await Promise.all(Object.values(listening).map((bound) => bound.close(0)))
+    await runtime.dispose()
+    throw error
+  }
+  return {
+    listening,
+    close: async (graceMs) => {
+      await Promise.all(Object.values(listening).map((bound) => bound.close(graceMs)))
+      await runtime.dispose()
+    },
+  }
+}

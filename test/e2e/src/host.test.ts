@@ -1,0 +1,232 @@
+/**
+ * The host contract of DESIGN.md, checked against the built `coffer` command as an operator runs it.
+ */
+import { readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { hasPostgres, postgresUrl, runId, startTcpProxy } from "@coffer/contract"
+import pg from "pg"
+import { afterEach, describe, expect, it } from "vitest"
+import { freshDirectory, type Host, run, start } from "./host.js"
+
+const running: Host[] = []
+const started = async (...args: Parameters<typeof start>) => {
+  const host = await start(...args)
+  running.push(host)
+  return host
+}
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((host) => host.stop("SIGKILL")))
+})
+
+const json = async (response: Response) => ({ status: response.status, body: await response.json() })
+
+describe("coffer serve", () => {
+  it("starts both services on free ports, prints one line each, and answers", async () => {
+    const host = await started()
+    expect(host.output()).toMatch(/^coffer schemas listening on http:\/\/127\.0\.0\.1:\d+$/m)
+    expect(host.output()).toMatch(/^coffer secrets listening on http:\/\/127\.0\.0\.1:\d+$/m)
+    expect(host.schemas).not.toBe(host.secrets)
+
+    const health = await fetch(`${host.secrets}/healthz`)
+    expect(health.status).toBe(200)
+    expect(await health.text()).toBe("ok")
+    const ready = await fetch(`${host.secrets}/readyz`)
+    expect(ready.status).toBe(200)
+    expect(await ready.text()).toBe("ok")
+
+    const instance = await json(await fetch(`${host.secrets}/api/instance`))
+    expect(instance).toEqual({
+      status: 200,
+      body: { name: "coffer-secrets", version: expect.any(String), signIn: { oidc: null, development: true } },
+    })
+    const schemasInstance = await json(await fetch(`${host.schemas}/api/_ui/v1/instance`))
+    expect(schemasInstance.status).toBe(200)
+    expect(schemasInstance.body).toMatchObject({ name: "coffer-schemas", interfaceVersion: "1.0.0" })
+  })
+
+  it("answers unknown paths with a 404 JSON error that is never cached", async () => {
+    const host = await started()
+    for (const base of [host.schemas, host.secrets]) {
+      const response = await fetch(`${base}/api/nothing/here`)
+      expect(response.status).toBe(404)
+      expect(response.headers.get("cache-control")).toBe("no-store")
+      expect(response.headers.get("content-type")).toMatch(/^application\/json/)
+      expect(await response.json()).toEqual({ error: expect.any(String) })
+    }
+  })
+
+  it("runs one service with --only", async () => {
+    const host = await started({ args: ["serve", "--only", "schemas"] })
+    expect(host.schemas).toBeDefined()
+    expect(host.secrets).toBeUndefined()
+    expect(host.output()).not.toMatch(/secrets listening/)
+  })
+
+  it("stops gracefully on SIGTERM with exit code 0", async () => {
+    const host = await start()
+    expect(await host.stop("SIGTERM")).toBe(0)
+    await expect(fetch(`${host.secrets}/healthz`)).rejects.toThrow()
+  })
+
+  it("finishes a request in flight before exiting on SIGTERM", async () => {
+    const host = await start()
+    // A body sent slowly keeps the request open across the signal; it must still be answered.
+    const encoder = new TextEncoder()
+    let push: ((chunk: string | null) => void) | undefined
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(encoder.encode(chunk)))
+      },
+    })
+    const pending = fetch(`${host.secrets}/api/nothing`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit)
+    push?.("{")
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const exited = host.stop("SIGTERM")
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    push?.("}")
+    push?.(null)
+    const response = await pending
+    expect(response.status).toBe(404)
+    expect(await exited).toBe(0)
+  })
+
+  it("keeps the development master key in .coffer/master.key, private, across restarts", async () => {
+    const cwd = freshDirectory()
+    const first = await start({ cwd })
+    await first.stop()
+    const file = join(cwd, ".coffer", "master.key")
+    const key = readFileSync(file, "utf8").trim()
+    expect(Buffer.from(key, "base64")).toHaveLength(32)
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    expect(first.output()).not.toContain(key)
+    const second = await start({ cwd })
+    await second.stop()
+    expect(readFileSync(file, "utf8").trim()).toBe(key)
+  })
+
+  it("refuses a production start without a master key, naming the setting", async () => {
+    const result = await run(["serve"], { env: { COFFER_ENV: "production" } })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/COFFER_MASTER_KEY/)
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+  })
+
+  it("stops on bad settings with one line per setting and no secret echoed", async () => {
+    const secret = "not-really-base64-but-secret"
+    const result = await run(["serve"], {
+      env: { COFFER_ENV: "production", COFFER_SCHEMAS_PORT: "abc", COFFER_MASTER_KEY: secret, COFFER_RATE_LIMIT: "-1" },
+    })
+    expect(result.code).toBe(1)
+    const lines = result.stderr.trim().split("\n")
+    expect(lines).toHaveLength(3)
+    expect(lines.some((line) => line.includes("COFFER_SCHEMAS_PORT"))).toBe(true)
+    expect(lines.some((line) => line.includes("COFFER_MASTER_KEY"))).toBe(true)
+    expect(lines.some((line) => line.includes("COFFER_RATE_LIMIT"))).toBe(true)
+    expect(result.stderr).not.toContain(secret)
+    expect(result.stdout).not.toMatch(/listening/)
+  })
+
+  it("starts in production with a valid master key", async () => {
+    const host = await started({
+      env: { COFFER_ENV: "production", COFFER_MASTER_KEY: Buffer.alloc(32, 7).toString("base64") },
+    })
+    const instance = await json(await fetch(`${host.secrets}/api/instance`))
+    expect(instance.body.signIn.development).toBe(false)
+  })
+
+  it("reports a port already in use in one line", async () => {
+    const host = await started()
+    const port = new URL(host.secrets!).port
+    const result = await run(["serve", "--only", "secrets"], {
+      env: { COFFER_ENV: "development", COFFER_SECRETS_PORT: port },
+    })
+    expect(result.code).toBe(1)
+    expect(result.stderr.trim().split("\n")).toHaveLength(1)
+    expect(result.stderr).toMatch(/EADDRINUSE|in use/)
+  })
+})
+
+describe("coffer commands", () => {
+  it("prints help for the command and each subcommand", async () => {
+    for (const [args, pattern] of [
+      [["--help"], /Commands:/],
+      [["serve", "--help"], /--only schemas\|secrets/],
+      [["migrate", "--help"], /pending migration/],
+    ] as const) {
+      const result = await run(args)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(pattern)
+    }
+  })
+
+  it("rejects an unknown command and a bad --only value", async () => {
+    const unknown = await run(["frobnicate"])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toMatch(/unknown command/)
+    const only = await run(["serve", "--only", "both"], { env: { COFFER_ENV: "development" } })
+    expect(only.code).toBe(1)
+    expect(only.stderr).toMatch(/--only/)
+  })
+
+  it("migrates a fresh database, then finds nothing to do", async () => {
+    const cwd = freshDirectory()
+    const env = { COFFER_ENV: "development" }
+    const first = await run(["migrate"], { cwd, env })
+    expect(first.code).toBe(0)
+    expect(first.stdout).toMatch(/applied 0001_meta/)
+    const second = await run(["migrate"], { cwd, env })
+    expect(second.code).toBe(0)
+    expect(second.stdout).toMatch(/up to date/)
+  })
+})
+
+describe.runIf(await hasPostgres())("coffer serve on Postgres", () => {
+  const admin = () => new pg.Client({ connectionString: postgresUrl })
+
+  const withDatabase = async (use: (url: URL) => Promise<void>) => {
+    const name = runId("e2e")
+    const client = admin()
+    await client.connect()
+    await client.query(`create database ${name}`)
+    try {
+      const url = new URL(postgresUrl)
+      url.pathname = `/${name}`
+      await use(url)
+    } finally {
+      await client.query(`drop database if exists ${name} with (force)`)
+      await client.end()
+    }
+  }
+
+  it("migrates at start and reports readiness; /readyz answers 503 while the database is cut off", async () => {
+    await withDatabase(async (url) => {
+      const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
+      try {
+        const through = new URL(url)
+        through.hostname = proxy.host
+        through.port = String(proxy.port)
+        const host = await started({ env: { COFFER_DATABASE_URL: through.toString() } })
+        expect((await fetch(`${host.secrets}/readyz`)).status).toBe(200)
+
+        proxy.cut()
+        const down = await fetch(`${host.secrets}/readyz`)
+        expect(down.status).toBe(503)
+        expect(await down.json()).toEqual({ error: expect.any(String) })
+        // The process survives the outage.
+        expect((await fetch(`${host.secrets}/healthz`)).status).toBe(200)
+
+        proxy.restore()
+        await expect
+          .poll(async () => (await fetch(`${host.secrets}/readyz`)).status, { timeout: 10_000, interval: 200 })
+          .toBe(200)
+      } finally {
+        await proxy.close()
+      }
+    })
+  })
+})
