@@ -6,7 +6,7 @@ import { parseArgs } from "node:util"
 import { Cause } from "effect"
 import { commands } from "./help.js"
 import { runMigrations } from "./migrateCommand.js"
-import { SERVICES, type Service, serve } from "./serve.js"
+import { type Running, SERVICES, type Service, serve } from "./serve.js"
 import { loadSettings, SettingsRejected } from "./settings.js"
 
 class UsageError extends Error {}
@@ -30,16 +30,17 @@ const serveCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv)
     throw new UsageError(`--only: expected schemas or secrets, got "${values.only}"`)
   }
   const settings = loadSettings(env)
-  const running = await serve({
-    settings,
-    services: values.only === undefined ? SERVICES : [values.only as Service],
-  })
-  let stopping = false
+  // Handlers go in before the first "listening" line is printed: a supervisor may signal as soon as it sees it.
+  let running: Running | undefined
+  let stopping: NodeJS.Signals | undefined
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return
-    stopping = true
+    if (stopping !== undefined && running === undefined) return
+    stopping = signal
+    if (running === undefined) return
+    const closing = running
+    running = undefined
     console.log(`coffer: ${signal} received, finishing requests in flight`)
-    running.close().then(
+    closing.close().then(
       () => process.exit(0),
       (error) => {
         console.error(`coffer: shutdown failed: ${describe(error)}`)
@@ -47,8 +48,13 @@ const serveCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv)
       },
     )
   }
-  process.once("SIGTERM", stop)
-  process.once("SIGINT", stop)
+  process.on("SIGTERM", stop)
+  process.on("SIGINT", stop)
+  running = await serve({
+    settings,
+    services: values.only === undefined ? SERVICES : [values.only as Service],
+  })
+  if (stopping !== undefined) stop(stopping)
 }
 
 const migrateCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) => {
