@@ -3,3 +3,4 @@
  * default. Nothing here is shared between processes.
  */
 export * as MemoryCache from "./MemoryCache.js"
+export * as MemorySessions from "./MemorySessions.js"

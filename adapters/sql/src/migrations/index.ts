@@ -26,9 +26,19 @@
  */
 import type { Migration } from "kysely"
 import * as m0001 from "./0001_meta.js"
+import { schemasMigrations } from "./schemas.js"
+import { secretsMigrations } from "./secrets.js"
+import { sessionsMigrations } from "./sessions.js"
 
+/**
+ * Numbers are taken in order across areas (0002 sessions, 0003 schemas, 0004 secrets, then the next free
+ * number); a duplicate name would silently drop a migration, so `index.test.ts` checks there is none.
+ */
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_meta": m0001,
+  ...sessionsMigrations,
+  ...schemasMigrations,
+  ...secretsMigrations,
 }
 
 /** The name of the newest migration: the schema version a fully migrated database is at. */
