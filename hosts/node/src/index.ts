@@ -3,7 +3,7 @@
  * `coffer` command. Embedders who want their own wiring use `appLayer` and the apps from `@coffer/http`.
  */
 export { main } from "./cli.js"
-export { appLayer, cacheLayer, cipherLayer, databaseLayer } from "./layers.js"
+export { cacheLayer, cipherLayer, databaseLayer, type Infrastructure, infrastructureLayer } from "./layers.js"
 export { type Listening, listen } from "./listen.js"
 export { type Running, SERVICES, type ServeOptions, type Service, serve } from "./serve.js"
 export { type HostSettings, loadSettings, SettingsRejected } from "./settings.js"

@@ -37,8 +37,8 @@ export const platformLayer: Layer.Layer<Clock.Clock | Random.Random | Hasher.Has
   Hasher.layer,
 )
 
-/** Every service the apps need. */
-export type AppServices =
+/** What both services stand on: storage, cache, cipher, and the platform ports. */
+export type Infrastructure =
   | SqlDatabase.SqlDatabase
   | Readiness.Readiness
   | Cache.Cache
@@ -47,8 +47,13 @@ export type AppServices =
   | Random.Random
   | Hasher.Hasher
 
-/** Every service the apps need, built once per process. */
-export const appLayer = (settings: HostSettings): Layer.Layer<AppServices, StoreUnavailable | Cipher.CipherError> =>
+/**
+ * Built once per process: both services' runtimes share it through one memo map, so there is one pool,
+ * one Redis connection and one cipher however many services run.
+ */
+export const infrastructureLayer = (
+  settings: HostSettings,
+): Layer.Layer<Infrastructure, StoreUnavailable | Cipher.CipherError> =>
   Layer.mergeAll(SqlDatabase.layerReadiness, platformLayer, cacheLayer(settings), cipherLayer(settings)).pipe(
     Layer.provideMerge(databaseLayer(settings)),
   )

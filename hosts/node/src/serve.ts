@@ -5,10 +5,12 @@
  */
 import { migrate } from "@coffer/adapter-sql"
 import { createSchemasApp, createSecretsApp } from "@coffer/http"
-import { ManagedRuntime } from "effect"
+import { Layer, ManagedRuntime } from "effect"
 import type { Hono } from "hono"
-import { appLayer } from "./layers.js"
+import { infrastructureLayer } from "./layers.js"
 import { type Listening, listen } from "./listen.js"
+import { schemasLayer } from "./services/schemas.js"
+import { secretsLayer } from "./services/secrets.js"
 import type { HostSettings } from "./settings.js"
 import { version } from "./version.js"
 
@@ -34,10 +36,21 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
   const { settings } = options
   const services = options.services ?? SERVICES
   const log = options.log ?? console.log
-  const runtime = ManagedRuntime.make(appLayer(settings))
+  // One memo map: the infrastructure is built once and shared by both services' runtimes.
+  const memoMap = Layer.makeMemoMapUnsafe()
+  const infrastructure = infrastructureLayer(settings)
+  const base = ManagedRuntime.make(infrastructure, { memoMap })
+  const runtimes = {
+    schemas: ManagedRuntime.make(Layer.provideMerge(schemasLayer(settings), infrastructure), { memoMap }),
+    secrets: ManagedRuntime.make(Layer.provideMerge(secretsLayer(settings), infrastructure), { memoMap }),
+  }
+  const dispose = async () => {
+    await Promise.all([runtimes.schemas.dispose(), runtimes.secrets.dispose()])
+    await base.dispose()
+  }
   const listening: Partial<Record<Service, Listening>> = {}
   try {
-    await runtime.runPromise(migrate)
+    await base.runPromise(migrate)
     const ports: Record<Service, number> = { schemas: settings.schemasPort, secrets: settings.secretsPort }
     for (const service of services) {
       // The public origin defaults to the bound port, known only once listening (port 0 picks one).
@@ -55,20 +68,20 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
       }
       app =
         service === "schemas"
-          ? createSchemasApp({ runtime, settings: withOrigins, version })
-          : createSecretsApp({ runtime, settings: withOrigins, version })
+          ? createSchemasApp({ runtime: runtimes.schemas, settings: withOrigins, version })
+          : createSecretsApp({ runtime: runtimes.secrets, settings: withOrigins, version })
       log(`coffer ${service} listening on ${bound.url}`)
     }
   } catch (error) {
     await Promise.all(Object.values(listening).map((bound) => bound.close(0)))
-    await runtime.dispose()
+    await dispose()
     throw error
   }
   return {
     listening,
     close: async (graceMs) => {
       await Promise.all(Object.values(listening).map((bound) => bound.close(graceMs)))
-      await runtime.dispose()
+      await dispose()
     },
   }
 }
