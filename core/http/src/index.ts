@@ -3,6 +3,7 @@
  * that runs use cases on the host's `ManagedRuntime`, and the middleware every response goes through.
  * Web-standard only: hosts hand the apps to `@hono/node-server`, `Bun.serve` or any fetch-based server.
  */
+
 export { type AppOptions, type BaseAppOptions, createBaseApp } from "./app/base.js"
 export { createSchemasApp, SCHEMAS_INTERFACE_VERSION, type SchemasServices } from "./app/schemasApp.js"
 export {
@@ -12,6 +13,9 @@ export {
   OIDC_START_PATH,
   type SecretsServices,
 } from "./app/secretsApp.js"
+export { clearSessionCookie, readSessionCookie, sessionCookieName, setSessionCookie } from "./auth/cookie.js"
+export { type SameOriginOptions, sameOriginWrites } from "./auth/sameOrigin.js"
+export { currentSession, notSignedIn, requireSession } from "./auth/session.js"
 export * from "./errors.js"
 export { bodyLimit, MAX_BODY_BYTES } from "./middleware/bodyLimit.js"
 export { ALLOWED_HEADERS, ALLOWED_METHODS, cors, EXPOSED_HEADERS } from "./middleware/cors.js"

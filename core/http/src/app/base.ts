@@ -8,6 +8,7 @@
 import { NotFound, type Settings } from "@coffer/kernel"
 import type { ManagedRuntime } from "effect"
 import { Hono } from "hono"
+import { sameOriginWrites } from "../auth/sameOrigin.js"
 import { errorResponse } from "../errors.js"
 import { bodyLimit } from "../middleware/bodyLimit.js"
 import { cors } from "../middleware/cors.js"
@@ -40,6 +41,13 @@ export const createBaseApp = <R, ER>(
   app.use(noStore())
   app.use(securityHeaders({ publicOrigin: options.publicOrigin }))
   app.use(cors(options.settings.corsOrigins))
+  app.use(
+    sameOriginWrites({
+      publicOrigin: options.publicOrigin,
+      corsOrigins: options.settings.corsOrigins,
+      exempt: options.nonJsonWrites ?? [],
+    }),
+  )
   app.use(jsonWrites({ exempt: options.nonJsonWrites ?? [] }))
   app.use(bodyLimit())
   app.notFound((c) => errorResponse(c, new NotFound({ message: "Not found" })))
