@@ -5,8 +5,10 @@
  */
 import { migrate } from "@coffer/adapter-sql"
 import { createSchemasApp, createSecretsApp } from "@coffer/http"
-import { Layer, ManagedRuntime } from "effect"
-import type { Hono } from "hono"
+import { Settings } from "@coffer/kernel"
+import { getConnInfo } from "@hono/node-server/conninfo"
+import { Layer, ManagedRuntime, Result } from "effect"
+import type { Context, Hono } from "hono"
 import { infrastructureLayer } from "./layers.js"
 import { type Listening, listen } from "./listen.js"
 import { schemasLayer } from "./services/schemas.js"
@@ -26,11 +28,29 @@ export interface Running {
 export interface ServeOptions {
   readonly settings: HostSettings
   readonly services?: ReadonlyArray<Service>
+  /** Where roles settings are re-read on every request; `process.env` by default. */
+  readonly env?: Settings.Env
   /** Where the "listening on" lines go. */
   readonly log?: (line: string) => void
 }
 
 const localOrigin = (port: number) => `http://localhost:${port}`
+
+/** The socket's peer address; proxies are not trusted for it. */
+const clientAddress = (c: Context) => getConnInfo(c).remote.address
+
+/**
+ * The roles settings, re-read from the environment on every call (seed 000 §5 rule 1). A value made invalid
+ * after start keeps the last good one: the start already proved a valid form, and failing open is not an option.
+ */
+const liveRoles = (env: Settings.Env, initial: Settings.Roles) => {
+  let last = initial
+  return () => {
+    const parsed = Settings.parseRoles(env)
+    if (Result.isSuccess(parsed)) last = parsed.success
+    return last
+  }
+}
 
 export const serve = async (options: ServeOptions): Promise<Running> => {
   const { settings } = options
@@ -48,6 +68,7 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
     await Promise.all([runtimes.schemas.dispose(), runtimes.secrets.dispose()])
     await base.dispose()
   }
+  const roles = liveRoles(options.env ?? process.env, settings.roles)
   const listening: Partial<Record<Service, Listening>> = {}
   try {
     await base.runPromise(migrate)
@@ -68,8 +89,8 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
       }
       app =
         service === "schemas"
-          ? createSchemasApp({ runtime: runtimes.schemas, settings: withOrigins, version })
-          : createSecretsApp({ runtime: runtimes.secrets, settings: withOrigins, version })
+          ? createSchemasApp({ runtime: runtimes.schemas, settings: withOrigins, version, roles, clientAddress })
+          : createSecretsApp({ runtime: runtimes.secrets, settings: withOrigins, version, roles, clientAddress })
       log(`coffer ${service} listening on ${bound.url}`)
     }
   } catch (error) {

@@ -7,7 +7,7 @@
  */
 import { NotFound, type Settings } from "@coffer/kernel"
 import type { ManagedRuntime } from "effect"
-import { Hono } from "hono"
+import { Hono, type Context as HonoContext } from "hono"
 import { sameOriginWrites } from "../auth/sameOrigin.js"
 import { errorResponse } from "../errors.js"
 import { bodyLimit } from "../middleware/bodyLimit.js"
@@ -23,6 +23,17 @@ export interface AppOptions<R, ER = unknown> {
   readonly settings: Settings.Settings
   /** The package version, reported by the instance endpoints. */
   readonly version: string
+  /**
+   * The roles settings as they are now (seed 000 §5 rule 1: read on every request, so changing a group
+   * setting narrows existing sessions at once). The host re-reads its environment; default: `settings.roles`.
+   */
+  readonly roles?: () => Settings.Roles
+  /**
+   * The client's address, for per-address rate limits. Runtime-specific (the host reads the socket), so it is
+   * supplied by the host; without it every request counts as one client. `X-Forwarded-For` is never trusted
+   * here: a host behind a proxy decides whether to.
+   */
+  readonly clientAddress?: (c: HonoContext) => string | undefined
 }
 
 export interface BaseAppOptions<R, ER> {
