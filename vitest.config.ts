@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ["{core,adapters,hosts,test,examples}/*/src/**/*.test.ts"],
+    // Performance targets live in benchmarks (`pnpm bench`), never in timed unit tests.
+    benchmark: { include: ["{core,adapters,hosts,test,examples}/*/{src,bench}/**/*.bench.ts"] },
     testTimeout: 20_000,
     hookTimeout: 30_000,
     // Postgres and Redis suites share one server each; keep files from starving a 2-core machine.
