@@ -4,6 +4,8 @@
  */
 export * from "./cache.js"
 export * from "./cipher.js"
+export * from "./databases.js"
 export * from "./migrations.js"
 export * from "./services.js"
+export * from "./sessions.js"
 export * from "./tcpProxy.js"

@@ -1,0 +1,86 @@
+/**
+ * The Sessions port on SQL: one `SessionStore` over `schemas_sessions` or `secrets_sessions` (each service
+ * keeps its own sessions, so either can run alone), wrapped with the kernel's `Sessions.make`, which owns the
+ * rules (random value, hash-only storage, expiry on read). This module only moves rows.
+ *
+ * Rows hold times as ISO-8601 text (the migration conventions) and the groups as a JSON array; the Session
+ * schema's epoch milliseconds and arrays are converted here, in one place. A failed statement that is not an
+ * outage is a bug in this file, not a condition a caller can handle, so it becomes a defect (500), while an
+ * unreachable database stays `StoreUnavailable` (503).
+ */
+import { type Clock, type Hasher, type Random, Sessions } from "@coffer/kernel"
+import { Effect, Layer } from "effect"
+import type { Kysely } from "kysely"
+import { SqlDatabase } from "./SqlDatabase.js"
+import type { Tables } from "./Tables.js"
+import type { SessionRow } from "./tables/sessions.js"
+
+export type Service = "schemas" | "secrets"
+
+export interface Options {
+  /** Whose sessions: `schemas` → `schemas_sessions`, `secrets` → `secrets_sessions`. */
+  readonly service: Service
+}
+
+const tableOf = (service: Service) => (service === "schemas" ? "schemas_sessions" : "secrets_sessions")
+
+const toRow = (session: Sessions.Session): SessionRow => ({
+  id: session.id,
+  user_id: session.userId,
+  email: session.email,
+  groups: JSON.stringify(session.groups),
+  issuer: session.issuer ?? null,
+  subject: session.subject ?? null,
+  provider_session_id: session.providerSessionId ?? null,
+  created_at: new Date(session.createdAt).toISOString(),
+  expires_at: new Date(session.expiresAt).toISOString(),
+})
+
+const fromRow = (row: SessionRow): Sessions.Session => ({
+  id: row.id,
+  userId: row.user_id,
+  email: row.email,
+  groups: JSON.parse(row.groups) as ReadonlyArray<string>,
+  ...(row.issuer === null ? {} : { issuer: row.issuer }),
+  ...(row.subject === null ? {} : { subject: row.subject }),
+  ...(row.provider_session_id === null ? {} : { providerSessionId: row.provider_session_id }),
+  createdAt: Date.parse(row.created_at),
+  expiresAt: Date.parse(row.expires_at),
+})
+
+/** The store over one service's table, on the `SqlDatabase` in context (transactions reach it; see there). */
+export const makeStore = (options: Options): Effect.Effect<Sessions.SessionStore, never, SqlDatabase> =>
+  Effect.map(SqlDatabase, (database) => {
+    const table = tableOf(options.service)
+    const query = <A>(run: (db: Kysely<Tables>) => Promise<A>) =>
+      database.query(run).pipe(Effect.catchTag("SqlError", (error) => Effect.die(error)))
+    const deleted = (result: ReadonlyArray<{ numDeletedRows: bigint }>) =>
+      result.reduce((sum, part) => sum + Number(part.numDeletedRows), 0)
+    return {
+      insert: (session) => query((db) => db.insertInto(table).values(toRow(session)).execute()).pipe(Effect.asVoid),
+      find: (id) =>
+        query((db) => db.selectFrom(table).selectAll().where("id", "=", id).executeTakeFirst()).pipe(
+          Effect.map((row) => (row === undefined ? undefined : fromRow(row))),
+        ),
+      remove: (id) => query((db) => db.deleteFrom(table).where("id", "=", id).execute()).pipe(Effect.asVoid),
+      removeWhere: (filter) =>
+        query((db) => {
+          let statement = db.deleteFrom(table).where("issuer", "=", filter.issuer)
+          if (filter.subject !== undefined) statement = statement.where("subject", "=", filter.subject)
+          if (filter.providerSessionId !== undefined) {
+            statement = statement.where("provider_session_id", "=", filter.providerSessionId)
+          }
+          return statement.execute()
+        }).pipe(Effect.map(deleted)),
+      removeExpired: (now) =>
+        query((db) => db.deleteFrom(table).where("expires_at", "<=", new Date(now).toISOString()).execute()).pipe(
+          Effect.map(deleted),
+        ),
+    } satisfies Sessions.SessionStore
+  })
+
+/** The Sessions port for one service on the `SqlDatabase` in context; the database must be migrated. */
+export const layer = (
+  options: Options,
+): Layer.Layer<Sessions.Sessions, never, SqlDatabase | Random.Random | Hasher.Hasher | Clock.Clock> =>
+  Layer.effect(Sessions.Sessions, Effect.flatMap(makeStore(options), Sessions.make))
