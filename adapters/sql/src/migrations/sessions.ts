@@ -7,10 +7,11 @@
  *   ISO-8601 text per the conventions; the store converts to and from the epoch milliseconds of the Session
  *   schema. Indexes serve back-channel logout, which ends sessions by (issuer, sid) or by (issuer, subject).
  * - `secrets_users` (the accounts of the secrets service) and `secrets_identities` (issuer + subject of the
- *   identity provider, each naming one user). People are matched by identity, never by e-mail, so the e-mail
- *   is not unique at the database level; the sign-in use case keeps one account per e-mail by refusing to
- *   create a second one until an operator links the identities. Later secrets migrations reference
- *   `secrets_users(id)`.
+ *   identity provider, each naming one user). People are matched by identity, never by e-mail; but an e-mail
+ *   belongs to one account at most (a second identity with a known e-mail is refused until an operator links
+ *   it), and `email_key` (the address NFC-normalised and lower-cased by the application, the same way on both
+ *   dialects) is unique so that two first sign-ins racing cannot both create one. Later secrets migrations
+ *   reference `secrets_users(id)`.
  */
 import type { Kysely, Migration } from "kysely"
 
@@ -48,6 +49,7 @@ const m0002: Migration = {
       .createTable("secrets_users")
       .addColumn("id", "text", (column) => column.primaryKey())
       .addColumn("email", "text", (column) => column.notNull())
+      .addColumn("email_key", "text", (column) => column.notNull().unique())
       .addColumn("created_at", "text", (column) => column.notNull())
       .execute()
     await db.schema

@@ -19,7 +19,10 @@ export interface SessionRow {
 /** An account of the secrets service. */
 export interface SecretsUserRow {
   id: string
+  /** As the identity provider gave it, for display. */
   email: string
+  /** `Accounts.emailKey(email)`: unique, for case-insensitive lookups. */
+  email_key: string
   created_at: string
 }
 
