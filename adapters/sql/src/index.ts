@@ -5,6 +5,7 @@
  */
 export { migrate } from "./migrate.js"
 export { latestMigration, migrations } from "./migrations/index.js"
+export * as SqlAccounts from "./SqlAccounts.js"
 export * as SqlDatabase from "./SqlDatabase.js"
 export * as SqlError from "./SqlError.js"
 export * as SqlSessions from "./SqlSessions.js"

@@ -1,0 +1,80 @@
+/**
+ * The Accounts port: the people of the secrets service. A user is an account (`id`, `email`); an identity is
+ * an identity provider's issuer and subject, naming exactly one user. Sign-in matches people by identity only,
+ * never by e-mail (seed 001 §1); the e-mail is for display and for refusing to create a second account for an
+ * address that already has one, until an operator links the new identity with `coffer accounts link`.
+ *
+ * Rules every adapter MUST keep (each is checked by the contract suite in `test/contract`):
+ * - An e-mail belongs to one account at most, compared by `emailKey` (NFC, lower case): `create` and
+ *   `updateEmail` fail with `Conflict` rather than give a second account the same address, also when two
+ *   calls race.
+ * - `create` makes the user and its first identity together or not at all; it fails with `Conflict` when the
+ *   identity or the e-mail is taken (a racing first sign-in: look the identity up again).
+ * - `link` attaches an identity to an existing user (`NotFound` when there is none); linking an identity of
+ *   another user is a `Conflict` (unlink it first); linking it again to the same user changes nothing.
+ * - `unlink` removes an identity (`NotFound` when unknown); the account stays, with its other identities.
+ * - Times are ISO-8601 UTC (`Date.prototype.toISOString`); `list` is ordered by creation, oldest first, and
+ *   each account's identities likewise.
+ * - When the backing store cannot be reached every call fails with `StoreUnavailable`.
+ */
+import type { Conflict, NotFound, StoreUnavailable } from "@coffer/kernel"
+import { Context, type Effect, Schema } from "effect"
+
+export const User = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  /** ISO-8601 UTC. */
+  createdAt: Schema.String,
+})
+export type User = typeof User.Type
+
+export const Identity = Schema.Struct({
+  issuer: Schema.String,
+  subject: Schema.String,
+  /** ISO-8601 UTC. */
+  createdAt: Schema.String,
+})
+export type Identity = typeof Identity.Type
+
+/** A user with every identity that signs in as them, for operators (`coffer accounts list`). */
+export const Account = Schema.Struct({ ...User.fields, identities: Schema.Array(Identity) })
+export type Account = typeof Account.Type
+
+export interface NewAccount {
+  readonly email: string
+  readonly issuer: string
+  readonly subject: string
+}
+
+/** The form in which e-mail addresses are compared: Unicode NFC, lower case. */
+export const emailKey = (email: string): string => email.normalize("NFC").toLowerCase()
+
+export class Accounts extends Context.Service<
+  Accounts,
+  {
+    readonly findByIdentity: (issuer: string, subject: string) => Effect.Effect<User | undefined, StoreUnavailable>
+    readonly findById: (id: string) => Effect.Effect<User | undefined, StoreUnavailable>
+    /** Compared by `emailKey`, so `Ada@Example.com` finds `ada@example.com`. */
+    readonly findByEmail: (email: string) => Effect.Effect<User | undefined, StoreUnavailable>
+    /** A new user with its first identity, atomically. */
+    readonly create: (input: NewAccount) => Effect.Effect<User, Conflict | StoreUnavailable>
+    /** The user with the new address; `Conflict` when another account holds it. */
+    readonly updateEmail: (id: string, email: string) => Effect.Effect<User, NotFound | Conflict | StoreUnavailable>
+    readonly link: (
+      userId: string,
+      issuer: string,
+      subject: string,
+    ) => Effect.Effect<void, NotFound | Conflict | StoreUnavailable>
+    readonly unlink: (issuer: string, subject: string) => Effect.Effect<void, NotFound | StoreUnavailable>
+    readonly list: () => Effect.Effect<ReadonlyArray<Account>, StoreUnavailable>
+  }
+>()("@coffer/secrets/Accounts") {}
+
+/** The messages every adapter uses, so that operators and callers see the same words whatever the store. */
+export const messages = {
+  identityTaken: "This identity already signs in to an account",
+  identityOfOther: "This identity signs in to another account; unlink it first",
+  emailTaken: "Another account has this e-mail address",
+  noUser: (id: string) => `No account with id ${JSON.stringify(id)}`,
+  noIdentity: "No account signs in with this identity",
+} as const
