@@ -25,6 +25,7 @@ import type {
   Unauthorized,
   UnsupportedMediaType,
 } from "@coffer/kernel"
+import type { AccountLinkRequired } from "@coffer/secrets"
 import { Predicate } from "effect"
 import type { Context } from "hono"
 import type { ContentfulStatusCode } from "hono/utils/http-status"
@@ -40,6 +41,7 @@ export type HttpError =
   | UnsupportedMediaType
   | TooManyRequests
   | StoreUnavailable
+  | AccountLinkRequired
 
 export interface ErrorResponse {
   readonly status: ContentfulStatusCode
@@ -72,6 +74,7 @@ const rules: Rules = {
   // The message names the failing store for operators (it is logged); callers learn only that it failed,
   // and a check that could not be made fails closed (DESIGN.md "Token checks fail closed").
   StoreUnavailable: () => ({ status: 503, body: { error: UNAVAILABLE_MESSAGE } }),
+  AccountLinkRequired: 409,
 }
 
 export const internalError: ErrorResponse = { status: 500, body: { error: INTERNAL_ERROR_MESSAGE } }

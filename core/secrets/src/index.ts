@@ -4,3 +4,4 @@
  */
 export * as Accounts from "./Accounts.js"
 export * from "./domain/index.js"
+export { AccountLinkRequired, DEVELOPMENT_ISSUER, developmentSignIn, type SignInInput, signIn } from "./signIn.js"

@@ -2,9 +2,12 @@
  * The Accounts contract: the rules written on `@coffer/secrets`' Accounts port, as tests every adapter runs.
  * `makeLayer` is built once per test and must start empty; the suite supplies Random and a manual Clock, so
  * creation times are known and ordering by them is checked.
+ *
+ * The sign-in use case (`signIn`, `developmentSignIn`) runs here too, on each adapter: its answers under races
+ * and collisions depend on how the store reports them, so it is checked against every store.
  */
 import { Clock, Random } from "@coffer/kernel"
-import { Accounts } from "@coffer/secrets"
+import { AccountLinkRequired, Accounts, DEVELOPMENT_ISSUER, developmentSignIn, signIn } from "@coffer/secrets"
 import { Context, Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 
@@ -206,6 +209,84 @@ export const accountsSuite = (
             },
             { ...bob, identities: [{ issuer: OTHER_ISSUER, subject: "sub-2", createdAt: bob.createdAt }] },
           ])
+        }),
+      ))
+  })
+
+  describe(`Sign-in over Accounts: ${name}`, () => {
+    const provide = (accounts: Accounts.Accounts["Service"]) => Effect.provideService(Accounts.Accounts, accounts)
+
+    it("creates the account at the first sign-in and reuses it afterwards", () =>
+      run((accounts) =>
+        Effect.gen(function* () {
+          const first = yield* signIn({ issuer: ISSUER, subject: "sub-1", email: "ada@example.com" }).pipe(
+            provide(accounts),
+          )
+          const again = yield* signIn({ issuer: ISSUER, subject: "sub-1", email: "ada@example.com" }).pipe(
+            provide(accounts),
+          )
+          expect(again).toEqual(first)
+          expect(yield* accounts.list()).toHaveLength(1)
+        }),
+      ))
+
+    it("takes the provider's new e-mail address, unless another account holds it", () =>
+      run((accounts) =>
+        Effect.gen(function* () {
+          const ada = yield* signIn({ issuer: ISSUER, subject: "sub-1", email: "ada@example.com" }).pipe(
+            provide(accounts),
+          )
+          yield* signIn({ issuer: ISSUER, subject: "sub-2", email: "bob@example.com" }).pipe(provide(accounts))
+          const moved = yield* signIn({ issuer: ISSUER, subject: "sub-1", email: "ada@new.example.com" }).pipe(
+            provide(accounts),
+          )
+          expect(moved).toEqual({ ...ada, email: "ada@new.example.com" })
+          const kept = yield* signIn({ issuer: ISSUER, subject: "sub-1", email: "bob@example.com" }).pipe(
+            provide(accounts),
+          )
+          expect(kept).toEqual(moved)
+        }),
+      ))
+
+    it("refuses an unknown identity whose e-mail an older account holds, until an operator links it", () =>
+      run((accounts) =>
+        Effect.gen(function* () {
+          const ada = yield* signIn({ issuer: ISSUER, subject: "sub-1", email: "ada@example.com" }).pipe(
+            provide(accounts),
+          )
+          const second = { issuer: OTHER_ISSUER, subject: "other-ada", email: "ADA@example.com" }
+          const refused = yield* Effect.flip(signIn(second).pipe(provide(accounts)))
+          expect(refused).toBeInstanceOf(AccountLinkRequired)
+          expect(refused.message).toContain("coffer accounts link")
+          expect(yield* accounts.findByIdentity(OTHER_ISSUER, "other-ada")).toBeUndefined()
+          expect(yield* accounts.list()).toHaveLength(1)
+          yield* accounts.link(ada.id, OTHER_ISSUER, "other-ada")
+          const linked = yield* signIn(second).pipe(provide(accounts))
+          expect(linked.id).toBe(ada.id)
+        }),
+      ))
+
+    it("signs racing first sign-ins of one identity in to one account", () =>
+      run((accounts) =>
+        Effect.gen(function* () {
+          const users = yield* Effect.all(
+            Array.from({ length: 5 }, () =>
+              signIn({ issuer: ISSUER, subject: "sub-1", email: "ada@example.com" }).pipe(provide(accounts)),
+            ),
+            { concurrency: "unbounded" },
+          )
+          expect(new Set(users.map((user) => user.id)).size).toBe(1)
+          expect(yield* accounts.list()).toHaveLength(1)
+        }),
+      ))
+
+    it("development login: the normalised address is the identity, whatever its case", () =>
+      run((accounts) =>
+        Effect.gen(function* () {
+          const first = yield* developmentSignIn("Ada@Example.com").pipe(provide(accounts))
+          const second = yield* developmentSignIn("ada@example.com").pipe(provide(accounts))
+          expect(second.id).toBe(first.id)
+          expect((yield* accounts.findByIdentity(DEVELOPMENT_ISSUER, "ada@example.com"))?.id).toBe(first.id)
         }),
       ))
   })

@@ -1,0 +1,59 @@
+/**
+ * Signing a person in to the secrets service, whatever proved who they are (the identity provider, or the
+ * development login): people are matched by issuer and subject, never by e-mail (seed 001 §1).
+ *
+ * - A known identity signs in as its account. When the provider now reports another e-mail address, the
+ *   account takes it, unless another account holds that address (then the old one stays: e-mail is display,
+ *   and identity decides who this is).
+ * - An unknown identity creates an account (first sign-in), unless an older account already has this e-mail:
+ *   then the sign-in is refused with `AccountLinkRequired` (409) until an operator links the new identity to
+ *   that account, because matching by e-mail would let whoever controls an address at some provider take over
+ *   the account.
+ */
+import { Effect, Schema } from "effect"
+import * as Accounts from "./Accounts.js"
+
+/** The issuer of development logins (`COFFER_ENV=development`); the subject is the address, normalised. */
+export const DEVELOPMENT_ISSUER = "urn:coffer:development"
+
+/** An unknown identity whose e-mail an older account holds; an operator must link them. */
+export class AccountLinkRequired extends Schema.TaggedError<AccountLinkRequired>()("AccountLinkRequired", {
+  message: Schema.String,
+}) {}
+
+const linkRequired = () =>
+  new AccountLinkRequired({
+    message:
+      "An account with this e-mail address already exists; an operator must link this sign-in to it with `coffer accounts link`",
+  })
+
+export interface SignInInput {
+  readonly issuer: string
+  readonly subject: string
+  readonly email: string
+}
+
+export const signIn = Effect.fn("signIn")(function* (input: SignInInput) {
+  const accounts = yield* Accounts.Accounts
+  const known = yield* accounts.findByIdentity(input.issuer, input.subject)
+  if (known !== undefined) {
+    if (known.email === input.email) return known
+    return yield* accounts.updateEmail(known.id, input.email).pipe(
+      Effect.catchTag("Conflict", () => Effect.succeed(known)),
+      // The identity was found a moment ago and identities go with their account: nothing deletes accounts.
+      Effect.catchTag("NotFound", (error) => Effect.die(error)),
+    )
+  }
+  // The e-mail may be held because a concurrent first sign-in of this same identity has just created the
+  // account; only when the identity is still unknown does the address belong to someone else's account.
+  const identityOrLinkRequired = Effect.flatMap(accounts.findByIdentity(input.issuer, input.subject), (winner) =>
+    winner === undefined ? Effect.fail(linkRequired()) : Effect.succeed(winner),
+  )
+  if ((yield* accounts.findByEmail(input.email)) !== undefined) return yield* identityOrLinkRequired
+  // A Conflict means another sign-in won a race, with this identity or with this e-mail: the same question.
+  return yield* accounts.create(input).pipe(Effect.catchTag("Conflict", () => identityOrLinkRequired))
+})
+
+/** The development login (seed 001 §4): the address is the identity, so its case never makes a second account. */
+export const developmentSignIn = (email: string) =>
+  signIn({ issuer: DEVELOPMENT_ISSUER, subject: Accounts.emailKey(email), email })
