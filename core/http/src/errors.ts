@@ -18,6 +18,7 @@ import type {
   BadRequest,
   Conflict,
   Forbidden,
+  Identity,
   NotFound,
   PayloadTooLarge,
   StoreUnavailable,
@@ -42,6 +43,7 @@ export type HttpError =
   | TooManyRequests
   | StoreUnavailable
   | AccountLinkRequired
+  | Identity.IdentityError
 
 export interface ErrorResponse {
   readonly status: ContentfulStatusCode
@@ -57,6 +59,14 @@ export type Rules = { readonly [Tag in HttpError["_tag"]]: Rule<Extract<HttpErro
 
 export const INTERNAL_ERROR_MESSAGE = "Internal server error"
 export const UNAVAILABLE_MESSAGE = "Service unavailable"
+
+const identityStatus = {
+  expired: 400,
+  rejected: 400,
+  email: 400,
+  refused: 403,
+  unavailable: 503,
+} as const satisfies Record<Identity.IdentityError["reason"], ContentfulStatusCode>
 
 const rules: Rules = {
   BadRequest: 400,
@@ -75,6 +85,9 @@ const rules: Rules = {
   // and a check that could not be made fails closed (DESIGN.md "Token checks fail closed").
   StoreUnavailable: () => ({ status: 503, body: { error: UNAVAILABLE_MESSAGE } }),
   AccountLinkRequired: 409,
+  // A failed sign-in or logout token (seed 001 §4): the caller's fault is 400, a person declining at the
+  // provider 403, a provider that cannot be reached 503. Messages never carry codes or tokens.
+  IdentityError: (error) => ({ status: identityStatus[error.reason], body: { error: error.message } }),
 }
 
 export const internalError: ErrorResponse = { status: 500, body: { error: INTERNAL_ERROR_MESSAGE } }
