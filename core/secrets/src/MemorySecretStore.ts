@@ -1,0 +1,380 @@
+/**
+ * The SecretStore port in process memory: the reference implementation of its rules, used by the use-case and
+ * HTTP tests and by anyone embedding the core without a database. It lives beside the port (as the Cache and
+ * KeyValueStore precedents do) because it is pure: maps in memory, no I/O.
+ *
+ * Every method runs as one synchronous step, so nothing can interleave with it: that is what makes each write
+ * and its audit record atomic (rules 1 and 2) and lets exactly one of several concurrent writers win (rules 3
+ * and 7). Records are frozen copies, so a caller cannot change stored state by mutating what it was given.
+ */
+import { NotFound } from "@coffer/kernel"
+import { Effect, Layer } from "effect"
+import type { MemberRole } from "./domain/permissions.js"
+import { AlreadyMember, EnvironmentExists, ProjectExists, VersionConflict } from "./errors.js"
+import {
+  type ApiKeyRecord,
+  type AuditRecord,
+  type EnvironmentRecord,
+  type InviteRecord,
+  type MemberRecord,
+  type ProjectAccess,
+  type ProjectRecord,
+  type SealedVersion,
+  type SecretRecord,
+  SecretStore,
+} from "./SecretStore.js"
+
+/** UTF-16 code unit order, the order rule 6 asks for whatever the locale. */
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+const newestFirst = <A extends { readonly createdAt: string; readonly id: string }>(a: A, b: A) =>
+  byCodeUnits(b.createdAt, a.createdAt) || byCodeUnits(b.id, a.id)
+
+const frozen = <A extends object>(value: A): A => Object.freeze({ ...value })
+
+export const make = (): SecretStore["Service"] => {
+  const projects = new Map<string, ProjectRecord>()
+  /** projectId → userId → membership */
+  const members = new Map<string, Map<string, MemberRecord>>()
+  const invites = new Map<string, InviteRecord>()
+  const environments = new Map<string, EnvironmentRecord>()
+  const secrets = new Map<string, SecretRecord>()
+  /** secretId → versions, oldest first */
+  const versions = new Map<string, Array<SealedVersion>>()
+  const apiKeys = new Map<string, ApiKeyRecord>()
+  const audit: Array<AuditRecord> = []
+
+  const record = (entry: AuditRecord) => {
+    audit.push(frozen(entry))
+  }
+
+  const accessOf = (project: ProjectRecord, userId: string): ProjectAccess | undefined => {
+    const member = members.get(project.id)?.get(userId)
+    return member === undefined ? undefined : { project, role: member.role }
+  }
+
+  const environmentsOf = (projectId: string) =>
+    [...environments.values()].filter((environment) => environment.projectId === projectId)
+
+  const secretsOf = (environmentId: string) =>
+    [...secrets.values()].filter((secret) => secret.environmentId === environmentId)
+
+  const findSecretSync = (environmentId: string, key: string) =>
+    secretsOf(environmentId).find((secret) => secret.key === key)
+
+  const dropSecret = (secret: SecretRecord) => {
+    secrets.delete(secret.id)
+    versions.delete(secret.id)
+  }
+
+  const dropEnvironment = (environment: EnvironmentRecord) => {
+    for (const secret of secretsOf(environment.id)) dropSecret(secret)
+    environments.delete(environment.id)
+  }
+
+  const isPending = (invite: InviteRecord, now: string) => invite.usedAt === null && invite.expiresAt > now
+
+  const parentGone = (what: string) => Effect.fail(new NotFound({ message: `${what} no longer exists` }))
+
+  return SecretStore.of({
+    createProject: ({ project, environments: initial, audit: entry }) =>
+      Effect.suspend(() => {
+        for (const existing of projects.values()) {
+          if (existing.slug === project.slug) {
+            return Effect.fail(
+              new ProjectExists({ slug: project.slug, message: `A project with the slug "${project.slug}" exists` }),
+            )
+          }
+        }
+        projects.set(project.id, frozen(project))
+        members.set(
+          project.id,
+          new Map([
+            [project.ownerId, frozen({ userId: project.ownerId, role: "owner", createdAt: project.createdAt })],
+          ]),
+        )
+        for (const environment of initial) environments.set(environment.id, frozen(environment))
+        record(entry)
+        return Effect.void
+      }),
+
+    findProject: (slug, userId) =>
+      Effect.sync(() => {
+        for (const project of projects.values()) if (project.slug === slug) return accessOf(project, userId)
+        return undefined
+      }),
+
+    findProjectById: (projectId, userId) =>
+      Effect.sync(() => {
+        const project = projects.get(projectId)
+        return project === undefined ? undefined : accessOf(project, userId)
+      }),
+
+    listProjects: (userId) =>
+      Effect.sync(() =>
+        [...projects.values()]
+          .flatMap((project) => accessOf(project, userId) ?? [])
+          .sort((a, b) => byCodeUnits(a.project.slug, b.project.slug)),
+      ),
+
+    deleteProject: ({ projectId, audit: entry }) =>
+      Effect.sync(() => {
+        if (!projects.has(projectId)) return false
+        for (const environment of environmentsOf(projectId)) dropEnvironment(environment)
+        for (const [id, invite] of invites) if (invite.projectId === projectId) invites.delete(id)
+        for (const [id, key] of apiKeys) if (key.projectId === projectId) apiKeys.delete(id)
+        members.delete(projectId)
+        projects.delete(projectId)
+        record(entry)
+        return true
+      }),
+
+    listMembers: (projectId) =>
+      Effect.sync(() =>
+        [...(members.get(projectId)?.values() ?? [])].sort(
+          (a, b) =>
+            Number(b.role === "owner") - Number(a.role === "owner") ||
+            byCodeUnits(a.createdAt, b.createdAt) ||
+            byCodeUnits(a.userId, b.userId),
+        ),
+      ),
+
+    setMemberRole: ({ projectId, userId, role, audit: entry }) =>
+      Effect.sync(() => {
+        const people = members.get(projectId)
+        const member = people?.get(userId)
+        if (people === undefined || member === undefined || member.role === "owner") return false
+        people.set(userId, frozen({ ...member, role }))
+        record(entry)
+        return true
+      }),
+
+    removeMember: ({ projectId, userId, audit: entry }) =>
+      Effect.sync(() => {
+        const people = members.get(projectId)
+        const member = people?.get(userId)
+        if (people === undefined || member === undefined || member.role === "owner") return false
+        people.delete(userId)
+        for (const [id, key] of apiKeys) if (key.projectId === projectId && key.userId === userId) apiKeys.delete(id)
+        record(entry)
+        return true
+      }),
+
+    createInvite: ({ invite, audit: entry }) =>
+      Effect.suspend(() => {
+        if (!projects.has(invite.projectId)) return parentGone("The project")
+        invites.set(invite.id, frozen(invite))
+        record(entry)
+        return Effect.void
+      }),
+
+    listInvites: (projectId, now) =>
+      Effect.sync(() =>
+        [...invites.values()]
+          .filter((invite) => invite.projectId === projectId && isPending(invite, now))
+          .sort(newestFirst),
+      ),
+
+    findInvite: (tokenHash) =>
+      Effect.sync(() => [...invites.values()].find((invite) => invite.tokenHash === tokenHash)),
+
+    deleteInvite: ({ projectId, inviteId, now, audit: entry }) =>
+      Effect.sync(() => {
+        const invite = invites.get(inviteId)
+        if (invite === undefined || invite.projectId !== projectId || !isPending(invite, now)) return false
+        invites.delete(inviteId)
+        record(entry)
+        return true
+      }),
+
+    acceptInvite: ({ inviteId, userId, now, audit: entry }) =>
+      Effect.suspend(() => {
+        const invite = invites.get(inviteId)
+        const people = invite === undefined ? undefined : members.get(invite.projectId)
+        const project = invite === undefined ? undefined : projects.get(invite.projectId)
+        if (invite === undefined || people === undefined || project === undefined || !isPending(invite, now)) {
+          return Effect.succeed(undefined)
+        }
+        if (people.has(userId)) {
+          return Effect.fail(new AlreadyMember({ message: "You are already in this project" }))
+        }
+        const role: MemberRole = invite.role
+        people.set(userId, frozen({ userId, role, createdAt: now }))
+        invites.set(inviteId, frozen({ ...invite, usedAt: now }))
+        record(entry)
+        return Effect.succeed(project)
+      }),
+
+    listEnvironments: (projectId) =>
+      Effect.sync(() => environmentsOf(projectId).sort((a, b) => byCodeUnits(a.name, b.name))),
+
+    findEnvironment: (projectId, name) =>
+      Effect.sync(() => environmentsOf(projectId).find((environment) => environment.name === name)),
+
+    createEnvironment: ({ environment, audit: entry }) =>
+      Effect.suspend((): Effect.Effect<void, EnvironmentExists | NotFound> => {
+        if (!projects.has(environment.projectId)) return parentGone("The project")
+        if (environmentsOf(environment.projectId).some((existing) => existing.name === environment.name)) {
+          return Effect.fail(
+            new EnvironmentExists({
+              name: environment.name,
+              message: `An environment named "${environment.name}" exists in this project`,
+            }),
+          )
+        }
+        environments.set(environment.id, frozen(environment))
+        record(entry)
+        return Effect.void
+      }),
+
+    deleteEnvironment: ({ environmentId, audit: entry }) =>
+      Effect.sync(() => {
+        const environment = environments.get(environmentId)
+        if (environment === undefined) return false
+        dropEnvironment(environment)
+        record(entry)
+        return true
+      }),
+
+    listSecrets: (environmentId) =>
+      Effect.sync(() => secretsOf(environmentId).sort((a, b) => byCodeUnits(a.key, b.key))),
+
+    findSecret: (environmentId, key) => Effect.sync(() => findSecretSync(environmentId, key)),
+
+    readSecret: ({ environmentId, key, version, audit: entry }) =>
+      Effect.sync(() => {
+        const secret = findSecretSync(environmentId, key)
+        if (secret === undefined) return undefined
+        const wanted = version ?? secret.version
+        const sealed = versions.get(secret.id)?.find((candidate) => candidate.version === wanted)
+        if (sealed !== undefined && entry !== undefined) record(entry)
+        return { secret, sealed }
+      }),
+
+    writeSecret: (input) =>
+      Effect.suspend((): Effect.Effect<{ secretId: string; version: number }, VersionConflict | NotFound> => {
+        if (!environments.has(input.environmentId)) return parentGone("The environment")
+        const existing = findSecretSync(input.environmentId, input.key)
+        const current = existing?.version ?? 0
+        if (current !== input.expectedVersion) {
+          return Effect.fail(
+            new VersionConflict({ message: `Secret "${input.key}" changed while it was being written; try again` }),
+          )
+        }
+        const version = current + 1
+        const secret: SecretRecord =
+          existing === undefined
+            ? {
+                id: input.newSecretId,
+                environmentId: input.environmentId,
+                key: input.key,
+                version,
+                createdAt: input.at,
+                updatedAt: input.at,
+              }
+            : { ...existing, version, updatedAt: input.at }
+        secrets.set(secret.id, frozen(secret))
+        const history = versions.get(secret.id) ?? []
+        history.push(frozen({ version, value: input.value, userId: input.userId, createdAt: input.at }))
+        versions.set(secret.id, history)
+        record(input.audit)
+        return Effect.succeed({ secretId: secret.id, version })
+      }),
+
+    deleteSecret: ({ environmentId, key, audit: entry }) =>
+      Effect.sync(() => {
+        const secret = findSecretSync(environmentId, key)
+        if (secret === undefined) return false
+        dropSecret(secret)
+        record(entry)
+        return true
+      }),
+
+    listVersions: (secretId) =>
+      Effect.sync(() =>
+        (versions.get(secretId) ?? [])
+          .map(({ version, createdAt, userId }) => ({ version, createdAt, userId }))
+          .reverse(),
+      ),
+
+    exportSecrets: ({ environmentId, audit: entry }) =>
+      Effect.sync(() => {
+        const entries = secretsOf(environmentId)
+          .sort((a, b) => byCodeUnits(a.key, b.key))
+          .flatMap((secret) => {
+            const sealed = versions.get(secret.id)?.find((candidate) => candidate.version === secret.version)
+            return sealed === undefined ? [] : [{ key: secret.key, version: secret.version, value: sealed.value }]
+          })
+        record(entry)
+        return entries
+      }),
+
+    createApiKey: ({ apiKey, audit: entry }) =>
+      Effect.suspend(() => {
+        if (!projects.has(apiKey.projectId)) return parentGone("The project")
+        apiKeys.set(apiKey.id, frozen(apiKey))
+        record(entry)
+        return Effect.void
+      }),
+
+    findApiKeyByHash: (keyHash) => Effect.sync(() => [...apiKeys.values()].find((key) => key.keyHash === keyHash)),
+
+    findApiKey: (id) => Effect.sync(() => apiKeys.get(id)),
+
+    listApiKeys: ({ userId, projectId }) =>
+      Effect.sync(() =>
+        [...apiKeys.values()]
+          .filter(
+            (key) =>
+              (projectId === undefined || key.projectId === projectId) &&
+              (key.userId === userId || projects.get(key.projectId)?.ownerId === userId),
+          )
+          .sort(newestFirst),
+      ),
+
+    rotateApiKey: ({ id, keyHash, keyPrefix, expiresAt, audit: entry }) =>
+      Effect.sync(() => {
+        const key = apiKeys.get(id)
+        if (key === undefined) return false
+        apiKeys.set(id, frozen({ ...key, keyHash, keyPrefix, expiresAt }))
+        record(entry)
+        return true
+      }),
+
+    deleteApiKey: ({ id, audit: entry }) =>
+      Effect.sync(() => {
+        if (!apiKeys.delete(id)) return false
+        record(entry)
+        return true
+      }),
+
+    touchApiKey: (id, at) =>
+      Effect.sync(() => {
+        const key = apiKeys.get(id)
+        if (key !== undefined) apiKeys.set(id, frozen({ ...key, lastUsedAt: at }))
+      }),
+
+    listAudit: ({ projectId, limit, offset }) =>
+      Effect.sync(() =>
+        audit
+          .filter((entry) => entry.projectId === projectId)
+          .sort(newestFirst)
+          .slice(offset, offset + limit),
+      ),
+
+    listDataKeys: Effect.sync(() =>
+      [...projects.values()].map((project) => ({ projectId: project.id, dataKey: project.dataKey })),
+    ),
+
+    replaceDataKey: ({ projectId, expected, next }) =>
+      Effect.sync(() => {
+        const project = projects.get(projectId)
+        if (project === undefined || project.dataKey !== expected) return false
+        projects.set(projectId, frozen({ ...project, dataKey: next }))
+        return true
+      }),
+  })
+}
+
+/** A fresh, empty store at every build. */
+export const layer: Layer.Layer<SecretStore> = Layer.sync(SecretStore, make)

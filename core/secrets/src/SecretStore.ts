@@ -1,0 +1,332 @@
+/**
+ * The SecretStore port: where projects, people, environments, sealed secret versions, API keys and the audit log
+ * are kept. The use cases own every rule about who may do what and every piece of cryptography; a store only
+ * keeps rows, and keeps the few promises below that a use case cannot keep from outside, because they need
+ * several rows to change (or be read) at once.
+ *
+ * Rows carry times as ISO-8601 UTC text (`Date.prototype.toISOString`), so comparing the strings compares the
+ * instants. Secret values reach a store only sealed (`Cipher.seal`); API keys and invite tokens only as their
+ * SHA-256. A store never sees a plaintext value or a credential.
+ *
+ * Rules every adapter MUST keep (each is checked by the contract suite in `test/contract/src/secretStore.ts`):
+ *
+ * 1. Atomic writes. Each method that takes an `audit` record writes it in the same transaction as its change:
+ *    both happen or neither does. A method that fails changes nothing.
+ * 2. Audited reads. `readSecret` (with `audit`) and `exportSecrets` write their audit record in the same
+ *    transaction as the read: when the record cannot be written they fail and return no value.
+ * 3. Versions. `writeSecret` succeeds only when `expectedVersion` is the secret's current version (0: the key
+ *    does not exist yet), and then stores exactly version `expectedVersion + 1`; otherwise it fails with
+ *    `VersionConflict` and changes nothing. Of concurrent writes with the same expected version exactly one
+ *    succeeds, so versions stay contiguous and no acknowledged version is lost.
+ * 4. Cascades. Deleting a project removes its environments, secrets, versions, members, invites and API keys;
+ *    deleting an environment removes its secrets and their versions; deleting a secret removes its versions;
+ *    removing a member removes that person's API keys for the project. Audit records are kept.
+ * 5. Uniqueness. One project per slug (`ProjectExists`), one environment per name within a project
+ *    (`EnvironmentExists`), one secret per key within an environment, one membership per person and project
+ *    (`AlreadyMember`), one API key per hash, one invite per token hash.
+ * 6. Order. Projects by slug; members with the owner first, then by joining time; environments by name; secrets
+ *    and export entries by key (UTF-16 code unit order, whatever the database's collation); versions, invites,
+ *    API keys and audit records newest first (audit: `createdAt`, then `id`, both descending).
+ * 7. Invites. `acceptInvite` uses an invite up only if it is still pending (unused, not withdrawn, not expired at
+ *    `now`) and makes the person a member in the same transaction; when the person is already in the project it
+ *    fails with `AlreadyMember` and the invite stays pending. Of concurrent accepts of one invite at most one
+ *    succeeds.
+ * 8. Parents. A write under a parent that no longer exists (an environment deleted meanwhile) fails with
+ *    `NotFound` instead of leaving an orphan.
+ * 9. Failures. A store that cannot be reached fails with `StoreUnavailable`, never with a wrong answer.
+ */
+import type { NotFound, StoreUnavailable } from "@coffer/kernel"
+import { Context, type Effect } from "effect"
+import type { AuditAction } from "./domain/audit.js"
+import type { KeyScope, MemberRole, Role } from "./domain/permissions.js"
+import type { AlreadyMember, EnvironmentExists, ProjectExists, VersionConflict } from "./errors.js"
+
+export interface ProjectRecord {
+  readonly id: string
+  readonly name: string
+  readonly slug: string
+  readonly ownerId: string
+  readonly createdAt: string
+  /** The project's data key, wrapped by the master key (`Cipher.newDataKey`). */
+  readonly dataKey: string
+}
+
+/** A project as one person sees it: with their role in it. */
+export interface ProjectAccess {
+  readonly project: ProjectRecord
+  readonly role: Role
+}
+
+export interface EnvironmentRecord {
+  readonly id: string
+  readonly projectId: string
+  readonly name: string
+  readonly createdAt: string
+}
+
+/** A person in a project. The owner is one too, with role `owner`, from the project's creation. */
+export interface MemberRecord {
+  readonly userId: string
+  readonly role: Role
+  readonly createdAt: string
+}
+
+export interface InviteRecord {
+  readonly id: string
+  readonly projectId: string
+  readonly role: MemberRole
+  /** SHA-256 (hex) of the invite token; the token itself is never stored. */
+  readonly tokenHash: string
+  readonly createdBy: string
+  readonly createdAt: string
+  readonly expiresAt: string
+  /** When it was accepted; `null` while pending. A withdrawn invite has no row. */
+  readonly usedAt: string | null
+}
+
+export interface SecretRecord {
+  readonly id: string
+  readonly environmentId: string
+  readonly key: string
+  /** The current (highest) version. */
+  readonly version: number
+  readonly createdAt: string
+  readonly updatedAt: string
+}
+
+export interface VersionRecord {
+  readonly version: number
+  readonly createdAt: string
+  /** Who wrote it; `null` for versions imported from before history was kept. */
+  readonly userId: string | null
+}
+
+export interface SealedVersion extends VersionRecord {
+  /** The sealed value (`Cipher.seal`), bound to project, environment, key and version. */
+  readonly value: string
+}
+
+export interface ExportRecord {
+  readonly key: string
+  readonly version: number
+  /** The sealed value of the current version. */
+  readonly value: string
+}
+
+export interface ApiKeyRecord {
+  readonly id: string
+  readonly projectId: string
+  /** The holder: the key acts as this person. */
+  readonly userId: string
+  readonly name: string
+  /** The first characters of the key, shown so people can tell their keys apart; not enough to use it. */
+  readonly keyPrefix: string
+  /** SHA-256 (hex) of the key; the key itself is never stored. */
+  readonly keyHash: string
+  readonly scope: KeyScope
+  readonly expiresAt: string | null
+  readonly lastUsedAt: string | null
+  readonly createdAt: string
+}
+
+export interface AuditRecord {
+  /** Sortable: records written later in one process have greater ids (see `Audit.ts`). */
+  readonly id: string
+  readonly projectId: string
+  readonly environmentId: string | null
+  readonly userId: string
+  /** The e-mail at the time of the action, kept as it was. */
+  readonly userEmail: string
+  readonly action: AuditAction
+  /** Never a secret value (see `domain/audit.ts`). */
+  readonly targetKey: string
+  readonly ipAddress: string | null
+  readonly createdAt: string
+}
+
+/** A read that may come with an audit record written in the same transaction (rule 2). */
+export interface ReadSecretInput {
+  readonly environmentId: string
+  readonly key: string
+  /** Which version; the current one when absent. */
+  readonly version?: number | undefined
+  /** Written only when the requested version exists. */
+  readonly audit?: AuditRecord | undefined
+}
+
+export interface WriteSecretInput {
+  readonly environmentId: string
+  readonly key: string
+  /** The version the writer read: 0 when the key did not exist (rule 3). */
+  readonly expectedVersion: number
+  /** The id a new secret gets; ignored when the key exists. */
+  readonly newSecretId: string
+  /** Sealed for version `expectedVersion + 1`. */
+  readonly value: string
+  readonly userId: string
+  readonly at: string
+  readonly audit: AuditRecord
+}
+
+export class SecretStore extends Context.Service<
+  SecretStore,
+  {
+    // Projects
+    /** Creates the project, its environments and the owner's membership (rule 5: `ProjectExists`). */
+    readonly createProject: (input: {
+      readonly project: ProjectRecord
+      readonly environments: ReadonlyArray<EnvironmentRecord>
+      readonly audit: AuditRecord
+    }) => Effect.Effect<void, ProjectExists | StoreUnavailable>
+    /** The project with this slug, if `userId` is in it. */
+    readonly findProject: (slug: string, userId: string) => Effect.Effect<ProjectAccess | undefined, StoreUnavailable>
+    /** The project with this id, if `userId` is in it. */
+    readonly findProjectById: (
+      projectId: string,
+      userId: string,
+    ) => Effect.Effect<ProjectAccess | undefined, StoreUnavailable>
+    /** Every project `userId` is in, by slug. */
+    readonly listProjects: (userId: string) => Effect.Effect<ReadonlyArray<ProjectAccess>, StoreUnavailable>
+    /** Deletes the project and everything in it (rule 4). False when it is already gone. */
+    readonly deleteProject: (input: {
+      readonly projectId: string
+      readonly audit: AuditRecord
+    }) => Effect.Effect<boolean, StoreUnavailable>
+
+    // People
+    readonly listMembers: (projectId: string) => Effect.Effect<ReadonlyArray<MemberRecord>, StoreUnavailable>
+    /** Changes a member's role; false when `userId` is not a member other than the owner. */
+    readonly setMemberRole: (input: {
+      readonly projectId: string
+      readonly userId: string
+      readonly role: MemberRole
+      readonly audit: AuditRecord
+    }) => Effect.Effect<boolean, StoreUnavailable>
+    /** Removes a member other than the owner, and their API keys for the project; false when there is none. */
+    readonly removeMember: (input: {
+      readonly projectId: string
+      readonly userId: string
+      readonly audit: AuditRecord
+    }) => Effect.Effect<boolean, StoreUnavailable>
+    readonly createInvite: (input: {
+      readonly invite: InviteRecord
+      readonly audit: AuditRecord
+    }) => Effect.Effect<void, NotFound | StoreUnavailable>
+    /** Pending invites at `now`. */
+    readonly listInvites: (
+      projectId: string,
+      now: string,
+    ) => Effect.Effect<ReadonlyArray<InviteRecord>, StoreUnavailable>
+    /** The invite with this token hash, in whatever state. */
+    readonly findInvite: (tokenHash: string) => Effect.Effect<InviteRecord | undefined, StoreUnavailable>
+    /** Withdraws a pending invite; false when there is no pending invite with this id in the project. */
+    readonly deleteInvite: (input: {
+      readonly projectId: string
+      readonly inviteId: string
+      readonly now: string
+      readonly audit: AuditRecord
+    }) => Effect.Effect<boolean, StoreUnavailable>
+    /** Rule 7. The project joined; undefined when the invite is no longer pending. */
+    readonly acceptInvite: (input: {
+      readonly inviteId: string
+      readonly userId: string
+      readonly now: string
+      readonly audit: AuditRecord
+    }) => Effect.Effect<ProjectRecord | undefined, AlreadyMember | StoreUnavailable>
+
+    // Environments
+    readonly listEnvironments: (projectId: string) => Effect.Effect<ReadonlyArray<EnvironmentRecord>, StoreUnavailable>
+    readonly findEnvironment: (
+      projectId: string,
+      name: string,
+    ) => Effect.Effect<EnvironmentRecord | undefined, StoreUnavailable>
+    readonly createEnvironment: (input: {
+      readonly environment: EnvironmentRecord
+      readonly audit: AuditRecord
+    }) => Effect.Effect<void, EnvironmentExists | NotFound | StoreUnavailable>
+    /** Deletes the environment with its secrets and their history; false when it is already gone. */
+    readonly deleteEnvironment: (input: {
+      readonly environmentId: string
+      readonly audit: AuditRecord
+    }) => Effect.Effect<boolean, StoreUnavailable>
+
+    // Secrets
+    readonly listSecrets: (environmentId: string) => Effect.Effect<ReadonlyArray<SecretRecord>, StoreUnavailable>
+    readonly findSecret: (
+      environmentId: string,
+      key: string,
+    ) => Effect.Effect<SecretRecord | undefined, StoreUnavailable>
+    /** Rule 2. Undefined when there is no such secret; `sealed` undefined when it has no such version. */
+    readonly readSecret: (
+      input: ReadSecretInput,
+    ) => Effect.Effect<
+      { readonly secret: SecretRecord; readonly sealed: SealedVersion | undefined } | undefined,
+      StoreUnavailable
+    >
+    /** Rule 3. Answers the secret's id and the version written. */
+    readonly writeSecret: (
+      input: WriteSecretInput,
+    ) => Effect.Effect<
+      { readonly secretId: string; readonly version: number },
+      VersionConflict | NotFound | StoreUnavailable
+    >
+    /** Deletes the secret and its history; false when there is none. */
+    readonly deleteSecret: (input: {
+      readonly environmentId: string
+      readonly key: string
+      readonly audit: AuditRecord
+    }) => Effect.Effect<boolean, StoreUnavailable>
+    readonly listVersions: (secretId: string) => Effect.Effect<ReadonlyArray<VersionRecord>, StoreUnavailable>
+    /** Every secret's current sealed value, by key; rule 2. */
+    readonly exportSecrets: (input: {
+      readonly environmentId: string
+      readonly audit: AuditRecord
+    }) => Effect.Effect<ReadonlyArray<ExportRecord>, StoreUnavailable>
+
+    // API keys
+    readonly createApiKey: (input: {
+      readonly apiKey: ApiKeyRecord
+      readonly audit: AuditRecord
+    }) => Effect.Effect<void, NotFound | StoreUnavailable>
+    readonly findApiKeyByHash: (keyHash: string) => Effect.Effect<ApiKeyRecord | undefined, StoreUnavailable>
+    readonly findApiKey: (id: string) => Effect.Effect<ApiKeyRecord | undefined, StoreUnavailable>
+    /** Keys `userId` holds, and every key of the projects `userId` owns; optionally of one project only. */
+    readonly listApiKeys: (input: {
+      readonly userId: string
+      readonly projectId?: string | undefined
+    }) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StoreUnavailable>
+    /** Gives the key a new hash and prefix (the old key stops working) and the given expiry. */
+    readonly rotateApiKey: (input: {
+      readonly id: string
+      readonly keyHash: string
+      readonly keyPrefix: string
+      readonly expiresAt: string | null
+      readonly audit: AuditRecord
+    }) => Effect.Effect<boolean, StoreUnavailable>
+    readonly deleteApiKey: (input: {
+      readonly id: string
+      readonly audit: AuditRecord
+    }) => Effect.Effect<boolean, StoreUnavailable>
+    /** Records a use; bookkeeping only, so it writes no audit record. */
+    readonly touchApiKey: (id: string, at: string) => Effect.Effect<void, StoreUnavailable>
+
+    // Audit log
+    readonly listAudit: (input: {
+      readonly projectId: string
+      readonly limit: number
+      readonly offset: number
+    }) => Effect.Effect<ReadonlyArray<AuditRecord>, StoreUnavailable>
+
+    // Data keys (master-key rotation)
+    readonly listDataKeys: Effect.Effect<
+      ReadonlyArray<{ readonly projectId: string; readonly dataKey: string }>,
+      StoreUnavailable
+    >
+    /** Replaces a project's wrapped data key if it is still `expected`; false otherwise. */
+    readonly replaceDataKey: (input: {
+      readonly projectId: string
+      readonly expected: string
+      readonly next: string
+    }) => Effect.Effect<boolean, StoreUnavailable>
+  }
+>()("@coffer/secrets/SecretStore") {}

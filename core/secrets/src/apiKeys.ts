@@ -1,0 +1,210 @@
+/**
+ * API keys (seed 001 §4 "API keys", §5): a key belongs to one project and one person, has a scope, may expire, and
+ * acts as its holder within its project only, never beyond the holder's current rights (checked at every use by
+ * `access.ts`, not when the key is made). The raw key is answered only when it is created or rotated; the store
+ * keeps its SHA-256, and lookups are by that hash.
+ *
+ * Managing keys is for sessions only. A person sees their own keys and every key of the projects they own; a key
+ * outside that view answers 404. Rotating is for the holder only (the owner sees the key but gets 403): a new
+ * secret for a key is something only the person who uses it should receive.
+ *
+ * `lastUsedAt` is kept without a database write on every request: a shared counter in the Cache lets one request
+ * per key and minute through to the store, whichever instance serves it.
+ */
+import { BadRequest, Cache, Clock, Forbidden, Hasher, NotFound, Random, Unauthorized } from "@coffer/kernel"
+import { Effect } from "effect"
+import { Accounts } from "./Accounts.js"
+import { auditRecord, iso } from "./Audit.js"
+import { reachFor, reachProjectById } from "./access.js"
+import { type ApiKeyCaller, type Caller, sessionOnly } from "./Caller.js"
+import { type KeyScope, mayHoldScope } from "./domain/permissions.js"
+import { type ApiKeyRecord, SecretStore } from "./SecretStore.js"
+import { apiKeyView, emailsOf } from "./views.js"
+
+/** API keys carry this prefix (DESIGN.md "Credentials"). */
+export const API_KEY_PREFIX = "cfk_"
+/** `cfk_` and 43 base64url characters (32 random bytes). */
+const API_KEY_SHAPE = /^cfk_[A-Za-z0-9_-]{43}$/
+/** How much of a key is kept in the clear to tell keys apart: the prefix and 8 characters (48 bits). */
+export const KEY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8
+/** Seed 001 §8. */
+export const MIN_EXPIRES_IN_DAYS = 1
+export const MAX_EXPIRES_IN_DAYS = 3650
+const DAY_MS = 24 * 60 * 60 * 1000
+/** How often `lastUsedAt` may be written for one key. */
+export const LAST_USED_RESOLUTION_MS = 60_000
+export const API_KEY_NAME_MAX_LENGTH = 100
+
+const invalidKey = () => new Unauthorized({ message: "Invalid API key" })
+const keyNotFound = () => new NotFound({ message: "API key not found" })
+
+/** A key's name: trimmed, 1 to 100 characters, no control characters (it is shown in lists and the audit log). */
+export const parseApiKeyName = (input: string): Effect.Effect<string, BadRequest> => {
+  const name = input.trim()
+  const length = [...name].length
+  if (length === 0) return Effect.fail(new BadRequest({ message: "API key name must not be empty" }))
+  if (length > API_KEY_NAME_MAX_LENGTH) {
+    return Effect.fail(
+      new BadRequest({ message: `API key name must be at most ${API_KEY_NAME_MAX_LENGTH} characters, got ${length}` }),
+    )
+  }
+  if (/[\p{Cc}\p{Cs}]/u.test(name)) {
+    return Effect.fail(
+      new BadRequest({ message: "API key name must not contain control characters or unpaired surrogates" }),
+    )
+  }
+  return Effect.succeed(name)
+}
+
+/** `expiresInDays`: absent, or a whole number from 1 to 3650 (seed 001 §4). */
+export const parseExpiresInDays = (value: number | undefined): Effect.Effect<number | undefined, BadRequest> =>
+  value === undefined || (Number.isInteger(value) && value >= MIN_EXPIRES_IN_DAYS && value <= MAX_EXPIRES_IN_DAYS)
+    ? Effect.succeed(value)
+    : Effect.fail(
+        new BadRequest({
+          message: `expiresInDays must be a whole number from ${MIN_EXPIRES_IN_DAYS} to ${MAX_EXPIRES_IN_DAYS}`,
+        }),
+      )
+
+/** Records a use at most once a minute per key; bookkeeping must never fail or slow the request it counts. */
+const noteUse = (key: ApiKeyRecord, now: number) =>
+  Effect.gen(function* () {
+    const cache = yield* Cache.Cache
+    const count = yield* cache.increment(`secrets:api-key-used:${key.id}`, LAST_USED_RESOLUTION_MS)
+    if (count === 1) yield* SecretStore.use((store) => store.touchApiKey(key.id, iso(now)))
+  }).pipe(Effect.ignore)
+
+/**
+ * The caller an `Authorization: Bearer` key stands for. Unknown keys and keys of removed accounts are 401
+ * "Invalid API key"; expired ones are 401 "API key has expired" (seed 001 §5.3).
+ */
+export const authenticateApiKey = Effect.fn("Secrets.authenticateApiKey")(function* (
+  token: string,
+  ipAddress: string | null,
+) {
+  if (!API_KEY_SHAPE.test(token)) return yield* invalidKey()
+  const store = yield* SecretStore
+  const key = yield* store.findApiKeyByHash(yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)))
+  if (key === undefined) return yield* invalidKey()
+  const now = yield* Clock.Clock.use((clock) => clock.now)
+  if (key.expiresAt !== null && key.expiresAt <= iso(now)) {
+    return yield* new Unauthorized({ message: "API key has expired" })
+  }
+  const holder = yield* Accounts.use((accounts) => accounts.findById(key.userId))
+  if (holder === undefined) return yield* invalidKey()
+  yield* noteUse(key, now)
+  const caller: ApiKeyCaller = {
+    kind: "apiKey",
+    userId: key.userId,
+    email: holder.email,
+    ipAddress,
+    keyId: key.id,
+    projectId: key.projectId,
+    scope: key.scope,
+  }
+  return caller
+})
+
+/** Own keys and every key of owned projects; with `projectSlug`, that project's only (404 when out of reach). */
+export const listApiKeys = Effect.fn("Secrets.listApiKeys")(function* (caller: Caller, projectSlug?: string) {
+  const person = yield* sessionOnly(caller)
+  const projectId =
+    projectSlug === undefined ? undefined : (yield* reachFor(person, projectSlug, "manageApiKeys")).project.id
+  const store = yield* SecretStore
+  const keys = yield* store.listApiKeys({ userId: person.userId, projectId })
+  const emailOf = yield* emailsOf(keys.map((key) => key.userId))
+  return { apiKeys: keys.map((key) => apiKeyView(key, emailOf(key.userId))) }
+})
+
+/** A new random key: the value to hand out once, its prefix and its hash. */
+const newKey = Effect.gen(function* () {
+  const key = yield* Random.Random.use((random) => random.token(API_KEY_PREFIX))
+  return {
+    key,
+    prefix: key.slice(0, KEY_PREFIX_LENGTH),
+    hash: yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(key)),
+  }
+})
+
+export const createApiKey = Effect.fn("Secrets.createApiKey")(function* (
+  caller: Caller,
+  input: {
+    readonly name: string
+    readonly projectSlug: string
+    readonly scope?: KeyScope | undefined
+    readonly expiresInDays?: number | undefined
+  },
+) {
+  const person = yield* sessionOnly(caller)
+  const name = yield* parseApiKeyName(input.name)
+  const expiresInDays = yield* parseExpiresInDays(input.expiresInDays)
+  const access = yield* reachFor(person, input.projectSlug, "manageApiKeys")
+  const scope = input.scope ?? "read"
+  if (!mayHoldScope(access.role, scope)) {
+    return yield* new Forbidden({ message: "Read members can create only read keys" })
+  }
+  const now = yield* Clock.Clock.use((clock) => clock.now)
+  const { key, prefix, hash } = yield* newKey
+  const apiKey: ApiKeyRecord = {
+    id: yield* Random.Random.use((random) => random.id),
+    projectId: access.project.id,
+    userId: person.userId,
+    name,
+    keyPrefix: prefix,
+    keyHash: hash,
+    scope,
+    expiresAt: expiresInDays === undefined ? null : iso(now + expiresInDays * DAY_MS),
+    lastUsedAt: null,
+    createdAt: iso(now),
+  }
+  const audit = yield* auditRecord(person, access.project.id, null, { action: "api_key.created", name })
+  yield* SecretStore.use((store) => store.createApiKey({ apiKey, audit }))
+  return { id: apiKey.id, key, prefix, name, scope, expiresAt: apiKey.expiresAt }
+})
+
+/** The key with this id if the person may see it (own key, or a key of a project they own); 404 otherwise. */
+const visibleKey = Effect.fnUntraced(function* (caller: Caller, id: string) {
+  const store = yield* SecretStore
+  const key = yield* store.findApiKey(id)
+  if (key === undefined) return yield* keyNotFound()
+  if (key.userId === caller.userId) return key
+  const access = yield* reachProjectById(caller, key.projectId).pipe(Effect.mapError(keyNotFound))
+  if (access.role !== "owner") return yield* keyNotFound()
+  return key
+})
+
+/**
+ * A new value for one's own key; the old value stops working at once. The expiry stays as it was unless
+ * `expiresInDays` is given, which then counts from now.
+ */
+export const rotateApiKey = Effect.fn("Secrets.rotateApiKey")(function* (
+  caller: Caller,
+  id: string,
+  input: { readonly expiresInDays?: number | undefined },
+) {
+  const person = yield* sessionOnly(caller)
+  const expiresInDays = yield* parseExpiresInDays(input.expiresInDays)
+  const current = yield* visibleKey(person, id)
+  if (current.userId !== person.userId) {
+    return yield* new Forbidden({ message: "Only the key's holder can rotate it" })
+  }
+  const now = yield* Clock.Clock.use((clock) => clock.now)
+  const { key, prefix, hash } = yield* newKey
+  const expiresAt = expiresInDays === undefined ? current.expiresAt : iso(now + expiresInDays * DAY_MS)
+  const audit = yield* auditRecord(person, current.projectId, null, { action: "api_key.rotated", name: current.name })
+  const rotated = yield* SecretStore.use((store) =>
+    store.rotateApiKey({ id, keyHash: hash, keyPrefix: prefix, expiresAt, audit }),
+  )
+  if (!rotated) return yield* keyNotFound()
+  return { id, key, prefix, name: current.name, scope: current.scope, expiresAt }
+})
+
+/** Own key, or any key of an owned project; it stops working at once. */
+export const deleteApiKey = Effect.fn("Secrets.deleteApiKey")(function* (caller: Caller, id: string) {
+  const person = yield* sessionOnly(caller)
+  const key = yield* visibleKey(person, id)
+  const audit = yield* auditRecord(person, key.projectId, null, { action: "api_key.deleted", name: key.name })
+  const deleted = yield* SecretStore.use((store) => store.deleteApiKey({ id, audit }))
+  if (!deleted) return yield* keyNotFound()
+  return { ok: true as const }
+})

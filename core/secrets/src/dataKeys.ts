@@ -1,0 +1,50 @@
+/**
+ * Master-key rotation (`coffer keys rotate`; adapters/crypto README "Rotating the master key"): every project's
+ * data key is re-wrapped under the current master key. Only the wraps change: sealed values stay as they are,
+ * because the data key inside each wrap is the same, so values read before, during and after the run.
+ *
+ * Safe while the service runs: each replacement is a compare-and-set on the wrap that was read, so a project
+ * created or rotated meanwhile is never overwritten with a stale wrap; a run can be repeated, and finds nothing
+ * left to do once every key names the current master key.
+ */
+import { Cipher } from "@coffer/kernel"
+import { Effect } from "effect"
+import { SecretStore } from "./SecretStore.js"
+
+export interface RewrapReport {
+  /** Projects in the store. */
+  readonly total: number
+  /** Data keys re-wrapped by this run. */
+  readonly rewrapped: number
+  /** Data keys already under the current master key. */
+  readonly current: number
+  /** Projects whose data key could not be unwrapped (its master key is not in the keyring), with why. */
+  readonly failed: ReadonlyArray<{ readonly projectId: string; readonly reason: string }>
+  /** The id of the master key every re-wrapped data key is now under. */
+  readonly currentKeyId: string
+}
+
+export const rewrapDataKeys = Effect.fn("Secrets.rewrapDataKeys")(function* () {
+  const store = yield* SecretStore
+  const cipher = yield* Cipher.Cipher
+  const keys = yield* store.listDataKeys
+  let rewrapped = 0
+  let current = 0
+  const failed: Array<{ projectId: string; reason: string }> = []
+  for (const { projectId, dataKey } of keys) {
+    const keyId = yield* cipher.keyIdOf(dataKey).pipe(Effect.orElseSucceed(() => undefined))
+    if (keyId === cipher.currentKeyId) {
+      current++
+      continue
+    }
+    const next = yield* Effect.result(cipher.rewrap(dataKey))
+    if (next._tag === "Failure") {
+      failed.push({ projectId, reason: next.failure.message })
+      continue
+    }
+    // Only the wrap that was read is replaced; a project deleted meanwhile is simply gone.
+    if (yield* store.replaceDataKey({ projectId, expected: dataKey, next: next.success })) rewrapped++
+  }
+  const report: RewrapReport = { total: keys.length, rewrapped, current, failed, currentKeyId: cipher.currentKeyId }
+  return report
+})

@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, it } from "vitest"
+import { authenticateApiKey, createApiKey } from "./apiKeys.js"
+import { listAuditLog } from "./auditLog.js"
+import { createEnvironment } from "./environments.js"
+import { createProject, deleteProject, getProject, listProjects } from "./projects.js"
+import { getSecret, setSecret } from "./secrets.js"
+import { failure, makeWorld, type World } from "./testing.js"
+
+let world: World
+afterEach(() => world?.runtime.dispose())
+
+describe("projects", () => {
+  it("derives the slug, creates the three environments, makes the creator owner, and audits", async () => {
+    world = makeWorld()
+    const ada = world.person("ada@example.com")
+    const { project } = await world.run(createProject(ada, { name: "  Zürich Payments!  " }))
+    expect(project).toEqual({
+      id: expect.any(String),
+      name: "Zürich Payments!",
+      slug: "zurich-payments",
+      ownerId: ada.userId,
+      createdAt: "2026-01-01T00:00:00.000Z",
+      role: "owner",
+    })
+    expect(project).not.toHaveProperty("dataKey")
+    const got = await world.run(getProject(ada, "zurich-payments"))
+    expect(got.environments.map((environment) => environment.name)).toEqual(["development", "production", "staging"])
+    expect(got.environments.every((environment) => environment.projectId === project.id)).toBe(true)
+    const { auditLog } = await world.run(listAuditLog(ada, "zurich-payments", {}))
+    expect(auditLog).toEqual([
+      {
+        id: expect.any(String),
+        userId: ada.userId,
+        userEmail: "ada@example.com",
+        projectId: project.id,
+        environmentId: null,
+        action: "project.created",
+        targetKey: "zurich-payments",
+        ipAddress: "203.0.113.7",
+        createdAt: "2026-01-01T00:00:00.000Z",
+      },
+    ])
+  })
+
+  it("answers 409 when the slug is taken, whoever took it", async () => {
+    world = makeWorld()
+    const ada = world.person()
+    const bob = world.person()
+    await world.run(createProject(ada, { name: "Payments" }))
+    const exit = await world.exit(createProject(bob, { name: "payments!" }))
+    expect(failure(exit)).toMatchObject({ _tag: "ProjectExists" })
+  })
+
+  it("refuses names without a letter or digit, and empty ones", async () => {
+    world = makeWorld()
+    const ada = world.person()
+    for (const name of ["", "   ", "!!!", "秘密"]) {
+      expect(failure(await world.exit(createProject(ada, { name })))).toMatchObject({ _tag: "InvalidName" })
+    }
+  })
+
+  it("lists the projects one is in, with one's role; others' projects are 404", async () => {
+    world = makeWorld()
+    const ada = world.person()
+    const bob = world.person()
+    await world.run(createProject(ada, { name: "Alpha" }))
+    await world.run(createProject(bob, { name: "Beta" }))
+    expect((await world.run(listProjects(ada))).projects.map((p) => [p.slug, p.role])).toEqual([["alpha", "owner"]])
+    expect(failure(await world.exit(getProject(ada, "beta")))).toEqual({
+      _tag: "NotFound",
+      message: "Project not found",
+    })
+    expect(failure(await world.exit(getProject(ada, "Not A Slug")))).toMatchObject({ _tag: "NotFound" })
+  })
+
+  it("is deleted by its owner only, with everything in it", async () => {
+    world = makeWorld()
+    const ada = world.person()
+    await world.run(createProject(ada, { name: "Alpha" }))
+    await world.run(setSecret(ada, "alpha", "development", { key: "A", value: "1" }))
+    const created = await world.run(createApiKey(ada, { name: "ci", projectSlug: "alpha" }))
+    const key = await world.run(authenticateApiKey(created.key, null))
+    expect(failure(await world.exit(deleteProject(key, "alpha")))).toMatchObject({ _tag: "Forbidden" })
+    expect(await world.run(deleteProject(ada, "alpha"))).toEqual({ ok: true })
+    expect(failure(await world.exit(getProject(ada, "alpha")))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(authenticateApiKey(created.key, null)))).toMatchObject({ _tag: "Unauthorized" })
+    // The slug is free again, and nothing of the old project shows through.
+    await world.run(createProject(ada, { name: "Alpha" }))
+    expect(failure(await world.exit(getSecret(ada, "alpha", "development", "A")))).toMatchObject({ _tag: "NotFound" })
+    await world.run(createEnvironment(ada, "alpha", { name: "qa" }))
+  })
+
+  it("shows an API key its own project only, and refuses it creating projects", async () => {
+    world = makeWorld()
+    const ada = world.person()
+    await world.run(createProject(ada, { name: "Alpha" }))
+    await world.run(createProject(ada, { name: "Beta" }))
+    const created = await world.run(createApiKey(ada, { name: "ci", projectSlug: "alpha" }))
+    const key = await world.run(authenticateApiKey(created.key, null))
+    expect((await world.run(listProjects(key))).projects.map((p) => p.slug)).toEqual(["alpha"])
+    expect(failure(await world.exit(getProject(key, "beta")))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(createProject(key, { name: "Gamma" })))).toMatchObject({ _tag: "Forbidden" })
+  })
+})

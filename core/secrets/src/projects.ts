@@ -1,0 +1,62 @@
+/**
+ * Projects (seed 001 §4 "Projects"): list, create, get, delete. A new project gets its own data key, wrapped by
+ * the master key (DESIGN.md "Secret values: envelope encryption"), and the three default environments; its
+ * creator is its owner.
+ */
+import { Cipher, Clock, Random } from "@coffer/kernel"
+import { Effect } from "effect"
+import { auditRecord, iso } from "./Audit.js"
+import { authorize, reachFor } from "./access.js"
+import { type Caller, sessionOnly } from "./Caller.js"
+import { DEFAULT_ENVIRONMENTS } from "./domain/names.js"
+import { deriveSlug, parseProjectName } from "./domain/slug.js"
+import { SecretStore } from "./SecretStore.js"
+import { environmentView, projectView } from "./views.js"
+
+/** The projects the caller owns or belongs to; an API key sees its own project only. */
+export const listProjects = Effect.fn("Secrets.listProjects")(function* (caller: Caller) {
+  const store = yield* SecretStore
+  const found = yield* store.listProjects(caller.userId)
+  const visible = caller.kind === "apiKey" ? found.filter(({ project }) => project.id === caller.projectId) : found
+  return { projects: visible.map(({ project, role }) => projectView(project, role)) }
+})
+
+export const createProject = Effect.fn("Secrets.createProject")(function* (caller: Caller, input: { name: string }) {
+  // The matrix's "create projects" row: keys 403, every signed-in person yes.
+  const person = yield* sessionOnly(caller)
+  const name = yield* Effect.fromResult(parseProjectName(input.name))
+  const slug = yield* Effect.fromResult(deriveSlug(name))
+  const store = yield* SecretStore
+  const cipher = yield* Cipher.Cipher
+  const random = yield* Random.Random
+  const createdAt = iso(yield* Clock.Clock.use((clock) => clock.now))
+  const dataKey = yield* cipher.newDataKey.pipe(Effect.orDie)
+  const project = { id: yield* random.id, name, slug, ownerId: person.userId, createdAt, dataKey }
+  const environments = yield* Effect.forEach(DEFAULT_ENVIRONMENTS, (environment) =>
+    Effect.map(random.id, (id) => ({ id, projectId: project.id, name: environment, createdAt })),
+  )
+  const audit = yield* auditRecord(person, project.id, null, { action: "project.created", slug })
+  yield* store.createProject({ project, environments, audit })
+  return { project: projectView(project, "owner") }
+})
+
+/** The project with its environments. */
+export const getProject = Effect.fn("Secrets.getProject")(function* (caller: Caller, slug: string) {
+  const access = yield* reachFor(caller, slug, "read")
+  const store = yield* SecretStore
+  const environments = yield* store.listEnvironments(access.project.id)
+  return { project: projectView(access.project, access.role), environments: environments.map(environmentView) }
+})
+
+/** Owner only; everything in the project goes with it. */
+export const deleteProject = Effect.fn("Secrets.deleteProject")(function* (caller: Caller, slug: string) {
+  const access = yield* reachFor(caller, slug, "read")
+  yield* authorize(access, "deleteProject")
+  const store = yield* SecretStore
+  const audit = yield* auditRecord(caller, access.project.id, null, {
+    action: "project.deleted",
+    slug: access.project.slug,
+  })
+  yield* store.deleteProject({ projectId: access.project.id, audit })
+  return { ok: true as const }
+})

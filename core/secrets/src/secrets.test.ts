@@ -1,0 +1,271 @@
+import { Cipher } from "@coffer/kernel"
+import { Effect } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import { authenticateApiKey, createApiKey } from "./apiKeys.js"
+import { listAuditLog } from "./auditLog.js"
+import { createEnvironment, deleteEnvironment } from "./environments.js"
+import { createProject } from "./projects.js"
+import { SecretStore } from "./SecretStore.js"
+import {
+  deleteSecret,
+  exportDotenv,
+  exportJson,
+  getSecret,
+  getVersion,
+  listSecrets,
+  listVersions,
+  restoreVersion,
+  rowData,
+  setSecret,
+} from "./secrets.js"
+import { failure, makeWorld, type World } from "./testing.js"
+
+let world: World
+afterEach(() => world?.runtime.dispose())
+
+const setup = async () => {
+  world = makeWorld()
+  const ada = world.person("ada@example.com")
+  const { project } = await world.run(createProject(ada, { name: "Alpha" }))
+  return { ada, project }
+}
+
+describe("secrets", () => {
+  it("creates at version 1, updates to the next, and lists by key without values", async () => {
+    const { ada } = await setup()
+    expect(await world.run(setSecret(ada, "alpha", "development", { key: "B", value: "one" }))).toEqual({
+      ok: true,
+      action: "created",
+      version: 1,
+    })
+    world.clock.advance(1000)
+    expect(await world.run(setSecret(ada, "alpha", "development", { key: "B", value: "two" }))).toEqual({
+      ok: true,
+      action: "updated",
+      version: 2,
+    })
+    await world.run(setSecret(ada, "alpha", "development", { key: "A", value: "" }))
+    await world.run(setSecret(ada, "alpha", "development", { key: "a", value: "x" }))
+    const { secrets } = await world.run(listSecrets(ada, "alpha", "development"))
+    expect(secrets.map((s) => [s.key, s.version])).toEqual([
+      ["A", 1],
+      ["B", 2],
+      ["a", 1],
+    ])
+    expect(secrets[1]).toEqual({
+      id: expect.any(String),
+      key: "B",
+      version: 2,
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:01.000Z",
+    })
+    const { secret } = await world.run(getSecret(ada, "alpha", "development", "B"))
+    expect(secret).toEqual({ ...secrets[1], value: "two" })
+    expect((await world.run(getSecret(ada, "alpha", "development", "A"))).secret.value).toBe("")
+  })
+
+  it("keeps any string up to 64 KiB, and refuses more (413) and unpaired surrogates (400)", async () => {
+    const { ada } = await setup()
+    const values = ["", " ", "line1\nline2\r\n", "ünï©ødé 🎉", "'\"$`\\", "\u0000", "x".repeat(65536)]
+    for (const [index, value] of values.entries()) {
+      await world.run(setSecret(ada, "alpha", "development", { key: `K${index}`, value }))
+      expect((await world.run(getSecret(ada, "alpha", "development", `K${index}`))).secret.value).toBe(value)
+    }
+    const large = await world.exit(setSecret(ada, "alpha", "development", { key: "BIG", value: "x".repeat(65537) }))
+    expect(failure(large)).toMatchObject({ _tag: "ValueTooLarge" })
+    expect(JSON.stringify(failure(large))).not.toContain("xxxx")
+    const lone = await world.exit(setSecret(ada, "alpha", "development", { key: "L", value: "a\ud800b" }))
+    expect(failure(lone)).toMatchObject({ _tag: "BadRequest" })
+    expect(failure(await world.exit(getSecret(ada, "alpha", "development", "BIG")))).toMatchObject({ _tag: "NotFound" })
+  })
+
+  it("refuses keys that break the rules, and answers 404 for unknown environments", async () => {
+    const { ada } = await setup()
+    for (const key of ["", "..", ".", "a/b", "a b", "ключ", "k".repeat(257)]) {
+      const exit = await world.exit(setSecret(ada, "alpha", "development", { key, value: "v" }))
+      expect(failure(exit)).toMatchObject({ _tag: "InvalidName" })
+    }
+    const exit = await world.exit(setSecret(ada, "alpha", "nope", { key: "K", value: "v" }))
+    expect(failure(exit)).toEqual({ _tag: "NotFound", message: "Environment not found" })
+  })
+
+  it("gives concurrent writers of one key contiguous versions, each value kept in history", async () => {
+    const { ada } = await setup()
+    const writers = 25
+    const results = await world.run(
+      Effect.all(
+        Array.from({ length: writers }, (_, i) =>
+          setSecret(ada, "alpha", "development", { key: "HOT", value: `v${i}` }),
+        ),
+        { concurrency: "unbounded" },
+      ),
+    )
+    expect(results.map((r) => r.version).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: writers }, (_, i) => i + 1),
+    )
+    expect(results.filter((r) => r.action === "created")).toHaveLength(1)
+    const { versions } = await world.run(listVersions(ada, "alpha", "development", "HOT"))
+    expect(versions.map((v) => v.version)).toEqual(Array.from({ length: writers }, (_, i) => writers - i))
+    for (const [i, result] of results.entries()) {
+      const { secret } = await world.run(getVersion(ada, "alpha", "development", "HOT", String(result.version)))
+      expect(secret.value).toBe(`v${i}`)
+    }
+  })
+
+  it("keeps history newest first with who wrote it, reads and restores old versions, audited", async () => {
+    const { ada } = await setup()
+    const bob = world.person("bob@example.com")
+    await world.run(setSecret(ada, "alpha", "development", { key: "K", value: "first" }))
+    world.clock.advance(1)
+    const key = await world.run(createApiKey(ada, { name: "ci", projectSlug: "alpha", scope: "write" }))
+    const asKey = await world.run(authenticateApiKey(key.key, "198.51.100.1"))
+    await world.run(setSecret(asKey, "alpha", "development", { key: "K", value: "second" }))
+    world.clock.advance(1)
+    const { versions } = await world.run(listVersions(ada, "alpha", "development", "K"))
+    expect(versions).toEqual([
+      { version: 2, createdAt: "2026-01-01T00:00:00.001Z", userId: ada.userId, userEmail: "ada@example.com" },
+      { version: 1, createdAt: "2026-01-01T00:00:00.000Z", userId: ada.userId, userEmail: "ada@example.com" },
+    ])
+    expect(await world.run(getVersion(ada, "alpha", "development", "K", "1"))).toEqual({
+      secret: { key: "K", value: "first", version: 1, createdAt: "2026-01-01T00:00:00.000Z" },
+    })
+    expect(await world.run(restoreVersion(ada, "alpha", "development", "K", "1"))).toEqual({
+      ok: true,
+      action: "restored",
+      version: 3,
+    })
+    expect((await world.run(getSecret(ada, "alpha", "development", "K"))).secret).toMatchObject({
+      value: "first",
+      version: 3,
+    })
+    for (const n of ["0", "-1", "1.5", "01", "x", "99999999999"]) {
+      expect(failure(await world.exit(getVersion(ada, "alpha", "development", "K", n)))).toMatchObject({
+        _tag: "BadRequest",
+      })
+    }
+    expect(failure(await world.exit(getVersion(ada, "alpha", "development", "K", "4")))).toEqual({
+      _tag: "NotFound",
+      message: "Version not found",
+    })
+    expect(failure(await world.exit(restoreVersion(bob, "alpha", "development", "K", "1")))).toMatchObject({
+      _tag: "NotFound",
+    })
+    const { auditLog } = await world.run(listAuditLog(ada, "alpha", {}))
+    expect(auditLog.map((entry) => [entry.action, entry.targetKey, entry.ipAddress])).toEqual([
+      ["secret.read", "K", "203.0.113.7"],
+      ["secret.restored", "K@1", "203.0.113.7"],
+      ["secret.read", "K@1", "203.0.113.7"],
+      ["secret.updated", "K", "198.51.100.1"],
+      ["api_key.created", "ci", "203.0.113.7"],
+      ["secret.created", "K", "203.0.113.7"],
+      ["project.created", "alpha", "203.0.113.7"],
+    ])
+    expect(JSON.stringify(auditLog)).not.toMatch(/first|second/)
+  })
+
+  it("deletes a secret with its history; a new one starts again at version 1", async () => {
+    const { ada } = await setup()
+    await world.run(setSecret(ada, "alpha", "development", { key: "K", value: "a" }))
+    await world.run(setSecret(ada, "alpha", "development", { key: "K", value: "b" }))
+    expect(await world.run(deleteSecret(ada, "alpha", "development", "K"))).toEqual({ ok: true })
+    expect(failure(await world.exit(deleteSecret(ada, "alpha", "development", "K")))).toMatchObject({
+      _tag: "NotFound",
+    })
+    expect(failure(await world.exit(listVersions(ada, "alpha", "development", "K")))).toMatchObject({
+      _tag: "NotFound",
+    })
+    expect((await world.run(setSecret(ada, "alpha", "development", { key: "K", value: "c" }))).version).toBe(1)
+    expect((await world.run(listVersions(ada, "alpha", "development", "K"))).versions).toHaveLength(1)
+  })
+
+  it("removes an environment's secrets with it; 409 for a name that exists", async () => {
+    const { ada } = await setup()
+    await world.run(createEnvironment(ada, "alpha", { name: "qa" }))
+    expect(failure(await world.exit(createEnvironment(ada, "alpha", { name: "qa" })))).toMatchObject({
+      _tag: "EnvironmentExists",
+    })
+    await world.run(setSecret(ada, "alpha", "qa", { key: "K", value: "v" }))
+    await world.run(deleteEnvironment(ada, "alpha", "qa"))
+    await world.run(createEnvironment(ada, "alpha", { name: "qa" }))
+    expect((await world.run(listSecrets(ada, "alpha", "qa"))).secrets).toEqual([])
+  })
+
+  it("exports .env and JSON, both audited with their format", async () => {
+    const { ada } = await setup()
+    await world.run(setSecret(ada, "alpha", "production", { key: "B_URL", value: "https://x.example/a?b=c" }))
+    await world.run(setSecret(ada, "alpha", "production", { key: "A", value: "it's $HOME" }))
+    await world.run(setSecret(ada, "alpha", "production", { key: "with-dash", value: "kept in JSON only" }))
+    expect(await world.run(exportDotenv(ada, "alpha", "production"))).toEqual({
+      filename: "production.env",
+      text: "A=\"it's \\$HOME\"\nB_URL='https://x.example/a?b=c'\n",
+    })
+    expect({ ...(await world.run(exportJson(ada, "alpha", "production"))) }).toEqual({
+      A: "it's $HOME",
+      B_URL: "https://x.example/a?b=c",
+      "with-dash": "kept in JSON only",
+    })
+    const { auditLog } = await world.run(listAuditLog(ada, "alpha", { limit: "2" }))
+    expect(auditLog.map((entry) => [entry.action, entry.targetKey])).toEqual([
+      ["secrets.exported", "json"],
+      ["secrets.exported", "dotenv"],
+    ])
+  })
+})
+
+describe("encryption at rest", () => {
+  it("stores only sealed values, bound to their row", async () => {
+    const { ada, project } = await setup()
+    await world.run(setSecret(ada, "alpha", "development", { key: "K", value: "plain secret text" }))
+    const environment = await world.run(SecretStore.use((store) => store.findEnvironment(project.id, "development")))
+    const found = await world.run(
+      SecretStore.use((store) => store.readSecret({ environmentId: environment!.id, key: "K" })),
+    )
+    expect(found?.sealed?.value).toMatch(/^csv1\./)
+    expect(found?.sealed?.value).not.toContain("plain secret text")
+    // The same ciphertext under the associated data of another version or key does not open.
+    const stored = await world.run(
+      SecretStore.use((store) => store.findProject("alpha", ada.userId)).pipe(Effect.map((found) => found!.project)),
+    )
+    const openAs = (key: string, version: number) =>
+      world.exit(
+        Cipher.Cipher.use((cipher) =>
+          cipher.open(stored.dataKey, found!.sealed!.value, rowData(project.id, environment!.id, key, version)),
+        ),
+      )
+    expect(failure(await openAs("K", 1))).toEqual({ success: "plain secret text" })
+    expect(failure(await openAs("K", 2))).toMatchObject({ _tag: "CipherError" })
+    expect(failure(await openAs("J", 1))).toMatchObject({ _tag: "CipherError" })
+  })
+
+  it("fails cleanly when a ciphertext is moved to another row", async () => {
+    const { ada, project } = await setup()
+    await world.run(setSecret(ada, "alpha", "development", { key: "A", value: "value of A" }))
+    await world.run(setSecret(ada, "alpha", "development", { key: "B", value: "value of B" }))
+    const environment = await world.run(SecretStore.use((store) => store.findEnvironment(project.id, "development")))
+    const sealedA = await world.run(
+      SecretStore.use((store) => store.readSecret({ environmentId: environment!.id, key: "A" })),
+    )
+    // Write A's ciphertext as B's next version, as an attacker with database access could.
+    const audit = { ...(await world.run(listAuditLog(ada, "alpha", { limit: "1" }))).auditLog[0]!, id: "forged" }
+    await world.run(
+      SecretStore.use((store) =>
+        store.writeSecret({
+          environmentId: environment!.id,
+          key: "B",
+          expectedVersion: 1,
+          newSecretId: "unused",
+          value: sealedA!.sealed!.value,
+          userId: ada.userId,
+          at: "2026-01-01T00:00:00.000Z",
+          audit: { ...audit, action: "secret.updated" },
+        }),
+      ),
+    )
+    const exit = await world.exit(getSecret(ada, "alpha", "development", "B"))
+    expect(failure(exit)).toMatchObject({ _tag: "SecretUnreadable" })
+    expect(JSON.stringify(failure(exit))).not.toContain("value of")
+    expect(failure(await world.exit(exportJson(ada, "alpha", "development")))).toMatchObject({
+      _tag: "SecretUnreadable",
+    })
+  })
+})

@@ -1,0 +1,276 @@
+/**
+ * Secrets and their history (seed 001 §4 "Secrets", "Secret history"), sealed at rest as DESIGN.md says: every
+ * version's value is sealed under its project's data key with associated data binding project, environment, key
+ * and version (`rowData`), so a ciphertext moved to any other row, or another version of the same row, does not
+ * open. A value that does not open is reported as `SecretUnreadable`, never returned as something else.
+ *
+ * Writing: the next version is sealed for the number it will be stored under, then stored only if the secret is
+ * still at the version that was read (SecretStore rule 3); when another writer came first, the whole step runs
+ * again from a fresh read. So concurrent writers each get their own version, contiguous, none lost.
+ *
+ * Reading a value and exporting are audited in the same transaction as the read (SecretStore rule 2). Keys and
+ * environment names in paths are looked up as given: keys that break today's rules (imported data) stay
+ * reachable, and anything else simply is not found.
+ */
+import { BadRequest, Cipher, Clock, NotFound, Random } from "@coffer/kernel"
+import { Effect, Schedule } from "effect"
+import { auditRecord, iso } from "./Audit.js"
+import { type Access, reachFor } from "./access.js"
+import type { Caller } from "./Caller.js"
+import type { AuditEvent } from "./domain/audit.js"
+import { toDotenv, toJsonExport } from "./domain/dotenv.js"
+import { parseSecretKey, parseSecretValue } from "./domain/names.js"
+import { findEnvironment } from "./environments.js"
+import { SecretUnreadable } from "./errors.js"
+import { type EnvironmentRecord, type SecretRecord, SecretStore } from "./SecretStore.js"
+import { emailsOf, secretListItem } from "./views.js"
+
+/** The associated data a version's value is sealed with: it names the row the ciphertext belongs to. */
+export const rowData = (projectId: string, environmentId: string, key: string, version: number): string =>
+  Cipher.associatedData([projectId, environmentId, key, String(version)])
+
+const secretNotFound = () => new NotFound({ message: "Secret not found" })
+const versionNotFound = () => new NotFound({ message: "Version not found" })
+
+/**
+ * Cipher failures say what went wrong for operators (a missing master key, a tampered blob) and never contain key
+ * material or plaintext; they are logged, and the caller gets the one message below.
+ */
+const unreadable = (error: Cipher.CipherError) =>
+  Effect.logWarning(`A secret value could not be opened or sealed: ${error.message}`).pipe(
+    Effect.andThen(
+      Effect.fail(
+        new SecretUnreadable({
+          message:
+            "The stored value could not be decrypted: it was altered or moved, or its key is not available to this server",
+        }),
+      ),
+    ),
+  )
+
+const open = (access: Access, environment: EnvironmentRecord, key: string, version: number, sealed: string) =>
+  Cipher.Cipher.use((cipher) =>
+    cipher.open(access.project.dataKey, sealed, rowData(access.project.id, environment.id, key, version)),
+  ).pipe(Effect.catchTag("CipherError", unreadable))
+
+const seal = (access: Access, environment: EnvironmentRecord, key: string, version: number, value: string) =>
+  Cipher.Cipher.use((cipher) =>
+    cipher.seal(access.project.dataKey, value, rowData(access.project.id, environment.id, key, version)),
+  ).pipe(Effect.catchTag("CipherError", unreadable))
+
+// UTF-8 cannot carry an unpaired surrogate (JSON can: "\ud800"); storing one would silently change the value.
+const LONE_SURROGATE = /\p{Cs}/u
+
+const parseValue = (value: string) =>
+  LONE_SURROGATE.test(value)
+    ? Effect.fail(
+        new BadRequest({ message: "Secret value must be well-formed Unicode (it has an unpaired surrogate)" }),
+      )
+    : Effect.fromResult(parseSecretValue(value))
+
+/**
+ * Another writer may store the version this one read in between; each retry re-reads, so the policy only bounds
+ * contention that never lets up. Jitter keeps a crowd of writers from colliding in lockstep.
+ */
+const contention = { while: (error: { readonly _tag: string }) => error._tag === "VersionConflict", times: 100 }
+const contentionSchedule = Schedule.spaced("2 millis").pipe(Schedule.jittered)
+
+/** Stores `value` as the next version of `key`, retrying from a fresh read while other writers come first. */
+const writeNextVersion = (
+  caller: Caller,
+  access: Access,
+  environment: EnvironmentRecord,
+  key: string,
+  value: string,
+  audit: (created: boolean) => AuditEvent,
+) =>
+  Effect.gen(function* () {
+    const store = yield* SecretStore
+    const current = yield* store.findSecret(environment.id, key)
+    const expectedVersion = current?.version ?? 0
+    const at = iso(yield* Clock.Clock.use((clock) => clock.now))
+    const written = yield* store.writeSecret({
+      environmentId: environment.id,
+      key,
+      expectedVersion,
+      newSecretId: yield* Random.Random.use((random) => random.id),
+      value: yield* seal(access, environment, key, expectedVersion + 1, value),
+      userId: caller.userId,
+      at,
+      audit: yield* auditRecord(caller, access.project.id, environment.id, audit(current === undefined)),
+    })
+    return { created: current === undefined, version: written.version }
+  }).pipe(Effect.retry({ ...contention, schedule: contentionSchedule }))
+
+export const listSecrets = Effect.fn("Secrets.listSecrets")(function* (caller: Caller, slug: string, env: string) {
+  const access = yield* reachFor(caller, slug, "read")
+  const environment = yield* findEnvironment(access, env)
+  const store = yield* SecretStore
+  const secrets = yield* store.listSecrets(environment.id)
+  return { secrets: secrets.map(secretListItem) }
+})
+
+/** Creates the key at version 1, or stores the value as its next version. */
+export const setSecret = Effect.fn("Secrets.setSecret")(function* (
+  caller: Caller,
+  slug: string,
+  env: string,
+  input: { readonly key: string; readonly value: string },
+) {
+  const access = yield* reachFor(caller, slug, "writeSecrets")
+  const environment = yield* findEnvironment(access, env)
+  const key = yield* Effect.fromResult(parseSecretKey(input.key))
+  const value = yield* parseValue(input.value)
+  const { created, version } = yield* writeNextVersion(caller, access, environment, key, value, (isNew) => ({
+    action: isNew ? "secret.created" : "secret.updated",
+    key,
+  }))
+  return { ok: true as const, action: created ? ("created" as const) : ("updated" as const), version }
+})
+
+/** The current value; audited as `secret.read`, in one transaction with the read. */
+export const getSecret = Effect.fn("Secrets.getSecret")(function* (
+  caller: Caller,
+  slug: string,
+  env: string,
+  key: string,
+) {
+  const access = yield* reachFor(caller, slug, "read")
+  const environment = yield* findEnvironment(access, env)
+  const store = yield* SecretStore
+  const audit = yield* auditRecord(caller, access.project.id, environment.id, { action: "secret.read", key })
+  const found = yield* store.readSecret({ environmentId: environment.id, key, audit })
+  if (found?.sealed === undefined) return yield* secretNotFound()
+  const value = yield* open(access, environment, key, found.sealed.version, found.sealed.value)
+  return { secret: { ...secretListItem(found.secret), value } }
+})
+
+/** Deletes the secret with its whole history. */
+export const deleteSecret = Effect.fn("Secrets.deleteSecret")(function* (
+  caller: Caller,
+  slug: string,
+  env: string,
+  key: string,
+) {
+  const access = yield* reachFor(caller, slug, "writeSecrets")
+  const environment = yield* findEnvironment(access, env)
+  const store = yield* SecretStore
+  const audit = yield* auditRecord(caller, access.project.id, environment.id, { action: "secret.deleted", key })
+  if (!(yield* store.deleteSecret({ environmentId: environment.id, key, audit }))) return yield* secretNotFound()
+  return { ok: true as const }
+})
+
+const findSecret = Effect.fnUntraced(function* (environment: EnvironmentRecord, key: string) {
+  const store = yield* SecretStore
+  const secret = yield* store.findSecret(environment.id, key)
+  if (secret === undefined) return yield* secretNotFound()
+  return secret
+})
+
+/** Newest first, with who wrote each version; never the values. */
+export const listVersions = Effect.fn("Secrets.listVersions")(function* (
+  caller: Caller,
+  slug: string,
+  env: string,
+  key: string,
+) {
+  const access = yield* reachFor(caller, slug, "read")
+  const environment = yield* findEnvironment(access, env)
+  const secret: SecretRecord = yield* findSecret(environment, key)
+  const store = yield* SecretStore
+  const versions = yield* store.listVersions(secret.id)
+  const emailOf = yield* emailsOf(versions.map((version) => version.userId))
+  return {
+    versions: versions.map((version) => ({
+      version: version.version,
+      createdAt: version.createdAt,
+      userId: version.userId,
+      userEmail: emailOf(version.userId),
+    })),
+  }
+})
+
+const VERSION_SHAPE = /^[1-9][0-9]{0,8}$/
+
+/** `:n` of the history paths: a positive integer, written plainly. */
+export const parseVersion = (text: string): Effect.Effect<number, BadRequest> =>
+  VERSION_SHAPE.test(text)
+    ? Effect.succeed(Number(text))
+    : Effect.fail(new BadRequest({ message: "Version must be a positive integer" }))
+
+/** One version's value; audited as `secret.read` of `<KEY>@<n>`. */
+export const getVersion = Effect.fn("Secrets.getVersion")(function* (
+  caller: Caller,
+  slug: string,
+  env: string,
+  key: string,
+  n: string,
+) {
+  const access = yield* reachFor(caller, slug, "read")
+  const environment = yield* findEnvironment(access, env)
+  const version = yield* parseVersion(n)
+  const store = yield* SecretStore
+  const audit = yield* auditRecord(caller, access.project.id, environment.id, { action: "secret.read", key, version })
+  const found = yield* store.readSecret({ environmentId: environment.id, key, version, audit })
+  if (found === undefined) return yield* secretNotFound()
+  if (found.sealed === undefined) return yield* versionNotFound()
+  const value = yield* open(access, environment, key, version, found.sealed.value)
+  return { secret: { key: found.secret.key, value, version, createdAt: found.sealed.createdAt } }
+})
+
+/** The old value becomes a new version; audited as `secret.restored` of `<KEY>@<n>` (the version brought back). */
+export const restoreVersion = Effect.fn("Secrets.restoreVersion")(function* (
+  caller: Caller,
+  slug: string,
+  env: string,
+  key: string,
+  n: string,
+) {
+  const access = yield* reachFor(caller, slug, "writeSecrets")
+  const environment = yield* findEnvironment(access, env)
+  const version = yield* parseVersion(n)
+  const store = yield* SecretStore
+  const found = yield* store.readSecret({ environmentId: environment.id, key, version })
+  if (found === undefined) return yield* secretNotFound()
+  if (found.sealed === undefined) return yield* versionNotFound()
+  const value = yield* open(access, environment, key, version, found.sealed.value)
+  const written = yield* writeNextVersion(caller, access, environment, key, value, () => ({
+    action: "secret.restored",
+    key,
+    version,
+  }))
+  return { ok: true as const, action: "restored" as const, version: written.version }
+})
+
+/** Every current value of the environment, opened, by key; audited as `secrets.exported` in one transaction. */
+const exportEntries = Effect.fnUntraced(function* (
+  caller: Caller,
+  slug: string,
+  env: string,
+  format: "dotenv" | "json",
+) {
+  const access = yield* reachFor(caller, slug, "read")
+  const environment = yield* findEnvironment(access, env)
+  const store = yield* SecretStore
+  const audit = yield* auditRecord(caller, access.project.id, environment.id, { action: "secrets.exported", format })
+  const sealed = yield* store.exportSecrets({ environmentId: environment.id, audit })
+  const entries = yield* Effect.forEach(sealed, (entry) =>
+    Effect.map(open(access, environment, entry.key, entry.version, entry.value), (value) => ({
+      key: entry.key,
+      value,
+    })),
+  )
+  return { environment, entries }
+})
+
+/** The `.env` file (seed 001 §4 rules 1-4) and the name it is offered under, `<env>.env`. */
+export const exportDotenv = Effect.fn("Secrets.exportDotenv")(function* (caller: Caller, slug: string, env: string) {
+  const { environment, entries } = yield* exportEntries(caller, slug, env, "dotenv")
+  return { filename: `${environment.name}.env`, text: toDotenv(entries) }
+})
+
+/** The JSON export: every key, exactly (seed 001 §4). */
+export const exportJson = Effect.fn("Secrets.exportJson")(function* (caller: Caller, slug: string, env: string) {
+  const { entries } = yield* exportEntries(caller, slug, env, "json")
+  return toJsonExport(entries)
+})

@@ -1,0 +1,131 @@
+/**
+ * Fixtures for this package's use-case tests (not exported): a world of in-memory ports with a clock the test
+ * moves, people made on demand, and a real AEAD (Node's ChaCha20-Poly1305) under the kernel's envelope, so that
+ * sealing and the associated-data binding are the production code paths.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
+import { Cache, Cipher, Clock, Hasher, Random } from "@coffer/kernel"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
+import * as Accounts from "./Accounts.js"
+import type { Caller, SessionCaller } from "./Caller.js"
+import * as MemorySecretStore from "./MemorySecretStore.js"
+import { SecretStore } from "./SecretStore.js"
+
+const TAG = 16
+
+/** ChaCha20-Poly1305 (12-byte nonces) from node:crypto: a test stand-in for the XChaCha20 adapter. */
+export const nodeAead: Cipher.Primitives = {
+  keyLength: 32,
+  nonceLength: 12,
+  encrypt: (key, nonce, plaintext, aad) => {
+    const cipher = createCipheriv("chacha20-poly1305", key, nonce, { authTagLength: TAG })
+    cipher.setAAD(aad, { plaintextLength: plaintext.length })
+    return new Uint8Array(Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]))
+  },
+  decrypt: (key, nonce, ciphertext, aad) => {
+    const decipher = createDecipheriv("chacha20-poly1305", key, nonce, { authTagLength: TAG })
+    decipher.setAAD(aad, { plaintextLength: ciphertext.length - TAG })
+    decipher.setAuthTag(ciphertext.subarray(ciphertext.length - TAG))
+    return new Uint8Array(
+      Buffer.concat([decipher.update(ciphertext.subarray(0, ciphertext.length - TAG)), decipher.final()]),
+    )
+  },
+  randomBytes: (length) => new Uint8Array(randomBytes(length)),
+}
+
+export const newMasterKey = () => Redacted.make(new Uint8Array(randomBytes(32)))
+
+export const cipherLayer = (keyring: Cipher.Keyring) => Layer.effect(Cipher.Cipher, Cipher.make(nodeAead, keyring))
+
+/** Accounts kept in a map; only what the use cases call is implemented. */
+const accountsFixture = () => {
+  const users = new Map<string, Accounts.User>()
+  const unused = () => Effect.die("not used by the secrets use cases")
+  const service = Accounts.Accounts.of({
+    findById: (id) => Effect.sync(() => users.get(id)),
+    findByEmail: (email) => Effect.sync(() => [...users.values()].find((user) => user.email === email)),
+    findByIdentity: unused,
+    create: unused,
+    updateEmail: unused,
+    link: unused,
+    unlink: unused,
+    list: unused,
+  })
+  return { users, service }
+}
+
+/** A Cache with the fixed-window counter semantics of the port, on the given clock. */
+const cacheFixture = (now: () => number): Cache.Cache["Service"] => {
+  const entries = new Map<string, { value: string; expiresAt: number | undefined }>()
+  const live = (key: string) => {
+    const entry = entries.get(key)
+    if (entry?.expiresAt !== undefined && entry.expiresAt <= now()) entries.delete(key)
+    return entries.get(key)
+  }
+  return Cache.Cache.of({
+    get: (key) => Effect.sync(() => live(key)?.value),
+    set: (key, value, ttlMs) =>
+      Effect.sync(() => void entries.set(key, { value, expiresAt: ttlMs === undefined ? undefined : now() + ttlMs })),
+    delete: (key) => Effect.sync(() => void entries.delete(key)),
+    increment: (key, ttlMs) =>
+      Effect.sync(() => {
+        const entry = live(key)
+        const count = Number(entry?.value ?? 0) + 1
+        entries.set(key, { value: String(count), expiresAt: entry?.expiresAt ?? now() + ttlMs })
+        return count
+      }),
+    ttl: (key) => Effect.sync(() => live(key)?.expiresAt),
+    publish: () => Effect.void,
+    subscribe: () => Effect.die("not used"),
+  })
+}
+
+export const START = Date.parse("2026-01-01T00:00:00.000Z")
+
+/** A fresh world: store, accounts, cipher, cache, clock; `run` executes a use case in it. */
+export const makeWorld = (options: { readonly keyring?: Cipher.Keyring } = {}) => {
+  const clock = Clock.makeManual(START)
+  const accounts = accountsFixture()
+  const store = MemorySecretStore.make()
+  const keyring = options.keyring ?? { current: newMasterKey(), previous: [] }
+  const layer = Layer.mergeAll(
+    Layer.succeed(SecretStore, store),
+    Layer.succeed(Accounts.Accounts, accounts.service),
+    Layer.succeed(Clock.Clock, clock.clock),
+    Layer.succeed(
+      Cache.Cache,
+      cacheFixture(() => Effect.runSync(clock.clock.now)),
+    ),
+    Random.layer,
+    Hasher.layer,
+    cipherLayer(keyring),
+  )
+  const runtime = ManagedRuntime.make(layer)
+  let count = 0
+  return {
+    clock,
+    store,
+    keyring,
+    runtime,
+    run: <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof layer>>) => runtime.runPromise(effect),
+    exit: <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof layer>>) => runtime.runPromiseExit(effect),
+    /** A new person, signed in. */
+    person: (email = `person${++count}@example.com`): SessionCaller => {
+      const user = { id: `user-${++count}`, email, createdAt: new Date(START).toISOString() }
+      accounts.users.set(user.id, user)
+      return { kind: "session", userId: user.id, email, ipAddress: "203.0.113.7" }
+    },
+  }
+}
+
+export type World = ReturnType<typeof makeWorld>
+export type { Caller }
+
+/** The typed failure of an exit as `{ _tag, message }`, or the exit itself when it did not fail that way. */
+export const failure = (exit: Exit.Exit<unknown, unknown>) => {
+  if (Exit.isSuccess(exit)) return { success: exit.value }
+  const error = Cause.findError(exit.cause)
+  if (error._tag !== "Success") return { cause: Cause.pretty(exit.cause) }
+  const value = error.success as { _tag: string; message: string }
+  return { _tag: value._tag, message: value.message }
+}
