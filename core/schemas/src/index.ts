@@ -1,5 +1,16 @@
 /**
- * @coffer/schemas: the Schemas service's domain (versions, `@extends` references, merge, resolution,
- * cascade planning) and, as they arrive, its use cases and the SchemaStore port.
+ * @coffer/schemas: the Schemas service without its transport: the pure domain (versions, `@extends` references,
+ * merge, resolution, cascade planning), the SchemaStore port, the actor checks, the caches (schema reads, token
+ * checks, revocations) and the use cases that `core/http` calls.
  */
+export * as Access from "./access.js"
 export * from "./domain/index.js"
+export * from "./errors.js"
+export * from "./platform.js"
+export * from "./SchemaStore.js"
+export * as SchemaCache from "./schemaCache.js"
+export * as Tokens from "./tokens.js"
+export * as AuditLog from "./usecases/audit.js"
+export * as Platforms from "./usecases/platforms.js"
+export * as Schemas from "./usecases/schemas.js"
+export * as TokenAdmin from "./usecases/tokens.js"

@@ -1,0 +1,177 @@
+/**
+ * The SchemaStore port: where platforms, versions, schemas, their dependency edges and revisions, API tokens and
+ * the audit log live. Adapters supply storage only (rows in, rows out); every rule of the service (resolution,
+ * cascade, permissions, caching) lives in the use cases, which call these primitives.
+ *
+ * Rules every adapter MUST keep (each is checked by the contract suite in `test/contract/src/schemaStore.ts`):
+ * 1. Platforms come back sorted by name, and every version list sorted by `compareVersions`; a version string is
+ *    stored and returned exactly as given (no trimming, `1.0.0+b` and `1.0.0+B` are two versions).
+ * 2. `insertPlatform` creates a platform only when the name is free and says whether it did; under concurrent
+ *    calls with one name exactly one wins. `insertVersions` skips versions already listed.
+ * 3. `loadPlatforms(names)` answers for many platforms at once (one round trip, or a fixed few, whatever the
+ *    number of names): their versions and the content saved per version; names that do not exist are absent
+ *    from the map. `dependentsOf(platforms)` answers likewise for edges. The cascade relies on both to load a
+ *    dependency closure in a number of queries that grows with its depth, never with its size.
+ * 4. `saveSchema` requires the version to exist; it replaces the content, dependencies, output and sources,
+ *    replaces the schema's dependency edges with exactly `dependencyEdges(id, dependencies)`, and appends one
+ *    revision. `saveOutputs` changes only outputs and sources, of schemas that exist, and appends no revision.
+ * 5. A schema saved without `sources` reads back with `sources: undefined` ("unknown", as for a schema saved
+ *    before sources were recorded); a list reads back sorted and distinct.
+ * 6. Removing a version removes its schema, its revisions and the edges it holds; removing a platform removes
+ *    all of that for each of its versions. Edges other schemas hold towards them are left for the caller to
+ *    judge (it refuses the deletion while any exists).
+ * 7. `transaction(effect)` is all or nothing: when `effect` fails, dies or is interrupted no write made inside
+ *    it is visible afterwards. Transactions that write do not interleave: one waits for the other, so a cascade
+ *    always computes from data no concurrent save is changing. Nested calls join the outer transaction.
+ * 8. Tokens are found by hash only; `removeToken` returns the removed token (so its cache entry can be dropped)
+ *    and `undefined` the second time. The plaintext token never reaches the store.
+ * 9. Audit entries come back newest first (by `at`, then `id`), `before` excluding that entry and everything
+ *    newer, at most `limit` of them.
+ * 10. Every failure to reach the backing store is `StoreUnavailable`; anything else is a defect.
+ */
+import type { StoreUnavailable } from "@coffer/kernel"
+import { Context, type Effect, type Schema } from "effect"
+import type { DependencyEdge } from "./domain/cascade.js"
+import type { PlatformSnapshot } from "./domain/resolve.js"
+import type { SchemaId } from "./domain/schemaId.js"
+import type { PlatformKind } from "./platform.js"
+
+/** A platform as the data endpoints show it. */
+export interface PlatformRecord {
+  readonly name: string
+  /** Absent for platforms created without one (shown as Custom by the dashboard). */
+  readonly kind: PlatformKind | undefined
+  /** Sorted by `compareVersions`. */
+  readonly versions: ReadonlyArray<string>
+}
+
+/** A platform with the content of every version that has a schema: what resolution reads. */
+export interface PlatformData extends PlatformRecord, PlatformSnapshot {
+  readonly schemas: ReadonlyMap<string, Schema.JsonObject>
+}
+
+/** One saved schema. */
+export interface StoredSchema extends SchemaId {
+  readonly content: Schema.JsonObject
+  /** The `@extends` references as written. */
+  readonly dependencies: ReadonlyArray<string>
+  readonly output: Schema.JsonObject
+  /** Platforms merged into `output`, sorted; `undefined` when unknown (saved before sources were recorded). */
+  readonly sources: ReadonlyArray<string> | undefined
+}
+
+/** What `saveSchema` writes. */
+export interface SchemaWrite extends SchemaId {
+  readonly content: Schema.JsonObject
+  readonly dependencies: ReadonlyArray<string>
+  readonly output: Schema.JsonObject
+  readonly sources: ReadonlyArray<string> | undefined
+  /** Who saved it (an e-mail) and when (epoch milliseconds), for the revision. */
+  readonly savedBy: string
+  readonly savedAt: number
+}
+
+/** What a cascade writes for one re-resolved schema. */
+export interface OutputWrite extends SchemaId {
+  readonly output: Schema.JsonObject
+  readonly sources: ReadonlyArray<string>
+}
+
+/** One saved content of a schema, oldest first: its history. */
+export interface Revision {
+  readonly revision: number
+  readonly content: Schema.JsonObject
+  readonly savedBy: string
+  readonly savedAt: number
+}
+
+/** An API token record as the dashboard lists it (seed 000 §2); never the token itself. */
+export interface TokenRecord {
+  readonly id: string
+  readonly name: string
+  /** `null` reads every platform. */
+  readonly platforms: ReadonlyArray<string> | null
+  readonly hint: string
+  readonly createdAt: number
+  readonly createdBy: string
+  readonly lastUsedAt: number | undefined
+}
+
+/** A token record with the SHA-256 (hex) of the plaintext, by which it is found. */
+export interface StoredToken extends TokenRecord {
+  readonly hash: string
+}
+
+export type AuditAction = "platform.delete" | "version.delete" | "token.create" | "token.revoke"
+
+/** Who did what, when. `target` names the object (`ios`, `ios/1.0.0`, a token id); `detail` never holds a secret. */
+export interface AuditEntry {
+  readonly id: string
+  readonly at: number
+  readonly actor: string
+  readonly action: AuditAction
+  readonly target: string
+  readonly detail: Readonly<Record<string, Schema.Json>> | undefined
+}
+
+/** Where a page of the audit log starts: strictly older than this entry. */
+export interface AuditCursor {
+  readonly at: number
+  readonly id: string
+}
+
+export class SchemaStore extends Context.Service<
+  SchemaStore,
+  {
+    /** Every platform, sorted by name. */
+    readonly listPlatforms: Effect.Effect<ReadonlyArray<PlatformRecord>, StoreUnavailable>
+    readonly findPlatform: (name: string) => Effect.Effect<PlatformRecord | undefined, StoreUnavailable>
+    /** The named platforms that exist, with their contents, in a fixed number of round trips (rule 3). */
+    readonly loadPlatforms: (
+      names: ReadonlyArray<string>,
+    ) => Effect.Effect<ReadonlyMap<string, PlatformData>, StoreUnavailable>
+    /** The saved schema, or `undefined` when the version has none (or does not exist). */
+    readonly findSchema: (id: SchemaId) => Effect.Effect<StoredSchema | undefined, StoreUnavailable>
+    /** Every edge whose referenced platform is one of `platforms`, in a fixed number of round trips. */
+    readonly dependentsOf: (
+      platforms: ReadonlyArray<string>,
+    ) => Effect.Effect<ReadonlyArray<DependencyEdge>, StoreUnavailable>
+    /** Creates the platform with no versions; `false` when the name is taken. */
+    readonly insertPlatform: (
+      name: string,
+      kind: PlatformKind | undefined,
+      at: number,
+    ) => Effect.Effect<boolean, StoreUnavailable>
+    readonly setKind: (name: string, kind: PlatformKind) => Effect.Effect<void, StoreUnavailable>
+    /** Adds the versions the platform does not list yet. */
+    readonly insertVersions: (
+      platform: string,
+      versions: ReadonlyArray<string>,
+      at: number,
+    ) => Effect.Effect<void, StoreUnavailable>
+    /** Removes versions with their schemas, revisions and the edges they hold (rule 6). */
+    readonly removeVersions: (
+      platform: string,
+      versions: ReadonlyArray<string>,
+    ) => Effect.Effect<void, StoreUnavailable>
+    /** Removes the platform with everything of its versions (rule 6). */
+    readonly removePlatform: (name: string) => Effect.Effect<void, StoreUnavailable>
+    readonly saveSchema: (write: SchemaWrite) => Effect.Effect<void, StoreUnavailable>
+    readonly saveOutputs: (writes: ReadonlyArray<OutputWrite>) => Effect.Effect<void, StoreUnavailable>
+    /** The schema's saved contents, oldest first. */
+    readonly revisions: (id: SchemaId) => Effect.Effect<ReadonlyArray<Revision>, StoreUnavailable>
+    readonly insertToken: (token: StoredToken) => Effect.Effect<void, StoreUnavailable>
+    /** Every token, oldest first. */
+    readonly listTokens: Effect.Effect<ReadonlyArray<TokenRecord>, StoreUnavailable>
+    readonly findTokenByHash: (hash: string) => Effect.Effect<StoredToken | undefined, StoreUnavailable>
+    readonly removeToken: (id: string) => Effect.Effect<StoredToken | undefined, StoreUnavailable>
+    readonly touchToken: (id: string, at: number) => Effect.Effect<void, StoreUnavailable>
+    readonly appendAudit: (entry: AuditEntry) => Effect.Effect<void, StoreUnavailable>
+    readonly listAudit: (options: {
+      readonly limit: number
+      readonly before?: AuditCursor | undefined
+    }) => Effect.Effect<ReadonlyArray<AuditEntry>, StoreUnavailable>
+    /** Runs `effect` all or nothing, one writing transaction at a time (rule 7). */
+    readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnavailable, R>
+  }
+>()("@coffer/schemas/SchemaStore") {}

@@ -1,0 +1,138 @@
+/**
+ * Caching schema reads through the Cache port (Redis when configured), without ever serving a stale schema.
+ *
+ * Entries are keyed by a generation: `schemas:schema:<generation>:<platform>/<version>`. Every write that can
+ * change what a read finds (a save and its cascade, a version or platform added or removed) replaces the
+ * generation with a fresh random value, so every older entry is abandoned at once, on every instance, and
+ * expires by itself. Why a generation rather than deleting keys: a reader that fetched the database just before
+ * a write committed could put its old answer back after the writer deleted the key; under a generation that
+ * answer lands in an abandoned key space. A writer replaces the generation twice: inside its transaction, before
+ * committing (if the cache cannot be reached the write is refused, so nothing changes behind a cache that cannot
+ * be told), and again after committing (which abandons whatever a reader cached from the database while the
+ * write was in flight).
+ *
+ * Reads never depend on the cache: when it cannot be reached they go to the store, which is always right. The
+ * token check is different and fails closed (see `tokens.ts`).
+ */
+import { Cache, Random, type StoreUnavailable } from "@coffer/kernel"
+import { Effect, Option, Schedule, Schema } from "effect"
+import { type SchemaId, schemaKey } from "./domain/schemaId.js"
+import { SchemaStore, type StoredSchema } from "./SchemaStore.js"
+
+/** How long one cached answer lives; a generation change abandons it sooner. */
+export const SCHEMA_CACHE_TTL_MS = 5 * 60_000
+
+export const GENERATION_KEY = "schemas:generation"
+
+const entryKey = (generation: string, id: SchemaId) => `schemas:schema:${generation}:${schemaKey(id)}`
+
+/** What reading one schema finds: cached whole, misses included, since a miss is an answer too. */
+export type SchemaLookup =
+  | { readonly _tag: "PlatformMissing" }
+  | { readonly _tag: "VersionMissing" }
+  | { readonly _tag: "SchemaMissing" }
+  | { readonly _tag: "Found"; readonly schema: StoredSchema }
+
+const Entry = Schema.Union([
+  Schema.TaggedStruct("PlatformMissing", {}),
+  Schema.TaggedStruct("VersionMissing", {}),
+  Schema.TaggedStruct("SchemaMissing", {}),
+  Schema.TaggedStruct("Found", {
+    content: Schema.JsonObject,
+    dependencies: Schema.Array(Schema.String),
+    output: Schema.JsonObject,
+    sources: Schema.NullOr(Schema.Array(Schema.String)),
+  }),
+])
+const EntryJson = Schema.fromJsonString(Entry)
+const decodeEntry = Schema.decodeUnknownOption(EntryJson)
+const encodeEntry = Schema.encodeSync(EntryJson)
+
+const toEntry = (lookup: SchemaLookup): typeof Entry.Type =>
+  lookup._tag === "Found"
+    ? {
+        _tag: "Found",
+        content: lookup.schema.content,
+        dependencies: lookup.schema.dependencies,
+        output: lookup.schema.output,
+        sources: lookup.schema.sources ?? null,
+      }
+    : lookup
+
+const fromEntry = (id: SchemaId, entry: typeof Entry.Type): SchemaLookup =>
+  entry._tag === "Found"
+    ? {
+        _tag: "Found",
+        schema: {
+          ...id,
+          content: entry.content,
+          dependencies: entry.dependencies,
+          output: entry.output,
+          sources: entry.sources ?? undefined,
+        },
+      }
+    : entry
+
+/** The answer from the store itself. */
+export const lookupInStore = Effect.fnUntraced(function* (
+  id: SchemaId,
+): Effect.fn.Return<SchemaLookup, StoreUnavailable, SchemaStore> {
+  const store = yield* SchemaStore
+  const platform = yield* store.findPlatform(id.platform)
+  if (platform === undefined) return { _tag: "PlatformMissing" }
+  if (!platform.versions.includes(id.version)) return { _tag: "VersionMissing" }
+  const schema = yield* store.findSchema(id)
+  return schema === undefined ? { _tag: "SchemaMissing" } : { _tag: "Found", schema }
+})
+
+/** The current generation, starting one when there is none; `undefined` when the cache cannot be reached. */
+const currentGeneration: Effect.Effect<string | undefined, never, Cache.Cache | Random.Random> = Effect.gen(
+  function* () {
+    const cache = yield* Cache.Cache
+    const existing = yield* cache.get(GENERATION_KEY)
+    if (existing !== undefined) return existing
+    // Starting a generation is safe even when two readers race: each value is new, so no entry exists under it.
+    const fresh = yield* Random.Random.use((random) => random.id)
+    yield* cache.set(GENERATION_KEY, fresh)
+    return fresh
+  },
+).pipe(Effect.orElseSucceed(() => undefined))
+
+/** The schema read through the cache; the store answers whenever the cache has nothing or cannot be reached. */
+export const lookupSchema = Effect.fnUntraced(function* (
+  id: SchemaId,
+): Effect.fn.Return<SchemaLookup, StoreUnavailable, SchemaStore | Cache.Cache | Random.Random> {
+  const cache = yield* Cache.Cache
+  const generation = yield* currentGeneration
+  if (generation === undefined) return yield* lookupInStore(id)
+  const key = entryKey(generation, id)
+  const cached = yield* cache.get(key).pipe(Effect.orElseSucceed(() => undefined))
+  const decoded = cached === undefined ? Option.none() : decodeEntry(cached)
+  if (Option.isSome(decoded)) return fromEntry(id, decoded.value)
+  const found = yield* lookupInStore(id)
+  yield* cache.set(key, encodeEntry(toEntry(found)), SCHEMA_CACHE_TTL_MS).pipe(Effect.ignore)
+  return found
+})
+
+/**
+ * Abandons every cached schema answer. Inside a writing transaction, before the commit: a failure refuses the
+ * write (StoreUnavailable), which the transaction then rolls back.
+ */
+export const invalidateSchemas: Effect.Effect<void, StoreUnavailable, Cache.Cache | Random.Random> = Effect.gen(
+  function* () {
+    const fresh = yield* Random.Random.use((random) => random.id)
+    yield* Cache.Cache.use((cache) => cache.set(GENERATION_KEY, fresh))
+  },
+)
+
+/**
+ * The same after a commit: the write has happened, so a cache that cannot be reached is retried briefly and
+ * then reported, never turned into a failure of the write.
+ */
+export const invalidateSchemasAfterCommit: Effect.Effect<void, never, Cache.Cache | Random.Random> =
+  invalidateSchemas.pipe(
+    Effect.retry({ schedule: Schedule.exponential("50 millis"), times: 3 }),
+    Effect.catch((error) =>
+      Effect.logError("Could not renew the schema cache generation after a write; cached reads may lag", error),
+    ),
+  )

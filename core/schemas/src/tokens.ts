@@ -1,0 +1,125 @@
+/**
+ * API tokens (seed 000 §2 and §5): read-only credentials for services and CI, `cfs_` followed by 256 random bits
+ * (kernel `Random.token`), returned once at creation; only the SHA-256 is stored and looked up.
+ *
+ * Checking a token goes through the Cache port on every request, and fails closed: when the cache (Redis) cannot
+ * be reached the check fails with `StoreUnavailable` (503), never falls back to "allowed", and answers again by
+ * itself once the cache is back. A valid token is cached for `TOKEN_CHECK_TTL_MS`, so the database is asked about
+ * a busy token about once a minute whatever the number of instances.
+ *
+ * Revocation is immediate everywhere: the revoking instance deletes the cache entry (inside the transaction, so a
+ * cache that cannot be reached refuses the revocation instead of leaving a live entry behind), then publishes the
+ * token's hash on `INVALIDATION_CHANNEL`. Every instance subscribes (`RevokedTokens.layer`), deletes the entry
+ * again and remembers the hash for one cache lifetime, and the check refuses a remembered hash even when an
+ * entry is found. That closes the race of a check that read the database just before the revocation committed
+ * and cached its answer just after the delete.
+ *
+ * `lastUsedAt` is written at most once a minute per token, by whichever instance first counts a use in that
+ * minute (an atomic `increment` on the cache), never on every request.
+ */
+import { Cache, Clock, Hasher, type StoreUnavailable, Unauthorized } from "@coffer/kernel"
+import { Context, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
+import type { Token } from "./access.js"
+import { SchemaStore } from "./SchemaStore.js"
+
+export const TOKEN_PREFIX = "cfs_"
+/** `cfs_` and 43 base64url characters; anything much longer is not worth hashing. */
+const MAX_TOKEN_LENGTH = 128
+
+/** How long a valid token check is cached, and how long a revoked hash is remembered locally. */
+export const TOKEN_CHECK_TTL_MS = 60_000
+/** `lastUsedAt` is recorded at most once per this period and token. */
+export const LAST_USED_PERIOD_MS = 60_000
+/** Where revocations are announced to every instance. */
+export const INVALIDATION_CHANNEL = "schemas:tokens:revoked"
+
+export const tokenCacheKey = (hash: string) => `schemas:token:${hash}`
+const lastUsedKey = (id: string) => `schemas:token-used:${id}`
+
+/** What the cache keeps for a valid token: enough to authorise, nothing secret. */
+const Grant = Schema.Struct({ id: Schema.String, platforms: Schema.NullOr(Schema.Array(Schema.String)) })
+const GrantJson = Schema.fromJsonString(Grant)
+const decodeGrant = Schema.decodeUnknownOption(GrantJson)
+const encodeGrant = Schema.encodeSync(GrantJson)
+
+/** The short hint shown in token lists: the prefix and the last four characters. */
+export const hintOf = (token: string) => `${TOKEN_PREFIX}…${token.slice(-4)}`
+
+/** The hashes this instance knows to be revoked, each for one cache lifetime (after which no entry survives). */
+export class RevokedTokens extends Context.Service<
+  RevokedTokens,
+  {
+    readonly has: (hash: string) => Effect.Effect<boolean>
+    readonly add: (hash: string) => Effect.Effect<void>
+  }
+>()("@coffer/schemas/RevokedTokens") {
+  /**
+   * The set, fed by a subscription to `INVALIDATION_CHANNEL` that lives as long as the layer. A subscription that
+   * cannot be made (the cache is down) is retried every second in the background; building never fails.
+   */
+  static readonly layer: Layer.Layer<RevokedTokens, never, Cache.Cache | Clock.Clock> = Layer.effect(
+    RevokedTokens,
+    Effect.gen(function* () {
+      const cache = yield* Cache.Cache
+      const clock = yield* Clock.Clock
+      const until = new Map<string, number>()
+      const has = (hash: string) =>
+        Effect.map(clock.now, (now) => {
+          const expiry = until.get(hash)
+          if (expiry !== undefined && expiry <= now) until.delete(hash)
+          return expiry !== undefined && expiry > now
+        })
+      const add = (hash: string) =>
+        Effect.map(clock.now, (now) => {
+          for (const [known, expiry] of until) if (expiry <= now) until.delete(known)
+          until.set(hash, now + TOKEN_CHECK_TTL_MS)
+        })
+      const listen = Effect.scoped(
+        Effect.gen(function* () {
+          const messages = yield* cache.subscribe(INVALIDATION_CHANNEL)
+          yield* Stream.runForEach(messages, (hash) =>
+            Effect.andThen(add(hash), cache.delete(tokenCacheKey(hash)).pipe(Effect.ignore)),
+          )
+        }),
+      )
+      yield* listen.pipe(Effect.retry(Schedule.spaced("1 second")), Effect.forkScoped)
+      return RevokedTokens.of({ has, add })
+    }),
+  )
+}
+
+const invalidToken = () => new Unauthorized({ message: "Invalid or revoked API token" })
+
+/**
+ * The actor a bearer token stands for, or 401 when it is unknown or revoked, or 503 when the check cannot be made.
+ */
+export const checkToken = Effect.fn("checkToken")(function* (
+  token: string,
+): Effect.fn.Return<
+  Token,
+  Unauthorized | StoreUnavailable,
+  SchemaStore | Cache.Cache | Hasher.Hasher | Clock.Clock | RevokedTokens
+> {
+  if (!token.startsWith(TOKEN_PREFIX) || token.length > MAX_TOKEN_LENGTH) return yield* invalidToken()
+  const cache = yield* Cache.Cache
+  const revoked = yield* RevokedTokens
+  const hash = yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token))
+  const key = tokenCacheKey(hash)
+  const cached = yield* cache.get(key)
+  const decoded = cached === undefined ? Option.none<typeof Grant.Type>() : decodeGrant(cached)
+  let grant: typeof Grant.Type
+  if (Option.isSome(decoded)) grant = decoded.value
+  else {
+    const stored = yield* SchemaStore.use((store) => store.findTokenByHash(hash))
+    if (stored === undefined) return yield* invalidToken()
+    grant = { id: stored.id, platforms: stored.platforms }
+    yield* cache.set(key, encodeGrant(grant), TOKEN_CHECK_TTL_MS)
+  }
+  if (yield* revoked.has(hash)) return yield* invalidToken()
+  const { id, platforms } = grant
+  if ((yield* cache.increment(lastUsedKey(id), LAST_USED_PERIOD_MS)) === 1) {
+    const now = yield* Clock.Clock.use((clock) => clock.now)
+    yield* SchemaStore.use((store) => store.touchToken(id, now))
+  }
+  return { _tag: "Token", tokenId: id, platforms }
+})

@@ -1,0 +1,45 @@
+/**
+ * Reading the audit log (admin permission): deletions of platforms and versions, token creation and revocation,
+ * newest first, a page at a time.
+ *
+ * Paging is by cursor, not offset, so that entries written while someone pages never shift a page: a page ends
+ * with `next`, an opaque string (`<epoch ms>.<entry id>` of its last entry), which the following request passes
+ * as `before`. A page shorter than `limit`, or empty, has no `next`.
+ */
+import { BadRequest, type Forbidden, type StoreUnavailable } from "@coffer/kernel"
+import { Effect } from "effect"
+import { type Actor, requireManager } from "../access.js"
+import { type AuditCursor, type AuditEntry, SchemaStore } from "../SchemaStore.js"
+
+export const DEFAULT_AUDIT_PAGE = 50
+export const MAX_AUDIT_PAGE = 200
+
+export const encodeCursor = (entry: AuditCursor): string => `${entry.at}.${entry.id}`
+
+export const decodeCursor = (cursor: string): AuditCursor | undefined => {
+  const match = /^(\d{1,15})\.([A-Za-z0-9_-]{1,64})$/.exec(cursor)
+  return match === null ? undefined : { at: Number(match[1]), id: match[2]! }
+}
+
+export interface AuditPage {
+  readonly entries: ReadonlyArray<AuditEntry>
+  readonly next: string | undefined
+}
+
+export const listAudit = Effect.fn("listAudit")(function* (
+  actor: Actor,
+  options: { readonly limit?: number | undefined; readonly before?: string | undefined },
+): Effect.fn.Return<AuditPage, Forbidden | BadRequest | StoreUnavailable, SchemaStore> {
+  yield* requireManager(actor)
+  const limit = options.limit ?? DEFAULT_AUDIT_PAGE
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_AUDIT_PAGE) {
+    return yield* new BadRequest({ message: `limit must be an integer from 1 to ${MAX_AUDIT_PAGE}` })
+  }
+  const before = options.before === undefined ? undefined : decodeCursor(options.before)
+  if (options.before !== undefined && before === undefined) {
+    return yield* new BadRequest({ message: "before must be the next value of a previous page" })
+  }
+  const entries = yield* SchemaStore.use((store) => store.listAudit({ limit, before }))
+  const last = entries.at(-1)
+  return { entries, next: entries.length === limit && last !== undefined ? encodeCursor(last) : undefined }
+})

@@ -1,0 +1,65 @@
+/**
+ * What blocks a deletion, and the deletion itself with its audit entry (seed 000 §3).
+ *
+ * A deletion removes versions (one, several left out of a `POST /api/{platform}` list, or all of a platform's),
+ * with their schemas and history. It is refused with 409 while a schema that would survive it still extends one
+ * of them: a reference whose current selection is a removed version. For a platform deletion the survivors are
+ * the schemas of other platforms, exactly as the seed says. For a version deletion a schema of the same platform
+ * that extends the removed version (`a/2.0.0` extending `a/1.0.0`) blocks too: it would be left pointing at
+ * nothing, with an output no save could reproduce.
+ *
+ * Because no survivor selects a removed version, removing versions changes no survivor's selection (`latest`
+ * and ranges pick the highest match, which stays), so a deletion needs no cascade.
+ */
+import { Clock, Random, type StoreUnavailable } from "@coffer/kernel"
+import { Effect, Result } from "effect"
+import { parseReference } from "../domain/extendsRef.js"
+import type { SchemaId } from "../domain/schemaId.js"
+import { selectVersion } from "../domain/select.js"
+import { compareVersions } from "../domain/version.js"
+import { type BlockingSchema, DeletionBlocked } from "../errors.js"
+import { type AuditAction, type AuditEntry, SchemaStore } from "../SchemaStore.js"
+
+/** The schemas outside `removed` that still extend one of `removed`, sorted by platform and version. */
+export const blockersOf = Effect.fnUntraced(function* (
+  platform: string,
+  versions: ReadonlyArray<string>,
+  removed: ReadonlyArray<string>,
+  survives: (dependent: SchemaId) => boolean,
+): Effect.fn.Return<ReadonlyArray<BlockingSchema>, StoreUnavailable, SchemaStore> {
+  const edges = yield* SchemaStore.use((store) => store.dependentsOf([platform]))
+  const blockers: Array<BlockingSchema> = []
+  for (const edge of edges) {
+    if (!survives(edge.dependent)) continue
+    const reference = parseReference(edge.reference)
+    if (Result.isFailure(reference) || reference.success.platform !== platform) continue
+    const selected = selectVersion(reference.success, versions)
+    if (Result.isSuccess(selected) && removed.includes(selected.success)) {
+      blockers.push({ platform: edge.dependent.platform, version: edge.dependent.version, extends: edge.reference })
+    }
+  }
+  return blockers.sort(
+    (a, b) =>
+      (a.platform < b.platform ? -1 : a.platform > b.platform ? 1 : compareVersions(a.version, b.version)) ||
+      (a.extends < b.extends ? -1 : a.extends > b.extends ? 1 : 0),
+  )
+})
+
+/** Fails with 409 when anything blocks; `target` words the message. */
+export const refuseIfBlocked = (
+  target: string,
+  blockers: ReadonlyArray<BlockingSchema>,
+): Effect.Effect<void, DeletionBlocked> =>
+  blockers.length === 0 ? Effect.void : Effect.fail(new DeletionBlocked({ target, blockedBy: blockers }))
+
+/** Appends an audit entry stamped now. */
+export const audit = Effect.fnUntraced(function* (
+  actor: string,
+  action: AuditAction,
+  target: string,
+  detail?: AuditEntry["detail"],
+): Effect.fn.Return<void, StoreUnavailable, SchemaStore | Clock.Clock | Random.Random> {
+  const id = yield* Random.Random.use((random) => random.id)
+  const at = yield* Clock.Clock.use((clock) => clock.now)
+  yield* SchemaStore.use((store) => store.appendAudit({ id, at, actor, action, target, detail }))
+})

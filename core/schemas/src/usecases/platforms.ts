@@ -1,0 +1,271 @@
+/**
+ * Platforms and their versions: the data endpoints (list, read, create or update with a version list, add a
+ * version) and the dashboard's create and delete.
+ *
+ * Decisions (also in the package README):
+ * - `POST /api/{platform}` creates or updates. `name` must equal the platform in the path. Versions in the list
+ *   that are new are added; versions left out are deleted, which needs the admin permission and is refused (409)
+ *   while a surviving schema extends one (see `deletion.ts`). A version listed twice is a 400. Omitting `kind`
+ *   keeps the stored one.
+ * - Adding a version that is already listed changes nothing and still answers success: the request's aim holds.
+ * - Adding versions re-resolves, in the same transaction, every schema whose `latest` or range now selects
+ *   another version, and their dependents (DESIGN.md "Cascade").
+ */
+import { BadRequest, type Cache, Clock, type Forbidden, type Random, type StoreUnavailable } from "@coffer/kernel"
+import { Effect } from "effect"
+import { type Actor, canSee, requireManager, requireVisible, requireWriter } from "../access.js"
+import type { InvalidVersion, ResolveError } from "../domain/errors.js"
+import { validateVersion } from "../domain/version.js"
+import {
+  type DeletionBlocked,
+  type InvalidKind,
+  type InvalidPlatformName,
+  PlatformExists,
+  PlatformNotFound,
+  VersionNotFound,
+} from "../errors.js"
+import { isValidPlatformName, type PlatformKind, validateKind, validatePlatformName } from "../platform.js"
+import { type PlatformRecord, SchemaStore } from "../SchemaStore.js"
+import { invalidateSchemas, invalidateSchemasAfterCommit } from "../schemaCache.js"
+import { audit, blockersOf, refuseIfBlocked } from "./deletion.js"
+import { cascade, emptyView, ensurePlatforms, withVersions } from "./view.js"
+
+type Services = SchemaStore | Cache.Cache | Random.Random | Clock.Clock
+
+/** `/api/schemas`: every platform the actor may see, by name. */
+export const listPlatforms = Effect.fn("listPlatforms")(function* (
+  actor: Actor,
+): Effect.fn.Return<ReadonlyArray<PlatformRecord>, StoreUnavailable, SchemaStore> {
+  const platforms = yield* SchemaStore.use((store) => store.listPlatforms)
+  return platforms.filter((platform) => canSee(actor, platform.name))
+})
+
+/** One platform; 404 when it is missing or outside a token's scope. */
+export const getPlatform = Effect.fn("getPlatform")(function* (
+  actor: Actor,
+  name: string,
+): Effect.fn.Return<PlatformRecord, PlatformNotFound | StoreUnavailable, SchemaStore> {
+  yield* requireVisible(actor, name)
+  const platform = isValidPlatformName(name) ? yield* SchemaStore.use((store) => store.findPlatform(name)) : undefined
+  if (platform === undefined) return yield* new PlatformNotFound({ platform: name })
+  return platform
+})
+
+const checkedKind = (kind: unknown): Effect.Effect<PlatformKind | undefined, InvalidKind> =>
+  Effect.fromResult(validateKind(kind))
+
+/** Dashboard: a new platform with no versions; 409 when the name is taken. */
+export const createPlatform = Effect.fn("createPlatform")(function* (
+  actor: Actor,
+  input: { readonly name: string; readonly kind?: unknown },
+): Effect.fn.Return<
+  PlatformRecord,
+  Forbidden | InvalidPlatformName | InvalidKind | PlatformExists | StoreUnavailable,
+  Services
+> {
+  yield* requireWriter(actor, input.name)
+  const name = yield* Effect.fromResult(validatePlatformName(input.name))
+  const kind = yield* checkedKind(input.kind)
+  const now = yield* Clock.Clock.use((clock) => clock.now)
+  yield* SchemaStore.use((store) =>
+    store.transaction(
+      Effect.gen(function* () {
+        if (!(yield* store.insertPlatform(name, kind, now))) return yield* new PlatformExists({ platform: name })
+        // A cached "platform missing" answer must not outlive the platform's creation.
+        yield* invalidateSchemas
+      }),
+    ),
+  )
+  yield* invalidateSchemasAfterCommit
+  return { name, kind, versions: [] }
+})
+
+export interface PlatformInput {
+  readonly name: string
+  readonly versions: ReadonlyArray<string>
+  readonly kind?: unknown
+}
+
+const checkedVersions = (
+  versions: ReadonlyArray<string>,
+): Effect.Effect<ReadonlyArray<string>, InvalidVersion | BadRequest> =>
+  Effect.gen(function* () {
+    const seen = new Set<string>()
+    for (const version of versions) {
+      yield* Effect.fromResult(validateVersion(version))
+      if (seen.has(version)) {
+        return yield* new BadRequest({ message: `versions lists ${JSON.stringify(version)} more than once` })
+      }
+      seen.add(version)
+    }
+    return versions
+  })
+
+/**
+ * Adds `added` to a platform of the view and re-resolves what the change reaches; returns what the store must
+ * write. The caller has already written the versions.
+ */
+const cascadeVersions = (platform: string, before: ReadonlyArray<string>, view: ReturnType<typeof emptyView>) =>
+  Effect.gen(function* () {
+    const after = view.platforms.get(platform)!.versions
+    return yield* cascade(view, { _tag: "VersionsChanged", platform, before, after })
+  })
+
+/** `POST /api/{platform}`: create, or update kind and version list (rules 1 and 2 of seed 000 §4). */
+export const putPlatform = Effect.fn("putPlatform")(function* (
+  actor: Actor,
+  platform: string,
+  input: PlatformInput,
+): Effect.fn.Return<
+  void,
+  | Forbidden
+  | BadRequest
+  | InvalidPlatformName
+  | InvalidKind
+  | InvalidVersion
+  | DeletionBlocked
+  | ResolveError
+  | StoreUnavailable,
+  Services
+> {
+  const person = yield* requireWriter(actor, platform)
+  const name = yield* Effect.fromResult(validatePlatformName(platform))
+  if (input.name !== name) {
+    return yield* new BadRequest({
+      message: `name ${JSON.stringify(input.name)} does not match the platform in the path, ${JSON.stringify(name)}`,
+    })
+  }
+  const kind = yield* checkedKind(input.kind)
+  const versions = yield* checkedVersions(input.versions)
+  const store = yield* SchemaStore
+  const now = yield* Clock.Clock.use((clock) => clock.now)
+  yield* store.transaction(
+    Effect.gen(function* () {
+      // Creating first settles a concurrent creation: whoever loses updates the platform the winner made.
+      const created = yield* store.insertPlatform(name, kind, now)
+      const view = emptyView()
+      yield* ensurePlatforms(view, [name])
+      const current = view.platforms.get(name)!
+      if (!created && kind !== undefined && kind !== current.kind) yield* store.setKind(name, kind)
+      const removed = current.versions.filter((version) => !versions.includes(version))
+      const added = versions.filter((version) => !current.versions.includes(version))
+      if (removed.length > 0) {
+        yield* requireManager(actor)
+        const blockers = yield* blockersOf(
+          name,
+          current.versions,
+          removed,
+          (dependent) => !(dependent.platform === name && removed.includes(dependent.version)),
+        )
+        const which = removed.map((version) => JSON.stringify(version)).join(", ")
+        yield* refuseIfBlocked(`version${removed.length === 1 ? "" : "s"} ${which} of platform "${name}"`, blockers)
+        yield* store.removeVersions(name, removed)
+        current.versions = current.versions.filter((version) => !removed.includes(version))
+        for (const version of removed) {
+          current.schemas.delete(version)
+          yield* audit(person.email, "version.delete", `${name}/${version}`, { omittedFrom: "versions list" })
+        }
+      }
+      if (added.length > 0) {
+        const before = current.versions
+        yield* store.insertVersions(name, added, now)
+        withVersions(current, added)
+        yield* store.saveOutputs(yield* cascadeVersions(name, before, view))
+      }
+      yield* invalidateSchemas
+    }),
+  )
+  yield* invalidateSchemasAfterCommit
+})
+
+/** `POST /api/{platform}/versions`: the platform must exist. */
+export const addVersion = Effect.fn("addVersion")(function* (
+  actor: Actor,
+  platform: string,
+  version: string,
+): Effect.fn.Return<void, Forbidden | InvalidVersion | PlatformNotFound | ResolveError | StoreUnavailable, Services> {
+  yield* requireWriter(actor, platform)
+  yield* Effect.fromResult(validateVersion(version))
+  if (!isValidPlatformName(platform)) return yield* new PlatformNotFound({ platform })
+  const store = yield* SchemaStore
+  const now = yield* Clock.Clock.use((clock) => clock.now)
+  const changed = yield* store.transaction(
+    Effect.gen(function* () {
+      const view = emptyView()
+      yield* ensurePlatforms(view, [platform])
+      const current = view.platforms.get(platform)
+      if (current === undefined) return yield* new PlatformNotFound({ platform })
+      if (current.versions.includes(version)) return false
+      const before = current.versions
+      yield* store.insertVersions(platform, [version], now)
+      withVersions(current, [version])
+      yield* store.saveOutputs(yield* cascadeVersions(platform, before, view))
+      yield* invalidateSchemas
+      return true
+    }),
+  )
+  if (changed) yield* invalidateSchemasAfterCommit
+})
+
+/** Dashboard: the platform, all its versions and their history, when nothing on another platform extends it. */
+export const deletePlatform = Effect.fn("deletePlatform")(function* (
+  actor: Actor,
+  name: string,
+): Effect.fn.Return<void, Forbidden | PlatformNotFound | DeletionBlocked | StoreUnavailable, Services> {
+  const person = yield* requireManager(actor)
+  if (!isValidPlatformName(name)) return yield* new PlatformNotFound({ platform: name })
+  const store = yield* SchemaStore
+  yield* store.transaction(
+    Effect.gen(function* () {
+      const platform = yield* store.findPlatform(name)
+      if (platform === undefined) return yield* new PlatformNotFound({ platform: name })
+      const blockers = yield* blockersOf(
+        name,
+        platform.versions,
+        platform.versions,
+        (dependent) => dependent.platform !== name,
+      )
+      yield* refuseIfBlocked(`platform ${JSON.stringify(name)}`, blockers)
+      yield* store.removePlatform(name)
+      yield* audit(person.email, "platform.delete", name, {
+        versions: [...platform.versions],
+        ...(platform.kind === undefined ? {} : { kind: platform.kind }),
+      })
+      yield* invalidateSchemas
+    }),
+  )
+  yield* invalidateSchemasAfterCommit
+})
+
+/** Dashboard: one version and its history, when no surviving schema extends it. */
+export const deleteVersion = Effect.fn("deleteVersion")(function* (
+  actor: Actor,
+  platform: string,
+  version: string,
+): Effect.fn.Return<
+  void,
+  Forbidden | PlatformNotFound | VersionNotFound | DeletionBlocked | StoreUnavailable,
+  Services
+> {
+  const person = yield* requireManager(actor)
+  if (!isValidPlatformName(platform)) return yield* new PlatformNotFound({ platform })
+  const store = yield* SchemaStore
+  yield* store.transaction(
+    Effect.gen(function* () {
+      const current = yield* store.findPlatform(platform)
+      if (current === undefined) return yield* new PlatformNotFound({ platform })
+      if (!current.versions.includes(version)) return yield* new VersionNotFound({ platform, version })
+      const blockers = yield* blockersOf(
+        platform,
+        current.versions,
+        [version],
+        (dependent) => !(dependent.platform === platform && dependent.version === version),
+      )
+      yield* refuseIfBlocked(`version ${JSON.stringify(version)} of platform ${JSON.stringify(platform)}`, blockers)
+      yield* store.removeVersions(platform, [version])
+      yield* audit(person.email, "version.delete", `${platform}/${version}`)
+      yield* invalidateSchemas
+    }),
+  )
+  yield* invalidateSchemasAfterCommit
+})

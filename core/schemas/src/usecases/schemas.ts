@@ -1,0 +1,120 @@
+/**
+ * Reading and saving one schema (a platform version's content).
+ *
+ * Saving (DESIGN.md "Saving a schema"): the content must be a plain JSON object whose `@extends` references all
+ * resolve, without a cycle at any depth; the output is the merge of the selected parents and the content; the
+ * platforms merged in are recorded as the schema's sources. Every schema that depends on it, transitively, is
+ * then re-resolved once, and all of it is written in one transaction: every output changes or none does.
+ */
+import { type Cache, Clock, Forbidden, type Random, type StoreUnavailable } from "@coffer/kernel"
+import { Effect, Result, type Schema } from "effect"
+import { type Actor, covers, requireVisible, requireWriter } from "../access.js"
+import { validateContent } from "../domain/content.js"
+import type { ResolveError } from "../domain/errors.js"
+import { type SchemaId, schemaKey } from "../domain/schemaId.js"
+import { PlatformNotFound, SchemaNotFound, VersionNotFound } from "../errors.js"
+import { isValidPlatformName } from "../platform.js"
+import { SchemaStore } from "../SchemaStore.js"
+import { invalidateSchemas, invalidateSchemasAfterCommit, lookupSchema } from "../schemaCache.js"
+import { cascade, emptyView, ensurePlatforms, resolveAll } from "./view.js"
+
+/** A schema as the data endpoints show it. */
+export interface SchemaView {
+  readonly content: Schema.JsonObject
+  readonly dependencies: ReadonlyArray<string>
+  readonly output: Schema.JsonObject
+}
+
+/**
+ * The sources a scoped token must cover. A schema saved before sources were recorded has none on record: when it
+ * extends nothing its own platform is all it can hold; when it extends something it stays unreadable by scoped
+ * tokens until its next save records them (seed 000 §2).
+ */
+const sourcesOf = (schema: {
+  readonly platform: string
+  readonly dependencies: ReadonlyArray<string>
+  readonly sources: ReadonlyArray<string> | undefined
+}) => schema.sources ?? (schema.dependencies.length === 0 ? [schema.platform] : undefined)
+
+export const readSchema = Effect.fn("readSchema")(function* (
+  actor: Actor,
+  id: SchemaId,
+): Effect.fn.Return<
+  SchemaView,
+  PlatformNotFound | VersionNotFound | SchemaNotFound | Forbidden | StoreUnavailable,
+  SchemaStore | Cache.Cache | Random.Random
+> {
+  yield* requireVisible(actor, id.platform)
+  // A name that cannot be created cannot exist: no store round trip for it.
+  if (!isValidPlatformName(id.platform)) return yield* new PlatformNotFound({ platform: id.platform })
+  const found = yield* lookupSchema(id)
+  switch (found._tag) {
+    case "PlatformMissing":
+      return yield* new PlatformNotFound({ platform: id.platform })
+    case "VersionMissing":
+      return yield* new VersionNotFound(id)
+    case "SchemaMissing":
+      return yield* new SchemaNotFound(id)
+    case "Found": {
+      const { schema } = found
+      if (!covers(actor, sourcesOf(schema))) {
+        return yield* new Forbidden({
+          message: `This API token does not cover every platform merged into ${schemaKey(id)}`,
+        })
+      }
+      return { content: schema.content, dependencies: schema.dependencies, output: schema.output }
+    }
+  }
+})
+
+export interface SaveResult {
+  readonly schema: SchemaView
+  /** `platform/version` of every dependent re-resolved, dependencies first. */
+  readonly reprocessed: ReadonlyArray<string>
+}
+
+export const saveSchema = Effect.fn("saveSchema")(function* (
+  actor: Actor,
+  id: SchemaId,
+  content: unknown,
+): Effect.fn.Return<
+  SaveResult,
+  PlatformNotFound | VersionNotFound | Forbidden | ResolveError | StoreUnavailable,
+  SchemaStore | Cache.Cache | Random.Random | Clock.Clock
+> {
+  const person = yield* requireWriter(actor, id.platform)
+  const checked = validateContent(content)
+  if (Result.isFailure(checked)) return yield* Effect.fail(checked.failure)
+  const store = yield* SchemaStore
+  const savedAt = yield* Clock.Clock.use((clock) => clock.now)
+  const result = yield* store.transaction(
+    Effect.gen(function* () {
+      const view = emptyView()
+      yield* ensurePlatforms(view, [id.platform])
+      const platform = view.platforms.get(id.platform)
+      if (platform === undefined) return yield* new PlatformNotFound({ platform: id.platform })
+      if (!platform.versions.includes(id.version)) return yield* new VersionNotFound(id)
+      const [resolution] = yield* resolveAll(view, [{ ...id, content: checked.success }])
+      // Dependents resolve against the new content, never the stored one.
+      platform.schemas.set(id.version, checked.success)
+      const reprocessed = yield* cascade(view, { _tag: "SchemaSaved", schema: id })
+      yield* invalidateSchemas
+      yield* store.saveSchema({
+        ...id,
+        content: checked.success,
+        dependencies: resolution!.dependencies,
+        output: resolution!.output,
+        sources: resolution!.sources,
+        savedBy: person.email,
+        savedAt,
+      })
+      yield* store.saveOutputs(reprocessed)
+      return {
+        schema: { content: checked.success, dependencies: resolution!.dependencies, output: resolution!.output },
+        reprocessed: reprocessed.map(schemaKey),
+      }
+    }),
+  )
+  yield* invalidateSchemasAfterCommit
+  return result
+})

@@ -1,0 +1,109 @@
+/**
+ * Managing API tokens from the dashboard (admin permission): create (the plaintext is returned once), list
+ * (records only), revoke (immediate on every instance; see `../tokens.ts`). Creation and revocation are audited.
+ *
+ * Decisions (also in the package README): a name is 1–100 characters and not only whitespace; `platforms`, when
+ * given, is a non-empty list of existing platforms (a typo would otherwise make a token that reads nothing),
+ * stored sorted and distinct; `null` or omitted means every platform, including ones created later.
+ */
+import { BadRequest, Cache, Clock, type Forbidden, Hasher, Random, type StoreUnavailable } from "@coffer/kernel"
+import { Effect } from "effect"
+import { type Actor, requireManager } from "../access.js"
+import { TokenNotFound } from "../errors.js"
+import { isValidPlatformName } from "../platform.js"
+import { SchemaStore, type TokenRecord } from "../SchemaStore.js"
+import { hintOf, INVALIDATION_CHANNEL, RevokedTokens, TOKEN_PREFIX, tokenCacheKey } from "../tokens.js"
+import { audit } from "./deletion.js"
+
+export const MAX_TOKEN_NAME_LENGTH = 100
+
+export interface NewToken {
+  readonly name: string
+  readonly platforms?: ReadonlyArray<string> | null | undefined
+}
+
+export const listTokens = Effect.fn("listTokens")(function* (
+  actor: Actor,
+): Effect.fn.Return<ReadonlyArray<TokenRecord>, Forbidden | StoreUnavailable, SchemaStore> {
+  yield* requireManager(actor)
+  return yield* SchemaStore.use((store) => store.listTokens)
+})
+
+export const createToken = Effect.fn("createToken")(function* (
+  actor: Actor,
+  input: NewToken,
+): Effect.fn.Return<
+  { readonly token: string; readonly record: TokenRecord },
+  Forbidden | BadRequest | StoreUnavailable,
+  SchemaStore | Random.Random | Hasher.Hasher | Clock.Clock
+> {
+  const person = yield* requireManager(actor)
+  const name = input.name
+  if (name.trim() === "" || name.length > MAX_TOKEN_NAME_LENGTH) {
+    return yield* new BadRequest({ message: `name must be 1 to ${MAX_TOKEN_NAME_LENGTH} characters, not only spaces` })
+  }
+  const store = yield* SchemaStore
+  let platforms: ReadonlyArray<string> | null = null
+  if (input.platforms !== undefined && input.platforms !== null) {
+    if (input.platforms.length === 0) {
+      return yield* new BadRequest({ message: "platforms must list at least one platform; omit it for all platforms" })
+    }
+    const known = new Set((yield* store.listPlatforms).map((platform) => platform.name))
+    const unknown = input.platforms.filter((platform) => !isValidPlatformName(platform) || !known.has(platform))
+    if (unknown.length > 0) {
+      return yield* new BadRequest({
+        message: `platforms names platforms that do not exist: ${unknown.map((p) => JSON.stringify(p)).join(", ")}`,
+      })
+    }
+    platforms = [...new Set(input.platforms)].sort()
+  }
+  const random = yield* Random.Random
+  const token = yield* random.token(TOKEN_PREFIX)
+  const record: TokenRecord = {
+    id: yield* random.id,
+    name,
+    platforms,
+    hint: hintOf(token),
+    createdAt: yield* Clock.Clock.use((clock) => clock.now),
+    createdBy: person.email,
+    lastUsedAt: undefined,
+  }
+  const hash = yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token))
+  yield* store.transaction(
+    Effect.gen(function* () {
+      yield* store.insertToken({ ...record, hash })
+      yield* audit(person.email, "token.create", record.id, { name, platforms })
+    }),
+  )
+  return { token, record }
+})
+
+export const revokeToken = Effect.fn("revokeToken")(function* (
+  actor: Actor,
+  id: string,
+): Effect.fn.Return<
+  void,
+  Forbidden | TokenNotFound | StoreUnavailable,
+  SchemaStore | Cache.Cache | Random.Random | Clock.Clock | RevokedTokens
+> {
+  const person = yield* requireManager(actor)
+  const store = yield* SchemaStore
+  const cache = yield* Cache.Cache
+  const removed = yield* store.transaction(
+    Effect.gen(function* () {
+      const token = yield* store.removeToken(id)
+      if (token === undefined) return yield* new TokenNotFound({ id })
+      // Before the commit: a cache that cannot be told refuses the revocation rather than keep a live entry.
+      yield* cache.delete(tokenCacheKey(token.hash))
+      yield* audit(person.email, "token.revoke", token.id, { name: token.name })
+      return token
+    }),
+  )
+  yield* RevokedTokens.use((revoked) => revoked.add(removed.hash))
+  // A check that read the database before the commit may have cached the token again: delete once more, and
+  // tell the other instances, whose subscribers delete it and remember the hash.
+  yield* cache.delete(tokenCacheKey(removed.hash)).pipe(Effect.ignore)
+  yield* cache
+    .publish(INVALIDATION_CHANNEL, removed.hash)
+    .pipe(Effect.catch((error) => Effect.logError("Could not announce a token revocation to other instances", error)))
+})
