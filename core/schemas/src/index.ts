@@ -6,6 +6,7 @@
 export * as Access from "./access.js"
 export * from "./domain/index.js"
 export * from "./errors.js"
+export * as SchemaStoreMemory from "./memoryStore.js"
 export * from "./platform.js"
 export * from "./SchemaStore.js"
 export * as SchemaCache from "./schemaCache.js"
