@@ -8,15 +8,24 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Cache, Clock, Conflict, Hasher, type Identity, Random, Sessions, type Settings } from "@coffer/kernel"
+import { Accounts } from "@coffer/secrets"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Hono } from "hono"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { MemoryCache, MemorySessions } from "../../../../adapters/memory/src/index.js"
+import { MemoryAccounts, MemoryCache, MemorySessions } from "../../../../adapters/memory/src/index.js"
 import { OidcIdentity } from "../../../../adapters/oidc/src/index.js"
 import { type OidcProvider, startOidcProvider } from "../../../../test/contract/src/oidcProvider.js"
 import { createBaseApp } from "../app/base.js"
+import type { HttpError } from "../errors.js"
 import { settingsFrom } from "../testing.js"
-import { LOGOUT_REPLAY_WINDOW_MS, mountOidcRoutes, safeReturnTo } from "./oidc.js"
+import {
+  groupsOf,
+  LOGOUT_REPLAY_WINDOW_MS,
+  mountOidcRoutes,
+  safeReturnTo,
+  schemasSignedIn,
+  secretsSignedIn,
+} from "./oidc.js"
 
 const CALLBACK = "/api/auth/oauth2/callback/oidc"
 const LOGOUT = "/api/auth/backchannel-logout"
@@ -47,13 +56,17 @@ describe("OIDC routes", () => {
   let publicOrigin: string
 
   const platform = Layer.mergeAll(Clock.layer, Random.layer, Hasher.layer)
-  const stores = () => Layer.mergeAll(MemorySessions.layer, MemoryCache.layer).pipe(Layer.provideMerge(platform))
+  const stores = () =>
+    Layer.mergeAll(MemorySessions.layer, MemoryCache.layer, MemoryAccounts.layer).pipe(Layer.provideMerge(platform))
 
   /** One service as a host would build it, with or without an identity provider, with or without a web app. */
   const service = (options: {
     readonly oidc: boolean
     readonly webApp?: boolean
-    readonly onSignedIn?: (signedIn: Identity.SignedIn) => Effect.Effect<Sessions.NewSession, Conflict>
+    readonly onSignedIn?: (
+      signedIn: Identity.SignedIn,
+    ) => Effect.Effect<Sessions.NewSession, HttpError, Accounts.Accounts>
+    readonly rateLimit?: number
   }) => {
     const identity = OidcIdentity.layer({
       issuer: provider.issuer,
@@ -68,6 +81,7 @@ describe("OIDC routes", () => {
       handle,
       publicOrigin,
       webApp: options.webApp ?? false,
+      rateLimit: options.rateLimit === undefined ? undefined : { limit: options.rateLimit },
       onSignedIn:
         options.onSignedIn ??
         ((signedIn) => Effect.succeed({ userId: `user-${signedIn.subject}`, email: signedIn.email ?? "", groups: [] })),
@@ -192,6 +206,19 @@ describe("OIDC routes", () => {
   })
 
   describe("sign-in", () => {
+    it("limits the start and the callback per client (429 with Retry-After)", async () => {
+      const svc = service({ oidc: true, rateLimit: 3 })
+      const cookies = jar()
+      const start = await get(svc.app, "/api/auth/oidc/start", cookies)
+      const callback = await provider.signIn(start.headers.get("location") ?? "", "alice")
+      expect((await get(svc.app, callback.pathname + callback.search, cookies)).status).toBe(302)
+      expect((await get(svc.app, "/api/auth/oidc/start")).status).toBe(302)
+      const limited = await get(svc.app, "/api/auth/oidc/start")
+      expect(limited.status).toBe(429)
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
+      expect((await get(svc.app, `${CALLBACK}?code=x&state=y`)).status).toBe(429)
+    })
+
     it("redirects to the provider with a state cookie, the pending sign-in kept server-side", async () => {
       const { app, runtime } = service({ oidc: true })
       const cookies = jar()
@@ -310,6 +337,50 @@ describe("OIDC routes", () => {
     })
   })
 
+  describe("what a sign-in means to each service", () => {
+    it("secrets: the first sign-in creates the account, the next reuses it; an e-mail collision is 409 until linked", async () => {
+      for (const webApp of [false, true]) {
+        const svc = service({ oidc: true, webApp, onSignedIn: secretsSignedIn })
+        const first = await signIn(svc, "alice")
+        const second = await signIn(svc, "alice")
+        const userId = (await svc.session(first.token))?.userId
+        expect(userId).toEqual(expect.any(String))
+        expect((await svc.session(second.token))?.userId).toBe(userId)
+
+        // Another identity with alice's address: refused until an operator links it to her account.
+        provider.accounts.set("alice-elsewhere", { email: "Alice@Example.com" })
+        const refused = await signIn(svc, "alice-elsewhere")
+        if (webApp) expect(refused.response.headers.get("location")).toBe("/sign-in?error=linking")
+        else expect(refused.response.status).toBe(409)
+        expect(refused.token).toBeUndefined()
+        await svc.runtime.runPromise(
+          Accounts.Accounts.use((accounts) => accounts.link(userId ?? "", provider.issuer, "alice-elsewhere")),
+        )
+        const linked = await signIn(svc, "alice-elsewhere")
+        expect(linked.response.status).toBe(302)
+        expect((await svc.session(linked.token))?.userId).toBe(userId)
+      }
+    })
+
+    it("schemas: the groups of the roles claim are recorded on the session", async () => {
+      let claim = "groups"
+      const svc = service({ oidc: true, onSignedIn: schemasSignedIn(() => claim) })
+      const alice = await signIn(svc, "alice")
+      expect(await svc.session(alice.token)).toMatchObject({ userId: "alice", groups: ["editors"] })
+      claim = "roles"
+      const again = await signIn(svc, "alice")
+      expect((await svc.session(again.token))?.groups).toEqual([])
+    })
+
+    it("reads the roles claim as a list of strings or a single string", () => {
+      expect(groupsOf({ groups: ["a", 1, "b", null] }, "groups")).toEqual(["a", "b"])
+      expect(groupsOf({ groups: "admins" }, "groups")).toEqual(["admins"])
+      expect(groupsOf({ groups: "" }, "groups")).toEqual([])
+      expect(groupsOf({ groups: { admins: true } }, "groups")).toEqual([])
+      expect(groupsOf({}, "groups")).toEqual([])
+    })
+  })
+
   describe("back-channel logout", () => {
     const sidOf = async (svc: Service, token: string | undefined) => (await svc.session(token))?.providerSessionId
 
@@ -371,6 +442,20 @@ describe("OIDC routes", () => {
       })
       expect(json.status).toBe(400)
       expect(await svc.session(alice.token)).toBeDefined()
+    })
+
+    it("limits refused tokens per client, never valid ones", async () => {
+      const svc = service({ oidc: true, rateLimit: 2 })
+      await signIn(svc, "alice")
+      expect((await postLogout(svc.app, "garbage")).status).toBe(400)
+      expect((await postLogout(svc.app, "garbage")).status).toBe(400)
+      const limited = await postLogout(svc.app, "garbage")
+      expect(limited.status).toBe(429)
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
+      for (let i = 0; i < 3; i++) {
+        const valid = provider.mintLogoutToken(provider.logoutClaims({ sub: "alice" }))
+        expect((await postLogout(svc.app, valid)).status).toBe(200)
+      }
     })
 
     it("ends the session when the provider itself sends the logout token", async () => {

@@ -26,12 +26,14 @@
  *   retry (the `jti` is forgotten again when ending the sessions failed).
  */
 import { BadRequest, Cache, Hasher, Identity, NotFound, Sessions } from "@coffer/kernel"
+import { signIn } from "@coffer/secrets"
 import { Effect, Option, Schema } from "effect"
 import type { Context, Hono } from "hono"
 import { deleteCookie, getCookie, setCookie } from "hono/cookie"
 import { type HttpError, toErrorResponse } from "../errors.js"
 import type { Handle } from "../runtime.js"
 import { readSessionCookie, setSessionCookie } from "./cookie.js"
+import { limitAttempt, type RateLimitOptions, rateLimit } from "./rateLimit.js"
 
 /** The services the routes need besides the optional Identity. */
 export type OidcServices = Sessions.Sessions | Cache.Cache | Hasher.Hasher
@@ -52,6 +54,12 @@ export interface OidcRoutesOptions<E, R> {
    * the provider's `sid` are filled in from the verified identity whatever this returns.
    */
   readonly onSignedIn: (signedIn: Identity.SignedIn) => Effect.Effect<Sessions.NewSession, E, R>
+  /**
+   * Per-client limits (DESIGN.md "Rate limits"): every request to the start and the callback counts (group
+   * `oidc`); on the back-channel path only refused tokens count (group `backchannel-logout`), so a provider
+   * delivering many valid logouts is never limited into failing them. Absent: no limits.
+   */
+  readonly rateLimit?: Omit<RateLimitOptions, "group"> | undefined
 }
 
 /** How long a started sign-in may take at the provider. */
@@ -140,6 +148,44 @@ export const signInFailure = (error: HttpError): SignInFailure => {
 const providerSessionId = (claims: Readonly<Record<string, unknown>>) =>
   typeof claims.sid === "string" && claims.sid !== "" ? claims.sid : undefined
 
+/** The e-mail of a sign-in; the adapter refuses sign-ins without one, this keeps the rule where it is used. */
+const emailOf = (signedIn: Identity.SignedIn) =>
+  signedIn.email === undefined || signedIn.email === ""
+    ? Effect.fail(identityError("email", "The identity provider gave no e-mail address"))
+    : Effect.succeed(signedIn.email)
+
+/**
+ * Secrets (seed 001 §1): the account of this identity, created at its first sign-in; `AccountLinkRequired`
+ * (409, `linking`) while an older account holds the e-mail and no operator has linked them.
+ */
+export const secretsSignedIn = (signedIn: Identity.SignedIn) =>
+  Effect.gen(function* () {
+    const email = yield* emailOf(signedIn)
+    const user = yield* signIn({ issuer: signedIn.issuer, subject: signedIn.subject, email })
+    return { userId: user.id, email: user.email, groups: [] } satisfies Sessions.NewSession
+  })
+
+/**
+ * The groups of the roles claim: a list of strings, or one string for providers that send a single group bare.
+ * Anything else counts as no groups, which only ever narrows what the person may do.
+ */
+export const groupsOf = (claims: Readonly<Record<string, unknown>>, claim: string): ReadonlyArray<string> => {
+  const value = claims[claim]
+  if (typeof value === "string") return value === "" ? [] : [value]
+  return Array.isArray(value) ? value.filter((group): group is string => typeof group === "string") : []
+}
+
+/**
+ * Schemas (seed 000 §5): the groups of `OIDC_ROLES_CLAIM` at sign-in, recorded on the session (rule 3: a change
+ * of groups takes effect at the next sign-in). The schemas service has no accounts: the person is the subject.
+ */
+export const schemasSignedIn = (rolesClaim: () => string) => (signedIn: Identity.SignedIn) =>
+  Effect.map(emailOf(signedIn), (email) => ({
+    userId: signedIn.subject,
+    email,
+    groups: groupsOf(signedIn.claims, rolesClaim()),
+  }))
+
 /** How a route answers once its work is done: a redirect, usually, with cookies set on the way. */
 type Reply = (c: Context) => Response
 
@@ -178,6 +224,13 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
     )
     return handle(c, redirected, (reply) => reply(c))
   }
+
+  if (options.rateLimit !== undefined) {
+    const signInLimit = rateLimit(handle, { ...options.rateLimit, group: "oidc" })
+    app.use(`${base}/oidc/start`, signInLimit)
+    app.use(`${base}/oauth2/callback/oidc`, signInLimit)
+  }
+  const limits = options.rateLimit
 
   app.get(`${base}/oidc/start`, (c) => {
     const values = c.req.queries("returnTo") ?? []
@@ -284,6 +337,17 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
         // Forget the token so that the provider's retry is not taken for a replay.
         .pipe(Effect.onError(() => Effect.ignore(cache.delete(replayKey))))
     })
-    return handle(c, logout, () => c.body(null, 200))
+    const limited =
+      limits === undefined
+        ? logout
+        : logout.pipe(
+            // Only refusals count: a token that could not be checked (503) is not the caller's doing.
+            Effect.tapError((error) =>
+              error._tag === "BadRequest" || (error._tag === "IdentityError" && error.reason !== "unavailable")
+                ? limitAttempt(c, { ...limits, group: "backchannel-logout" })
+                : Effect.void,
+            ),
+          )
+    return handle(c, limited, () => c.body(null, 200))
   })
 }
