@@ -1,0 +1,90 @@
+/**
+ * The SQL schema store against the SchemaStore contract, on SQLite in memory and on Postgres (a database of its
+ * own per test), plus what only SQL can get wrong: how many statements a batch lookup costs, and an unreachable
+ * database reading as `StoreUnavailable`, never as "not found".
+ */
+import { freshPostgres, freshSqlite, hasPostgres, schemaStoreSuite } from "@coffer/contract"
+import { SchemaStore } from "@coffer/schemas"
+import { Effect, Layer } from "effect"
+import { describe, expect, it } from "vitest"
+import { SqlDatabase } from "./index.js"
+import * as SqlSchemaStore from "./SqlSchemaStore.js"
+
+const storeOn = (database: Layer.Layer<SqlDatabase.SqlDatabase, unknown>) =>
+  SqlSchemaStore.layer.pipe(Layer.provide(database))
+
+schemaStoreSuite("sqlite", () => storeOn(freshSqlite()))
+describe.runIf(await hasPostgres())("postgres", () => {
+  schemaStoreSuite("postgres", () => storeOn(freshPostgres()))
+})
+
+describe("SqlSchemaStore", () => {
+  /** The store on a database whose statements are counted. */
+  const counted = Effect.gen(function* () {
+    const database = yield* SqlDatabase.SqlDatabase
+    let statements = 0
+    const counting: SqlDatabase.Service = {
+      ...database,
+      query: (run) =>
+        Effect.suspend(() => {
+          statements++
+          return database.query(run)
+        }),
+    }
+    const store = yield* Effect.provideService(SqlSchemaStore.make, SqlDatabase.SqlDatabase, counting)
+    return {
+      store,
+      count: <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.gen(function* () {
+          const before = statements
+          const value = yield* effect
+          return { value, statements: statements - before }
+        }),
+    }
+  })
+
+  it("loads platforms and edges in a fixed number of statements, whatever the number of names", async () => {
+    const result = await Effect.runPromise(
+      Effect.gen(function* () {
+        const { store, count } = yield* counted
+        for (let i = 0; i < 120; i++) {
+          yield* store.insertPlatform(`p${i}`, undefined, 0)
+          yield* store.insertVersions(`p${i}`, ["1.0.0", "2.0.0"], 0)
+          yield* store.saveSchema({
+            platform: `p${i}`,
+            version: "1.0.0",
+            content: {},
+            dependencies: [`p${(i + 1) % 120}/1.0.0`],
+            output: {},
+            sources: [],
+            savedBy: "a",
+            savedAt: 0,
+          })
+        }
+        const names = Array.from({ length: 120 }, (_, i) => `p${i}`)
+        return {
+          few: yield* count(store.loadPlatforms(names.slice(0, 2))),
+          many: yield* count(store.loadPlatforms(names)),
+          edges: yield* count(store.dependentsOf(names)),
+        }
+      }).pipe(Effect.provide(freshSqlite())),
+    )
+    expect(result.many.value.size).toBe(120)
+    expect(result.many.statements).toBe(result.few.statements)
+    expect(result.many.statements).toBeLessThanOrEqual(2)
+    expect(result.edges.value).toHaveLength(120)
+    expect(result.edges.statements).toBe(1)
+  })
+
+  it("reports a closed database as StoreUnavailable, never as a missing platform", async () => {
+    const error = await Effect.runPromise(
+      Effect.gen(function* () {
+        const database = yield* SqlDatabase.SqlDatabase
+        const store = yield* SchemaStore
+        yield* Effect.promise(() => database.db.destroy())
+        return yield* Effect.flip(store.findPlatform("ios"))
+      }).pipe(Effect.provide(Layer.provideMerge(SqlSchemaStore.layer, freshSqlite()))),
+    )
+    expect(error._tag).toBe("StoreUnavailable")
+  })
+})
