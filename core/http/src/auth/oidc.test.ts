@@ -67,7 +67,9 @@ describe("OIDC routes", () => {
       signedIn: Identity.SignedIn,
     ) => Effect.Effect<Sessions.NewSession, HttpError, Accounts.Accounts>
     readonly rateLimit?: number
+    readonly origin?: string
   }) => {
+    const origin = options.origin ?? publicOrigin
     const identity = OidcIdentity.layer({
       issuer: provider.issuer,
       clientId: provider.clientId,
@@ -75,11 +77,11 @@ describe("OIDC routes", () => {
       name: "Test",
     })
     const runtime = ManagedRuntime.make(options.oidc ? Layer.merge(stores(), Layer.orDie(identity)) : stores())
-    const settings: Settings.Settings = settingsFrom({ COFFER_PUBLIC_ORIGIN: publicOrigin })
-    const { app, handle } = createBaseApp({ runtime, settings, publicOrigin, nonJsonWrites: [LOGOUT] })
+    const settings: Settings.Settings = settingsFrom({ COFFER_PUBLIC_ORIGIN: origin })
+    const { app, handle } = createBaseApp({ runtime, settings, publicOrigin: origin, nonJsonWrites: [LOGOUT] })
     mountOidcRoutes(app, {
       handle,
-      publicOrigin,
+      publicOrigin: origin,
       webApp: options.webApp ?? false,
       rateLimit: options.rateLimit === undefined ? undefined : { limit: options.rateLimit },
       onSignedIn:
@@ -234,6 +236,16 @@ describe("OIDC routes", () => {
       const stored = await runtime.runPromise(Cache.Cache.use((cache) => cache.get(key)))
       expect(JSON.parse(stored ?? "{}")).toMatchObject({ state, returnTo: "/projects" })
       expect(stored).not.toContain(provider.clientSecret)
+    })
+
+    it("on an https origin, names the state cookie __Host- and marks it Secure, and builds the redirect URI on it", async () => {
+      const { app } = service({ oidc: true, origin: "https://coffer.example" })
+      const response = await get(app, "/api/auth/oidc/start")
+      expect(response.status).toBe(302)
+      expect(response.headers.get("set-cookie")).toMatch(/^__Host-coffer_oidc_state=[^;]+;.*Path=\/;.*Secure/i)
+      expect(new URL(response.headers.get("location") ?? "").searchParams.get("redirect_uri")).toBe(
+        `https://coffer.example${CALLBACK}`,
+      )
     })
 
     it("creates a session at the first sign-in and redirects to returnTo", async () => {

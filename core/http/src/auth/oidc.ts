@@ -36,15 +36,18 @@ import { readSessionCookie, setSessionCookie } from "./cookie.js"
 import { limitAttempt, type RateLimitOptions, rateLimit } from "./rateLimit.js"
 
 /** The services the routes need besides the optional Identity. */
-export type OidcServices = Sessions.Sessions | Cache.Cache | Hasher.Hasher
+export type OidcServices = Sessions.Sessions | Cache.Cache
 
 /** The `/sign-in?error=` values of seed 001 §4. */
 export type SignInFailure = Identity.IdentityError["reason"] | "linking" | "off"
 
 export interface OidcRoutesOptions<E, R> {
   readonly handle: Handle<OidcServices | R>
-  /** This service's public origin: the redirect URI is built on it and the cookies follow its scheme. */
-  readonly publicOrigin: string
+  /**
+   * This service's public origin: the redirect URI is built on it and the cookies follow its scheme. The host
+   * always supplies one; without, the request's own origin stands in.
+   */
+  readonly publicOrigin: string | undefined
   /** Whether a web app is served at this origin: failures then redirect to `/sign-in?error=<reason>`. */
   readonly webApp: boolean
   /** Default `/api/auth`. */
@@ -186,14 +189,23 @@ export const schemasSignedIn = (rolesClaim: () => string) => (signedIn: Identity
     groups: groupsOf(signedIn.claims, rolesClaim()),
   }))
 
+/**
+ * SHA-256 from the kernel's Web Crypto Hasher, provided here rather than asked of the runtime: the mount then
+ * needs only what every service's auth routes already have (sessions and the cache).
+ */
+const withHasher = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, Hasher.layer)
+
 /** How a route answers once its work is done: a redirect, usually, with cookies set on the way. */
 type Reply = (c: Context) => Response
 
 export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: OidcRoutesOptions<E, R>): void => {
-  const { handle, publicOrigin } = options
+  const { handle } = options
   const base = options.basePath ?? "/api/auth"
-  const redirectUri = `${publicOrigin}${base}/oauth2/callback/oidc`
-  const stateCookie = stateCookieName(publicOrigin)
+  const originOf = (c: Context) => options.publicOrigin ?? new URL(c.req.url).origin
+  const redirectUriOf = (c: Context) => `${originOf(c)}${base}/oauth2/callback/oidc`
+  // Cookies follow the configured origin, as the session cookie does everywhere else (cookie.ts).
+  const secureCookies = isSecure(options.publicOrigin ?? "")
+  const stateCookie = stateCookieName(options.publicOrigin ?? "")
 
   const pendingKey = (state: string) =>
     Effect.map(
@@ -208,9 +220,10 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
    */
   const runSignIn = (
     c: Context,
-    effect: Effect.Effect<Reply, HttpError, OidcServices | R>,
+    work: Effect.Effect<Reply, HttpError, OidcServices | Hasher.Hasher | R>,
     keepJson: (error: HttpError) => boolean = () => false,
   ) => {
+    const effect = withHasher(work)
     if (!options.webApp) return handle(c, effect, (reply) => reply(c))
     const redirected = effect.pipe(
       Effect.catch((error): Effect.Effect<Reply, HttpError> => {
@@ -240,7 +253,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
       if (returnTo === undefined) {
         return yield* new BadRequest({ message: "returnTo must be a single path on this site" })
       }
-      const { url, pending } = yield* identity.start({ redirectUri, returnTo })
+      const { url, pending } = yield* identity.start({ redirectUri: redirectUriOf(c), returnTo })
       const cache = yield* Cache.Cache
       yield* cache.set(yield* pendingKey(pending.state), JSON.stringify(pending), PENDING_SIGN_IN_TTL_MS)
       const reply: Reply = (context) => {
@@ -249,7 +262,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
           httpOnly: true,
           sameSite: "Lax",
           path: "/",
-          secure: isSecure(publicOrigin),
+          secure: secureCookies,
           maxAge: PENDING_SIGN_IN_TTL_MS / 1000,
         })
         return context.redirect(url, 302)
@@ -276,6 +289,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
 
   app.get(`${base}/oauth2/callback/oidc`, (c) => {
     const state = c.req.query("state")
+    const { publicOrigin } = options
     const boundState = getCookie(c, stateCookie)
     const callback = Effect.gen(function* () {
       const identity = yield* identityService
@@ -287,7 +301,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
         return yield* identityError("rejected", "The sign-in was started in another browser")
       }
       const pending = yield* takePending(state)
-      const signedIn = yield* identity.finish({ redirectUri, callbackUrl: c.req.url, pending })
+      const signedIn = yield* identity.finish({ redirectUri: redirectUriOf(c), callbackUrl: c.req.url, pending })
       const session = yield* options.onSignedIn(signedIn)
       const sessions = yield* Sessions.Sessions
       const previous = readSessionCookie(c, publicOrigin)
@@ -305,7 +319,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
       return reply
     })
     // The state cookie has served its purpose whatever the outcome.
-    deleteCookie(c, stateCookie, { path: "/", secure: isSecure(publicOrigin) })
+    deleteCookie(c, stateCookie, { path: "/", secure: secureCookies })
     return runSignIn(c, callback)
   })
 
@@ -323,7 +337,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
       const verified = yield* identity.verifyLogoutToken(token)
       const hasher = yield* Hasher.Hasher
       const cache = yield* Cache.Cache
-      const replayKey = `oidc:logout:${yield* hasher.sha256Hex(`${publicOrigin}\n${verified.issuer}\n${verified.tokenId}`)}`
+      const replayKey = `oidc:logout:${yield* hasher.sha256Hex(`${originOf(c)}\n${verified.issuer}\n${verified.tokenId}`)}`
       if ((yield* cache.increment(replayKey, LOGOUT_REPLAY_WINDOW_MS)) > 1) {
         return yield* new BadRequest({ message: "This logout token has already been used" })
       }
@@ -339,8 +353,8 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
     })
     const limited =
       limits === undefined
-        ? logout
-        : logout.pipe(
+        ? withHasher(logout)
+        : withHasher(logout).pipe(
             // Only refusals count: a token that could not be checked (503) is not the caller's doing.
             Effect.tapError((error) =>
               error._tag === "BadRequest" || (error._tag === "IdentityError" && error.reason !== "unavailable")
