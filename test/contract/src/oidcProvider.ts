@@ -33,6 +33,8 @@ export interface OidcProviderOptions {
   /** People by account id (the `sub`); tests may change the map while the provider runs. */
   readonly accounts?: Record<string, OidcAccount>
   readonly clientId?: string
+  /** Random by default; given when the client must be configured before the provider starts. */
+  readonly clientSecret?: string
   /** The port to listen on; a free one by default. */
   readonly port?: number
 }
@@ -147,7 +149,7 @@ export const startOidcProvider = async (options: OidcProviderOptions): Promise<O
   const Provider = providerModule.default
 
   const clientId = options.clientId ?? "coffer-test"
-  const clientSecret = randomBytes(24).toString("base64url")
+  const clientSecret = options.clientSecret ?? randomBytes(24).toString("base64url")
   const key = generateSigningKey()
   const kid = randomUUID()
   const accounts = new Map(Object.entries(options.accounts ?? {}))
