@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util"
 import { Cause } from "effect"
 import { commands } from "./help.js"
+import type { Listener } from "./listen.js"
 import { runMigrations } from "./migrateCommand.js"
 import { type Running, SERVICES, type Service, serve } from "./serve.js"
 import { loadSettings, SettingsRejected } from "./settings.js"
@@ -19,7 +20,7 @@ const describe = (error: unknown): string => {
   return String(error)
 }
 
-const serveCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) => {
+const serveCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, listener?: Listener) => {
   const { values } = parseArgs({
     args: [...args],
     options: { only: { type: "string" }, help: { type: "boolean", short: "h" } },
@@ -52,6 +53,7 @@ const serveCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv)
   process.on("SIGINT", stop)
   running = await serve({
     settings,
+    listener,
     services: values.only === undefined ? SERVICES : [values.only as Service],
   })
   if (stopping !== undefined) stop(stopping)
@@ -64,12 +66,17 @@ const migrateCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEn
   console.log(applied.length === 0 ? "coffer: database is up to date" : `coffer: applied ${applied.join(", ")}`)
 }
 
-export const main = async (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): Promise<void> => {
+/** Runs the `coffer` command; `listener` is the HTTP server `serve` uses (Node's by default, Bun's for `coffer-bun`). */
+export const main = async (
+  argv: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv = process.env,
+  listener?: Listener,
+): Promise<void> => {
   const [command, ...rest] = argv
   try {
     switch (command) {
       case "serve":
-        return await serveCommand(rest, env)
+        return await serveCommand(rest, env, listener)
       case "migrate":
         return await migrateCommand(rest, env)
       case undefined:

@@ -4,7 +4,7 @@
  */
 export { main } from "./cli.js"
 export { cacheLayer, cipherLayer, databaseLayer, type Infrastructure, infrastructureLayer } from "./layers.js"
-export { type Listening, listen } from "./listen.js"
+export { type FetchHandler, type Listener, type Listening, listen, listeningUrl, nodeListener } from "./listen.js"
 export { type Running, SERVICES, type ServeOptions, type Service, serve } from "./serve.js"
 export { type HostSettings, loadSettings, SettingsRejected } from "./settings.js"
 export { version } from "./version.js"

@@ -1,20 +1,43 @@
 /**
- * Binding a fetch handler to a port with Node's HTTP server, and closing it gracefully: requests in flight
- * finish, idle keep-alive connections are dropped at once, and anything still open after a grace period is
- * cut so that a stuck client cannot hold the process forever.
+ * Binding a fetch handler to a port, behind the small `Listener` seam that lets another runtime (Bun) serve the
+ * same apps. The Node listener uses Node's HTTP server and closes it gracefully: requests in flight finish, idle
+ * keep-alive connections are dropped at once, and anything still open after a grace period is cut so that a
+ * stuck client cannot hold the process forever.
  */
 
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { createAdaptorServer } from "@hono/node-server"
+import { getConnInfo } from "@hono/node-server/conninfo"
+import type { Context } from "hono"
 
 export interface Listening {
   readonly port: number
   readonly url: string
+  /**
+   * Stops accepting, lets requests in flight finish, and resolves once every connection is gone. Connections
+   * still open after `graceMs` (10 s by default) are cut.
+   */
   readonly close: (graceMs?: number) => Promise<void>
 }
 
+/**
+ * The handler a listener calls. `env` is whatever the server passes beside the request (Node's
+ * `{ incoming, outgoing }`, Bun's server); it must reach `Hono#fetch` so that `clientAddress` can read it.
+ */
 export type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>
+
+/** What a host needs from an HTTP server: the only runtime-specific part of serving the apps. */
+export interface Listener {
+  /** Binds `fetch` to `host:port` (`0` picks a free port, reported in `Listening`); rejects when it cannot. */
+  readonly listen: (fetch: FetchHandler, host: string, port: number) => Promise<Listening>
+  /** The peer address of the request's connection, for per-client rate limits; proxies are not trusted. */
+  readonly clientAddress: (c: Context) => string | undefined
+}
+
+/** `http://host:port`, with an IPv6 host in brackets. */
+export const listeningUrl = (host: string, port: number): string =>
+  `http://${host.includes(":") ? `[${host}]` : host}:${port}`
 
 export const listen = (fetch: FetchHandler, host: string, port: number): Promise<Listening> =>
   new Promise((resolve, reject) => {
@@ -23,10 +46,9 @@ export const listen = (fetch: FetchHandler, host: string, port: number): Promise
     server.listen(port, host, () => {
       server.off("error", reject)
       const { port: bound } = server.address() as AddressInfo
-      const shown = host.includes(":") ? `[${host}]` : host
       resolve({
         port: bound,
-        url: `http://${shown}:${bound}`,
+        url: listeningUrl(host, bound),
         close: (graceMs = 10_000) =>
           new Promise<void>((done) => {
             const force = setTimeout(() => server.closeAllConnections(), graceMs)
@@ -44,3 +66,9 @@ export const listen = (fetch: FetchHandler, host: string, port: number): Promise
       })
     })
   })
+
+/** The socket's peer address, from the `{ incoming }` bindings @hono/node-server passes as `env`. */
+const clientAddress = (c: Context): string | undefined => (c.env ? getConnInfo(c).remote.address : undefined)
+
+/** The default listener: @hono/node-server on Node's HTTP server. */
+export const nodeListener: Listener = { listen, clientAddress }

@@ -6,11 +6,10 @@
 import { migrate } from "@coffer/adapter-sql"
 import { createSchemasApp, createSecretsApp } from "@coffer/http"
 import { Settings } from "@coffer/kernel"
-import { getConnInfo } from "@hono/node-server/conninfo"
 import { Layer, ManagedRuntime, Result } from "effect"
-import type { Context, Hono } from "hono"
+import type { Hono } from "hono"
 import { infrastructureLayer } from "./layers.js"
-import { type Listening, listen } from "./listen.js"
+import { type Listener, type Listening, nodeListener } from "./listen.js"
 import { schemasLayer } from "./services/schemas.js"
 import { secretsLayer } from "./services/secrets.js"
 import type { HostSettings } from "./settings.js"
@@ -32,12 +31,11 @@ export interface ServeOptions {
   readonly env?: Settings.Env
   /** Where the "listening on" lines go. */
   readonly log?: (line: string) => void
+  /** The HTTP server the apps run on; Node's by default (`@coffer/bun` passes `Bun.serve`). */
+  readonly listener?: Listener
 }
 
 const localOrigin = (port: number) => `http://localhost:${port}`
-
-/** The socket's peer address; proxies are not trusted for it. */
-const clientAddress = (c: Context) => getConnInfo(c).remote.address
 
 /**
  * The roles settings, re-read from the environment on every call (seed 000 §5 rule 1). A value made invalid
@@ -56,6 +54,8 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
   const { settings } = options
   const services = options.services ?? SERVICES
   const log = options.log ?? console.log
+  const listener = options.listener ?? nodeListener
+  const { clientAddress } = listener
   // One memo map: the infrastructure is built once and shared by both services' runtimes.
   const memoMap = Layer.makeMemoMapUnsafe()
   const infrastructure = infrastructureLayer(settings)
@@ -76,7 +76,8 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
     for (const service of services) {
       // The public origin defaults to the bound port, known only once listening (port 0 picks one).
       let app: Hono | undefined
-      const bound = await listen((request) => app!.fetch(request), settings.host, ports[service])
+      // The server's own bindings travel as `env`: the listener's `clientAddress` reads the peer from them.
+      const bound = await listener.listen((request, env) => app!.fetch(request, env), settings.host, ports[service])
       listening[service] = bound
       const withOrigins: HostSettings = {
         ...settings,
