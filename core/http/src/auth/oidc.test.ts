@@ -181,6 +181,7 @@ describe("OIDC routes", () => {
       "/%5Cevil.example",
       "%2F%2Fevil.example",
       "/%252F%252Fevil.example",
+      "/%2525252F%2525252Fevil.example",
       "javascript:alert(1)",
       "/\t/evil.example",
       "/%09/evil.example",

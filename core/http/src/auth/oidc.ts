@@ -72,7 +72,7 @@ export const PENDING_SIGN_IN_TTL_MS = 10 * 60 * 1000
  * after `iat`, plus clock skew on both sides), after which a replay is refused as too old anyway.
  */
 export const LOGOUT_REPLAY_WINDOW_MS = 15 * 60 * 1000
-/** Longer than any honest `returnTo`, `state` or logout token; longer input is refused before any work. */
+/** Longer than any honest `returnTo` or `state`; longer input is refused before any work. */
 const MAX_RETURN_TO_LENGTH = 2048
 const MAX_STATE_LENGTH = 512
 
@@ -104,7 +104,7 @@ export const safeReturnTo = (raw: string | undefined): string | undefined => {
   if (raw === undefined || raw === "") return "/"
   if (raw.length > MAX_RETURN_TO_LENGTH) return undefined
   let form = raw
-  for (let round = 0; round < 4; round++) {
+  for (let round = 0; ; round++) {
     if (!pathIsLocal(form)) return undefined
     let decoded: string
     try {
@@ -113,6 +113,8 @@ export const safeReturnTo = (raw: string | undefined): string | undefined => {
       return undefined
     }
     if (decoded === form) break
+    // Encoded over and over: no path of this site is, so nothing is lost by refusing.
+    if (round === 3) return undefined
     form = decoded
   }
   // Last guard: resolved against any origin, it must stay there.
