@@ -5,4 +5,5 @@
 export * as MemoryAccounts from "./MemoryAccounts.js"
 export * as MemoryCache from "./MemoryCache.js"
 export * as MemorySchemaStore from "./MemorySchemaStore.js"
+export * as MemorySecretStore from "./MemorySecretStore.js"
 export * as MemorySessions from "./MemorySessions.js"

@@ -1,4 +1,147 @@
-/** The secrets area's migrations, merged into the one ordered list in `./index.ts`. */
-import type { Migration } from "kysely"
+/**
+ * The secrets area's migrations, merged into the one ordered list in `./index.ts`.
+ *
+ * `0004_secrets` creates the Secrets service's data (seed 001), every table under the `secrets_` prefix:
+ * - `secrets_projects`: the slug is unique (the seed's 409); `data_key` is the project's data key wrapped by the
+ *   master key (`cdk1.…`); the owner is an account that cannot be deleted while it owns a project.
+ * - `secrets_members`: one row per person and project, the owner included with role `owner`.
+ * - `secrets_invites`: only the token's SHA-256, unique; `used_at` is set when accepted; withdrawn invites are
+ *   deleted.
+ * - `secrets_environments`: names unique within a project.
+ * - `secrets_secrets` (one row per key, with its current version) and `secrets_secret_versions` (every version's
+ *   sealed value, `csv1.…`). The primary key (secret, version) and the unique (environment, key) are what keep
+ *   concurrent writers from doubling or losing a version; `user_id` is null for versions imported from before
+ *   history was kept, and for versions whose author's account was removed.
+ * - `secrets_api_keys`: only the key's SHA-256, unique; `key_prefix` is the first characters, for display.
+ * - `secrets_audit_log`: no foreign keys on purpose, so that entries outlive the project, environment and
+ *   person they name; `user_email` is the address at the time of the action. Ordered by (created_at, id).
+ *
+ * Deleting a project cascades to everything but the audit log; an environment to its secrets and versions; a
+ * secret to its versions; an account to its memberships, invites and API keys.
+ */
+import type { Kysely, Migration } from "kysely"
 
-export const secretsMigrations: Readonly<Record<string, Migration>> = {}
+const m0004: Migration = {
+  // biome-ignore lint/suspicious/noExplicitAny: a migration must not depend on today's `Tables` (see index.ts).
+  up: async (db: Kysely<any>) => {
+    await db.schema
+      .createTable("secrets_projects")
+      .addColumn("id", "text", (column) => column.primaryKey())
+      .addColumn("name", "text", (column) => column.notNull())
+      .addColumn("slug", "text", (column) => column.notNull().unique())
+      .addColumn("owner_id", "text", (column) => column.notNull().references("secrets_users.id").onDelete("restrict"))
+      .addColumn("data_key", "text", (column) => column.notNull())
+      .addColumn("created_at", "text", (column) => column.notNull())
+      .execute()
+    await db.schema
+      .createTable("secrets_members")
+      .addColumn("project_id", "text", (column) =>
+        column.notNull().references("secrets_projects.id").onDelete("cascade"),
+      )
+      .addColumn("user_id", "text", (column) => column.notNull().references("secrets_users.id").onDelete("cascade"))
+      .addColumn("role", "text", (column) => column.notNull())
+      .addColumn("created_at", "text", (column) => column.notNull())
+      .addPrimaryKeyConstraint("secrets_members_pk", ["project_id", "user_id"])
+      .execute()
+    await db.schema.createIndex("secrets_members_user_id").on("secrets_members").column("user_id").execute()
+    await db.schema
+      .createTable("secrets_invites")
+      .addColumn("id", "text", (column) => column.primaryKey())
+      .addColumn("project_id", "text", (column) =>
+        column.notNull().references("secrets_projects.id").onDelete("cascade"),
+      )
+      .addColumn("role", "text", (column) => column.notNull())
+      .addColumn("token_hash", "text", (column) => column.notNull().unique())
+      .addColumn("created_by", "text", (column) => column.notNull().references("secrets_users.id").onDelete("cascade"))
+      .addColumn("created_at", "text", (column) => column.notNull())
+      .addColumn("expires_at", "text", (column) => column.notNull())
+      .addColumn("used_at", "text")
+      .addColumn("used_by", "text", (column) => column.references("secrets_users.id").onDelete("set null"))
+      .execute()
+    await db.schema.createIndex("secrets_invites_project_id").on("secrets_invites").column("project_id").execute()
+    await db.schema
+      .createTable("secrets_environments")
+      .addColumn("id", "text", (column) => column.primaryKey())
+      .addColumn("project_id", "text", (column) =>
+        column.notNull().references("secrets_projects.id").onDelete("cascade"),
+      )
+      .addColumn("name", "text", (column) => column.notNull())
+      .addColumn("created_at", "text", (column) => column.notNull())
+      .addUniqueConstraint("secrets_environments_project_name", ["project_id", "name"])
+      .execute()
+    await db.schema
+      .createTable("secrets_secrets")
+      .addColumn("id", "text", (column) => column.primaryKey())
+      .addColumn("environment_id", "text", (column) =>
+        column.notNull().references("secrets_environments.id").onDelete("cascade"),
+      )
+      .addColumn("key", "text", (column) => column.notNull())
+      .addColumn("version", "integer", (column) => column.notNull())
+      .addColumn("created_at", "text", (column) => column.notNull())
+      .addColumn("updated_at", "text", (column) => column.notNull())
+      .addUniqueConstraint("secrets_secrets_environment_key", ["environment_id", "key"])
+      .execute()
+    await db.schema
+      .createTable("secrets_secret_versions")
+      .addColumn("secret_id", "text", (column) => column.notNull().references("secrets_secrets.id").onDelete("cascade"))
+      .addColumn("version", "integer", (column) => column.notNull())
+      .addColumn("value", "text", (column) => column.notNull())
+      .addColumn("user_id", "text", (column) => column.references("secrets_users.id").onDelete("set null"))
+      .addColumn("created_at", "text", (column) => column.notNull())
+      .addPrimaryKeyConstraint("secrets_secret_versions_pk", ["secret_id", "version"])
+      .execute()
+    await db.schema
+      .createTable("secrets_api_keys")
+      .addColumn("id", "text", (column) => column.primaryKey())
+      .addColumn("project_id", "text", (column) =>
+        column.notNull().references("secrets_projects.id").onDelete("cascade"),
+      )
+      .addColumn("user_id", "text", (column) => column.notNull().references("secrets_users.id").onDelete("cascade"))
+      .addColumn("name", "text", (column) => column.notNull())
+      .addColumn("key_prefix", "text", (column) => column.notNull())
+      .addColumn("key_hash", "text", (column) => column.notNull().unique())
+      .addColumn("scope", "text", (column) => column.notNull())
+      .addColumn("expires_at", "text")
+      .addColumn("last_used_at", "text")
+      .addColumn("created_at", "text", (column) => column.notNull())
+      .execute()
+    await db.schema.createIndex("secrets_api_keys_project_id").on("secrets_api_keys").column("project_id").execute()
+    await db.schema.createIndex("secrets_api_keys_user_id").on("secrets_api_keys").column("user_id").execute()
+    await db.schema
+      .createTable("secrets_audit_log")
+      .addColumn("id", "text", (column) => column.primaryKey())
+      .addColumn("project_id", "text", (column) => column.notNull())
+      .addColumn("environment_id", "text")
+      .addColumn("user_id", "text", (column) => column.notNull())
+      .addColumn("user_email", "text", (column) => column.notNull())
+      .addColumn("action", "text", (column) => column.notNull())
+      .addColumn("target_key", "text", (column) => column.notNull())
+      .addColumn("ip_address", "text")
+      .addColumn("created_at", "text", (column) => column.notNull())
+      .execute()
+    await db.schema
+      .createIndex("secrets_audit_log_project_time")
+      .on("secrets_audit_log")
+      .columns(["project_id", "created_at", "id"])
+      .execute()
+  },
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  down: async (db: Kysely<any>) => {
+    for (const table of [
+      "secrets_audit_log",
+      "secrets_api_keys",
+      "secrets_secret_versions",
+      "secrets_secrets",
+      "secrets_environments",
+      "secrets_invites",
+      "secrets_members",
+      "secrets_projects",
+    ]) {
+      await db.schema.dropTable(table).execute()
+    }
+  },
+}
+
+export const secretsMigrations: Readonly<Record<string, Migration>> = {
+  "0004_secrets": m0004,
+}

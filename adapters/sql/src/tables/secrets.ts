@@ -1,3 +1,96 @@
-/** Row types of the secrets tables (see the migrations that create them). */
-// biome-ignore lint/complexity/noBannedTypes: filled in as the secrets migrations arrive
-export type SecretsTables = {}
+/**
+ * Row types of the secrets tables (migration `0004_secrets`). Times are ISO-8601 UTC text; sealed values and
+ * wrapped data keys are the Cipher port's text blobs; credentials are SHA-256 hex.
+ */
+
+export interface SecretsProjectRow {
+  id: string
+  name: string
+  slug: string
+  owner_id: string
+  /** `cdk1.…`: the project's data key, wrapped by the master key. */
+  data_key: string
+  created_at: string
+}
+
+export interface SecretsMemberRow {
+  project_id: string
+  user_id: string
+  /** `owner`, `write` or `read`. */
+  role: string
+  created_at: string
+}
+
+export interface SecretsInviteRow {
+  id: string
+  project_id: string
+  role: string
+  token_hash: string
+  created_by: string
+  created_at: string
+  expires_at: string
+  used_at: string | null
+  used_by: string | null
+}
+
+export interface SecretsEnvironmentRow {
+  id: string
+  project_id: string
+  name: string
+  created_at: string
+}
+
+export interface SecretsSecretRow {
+  id: string
+  environment_id: string
+  key: string
+  /** The current version. */
+  version: number
+  created_at: string
+  updated_at: string
+}
+
+export interface SecretsSecretVersionRow {
+  secret_id: string
+  version: number
+  /** `csv1.…`: sealed under the project's data key, bound to project, environment, key and version. */
+  value: string
+  user_id: string | null
+  created_at: string
+}
+
+export interface SecretsApiKeyRow {
+  id: string
+  project_id: string
+  user_id: string
+  name: string
+  key_prefix: string
+  key_hash: string
+  scope: string
+  expires_at: string | null
+  last_used_at: string | null
+  created_at: string
+}
+
+export interface SecretsAuditLogRow {
+  id: string
+  project_id: string
+  environment_id: string | null
+  user_id: string
+  user_email: string
+  action: string
+  target_key: string
+  ip_address: string | null
+  created_at: string
+}
+
+export interface SecretsTables {
+  secrets_projects: SecretsProjectRow
+  secrets_members: SecretsMemberRow
+  secrets_invites: SecretsInviteRow
+  secrets_environments: SecretsEnvironmentRow
+  secrets_secrets: SecretsSecretRow
+  secrets_secret_versions: SecretsSecretVersionRow
+  secrets_api_keys: SecretsApiKeyRow
+  secrets_audit_log: SecretsAuditLogRow
+}

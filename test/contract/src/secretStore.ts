@@ -1,0 +1,848 @@
+/**
+ * The SecretStore contract: the rules written on `@coffer/secrets`' SecretStore port (atomic writes with their
+ * audit record, audited reads, contiguous versions under concurrency, cascades, uniqueness, order, invites,
+ * vanished parents), as tests every adapter runs.
+ *
+ * `makeLayer` is built once per test and must start empty. It provides the Accounts port over the same storage
+ * as the store, because SQL stores refer to accounts with foreign keys: the suite creates its people through it.
+ * An adapter that can make its audit log refuse writes passes `breakAuditLog`, and the atomicity rules are then
+ * checked against a real failure; the memory store writes in one synchronous step that cannot fail halfway, so
+ * it has nothing to break and those tests are switched off for it by name.
+ */
+import { NotFound } from "@coffer/kernel"
+import { Accounts, type AuditAction, SecretStore } from "@coffer/secrets"
+import { Cause, Context, Effect, Exit, Layer } from "effect"
+import { describe, expect, it } from "vitest"
+
+export interface SecretStoreSuiteOptions<R> {
+  /** Makes every later audit write fail, as a full disk or a revoked grant would. */
+  readonly breakAuditLog?: Effect.Effect<void, unknown, R>
+}
+
+type Store = SecretStore.SecretStore["Service"]
+
+const T0 = Date.UTC(2026, 0, 31, 12, 0, 0)
+const at = (offsetMs = 0) => new Date(T0 + offsetMs).toISOString()
+
+let sequence = 0
+const nextId = (prefix: string) => `${prefix}-${(++sequence).toString().padStart(6, "0")}`
+
+const audit = (
+  projectId: string,
+  action: AuditAction,
+  targetKey: string,
+  overrides: Partial<SecretStore.AuditRecord> = {},
+): SecretStore.AuditRecord => ({
+  id: nextId("audit"),
+  projectId,
+  environmentId: null,
+  userId: "someone",
+  userEmail: "someone@example.com",
+  action,
+  targetKey,
+  ipAddress: "192.0.2.1",
+  createdAt: at(),
+  ...overrides,
+})
+
+/** The `_tag` of an exit's typed failure, if it failed with one. */
+const errorTag = (exit: Exit.Exit<unknown, unknown>): string | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
+  const error = Cause.findError(exit.cause)
+  return error._tag === "Success" ? (error.success as { _tag?: string })._tag : undefined
+}
+
+export const secretStoreSuite = <R>(
+  name: string,
+  makeLayer: () => Layer.Layer<SecretStore.SecretStore | Accounts.Accounts | R, unknown>,
+  options: SecretStoreSuiteOptions<R> = {},
+) => {
+  interface World {
+    readonly store: Store
+    readonly context: Context.Context<SecretStore.SecretStore | Accounts.Accounts | R>
+    /** A new account, for the foreign keys. */
+    readonly person: (email?: string) => Effect.Effect<string, unknown>
+    /** A project owned by a new person, with the given environments. */
+    readonly project: (
+      slug: string,
+      environments?: ReadonlyArray<string>,
+    ) => Effect.Effect<
+      {
+        readonly project: SecretStore.ProjectRecord
+        readonly ownerId: string
+        readonly environments: ReadonlyArray<SecretStore.EnvironmentRecord>
+      },
+      unknown
+    >
+  }
+
+  const run = <A, E>(test: (world: World) => Effect.Effect<A, E>): Promise<A> =>
+    Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const context = yield* Layer.build(makeLayer())
+          const store = Context.get(context, SecretStore.SecretStore)
+          const accounts = Context.get(context, Accounts.Accounts)
+          let people = 0
+          const person = (email?: string) =>
+            Effect.map(
+              accounts.create({
+                email: email ?? `person${++people}-${nextId("p")}@example.com`,
+                issuer: "https://id.example.com",
+                subject: nextId("subject"),
+              }),
+              (user) => user.id,
+            )
+          const project: World["project"] = (slug, environments = ["development"]) =>
+            Effect.gen(function* () {
+              const ownerId = yield* person()
+              const record: SecretStore.ProjectRecord = {
+                id: nextId("project"),
+                name: slug,
+                slug,
+                ownerId,
+                createdAt: at(),
+                dataKey: `cdk1.0000000000000000.${slug}`,
+              }
+              const envs = environments.map((environment) => ({
+                id: nextId("env"),
+                projectId: record.id,
+                name: environment,
+                createdAt: at(),
+              }))
+              yield* store.createProject({
+                project: record,
+                environments: envs,
+                audit: audit(record.id, "project.created", slug),
+              })
+              return { project: record, ownerId, environments: envs }
+            })
+          return yield* test({ store, context, person, project })
+        }),
+      ),
+    )
+
+  /** Writes `count` versions of `key` one after another, as the use case would. */
+  const writeVersions = (
+    store: Store,
+    environmentId: string,
+    projectId: string,
+    key: string,
+    count: number,
+    userId: string,
+  ) =>
+    Effect.forEach(
+      Array.from({ length: count }, (_, i) => i),
+      (i) =>
+        store.writeSecret({
+          environmentId,
+          key,
+          expectedVersion: i,
+          newSecretId: nextId("secret"),
+          value: `sealed-${key}-${i + 1}`,
+          userId,
+          at: at(i),
+          audit: audit(projectId, i === 0 ? "secret.created" : "secret.updated", key),
+        }),
+    )
+
+  describe(`SecretStore contract: ${name}`, () => {
+    it("creates a project with its environments and the owner as member; finds it only for members", () =>
+      run(({ store, project, person }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha", ["production", "development"])
+          const stranger = yield* person()
+          expect(yield* store.findProject("alpha", ownerId)).toEqual({ project: alpha, role: "owner" })
+          expect(yield* store.findProjectById(alpha.id, ownerId)).toEqual({ project: alpha, role: "owner" })
+          expect(yield* store.findProject("alpha", stranger)).toBeUndefined()
+          expect(yield* store.findProjectById(alpha.id, stranger)).toBeUndefined()
+          expect(yield* store.findProject("nope", ownerId)).toBeUndefined()
+          expect(yield* store.listEnvironments(alpha.id)).toEqual(
+            [...environments].sort((a, b) => (a.name < b.name ? -1 : 1)),
+          )
+          expect(yield* store.listMembers(alpha.id)).toEqual([{ userId: ownerId, role: "owner", createdAt: at() }])
+          expect((yield* store.listAudit({ projectId: alpha.id, limit: 10, offset: 0 })).map((e) => e.action)).toEqual([
+            "project.created",
+          ])
+        }),
+      ))
+
+    it("refuses a second project with the same slug, writing nothing (rules 1 and 5)", () =>
+      run(({ store, project, person }) =>
+        Effect.gen(function* () {
+          yield* project("alpha")
+          const ownerId = yield* person()
+          const clash = { id: nextId("project"), name: "x", slug: "alpha", ownerId, createdAt: at(), dataKey: "k" }
+          const error = yield* Effect.flip(
+            store.createProject({
+              project: clash,
+              environments: [{ id: nextId("env"), projectId: clash.id, name: "development", createdAt: at() }],
+              audit: audit(clash.id, "project.created", "alpha"),
+            }),
+          )
+          expect(error._tag).toBe("ProjectExists")
+          expect(yield* store.findProjectById(clash.id, ownerId)).toBeUndefined()
+          expect(yield* store.listProjects(ownerId)).toEqual([])
+          expect(yield* store.listEnvironments(clash.id)).toEqual([])
+          expect(yield* store.listAudit({ projectId: clash.id, limit: 10, offset: 0 })).toEqual([])
+        }),
+      ))
+
+    it("lists a person's projects by slug, with their role in each", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const zed = yield* project("zed")
+          const alpha = yield* project("alpha")
+          const invite = {
+            id: nextId("invite"),
+            projectId: zed.project.id,
+            role: "write" as const,
+            tokenHash: nextId("hash"),
+            createdBy: zed.ownerId,
+            createdAt: at(),
+            expiresAt: at(1000),
+            usedAt: null,
+          }
+          yield* store.createInvite({ invite, audit: audit(zed.project.id, "invite.created", "write") })
+          yield* store.acceptInvite({
+            inviteId: invite.id,
+            userId: alpha.ownerId,
+            now: at(1),
+            audit: audit(zed.project.id, "member.joined", "x:write"),
+          })
+          const listed = yield* store.listProjects(alpha.ownerId)
+          expect(listed.map(({ project, role }) => [project.slug, role])).toEqual([
+            ["alpha", "owner"],
+            ["zed", "write"],
+          ])
+        }),
+      ))
+
+    it("deletes a project with everything in it but its audit log (rule 4)", () =>
+      run(({ store, project, person }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha")
+          const env = environments[0]!
+          yield* writeVersions(store, env.id, alpha.id, "K", 2, ownerId)
+          const member = yield* person()
+          const invite = {
+            id: nextId("invite"),
+            projectId: alpha.id,
+            role: "read" as const,
+            tokenHash: nextId("hash"),
+            createdBy: ownerId,
+            createdAt: at(),
+            expiresAt: at(1000),
+            usedAt: null,
+          }
+          yield* store.createInvite({ invite, audit: audit(alpha.id, "invite.created", "read") })
+          yield* store.acceptInvite({
+            inviteId: invite.id,
+            userId: member,
+            now: at(),
+            audit: audit(alpha.id, "member.joined", "m:read"),
+          })
+          const pending = { ...invite, id: nextId("invite"), tokenHash: nextId("hash") }
+          yield* store.createInvite({ invite: pending, audit: audit(alpha.id, "invite.created", "read") })
+          const apiKey = apiKeyRecord(alpha.id, member)
+          yield* store.createApiKey({ apiKey, audit: audit(alpha.id, "api_key.created", "k") })
+          const secret = yield* store.findSecret(env.id, "K")
+
+          expect(
+            yield* store.deleteProject({ projectId: alpha.id, audit: audit(alpha.id, "project.deleted", "alpha") }),
+          ).toBe(true)
+          expect(yield* store.findProject("alpha", ownerId)).toBeUndefined()
+          expect(yield* store.listEnvironments(alpha.id)).toEqual([])
+          expect(yield* store.findEnvironment(alpha.id, env.name)).toBeUndefined()
+          expect(yield* store.listSecrets(env.id)).toEqual([])
+          expect(yield* store.listVersions(secret!.id)).toEqual([])
+          expect(yield* store.listMembers(alpha.id)).toEqual([])
+          expect(yield* store.findInvite(pending.tokenHash)).toBeUndefined()
+          expect(yield* store.findApiKey(apiKey.id)).toBeUndefined()
+          expect(yield* store.listDataKeys).toEqual([])
+          const log = yield* store.listAudit({ projectId: alpha.id, limit: 50, offset: 0 })
+          expect(log[0]?.action).toBe("project.deleted")
+          expect(log.length).toBeGreaterThan(4)
+          expect(
+            yield* store.deleteProject({ projectId: alpha.id, audit: audit(alpha.id, "project.deleted", "alpha") }),
+          ).toBe(false)
+          // The slug is free again.
+          yield* project("alpha")
+        }),
+      ))
+
+    it("lists the owner first, then members by joining time; changes and removes members but never the owner", () =>
+      run(({ store, project, person }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId } = yield* project("alpha")
+          const joined: Array<string> = []
+          for (const [index, role] of (["write", "read"] as const).entries()) {
+            const userId = yield* person()
+            joined.push(userId)
+            const invite = {
+              id: nextId("invite"),
+              projectId: alpha.id,
+              role,
+              tokenHash: nextId("hash"),
+              createdBy: ownerId,
+              createdAt: at(),
+              expiresAt: at(10_000),
+              usedAt: null,
+            }
+            yield* store.createInvite({ invite, audit: audit(alpha.id, "invite.created", role) })
+            yield* store.acceptInvite({
+              inviteId: invite.id,
+              userId,
+              now: at(10 - index),
+              audit: audit(alpha.id, "member.joined", `x:${role}`),
+            })
+          }
+          // The second joined earlier (at 9 ms) than the first (at 10 ms).
+          expect(yield* store.listMembers(alpha.id)).toEqual([
+            { userId: ownerId, role: "owner", createdAt: at() },
+            { userId: joined[1], role: "read", createdAt: at(9) },
+            { userId: joined[0], role: "write", createdAt: at(10) },
+          ])
+          const change = (userId: string) =>
+            store.setMemberRole({
+              projectId: alpha.id,
+              userId,
+              role: "read",
+              audit: audit(alpha.id, "member.updated", "x"),
+            })
+          expect(yield* change(joined[0]!)).toBe(true)
+          expect(yield* change(ownerId)).toBe(false)
+          expect(yield* change("nobody")).toBe(false)
+          expect((yield* store.findProject("alpha", joined[0]!))?.role).toBe("read")
+          expect((yield* store.findProject("alpha", ownerId))?.role).toBe("owner")
+
+          const keep = apiKeyRecord(alpha.id, joined[1]!)
+          const gone = apiKeyRecord(alpha.id, joined[0]!)
+          yield* store.createApiKey({ apiKey: keep, audit: audit(alpha.id, "api_key.created", "k") })
+          yield* store.createApiKey({ apiKey: gone, audit: audit(alpha.id, "api_key.created", "k") })
+          const remove = (userId: string) =>
+            store.removeMember({ projectId: alpha.id, userId, audit: audit(alpha.id, "member.removed", "x") })
+          expect(yield* remove(ownerId)).toBe(false)
+          expect(yield* remove(joined[0]!)).toBe(true)
+          expect(yield* remove(joined[0]!)).toBe(false)
+          expect(yield* store.findApiKey(gone.id)).toBeUndefined()
+          expect(yield* store.findApiKey(keep.id)).toEqual(keep)
+          expect(yield* store.findProject("alpha", joined[0]!)).toBeUndefined()
+          const actions = (yield* store.listAudit({ projectId: alpha.id, limit: 3, offset: 0 })).map((e) => e.action)
+          expect(actions).toEqual(["member.removed", "api_key.created", "api_key.created"])
+        }),
+      ))
+
+    it("keeps invites pending until used, withdrawn or expired (rule 7)", () =>
+      run(({ store, project, person }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId } = yield* project("alpha")
+          const make = (offset: number, expiresIn = 1000) => ({
+            id: nextId("invite"),
+            projectId: alpha.id,
+            role: "read" as const,
+            tokenHash: nextId("hash"),
+            createdBy: ownerId,
+            createdAt: at(offset),
+            expiresAt: at(offset + expiresIn),
+            usedAt: null,
+          })
+          const first = make(0)
+          const second = make(1)
+          const short = make(2, 10)
+          for (const invite of [first, second, short]) {
+            yield* store.createInvite({ invite, audit: audit(alpha.id, "invite.created", "read") })
+          }
+          expect((yield* store.listInvites(alpha.id, at(5))).map((i) => i.id)).toEqual([short.id, second.id, first.id])
+          expect((yield* store.listInvites(alpha.id, at(12))).map((i) => i.id)).toEqual([second.id, first.id])
+          expect(yield* store.findInvite(first.tokenHash)).toEqual(first)
+
+          // Already in: 409 and the invite stays pending, with nothing written.
+          const before = yield* store.listAudit({ projectId: alpha.id, limit: 100, offset: 0 })
+          const already = yield* Effect.flip(
+            store.acceptInvite({
+              inviteId: first.id,
+              userId: ownerId,
+              now: at(5),
+              audit: audit(alpha.id, "member.joined", "x"),
+            }),
+          )
+          expect(already._tag).toBe("AlreadyMember")
+          expect((yield* store.findInvite(first.tokenHash))?.usedAt).toBeNull()
+          expect(yield* store.listAudit({ projectId: alpha.id, limit: 100, offset: 0 })).toEqual(before)
+
+          const ada = yield* person()
+          const joined = yield* store.acceptInvite({
+            inviteId: first.id,
+            userId: ada,
+            now: at(5),
+            audit: audit(alpha.id, "member.joined", "x"),
+          })
+          expect(joined).toEqual(alpha)
+          expect((yield* store.findInvite(first.tokenHash))?.usedAt).toBe(at(5))
+          expect((yield* store.findProject("alpha", ada))?.role).toBe("read")
+          const bob = yield* person()
+          const accept = (inviteId: string, now: string) =>
+            store.acceptInvite({ inviteId, userId: bob, now, audit: audit(alpha.id, "member.joined", "x") })
+          expect(yield* accept(first.id, at(6))).toBeUndefined()
+          expect(yield* accept(short.id, at(12))).toBeUndefined()
+          const withdraw = (inviteId: string, now: string) =>
+            store.deleteInvite({ projectId: alpha.id, inviteId, now, audit: audit(alpha.id, "invite.deleted", "read") })
+          expect(yield* withdraw(first.id, at(6))).toBe(false)
+          expect(yield* withdraw(short.id, at(12))).toBe(false)
+          expect(yield* withdraw(second.id, at(6))).toBe(true)
+          expect(yield* withdraw(second.id, at(6))).toBe(false)
+          expect(yield* accept(second.id, at(7))).toBeUndefined()
+          expect(yield* store.findProject("alpha", bob)).toBeUndefined()
+        }),
+      ))
+
+    it("lets at most one of several concurrent accepts of an invite use it", () =>
+      run(({ store, project, person }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId } = yield* project("alpha")
+          const invite = {
+            id: nextId("invite"),
+            projectId: alpha.id,
+            role: "write" as const,
+            tokenHash: nextId("hash"),
+            createdBy: ownerId,
+            createdAt: at(),
+            expiresAt: at(1000),
+            usedAt: null,
+          }
+          yield* store.createInvite({ invite, audit: audit(alpha.id, "invite.created", "write") })
+          const people = yield* Effect.forEach(Array.from({ length: 6 }), () => person())
+          const results = yield* Effect.forEach(
+            people,
+            (userId) =>
+              store.acceptInvite({
+                inviteId: invite.id,
+                userId,
+                now: at(1),
+                audit: audit(alpha.id, "member.joined", "x"),
+              }),
+            { concurrency: "unbounded" },
+          )
+          expect(results.filter((result) => result !== undefined)).toHaveLength(1)
+          expect(yield* store.listMembers(alpha.id)).toHaveLength(2)
+        }),
+      ))
+
+    it("keeps environment names unique per project and deletes an environment with its secrets (rules 4, 5)", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha", ["development"])
+          const beta = yield* project("beta", ["development"])
+          const env = (projectId: string, name: string) => ({ id: nextId("env"), projectId, name, createdAt: at() })
+          const clash = yield* Effect.flip(
+            store.createEnvironment({
+              environment: env(alpha.id, "development"),
+              audit: audit(alpha.id, "environment.created", "development"),
+            }),
+          )
+          expect(clash._tag).toBe("EnvironmentExists")
+          const qa = env(alpha.id, "qa")
+          yield* store.createEnvironment({ environment: qa, audit: audit(alpha.id, "environment.created", "qa") })
+          expect(yield* store.findEnvironment(alpha.id, "qa")).toEqual(qa)
+          expect(yield* store.findEnvironment(beta.project.id, "qa")).toBeUndefined()
+          expect(yield* store.findEnvironment(alpha.id, "QA")).toBeUndefined()
+
+          yield* writeVersions(store, qa.id, alpha.id, "K", 3, ownerId)
+          const secret = yield* store.findSecret(qa.id, "K")
+          expect(
+            yield* store.deleteEnvironment({
+              environmentId: qa.id,
+              audit: audit(alpha.id, "environment.deleted", "qa"),
+            }),
+          ).toBe(true)
+          expect(yield* store.findEnvironment(alpha.id, "qa")).toBeUndefined()
+          expect(yield* store.listSecrets(qa.id)).toEqual([])
+          expect(yield* store.listVersions(secret!.id)).toEqual([])
+          expect(
+            yield* store.deleteEnvironment({
+              environmentId: qa.id,
+              audit: audit(alpha.id, "environment.deleted", "qa"),
+            }),
+          ).toBe(false)
+          expect((yield* store.listEnvironments(alpha.id)).map((e) => e.name)).toEqual(environments.map((e) => e.name))
+
+          // A write under a vanished parent fails instead of leaving an orphan (rule 8).
+          const orphan = yield* Effect.flip(
+            store.writeSecret({
+              environmentId: qa.id,
+              key: "K",
+              expectedVersion: 0,
+              newSecretId: nextId("secret"),
+              value: "v",
+              userId: ownerId,
+              at: at(),
+              audit: audit(alpha.id, "secret.created", "K"),
+            }),
+          )
+          expect(orphan).toBeInstanceOf(NotFound)
+        }),
+      ))
+
+    it("stores version n+1 only over version n, and answers VersionConflict otherwise (rule 3)", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha")
+          const env = environments[0]!
+          const write = (expectedVersion: number, value: string, offset = 0) =>
+            store.writeSecret({
+              environmentId: env.id,
+              key: "K",
+              expectedVersion,
+              newSecretId: nextId("secret"),
+              value,
+              userId: ownerId,
+              at: at(offset),
+              audit: audit(alpha.id, "secret.updated", "K"),
+            })
+          const first = yield* write(0, "v1")
+          expect(first.version).toBe(1)
+          expect((yield* Effect.flip(write(0, "again")))._tag).toBe("VersionConflict")
+          expect((yield* Effect.flip(write(2, "ahead")))._tag).toBe("VersionConflict")
+          const second = yield* write(1, "v2", 5)
+          expect(second).toEqual({ secretId: first.secretId, version: 2 })
+          expect((yield* Effect.flip(write(1, "stale")))._tag).toBe("VersionConflict")
+          expect(yield* store.findSecret(env.id, "K")).toEqual({
+            id: first.secretId,
+            environmentId: env.id,
+            key: "K",
+            version: 2,
+            createdAt: at(),
+            updatedAt: at(5),
+          })
+          expect(yield* store.listVersions(first.secretId)).toEqual([
+            { version: 2, createdAt: at(5), userId: ownerId },
+            { version: 1, createdAt: at(), userId: ownerId },
+          ])
+          const log = yield* store.listAudit({ projectId: alpha.id, limit: 100, offset: 0 })
+          expect(log.filter((entry) => entry.action === "secret.updated")).toHaveLength(2)
+        }),
+      ))
+
+    it("lets exactly one of concurrent writers with the same expected version succeed, creating or updating", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha")
+          const env = environments[0]!
+          const race = (expectedVersion: number) =>
+            Effect.forEach(
+              Array.from({ length: 8 }, (_, i) => i),
+              (i) =>
+                Effect.exit(
+                  store.writeSecret({
+                    environmentId: env.id,
+                    key: "HOT",
+                    expectedVersion,
+                    newSecretId: nextId("secret"),
+                    value: `v${expectedVersion + 1}-${i}`,
+                    userId: ownerId,
+                    at: at(),
+                    audit: audit(alpha.id, "secret.updated", "HOT"),
+                  }),
+                ),
+              { concurrency: "unbounded" },
+            )
+          for (const expected of [0, 1]) {
+            const exits = yield* race(expected)
+            expect(exits.filter(Exit.isSuccess)).toHaveLength(1)
+            for (const exit of exits.filter(Exit.isFailure)) expect(errorTag(exit)).toBe("VersionConflict")
+          }
+          const secret = yield* store.findSecret(env.id, "HOT")
+          expect(secret?.version).toBe(2)
+          expect((yield* store.listVersions(secret!.id)).map((v) => v.version)).toEqual([2, 1])
+          const log = yield* store.listAudit({ projectId: alpha.id, limit: 100, offset: 0 })
+          expect(log.filter((entry) => entry.targetKey === "HOT")).toHaveLength(2)
+        }),
+      ))
+
+    it("keeps versions contiguous when writers retry from a fresh read, as the use cases do", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha")
+          const env = environments[0]!
+          const writer = (i: number) =>
+            Effect.gen(function* () {
+              const current = yield* store.findSecret(env.id, "HOT")
+              return yield* store.writeSecret({
+                environmentId: env.id,
+                key: "HOT",
+                expectedVersion: current?.version ?? 0,
+                newSecretId: nextId("secret"),
+                value: `value-${i}`,
+                userId: ownerId,
+                at: at(),
+                audit: audit(alpha.id, "secret.updated", "HOT"),
+              })
+            }).pipe(Effect.retry({ while: (error) => error._tag === "VersionConflict", times: 200 }))
+          const written = yield* Effect.forEach(
+            Array.from({ length: 12 }, (_, i) => i),
+            writer,
+            { concurrency: "unbounded" },
+          )
+          expect(written.map((w) => w.version).sort((a, b) => a - b)).toEqual(
+            Array.from({ length: 12 }, (_, i) => i + 1),
+          )
+          const secret = yield* store.findSecret(env.id, "HOT")
+          for (const [i, { version }] of written.entries()) {
+            const read = yield* store.readSecret({ environmentId: env.id, key: "HOT", version })
+            expect(read?.sealed?.value).toBe(`value-${i}`)
+          }
+          expect((yield* store.listVersions(secret!.id)).map((v) => v.version)).toEqual(
+            Array.from({ length: 12 }, (_, i) => 12 - i),
+          )
+        }),
+      ))
+
+    it("reads a version with its audit record only when the version exists (rule 2)", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha")
+          const env = environments[0]!
+          yield* writeVersions(store, env.id, alpha.id, "K", 2, ownerId)
+          const log = () => store.listAudit({ projectId: alpha.id, limit: 100, offset: 0 })
+          const before = (yield* log()).length
+          const current = yield* store.readSecret({
+            environmentId: env.id,
+            key: "K",
+            audit: audit(alpha.id, "secret.read", "K"),
+          })
+          expect(current?.secret.version).toBe(2)
+          expect(current?.sealed).toEqual({ version: 2, value: "sealed-K-2", userId: ownerId, createdAt: at(1) })
+          const old = yield* store.readSecret({
+            environmentId: env.id,
+            key: "K",
+            version: 1,
+            audit: audit(alpha.id, "secret.read", "K@1"),
+          })
+          expect(old?.sealed?.value).toBe("sealed-K-1")
+          const missing = yield* store.readSecret({
+            environmentId: env.id,
+            key: "K",
+            version: 3,
+            audit: audit(alpha.id, "secret.read", "K@3"),
+          })
+          expect(missing).toEqual({ secret: current!.secret, sealed: undefined })
+          expect(
+            yield* store.readSecret({
+              environmentId: env.id,
+              key: "NOPE",
+              audit: audit(alpha.id, "secret.read", "NOPE"),
+            }),
+          ).toBeUndefined()
+          expect(yield* store.readSecret({ environmentId: env.id, key: "K" })).toBeDefined()
+          expect((yield* log()).map((e) => e.targetKey).slice(0, (yield* log()).length - before)).toEqual(["K@1", "K"])
+        }),
+      ))
+
+    it("deletes a secret with its history; the key starts again at version 1 (rule 4)", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha")
+          const env = environments[0]!
+          yield* writeVersions(store, env.id, alpha.id, "K", 3, ownerId)
+          const secret = yield* store.findSecret(env.id, "K")
+          const remove = () =>
+            store.deleteSecret({ environmentId: env.id, key: "K", audit: audit(alpha.id, "secret.deleted", "K") })
+          expect(yield* remove()).toBe(true)
+          expect(yield* remove()).toBe(false)
+          expect(yield* store.findSecret(env.id, "K")).toBeUndefined()
+          expect(yield* store.listVersions(secret!.id)).toEqual([])
+          const again = yield* writeVersions(store, env.id, alpha.id, "K", 1, ownerId)
+          expect(again[0]?.version).toBe(1)
+        }),
+      ))
+
+    it("lists and exports secrets by key in code unit order, whatever the collation (rule 6)", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha", ["development", "staging"])
+          const [env, other] = environments as [SecretStore.EnvironmentRecord, SecretStore.EnvironmentRecord]
+          const keys = ["b", "B", "a_b", "A", "_x", "a-b", "a.b", "Z9", "a", "10", "9"]
+          for (const key of keys) yield* writeVersions(store, env.id, alpha.id, key, key === "B" ? 2 : 1, ownerId)
+          yield* writeVersions(store, other.id, alpha.id, "ELSEWHERE", 1, ownerId)
+          const expected = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+          expect((yield* store.listSecrets(env.id)).map((s) => s.key)).toEqual(expected)
+          const exported = yield* store.exportSecrets({
+            environmentId: env.id,
+            audit: audit(alpha.id, "secrets.exported", "json"),
+          })
+          expect(exported.map((e) => e.key)).toEqual(expected)
+          expect(exported.find((e) => e.key === "B")).toEqual({ key: "B", version: 2, value: "sealed-B-2" })
+          const log = yield* store.listAudit({ projectId: alpha.id, limit: 1, offset: 0 })
+          expect(log.map((e) => [e.action, e.targetKey])).toEqual([["secrets.exported", "json"]])
+          expect(
+            yield* store.exportSecrets({ environmentId: "none", audit: audit(alpha.id, "secrets.exported", "dotenv") }),
+          ).toEqual([])
+        }),
+      ))
+
+    it("finds API keys by hash and id; lists own keys and every key of owned projects, newest first", () =>
+      run(({ store, project, person }) =>
+        Effect.gen(function* () {
+          const alpha = yield* project("alpha")
+          const beta = yield* project("beta")
+          const member = yield* person()
+          const ownerKey = { ...apiKeyRecord(alpha.project.id, alpha.ownerId), createdAt: at(1) }
+          const memberKey = { ...apiKeyRecord(alpha.project.id, member), createdAt: at(2) }
+          const elsewhere = { ...apiKeyRecord(beta.project.id, member), createdAt: at(3) }
+          for (const apiKey of [ownerKey, memberKey, elsewhere]) {
+            yield* store.createApiKey({ apiKey, audit: audit(apiKey.projectId, "api_key.created", apiKey.name) })
+          }
+          expect(yield* store.findApiKeyByHash(memberKey.keyHash)).toEqual(memberKey)
+          expect(yield* store.findApiKey(memberKey.id)).toEqual(memberKey)
+          expect(yield* store.findApiKeyByHash("unknown")).toBeUndefined()
+          const ids = (keys: ReadonlyArray<SecretStore.ApiKeyRecord>) => keys.map((key) => key.id)
+          expect(ids(yield* store.listApiKeys({ userId: alpha.ownerId }))).toEqual([memberKey.id, ownerKey.id])
+          expect(ids(yield* store.listApiKeys({ userId: member }))).toEqual([elsewhere.id, memberKey.id])
+          expect(ids(yield* store.listApiKeys({ userId: member, projectId: beta.project.id }))).toEqual([elsewhere.id])
+          expect(ids(yield* store.listApiKeys({ userId: beta.ownerId }))).toEqual([elsewhere.id])
+
+          const rotated = yield* store.rotateApiKey({
+            id: memberKey.id,
+            keyHash: "new-hash",
+            keyPrefix: "cfk_newpref",
+            expiresAt: at(99),
+            audit: audit(alpha.project.id, "api_key.rotated", memberKey.name),
+          })
+          expect(rotated).toBe(true)
+          expect(yield* store.findApiKeyByHash(memberKey.keyHash)).toBeUndefined()
+          expect(yield* store.findApiKeyByHash("new-hash")).toEqual({
+            ...memberKey,
+            keyHash: "new-hash",
+            keyPrefix: "cfk_newpref",
+            expiresAt: at(99),
+          })
+          yield* store.touchApiKey(memberKey.id, at(50))
+          expect((yield* store.findApiKey(memberKey.id))?.lastUsedAt).toBe(at(50))
+          const remove = () =>
+            store.deleteApiKey({ id: memberKey.id, audit: audit(alpha.project.id, "api_key.deleted", memberKey.name) })
+          expect(yield* remove()).toBe(true)
+          expect(yield* remove()).toBe(false)
+          expect(yield* store.findApiKeyByHash("new-hash")).toBeUndefined()
+          expect(
+            yield* store.rotateApiKey({
+              id: memberKey.id,
+              keyHash: "h",
+              keyPrefix: "p",
+              expiresAt: null,
+              audit: audit(alpha.project.id, "api_key.rotated", "x"),
+            }),
+          ).toBe(false)
+          const actions = (yield* store.listAudit({ projectId: alpha.project.id, limit: 2, offset: 0 })).map(
+            (e) => e.action,
+          )
+          expect(actions).toEqual(["api_key.deleted", "api_key.rotated"])
+        }),
+      ))
+
+    it("pages the audit log newest first by time, then id", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha")
+          const env = environments[0]!
+          const entries = [
+            audit(alpha.id, "secret.read", "late", { id: "b-0001", createdAt: at(20) }),
+            audit(alpha.id, "secret.read", "tie-low", { id: "a-0001", createdAt: at(10), environmentId: env.id }),
+            audit(alpha.id, "secret.read", "tie-high", { id: "a-0002", createdAt: at(10), ipAddress: null }),
+            audit(alpha.id, "secret.read", "early", { id: "z-0001", createdAt: at(5) }),
+          ]
+          // Written before the entries below, at an earlier time: they come last.
+          yield* writeVersions(store, env.id, alpha.id, "K", 1, ownerId)
+          for (const entry of entries) yield* store.readSecret({ environmentId: env.id, key: "K", audit: entry })
+          const page = (limit: number, offset: number) =>
+            Effect.map(store.listAudit({ projectId: alpha.id, limit, offset }), (log) => log.map((e) => e.targetKey))
+          expect(yield* page(4, 0)).toEqual(["late", "tie-high", "tie-low", "early"])
+          expect(yield* page(2, 1)).toEqual(["tie-high", "tie-low"])
+          expect(yield* page(50, 6)).toEqual([])
+          const all = yield* store.listAudit({ projectId: alpha.id, limit: 2, offset: 1 })
+          expect(all[1]).toEqual(entries[1])
+          expect(all[0]).toEqual(entries[2])
+        }),
+      ))
+
+    it("replaces a data key only if it is still the one read", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha } = yield* project("alpha")
+          const { project: beta } = yield* project("beta")
+          const keys = yield* store.listDataKeys
+          expect(new Map(keys.map((k) => [k.projectId, k.dataKey]))).toEqual(
+            new Map([
+              [alpha.id, alpha.dataKey],
+              [beta.id, beta.dataKey],
+            ]),
+          )
+          expect(yield* store.replaceDataKey({ projectId: alpha.id, expected: "stale", next: "x" })).toBe(false)
+          expect(yield* store.replaceDataKey({ projectId: alpha.id, expected: alpha.dataKey, next: "cdk1.new" })).toBe(
+            true,
+          )
+          expect((yield* store.findProjectById(alpha.id, alpha.ownerId))?.project.dataKey).toBe("cdk1.new")
+          expect((yield* store.findProjectById(beta.id, beta.ownerId))?.project.dataKey).toBe(beta.dataKey)
+        }),
+      ))
+
+    describe.runIf(options.breakAuditLog !== undefined)("when the audit log refuses writes (rules 1 and 2)", () => {
+      it("returns no value from an audited read or export, and changes nothing", () =>
+        run(({ store, project, context }) =>
+          Effect.gen(function* () {
+            const { project: alpha, ownerId, environments } = yield* project("alpha")
+            const env = environments[0]!
+            yield* writeVersions(store, env.id, alpha.id, "K", 1, ownerId)
+            yield* options.breakAuditLog!.pipe(Effect.provide(context), Effect.orDie)
+            const attempts = [
+              store.readSecret({ environmentId: env.id, key: "K", audit: audit(alpha.id, "secret.read", "K") }),
+              store.readSecret({
+                environmentId: env.id,
+                key: "K",
+                version: 1,
+                audit: audit(alpha.id, "secret.read", "K@1"),
+              }),
+              store.exportSecrets({ environmentId: env.id, audit: audit(alpha.id, "secrets.exported", "json") }),
+              store.writeSecret({
+                environmentId: env.id,
+                key: "K",
+                expectedVersion: 1,
+                newSecretId: nextId("secret"),
+                value: "v2",
+                userId: ownerId,
+                at: at(),
+                audit: audit(alpha.id, "secret.updated", "K"),
+              }),
+              store.deleteSecret({ environmentId: env.id, key: "K", audit: audit(alpha.id, "secret.deleted", "K") }),
+              store.deleteEnvironment({ environmentId: env.id, audit: audit(alpha.id, "environment.deleted", "x") }),
+              store.deleteProject({ projectId: alpha.id, audit: audit(alpha.id, "project.deleted", "alpha") }),
+            ]
+            for (const attempt of attempts) {
+              const exit = yield* Effect.exit(attempt as Effect.Effect<unknown, unknown>)
+              expect(Exit.isFailure(exit)).toBe(true)
+            }
+            const secret = yield* store.findSecret(env.id, "K")
+            expect(secret?.version).toBe(1)
+            expect((yield* store.listVersions(secret!.id)).map((v) => v.version)).toEqual([1])
+            expect(yield* store.findEnvironment(alpha.id, env.name)).toBeDefined()
+          }),
+        ))
+    })
+  })
+}
+
+const apiKeyRecord = (projectId: string, userId: string): SecretStore.ApiKeyRecord => {
+  const id = nextId("key")
+  return {
+    id,
+    projectId,
+    userId,
+    name: `key ${id}`,
+    keyPrefix: "cfk_abcdefgh",
+    keyHash: `hash-${id}`,
+    scope: "read",
+    expiresAt: null,
+    lastUsedAt: null,
+    createdAt: at(),
+  }
+}
