@@ -1,0 +1,51 @@
+/**
+ * What the development login of both services shares (DESIGN.md "Development login"): its path, the check of
+ * the e-mail address, the answer outside development, and starting the session. The route exists only when
+ * `COFFER_ENV=development`; otherwise it answers 404 like any unknown path, registered explicitly so that no
+ * other route (a schemas platform called `auth`) can ever answer it.
+ */
+import { NotFound, Sessions, type StoreUnavailable } from "@coffer/kernel"
+import { Effect, Schema } from "effect"
+import type { Context } from "hono"
+import { readSessionCookie } from "./cookie.js"
+
+export const DEV_LOGIN_PATH = "/api/auth/dev-login"
+export const LOGOUT_PATH = "/api/auth/logout"
+
+/** The longest address SMTP allows; anything longer is not an address. */
+const MAX_EMAIL_LENGTH = 254
+
+/** `local@domain`, without spaces, as typed: nothing is trimmed or guessed. */
+export const Email = Schema.String.check(
+  Schema.isMaxLength(MAX_EMAIL_LENGTH),
+  Schema.isPattern(/^[^\s@]+@[^\s@]+$/, { message: "expected an e-mail address such as ada@example.com" }),
+)
+
+export const devLoginOff = () => new NotFound({ message: "Not found" })
+
+/**
+ * A new session for a sign-in, ending the one the browser had, so that a value planted in the browser before
+ * sign-in (session fixation) never becomes a signed-in session and every sign-in gets a fresh value.
+ */
+export const startSession = (
+  c: Context,
+  publicOrigin: string | undefined,
+  session: Sessions.NewSession,
+): Effect.Effect<string, StoreUnavailable, Sessions.Sessions> =>
+  Effect.gen(function* () {
+    const sessions = yield* Sessions.Sessions
+    const previous = readSessionCookie(c, publicOrigin)
+    if (previous !== undefined) yield* sessions.revoke(previous)
+    const { token } = yield* sessions.create(session)
+    return token
+  })
+
+/** Ends the request's session, if it has one; logging out twice, or without a session, is not an error. */
+export const endSession = (
+  c: Context,
+  publicOrigin: string | undefined,
+): Effect.Effect<void, StoreUnavailable, Sessions.Sessions> => {
+  const token = readSessionCookie(c, publicOrigin)
+  if (token === undefined) return Effect.void
+  return Sessions.Sessions.use((sessions) => sessions.revoke(token))
+}

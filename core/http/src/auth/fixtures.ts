@@ -1,0 +1,72 @@
+/**
+ * Test fixtures for the sign-in routes (not exported): a runtime on the real in-memory adapters, a cookie jar,
+ * and requests shaped as a browser sends them. `@coffer/http` depends on no adapter, so the adapters are
+ * imported from their sources by path; only tests import this file, so none of it reaches the build.
+ */
+import { Cache, Clock, Hasher, Random, StoreUnavailable } from "@coffer/kernel"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import type { Context } from "hono"
+import { MemoryAccounts, MemoryCache, MemorySessions } from "../../../../adapters/memory/src/index.js"
+
+export const platform = Layer.mergeAll(Clock.layer, Random.layer, Hasher.layer)
+
+/** A cache whose every call fails as a Redis outage does. */
+export const cacheDown = Layer.succeed(
+  Cache.Cache,
+  (() => {
+    const down = () => Effect.fail(new StoreUnavailable({ store: "cache", message: "connection refused" }))
+    return { get: down, set: down, delete: down, increment: down, ttl: down, publish: down, subscribe: down }
+  })(),
+)
+
+/** Sessions, accounts and cache in memory, as a host without a database or Redis would run them. */
+export const memoryRuntime = (options: { readonly cache?: Layer.Layer<Cache.Cache> } = {}) =>
+  ManagedRuntime.make(
+    Layer.mergeAll(MemorySessions.layer, MemoryAccounts.layer, options.cache ?? MemoryCache.layer).pipe(
+      Layer.provideMerge(platform),
+    ),
+  )
+
+/** Tests name the client in a header; a host reads the socket instead. */
+export const CLIENT_HEADER = "x-test-client"
+export const clientAddress = (c: Context) => c.req.header(CLIENT_HEADER)
+
+/** What `Set-Cookie` gave, sent back as `Cookie`, as a browser would. */
+export const cookieJar = () => {
+  const cookies = new Map<string, string>()
+  return {
+    cookies,
+    header: () => [...cookies].map(([name, value]) => `${name}=${value}`).join("; "),
+    store: (response: Response) => {
+      for (const line of response.headers.getSetCookie()) {
+        const [pair = ""] = line.split(";")
+        const at = pair.indexOf("=")
+        const value = pair.slice(at + 1)
+        if (value === "" || /max-age=0/i.test(line)) cookies.delete(pair.slice(0, at))
+        else cookies.set(pair.slice(0, at), value)
+      }
+    },
+  }
+}
+
+/** A JSON POST, as the dashboard sends it. */
+export const postJson = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  new Request(`http://coffer.test${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  })
+
+/** The attributes of the one `Set-Cookie` line for `name`, lower-cased, with the value under `value`. */
+export const cookieAttributes = (response: Response, name: string): Record<string, string> | undefined => {
+  const line = response.headers.getSetCookie().find((entry) => entry.startsWith(`${name}=`))
+  if (line === undefined) return undefined
+  const [pair = "", ...attributes] = line.split(";").map((part) => part.trim())
+  const result: Record<string, string> = { value: pair.slice(name.length + 1) }
+  for (const attribute of attributes) {
+    const at = attribute.indexOf("=")
+    if (at === -1) result[attribute.toLowerCase()] = ""
+    else result[attribute.slice(0, at).toLowerCase()] = attribute.slice(at + 1)
+  }
+  return result
+}

@@ -1,0 +1,110 @@
+/**
+ * The schemas service's own sign-in routes (seed 000 §2 "Session permissions", §5), besides the OIDC ones:
+ * - `POST /api/auth/dev-login` `{ email, groups? }`: only with `COFFER_ENV=development` (404 otherwise). The
+ *   groups stand for the roles claim and are recorded on the session, as a sign-in records the claim (rule 3).
+ *   The schemas service keeps no accounts: the person is `dev:<address>` (normalised). Rate-limited per
+ *   client (group `dev-login`).
+ * - `POST /api/auth/logout`: ends the session server-side and clears the cookie; `{ ok: true }` either way.
+ * - `GET /api/auth/get-session`: the session and its `permissions` (`write`, `manage`, `restricted`), worked out
+ *   on every request from the roles settings as they are now (rule 1), or 401.
+ *
+ * Mount these before the platform routes: `/api/{platform}/…` would otherwise answer for a platform `auth`.
+ */
+import type { Cache, Sessions, Settings } from "@coffer/kernel"
+import { Permissions } from "@coffer/schemas"
+import { Accounts } from "@coffer/secrets"
+import { Effect, Schema } from "effect"
+import type { Context, Hono } from "hono"
+import { errorResponse } from "../errors.js"
+import { decodeJson } from "../middleware/jsonBody.js"
+import type { Handle } from "../runtime.js"
+import { clearSessionCookie, setSessionCookie } from "./cookie.js"
+import { DEV_LOGIN_PATH, devLoginOff, Email, endSession, LOGOUT_PATH, startSession } from "./devLogin.js"
+import { rateLimit } from "./rateLimit.js"
+import { requireSession } from "./session.js"
+
+export const GET_SESSION_PATH = "/api/auth/get-session"
+
+/** What these routes need from the runtime. */
+export type SchemasAuthServices = Sessions.Sessions | Cache.Cache
+
+export interface SchemasAuthOptions {
+  readonly handle: Handle<SchemasAuthServices>
+  readonly settings: Settings.Settings
+  /** The schemas service's public origin: the cookie's name and `Secure` follow its scheme. */
+  readonly publicOrigin: string | undefined
+  /** The roles settings as they are now (`AppOptions.roles`), read on every request. */
+  readonly roles: () => Settings.Roles
+  /** `AppOptions.clientAddress`, for the per-client rate limit. */
+  readonly clientAddress?: ((c: Context) => string | undefined) | undefined
+}
+
+/** Bounds on what a development login may claim; a real roles claim is far smaller. */
+const MAX_GROUPS = 100
+const MAX_GROUP_LENGTH = 256
+
+const Group = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(MAX_GROUP_LENGTH))
+const DevLoginBody = Schema.Struct({
+  email: Email,
+  groups: Schema.optional(Schema.Array(Group).check(Schema.isMaxLength(MAX_GROUPS))),
+})
+
+/** The schemas person of a development login. */
+export const developmentUserId = (email: string) => `dev:${Accounts.emailKey(email)}`
+
+const userOf = (session: Pick<Sessions.Session, "userId" | "email" | "groups">) => ({
+  id: session.userId,
+  email: session.email,
+  groups: session.groups,
+})
+
+export const mountSchemasAuth = (app: Hono, options: SchemasAuthOptions): void => {
+  const { handle, settings, publicOrigin } = options
+
+  if (settings.environment === "development") {
+    app.post(
+      DEV_LOGIN_PATH,
+      rateLimit(handle, { group: "dev-login", limit: settings.rateLimit, clientAddress: options.clientAddress }),
+      (c) =>
+        handle(
+          c,
+          Effect.gen(function* () {
+            const body = yield* decodeJson(c, DevLoginBody)
+            const session = {
+              userId: developmentUserId(body.email),
+              email: body.email,
+              groups: [...new Set(body.groups)],
+            }
+            return { token: yield* startSession(c, publicOrigin, session), session }
+          }),
+          ({ token, session }) => {
+            setSessionCookie(c, publicOrigin, token)
+            return c.json({ user: userOf(session) })
+          },
+        ),
+    )
+  } else {
+    app.post(DEV_LOGIN_PATH, (c) => errorResponse(c, devLoginOff()))
+  }
+
+  app.post(LOGOUT_PATH, (c) =>
+    handle(c, endSession(c, publicOrigin), () => {
+      clearSessionCookie(c, publicOrigin)
+      return c.json({ ok: true })
+    }),
+  )
+
+  app.get(GET_SESSION_PATH, (c) =>
+    handle(
+      c,
+      Effect.map(requireSession(c, publicOrigin), (session) => ({
+        session: {
+          user: userOf(session),
+          createdAt: new Date(session.createdAt).toISOString(),
+          expiresAt: new Date(session.expiresAt).toISOString(),
+        },
+        permissions: Permissions.permissionsFor(session.groups, options.roles()),
+      })),
+    ),
+  )
+}

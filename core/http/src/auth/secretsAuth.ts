@@ -1,0 +1,82 @@
+/**
+ * The secrets service's own sign-in routes (seed 001 §4 "Auth and instance"), besides the OIDC ones:
+ * - `POST /api/auth/dev-login` `{ email }`: only with `COFFER_ENV=development` (404 otherwise). Signs in as the
+ *   development identity of that address (`signIn`, issuer `urn:coffer:development`), so the account exists
+ *   and is matched like any other; answers `{ user: { id, email } }` and sets the session cookie. Rate-limited
+ *   per client (group `dev-login`).
+ * - `POST /api/auth/logout`: ends the session server-side and clears the cookie; `{ ok: true }`, also when
+ *   there was no session (the outcome the caller wants holds either way).
+ * - `GET /api/auth/me`: `{ user: { id, email } }`, or 401.
+ *
+ * Mount these before any route with a path parameter under `/api`, so that none of those can shadow them.
+ */
+import type { Cache, Sessions, Settings } from "@coffer/kernel"
+import { type Accounts, developmentSignIn } from "@coffer/secrets"
+import { Effect, Schema } from "effect"
+import type { Context, Hono } from "hono"
+import { errorResponse } from "../errors.js"
+import { decodeJson } from "../middleware/jsonBody.js"
+import type { Handle } from "../runtime.js"
+import { clearSessionCookie, setSessionCookie } from "./cookie.js"
+import { DEV_LOGIN_PATH, devLoginOff, Email, endSession, LOGOUT_PATH, startSession } from "./devLogin.js"
+import { rateLimit } from "./rateLimit.js"
+import { requireSession } from "./session.js"
+
+export const ME_PATH = "/api/auth/me"
+
+/** What these routes need from the runtime. */
+export type SecretsAuthServices = Sessions.Sessions | Accounts.Accounts | Cache.Cache
+
+export interface SecretsAuthOptions {
+  readonly handle: Handle<SecretsAuthServices>
+  readonly settings: Settings.Settings
+  /** The secrets service's public origin: the cookie's name and `Secure` follow its scheme. */
+  readonly publicOrigin: string | undefined
+  /** `AppOptions.clientAddress`, for the per-client rate limit. */
+  readonly clientAddress?: ((c: Context) => string | undefined) | undefined
+}
+
+const DevLoginBody = Schema.Struct({ email: Email })
+
+export const mountSecretsAuth = (app: Hono, options: SecretsAuthOptions): void => {
+  const { handle, settings, publicOrigin } = options
+
+  if (settings.environment === "development") {
+    app.post(
+      DEV_LOGIN_PATH,
+      rateLimit(handle, { group: "dev-login", limit: settings.rateLimit, clientAddress: options.clientAddress }),
+      (c) =>
+        handle(
+          c,
+          Effect.gen(function* () {
+            const { email } = yield* decodeJson(c, DevLoginBody)
+            const user = yield* developmentSignIn(email)
+            const token = yield* startSession(c, publicOrigin, { userId: user.id, email: user.email, groups: [] })
+            return { token, user }
+          }),
+          ({ token, user }) => {
+            setSessionCookie(c, publicOrigin, token)
+            return c.json({ user: { id: user.id, email: user.email } })
+          },
+        ),
+    )
+  } else {
+    app.post(DEV_LOGIN_PATH, (c) => errorResponse(c, devLoginOff()))
+  }
+
+  app.post(LOGOUT_PATH, (c) =>
+    handle(c, endSession(c, publicOrigin), () => {
+      clearSessionCookie(c, publicOrigin)
+      return c.json({ ok: true })
+    }),
+  )
+
+  app.get(ME_PATH, (c) =>
+    handle(
+      c,
+      Effect.map(requireSession(c, publicOrigin), (session) => ({
+        user: { id: session.userId, email: session.email },
+      })),
+    ),
+  )
+}
