@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util"
 import { Cause } from "effect"
+import { accountsCommand } from "./accountsCommand.js"
 import { commands } from "./help.js"
 import type { Listener } from "./listen.js"
 import { runMigrations } from "./migrateCommand.js"
@@ -79,6 +80,8 @@ export const main = async (
         return await serveCommand(rest, env, listener)
       case "migrate":
         return await migrateCommand(rest, env)
+      case "accounts":
+        return await accountsCommand(rest, env)
       case undefined:
       case "help":
       case "--help":

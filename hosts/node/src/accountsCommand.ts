@@ -1,0 +1,98 @@
+/**
+ * `coffer accounts`: the operator's tool for the secrets service's accounts (seed 001 §4: a sign-in whose
+ * e-mail an older account holds answers 409 "until an operator links the accounts with the command-line
+ * tool"). It works on the configured database directly, migrating it first, so it needs no running server.
+ *
+ * - `list [--json]`: every account, oldest first, with the identities (issuer, subject) that sign in to it.
+ * - `link <userId> <issuer> <subject>`: the identity signs in to that account from now on.
+ * - `unlink <issuer> <subject>`: the identity no longer signs in to any account (its next sign-in is a first one).
+ */
+import { parseArgs } from "node:util"
+import { migrate, SqlAccounts } from "@coffer/adapter-sql"
+import { Accounts } from "@coffer/secrets"
+import { Effect, Layer } from "effect"
+import { commands } from "./help.js"
+import { databaseLayer, platformLayer } from "./layers.js"
+import { loadSettings } from "./settings.js"
+
+type Subcommand = "list" | "link" | "unlink"
+
+const positionals: Record<Subcommand, ReadonlyArray<string>> = {
+  list: [],
+  link: ["userId", "issuer", "subject"],
+  unlink: ["issuer", "subject"],
+}
+
+const isSubcommand = (name: string | undefined): name is Subcommand =>
+  name !== undefined && Object.hasOwn(positionals, name)
+
+/** Runs `program` on the configured database, migrated, with the SQL Accounts store. */
+const onDatabase = <A, E>(env: NodeJS.ProcessEnv, program: Effect.Effect<A, E, Accounts.Accounts>) => {
+  const database = databaseLayer(loadSettings(env))
+  return Effect.runPromise(
+    Effect.gen(function* () {
+      yield* migrate
+      return yield* Effect.provide(program, SqlAccounts.layer.pipe(Layer.provide(platformLayer)))
+    }).pipe(Effect.provide(database)),
+  )
+}
+
+const describeAccount = (account: Accounts.Account): string => {
+  const head = `${account.id}  ${account.email}  created ${account.createdAt}`
+  const identities =
+    account.identities.length === 0
+      ? ["    (no identity: nobody signs in to this account)"]
+      : account.identities.map(
+          (identity) => `    ${identity.issuer}  ${identity.subject}  linked ${identity.createdAt}`,
+        )
+  return [head, ...identities].join("\n")
+}
+
+export const accountsCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<void> => {
+  const [name, ...rest] = args
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") return console.log(commands.accounts)
+  if (!isSubcommand(name)) throw new Error(`accounts: unknown subcommand "${name}"; run \`coffer accounts --help\``)
+  const { values, positionals: given } = parseArgs({
+    args: rest,
+    options: { help: { type: "boolean", short: "h" }, ...(name === "list" ? { json: { type: "boolean" } } : {}) },
+    allowPositionals: true,
+    strict: true,
+  })
+  if (values.help) return console.log(commands[`accounts ${name}`])
+  const expected = positionals[name]
+  if (given.length !== expected.length) {
+    const usage = [`coffer accounts ${name}`, ...expected.map((field) => `<${field}>`)].join(" ")
+    throw new Error(`accounts ${name}: expected ${usage}; run \`coffer accounts ${name} --help\``)
+  }
+  const accounts = Accounts.Accounts
+  switch (name) {
+    case "list": {
+      const listed = await onDatabase(
+        env,
+        Effect.flatMap(accounts, (store) => store.list()),
+      )
+      if (values.json === true) return console.log(JSON.stringify(listed, null, 2))
+      return console.log(listed.length === 0 ? "coffer: no accounts" : listed.map(describeAccount).join("\n"))
+    }
+    case "link": {
+      const [userId = "", issuer = "", subject = ""] = given
+      const user = await onDatabase(
+        env,
+        Effect.gen(function* () {
+          const store = yield* accounts
+          yield* store.link(userId, issuer, subject)
+          return yield* store.findById(userId)
+        }),
+      )
+      return console.log(`coffer: ${issuer} ${subject} now signs in to account ${userId} (${user?.email ?? "?"})`)
+    }
+    case "unlink": {
+      const [issuer = "", subject = ""] = given
+      await onDatabase(
+        env,
+        Effect.flatMap(accounts, (store) => store.unlink(issuer, subject)),
+      )
+      return console.log(`coffer: ${issuer} ${subject} no longer signs in to any account`)
+    }
+  }
+}
