@@ -2,7 +2,8 @@
  * Managing API tokens from the dashboard (admin permission): create (the plaintext is returned once), list
  * (records only), revoke (immediate on every instance; see `../tokens.ts`). Creation and revocation are audited.
  *
- * Decisions (also in the package README): a name is 1–100 characters and not only whitespace; `platforms`, when
+ * Decisions (also in the package README): a name is 1–100 characters, not only whitespace, with no control
+ * characters; `platforms`, when
  * given, is a non-empty list of existing platforms (a typo would otherwise make a token that reads nothing),
  * stored sorted and distinct; `null` or omitted means every platform, including ones created later.
  */
@@ -16,6 +17,8 @@ import { hintOf, INVALIDATION_CHANNEL, RevokedTokens, TOKEN_PREFIX, tokenCacheKe
 import { audit } from "./deletion.js"
 
 export const MAX_TOKEN_NAME_LENGTH = 100
+
+const TOKEN_ID = /^[A-Za-z0-9_-]{1,64}$/
 
 export interface NewToken {
   readonly name: string
@@ -39,8 +42,12 @@ export const createToken = Effect.fn("createToken")(function* (
 > {
   const person = yield* requireManager(actor)
   const name = input.name
-  if (name.trim() === "" || name.length > MAX_TOKEN_NAME_LENGTH) {
-    return yield* new BadRequest({ message: `name must be 1 to ${MAX_TOKEN_NAME_LENGTH} characters, not only spaces` })
+  // Control characters (NUL above all, which Postgres text refuses) have no place in a label.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+  if (name.trim() === "" || name.length > MAX_TOKEN_NAME_LENGTH || /[\u0000-\u001f\u007f]/.test(name)) {
+    return yield* new BadRequest({
+      message: `name must be 1 to ${MAX_TOKEN_NAME_LENGTH} characters, not only spaces, without control characters`,
+    })
   }
   const store = yield* SchemaStore
   let platforms: ReadonlyArray<string> | null = null
@@ -87,6 +94,8 @@ export const revokeToken = Effect.fn("revokeToken")(function* (
   SchemaStore | Cache.Cache | Random.Random | Clock.Clock | RevokedTokens
 > {
   const person = yield* requireManager(actor)
+  // Ids are made by `Random.id`; anything else names no token and need not reach the store.
+  if (!TOKEN_ID.test(id)) return yield* new TokenNotFound({ id })
   const store = yield* SchemaStore
   const cache = yield* Cache.Cache
   const removed = yield* store.transaction(
