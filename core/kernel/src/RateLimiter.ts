@@ -19,7 +19,7 @@ export const WINDOW_MS = 60_000
 export const UNKNOWN_CLIENT = "unknown"
 
 export interface Attempt {
-  /** The path group, e.g. `dev-login` or `oidc`: each group has its own count. */
+  /** The path group, e.g. `secrets:dev-login`: each group has its own count, so a group names its service too. */
   readonly group: string
   /** The client's address; undefined when the host cannot tell. */
   readonly client: string | undefined

@@ -15,7 +15,10 @@ import type { Context, MiddlewareHandler } from "hono"
 import type { Handle } from "../runtime.js"
 
 export interface RateLimitOptions {
-  /** The path group: each has its own count per client (`dev-login`, `oidc`, `invite-accept`, …). */
+  /**
+   * The path group: each has its own count per client. Name the service in it (`secrets:dev-login`,
+   * `schemas:oidc`): both services may share one cache, and one's traffic must not limit the other.
+   */
   readonly group: string
   /** Attempts per client and minute: `settings.rateLimit` (`COFFER_RATE_LIMIT`); `0` turns the limit off. */
   readonly limit: number

@@ -3,7 +3,7 @@
  * - `POST /api/auth/dev-login` `{ email, groups? }`: only with `COFFER_ENV=development` (404 otherwise). The
  *   groups stand for the roles claim and are recorded on the session, as a sign-in records the claim (rule 3).
  *   The schemas service keeps no accounts: the person is `dev:<address>` (normalised). Rate-limited per
- *   client (group `dev-login`).
+ *   client (group `schemas:dev-login`).
  * - `POST /api/auth/logout`: ends the session server-side and clears the cookie; `{ ok: true }` either way.
  * - `GET /api/auth/get-session`: the session and its `permissions` (`write`, `manage`, `restricted`), worked out
  *   on every request from the roles settings as they are now (rule 1), or 401.
@@ -64,7 +64,12 @@ export const mountSchemasAuth = (app: Hono, options: SchemasAuthOptions): void =
   if (settings.environment === "development") {
     app.post(
       DEV_LOGIN_PATH,
-      rateLimit(handle, { group: "dev-login", limit: settings.rateLimit, clientAddress: options.clientAddress }),
+      // Named per service: both may run in one process on one cache, and neither's traffic may limit the other.
+      rateLimit(handle, {
+        group: "schemas:dev-login",
+        limit: settings.rateLimit,
+        clientAddress: options.clientAddress,
+      }),
       (c) =>
         handle(
           c,

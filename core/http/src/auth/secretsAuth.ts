@@ -3,7 +3,7 @@
  * - `POST /api/auth/dev-login` `{ email }`: only with `COFFER_ENV=development` (404 otherwise). Signs in as the
  *   development identity of that address (`signIn`, issuer `urn:coffer:development`), so the account exists
  *   and is matched like any other; answers `{ user: { id, email } }` and sets the session cookie. Rate-limited
- *   per client (group `dev-login`).
+ *   per client (group `secrets:dev-login`).
  * - `POST /api/auth/logout`: ends the session server-side and clears the cookie; `{ ok: true }`, also when
  *   there was no session (the outcome the caller wants holds either way).
  * - `GET /api/auth/me`: `{ user: { id, email } }`, or 401.
@@ -44,7 +44,12 @@ export const mountSecretsAuth = (app: Hono, options: SecretsAuthOptions): void =
   if (settings.environment === "development") {
     app.post(
       DEV_LOGIN_PATH,
-      rateLimit(handle, { group: "dev-login", limit: settings.rateLimit, clientAddress: options.clientAddress }),
+      // Named per service: both may run in one process on one cache, and neither's traffic may limit the other.
+      rateLimit(handle, {
+        group: "secrets:dev-login",
+        limit: settings.rateLimit,
+        clientAddress: options.clientAddress,
+      }),
       (c) =>
         handle(
           c,
