@@ -1,0 +1,255 @@
+/**
+ * Development login, sessions and `coffer accounts` against the built `coffer serve`, as a browser and an
+ * operator use them: both services' dev-login, `me` / `get-session`, logout ending the session server-side,
+ * 404 in production, rate limits, and the e-mail collision that only an operator's `coffer accounts link`
+ * resolves. Sign-in through a real identity provider (and its collision) is `oidc.test.ts`'s.
+ *
+ * The collision is made with development identities alone: unlinking an account's development identity turns
+ * the next development login with that address into an unknown identity whose e-mail an account holds, which
+ * is exactly the situation of a second provider identity with a known address.
+ */
+import { hasPostgres, postgresUrl, runId } from "@coffer/contract"
+import pg from "pg"
+import { afterEach, describe, expect, it } from "vitest"
+import { freshDirectory, type Host, run, start } from "./host.js"
+
+const running: Host[] = []
+const started = async (...args: Parameters<typeof start>) => {
+  const host = await start(...args)
+  running.push(host)
+  return host
+}
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((host) => host.stop("SIGKILL")))
+})
+
+const DEV_ISSUER = "urn:coffer:development"
+
+/** The cookies one browser holds for one service. */
+const jar = () => {
+  const cookies = new Map<string, string>()
+  return {
+    header: () => [...cookies].map(([name, value]) => `${name}=${value}`).join("; "),
+    store: (response: Response) => {
+      for (const line of response.headers.getSetCookie()) {
+        const [pair = ""] = line.split(";")
+        const at = pair.indexOf("=")
+        const value = pair.slice(at + 1)
+        if (value === "" || /max-age=0/i.test(line)) cookies.delete(pair.slice(0, at))
+        else cookies.set(pair.slice(0, at), value)
+      }
+    },
+  }
+}
+
+const post = (url: string, body?: unknown, cookie = "") =>
+  fetch(url, {
+    method: "POST",
+    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(cookie ? { cookie } : {}) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+
+const get = (url: string, cookie = "") => fetch(url, { headers: cookie ? { cookie } : {} })
+
+/** Signs in one browser on both services and walks through the session's life on each. */
+const signInAndOut = async (host: Host) => {
+  // Secrets: an account, its session, then logout.
+  const secrets = jar()
+  const login = await post(`${host.secrets}/api/auth/dev-login`, { email: "Ada@Example.com" })
+  expect(login.status).toBe(200)
+  const { user } = await login.json()
+  expect(user).toEqual({ id: expect.any(String), email: "Ada@Example.com" })
+  const cookie = login.headers.getSetCookie().find((line) => line.startsWith("coffer_session="))
+  expect(cookie).toMatch(/HttpOnly/i)
+  expect(cookie).toMatch(/SameSite=Lax/i)
+  expect(cookie).toMatch(/Path=\//)
+  expect(cookie).toMatch(/Max-Age=604800/)
+  secrets.store(login)
+  const me = await get(`${host.secrets}/api/auth/me`, secrets.header())
+  expect(me.status).toBe(200)
+  expect(await me.json()).toEqual({ user })
+  const before = secrets.header()
+  const logout = await post(`${host.secrets}/api/auth/logout`, undefined, secrets.header())
+  expect(logout.status).toBe(200)
+  expect(await logout.json()).toEqual({ ok: true })
+  secrets.store(logout)
+  expect(secrets.header()).toBe("")
+  expect((await get(`${host.secrets}/api/auth/me`, before)).status).toBe(401)
+
+  // Schemas: groups recorded at sign-in, permissions from the host's roles settings.
+  const schemas = jar()
+  const schemasLogin = await post(`${host.schemas}/api/auth/dev-login`, {
+    email: "ada@example.com",
+    groups: ["editors"],
+  })
+  expect(schemasLogin.status).toBe(200)
+  schemas.store(schemasLogin)
+  const session = await get(`${host.schemas}/api/auth/get-session`, schemas.header())
+  expect(session.status).toBe(200)
+  const body = await session.json()
+  expect(body.session.user).toEqual({ id: "dev:ada@example.com", email: "ada@example.com", groups: ["editors"] })
+  expect(body.permissions).toEqual({ write: true, manage: false, restricted: ["web"] })
+  // The two services keep their own sessions.
+  expect((await get(`${host.secrets}/api/auth/me`, schemas.header())).status).toBe(401)
+  const schemasBefore = schemas.header()
+  expect((await post(`${host.schemas}/api/auth/logout`, undefined, schemas.header())).status).toBe(200)
+  expect((await get(`${host.schemas}/api/auth/get-session`, schemasBefore)).status).toBe(401)
+}
+
+const rolesEnv = {
+  OIDC_EDITOR_GROUP: "editors",
+  OIDC_ADMIN_GROUP: "admins",
+  OIDC_PLATFORM_EDITORS: "web:web-team",
+}
+
+describe("development login on the built host", () => {
+  it("signs in, answers me and get-session, and logs out on both services", async () => {
+    const host = await started({ env: rolesEnv })
+    await signInAndOut(host)
+  })
+
+  it("answers 404 to the development login in production, on both services", async () => {
+    const host = await started({
+      env: { COFFER_ENV: "production", COFFER_MASTER_KEY: Buffer.alloc(32, 7).toString("base64") },
+    })
+    for (const base of [host.secrets, host.schemas]) {
+      const response = await post(`${base}/api/auth/dev-login`, { email: "ada@example.com" })
+      expect(response.status).toBe(404)
+      expect(await response.json()).toEqual({ error: expect.any(String) })
+      expect(response.headers.getSetCookie()).toEqual([])
+    }
+  })
+
+  it("uses the __Host- cookie with Secure when the public origin is https", async () => {
+    const host = await started({
+      env: {
+        COFFER_PUBLIC_ORIGIN: "https://secrets.example.com",
+        COFFER_SCHEMAS_PUBLIC_ORIGIN: "https://schemas.example.com",
+      },
+    })
+    for (const base of [host.secrets, host.schemas]) {
+      const response = await post(`${base}/api/auth/dev-login`, { email: "ada@example.com" })
+      expect(response.status).toBe(200)
+      const cookie = response.headers.getSetCookie().find((line) => line.startsWith("__Host-coffer_session="))
+      expect(cookie).toMatch(/Secure/)
+    }
+  })
+
+  it("limits development logins per client address with COFFER_RATE_LIMIT: 429 with Retry-After", async () => {
+    const host = await started({ env: { COFFER_RATE_LIMIT: "2" } })
+    for (const base of [host.secrets, host.schemas]) {
+      expect((await post(`${base}/api/auth/dev-login`, { email: "ada@example.com" })).status).toBe(200)
+      expect((await post(`${base}/api/auth/dev-login`, { email: "ada@example.com" })).status).toBe(200)
+      const limited = await post(`${base}/api/auth/dev-login`, { email: "ada@example.com" })
+      expect(limited.status).toBe(429)
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
+    }
+  })
+})
+
+describe("coffer accounts", () => {
+  it("lists, links and unlinks identities on the host's database; a collision answers 409 until linked", async () => {
+    const cwd = freshDirectory()
+    const env = { COFFER_ENV: "development" }
+    const coffer = (...args: string[]) => run(["accounts", ...args], { env, cwd })
+    const list = async () => {
+      const result = await coffer("list", "--json")
+      expect(result.code).toBe(0)
+      return JSON.parse(result.stdout) as Array<{
+        id: string
+        email: string
+        identities: Array<{ issuer: string; subject: string }>
+      }>
+    }
+    const host = await started({ cwd, env })
+    const devLogin = (email: string) => post(`${host.secrets}/api/auth/dev-login`, { email })
+
+    const ada = (await (await devLogin("ada@example.com")).json()).user
+    const bob = (await (await devLogin("bob@example.com")).json()).user
+    expect(await list()).toEqual([
+      expect.objectContaining({
+        id: ada.id,
+        email: "ada@example.com",
+        identities: [expect.objectContaining({ issuer: DEV_ISSUER, subject: "ada@example.com" })],
+      }),
+      expect.objectContaining({ id: bob.id, email: "bob@example.com" }),
+    ])
+    const text = await coffer("list")
+    expect(text.stdout).toContain(ada.id)
+    expect(text.stdout).toContain(`${DEV_ISSUER}  ada@example.com`)
+
+    // Another identity for Ada's account.
+    const linked = await coffer("link", ada.id, "https://id.example.com", "ada-at-idp")
+    expect(linked.code).toBe(0)
+    expect((await list())[0]?.identities.map((identity) => identity.subject)).toEqual(["ada@example.com", "ada-at-idp"])
+    // An identity of one account cannot be linked to another, nor to an account that does not exist.
+    const stolen = await coffer("link", bob.id, "https://id.example.com", "ada-at-idp")
+    expect(stolen.code).toBe(1)
+    expect(stolen.stderr).toMatch(/^coffer: .*unlink it first/m)
+    const nobody = await coffer("link", "no-such-account", "https://id.example.com", "x")
+    expect(nobody.code).toBe(1)
+
+    // The collision: Ada's development identity goes; signing in with it again is an unknown identity whose
+    // address an account holds, refused until an operator links it.
+    expect((await coffer("unlink", DEV_ISSUER, "ada@example.com")).code).toBe(0)
+    const refused = await devLogin("ada@example.com")
+    expect(refused.status).toBe(409)
+    expect((await refused.json()).error).toContain("coffer accounts link")
+    expect(refused.headers.getSetCookie()).toEqual([])
+    expect(await list()).toHaveLength(2)
+    expect((await coffer("link", ada.id, DEV_ISSUER, "ada@example.com")).code).toBe(0)
+    const after = await devLogin("ada@example.com")
+    expect(after.status).toBe(200)
+    expect((await after.json()).user.id).toBe(ada.id)
+
+    const gone = await coffer("unlink", "https://id.example.com", "never-linked")
+    expect(gone.code).toBe(1)
+    expect(gone.stderr).toMatch(/^coffer: /m)
+  })
+
+  it("prints help for each subcommand", async () => {
+    for (const args of [
+      ["accounts", "--help"],
+      ["accounts", "list", "--help"],
+      ["accounts", "link", "--help"],
+      ["accounts", "unlink", "--help"],
+    ]) {
+      const result = await run(args)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(/^Usage: coffer accounts/)
+    }
+    const main = await run(["--help"])
+    expect(main.stdout).toMatch(/^\s+accounts\s/m)
+  })
+})
+
+describe.runIf(await hasPostgres())("development login on Postgres", () => {
+  it("keeps sessions and accounts in Postgres", async () => {
+    const name = runId("e2e_auth")
+    const admin = new pg.Client({ connectionString: postgresUrl })
+    await admin.connect()
+    await admin.query(`create database ${name}`)
+    try {
+      const url = new URL(postgresUrl)
+      url.pathname = `/${name}`
+      const host = await started({ env: { ...rolesEnv, COFFER_DATABASE_URL: url.toString() } })
+      await signInAndOut(host)
+      const client = new pg.Client({ connectionString: url.toString() })
+      await client.connect()
+      try {
+        const users = await client.query("select email from secrets_users")
+        expect(users.rows).toEqual([{ email: "Ada@Example.com" }])
+        // Both logouts ended their sessions server-side.
+        const sessions = await client.query(
+          "select (select count(*) from secrets_sessions) + (select count(*) from schemas_sessions) as n",
+        )
+        expect(Number(sessions.rows[0].n)).toBe(0)
+      } finally {
+        await client.end()
+      }
+    } finally {
+      await admin.query(`drop database if exists ${name} with (force)`)
+      await admin.end()
+    }
+  })
+})
