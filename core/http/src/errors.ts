@@ -26,7 +26,16 @@ import type {
   Unauthorized,
   UnsupportedMediaType,
 } from "@coffer/kernel"
-import type { AccountLinkRequired } from "@coffer/secrets"
+import type {
+  AccountLinkRequired,
+  AlreadyMember,
+  EnvironmentExists,
+  InvalidName,
+  ProjectExists,
+  SecretUnreadable,
+  ValueTooLarge,
+  VersionConflict,
+} from "@coffer/secrets"
 import { Predicate } from "effect"
 import type { Context } from "hono"
 import type { ContentfulStatusCode } from "hono/utils/http-status"
@@ -43,6 +52,13 @@ export type HttpError =
   | TooManyRequests
   | StoreUnavailable
   | AccountLinkRequired
+  | InvalidName
+  | ValueTooLarge
+  | ProjectExists
+  | EnvironmentExists
+  | AlreadyMember
+  | VersionConflict
+  | SecretUnreadable
   | Identity.IdentityError
 
 export interface ErrorResponse {
@@ -85,6 +101,16 @@ const rules: Rules = {
   // and a check that could not be made fails closed (DESIGN.md "Token checks fail closed").
   StoreUnavailable: () => ({ status: 503, body: { error: UNAVAILABLE_MESSAGE } }),
   AccountLinkRequired: 409,
+  // Secrets (seed 001 §7): naming rules and the value limit, then the three 409s of the seed.
+  InvalidName: 400,
+  ValueTooLarge: 413,
+  ProjectExists: 409,
+  EnvironmentExists: 409,
+  AlreadyMember: 409,
+  // Only under contention the use case's retries did not outlast: the caller may simply send it again.
+  VersionConflict: 409,
+  // Stored data that does not decrypt is the server's fault; the message says so without any detail.
+  SecretUnreadable: 500,
   // A failed sign-in or logout token (seed 001 §4): the caller's fault is 400, a person declining at the
   // provider 403, a provider that cannot be reached 503. Messages never carry codes or tokens.
   IdentityError: (error) => ({ status: identityStatus[error.reason], body: { error: error.message } }),

@@ -1,10 +1,13 @@
 import { Readiness } from "@coffer/kernel"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { createSecretsApp } from "./app/secretsApp.js"
-import { makeTestRuntime, settingsFrom } from "./testing.js"
+import { makeRuntime } from "./secrets/fixtures.js"
+import { settingsFrom } from "./testing.js"
 
-const fixture = makeTestRuntime()
+// The secrets app needs its whole runtime (store, accounts, sessions, cache, cipher) even where a test uses
+// only the health routes, so the fixture is the in-memory one of `./secrets/fixtures.ts`.
+const fixture = makeRuntime()
 afterAll(() => fixture.runtime.dispose())
 
 const OIDC = { OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "coffer", OIDC_NAME: "Acme SSO" }
@@ -34,7 +37,7 @@ describe("secrets app: health", () => {
   })
 
   it("answers 503 when the readiness check hangs", async () => {
-    const runtime = ManagedRuntime.make(Layer.succeed(Readiness.Readiness, { check: Effect.never }))
+    const { runtime } = makeRuntime({ readiness: Layer.succeed(Readiness.Readiness, { check: Effect.never }) })
     const hanging = createSecretsApp({ runtime, settings: settingsFrom(), version: "2.0.0" })
     const response = await hanging.request("/readyz")
     expect(response.status).toBe(503)
@@ -78,7 +81,8 @@ describe("secrets app: instance description", () => {
   it("accepts the form-encoded back-channel logout past the JSON-only rule", async () => {
     const app = createSecretsApp({ runtime: fixture.runtime, settings: settingsFrom(), version: "2.0.0" })
     const form = { "Content-Type": "application/x-www-form-urlencoded" }
-    // No route yet, so the exempt path reaches the 404; another path is stopped at 415 first.
+    // No back-channel route on this app (OIDC is not configured), so the exempt path reaches the 404; another
+    // path is stopped at 415 first.
     const exempt = await app.request("/api/auth/backchannel-logout", {
       method: "POST",
       body: "logout_token=x",

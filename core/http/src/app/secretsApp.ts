@@ -1,14 +1,17 @@
 /**
- * The secrets service (seed 001). So far: liveness, readiness and the instance description; the routes of
- * the domain join here.
+ * The secrets service (seed 001): liveness, readiness, the instance description, the sign-in routes
+ * (`mountSecretsAuth`) and the domain routes of `../secrets/` (projects, people, environments, secrets and their
+ * history, exports, API keys, audit log). Sign-in routes are mounted first, so no parameterised path shadows them.
  */
 import { Readiness, type Settings, StoreUnavailable } from "@coffer/kernel"
 import { Duration, Effect } from "effect"
 import type { Hono } from "hono"
+import { mountSecretsAuth } from "../auth/secretsAuth.js"
+import { mountSecretsRoutes, type SecretsRouteServices } from "../secrets/index.js"
 import { type AppOptions, createBaseApp } from "./base.js"
 
-/** The services the secrets routes need from the runtime; grows as the domain arrives. */
-export type SecretsServices = Readiness.Readiness
+/** The services the secrets routes need from the runtime. */
+export type SecretsServices = SecretsRouteServices
 
 /** Where the sign-in button leads when OIDC is configured (seed 001 §4). */
 export const OIDC_START_PATH = "/api/auth/oidc/start"
@@ -52,5 +55,13 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
   app.get("/api/instance", (c) => c.json(instance))
   // Seed 001 §4: `GET /` gives the instance description when the web app is not served, as here.
   app.get("/", (c) => c.json(instance))
+  const routes = {
+    handle,
+    settings: options.settings,
+    publicOrigin: options.settings.publicOrigin,
+    clientAddress: options.clientAddress,
+  }
+  mountSecretsAuth(app, routes)
+  mountSecretsRoutes(app, routes)
   return app
 }

@@ -1,6 +1,9 @@
 /**
- * The Secrets service's own layers (its stores), on top of the shared infrastructure.
+ * The Secrets service's own layers, on top of the shared infrastructure: its store (projects, secrets, API keys,
+ * audit log), its accounts and its sessions (`secrets_sessions`), all on the one configured database.
  */
+
+import { SqlAccounts, SqlSecretStore, SqlSessions } from "@coffer/adapter-sql"
 import type { SecretsServices } from "@coffer/http"
 import { Layer } from "effect"
 import type { Infrastructure } from "../layers.js"
@@ -8,4 +11,5 @@ import type { HostSettings } from "../settings.js"
 
 export const secretsLayer = (
   _settings: HostSettings,
-): Layer.Layer<Exclude<SecretsServices, Infrastructure>, never, Infrastructure> => Layer.empty
+): Layer.Layer<Exclude<SecretsServices, Infrastructure>, never, Infrastructure> =>
+  Layer.mergeAll(SqlSecretStore.layer, SqlAccounts.layer, SqlSessions.layer({ service: "secrets" }))

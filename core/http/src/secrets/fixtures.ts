@@ -1,0 +1,189 @@
+/**
+ * Test fixtures for the secrets routes (not exported): the whole secrets app on the real in-memory adapters and
+ * the real cipher, a readiness check the test can flip, a clock it can move, and a small client that signs people
+ * in (development login) and calls the API with a cookie or an API key. `@coffer/http` depends on no adapter, so
+ * the adapters are imported from their sources by path, as in `../auth/fixtures.ts`; only tests import this file.
+ */
+import { Clock, Hasher, Random, Readiness, Settings, StoreUnavailable } from "@coffer/kernel"
+import { MemorySecretStore } from "@coffer/secrets"
+import { Cause, Effect, Layer, Logger, ManagedRuntime, Redacted, Result } from "effect"
+import type { Context } from "hono"
+import { XChaCha20Poly1305 } from "../../../../adapters/crypto/src/index.js"
+import { MemoryAccounts, MemoryCache, MemorySessions } from "../../../../adapters/memory/src/index.js"
+import { createSecretsApp } from "../app/secretsApp.js"
+
+/** Tests name the client in a header; a host reads the socket instead. */
+export const CLIENT_HEADER = "x-test-client"
+const clientAddress = (c: Context) => c.req.header(CLIENT_HEADER) ?? "192.0.2.10"
+
+export const START = Date.UTC(2026, 0, 31, 12, 0, 0)
+
+export interface Call {
+  readonly status: number
+  readonly body: any
+  readonly text: string
+  readonly headers: Headers
+}
+
+/** Who makes a request: a signed-in person (their cookie), an API key, or nobody. */
+export type As = { readonly cookie: string } | { readonly key: string } | undefined
+
+/**
+ * Every service the secrets app needs, in memory, with a readiness check the test flips (or the one given), a
+ * clock it moves, and a logger that records what the app logs.
+ */
+export const makeRuntime = (options: { readonly readiness?: Layer.Layer<Readiness.Readiness> } = {}) => {
+  const clock = Clock.makeManual(START)
+  let ready = true
+  const logs: Array<{ readonly level: string; readonly message: string; readonly cause: string }> = []
+  const readiness =
+    options.readiness ??
+    Layer.succeed(Readiness.Readiness, {
+      check: Effect.suspend(() =>
+        ready ? Effect.void : Effect.fail(new StoreUnavailable({ store: "database", message: "connection refused" })),
+      ),
+    })
+  const logger = Logger.layer([
+    Logger.make((entry) => {
+      logs.push({
+        level: entry.logLevel,
+        message: [entry.message].flat().map(String).join(" "),
+        cause: Cause.pretty(entry.cause),
+      })
+    }),
+  ])
+  const platform = Layer.mergeAll(Layer.succeed(Clock.Clock, clock.clock), Random.layer, Hasher.layer)
+  const cipher = XChaCha20Poly1305.layer({ masterKey: Redacted.make(new Uint8Array(32).fill(9)) })
+  const runtime = ManagedRuntime.make(
+    Layer.mergeAll(
+      MemorySecretStore.layer,
+      MemoryAccounts.layer,
+      MemorySessions.layer,
+      MemoryCache.layer,
+      cipher,
+      readiness,
+      logger,
+    ).pipe(Layer.provideMerge(platform)),
+  )
+  return {
+    runtime,
+    clock,
+    logs,
+    setReady: (value: boolean) => {
+      ready = value
+    },
+  }
+}
+
+export const makeService = (env: Settings.Env = {}) => {
+  const { runtime, clock, logs, setReady } = makeRuntime()
+  const settings = Result.getOrThrow(
+    Settings.parse({ COFFER_ENV: "development", COFFER_PUBLIC_ORIGIN: "https://coffer.example", ...env }),
+  )
+  const app = createSecretsApp({ runtime, settings, version: "9.9.9", clientAddress })
+
+  const call = async (
+    method: string,
+    path: string,
+    options: { as?: As; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Call> => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.as !== undefined && "cookie" in options.as) headers.cookie = options.as.cookie
+    if (options.as !== undefined && "key" in options.as) headers.authorization = `Bearer ${options.as.key}`
+    let body: string | undefined
+    if (options.body !== undefined) {
+      body = typeof options.body === "string" ? options.body : JSON.stringify(options.body)
+      headers["content-type"] ??= "application/json"
+    }
+    const response = await app.request(`https://coffer.example${path}`, { method, headers, body })
+    const text = await response.text()
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.status, body: parsed, text, headers: response.headers }
+  }
+
+  /** Signs `email` in with the development login; answers the cookie to send and the user's id. */
+  const signIn = async (email: string) => {
+    const response = await app.request("https://coffer.example/api/auth/dev-login", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email }),
+    })
+    if (response.status !== 200) throw new Error(`dev-login failed: ${response.status} ${await response.text()}`)
+    const { user } = (await response.json()) as { user: { id: string } }
+    const cookie = response.headers.getSetCookie()[0]!.split(";")[0]!
+    return { cookie, userId: user.id, as: { cookie } as const }
+  }
+
+  return { app, runtime, clock, logs, call, signIn, setReady }
+}
+
+export type Service = ReturnType<typeof makeService>
+
+/**
+ * A project `alpha` with an owner, a write member, a read member and a bystander (read), a secret `EXISTING`
+ * with two versions in `development`, a pending invite, and keys: a write key of the write member, a read key of
+ * the read member, and a write key whose holder was moved down to `read`. Plus an outsider who owns `beta` and
+ * holds a write key for it.
+ */
+export const populate = async (service: Service) => {
+  const { call, signIn } = service
+  const owner = await signIn("owner@example.com")
+  const writer = await signIn("writer@example.com")
+  const reader = await signIn("reader@example.com")
+  const demoted = await signIn("demoted@example.com")
+  const bystander = await signIn("bystander@example.com")
+  const outsider = await signIn("outsider@example.com")
+  const expect201 = (result: Call) => {
+    if (result.status !== 201 && result.status !== 200) throw new Error(`setup failed: ${result.status} ${result.text}`)
+    return result.body
+  }
+  expect201(await call("POST", "/api/projects", { as: owner.as, body: { name: "Alpha" } }))
+  expect201(await call("POST", "/api/projects", { as: outsider.as, body: { name: "Beta" } }))
+  const join = async (person: { as: As }, role: "read" | "write") => {
+    const { token } = expect201(await call("POST", "/api/projects/alpha/invites", { as: owner.as, body: { role } }))
+    expect201(await call("POST", "/api/invites/accept", { as: person.as, body: { token } }))
+  }
+  await join(writer, "write")
+  await join(reader, "read")
+  await join(demoted, "write")
+  await join(bystander, "read")
+  const secrets = "/api/projects/alpha/environments/development/secrets"
+  expect201(await call("POST", secrets, { as: owner.as, body: { key: "EXISTING", value: "one" } }))
+  expect201(await call("POST", secrets, { as: owner.as, body: { key: "EXISTING", value: "two" } }))
+  const invite = expect201(await call("POST", "/api/projects/alpha/invites", { as: owner.as, body: {} }))
+  const key = async (person: { as: As }, project: string, scope: "read" | "write") =>
+    ({
+      key: expect201(
+        await call("POST", "/api/api-keys", {
+          as: person.as,
+          body: { name: `${scope} key`, projectSlug: project, scope },
+        }),
+      ).key,
+    }) as const
+  const writeKey = await key(writer, "alpha", "write")
+  const readKey = await key(reader, "alpha", "read")
+  const demotedKey = await key(demoted, "alpha", "write")
+  expect201(
+    await call("PATCH", `/api/projects/alpha/members/${demoted.userId}`, { as: owner.as, body: { role: "read" } }),
+  )
+  const foreignKey = await key(outsider, "beta", "write")
+  return {
+    owner,
+    writer,
+    reader,
+    demoted,
+    bystander,
+    outsider,
+    writeKey,
+    readKey,
+    demotedKey,
+    foreignKey,
+    inviteId: invite.invite.id as string,
+    secrets,
+  }
+}

@@ -1,0 +1,630 @@
+/**
+ * The secrets routes over HTTP (`app.request`) on the real in-memory adapters and cipher: every endpoint's
+ * success shape and status, and its error statuses, bad input of every kind (never a 500, never a change),
+ * credentials (cookie, key, expired key, session-only refusals), rate limits on failed credentials and invite
+ * acceptance, the export headers, and the audit trail with the client address.
+ */
+import { afterEach, describe, expect, it } from "vitest"
+import { CLIENT_HEADER, makeService, populate, type Service } from "./fixtures.js"
+
+const services: Array<Service> = []
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((service) => service.runtime.dispose()))
+})
+const fresh = (env: Record<string, string> = {}) => {
+  const service = makeService(env)
+  services.push(service)
+  return service
+}
+
+const DAY = 24 * 60 * 60 * 1000
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+describe("projects", () => {
+  it("create (201), list with role, get with environments, 409 on a taken slug, delete", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    const created = await call("POST", "/api/projects", { as: ada.as, body: { name: "My App" } })
+    expect(created.status).toBe(201)
+    expect(created.body).toEqual({
+      project: {
+        id: expect.any(String),
+        name: "My App",
+        slug: "my-app",
+        ownerId: ada.userId,
+        createdAt: expect.stringMatching(ISO),
+        role: "owner",
+      },
+    })
+    expect((await call("POST", "/api/projects", { as: ada.as, body: { name: "my app!" } })).status).toBe(409)
+    const list = await call("GET", "/api/projects", { as: ada.as })
+    expect(list.body).toEqual({ projects: [created.body.project] })
+    const got = await call("GET", "/api/projects/my-app", { as: ada.as })
+    expect(got.body.project).toEqual(created.body.project)
+    expect(got.body.environments.map((e: { name: string }) => e.name).sort()).toEqual([
+      "development",
+      "production",
+      "staging",
+    ])
+    expect(got.body.environments[0]).toEqual({
+      id: expect.any(String),
+      projectId: created.body.project.id,
+      name: expect.any(String),
+      createdAt: expect.stringMatching(ISO),
+    })
+    expect(await call("DELETE", "/api/projects/my-app", { as: ada.as })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    })
+    expect((await call("GET", "/api/projects/my-app", { as: ada.as })).status).toBe(404)
+  })
+
+  it("answers 401 without credentials and 404 for projects out of reach or not slugs", async () => {
+    const { call, signIn } = fresh()
+    expect(await call("GET", "/api/projects")).toMatchObject({ status: 401, body: { error: "Not signed in" } })
+    expect((await call("GET", "/api/projects", { headers: { cookie: "coffer_session=cfss_forged" } })).status).toBe(401)
+    const ada = await signIn("ada@example.com")
+    for (const slug of ["nope", "NOPE", "a..b", "%2e%2e", "ｍｙ-ａｐｐ", "my%2Fapp"]) {
+      const result = await call("GET", `/api/projects/${slug}`, { as: ada.as })
+      expect([slug, result.status, result.body]).toEqual([slug, 404, { error: expect.any(String) }])
+    }
+  })
+})
+
+describe("environments", () => {
+  it("create (201), 409 when it exists, 400 for bad names, delete with its secrets", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const created = await call("POST", "/api/projects/app/environments", { as: ada.as, body: { name: "qa-1.x_y" } })
+    expect(created.status).toBe(201)
+    expect(created.body.environment).toMatchObject({ name: "qa-1.x_y" })
+    expect(
+      (await call("POST", "/api/projects/app/environments", { as: ada.as, body: { name: "qa-1.x_y" } })).status,
+    ).toBe(409)
+    for (const name of ["", "..", ".", "a/b", "a b", "ｑａ", "é", "e".repeat(65)]) {
+      const result = await call("POST", "/api/projects/app/environments", { as: ada.as, body: { name } })
+      expect([name, result.status]).toEqual([name, 400])
+    }
+    expect(
+      (await call("POST", "/api/projects/app/environments", { as: ada.as, body: { name: "e".repeat(64) } })).status,
+    ).toBe(201)
+    await call("POST", "/api/projects/app/environments/qa-1.x_y/secrets", {
+      as: ada.as,
+      body: { key: "K", value: "v" },
+    })
+    expect((await call("DELETE", "/api/projects/app/environments/qa-1.x_y", { as: ada.as })).body).toEqual({ ok: true })
+    expect((await call("DELETE", "/api/projects/app/environments/qa-1.x_y", { as: ada.as })).status).toBe(404)
+    expect((await call("GET", "/api/projects/app/environments/qa-1.x_y/secrets", { as: ada.as })).status).toBe(404)
+    const list = await call("GET", "/api/projects/app/environments", { as: ada.as })
+    expect(list.body.environments.map((e: { name: string }) => e.name)).toEqual([
+      "development",
+      "e".repeat(64),
+      "production",
+      "staging",
+    ])
+  })
+})
+
+describe("secrets", () => {
+  it("create 201 v1, update 200 next version, list by key without values, read, delete", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/development/secrets"
+    expect(await call("POST", S, { as: ada.as, body: { key: "B", value: "x" } })).toMatchObject({
+      status: 201,
+      body: { ok: true, action: "created", version: 1 },
+    })
+    expect(await call("POST", S, { as: ada.as, body: { key: "B", value: "y" } })).toMatchObject({
+      status: 200,
+      body: { ok: true, action: "updated", version: 2 },
+    })
+    await call("POST", S, { as: ada.as, body: { key: "A", value: "" } })
+    const list = await call("GET", S, { as: ada.as })
+    expect(list.body.secrets.map((s: { key: string }) => s.key)).toEqual(["A", "B"])
+    expect(list.text).not.toContain('"value"')
+    expect(Object.keys(list.body.secrets[1]).sort()).toEqual(["createdAt", "id", "key", "updatedAt", "version"])
+    const read = await call("GET", `${S}/B`, { as: ada.as })
+    expect(read.body).toEqual({ secret: { ...list.body.secrets[1], value: "y" } })
+    expect((await call("GET", `${S}/NOPE`, { as: ada.as })).status).toBe(404)
+    expect((await call("DELETE", `${S}/B`, { as: ada.as })).body).toEqual({ ok: true })
+    expect((await call("DELETE", `${S}/B`, { as: ada.as })).status).toBe(404)
+    expect((await call("GET", `${S}/B/versions`, { as: ada.as })).status).toBe(404)
+  })
+
+  it("keeps hard values exactly; 413 above 64 KiB; 400 for bad keys and unpaired surrogates", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/development/secrets"
+    const values = [
+      "",
+      "  spaced  ",
+      "multi\nline\r\nvalue",
+      "ünïcødé ✓ 🎉",
+      `'"$HOME$(id)\`id\`\\`,
+      "a=b#c",
+      "x".repeat(65536),
+    ]
+    for (const [i, value] of values.entries()) {
+      expect((await call("POST", S, { as: ada.as, body: { key: `K${i}`, value } })).status).toBe(201)
+      expect((await call("GET", `${S}/K${i}`, { as: ada.as })).body.secret.value).toBe(value)
+    }
+    const big = await call("POST", S, { as: ada.as, body: { key: "BIG", value: "é".repeat(32769) } })
+    expect(big).toMatchObject({ status: 413, body: { error: expect.stringContaining("65538 bytes") } })
+    expect(big.text).not.toContain("éé")
+    expect((await call("POST", S, { as: ada.as, body: '{"key":"L","value":"a\\ud800b"}' })).status).toBe(400)
+    for (const key of ["", "..", "a/b", "a b", "ключ", "K".repeat(257), "ＫＥＹ"]) {
+      expect([key, (await call("POST", S, { as: ada.as, body: { key, value: "v" } })).status]).toEqual([key, 400])
+    }
+    expect((await call("POST", S, { as: ada.as, body: { key: "K".repeat(256), value: "v" } })).status).toBe(201)
+    const listed = await call("GET", S, { as: ada.as })
+    expect(listed.body.secrets.map((s: { key: string }) => s.key)).not.toContain("BIG")
+  })
+
+  it("keeps history newest first with authors, reads old versions, restores (audited)", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/development/secrets"
+    await call("POST", S, { as: ada.as, body: { key: "K", value: "first" } })
+    await call("POST", S, { as: ada.as, body: { key: "K", value: "second" } })
+    const versions = await call("GET", `${S}/K/versions`, { as: ada.as })
+    expect(versions.body).toEqual({
+      versions: [
+        { version: 2, createdAt: expect.stringMatching(ISO), userId: ada.userId, userEmail: "ada@example.com" },
+        { version: 1, createdAt: expect.stringMatching(ISO), userId: ada.userId, userEmail: "ada@example.com" },
+      ],
+    })
+    expect((await call("GET", `${S}/K/versions/1`, { as: ada.as })).body).toEqual({
+      secret: { key: "K", value: "first", version: 1, createdAt: expect.stringMatching(ISO) },
+    })
+    expect((await call("GET", `${S}/K/versions/3`, { as: ada.as })).status).toBe(404)
+    expect((await call("GET", `${S}/K/versions/abc`, { as: ada.as })).status).toBe(400)
+    expect((await call("POST", `${S}/K/versions/0/restore`, { as: ada.as })).status).toBe(400)
+    expect((await call("POST", `${S}/K/versions/1/restore`, { as: ada.as })).body).toEqual({
+      ok: true,
+      action: "restored",
+      version: 3,
+    })
+    expect((await call("GET", `${S}/K`, { as: ada.as })).body.secret).toMatchObject({ value: "first", version: 3 })
+    const log = await call("GET", "/api/projects/app/audit-log?limit=3", { as: ada.as })
+    expect(log.body.auditLog.map((e: { action: string; targetKey: string }) => [e.action, e.targetKey])).toEqual([
+      ["secret.read", "K"],
+      ["secret.restored", "K@1"],
+      ["secret.read", "K@1"],
+    ])
+  })
+
+  it("exports .env as a text/plain attachment and JSON, both audited", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/production/secrets"
+    await call("POST", S, { as: ada.as, body: { key: "URL", value: "https://x.example/?a=b" } })
+    await call("POST", S, { as: ada.as, body: { key: "QUOTE", value: "it's" } })
+    await call("POST", S, { as: ada.as, body: { key: "not-a-shell-name", value: "v" } })
+    const dotenv = await call("GET", `${S}/.env`, { as: ada.as })
+    expect(dotenv.status).toBe(200)
+    expect(dotenv.headers.get("content-type")).toMatch(/^text\/plain/)
+    expect(dotenv.headers.get("content-disposition")).toBe('attachment; filename="production.env"')
+    expect(dotenv.text).toBe(`QUOTE="it's"\nURL='https://x.example/?a=b'\n`)
+    const json = await call("GET", `${S}/json`, { as: ada.as })
+    expect(json.body).toEqual({ QUOTE: "it's", URL: "https://x.example/?a=b", "not-a-shell-name": "v" })
+    const log = await call("GET", "/api/projects/app/audit-log?limit=2", { as: ada.as })
+    expect(log.body.auditLog.map((e: { action: string; targetKey: string }) => [e.action, e.targetKey])).toEqual([
+      ["secrets.exported", "json"],
+      ["secrets.exported", "dotenv"],
+    ])
+  })
+})
+
+describe("people and invites", () => {
+  it("invites with a one-time token and link; accept; 409 when already in (still usable); 404 once used", async () => {
+    const { call, signIn } = fresh()
+    const owner = await signIn("owner@example.com")
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: owner.as, body: { name: "App" } })
+    const created = await call("POST", "/api/projects/app/invites", { as: owner.as })
+    expect(created.status).toBe(201)
+    expect(created.body).toEqual({
+      invite: {
+        id: expect.any(String),
+        role: "read",
+        createdAt: expect.stringMatching(ISO),
+        expiresAt: expect.stringMatching(ISO),
+      },
+      token: expect.stringMatching(/^cfi_[A-Za-z0-9_-]{43}$/),
+      url: `https://coffer.example/invite#${created.body.token}`,
+    })
+    expect(Date.parse(created.body.invite.expiresAt) - Date.parse(created.body.invite.createdAt)).toBe(7 * DAY)
+    const listed = await call("GET", "/api/projects/app/invites", { as: owner.as })
+    expect(listed.body).toEqual({ invites: [created.body.invite] })
+    expect(listed.text).not.toContain(created.body.token)
+    const accept = (as: { cookie: string }) =>
+      call("POST", "/api/invites/accept", { as, body: { token: created.body.token } })
+    expect(await accept(owner.as)).toMatchObject({ status: 409, body: { error: expect.any(String) } })
+    expect(await accept(ada.as)).toMatchObject({ status: 200, body: { project: { slug: "app", role: "read" } } })
+    const bob = await signIn("bob@example.com")
+    expect((await accept(bob.as)).status).toBe(404)
+    expect((await call("GET", "/api/projects/app/invites", { as: owner.as })).body).toEqual({ invites: [] })
+    const members = await call("GET", "/api/projects/app/members", { as: ada.as })
+    expect(members.body.members).toEqual([
+      { userId: owner.userId, email: "owner@example.com", role: "owner", createdAt: expect.stringMatching(ISO) },
+      { userId: ada.userId, email: "ada@example.com", role: "read", createdAt: expect.stringMatching(ISO) },
+    ])
+  })
+
+  it("answers 404 for withdrawn and expired invites, and for tokens that name none", async () => {
+    const { call, signIn, clock } = fresh()
+    const owner = await signIn("owner@example.com")
+    await call("POST", "/api/projects", { as: owner.as, body: { name: "App" } })
+    const withdrawn = (await call("POST", "/api/projects/app/invites", { as: owner.as, body: { role: "write" } })).body
+    expect((await call("DELETE", `/api/projects/app/invites/${withdrawn.invite.id}`, { as: owner.as })).body).toEqual({
+      ok: true,
+    })
+    expect((await call("DELETE", `/api/projects/app/invites/${withdrawn.invite.id}`, { as: owner.as })).status).toBe(
+      404,
+    )
+    const expiring = (await call("POST", "/api/projects/app/invites", { as: owner.as, body: {} })).body
+    clock.advance(7 * DAY)
+    // Signed in now, since sessions too last seven days.
+    const ada = await signIn("ada@example.com")
+    for (const token of [withdrawn.token, expiring.token, "cfi_nothing", 42]) {
+      const result = await call("POST", "/api/invites/accept", { as: ada.as, body: { token } })
+      expect(result.status).toBe(token === 42 ? 400 : 404)
+    }
+    expect((await call("POST", "/api/projects/app/invites", { as: ada.as, body: { role: "read" } })).status).toBe(404)
+    const owner2 = await signIn("owner@example.com")
+    expect((await call("POST", "/api/projects/app/invites", { as: owner2.as, body: { role: "owner" } })).status).toBe(
+      400,
+    )
+  })
+
+  it("changes roles and removes people; removal takes that person's keys for the project", async () => {
+    const { call, signIn } = fresh()
+    const owner = await signIn("owner@example.com")
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: owner.as, body: { name: "App" } })
+    const { token } = (await call("POST", "/api/projects/app/invites", { as: owner.as, body: { role: "write" } })).body
+    await call("POST", "/api/invites/accept", { as: ada.as, body: { token } })
+    const key = (
+      await call("POST", "/api/api-keys", { as: ada.as, body: { name: "ci", projectSlug: "app", scope: "write" } })
+    ).body
+    const S = "/api/projects/app/environments/development/secrets"
+    expect((await call("POST", S, { as: { key: key.key }, body: { key: "K", value: "v" } })).status).toBe(201)
+    expect(
+      (await call("PATCH", `/api/projects/app/members/${ada.userId}`, { as: owner.as, body: { role: "read" } })).body,
+    ).toEqual({ ok: true })
+    expect((await call("POST", S, { as: { key: key.key }, body: { key: "K", value: "w" } })).status).toBe(403)
+    expect(
+      (await call("PATCH", `/api/projects/app/members/${ada.userId}`, { as: owner.as, body: { role: "admin" } }))
+        .status,
+    ).toBe(400)
+    expect(
+      (await call("PATCH", `/api/projects/app/members/${owner.userId}`, { as: owner.as, body: { role: "read" } }))
+        .status,
+    ).toBe(400)
+    expect(
+      (await call("PATCH", "/api/projects/app/members/nobody", { as: owner.as, body: { role: "read" } })).status,
+    ).toBe(404)
+    expect((await call("DELETE", `/api/projects/app/members/${owner.userId}`, { as: owner.as })).status).toBe(400)
+    expect((await call("DELETE", `/api/projects/app/members/${ada.userId}`, { as: ada.as })).body).toEqual({ ok: true })
+    expect((await call("GET", S, { as: { key: key.key } })).status).toBe(401)
+    expect((await call("GET", "/api/projects/app", { as: ada.as })).status).toBe(404)
+    const log = await call("GET", "/api/projects/app/audit-log?limit=2", { as: owner.as })
+    expect(log.body.auditLog.map((e: { action: string; targetKey: string }) => [e.action, e.targetKey])).toEqual([
+      ["member.removed", "ada@example.com"],
+      ["member.updated", "ada@example.com:read"],
+    ])
+  })
+})
+
+describe("API keys", () => {
+  it("create (201), list, rotate, delete; the raw key appears only at creation and rotation", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const created = await call("POST", "/api/api-keys", {
+      as: ada.as,
+      body: { name: "deploy", projectSlug: "app", scope: "write", expiresInDays: 30 },
+    })
+    expect(created.status).toBe(201)
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      key: expect.stringMatching(/^cfk_[A-Za-z0-9_-]{43}$/),
+      prefix: created.body.key.slice(0, 12),
+      name: "deploy",
+      scope: "write",
+      expiresAt: expect.stringMatching(ISO),
+    })
+    const list = await call("GET", "/api/api-keys?project=app", { as: ada.as })
+    expect(list.body.apiKeys).toEqual([
+      {
+        id: created.body.id,
+        name: "deploy",
+        keyPrefix: created.body.prefix,
+        scope: "write",
+        projectId: expect.any(String),
+        userId: ada.userId,
+        userEmail: "ada@example.com",
+        lastUsedAt: null,
+        expiresAt: created.body.expiresAt,
+        createdAt: expect.stringMatching(ISO),
+      },
+    ])
+    expect(list.text).not.toContain(created.body.key)
+    expect((await call("GET", "/api/api-keys?project=nope", { as: ada.as })).status).toBe(404)
+    const rotated = await call("POST", `/api/api-keys/${created.body.id}/rotate`, { as: ada.as })
+    expect(rotated.body).toMatchObject({
+      id: created.body.id,
+      name: "deploy",
+      scope: "write",
+      expiresAt: created.body.expiresAt,
+    })
+    expect((await call("GET", "/api/projects", { as: { key: created.body.key } })).status).toBe(401)
+    expect((await call("GET", "/api/projects", { as: { key: rotated.body.key } })).status).toBe(200)
+    const lastUsed = (await call("GET", "/api/api-keys", { as: ada.as })).body.apiKeys[0].lastUsedAt
+    expect(lastUsed).toMatch(ISO)
+    expect((await call("DELETE", `/api/api-keys/${created.body.id}`, { as: ada.as })).body).toEqual({ ok: true })
+    expect((await call("GET", "/api/projects", { as: { key: rotated.body.key } })).status).toBe(401)
+    expect((await call("DELETE", `/api/api-keys/${created.body.id}`, { as: ada.as })).status).toBe(404)
+    expect((await call("POST", `/api/api-keys/${created.body.id}/rotate`, { as: ada.as })).status).toBe(404)
+  })
+
+  it("checks expiresInDays, scope and names; read members get read keys only", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    for (const expiresInDays of [0, 3651, 1.5, -3, "7", null]) {
+      const result = await call("POST", "/api/api-keys", {
+        as: ada.as,
+        body: { name: "k", projectSlug: "app", expiresInDays },
+      })
+      expect([expiresInDays, result.status]).toEqual([expiresInDays, 400])
+    }
+    for (const body of [
+      { name: "k", projectSlug: "app", scope: "admin" },
+      { name: "", projectSlug: "app" },
+      { projectSlug: "app" },
+      { name: "k" },
+    ]) {
+      expect((await call("POST", "/api/api-keys", { as: ada.as, body })).status).toBe(400)
+    }
+    const expiring = await call("POST", "/api/api-keys", {
+      as: ada.as,
+      body: { name: "k", projectSlug: "app", expiresInDays: 1 },
+    })
+    expect(expiring.status).toBe(201)
+    expect(
+      (await call("POST", `/api/api-keys/${expiring.body.id}/rotate`, { as: ada.as, body: { expiresInDays: 0 } }))
+        .status,
+    ).toBe(400)
+    expect((await call("POST", "/api/api-keys", { as: ada.as, body: { name: "k", projectSlug: "nope" } })).status).toBe(
+      404,
+    )
+  })
+
+  it("answers 401 'API key has expired' for expired keys, and 401 for unknown or malformed ones", async () => {
+    const { call, signIn, clock } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const { key } = (
+      await call("POST", "/api/api-keys", { as: ada.as, body: { name: "k", projectSlug: "app", expiresInDays: 1 } })
+    ).body
+    expect((await call("GET", "/api/projects/app", { as: { key } })).status).toBe(200)
+    clock.advance(DAY)
+    expect(await call("GET", "/api/projects/app", { as: { key } })).toEqual(
+      expect.objectContaining({ status: 401, body: { error: "API key has expired" } }),
+    )
+    expect((await call("GET", "/api/projects/app", { as: { key: `cfk_${"a".repeat(43)}` } })).body).toEqual({
+      error: "Invalid API key",
+    })
+    expect((await call("GET", "/api/projects/app", { headers: { authorization: "Basic abc" } })).status).toBe(401)
+    // The header decides alone: a bad key is not rescued by a good cookie.
+    expect(
+      (await call("GET", "/api/projects/app", { headers: { authorization: "Bearer x", cookie: ada.cookie } })).status,
+    ).toBe(401)
+  })
+
+  it("refuses keys on session-only endpoints with 403", async () => {
+    const service = fresh()
+    const world = await populate(service)
+    const key = world.writeKey
+    for (const [method, path, body] of [
+      ["GET", "/api/projects/alpha/members"],
+      ["GET", "/api/api-keys"],
+      ["POST", "/api/api-keys", { name: "k", projectSlug: "alpha" }],
+      ["POST", `/api/api-keys/x/rotate`],
+      ["DELETE", "/api/api-keys/x"],
+      ["POST", "/api/invites/accept", { token: "cfi_x" }],
+      ["POST", "/api/projects", { name: "New" }],
+    ] as const) {
+      const result = await service.call(method, path, { as: key, body })
+      expect([method, path, result.status]).toEqual([method, path, 403])
+    }
+  })
+})
+
+describe("audit log", () => {
+  it("records every action with targetKey, ipAddress and ISO time, newest first; limit and offset checked", async () => {
+    const service = fresh()
+    const { call, signIn } = service
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", {
+      as: ada.as,
+      body: { name: "App" },
+      headers: { [CLIENT_HEADER]: "198.51.100.23" },
+    })
+    const log = await call("GET", "/api/projects/app/audit-log", { as: ada.as })
+    expect(log.body).toEqual({
+      auditLog: [
+        {
+          id: expect.any(String),
+          userId: ada.userId,
+          userEmail: "ada@example.com",
+          projectId: expect.any(String),
+          environmentId: null,
+          action: "project.created",
+          targetKey: "app",
+          ipAddress: "198.51.100.23",
+          createdAt: expect.stringMatching(ISO),
+        },
+      ],
+    })
+    for (const query of ["limit=0", "limit=501", "limit=abc", "limit=1.5", "offset=-1", "limit=", "offset=1e3"]) {
+      const result = await call("GET", `/api/projects/app/audit-log?${query}`, { as: ada.as })
+      expect([query, result.status]).toEqual([query, 400])
+    }
+    expect((await call("GET", "/api/projects/app/audit-log?limit=500&offset=0", { as: ada.as })).status).toBe(200)
+    expect((await call("GET", "/api/projects/app/audit-log?offset=1", { as: ada.as })).body).toEqual({ auditLog: [] })
+  })
+
+  it("covers every action of seed 001 §2", async () => {
+    const service = fresh()
+    const world = await populate(service)
+    const { call } = service
+    const S = world.secrets
+    await call("GET", `${S}/EXISTING`, { as: world.owner.as })
+    await call("GET", `${S}/EXISTING/versions/1`, { as: world.owner.as })
+    await call("POST", `${S}/EXISTING/versions/1/restore`, { as: world.owner.as })
+    await call("GET", `${S}/.env`, { as: world.owner.as })
+    await call("GET", `${S}/json`, { as: world.owner.as })
+    await call("DELETE", `${S}/EXISTING`, { as: world.owner.as })
+    await call("POST", "/api/projects/alpha/environments", { as: world.owner.as, body: { name: "qa" } })
+    await call("DELETE", "/api/projects/alpha/environments/qa", { as: world.owner.as })
+    const keys = (await call("GET", "/api/api-keys?project=alpha", { as: world.writer.as })).body.apiKeys
+    await call("POST", `/api/api-keys/${keys[0].id}/rotate`, { as: world.writer.as })
+    await call("DELETE", `/api/api-keys/${keys[0].id}`, { as: world.writer.as })
+    await call("DELETE", `/api/projects/alpha/invites/${world.inviteId}`, { as: world.owner.as })
+    await call("DELETE", `/api/projects/alpha/members/${world.bystander.userId}`, { as: world.owner.as })
+    const log = (await call("GET", "/api/projects/alpha/audit-log?limit=500", { as: world.owner.as })).body.auditLog
+    const actions = new Set(log.map((entry: { action: string }) => entry.action))
+    expect([...actions].sort()).toEqual(
+      [
+        "project.created",
+        "environment.created",
+        "environment.deleted",
+        "secret.created",
+        "secret.updated",
+        "secret.read",
+        "secret.deleted",
+        "secret.restored",
+        "secrets.exported",
+        "api_key.created",
+        "api_key.rotated",
+        "api_key.deleted",
+        "invite.created",
+        "invite.deleted",
+        "member.joined",
+        "member.updated",
+        "member.removed",
+      ].sort(),
+    )
+    const targets = log.map((entry: { action: string; targetKey: string }) => `${entry.action} ${entry.targetKey}`)
+    expect(targets).toEqual(
+      expect.arrayContaining([
+        "secret.read EXISTING@1",
+        "secret.restored EXISTING@1",
+        "member.joined writer@example.com:write",
+        "member.updated demoted@example.com:read",
+        "member.removed bystander@example.com",
+        "invite.deleted read",
+        "api_key.rotated write key",
+        "environment.deleted qa",
+      ]),
+    )
+    const times = log.map((entry: { createdAt: string }) => entry.createdAt)
+    expect([...times].sort().reverse()).toEqual(times)
+  })
+})
+
+describe("bad input", () => {
+  it("answers 4xx JSON, never 500, and changes nothing", async () => {
+    const service = fresh()
+    const world = await populate(service)
+    const { call } = service
+    const as = world.owner.as
+    const before = await call("GET", "/api/projects/alpha/audit-log?limit=500", { as })
+    const S = world.secrets
+    const attempts: Array<[string, string, { body?: unknown; headers?: Record<string, string> }]> = [
+      ["POST", S, { body: "{not json" }],
+      ["POST", S, { body: "", headers: { "content-type": "application/json" } }],
+      ["POST", S, { body: "[]" }],
+      ["POST", S, { body: "null" }],
+      ["POST", S, { body: { key: 1, value: "v" } }],
+      ["POST", S, { body: { key: "K", value: 1 } }],
+      ["POST", S, { body: { key: "K", value: null } }],
+      ["POST", S, { body: { key: "K" } }],
+      ["POST", S, { body: "key=K&value=v", headers: { "content-type": "application/x-www-form-urlencoded" } }],
+      ["POST", S, { body: JSON.stringify({ key: "K", value: "x".repeat(1024 * 1024 + 1) }) }],
+      ["POST", S, { body: `${"[".repeat(200)}${"]".repeat(200)}` }],
+      ["POST", S, { body: { key: "../K", value: "v" } }],
+      ["POST", S, { body: { key: "K%2F", value: "v" } }],
+      ["POST", `/api/projects/alpha/environments/..%2Fdevelopment/secrets`, { body: { key: "K", value: "v" } }],
+      [
+        "POST",
+        `/api/projects/alpha/environments/development%2F..%2Fstaging/secrets`,
+        { body: { key: "K", value: "v" } },
+      ],
+      ["POST", `/api/projects/%61lpha/environments/ｄｅｖｅｌｏｐｍｅｎｔ/secrets`, { body: { key: "K", value: "v" } }],
+      ["POST", "/api/projects/alpha/environments", { body: { name: "development\u0000" } }],
+      ["POST", "/api/projects/alpha/environments", { body: { name: "dev\u200belopment" } }],
+      ["POST", "/api/projects", { body: { name: ["x"] } }],
+      ["PATCH", `/api/projects/alpha/members/${world.writer.userId}`, { body: { role: ["write"] } }],
+      ["DELETE", `${S}/..%2F..%2F..`, {}],
+      ["DELETE", `${S}/EXISTING%00`, {}],
+      ["GET", `${S}/EXISTING/versions/1%2F..`, {}],
+      ["POST", `${S}/EXISTING/versions/%31/restore`, { body: {} }],
+      ["GET", `/api/projects/alpha/audit-log?limit=%F0%9F`, {}],
+      ["DELETE", `/api/projects/alpha%2F..`, {}],
+    ]
+    for (const [method, path, options] of attempts) {
+      const result = await call(method, path, { as, ...options })
+      const isRestoreOfOne = path.endsWith("/versions/%31/restore")
+      if (isRestoreOfOne) continue
+      expect([method, path, result.status >= 400 && result.status < 500, typeof result.body?.error]).toEqual([
+        method,
+        path,
+        true,
+        "string",
+      ])
+    }
+    const after = await call("GET", "/api/projects/alpha/audit-log?limit=500", { as })
+    // Only the one deliberate restore above (`%31` is `1`) was a real change.
+    expect(after.body.auditLog.length - before.body.auditLog.length).toBe(1)
+    expect(after.body.auditLog[0]).toMatchObject({ action: "secret.restored", targetKey: "EXISTING@1" })
+    expect((await call("GET", "/api/projects/alpha/environments", { as })).body.environments).toHaveLength(3)
+  })
+
+  it("limits failed credentials per client with 429 and Retry-After", async () => {
+    const service = fresh({ COFFER_RATE_LIMIT: "3" })
+    const bad = { key: `cfk_${"b".repeat(43)}` }
+    const statuses = []
+    for (let i = 0; i < 5; i++) {
+      const result = await service.call("GET", "/api/projects", {
+        as: bad,
+        headers: { [CLIENT_HEADER]: "203.0.113.99" },
+      })
+      statuses.push(result.status)
+      if (result.status === 429) expect(Number(result.headers.get("retry-after"))).toBeGreaterThan(0)
+    }
+    expect(statuses).toEqual([401, 401, 401, 429, 429])
+    // Another client is not affected.
+    expect(
+      (await service.call("GET", "/api/projects", { as: bad, headers: { [CLIENT_HEADER]: "203.0.113.100" } })).status,
+    ).toBe(401)
+  })
+})
+
+describe("health", () => {
+  it("answers /healthz, and /readyz follows the database without a restart", async () => {
+    const service = fresh()
+    expect((await service.call("GET", "/healthz")).text).toBe("ok")
+    service.setReady(false)
+    expect(await service.call("GET", "/readyz")).toMatchObject({ status: 503, body: { error: "Service unavailable" } })
+    service.setReady(true)
+    expect((await service.call("GET", "/readyz")).text).toBe("ok")
+  })
+})
