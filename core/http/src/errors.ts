@@ -27,6 +27,21 @@ import type {
   UnsupportedMediaType,
 } from "@coffer/kernel"
 import type {
+  CircularDependency,
+  DeletionBlocked,
+  InvalidKind,
+  InvalidPlatformName,
+  InvalidReference,
+  InvalidSchemaContent,
+  InvalidVersion,
+  PlatformExists,
+  PlatformNotFound,
+  SchemaNotFound,
+  TokenNotFound,
+  Unresolved,
+  VersionNotFound,
+} from "@coffer/schemas"
+import type {
   AccountLinkRequired,
   AlreadyMember,
   EnvironmentExists,
@@ -60,6 +75,19 @@ export type HttpError =
   | VersionConflict
   | SecretUnreadable
   | Identity.IdentityError
+  | InvalidVersion
+  | InvalidSchemaContent
+  | InvalidReference
+  | Unresolved
+  | CircularDependency
+  | InvalidPlatformName
+  | InvalidKind
+  | PlatformNotFound
+  | VersionNotFound
+  | SchemaNotFound
+  | TokenNotFound
+  | PlatformExists
+  | DeletionBlocked
 
 export interface ErrorResponse {
   readonly status: ContentfulStatusCode
@@ -114,6 +142,24 @@ const rules: Rules = {
   // A failed sign-in or logout token (seed 001 §4): the caller's fault is 400, a person declining at the
   // provider 403, a provider that cannot be reached 503. Messages never carry codes or tokens.
   IdentityError: (error) => ({ status: identityStatus[error.reason], body: { error: error.message } }),
+  // Schemas (seed 000 §7): invalid input, including a schema that cannot be resolved, is 400; what is missing (or
+  // outside a token's scope) 404; a taken name and a blocked deletion 409, the latter listing what blocks it.
+  InvalidVersion: 400,
+  InvalidSchemaContent: 400,
+  InvalidReference: 400,
+  Unresolved: 400,
+  CircularDependency: 400,
+  InvalidPlatformName: 400,
+  InvalidKind: 400,
+  PlatformNotFound: 404,
+  VersionNotFound: 404,
+  SchemaNotFound: 404,
+  TokenNotFound: 404,
+  PlatformExists: 409,
+  DeletionBlocked: (error) => ({
+    status: 409,
+    body: { error: error.message, blockedBy: error.blockedBy.map((blocker) => ({ ...blocker })) },
+  }),
 }
 
 export const internalError: ErrorResponse = { status: 500, body: { error: INTERNAL_ERROR_MESSAGE } }

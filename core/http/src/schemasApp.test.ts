@@ -1,27 +1,34 @@
 import { afterAll, describe, expect, it } from "vitest"
 import { createSchemasApp } from "./app/schemasApp.js"
-import { makeTestRuntime, settingsFrom } from "./testing.js"
+import { schemasService } from "./schemas/fixtures.js"
+import { settingsFrom } from "./testing.js"
 
-const fixture = makeTestRuntime()
+const fixture = schemasService()
 afterAll(() => fixture.runtime.dispose())
 
-const app = createSchemasApp({ runtime: fixture.runtime, settings: settingsFrom(), version: "1.2.3" })
+const app = fixture.app
 
 describe("schemas app", () => {
   it("describes its interface", async () => {
     const response = await app.request("/api/_ui/v1/instance")
     expect(response.status).toBe(200)
-    expect(await response.json()).toEqual({ name: "coffer-schemas", version: "1.2.3", interfaceVersion: "1.0.0" })
+    expect(await response.json()).toEqual({ name: "coffer-schemas", version: "9.9.9", interfaceVersion: "1.0.0" })
     expect(response.headers.get("Cache-Control")).toBe("no-store")
   })
 
-  it("answers 404 JSON elsewhere, the secrets service's paths included", async () => {
-    for (const path of ["/", "/api/instance", "/healthz", "/api/_ui/v1/nope"]) {
+  it("answers 404 JSON outside its paths", async () => {
+    for (const path of ["/", "/healthz", "/api/_ui/v1/nope", "/api/a/b/c/d", "/nothing/here"]) {
       const response = await app.request(path)
       expect(response.status).toBe(404)
       expect(await response.json()).toEqual({ error: "Not found" })
       expect(response.headers.get("Cache-Control")).toBe("no-store")
     }
+  })
+
+  it("reads the secrets service's paths as platforms, which need a credential", async () => {
+    const response = await app.request("/api/instance")
+    expect(response.status).toBe(401)
+    expect(await response.json()).toEqual({ error: "Authentication required" })
   })
 
   it("sends HSTS when its own public origin is https", async () => {

@@ -1,23 +1,35 @@
 /**
- * The schemas service (seed 000). So far: its interface description; the routes of the domain join here.
+ * The schemas service (seed 000): the interface description, the sign-in routes (`mountSchemasAuth`: dev-login,
+ * logout, get-session with live permissions) and the domain routes of `../schemas/` (platforms, versions, schemas
+ * with their cascade, API tokens, deletion, audit). Sign-in routes are mounted first, so that no parameterised
+ * path (`/api/{platform}/{version}`) shadows them.
  */
 import type { Hono } from "hono"
+import { mountSchemasAuth } from "../auth/schemasAuth.js"
+import { mountSchemasRoutes, type SchemasRouteServices } from "../schemas/index.js"
 import { type AppOptions, createBaseApp } from "./base.js"
 
 /** The interface description's own version (seed 000 §9 rule 2). */
 export const SCHEMAS_INTERFACE_VERSION = "1.0.0"
 
-/** The services the schemas routes need from the runtime; grows as the domain arrives. */
-export type SchemasServices = never
+/** The services the schemas routes need from the runtime. */
+export type SchemasServices = SchemasRouteServices
 
 export const createSchemasApp = <ER>(options: AppOptions<SchemasServices, ER>): Hono => {
-  const { app } = createBaseApp({
-    runtime: options.runtime,
-    settings: options.settings,
-    publicOrigin: options.settings.schemasPublicOrigin,
-  })
+  const publicOrigin = options.settings.schemasPublicOrigin
+  const { app, handle } = createBaseApp({ runtime: options.runtime, settings: options.settings, publicOrigin })
   app.get("/api/_ui/v1/instance", (c) =>
     c.json({ name: "coffer-schemas", version: options.version, interfaceVersion: SCHEMAS_INTERFACE_VERSION }),
   )
+  const roles = options.roles ?? (() => options.settings.roles)
+  const routes = {
+    handle,
+    settings: options.settings,
+    publicOrigin,
+    roles,
+    clientAddress: options.clientAddress,
+  }
+  mountSchemasAuth(app, routes)
+  mountSchemasRoutes(app, routes)
   return app
 }

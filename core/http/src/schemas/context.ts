@@ -1,0 +1,158 @@
+/**
+ * What every schemas route shares: the runtime bridge, the settings, how a request becomes an `Actor`, and how
+ * path segments and bodies are read.
+ *
+ * Credentials (seed 000 §5). A request names its caller one of two ways: `Authorization: Bearer <API token>`, or
+ * the session cookie. When the header is present it decides alone, so a service's token is never silently
+ * replaced by a browser's cookie (and a write carrying a token is refused even if a cookie rides along).
+ * - No credential: 401. An unknown or revoked token, or a header that is not a bearer token: 401. Failed
+ *   credentials count against the client's rate limit (DESIGN.md "Rate limits").
+ * - The token check goes through the cache and fails closed: with the cache down it is 503, never "allowed".
+ * - Dashboard endpoints (`/api/_ui/v1/*`) do not accept tokens (rule 2): a valid token there is 403, as a write
+ *   with a token is (the caller is known, the credential is not allowed here); an invalid one is still 401.
+ * - A session becomes a `Person` whose permissions come from the roles settings as they are for this request
+ *   (`roles()` is read once per request: rule 1).
+ */
+import {
+  BadRequest,
+  type Cache,
+  type Clock,
+  Forbidden,
+  type Hasher,
+  type Random,
+  type Sessions,
+  type Settings,
+  type StoreUnavailable,
+  type TooManyRequests,
+  Unauthorized,
+  type UnsupportedMediaType,
+} from "@coffer/kernel"
+import { type Access, Permissions, type SchemaStore, Tokens } from "@coffer/schemas"
+import { Effect, Schema, SchemaIssue } from "effect"
+import type { Context } from "hono"
+import { limitAttempt } from "../auth/rateLimit.js"
+import { currentSession, notSignedIn } from "../auth/session.js"
+import { readJson } from "../middleware/jsonBody.js"
+import type { Handle } from "../runtime.js"
+
+/** Everything the schemas routes need from the runtime. */
+export type SchemasRouteServices =
+  | SchemaStore
+  | Sessions.Sessions
+  | Cache.Cache
+  | Clock.Clock
+  | Random.Random
+  | Hasher.Hasher
+  | Tokens.RevokedTokens
+
+export interface SchemasRoutes {
+  readonly handle: Handle<SchemasRouteServices>
+  readonly settings: Settings.Settings
+  /** The schemas service's public origin: the session cookie's name follows its scheme. */
+  readonly publicOrigin: string | undefined
+  /** The roles settings as they are now (`AppOptions.roles`). */
+  readonly roles: () => Settings.Roles
+  /** `AppOptions.clientAddress`, for the per-client rate limit on failed credentials. */
+  readonly clientAddress?: ((c: Context) => string | undefined) | undefined
+}
+
+/** The rate-limit group of failed credential checks. */
+export const CREDENTIALS_GROUP = "credentials"
+
+/** The prefix of the dashboard endpoints (seed 000 §9 rule 2). */
+export const DASHBOARD_PREFIX = "/api/_ui/v1"
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
+
+export const notAuthenticated = () => new Unauthorized({ message: "Authentication required" })
+
+type ActorServices = SchemaStore | Sessions.Sessions | Cache.Cache | Clock.Clock | Hasher.Hasher | Tokens.RevokedTokens
+
+export type ActorError = Unauthorized | Forbidden | TooManyRequests | StoreUnavailable
+
+/** The actor of this request, or 401 (403 for a token on a dashboard endpoint). */
+export const actorOf = (c: Context, routes: SchemasRoutes): Effect.Effect<Access.Actor, ActorError, ActorServices> => {
+  const failed = (error: Unauthorized) =>
+    limitAttempt(c, {
+      group: CREDENTIALS_GROUP,
+      limit: routes.settings.rateLimit,
+      clientAddress: routes.clientAddress,
+    }).pipe(Effect.andThen(Effect.fail(error)))
+  const dashboard = c.req.path === DASHBOARD_PREFIX || c.req.path.startsWith(`${DASHBOARD_PREFIX}/`)
+  const authorization = c.req.header("Authorization")
+  if (authorization !== undefined) {
+    const bearer = BEARER.exec(authorization)?.[1]
+    if (bearer === undefined) {
+      return failed(new Unauthorized({ message: "Authorization must be Bearer <API token>" }))
+    }
+    return Tokens.checkToken(bearer).pipe(
+      Effect.catchTag("Unauthorized", failed),
+      Effect.flatMap((token) =>
+        dashboard
+          ? Effect.fail(new Forbidden({ message: "API tokens are not accepted on dashboard endpoints" }))
+          : Effect.succeed(token),
+      ),
+    )
+  }
+  return Effect.flatMap(currentSession(c, routes.publicOrigin), (session) => {
+    if (session === undefined) {
+      // A cookie that names no live session is a failed credential; no credential at all is not.
+      return c.req.header("Cookie")?.includes("coffer_session=") === true
+        ? failed(notSignedIn())
+        : Effect.fail(notAuthenticated())
+    }
+    const roles = routes.roles()
+    const groups = session.groups
+    return Effect.succeed<Access.Actor>({
+      _tag: "Person",
+      email: session.email,
+      canWrite: (platform: string) => Permissions.canWritePlatform(groups, roles, platform),
+      canManage: Permissions.canManage(groups, roles),
+    })
+  })
+}
+
+/** The formatter behind `decodeBody`: each issue with its path, a missing key said as such. */
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({
+  leafHook: (issue) => (issue._tag === "MissingKey" ? "is missing" : SchemaIssue.defaultLeafHook(issue)),
+})
+
+type PathSegment = PropertyKey | { readonly key: PropertyKey }
+
+const pathText = (path: ReadonlyArray<PathSegment>) =>
+  path
+    .map((segment) => (typeof segment === "object" ? segment.key : segment))
+    .map((key, index) => (typeof key === "number" ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`))
+    .join("")
+
+/** One line naming the first problem: `Missing "version" in the request body`, `Invalid "kind" …: …`. */
+export const bodyProblem = (issue: SchemaIssue.Issue): string => {
+  const [first] = formatIssues(issue).issues
+  if (first === undefined) return "Invalid request body"
+  const path = first.path ?? []
+  if (path.length === 0) {
+    return first.message === "Expected object" || first.message.startsWith("Expected {")
+      ? "Request body must be a JSON object"
+      : `Invalid request body: ${first.message}`
+  }
+  const field = JSON.stringify(pathText(path))
+  return first.message === "is missing"
+    ? `Missing ${field} in the request body`
+    : `Invalid ${field} in the request body: ${first.message}`
+}
+
+/** The body decoded with `schema`; a mismatch is a 400 whose message names the field. Extra keys are ignored. */
+export const decodeBody = <A>(
+  c: Context,
+  schema: Schema.Decoder<A>,
+): Effect.Effect<A, BadRequest | UnsupportedMediaType> =>
+  readJson(c).pipe(
+    Effect.flatMap((body) =>
+      Schema.decodeUnknownEffect(schema)(body).pipe(
+        Effect.mapError((error) => new BadRequest({ message: bodyProblem(error.issue) })),
+      ),
+    ),
+  )
+
+/** A path parameter as the route matched it (Hono has already decoded it; `+` stays `+`). */
+export const param = (c: Context, name: string): string => c.req.param(name) ?? ""

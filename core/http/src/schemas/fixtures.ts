@@ -1,0 +1,136 @@
+/**
+ * Test fixtures for the schemas routes (not exported): the whole schemas app over HTTP (`app.request`) on the
+ * real in-memory adapters, as a host without a database or Redis runs it, with a cache that can be taken down,
+ * a development login per person, and a small client that speaks JSON. `@coffer/http` depends on no adapter, so
+ * the adapters are imported from their sources by path; only tests import this file.
+ */
+import { Cache, Clock, Hasher, Random, type Settings, StoreUnavailable } from "@coffer/kernel"
+import { Tokens } from "@coffer/schemas"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { expect } from "vitest"
+import { MemoryCache, MemorySchemaStore, MemorySessions } from "../../../../adapters/memory/src/index.js"
+import { createSchemasApp } from "../app/schemasApp.js"
+import { settingsFrom } from "../testing.js"
+
+const platform = Layer.mergeAll(Clock.layer, Random.layer, Hasher.layer)
+
+/** The in-memory cache behind a switch: while `down`, every call fails as during a Redis outage. */
+const switchableCache = (state: { down: boolean }) =>
+  Layer.effect(
+    Cache.Cache,
+    Effect.map(MemoryCache.make, (cache) => {
+      const guard =
+        <Args extends ReadonlyArray<unknown>, A, E, R>(call: (...args: Args) => Effect.Effect<A, E, R>) =>
+        (...args: Args): Effect.Effect<A, E | StoreUnavailable, R> =>
+          Effect.suspend(
+            (): Effect.Effect<A, E | StoreUnavailable, R> =>
+              state.down
+                ? Effect.fail(new StoreUnavailable({ store: "cache", message: "connection refused (test outage)" }))
+                : call(...args),
+          )
+      return Cache.Cache.of({
+        get: guard(cache.get),
+        set: guard(cache.set),
+        delete: guard(cache.delete),
+        increment: guard(cache.increment),
+        ttl: guard(cache.ttl),
+        publish: guard(cache.publish),
+        subscribe: guard(cache.subscribe),
+      })
+    }),
+  )
+
+export interface Client {
+  readonly request: (
+    method: string,
+    path: string,
+    options?: { readonly body?: unknown; readonly headers?: Record<string, string> },
+  ) => Promise<{ readonly status: number; readonly body: unknown; readonly headers: Headers }>
+}
+
+/** A schemas app on fresh memory adapters. `env` adds settings (roles, CORS…) to development defaults. */
+export const schemasService = (env: Settings.Env = {}) => {
+  const cacheState = { down: false }
+  const runtime = ManagedRuntime.make(
+    Layer.mergeAll(MemorySchemaStore.layer, MemorySessions.layer, Tokens.RevokedTokens.layer).pipe(
+      Layer.provideMerge(Layer.merge(switchableCache(cacheState), platform)),
+    ),
+  )
+  const settings = settingsFrom(env)
+  let roles = settings.roles
+  const app = createSchemasApp({ runtime, settings, version: "9.9.9", roles: () => roles })
+
+  const raw = async (
+    method: string,
+    path: string,
+    options: { readonly body?: unknown; readonly headers?: Record<string, string> } = {},
+  ) => {
+    const hasBody = options.body !== undefined
+    const response = await app.request(`http://coffer.test${path}`, {
+      method,
+      headers: { ...(hasBody ? { "content-type": "application/json" } : {}), ...options.headers },
+      ...(hasBody ? { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) } : {}),
+    })
+    const text = await response.text()
+    return {
+      status: response.status,
+      body: text === "" ? undefined : (JSON.parse(text) as unknown),
+      headers: response.headers,
+    }
+  }
+
+  const client = (headers: Record<string, string>): Client => ({
+    request: (method, path, options = {}) =>
+      raw(method, path, { ...options, headers: { ...headers, ...options.headers } }),
+  })
+
+  /** A person signed in through the development login, with these groups. */
+  const person = async (email: string, groups: ReadonlyArray<string> = []): Promise<Client> => {
+    const response = await app.request("http://coffer.test/api/auth/dev-login", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, groups }),
+    })
+    expect(response.status).toBe(200)
+    const cookie = response.headers.getSetCookie()[0]!.split(";")[0]!
+    return client({ cookie })
+  }
+
+  /** A client holding an API token made by `admin`. */
+  const withToken = async (admin: Client, platforms?: ReadonlyArray<string>) => {
+    const created = await admin.request("POST", "/api/_ui/v1/tokens", {
+      body: platforms === undefined ? { name: "ci" } : { name: "ci", platforms },
+    })
+    expect(created.status).toBe(201)
+    const { token, record } = created.body as { token: string; record: { id: string } }
+    return { token, id: record.id, client: client({ authorization: `Bearer ${token}` }) }
+  }
+
+  return {
+    app,
+    runtime,
+    cache: cacheState,
+    anonymous: client({}),
+    client,
+    person,
+    withToken,
+    setRoles: (next: Settings.Roles) => {
+      roles = next
+    },
+  }
+}
+
+/** Platforms with versions, created through `POST /api/{platform}`. */
+export const createPlatforms = async (client: Client, spec: Readonly<Record<string, ReadonlyArray<string>>>) => {
+  for (const [name, versions] of Object.entries(spec)) {
+    const response = await client.request("POST", `/api/${name}`, { body: { name, versions } })
+    expect(response).toMatchObject({ status: 201, body: { ok: true } })
+  }
+}
+
+/** A schema saved through `PUT /api/{platform}/{version}`; returns the body. */
+export const saveSchema = async (client: Client, key: string, content: unknown) => {
+  const response = await client.request("PUT", `/api/${key}`, { body: { content } })
+  expect(response.status).toBe(200)
+  return response.body as { ok: true; schema: { output: unknown }; reprocessed: ReadonlyArray<string> }
+}

@@ -1,0 +1,39 @@
+/**
+ * The JSON the schemas endpoints answer with, in one place: platforms as seed 000 §2 and §4 show them, token
+ * records and audit entries with ISO-8601 times. Fields a record does not have are left out, not `null`.
+ */
+import type { AuditEntry, PlatformRecord, TokenRecord } from "@coffer/schemas"
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** An item of `GET /api/schemas`: `name` and `versions` (§4). */
+export const platformSummary = (platform: PlatformRecord) => ({ name: platform.name, versions: platform.versions })
+
+/** `GET /api/{platform}`: `name`, `versions` and, when set, `kind`. */
+export const platformDetail = (platform: PlatformRecord) => ({
+  name: platform.name,
+  versions: platform.versions,
+  ...(platform.kind === undefined ? {} : { kind: platform.kind }),
+})
+
+/** A token record (§2): never the token, nor its hash. */
+export const tokenRecord = (record: TokenRecord) => ({
+  id: record.id,
+  name: record.name,
+  platforms: record.platforms,
+  hint: record.hint,
+  createdAt: iso(record.createdAt),
+  createdBy: record.createdBy,
+  ...(record.lastUsedAt === undefined ? {} : { lastUsedAt: iso(record.lastUsedAt) }),
+})
+
+export const auditEntry = (entry: AuditEntry) => ({
+  id: entry.id,
+  at: iso(entry.at),
+  actor: entry.actor,
+  action: entry.action,
+  target: entry.target,
+  ...(entry.detail === undefined ? {} : { detail: entry.detail }),
+})
+
+export const ok = { ok: true } as const
