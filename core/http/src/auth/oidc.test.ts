@@ -83,7 +83,7 @@ describe("OIDC routes", () => {
       handle,
       publicOrigin: origin,
       webApp: options.webApp ?? false,
-      rateLimit: options.rateLimit === undefined ? undefined : { limit: options.rateLimit },
+      rateLimit: options.rateLimit === undefined ? undefined : { service: "test", limit: options.rateLimit },
       onSignedIn:
         options.onSignedIn ??
         ((signedIn) => Effect.succeed({ userId: `user-${signedIn.subject}`, email: signedIn.email ?? "", groups: [] })),

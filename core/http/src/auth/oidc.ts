@@ -25,8 +25,8 @@
  *   a token that cannot be checked because the provider or a store is down answers 503, so the provider may
  *   retry (the `jti` is forgotten again when ending the sessions failed).
  */
-import { BadRequest, Cache, Hasher, Identity, NotFound, Sessions } from "@coffer/kernel"
-import { signIn } from "@coffer/secrets"
+import { BadRequest, Cache, Hasher, Identity, NotFound, Sessions, type Settings } from "@coffer/kernel"
+import { type Accounts, signIn } from "@coffer/secrets"
 import { Effect, Option, Schema } from "effect"
 import type { Context, Hono } from "hono"
 import { deleteCookie, getCookie, setCookie } from "hono/cookie"
@@ -59,10 +59,10 @@ export interface OidcRoutesOptions<E, R> {
   readonly onSignedIn: (signedIn: Identity.SignedIn) => Effect.Effect<Sessions.NewSession, E, R>
   /**
    * Per-client limits (DESIGN.md "Rate limits"): every request to the start and the callback counts (group
-   * `oidc`); on the back-channel path only refused tokens count (group `backchannel-logout`), so a provider
-   * delivering many valid logouts is never limited into failing them. Absent: no limits.
+   * `<service>:oidc`); on the back-channel path only refused tokens count (`<service>:backchannel-logout`), so
+   * a provider delivering many valid logouts is never limited into failing them. Absent: no limits.
    */
-  readonly rateLimit?: Omit<RateLimitOptions, "group"> | undefined
+  readonly rateLimit?: (Omit<RateLimitOptions, "group"> & { readonly service: string }) | undefined
 }
 
 /** How long a started sign-in may take at the provider. */
@@ -241,7 +241,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
   }
 
   if (options.rateLimit !== undefined) {
-    const signInLimit = rateLimit(handle, { ...options.rateLimit, group: "oidc" })
+    const signInLimit = rateLimit(handle, { ...options.rateLimit, group: `${options.rateLimit.service}:oidc` })
     app.use(`${base}/oidc/start`, signInLimit)
     app.use(`${base}/oauth2/callback/oidc`, signInLimit)
   }
@@ -360,10 +360,49 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
             // Only refusals count: a token that could not be checked (503) is not the caller's doing.
             Effect.tapError((error) =>
               error._tag === "BadRequest" || (error._tag === "IdentityError" && error.reason !== "unavailable")
-                ? limitAttempt(c, { ...limits, group: "backchannel-logout" })
+                ? limitAttempt(c, { ...limits, group: `${limits.service}:backchannel-logout` })
                 : Effect.void,
             ),
           )
     return handle(c, limited, () => c.body(null, 200))
   })
 }
+
+/** What the services' auth mounts hand over (`SecretsAuthOptions`, `SchemasAuthOptions`). */
+export interface ServiceOidcOptions<R> {
+  readonly handle: Handle<OidcServices | R>
+  readonly settings: Settings.Settings
+  readonly publicOrigin: string | undefined
+  readonly clientAddress?: ((c: Context) => string | undefined) | undefined
+  /** Whether a web app is served at this origin; this host serves none. */
+  readonly webApp?: boolean | undefined
+}
+
+const limitsOf = (service: string, options: Pick<ServiceOidcOptions<never>, "settings" | "clientAddress">) => ({
+  service,
+  limit: options.settings.rateLimit,
+  clientAddress: options.clientAddress,
+})
+
+/** The OIDC routes of the secrets service: a sign-in is the account of the identity (`secretsSignedIn`). */
+export const mountSecretsOidc = (app: Hono, options: ServiceOidcOptions<Accounts.Accounts>): void =>
+  mountOidcRoutes(app, {
+    handle: options.handle,
+    publicOrigin: options.publicOrigin,
+    webApp: options.webApp ?? false,
+    onSignedIn: secretsSignedIn,
+    rateLimit: limitsOf("secrets", options),
+  })
+
+/** The OIDC routes of the schemas service: a sign-in records the roles claim's groups (`schemasSignedIn`). */
+export const mountSchemasOidc = (
+  app: Hono,
+  options: ServiceOidcOptions<never> & { readonly roles: () => Settings.Roles },
+): void =>
+  mountOidcRoutes(app, {
+    handle: options.handle,
+    publicOrigin: options.publicOrigin,
+    webApp: options.webApp ?? false,
+    onSignedIn: schemasSignedIn(() => options.roles().claim),
+    rateLimit: limitsOf("schemas", options),
+  })

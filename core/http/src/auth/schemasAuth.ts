@@ -20,6 +20,7 @@ import { decodeJson } from "../middleware/jsonBody.js"
 import type { Handle } from "../runtime.js"
 import { clearSessionCookie, setSessionCookie } from "./cookie.js"
 import { DEV_LOGIN_PATH, devLoginOff, Email, endSession, LOGOUT_PATH, startSession } from "./devLogin.js"
+import { mountSchemasOidc } from "./oidc.js"
 import { rateLimit } from "./rateLimit.js"
 import { requireSession } from "./session.js"
 
@@ -112,4 +113,5 @@ export const mountSchemasAuth = (app: Hono, options: SchemasAuthOptions): void =
       })),
     ),
   )
+  mountSchemasOidc(app, options)
 }

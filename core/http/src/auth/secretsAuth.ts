@@ -19,6 +19,7 @@ import { decodeJson } from "../middleware/jsonBody.js"
 import type { Handle } from "../runtime.js"
 import { clearSessionCookie, setSessionCookie } from "./cookie.js"
 import { DEV_LOGIN_PATH, devLoginOff, Email, endSession, LOGOUT_PATH, startSession } from "./devLogin.js"
+import { mountSecretsOidc } from "./oidc.js"
 import { rateLimit } from "./rateLimit.js"
 import { requireSession } from "./session.js"
 
@@ -84,4 +85,5 @@ export const mountSecretsAuth = (app: Hono, options: SecretsAuthOptions): void =
       })),
     ),
   )
+  mountSecretsOidc(app, options)
 }
