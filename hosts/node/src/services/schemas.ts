@@ -1,10 +1,17 @@
 /**
- * The Schemas service's own layers (its stores and caches), on top of the shared infrastructure.
+ * The Schemas service's own layers, on top of the shared infrastructure: its store (platforms, versions, schemas,
+ * API tokens, audit log) and its sessions (`schemas_sessions`), both on the one configured database, and the
+ * revocation listener, which subscribes to token revocations through the shared cache (Redis pub/sub when
+ * `COFFER_REDIS_URL` is set) for as long as the service runs.
  */
+import { SqlSchemaStore, SqlSessions } from "@coffer/adapter-sql"
 import type { SchemasServices } from "@coffer/http"
+import { Tokens } from "@coffer/schemas"
 import { Layer } from "effect"
 import type { Infrastructure } from "../layers.js"
 import type { HostSettings } from "../settings.js"
 
-export const schemasLayer = (_settings: HostSettings): Layer.Layer<SchemasServices, never, Infrastructure> =>
-  Layer.empty
+export const schemasLayer = (
+  _settings: HostSettings,
+): Layer.Layer<Exclude<SchemasServices, Infrastructure>, never, Infrastructure> =>
+  Layer.mergeAll(SqlSchemaStore.layer, SqlSessions.layer({ service: "schemas" }), Tokens.RevokedTokens.layer)
