@@ -147,80 +147,94 @@ describe("development login on the built host", () => {
   })
 })
 
+/** Each `coffer accounts` call starts a process that loads the whole host: allow for a slow machine. */
+const CLI_TEST_TIMEOUT_MS = 90_000
+
 describe("coffer accounts", () => {
-  it("lists, links and unlinks identities on the host's database; a collision answers 409 until linked", async () => {
-    const cwd = freshDirectory()
-    const env = { COFFER_ENV: "development" }
-    const coffer = (...args: string[]) => run(["accounts", ...args], { env, cwd })
-    const list = async () => {
-      const result = await coffer("list", "--json")
-      expect(result.code).toBe(0)
-      return JSON.parse(result.stdout) as Array<{
-        id: string
-        email: string
-        identities: Array<{ issuer: string; subject: string }>
-      }>
-    }
-    const host = await started({ cwd, env })
-    const devLogin = (email: string) => post(`${host.secrets}/api/auth/dev-login`, { email })
+  it(
+    "lists, links and unlinks identities on the host's database; a collision answers 409 until linked",
+    async () => {
+      const cwd = freshDirectory()
+      const env = { COFFER_ENV: "development" }
+      const coffer = (...args: string[]) => run(["accounts", ...args], { env, cwd })
+      const list = async () => {
+        const result = await coffer("list", "--json")
+        expect(result.code).toBe(0)
+        return JSON.parse(result.stdout) as Array<{
+          id: string
+          email: string
+          identities: Array<{ issuer: string; subject: string }>
+        }>
+      }
+      const host = await started({ cwd, env })
+      const devLogin = (email: string) => post(`${host.secrets}/api/auth/dev-login`, { email })
 
-    const ada = (await (await devLogin("ada@example.com")).json()).user
-    const bob = (await (await devLogin("bob@example.com")).json()).user
-    expect(await list()).toEqual([
-      expect.objectContaining({
-        id: ada.id,
-        email: "ada@example.com",
-        identities: [expect.objectContaining({ issuer: DEV_ISSUER, subject: "ada@example.com" })],
-      }),
-      expect.objectContaining({ id: bob.id, email: "bob@example.com" }),
-    ])
-    const text = await coffer("list")
-    expect(text.stdout).toContain(ada.id)
-    expect(text.stdout).toContain(`${DEV_ISSUER}  ada@example.com`)
+      const ada = (await (await devLogin("ada@example.com")).json()).user
+      const bob = (await (await devLogin("bob@example.com")).json()).user
+      expect(await list()).toEqual([
+        expect.objectContaining({
+          id: ada.id,
+          email: "ada@example.com",
+          identities: [expect.objectContaining({ issuer: DEV_ISSUER, subject: "ada@example.com" })],
+        }),
+        expect.objectContaining({ id: bob.id, email: "bob@example.com" }),
+      ])
+      const text = await coffer("list")
+      expect(text.stdout).toContain(ada.id)
+      expect(text.stdout).toContain(`${DEV_ISSUER}  ada@example.com`)
 
-    // Another identity for Ada's account.
-    const linked = await coffer("link", ada.id, "https://id.example.com", "ada-at-idp")
-    expect(linked.code).toBe(0)
-    expect((await list())[0]?.identities.map((identity) => identity.subject)).toEqual(["ada@example.com", "ada-at-idp"])
-    // An identity of one account cannot be linked to another, nor to an account that does not exist.
-    const stolen = await coffer("link", bob.id, "https://id.example.com", "ada-at-idp")
-    expect(stolen.code).toBe(1)
-    expect(stolen.stderr).toMatch(/^coffer: .*unlink it first/m)
-    const nobody = await coffer("link", "no-such-account", "https://id.example.com", "x")
-    expect(nobody.code).toBe(1)
+      // Another identity for Ada's account.
+      const linked = await coffer("link", ada.id, "https://id.example.com", "ada-at-idp")
+      expect(linked.code).toBe(0)
+      expect((await list())[0]?.identities.map((identity) => identity.subject)).toEqual([
+        "ada@example.com",
+        "ada-at-idp",
+      ])
+      // An identity of one account cannot be linked to another, nor to an account that does not exist.
+      const stolen = await coffer("link", bob.id, "https://id.example.com", "ada-at-idp")
+      expect(stolen.code).toBe(1)
+      expect(stolen.stderr).toMatch(/^coffer: .*unlink it first/m)
+      const nobody = await coffer("link", "no-such-account", "https://id.example.com", "x")
+      expect(nobody.code).toBe(1)
 
-    // The collision: Ada's development identity goes; signing in with it again is an unknown identity whose
-    // address an account holds, refused until an operator links it.
-    expect((await coffer("unlink", DEV_ISSUER, "ada@example.com")).code).toBe(0)
-    const refused = await devLogin("ada@example.com")
-    expect(refused.status).toBe(409)
-    expect((await refused.json()).error).toContain("coffer accounts link")
-    expect(refused.headers.getSetCookie()).toEqual([])
-    expect(await list()).toHaveLength(2)
-    expect((await coffer("link", ada.id, DEV_ISSUER, "ada@example.com")).code).toBe(0)
-    const after = await devLogin("ada@example.com")
-    expect(after.status).toBe(200)
-    expect((await after.json()).user.id).toBe(ada.id)
+      // The collision: Ada's development identity goes; signing in with it again is an unknown identity whose
+      // address an account holds, refused until an operator links it.
+      expect((await coffer("unlink", DEV_ISSUER, "ada@example.com")).code).toBe(0)
+      const refused = await devLogin("ada@example.com")
+      expect(refused.status).toBe(409)
+      expect((await refused.json()).error).toContain("coffer accounts link")
+      expect(refused.headers.getSetCookie()).toEqual([])
+      expect(await list()).toHaveLength(2)
+      expect((await coffer("link", ada.id, DEV_ISSUER, "ada@example.com")).code).toBe(0)
+      const after = await devLogin("ada@example.com")
+      expect(after.status).toBe(200)
+      expect((await after.json()).user.id).toBe(ada.id)
 
-    const gone = await coffer("unlink", "https://id.example.com", "never-linked")
-    expect(gone.code).toBe(1)
-    expect(gone.stderr).toMatch(/^coffer: /m)
-  })
+      const gone = await coffer("unlink", "https://id.example.com", "never-linked")
+      expect(gone.code).toBe(1)
+      expect(gone.stderr).toMatch(/^coffer: /m)
+    },
+    CLI_TEST_TIMEOUT_MS,
+  )
 
-  it("prints help for each subcommand", async () => {
-    for (const args of [
-      ["accounts", "--help"],
-      ["accounts", "list", "--help"],
-      ["accounts", "link", "--help"],
-      ["accounts", "unlink", "--help"],
-    ]) {
-      const result = await run(args)
-      expect(result.code).toBe(0)
-      expect(result.stdout).toMatch(/^Usage: coffer accounts/)
-    }
-    const main = await run(["--help"])
-    expect(main.stdout).toMatch(/^\s+accounts\s/m)
-  })
+  it(
+    "prints help for each subcommand",
+    async () => {
+      for (const args of [
+        ["accounts", "--help"],
+        ["accounts", "list", "--help"],
+        ["accounts", "link", "--help"],
+        ["accounts", "unlink", "--help"],
+      ]) {
+        const result = await run(args)
+        expect(result.code).toBe(0)
+        expect(result.stdout).toMatch(/^Usage: coffer accounts/)
+      }
+      const main = await run(["--help"])
+      expect(main.stdout).toMatch(/^\s+accounts\s/m)
+    },
+    CLI_TEST_TIMEOUT_MS,
+  )
 })
 
 describe.runIf(await hasPostgres())("development login on Postgres", () => {
