@@ -1,0 +1,167 @@
+/**
+ * Saving and reading schemas over HTTP (seed 000 §4 rules 4–5, DESIGN.md "Saving a schema"): the PUT payload and
+ * answer, `+` and `%2B` naming one version, the cascade listed, every 400/404 message, and input limits.
+ */
+import { afterEach, describe, expect, it } from "vitest"
+import { createPlatforms, saveSchema, schemasService } from "./fixtures.js"
+
+const services: Array<ReturnType<typeof schemasService>> = []
+const service = (env: Record<string, string> = {}) => {
+  const created = schemasService(env)
+  services.push(created)
+  return created
+}
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((created) => created.runtime.dispose()))
+})
+
+describe("PUT and GET /api/{platform}/{version}", () => {
+  it("saves, answers the resolved schema and the re-processed dependents, and reads back", async () => {
+    const { person } = service()
+    const ada = await person("ada@example.com")
+    await createPlatforms(ada, { base: ["1.0.0", "1.1.0"], ios: ["2.0.0"], web: ["1.0.0"] })
+    await saveSchema(ada, "base/1.1.0", { theme: { color: "red", size: 2 }, list: [1, 2] })
+    expect(
+      await ada.request("PUT", "/api/ios/2.0.0", {
+        body: { content: { "@extends": "base/~1.1.0", theme: { color: "blue" }, list: [3] } },
+      }),
+    ).toEqual(
+      expect.objectContaining({
+        status: 200,
+        body: {
+          ok: true,
+          schema: {
+            content: { "@extends": "base/~1.1.0", theme: { color: "blue" }, list: [3] },
+            dependencies: ["base/~1.1.0"],
+            output: { theme: { color: "blue", size: 2 }, list: [3] },
+          },
+          reprocessed: [],
+        },
+      }),
+    )
+    await saveSchema(ada, "web/1.0.0", { "@extends": ["ios/2.0.0"], web: true })
+    const saved = await saveSchema(ada, "base/1.1.0", { theme: { color: "green", size: 3 } })
+    expect(saved.reprocessed).toEqual(["ios/2.0.0", "web/1.0.0"])
+    expect(await ada.request("GET", "/api/web/1.0.0")).toEqual(
+      expect.objectContaining({
+        status: 200,
+        body: {
+          content: { "@extends": ["ios/2.0.0"], web: true },
+          dependencies: ["ios/2.0.0"],
+          output: { theme: { color: "blue", size: 3 }, list: [3], web: true },
+        },
+      }),
+    )
+  })
+
+  it("treats + and %2B in the version segment as the same version", async () => {
+    const { person } = service()
+    const ada = await person("ada@example.com")
+    await createPlatforms(ada, { ios: ["1.0.0+build.7", "1.0.0-rc.1+b"] })
+    await saveSchema(ada, "ios/1.0.0%2Bbuild.7", { v: 7 })
+    expect((await ada.request("GET", "/api/ios/1.0.0+build.7")).body).toMatchObject({ output: { v: 7 } })
+    expect((await ada.request("GET", "/api/ios/1.0.0%2Bbuild.7")).body).toMatchObject({ output: { v: 7 } })
+    await saveSchema(ada, "ios/1.0.0-rc.1+b", { v: 1 })
+    expect((await ada.request("GET", "/api/ios/1.0.0-rc.1%2bb")).body).toMatchObject({ output: { v: 1 } })
+    // A space is not a plus.
+    expect((await ada.request("GET", "/api/ios/1.0.0%20build.7")).status).toBe(404)
+  })
+
+  it("answers 400 for content and references it cannot accept", async () => {
+    const { person } = service()
+    const ada = await person("ada@example.com")
+    await createPlatforms(ada, { a: ["1.0.0", "2.0.0"], b: ["1.0.0"], c: ["1.0.0"] })
+    const put = (key: string, body: unknown) => ada.request("PUT", `/api/${key}`, { body })
+    expect(await put("a/1.0.0", {})).toMatchObject({
+      status: 400,
+      body: { error: 'Missing "content" in the request body' },
+    })
+    for (const content of [[], "x", null, 1, true]) {
+      const response = await put("a/1.0.0", { content })
+      expect(response.status).toBe(400)
+      expect((response.body as { error: string }).error).toMatch(
+        /^Invalid schema content: content must be a plain JSON object/,
+      )
+    }
+    expect(await put("a/1.0.0", { content: { "@extends": 1 } })).toMatchObject({
+      status: 400,
+      body: { error: "Invalid schema content: @extends must be a string or an array of strings" },
+    })
+    expect(await put("a/1.0.0", { content: { "@extends": "zz/1.0.0" } })).toMatchObject({
+      status: 400,
+      body: { error: 'Unresolved @extends reference "zz/1.0.0" in a/1.0.0: platform "zz" was not found' },
+    })
+    expect((await put("a/1.0.0", { content: { "@extends": "b/3.0.0" } })).status).toBe(400)
+    expect(await put("a/1.0.0", { content: { "@extends": "b/^2.0.0" } })).toMatchObject({
+      status: 400,
+      body: { error: 'Unresolved @extends reference "b/^2.0.0" in a/1.0.0: no version of platform "b" matches ^2.0.0' },
+    })
+    await saveSchema(ada, "b/1.0.0", { "@extends": "c/1.0.0" })
+    await saveSchema(ada, "c/1.0.0", { "@extends": "a/>=2.0.0" })
+    const cycle = await put("a/2.0.0", { content: { "@extends": "b" } })
+    expect(cycle.status).toBe(400)
+    expect((cycle.body as { error: string }).error).toContain("Circular dependency detected")
+    expect((await ada.request("GET", "/api/a/2.0.0")).status).toBe(404)
+  })
+
+  it("answers 404 naming what is missing", async () => {
+    const { person } = service()
+    const ada = await person("ada@example.com")
+    await createPlatforms(ada, { ios: ["1.0.0"] })
+    expect(await ada.request("GET", "/api/web/1.0.0")).toMatchObject({
+      status: 404,
+      body: { error: 'Platform "web" was not found' },
+    })
+    expect(await ada.request("GET", "/api/ios/2.0.0")).toMatchObject({
+      status: 404,
+      body: { error: 'Version "2.0.0" of platform "ios" was not found' },
+    })
+    expect(await ada.request("GET", "/api/ios/1.0.0")).toMatchObject({
+      status: 404,
+      body: { error: 'Schema for version "1.0.0" of platform "ios" was not found' },
+    })
+    expect(await ada.request("PUT", "/api/ios/2.0.0", { body: { content: {} } })).toMatchObject({ status: 404 })
+    expect(await ada.request("PUT", "/api/web/1.0.0", { body: { content: {} } })).toMatchObject({ status: 404 })
+  })
+
+  it("answers odd path segments and oversized or hostile bodies with 4xx JSON, never 500", async () => {
+    const { person } = service()
+    const ada = await person("ada@example.com")
+    await createPlatforms(ada, { ios: ["1.0.0"] })
+    for (const path of [
+      "/api/%ZZ",
+      "/api/%E0%A4%A/1.0.0",
+      "/api/a%2Fb/1.0.0",
+      "/api/ios/%00",
+      "/api/%00/versions",
+      `/api/${"x".repeat(5000)}`,
+      `/api/ios/${"1".repeat(5000)}`,
+      "/api/ios/..%2F..%2Fetc",
+      "/api/__proto__/constructor",
+    ]) {
+      for (const method of ["GET", "PUT", "POST"]) {
+        const response = await ada.request(method, path, method === "GET" ? {} : { body: { content: {} } })
+        expect(response.status, `${method} ${path}`).toBeGreaterThanOrEqual(400)
+        expect(response.status, `${method} ${path}`).toBeLessThan(500)
+        expect(response.body, `${method} ${path}`).toEqual({ error: expect.any(String) })
+      }
+    }
+    const big = await ada.request("PUT", "/api/ios/1.0.0", { body: { content: { pad: "x".repeat(1024 * 1024) } } })
+    expect(big).toMatchObject({ status: 413, body: { error: expect.stringContaining("1 MiB") } })
+    const deep = `{"content":${"[".repeat(150)}${"]".repeat(150)}}`
+    expect(await ada.request("PUT", "/api/ios/1.0.0", { body: deep })).toMatchObject({ status: 400 })
+    expect(
+      await ada.request("PUT", "/api/ios/1.0.0", { body: "{}", headers: { "content-type": "text/plain" } }),
+    ).toMatchObject({ status: 415 })
+  })
+
+  it("keeps __proto__ and constructor as data", async () => {
+    const { person } = service()
+    const ada = await person("ada@example.com")
+    await createPlatforms(ada, { base: ["1.0.0"], ios: ["1.0.0"] })
+    await ada.request("PUT", "/api/base/1.0.0", { body: '{"content":{"__proto__":{"admin":true},"constructor":1}}' })
+    const saved = await saveSchema(ada, "ios/1.0.0", { "@extends": "base" })
+    expect(JSON.stringify(saved.schema.output)).toBe('{"__proto__":{"admin":true},"constructor":1}')
+    expect(({} as Record<string, unknown>).admin).toBeUndefined()
+  })
+})
