@@ -129,156 +129,157 @@ const typeIsLogout = (typ: unknown) =>
   typ === undefined || (Predicate.isString(typ) && typ.toLowerCase().replace(/^application\//, "") === "logout+jwt")
 
 /** Builds the service; nothing is fetched yet. Fails only when the issuer is not an acceptable URL. */
-export const make = Effect.fnUntraced(function* (options: Options) {
-  const issuerUrl = yield* attemptSync("discovery", () => new URL(options.issuer)).pipe(
-    Effect.mapError(() => failure("unavailable", "The issuer is not a URL")),
-  )
-  const insecure = issuerUrl.protocol === "http:"
-  if (insecure ? !isLoopback(issuerUrl) : issuerUrl.protocol !== "https:") {
-    return yield* failure("unavailable", "The issuer must be an https URL (plain http only on a loopback address)")
-  }
-  const timeout = options.timeoutSeconds ?? 10
-  const scope = [...new Set(["openid", ...(options.scopes ?? ["email", "profile"])])].join(" ")
-  const secret = options.clientSecret === undefined ? undefined : Redacted.value(options.clientSecret)
-
-  const discoverNow = async (): Promise<Discovered> => {
-    const config = await client.discovery(
-      issuerUrl,
-      options.clientId,
-      secret === undefined ? undefined : { client_secret: secret },
-      secret === undefined ? client.None() : client.ClientSecretBasic(secret),
-      {
-        [client.customFetch]: fetchMarkingOutages,
-        timeout,
-        ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
-      },
+export const make: (options: Options) => Effect.Effect<Identity.Identity["Service"], Identity.IdentityError> =
+  Effect.fnUntraced(function* (options: Options) {
+    const issuerUrl = yield* attemptSync("discovery", () => new URL(options.issuer)).pipe(
+      Effect.mapError(() => failure("unavailable", "The issuer is not a URL")),
     )
-    config.timeout = timeout
-    const metadata = config.serverMetadata()
-    if (metadata.jwks_uri === undefined) throw new Error("the provider publishes no jwks_uri")
-    const remote = jose.createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: timeout * 1000 })
-    // Failing to fetch keys is an outage, not a bad token: mark it so `classify` can tell them apart.
-    const keys: jose.JWTVerifyGetKey = async (header, token) => {
-      try {
-        return await remote(header, token)
-      } catch (error) {
-        const fetchFailed =
-          !(error instanceof jose.errors.JOSEError) ||
-          error.code === "ERR_JOSE_GENERIC" ||
-          error.code === "ERR_JWKS_TIMEOUT"
-        throw fetchFailed
-          ? new ProviderUnreachable("the provider's keys could not be fetched", { cause: error })
-          : error
+    const insecure = issuerUrl.protocol === "http:"
+    if (insecure ? !isLoopback(issuerUrl) : issuerUrl.protocol !== "https:") {
+      return yield* failure("unavailable", "The issuer must be an https URL (plain http only on a loopback address)")
+    }
+    const timeout = options.timeoutSeconds ?? 10
+    const scope = [...new Set(["openid", ...(options.scopes ?? ["email", "profile"])])].join(" ")
+    const secret = options.clientSecret === undefined ? undefined : Redacted.value(options.clientSecret)
+
+    const discoverNow = async (): Promise<Discovered> => {
+      const config = await client.discovery(
+        issuerUrl,
+        options.clientId,
+        secret === undefined ? undefined : { client_secret: secret },
+        secret === undefined ? client.None() : client.ClientSecretBasic(secret),
+        {
+          [client.customFetch]: fetchMarkingOutages,
+          timeout,
+          ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
+        },
+      )
+      config.timeout = timeout
+      const metadata = config.serverMetadata()
+      if (metadata.jwks_uri === undefined) throw new Error("the provider publishes no jwks_uri")
+      const remote = jose.createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: timeout * 1000 })
+      // Failing to fetch keys is an outage, not a bad token: mark it so `classify` can tell them apart.
+      const keys: jose.JWTVerifyGetKey = async (header, token) => {
+        try {
+          return await remote(header, token)
+        } catch (error) {
+          const fetchFailed =
+            !(error instanceof jose.errors.JOSEError) ||
+            error.code === "ERR_JOSE_GENERIC" ||
+            error.code === "ERR_JWKS_TIMEOUT"
+          throw fetchFailed
+            ? new ProviderUnreachable("the provider's keys could not be fetched", { cause: error })
+            : error
+        }
       }
+      const advertised = metadata.id_token_signing_alg_values_supported ?? ["RS256"]
+      const algorithms = advertised.filter((alg) => ASYMMETRIC.test(alg))
+      return { config, issuer: metadata.issuer, keys, algorithms: algorithms.length > 0 ? algorithms : ["RS256"] }
     }
-    const advertised = metadata.id_token_signing_alg_values_supported ?? ["RS256"]
-    const algorithms = advertised.filter((alg) => ASYMMETRIC.test(alg))
-    return { config, issuer: metadata.issuer, keys, algorithms: algorithms.length > 0 ? algorithms : ["RS256"] }
-  }
 
-  // One discovery in flight at a time; a failed one is dropped so that the next use tries again.
-  let discovering: Promise<Discovered> | undefined
-  const discovered = attempt("discovery", () => {
-    discovering ??= discoverNow().catch((error: unknown) => {
-      discovering = undefined
-      throw error
+    // One discovery in flight at a time; a failed one is dropped so that the next use tries again.
+    let discovering: Promise<Discovered> | undefined
+    const discovered = attempt("discovery", () => {
+      discovering ??= discoverNow().catch((error: unknown) => {
+        discovering = undefined
+        throw error
+      })
+      return discovering
     })
-    return discovering
-  })
 
-  const start: Identity.Identity["Service"]["start"] = Effect.fnUntraced(function* (input) {
-    const { config } = yield* discovered
-    const codeVerifier = client.randomPKCECodeVerifier()
-    const state = client.randomState()
-    const nonce = client.randomNonce()
-    const codeChallenge = yield* attempt("sign-in", () => client.calculatePKCECodeChallenge(codeVerifier))
-    const url = yield* attemptSync("sign-in", () =>
-      client.buildAuthorizationUrl(config, {
-        redirect_uri: input.redirectUri,
-        response_type: "code",
-        scope,
-        state,
-        nonce,
-        code_challenge: codeChallenge,
-        code_challenge_method: "S256",
-      }),
-    )
-    return { url: url.href, pending: { state, nonce, codeVerifier, returnTo: input.returnTo } }
-  })
-
-  const finish: Identity.Identity["Service"]["finish"] = Effect.fnUntraced(function* (input) {
-    const { config } = yield* discovered
-    // The parameters come from the callback as received; the address is the redirect URI sent at the start, so
-    // the token request names exactly that one whatever host or proxy the callback came through.
-    const current = yield* attemptSync("sign-in", () => {
-      const url = new URL(input.redirectUri)
-      url.search = new URL(input.callbackUrl).search
-      return url
+    const start: Identity.Identity["Service"]["start"] = Effect.fnUntraced(function* (input) {
+      const { config } = yield* discovered
+      const codeVerifier = client.randomPKCECodeVerifier()
+      const state = client.randomState()
+      const nonce = client.randomNonce()
+      const codeChallenge = yield* attempt("sign-in", () => client.calculatePKCECodeChallenge(codeVerifier))
+      const url = yield* attemptSync("sign-in", () =>
+        client.buildAuthorizationUrl(config, {
+          redirect_uri: input.redirectUri,
+          response_type: "code",
+          scope,
+          state,
+          nonce,
+          code_challenge: codeChallenge,
+          code_challenge_method: "S256",
+        }),
+      )
+      return { url: url.href, pending: { state, nonce, codeVerifier, returnTo: input.returnTo } }
     })
-    const tokens = yield* attempt("sign-in", () =>
-      client.authorizationCodeGrant(config, current, {
-        pkceCodeVerifier: input.pending.codeVerifier,
-        expectedState: input.pending.state,
-        expectedNonce: input.pending.nonce,
-        idTokenExpected: true,
-      }),
-    )
-    const idToken = tokens.claims()
-    if (idToken === undefined) return yield* failure("rejected", "The identity provider returned no ID token")
-    // Many providers put e-mail and groups only in UserInfo; the signed ID token wins where both speak.
-    const userInfo =
-      config.serverMetadata().userinfo_endpoint === undefined
-        ? {}
-        : yield* attempt("sign-in", () => client.fetchUserInfo(config, tokens.access_token, idToken.sub))
-    const claims: Record<string, unknown> = { ...userInfo, ...idToken }
-    const email = claims.email
-    if (!Predicate.isString(email) || email.trim() === "") {
-      return yield* failure("email", "The identity provider gave no e-mail address")
-    }
-    if (claims.email_verified === false) {
-      return yield* failure("email", "The identity provider has not verified the e-mail address")
-    }
-    return { issuer: idToken.iss, subject: idToken.sub, email, claims }
-  })
 
-  const verifyLogoutToken: Identity.Identity["Service"]["verifyLogoutToken"] = Effect.fnUntraced(function* (token) {
-    if (token.length === 0 || token.length > MAX_LOGOUT_TOKEN_LENGTH) return yield* rejected("malformed")
-    const { issuer, keys, algorithms } = yield* discovered
-    const { payload, protectedHeader } = yield* attempt("logout", () =>
-      jose.jwtVerify(token, keys, {
-        issuer,
-        audience: options.clientId,
-        algorithms: [...algorithms],
-        // Requires `iat`, refuses one in the future beyond the skew, and bounds the token's age.
-        maxTokenAge: LOGOUT_TOKEN_MAX_AGE_SECONDS,
-        clockTolerance: CLOCK_SKEW_SECONDS,
-        requiredClaims: ["iat", "jti", "events"],
-      }),
-    )
-    if (!typeIsLogout(protectedHeader.typ)) return yield* rejected('the "typ" header is not logout+jwt')
-    const events = payload.events
-    if (!Predicate.isObject(events) || Array.isArray(events)) return yield* rejected('"events" is not an object')
-    const event = (events as Record<string, unknown>)[BACKCHANNEL_LOGOUT_EVENT]
-    if (!Predicate.isObject(event) || Array.isArray(event)) {
-      return yield* rejected('"events" lacks the back-channel logout event object')
-    }
-    if ("nonce" in payload) return yield* rejected('a logout token must not contain "nonce"')
-    const { sub, sid, jti } = payload as Record<string, unknown>
-    if (sub !== undefined && (!Predicate.isString(sub) || sub === "")) return yield* rejected('"sub" is not a string')
-    if (sid !== undefined && (!Predicate.isString(sid) || sid === "")) return yield* rejected('"sid" is not a string')
-    if (sub === undefined && sid === undefined) return yield* rejected('neither "sub" nor "sid" is present')
-    if (!Predicate.isString(jti) || jti === "") return yield* rejected('"jti" is not a string')
-    return { issuer, subject: sub, sessionId: sid, tokenId: jti }
-  })
+    const finish: Identity.Identity["Service"]["finish"] = Effect.fnUntraced(function* (input) {
+      const { config } = yield* discovered
+      // The parameters come from the callback as received; the address is the redirect URI sent at the start, so
+      // the token request names exactly that one whatever host or proxy the callback came through.
+      const current = yield* attemptSync("sign-in", () => {
+        const url = new URL(input.redirectUri)
+        url.search = new URL(input.callbackUrl).search
+        return url
+      })
+      const tokens = yield* attempt("sign-in", () =>
+        client.authorizationCodeGrant(config, current, {
+          pkceCodeVerifier: input.pending.codeVerifier,
+          expectedState: input.pending.state,
+          expectedNonce: input.pending.nonce,
+          idTokenExpected: true,
+        }),
+      )
+      const idToken = tokens.claims()
+      if (idToken === undefined) return yield* failure("rejected", "The identity provider returned no ID token")
+      // Many providers put e-mail and groups only in UserInfo; the signed ID token wins where both speak.
+      const userInfo =
+        config.serverMetadata().userinfo_endpoint === undefined
+          ? {}
+          : yield* attempt("sign-in", () => client.fetchUserInfo(config, tokens.access_token, idToken.sub))
+      const claims: Record<string, unknown> = { ...userInfo, ...idToken }
+      const email = claims.email
+      if (!Predicate.isString(email) || email.trim() === "") {
+        return yield* failure("email", "The identity provider gave no e-mail address")
+      }
+      if (claims.email_verified === false) {
+        return yield* failure("email", "The identity provider has not verified the e-mail address")
+      }
+      return { issuer: idToken.iss, subject: idToken.sub, email, claims }
+    })
 
-  return {
-    name: options.name,
-    issuer: options.issuer,
-    start,
-    finish,
-    verifyLogoutToken,
-  } satisfies Identity.Identity["Service"]
-})
+    const verifyLogoutToken: Identity.Identity["Service"]["verifyLogoutToken"] = Effect.fnUntraced(function* (token) {
+      if (token.length === 0 || token.length > MAX_LOGOUT_TOKEN_LENGTH) return yield* rejected("malformed")
+      const { issuer, keys, algorithms } = yield* discovered
+      const { payload, protectedHeader } = yield* attempt("logout", () =>
+        jose.jwtVerify(token, keys, {
+          issuer,
+          audience: options.clientId,
+          algorithms: [...algorithms],
+          // Requires `iat`, refuses one in the future beyond the skew, and bounds the token's age.
+          maxTokenAge: LOGOUT_TOKEN_MAX_AGE_SECONDS,
+          clockTolerance: CLOCK_SKEW_SECONDS,
+          requiredClaims: ["iat", "jti", "events"],
+        }),
+      )
+      if (!typeIsLogout(protectedHeader.typ)) return yield* rejected('the "typ" header is not logout+jwt')
+      const events = payload.events
+      if (!Predicate.isObject(events) || Array.isArray(events)) return yield* rejected('"events" is not an object')
+      const event = (events as Record<string, unknown>)[BACKCHANNEL_LOGOUT_EVENT]
+      if (!Predicate.isObject(event) || Array.isArray(event)) {
+        return yield* rejected('"events" lacks the back-channel logout event object')
+      }
+      if ("nonce" in payload) return yield* rejected('a logout token must not contain "nonce"')
+      const { sub, sid, jti } = payload as Record<string, unknown>
+      if (sub !== undefined && (!Predicate.isString(sub) || sub === "")) return yield* rejected('"sub" is not a string')
+      if (sid !== undefined && (!Predicate.isString(sid) || sid === "")) return yield* rejected('"sid" is not a string')
+      if (sub === undefined && sid === undefined) return yield* rejected('neither "sub" nor "sid" is present')
+      if (!Predicate.isString(jti) || jti === "") return yield* rejected('"jti" is not a string')
+      return { issuer, subject: sub, sessionId: sid, tokenId: jti }
+    })
+
+    return {
+      name: options.name,
+      issuer: options.issuer,
+      start,
+      finish,
+      verifyLogoutToken,
+    } satisfies Identity.Identity["Service"]
+  })
 
 /** The Identity port for one provider. Fails to build only on an unusable issuer URL, never on an outage. */
 export const layer = (options: Options): Layer.Layer<Identity.Identity, Identity.IdentityError> =>

@@ -25,8 +25,17 @@
  *   a token that cannot be checked because the provider or a store is down answers 503, so the provider may
  *   retry (the `jti` is forgotten again when ending the sessions failed).
  */
-import { BadRequest, Cache, Hasher, Identity, NotFound, Sessions, type Settings } from "@coffer/kernel"
-import { type Accounts, signIn } from "@coffer/secrets"
+import {
+  BadRequest,
+  Cache,
+  Hasher,
+  Identity,
+  NotFound,
+  Sessions,
+  type Settings,
+  type StoreUnavailable,
+} from "@coffer/kernel"
+import { type AccountLinkRequired, type Accounts, signIn } from "@coffer/secrets"
 import { Effect, Option, Schema } from "effect"
 import type { Context, Hono } from "hono"
 import { deleteCookie, getCookie, setCookie } from "hono/cookie"
@@ -163,7 +172,13 @@ const emailOf = (signedIn: Identity.SignedIn) =>
  * Secrets (seed 001 §1): the account of this identity, created at its first sign-in; `AccountLinkRequired`
  * (409, `linking`) while an older account holds the e-mail and no operator has linked them.
  */
-export const secretsSignedIn = (signedIn: Identity.SignedIn) =>
+export const secretsSignedIn = (
+  signedIn: Identity.SignedIn,
+): Effect.Effect<
+  Sessions.NewSession,
+  Identity.IdentityError | AccountLinkRequired | StoreUnavailable,
+  Accounts.Accounts
+> =>
   Effect.gen(function* () {
     const email = yield* emailOf(signedIn)
     const user = yield* signIn({ issuer: signedIn.issuer, subject: signedIn.subject, email })
@@ -184,12 +199,14 @@ export const groupsOf = (claims: Readonly<Record<string, unknown>>, claim: strin
  * Schemas (seed 000 §5): the groups of `OIDC_ROLES_CLAIM` at sign-in, recorded on the session (rule 3: a change
  * of groups takes effect at the next sign-in). The schemas service has no accounts: the person is the subject.
  */
-export const schemasSignedIn = (rolesClaim: () => string) => (signedIn: Identity.SignedIn) =>
-  Effect.map(emailOf(signedIn), (email) => ({
-    userId: signedIn.subject,
-    email,
-    groups: groupsOf(signedIn.claims, rolesClaim()),
-  }))
+export const schemasSignedIn =
+  (rolesClaim: () => string) =>
+  (signedIn: Identity.SignedIn): Effect.Effect<Sessions.NewSession, Identity.IdentityError> =>
+    Effect.map(emailOf(signedIn), (email) => ({
+      userId: signedIn.subject,
+      email,
+      groups: groupsOf(signedIn.claims, rolesClaim()),
+    }))
 
 /**
  * SHA-256 from the kernel's Web Crypto Hasher, provided here rather than asked of the runtime: the mount then
