@@ -4,11 +4,21 @@
  */
 import { XChaCha20Poly1305 } from "@coffer/adapter-crypto"
 import { MemoryCache } from "@coffer/adapter-memory"
+import { OidcIdentity } from "@coffer/adapter-oidc"
 import { Postgres } from "@coffer/adapter-postgres"
 import { RedisCache } from "@coffer/adapter-redis"
 import { SqlDatabase } from "@coffer/adapter-sql"
 import { Sqlite } from "@coffer/adapter-sqlite"
-import { type Cache, type Cipher, Clock, Hasher, Random, type Readiness, type StoreUnavailable } from "@coffer/kernel"
+import {
+  type Cache,
+  type Cipher,
+  Clock,
+  Hasher,
+  type Identity,
+  Random,
+  type Readiness,
+  type StoreUnavailable,
+} from "@coffer/kernel"
 import { Effect, Layer, Redacted } from "effect"
 import type { HostSettings } from "./settings.js"
 
@@ -30,6 +40,13 @@ export const cipherLayer = (settings: HostSettings): Layer.Layer<Cipher.Cipher, 
       return XChaCha20Poly1305.layer({ masterKey, previousKeys })
     }),
   )
+
+/**
+ * The identity provider of `OIDC_*`, or nothing: the OIDC routes look the service up and answer 404 without it.
+ * Building it fetches nothing (discovery is lazy), so a provider that is down never stops the start.
+ */
+export const identityLayer = (settings: HostSettings): Layer.Layer<never, Identity.IdentityError> =>
+  settings.oidc === undefined ? Layer.empty : OidcIdentity.layer(settings.oidc)
 
 export const platformLayer: Layer.Layer<Clock.Clock | Random.Random | Hasher.Hasher> = Layer.mergeAll(
   Clock.layer,
@@ -53,7 +70,11 @@ export type Infrastructure =
  */
 export const infrastructureLayer = (
   settings: HostSettings,
-): Layer.Layer<Infrastructure, StoreUnavailable | Cipher.CipherError> =>
-  Layer.mergeAll(SqlDatabase.layerReadiness, platformLayer, cacheLayer(settings), cipherLayer(settings)).pipe(
-    Layer.provideMerge(databaseLayer(settings)),
-  )
+): Layer.Layer<Infrastructure, StoreUnavailable | Cipher.CipherError | Identity.IdentityError> =>
+  Layer.mergeAll(
+    SqlDatabase.layerReadiness,
+    platformLayer,
+    cacheLayer(settings),
+    cipherLayer(settings),
+    identityLayer(settings),
+  ).pipe(Layer.provideMerge(databaseLayer(settings)))
