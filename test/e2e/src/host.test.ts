@@ -1,12 +1,13 @@
 /**
- * The host contract of DESIGN.md, checked against the built `coffer` command as an operator runs it.
+ * The host contract of DESIGN.md, checked against the built `coffer` command as an operator runs it, on every
+ * host `hosts` lists (Node, and Bun's `coffer-bun`).
  */
 import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { hasPostgres, postgresUrl, runId, startTcpProxy } from "@coffer/contract"
 import pg from "pg"
 import { afterEach, describe, expect, it } from "vitest"
-import { freshDirectory, type Host, run, start } from "./host.js"
+import { freshDirectory, type Host, hosts, run, start } from "./host.js"
 
 const running: Host[] = []
 const started = async (...args: Parameters<typeof start>) => {
@@ -20,9 +21,9 @@ afterEach(async () => {
 
 const json = async (response: Response) => ({ status: response.status, body: await response.json() })
 
-describe("coffer serve", () => {
+describe.each(hosts)("coffer serve on %s", (kind) => {
   it("starts both services on free ports, prints one line each, and answers", async () => {
-    const host = await started()
+    const host = await started({ host: kind })
     expect(host.output()).toMatch(/^coffer schemas listening on http:\/\/127\.0\.0\.1:\d+$/m)
     expect(host.output()).toMatch(/^coffer secrets listening on http:\/\/127\.0\.0\.1:\d+$/m)
     expect(host.schemas).not.toBe(host.secrets)
@@ -45,7 +46,7 @@ describe("coffer serve", () => {
   })
 
   it("answers unknown paths with a 404 JSON error that is never cached", async () => {
-    const host = await started()
+    const host = await started({ host: kind })
     for (const base of [host.schemas, host.secrets]) {
       const response = await fetch(`${base}/api/nothing/here`)
       expect(response.status).toBe(404)
@@ -56,20 +57,20 @@ describe("coffer serve", () => {
   })
 
   it("runs one service with --only", async () => {
-    const host = await started({ args: ["serve", "--only", "schemas"] })
+    const host = await started({ host: kind, args: ["serve", "--only", "schemas"] })
     expect(host.schemas).toBeDefined()
     expect(host.secrets).toBeUndefined()
     expect(host.output()).not.toMatch(/secrets listening/)
   })
 
   it("stops gracefully on SIGTERM with exit code 0", async () => {
-    const host = await start()
+    const host = await start({ host: kind })
     expect(await host.stop("SIGTERM")).toBe(0)
     await expect(fetch(`${host.secrets}/healthz`)).rejects.toThrow()
   })
 
   it("finishes a request in flight before exiting on SIGTERM", async () => {
-    const host = await start()
+    const host = await start({ host: kind })
     // A body sent slowly keeps the request open across the signal; it must still be answered.
     const encoder = new TextEncoder()
     let push: ((chunk: string | null) => void) | undefined
@@ -97,20 +98,20 @@ describe("coffer serve", () => {
 
   it("keeps the development master key in .coffer/master.key, private, across restarts", async () => {
     const cwd = freshDirectory()
-    const first = await start({ cwd })
+    const first = await start({ host: kind, cwd })
     await first.stop()
     const file = join(cwd, ".coffer", "master.key")
     const key = readFileSync(file, "utf8").trim()
     expect(Buffer.from(key, "base64")).toHaveLength(32)
     expect(statSync(file).mode & 0o777).toBe(0o600)
     expect(first.output()).not.toContain(key)
-    const second = await start({ cwd })
+    const second = await start({ host: kind, cwd })
     await second.stop()
     expect(readFileSync(file, "utf8").trim()).toBe(key)
   })
 
   it("refuses a production start without a master key, naming the setting", async () => {
-    const result = await run(["serve"], { env: { COFFER_ENV: "production" } })
+    const result = await run(["serve"], { host: kind, env: { COFFER_ENV: "production" } })
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/COFFER_MASTER_KEY/)
     expect(result.stderr).not.toMatch(/\n\s+at /)
@@ -119,6 +120,7 @@ describe("coffer serve", () => {
   it("stops on bad settings with one line per setting and no secret echoed", async () => {
     const secret = "not-really-base64-but-secret"
     const result = await run(["serve"], {
+      host: kind,
       env: { COFFER_ENV: "production", COFFER_SCHEMAS_PORT: "abc", COFFER_MASTER_KEY: secret, COFFER_RATE_LIMIT: "-1" },
     })
     expect(result.code).toBe(1)
@@ -133,6 +135,7 @@ describe("coffer serve", () => {
 
   it("starts in production with a valid master key", async () => {
     const host = await started({
+      host: kind,
       env: { COFFER_ENV: "production", COFFER_MASTER_KEY: Buffer.alloc(32, 7).toString("base64") },
     })
     const instance = await json(await fetch(`${host.secrets}/api/instance`))
@@ -140,9 +143,10 @@ describe("coffer serve", () => {
   })
 
   it("reports a port already in use in one line", async () => {
-    const host = await started()
+    const host = await started({ host: kind })
     const port = new URL(host.secrets!).port
     const result = await run(["serve", "--only", "secrets"], {
+      host: kind,
       env: { COFFER_ENV: "development", COFFER_SECRETS_PORT: port },
     })
     expect(result.code).toBe(1)
@@ -151,24 +155,24 @@ describe("coffer serve", () => {
   })
 })
 
-describe("coffer commands", () => {
+describe.each(hosts)("coffer commands on %s", (kind) => {
   it("prints help for the command and each subcommand", async () => {
     for (const [args, pattern] of [
       [["--help"], /Commands:/],
       [["serve", "--help"], /--only schemas\|secrets/],
       [["migrate", "--help"], /pending migration/],
     ] as const) {
-      const result = await run(args)
+      const result = await run(args, { host: kind })
       expect(result.code).toBe(0)
       expect(result.stdout).toMatch(pattern)
     }
   })
 
   it("rejects an unknown command and a bad --only value", async () => {
-    const unknown = await run(["frobnicate"])
+    const unknown = await run(["frobnicate"], { host: kind })
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toMatch(/unknown command/)
-    const only = await run(["serve", "--only", "both"], { env: { COFFER_ENV: "development" } })
+    const only = await run(["serve", "--only", "both"], { host: kind, env: { COFFER_ENV: "development" } })
     expect(only.code).toBe(1)
     expect(only.stderr).toMatch(/--only/)
   })
@@ -176,16 +180,16 @@ describe("coffer commands", () => {
   it("migrates a fresh database, then finds nothing to do", async () => {
     const cwd = freshDirectory()
     const env = { COFFER_ENV: "development" }
-    const first = await run(["migrate"], { cwd, env })
+    const first = await run(["migrate"], { host: kind, cwd, env })
     expect(first.code).toBe(0)
     expect(first.stdout).toMatch(/applied 0001_meta/)
-    const second = await run(["migrate"], { cwd, env })
+    const second = await run(["migrate"], { host: kind, cwd, env })
     expect(second.code).toBe(0)
     expect(second.stdout).toMatch(/up to date/)
   })
 })
 
-describe.runIf(await hasPostgres())("coffer serve on Postgres", () => {
+describe.runIf(await hasPostgres()).each(hosts)("coffer serve on %s and Postgres", (kind) => {
   const admin = () => new pg.Client({ connectionString: postgresUrl })
 
   const withDatabase = async (use: (url: URL) => Promise<void>) => {
@@ -210,7 +214,7 @@ describe.runIf(await hasPostgres())("coffer serve on Postgres", () => {
         const through = new URL(url)
         through.hostname = proxy.host
         through.port = String(proxy.port)
-        const host = await started({ env: { COFFER_DATABASE_URL: through.toString() } })
+        const host = await started({ host: kind, env: { COFFER_DATABASE_URL: through.toString() } })
         expect((await fetch(`${host.secrets}/readyz`)).status).toBe(200)
 
         proxy.cut()

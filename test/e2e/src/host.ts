@@ -1,15 +1,68 @@
 /**
- * Starts the built Node host as an operator would (`coffer serve` in a child process, on free ports) and
- * reads the "listening on" lines to find it. End-to-end tests speak HTTP to what this returns.
+ * Starts a built host as an operator would (`coffer serve` in a child process, on free ports) and reads the
+ * "listening on" lines to find it. End-to-end tests speak HTTP to what this returns.
+ *
+ * Two hosts run the same command: `node` (`hosts/node/dist/bin.js` on Node) and `bun` (`hosts/bun/dist/bin.js`
+ * on the Bun that `@coffer/bun` installs from npm). `COFFER_E2E_HOST=node|bun|both` picks the ones `hosts`
+ * lists; by default both when the Bun binary is installed, Node alone otherwise. Suites run per host with
+ * `describe.each(hosts)` and pass the host to `start` and `run`, which default to Node.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { dirname, join, resolve } from "node:path"
 
-export const bin = resolve(import.meta.dirname, "../../../hosts/node/dist/bin.js")
+export type HostName = "node" | "bun"
+
+const root = resolve(import.meta.dirname, "../../..")
+
+/** The Node host's command, kept under its old name for suites written before there were two hosts. */
+export const bin = join(root, "hosts/node/dist/bin.js")
+
+export const bins: Readonly<Record<HostName, string>> = {
+  node: bin,
+  bun: join(root, "hosts/bun/dist/bin.js"),
+}
+
+/**
+ * The Bun executable the `bun` npm package installed. Spawned directly: the `node_modules/.bin/bun` shim is a
+ * shell script that does not `exec`, so a signal sent to it would never reach Bun.
+ */
+const bunExecutable = (): string | undefined => {
+  const shim = join(root, "hosts/bun/node_modules/.bin/bun")
+  const manifestFile = join(root, "hosts/bun/node_modules/bun/package.json")
+  if (!existsSync(shim) || !existsSync(manifestFile)) return undefined
+  const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as { bin?: Record<string, string> }
+  const executable = manifest.bin?.bun && join(dirname(realpathSync(manifestFile)), manifest.bin.bun)
+  return executable && existsSync(executable) ? executable : undefined
+}
+
+export const bunPath = bunExecutable()
+
+/** The hosts the suites run against, from `COFFER_E2E_HOST`; an unusable choice fails the run, never narrows it. */
+export const hosts: ReadonlyArray<HostName> = (() => {
+  const chosen = process.env.COFFER_E2E_HOST ?? (bunPath === undefined ? "node" : "both")
+  const picked: ReadonlyArray<HostName> | undefined =
+    chosen === "both" ? ["node", "bun"] : chosen === "node" || chosen === "bun" ? [chosen] : undefined
+  if (picked === undefined) throw new Error(`COFFER_E2E_HOST: expected node, bun or both, got "${chosen}"`)
+  if (picked.includes("bun") && bunPath === undefined) {
+    throw new Error("COFFER_E2E_HOST asks for the Bun host, but hosts/bun/node_modules/.bin/bun is missing")
+  }
+  return picked
+})()
+
+/** The program and arguments that run `coffer <args>` on a host. */
+const command = (host: HostName, args: ReadonlyArray<string>): [string, Array<string>] => {
+  const file = bins[host]
+  // A missing build would otherwise surface as a module-not-found trace from the child.
+  if (!existsSync(file)) throw new Error(`${file} is missing: run \`pnpm build\` first`)
+  if (host === "node") return [process.execPath, [file, ...args]]
+  if (bunPath === undefined) throw new Error("the Bun host needs hosts/bun/node_modules/.bin/bun")
+  return [bunPath, [file, ...args]]
+}
 
 export interface Host {
+  readonly host: HostName
   readonly schemas: string | undefined
   readonly secrets: string | undefined
   readonly child: ChildProcess
@@ -20,6 +73,8 @@ export interface Host {
 }
 
 export interface StartOptions {
+  /** Which host runs the command; `node` by default. */
+  readonly host?: HostName
   readonly env?: Readonly<Record<string, string>>
   readonly args?: ReadonlyArray<string>
   /** Working directory; a fresh temporary one by default, so `.coffer/` files do not leak between tests. */
@@ -34,10 +89,11 @@ export const freshDirectory = () => mkdtempSync(join(tmpdir(), "coffer-e2e-"))
 /** Runs `coffer <args>` to completion: exit code and output. */
 export const run = (
   args: ReadonlyArray<string>,
-  options: { env?: Readonly<Record<string, string>>; cwd?: string } = {},
+  options: { host?: HostName; env?: Readonly<Record<string, string>>; cwd?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> =>
   new Promise((done) => {
-    const child = spawn(process.execPath, [bin, ...args], {
+    const [file, argv] = command(options.host ?? "node", args)
+    const child = spawn(file, argv, {
       cwd: options.cwd ?? freshDirectory(),
       env: { PATH: process.env.PATH ?? "", ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -53,10 +109,13 @@ export const run = (
     child.on("exit", (code) => done({ code, stdout, stderr }))
   })
 
-export const start = (options: StartOptions = {}): Promise<Host> => {
+// `async`: a missing build is a rejection like any other failure to start.
+export const start = async (options: StartOptions = {}): Promise<Host> => {
+  const host = options.host ?? "node"
   const args = options.args ?? ["serve"]
   const expected = args.includes("--only") ? 1 : 2
-  const child = spawn(process.execPath, [bin, ...args], {
+  const [file, argv] = command(host, args)
+  const child = spawn(file, argv, {
     cwd: options.cwd ?? freshDirectory(),
     env: {
       PATH: process.env.PATH ?? "",
@@ -73,7 +132,7 @@ export const start = (options: StartOptions = {}): Promise<Host> => {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL")
-      reject(new Error(`host did not start within ${options.timeoutMs ?? 15_000} ms:\n${output}`))
+      reject(new Error(`${host} host did not start within ${options.timeoutMs ?? 15_000} ms:\n${output}`))
     }, options.timeoutMs ?? 15_000)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
@@ -84,6 +143,7 @@ export const start = (options: StartOptions = {}): Promise<Host> => {
       if (Object.keys(urls).length === expected) {
         clearTimeout(timer)
         resolve({
+          host,
           schemas: urls.schemas,
           secrets: urls.secrets,
           child,
@@ -99,7 +159,7 @@ export const start = (options: StartOptions = {}): Promise<Host> => {
     child.stderr.on("data", onData)
     child.once("exit", (code) => {
       clearTimeout(timer)
-      reject(new Error(`host exited with ${code} before listening:\n${output}`))
+      reject(new Error(`${host} host exited with ${code} before listening:\n${output}`))
     })
   })
 }

@@ -1,0 +1,51 @@
+/**
+ * The Bun listener: the same fetch handler on `Bun.serve`, with the Node listener's shutdown semantics. `stop()`
+ * stops accepting, closes idle keep-alive connections and resolves once requests in flight are answered;
+ * whatever is still open after the grace period is cut with `stop(true)`.
+ */
+import { type FetchHandler, type Listener, type Listening, listeningUrl } from "@coffer/node"
+import type { Context } from "hono"
+import { type BunServer, bunRuntime } from "./bunRuntime.js"
+
+/**
+ * What Hono receives as `env` on Bun: the server and the request exactly as Bun handed it over, because
+ * `requestIP` knows only that object (a middleware may swap `c.req.raw` for a copy).
+ */
+export interface BunBindings {
+  readonly server: BunServer
+  readonly request: Request
+}
+
+const isBunBindings = (env: unknown): env is BunBindings =>
+  typeof env === "object" && env !== null && "server" in env && "request" in env
+
+export const listen = async (fetch: FetchHandler, host: string, port: number): Promise<Listening> => {
+  // `async`: Bun.serve throws at once when it cannot bind (EADDRINUSE, EACCES); that becomes the rejection.
+  const server = bunRuntime().serve({
+    hostname: host,
+    port,
+    development: false,
+    reusePort: false,
+    fetch: (request, server) => fetch(request, { server, request } satisfies BunBindings),
+  })
+  return {
+    port: server.port,
+    url: listeningUrl(host, server.port),
+    close: async (graceMs = 10_000) => {
+      const force = setTimeout(() => void server.stop(true), graceMs)
+      force.unref()
+      try {
+        await server.stop()
+      } finally {
+        clearTimeout(force)
+      }
+    },
+  }
+}
+
+/** The peer address of the request's connection; proxies are not trusted for it. */
+const clientAddress = (c: Context): string | undefined =>
+  isBunBindings(c.env) ? (c.env.server.requestIP(c.env.request)?.address ?? undefined) : undefined
+
+/** `Bun.serve` behind the host's Listener seam; pass it to `@coffer/node`'s `main` or `serve`. */
+export const bunListener: Listener = { listen, clientAddress }
