@@ -3,10 +3,11 @@
  * lives beside the port in `@coffer/secrets` (so the core's use-case tests need no adapter); this module gives it
  * the name and place every other memory adapter has.
  */
-import { MemorySecretStore } from "@coffer/secrets"
+import { MemorySecretStore, type SecretStore } from "@coffer/secrets"
+import type { Layer } from "effect"
 
 /** A fresh, empty store. */
-export const make = MemorySecretStore.make
+export const make: () => SecretStore.SecretStore["Service"] = MemorySecretStore.make
 
 /** The SecretStore on a fresh in-memory state, which lives as long as the layer. */
-export const layer = MemorySecretStore.layer
+export const layer: Layer.Layer<SecretStore.SecretStore> = MemorySecretStore.layer

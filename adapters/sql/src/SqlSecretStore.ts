@@ -139,7 +139,7 @@ const projectColumns = [
 /** How often a transaction that lost a serialization conflict or a deadlock is run again. */
 const CONFLICT_RETRIES = 5
 
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<Store, never, SqlDatabase> = Effect.gen(function* () {
   const database = yield* SqlDatabase
 
   type Query = <A>(run: (db: Kysely<Tables>) => Promise<A>) => Effect.Effect<A, SqlError | StoreUnavailable>

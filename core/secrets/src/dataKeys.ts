@@ -7,7 +7,7 @@
  * created or rotated meanwhile is never overwritten with a stale wrap; a run can be repeated, and finds nothing
  * left to do once every key names the current master key.
  */
-import { Cipher } from "@coffer/kernel"
+import { Cipher, type StoreUnavailable } from "@coffer/kernel"
 import { Effect } from "effect"
 import { SecretStore } from "./SecretStore.js"
 
@@ -24,7 +24,14 @@ export interface RewrapReport {
   readonly currentKeyId: string
 }
 
-export const rewrapDataKeys = Effect.fn("Secrets.rewrapDataKeys")(function* () {
+/** What a re-wrapping run needs: the store and the cipher with the new master key current. */
+type Services = SecretStore | Cipher.Cipher
+
+export const rewrapDataKeys = Effect.fn("Secrets.rewrapDataKeys")(function* (): Effect.fn.Return<
+  RewrapReport,
+  StoreUnavailable,
+  Services
+> {
   const store = yield* SecretStore
   const cipher = yield* Cipher.Cipher
   const keys = yield* store.listDataKeys

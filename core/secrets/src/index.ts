@@ -3,6 +3,9 @@
  * ports (SecretStore, Accounts) and the use cases the HTTP layer runs: projects, people, environments, secrets and
  * their history, exports, API keys, the audit log, and the master-key rotation behind `coffer keys rotate`.
  */
+
+// Also at the top level, so declaration builds of adapters can name it in inferred types.
+export type { NewAccount } from "./Accounts.js"
 export * as Accounts from "./Accounts.js"
 export * from "./apiKeys.js"
 export * from "./auditLog.js"

@@ -3,15 +3,16 @@
  * the master key (DESIGN.md "Secret values: envelope encryption"), and the three default environments; its
  * creator is its owner.
  */
-import { Cipher, Clock, Random } from "@coffer/kernel"
+import { Cipher, Clock, type Forbidden, Random, type StoreUnavailable } from "@coffer/kernel"
 import { Effect } from "effect"
 import { auditRecord, iso } from "./Audit.js"
 import { authorize, reachFor } from "./access.js"
 import { type Caller, sessionOnly } from "./Caller.js"
-import { DEFAULT_ENVIRONMENTS } from "./domain/names.js"
+import { DEFAULT_ENVIRONMENTS, type InvalidName } from "./domain/names.js"
 import { deriveSlug, parseProjectName } from "./domain/slug.js"
+import type { ProjectExists } from "./errors.js"
 import { SecretStore } from "./SecretStore.js"
-import { environmentView, projectView } from "./views.js"
+import { environmentView, type ProjectView, projectView } from "./views.js"
 
 /** The projects the caller owns or belongs to; an API key sees its own project only. */
 export const listProjects = Effect.fn("Secrets.listProjects")(function* (caller: Caller) {
@@ -21,7 +22,17 @@ export const listProjects = Effect.fn("Secrets.listProjects")(function* (caller:
   return { projects: visible.map(({ project, role }) => projectView(project, role)) }
 })
 
-export const createProject = Effect.fn("Secrets.createProject")(function* (caller: Caller, input: { name: string }) {
+/** What creating a project needs: a data key comes from the cipher. */
+type CreateServices = SecretStore | Cipher.Cipher | Clock.Clock | Random.Random
+
+export const createProject = Effect.fn("Secrets.createProject")(function* (
+  caller: Caller,
+  input: { readonly name: string },
+): Effect.fn.Return<
+  { readonly project: ProjectView },
+  Forbidden | InvalidName | ProjectExists | StoreUnavailable,
+  CreateServices
+> {
   // The matrix's "create projects" row: keys 403, every signed-in person yes.
   const person = yield* sessionOnly(caller)
   const name = yield* Effect.fromResult(parseProjectName(input.name))

@@ -12,22 +12,29 @@
  * environment names in paths are looked up as given: keys that break today's rules (imported data) stay
  * reachable, and anything else simply is not found.
  */
-import { BadRequest, Cipher, Clock, NotFound, Random } from "@coffer/kernel"
+import { BadRequest, Cipher, Clock, type Forbidden, NotFound, Random, type StoreUnavailable } from "@coffer/kernel"
 import { Effect, Schedule } from "effect"
 import { auditRecord, iso } from "./Audit.js"
 import { type Access, reachFor } from "./access.js"
 import type { Caller } from "./Caller.js"
 import type { AuditEvent } from "./domain/audit.js"
 import { toDotenv, toJsonExport } from "./domain/dotenv.js"
-import { parseSecretKey, parseSecretValue } from "./domain/names.js"
+import { type InvalidName, parseSecretKey, parseSecretValue, type ValueTooLarge } from "./domain/names.js"
 import { findEnvironment } from "./environments.js"
-import { SecretUnreadable } from "./errors.js"
+import { SecretUnreadable, type VersionConflict } from "./errors.js"
 import { type EnvironmentRecord, type SecretRecord, SecretStore } from "./SecretStore.js"
-import { emailsOf, secretListItem } from "./views.js"
+import { emailsOf, type SecretView, secretListItem, type VersionView } from "./views.js"
 
 /** The associated data a version's value is sealed with: it names the row the ciphertext belongs to. */
 export const rowData = (projectId: string, environmentId: string, key: string, version: number): string =>
   Cipher.associatedData([projectId, environmentId, key, String(version)])
+
+/** What the secret use cases need. */
+type Services = SecretStore | Cipher.Cipher | Clock.Clock | Random.Random
+/** How reading a value can fail: out of reach (404), not allowed (403), missing (404), not decryptable (500). */
+type ReadError = NotFound | Forbidden | SecretUnreadable | StoreUnavailable
+/** How writing a value can fail, besides the ways reading can. */
+type WriteError = ReadError | BadRequest | InvalidName | ValueTooLarge | VersionConflict
 
 const secretNotFound = () => new NotFound({ message: "Secret not found" })
 const versionNotFound = () => new NotFound({ message: "Version not found" })
@@ -116,7 +123,11 @@ export const setSecret = Effect.fn("Secrets.setSecret")(function* (
   slug: string,
   env: string,
   input: { readonly key: string; readonly value: string },
-) {
+): Effect.fn.Return<
+  { readonly ok: true; readonly action: "created" | "updated"; readonly version: number },
+  WriteError,
+  Services
+> {
   const access = yield* reachFor(caller, slug, "writeSecrets")
   const environment = yield* findEnvironment(access, env)
   const key = yield* Effect.fromResult(parseSecretKey(input.key))
@@ -134,7 +145,7 @@ export const getSecret = Effect.fn("Secrets.getSecret")(function* (
   slug: string,
   env: string,
   key: string,
-) {
+): Effect.fn.Return<{ readonly secret: SecretView }, ReadError, Services> {
   const access = yield* reachFor(caller, slug, "read")
   const environment = yield* findEnvironment(access, env)
   const store = yield* SecretStore
@@ -205,7 +216,7 @@ export const getVersion = Effect.fn("Secrets.getVersion")(function* (
   env: string,
   key: string,
   n: string,
-) {
+): Effect.fn.Return<{ readonly secret: VersionView }, ReadError | BadRequest, Services> {
   const access = yield* reachFor(caller, slug, "read")
   const environment = yield* findEnvironment(access, env)
   const version = yield* parseVersion(n)
@@ -225,7 +236,11 @@ export const restoreVersion = Effect.fn("Secrets.restoreVersion")(function* (
   env: string,
   key: string,
   n: string,
-) {
+): Effect.fn.Return<
+  { readonly ok: true; readonly action: "restored"; readonly version: number },
+  WriteError,
+  Services
+> {
   const access = yield* reachFor(caller, slug, "writeSecrets")
   const environment = yield* findEnvironment(access, env)
   const version = yield* parseVersion(n)
@@ -264,13 +279,21 @@ const exportEntries = Effect.fnUntraced(function* (
 })
 
 /** The `.env` file (seed 001 §4 rules 1-4) and the name it is offered under, `<env>.env`. */
-export const exportDotenv = Effect.fn("Secrets.exportDotenv")(function* (caller: Caller, slug: string, env: string) {
+export const exportDotenv = Effect.fn("Secrets.exportDotenv")(function* (
+  caller: Caller,
+  slug: string,
+  env: string,
+): Effect.fn.Return<{ readonly filename: string; readonly text: string }, ReadError, Services> {
   const { environment, entries } = yield* exportEntries(caller, slug, env, "dotenv")
   return { filename: `${environment.name}.env`, text: toDotenv(entries) }
 })
 
 /** The JSON export: every key, exactly (seed 001 §4). */
-export const exportJson = Effect.fn("Secrets.exportJson")(function* (caller: Caller, slug: string, env: string) {
+export const exportJson = Effect.fn("Secrets.exportJson")(function* (
+  caller: Caller,
+  slug: string,
+  env: string,
+): Effect.fn.Return<Readonly<Record<string, string>>, ReadError, Services> {
   const { entries } = yield* exportEntries(caller, slug, env, "json")
   return toJsonExport(entries)
 })

@@ -6,6 +6,7 @@ import { parseArgs } from "node:util"
 import { Cause } from "effect"
 import { accountsCommand } from "./accountsCommand.js"
 import { commands } from "./help.js"
+import { keysCommand } from "./keysCommand.js"
 import type { Listener } from "./listen.js"
 import { runMigrations } from "./migrateCommand.js"
 import { type Running, SERVICES, type Service, serve } from "./serve.js"
@@ -82,6 +83,8 @@ export const main = async (
         return await migrateCommand(rest, env)
       case "accounts":
         return await accountsCommand(rest, env)
+      case "keys":
+        return await keysCommand(rest, env)
       case undefined:
       case "help":
       case "--help":

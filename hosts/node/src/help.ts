@@ -11,6 +11,7 @@ Commands:
   serve      start the Schemas and Secrets services
   migrate    apply database migrations and exit
   accounts   list the secrets service's accounts; link and unlink sign-in identities
+  keys       re-wrap every project's data key under the current master key
 
 Run \`coffer <command> --help\` for a command's options.
 Settings are read from the environment; see the README's configuration table.`,
@@ -66,6 +67,30 @@ Options:
 
 Removes a sign-in identity from its account; the account and its other
 identities stay. The identity's next sign-in is a first one again.
+
+Options:
+  -h, --help   show this help`,
+  keys: `Usage: coffer keys rotate
+
+Master-key rotation for the secrets service, on COFFER_DATABASE_URL (migrated
+first). Each project's data key is wrapped by the master key; rotating re-wraps
+them under COFFER_MASTER_KEY, opening them with COFFER_MASTER_KEY_PREVIOUS.
+Values are not re-encrypted, and the service may keep running.
+
+  1. openssl rand -base64 32 gives a new key.
+  2. Restart every instance with COFFER_MASTER_KEY=<new> and
+     COFFER_MASTER_KEY_PREVIOUS=<old>.
+  3. Run \`coffer keys rotate\` with the same settings.
+  4. Restart without COFFER_MASTER_KEY_PREVIOUS, and destroy the old key.
+
+Run \`coffer keys rotate --help\` for details.`,
+  "keys rotate": `Usage: coffer keys rotate
+
+Re-wraps every project's data key under COFFER_MASTER_KEY; data keys wrapped
+under a key in COFFER_MASTER_KEY_PREVIOUS are opened with it. Prints how many
+were re-wrapped and the new master key's id (never the key). Safe to repeat
+and safe while the service runs. Exits with 1, naming the projects, when a data
+key was wrapped by a master key that is not configured.
 
 Options:
   -h, --help   show this help`,

@@ -1,0 +1,654 @@
+/**
+ * The Secrets service of seed 001 against the built `coffer serve --only secrets`, as clients and operators use
+ * it, on SQLite and (when reachable) on Postgres: every endpoint with its success and error statuses, bad input,
+ * concurrent writers, the raw database holding no plaintext, a ciphertext moved to another row failing cleanly,
+ * the `.env` export read back by bash and by the `dotenv` parser, and `coffer keys rotate` while the service runs.
+ *
+ * The database is changed behind the service's back (a moved ciphertext, an expired key) with the host's own
+ * driver: `pg` for Postgres, and for SQLite the `better-sqlite3` the Node host depends on, loaded from there.
+ */
+import { execFileSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { request as httpRequest } from "node:http"
+import { createRequire } from "node:module"
+import { join, resolve } from "node:path"
+import { hasPostgres, postgresUrl, runId } from "@coffer/contract"
+import { parse as parseDotenv } from "dotenv"
+import pg from "pg"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { freshDirectory, type Host, run, start } from "./host.js"
+
+const running: Array<Host> = []
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((host) => host.stop("SIGKILL")))
+})
+
+const masterKey = () => randomBytes(32).toString("base64")
+
+/** Statements against the service's database, from outside the service. */
+interface RawDatabase {
+  readonly env: Readonly<Record<string, string>>
+  readonly all: (sql: string, params?: ReadonlyArray<unknown>) => Promise<Array<Record<string, unknown>>>
+  readonly exec: (sql: string, params?: ReadonlyArray<unknown>) => Promise<void>
+  /** Every byte the database keeps, as text, for a search. */
+  readonly dump: () => Promise<string>
+}
+
+const root = resolve(import.meta.dirname, "../../..")
+const hostRequire = createRequire(join(root, "hosts/node/package.json"))
+
+const sqliteDatabase = (): RawDatabase => {
+  const directory = freshDirectory()
+  const file = join(directory, "coffer.db")
+  // biome-ignore lint/suspicious/noExplicitAny: the driver is loaded by path, without its types.
+  const open = (): any => new (hostRequire("better-sqlite3"))(file)
+  return {
+    env: { COFFER_DATABASE_URL: `sqlite:${file}` },
+    all: async (sql, params = []) => {
+      const db = open()
+      try {
+        return db.prepare(sql.replace(/\$\d+/g, "?")).all(...params)
+      } finally {
+        db.close()
+      }
+    },
+    exec: async (sql, params = []) => {
+      const db = open()
+      try {
+        db.pragma("busy_timeout = 5000")
+        db.prepare(sql.replace(/\$\d+/g, "?")).run(...params)
+      } finally {
+        db.close()
+      }
+    },
+    // The file and its write-ahead log, where recent writes live until a checkpoint.
+    dump: async () =>
+      readdirSync(directory)
+        .filter((name) => name.startsWith("coffer.db"))
+        .map((name) => readFileSync(join(directory, name)).toString("latin1"))
+        .join("\n"),
+  }
+}
+
+const postgresDatabases: Array<string> = []
+const postgresDatabase = async (): Promise<RawDatabase> => {
+  const name = runId("e2e_secrets")
+  const admin = new pg.Client({ connectionString: postgresUrl })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  postgresDatabases.push(name)
+  const url = new URL(postgresUrl)
+  url.pathname = `/${name}`
+  const query = async (sql: string, params: ReadonlyArray<unknown> = []) => {
+    const client = new pg.Client({ connectionString: url.toString() })
+    await client.connect()
+    try {
+      return (await client.query(sql, [...params])).rows as Array<Record<string, unknown>>
+    } finally {
+      await client.end()
+    }
+  }
+  return {
+    env: { COFFER_DATABASE_URL: url.toString() },
+    all: query,
+    exec: async (sql, params) => {
+      await query(sql, params)
+    },
+    dump: async () => {
+      const tables = await query(`select tablename from pg_tables where schemaname = 'public'`)
+      const parts = await Promise.all(
+        tables.map(async ({ tablename }) => JSON.stringify(await query(`select * from "${tablename}"`))),
+      )
+      return parts.join("\n")
+    },
+  }
+}
+
+afterAll(async () => {
+  if (postgresDatabases.length === 0) return
+  const admin = new pg.Client({ connectionString: postgresUrl })
+  await admin.connect()
+  for (const name of postgresDatabases) await admin.query(`drop database if exists ${name} with (force)`)
+  await admin.end()
+})
+
+interface Reply {
+  readonly status: number
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions that read them.
+  readonly body: any
+  readonly text: string
+  readonly headers: Headers
+}
+
+type As = { readonly cookie: string } | { readonly key: string } | undefined
+
+const client = (base: string) => {
+  const call = async (
+    method: string,
+    path: string,
+    options: { as?: As; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Reply> => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.as !== undefined && "cookie" in options.as) headers.cookie = options.as.cookie
+    if (options.as !== undefined && "key" in options.as) headers.authorization = `Bearer ${options.as.key}`
+    let body: string | undefined
+    if (options.body !== undefined) {
+      body = typeof options.body === "string" ? options.body : JSON.stringify(options.body)
+      headers["content-type"] ??= "application/json"
+    }
+    const response = await fetch(`${base}${path}`, { method, headers, body })
+    const text = await response.text()
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.status, body: parsed, text, headers: response.headers }
+  }
+  const signIn = async (email: string) => {
+    const response = await call("POST", "/api/auth/dev-login", { body: { email } })
+    expect(response.status).toBe(200)
+    const cookie = response.headers.getSetCookie()[0]!.split(";")[0]!
+    return { cookie, userId: response.body.user.id as string, as: { cookie } as const }
+  }
+  /** A request whose path reaches the server byte for byte, which `fetch` would normalise first. */
+  const raw = (method: string, path: string, as: { cookie: string }) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL(base)
+      const req = httpRequest(
+        { host: url.hostname, port: url.port, method, path, headers: { cookie: as.cookie } },
+        (response) => {
+          let body = ""
+          response.on("data", (chunk) => {
+            body += chunk
+          })
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+        },
+      )
+      req.on("error", reject)
+      req.end()
+    })
+  /**
+   * A body larger than the server accepts: the server answers 413 as soon as it knows and may close the
+   * connection before the client has sent everything, which `fetch` reports as a failure; the answer is what counts.
+   */
+  const oversized = (path: string, as: { cookie: string }, bytes: number) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL(base)
+      let answered = false
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: "POST",
+          path,
+          headers: { cookie: as.cookie, "content-type": "application/json", "content-length": String(bytes) },
+        },
+        (response) => {
+          answered = true
+          let body = ""
+          response.on("data", (chunk) => {
+            body += chunk
+          })
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+        },
+      )
+      // Once the answer is in, a write cut short by the server's close is expected.
+      req.on("error", (error) => {
+        if (!answered) reject(error)
+      })
+      req.end(`{"key":"K","value":"${"v".repeat(bytes - 22)}"}`)
+    })
+  return { call, signIn, raw, oversized }
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+const backends: ReadonlyArray<readonly [string, () => Promise<RawDatabase>]> = [
+  ["SQLite", async () => sqliteDatabase()],
+  ...((await hasPostgres()) ? [["Postgres", postgresDatabase] as const] : []),
+]
+
+describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
+  const serve = async (database: RawDatabase, env: Record<string, string> = {}) => {
+    const host = await start({
+      args: ["serve", "--only", "secrets"],
+      env: { COFFER_MASTER_KEY: masterKey(), ...database.env, ...env },
+    })
+    running.push(host)
+    return { host, ...client(host.secrets!) }
+  }
+
+  it("projects, environments, secrets, history and exports, with every status", async () => {
+    const database = await makeDatabase()
+    const { call, signIn } = await serve(database)
+    const ada = await signIn("ada@example.com")
+    const bob = await signIn("bob@example.com")
+
+    expect((await call("GET", "/api/projects")).status).toBe(401)
+    const created = await call("POST", "/api/projects", { as: ada.as, body: { name: "Web Shop" } })
+    expect(created.status).toBe(201)
+    expect(created.body.project).toMatchObject({
+      name: "Web Shop",
+      slug: "web-shop",
+      ownerId: ada.userId,
+      role: "owner",
+    })
+    expect((await call("POST", "/api/projects", { as: bob.as, body: { name: "web shop" } })).status).toBe(409)
+    expect((await call("POST", "/api/projects", { as: ada.as, body: { name: "!!!" } })).status).toBe(400)
+    expect((await call("GET", "/api/projects", { as: ada.as })).body.projects).toEqual([created.body.project])
+    expect((await call("GET", "/api/projects", { as: bob.as })).body.projects).toEqual([])
+    const got = await call("GET", "/api/projects/web-shop", { as: ada.as })
+    expect(got.body.environments.map((e: { name: string }) => e.name)).toEqual(["development", "production", "staging"])
+    expect((await call("GET", "/api/projects/web-shop", { as: bob.as })).status).toBe(404)
+
+    const P = "/api/projects/web-shop"
+    expect((await call("POST", `${P}/environments`, { as: ada.as, body: { name: "qa" } })).status).toBe(201)
+    expect((await call("POST", `${P}/environments`, { as: ada.as, body: { name: "qa" } })).status).toBe(409)
+    expect((await call("POST", `${P}/environments`, { as: ada.as, body: { name: "q a" } })).status).toBe(400)
+    expect((await call("GET", `${P}/environments`, { as: ada.as })).body.environments).toHaveLength(4)
+
+    const S = `${P}/environments/qa/secrets`
+    expect((await call("POST", S, { as: ada.as, body: { key: "DB_URL", value: "postgres://x" } })).body).toEqual({
+      ok: true,
+      action: "created",
+      version: 1,
+    })
+    const updated = await call("POST", S, { as: ada.as, body: { key: "DB_URL", value: "postgres://y" } })
+    expect(updated).toMatchObject({ status: 200, body: { ok: true, action: "updated", version: 2 } })
+    expect((await call("POST", S, { as: ada.as, body: { key: "BIG", value: "x".repeat(65537) } })).status).toBe(413)
+    expect((await call("POST", S, { as: ada.as, body: { key: "a/b", value: "v" } })).status).toBe(400)
+    const list = await call("GET", S, { as: ada.as })
+    expect(list.body.secrets).toEqual([
+      {
+        id: expect.any(String),
+        key: "DB_URL",
+        version: 2,
+        createdAt: expect.stringMatching(ISO),
+        updatedAt: expect.stringMatching(ISO),
+      },
+    ])
+    expect((await call("GET", `${S}/DB_URL`, { as: ada.as })).body.secret).toMatchObject({
+      value: "postgres://y",
+      version: 2,
+    })
+    expect((await call("GET", `${S}/NOPE`, { as: ada.as })).status).toBe(404)
+    const versions = await call("GET", `${S}/DB_URL/versions`, { as: ada.as })
+    expect(versions.body.versions.map((v: { version: number; userEmail: string }) => [v.version, v.userEmail])).toEqual(
+      [
+        [2, "ada@example.com"],
+        [1, "ada@example.com"],
+      ],
+    )
+    expect((await call("GET", `${S}/DB_URL/versions/1`, { as: ada.as })).body.secret).toMatchObject({
+      value: "postgres://x",
+    })
+    expect((await call("GET", `${S}/DB_URL/versions/9`, { as: ada.as })).status).toBe(404)
+    expect((await call("GET", `${S}/DB_URL/versions/x`, { as: ada.as })).status).toBe(400)
+    expect((await call("POST", `${S}/DB_URL/versions/1/restore`, { as: ada.as })).body).toEqual({
+      ok: true,
+      action: "restored",
+      version: 3,
+    })
+
+    const dotenv = await call("GET", `${S}/.env`, { as: ada.as })
+    expect(dotenv.headers.get("content-type")).toMatch(/^text\/plain/)
+    expect(dotenv.headers.get("content-disposition")).toBe('attachment; filename="qa.env"')
+    expect(dotenv.text).toBe("DB_URL=postgres://x\n")
+    expect((await call("GET", `${S}/json`, { as: ada.as })).body).toEqual({ DB_URL: "postgres://x" })
+
+    expect((await call("DELETE", `${S}/DB_URL`, { as: ada.as })).body).toEqual({ ok: true })
+    expect((await call("DELETE", `${S}/DB_URL`, { as: ada.as })).status).toBe(404)
+    expect((await call("DELETE", `${P}/environments/qa`, { as: ada.as })).body).toEqual({ ok: true })
+    expect((await call("DELETE", `${P}/environments/qa`, { as: ada.as })).status).toBe(404)
+
+    const log = (await call("GET", `${P}/audit-log?limit=500`, { as: ada.as })).body.auditLog
+    expect(log.map((e: { action: string; targetKey: string }) => `${e.action} ${e.targetKey}`)).toEqual([
+      "environment.deleted qa",
+      "secret.deleted DB_URL",
+      "secrets.exported json",
+      "secrets.exported dotenv",
+      "secret.restored DB_URL@1",
+      "secret.read DB_URL@1",
+      "secret.read DB_URL",
+      "secret.updated DB_URL",
+      "secret.created DB_URL",
+      "environment.created qa",
+      "project.created web-shop",
+    ])
+    expect(log[0]).toMatchObject({
+      userId: ada.userId,
+      userEmail: "ada@example.com",
+      createdAt: expect.stringMatching(ISO),
+    })
+    expect(log[0].ipAddress).toMatch(/127\.0\.0\.1|::1/)
+    expect((await call("GET", `${P}/audit-log?limit=0`, { as: ada.as })).status).toBe(400)
+    expect((await call("GET", `${P}/audit-log?limit=501`, { as: ada.as })).status).toBe(400)
+    expect((await call("GET", `${P}/audit-log?offset=-1`, { as: ada.as })).status).toBe(400)
+    expect((await call("GET", `${P}/audit-log?limit=2&offset=1`, { as: ada.as })).body.auditLog).toHaveLength(2)
+
+    expect((await call("DELETE", P, { as: bob.as })).status).toBe(404)
+    expect((await call("DELETE", P, { as: ada.as })).body).toEqual({ ok: true })
+    expect((await call("GET", P, { as: ada.as })).status).toBe(404)
+  })
+
+  it("people, invites and API keys, with every status", async () => {
+    const database = await makeDatabase()
+    const { call, signIn } = await serve(database)
+    const owner = await signIn("owner@example.com")
+    const ada = await signIn("ada@example.com")
+    const bob = await signIn("bob@example.com")
+    await call("POST", "/api/projects", { as: owner.as, body: { name: "App" } })
+    const P = "/api/projects/app"
+    const S = `${P}/environments/production/secrets`
+    await call("POST", S, { as: owner.as, body: { key: "TOKEN", value: "t0p" } })
+
+    const invite = await call("POST", `${P}/invites`, { as: owner.as, body: { role: "write" } })
+    expect(invite.status).toBe(201)
+    expect(invite.body.url).toMatch(new RegExp(`^http://localhost:\\d+/invite#${invite.body.token}$`))
+    expect((await call("POST", `${P}/invites`, { as: ada.as, body: {} })).status).toBe(404)
+    expect((await call("GET", `${P}/invites`, { as: owner.as })).body.invites).toEqual([invite.body.invite])
+    const accept = (as: As) => call("POST", "/api/invites/accept", { as, body: { token: invite.body.token } })
+    expect((await accept(owner.as)).status).toBe(409)
+    expect((await accept(ada.as)).body.project).toMatchObject({ slug: "app", role: "write" })
+    expect((await accept(bob.as)).status).toBe(404)
+    const readInvite = await call("POST", `${P}/invites`, { as: owner.as })
+    const withdrawn = await call("POST", `${P}/invites`, { as: owner.as })
+    expect((await call("DELETE", `${P}/invites/${withdrawn.body.invite.id}`, { as: owner.as })).body).toEqual({
+      ok: true,
+    })
+    expect(
+      (await call("POST", "/api/invites/accept", { as: bob.as, body: { token: withdrawn.body.token } })).status,
+    ).toBe(404)
+    await call("POST", "/api/invites/accept", { as: bob.as, body: { token: readInvite.body.token } })
+
+    const members = (await call("GET", `${P}/members`, { as: bob.as })).body.members
+    expect(members.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([
+      ["owner@example.com", "owner"],
+      ["ada@example.com", "write"],
+      ["bob@example.com", "read"],
+    ])
+    expect((await call("PATCH", `${P}/members/${bob.userId}`, { as: ada.as, body: { role: "write" } })).status).toBe(
+      403,
+    )
+
+    // Keys: a read member makes read keys only; a write key stops writing once its holder is moved down.
+    expect(
+      (await call("POST", "/api/api-keys", { as: bob.as, body: { name: "k", projectSlug: "app", scope: "write" } }))
+        .status,
+    ).toBe(403)
+    const bobKey = await call("POST", "/api/api-keys", { as: bob.as, body: { name: "bob ci", projectSlug: "app" } })
+    expect(bobKey.status).toBe(201)
+    const adaKey = await call("POST", "/api/api-keys", {
+      as: ada.as,
+      body: { name: "deploy", projectSlug: "app", scope: "write", expiresInDays: 30 },
+    })
+    expect(adaKey.body).toMatchObject({ name: "deploy", scope: "write", prefix: adaKey.body.key.slice(0, 12) })
+    expect(
+      (await call("POST", "/api/api-keys", { as: ada.as, body: { name: "k", projectSlug: "app", expiresInDays: 0 } }))
+        .status,
+    ).toBe(400)
+    expect(
+      (
+        await call("POST", "/api/api-keys", {
+          as: ada.as,
+          body: { name: "k", projectSlug: "app", expiresInDays: 3651 },
+        })
+      ).status,
+    ).toBe(400)
+    const asAda = { key: adaKey.body.key }
+    expect((await call("GET", `${S}/TOKEN`, { as: asAda })).body.secret.value).toBe("t0p")
+    expect((await call("POST", S, { as: asAda, body: { key: "NEW", value: "1" } })).status).toBe(201)
+    expect((await call("POST", S, { as: { key: bobKey.body.key }, body: { key: "NEW", value: "2" } })).status).toBe(403)
+    expect((await call("GET", `${P}/members`, { as: asAda })).status).toBe(403)
+    expect((await call("GET", "/api/api-keys", { as: asAda })).status).toBe(403)
+    expect((await call("PATCH", `${P}/members/${ada.userId}`, { as: owner.as, body: { role: "read" } })).body).toEqual({
+      ok: true,
+    })
+    expect((await call("POST", S, { as: asAda, body: { key: "NEW", value: "3" } })).status).toBe(403)
+
+    // Another project is out of the key's reach.
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "Other" } })
+    expect((await call("GET", "/api/projects/other", { as: asAda })).status).toBe(404)
+
+    const visible = (await call("GET", "/api/api-keys?project=app", { as: owner.as })).body.apiKeys
+    expect(visible.map((k: { name: string }) => k.name).sort()).toEqual(["bob ci", "deploy"])
+    expect(visible.find((k: { name: string }) => k.name === "deploy").lastUsedAt).toMatch(ISO)
+    expect(JSON.stringify(visible)).not.toContain(adaKey.body.key)
+    expect((await call("POST", `/api/api-keys/${adaKey.body.id}/rotate`, { as: owner.as })).status).toBe(403)
+    const rotated = await call("POST", `/api/api-keys/${adaKey.body.id}/rotate`, {
+      as: ada.as,
+      body: { expiresInDays: 7 },
+    })
+    expect(rotated.status).toBe(200)
+    expect((await call("GET", "/api/projects", { as: asAda })).status).toBe(401)
+    expect((await call("GET", "/api/projects", { as: { key: rotated.body.key } })).status).toBe(200)
+    expect((await call("DELETE", `/api/api-keys/${bobKey.body.id}`, { as: ada.as })).status).toBe(404)
+    expect((await call("DELETE", `/api/api-keys/${bobKey.body.id}`, { as: owner.as })).body).toEqual({ ok: true })
+
+    // An expired key answers 401 with a message saying so.
+    await database.exec("update secrets_api_keys set expires_at = $1 where id = $2", [
+      "2000-01-01T00:00:00.000Z",
+      adaKey.body.id,
+    ])
+    expect(await call("GET", "/api/projects", { as: { key: rotated.body.key } })).toMatchObject({
+      status: 401,
+      body: { error: "API key has expired" },
+    })
+
+    // Leaving takes one's keys for the project along.
+    const again = await call("POST", "/api/api-keys", { as: ada.as, body: { name: "again", projectSlug: "app" } })
+    expect((await call("DELETE", `${P}/members/${ada.userId}`, { as: ada.as })).body).toEqual({ ok: true })
+    expect((await call("GET", "/api/projects", { as: { key: again.body.key } })).status).toBe(401)
+    expect((await call("DELETE", `${P}/members/${owner.userId}`, { as: owner.as })).status).toBe(400)
+    expect((await call("DELETE", `${P}/members/${bob.userId}`, { as: owner.as })).body).toEqual({ ok: true })
+    const log = (await call("GET", `${P}/audit-log?limit=500`, { as: owner.as })).body.auditLog
+    const actions = log.map((e: { action: string; targetKey: string }) => `${e.action} ${e.targetKey}`)
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        "member.removed bob@example.com",
+        "member.removed ada@example.com",
+        "member.updated ada@example.com:read",
+        "member.joined ada@example.com:write",
+        "invite.created write",
+        "invite.deleted read",
+        "api_key.created deploy",
+        "api_key.rotated deploy",
+        "api_key.deleted bob ci",
+      ]),
+    )
+  })
+
+  it("keeps every version of concurrent writers, contiguous, and stores no plaintext", async () => {
+    const database = await makeDatabase()
+    const { call, signIn } = await serve(database)
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/development/secrets"
+    const marker = `plaintext-${randomBytes(8).toString("hex")}`
+    const writers = 16
+    const results = await Promise.all(
+      Array.from({ length: writers }, (_, i) =>
+        call("POST", S, { as: ada.as, body: { key: "HOT", value: `${marker}-${i}` } }),
+      ),
+    )
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1)
+    expect(results.filter((r) => r.status === 200)).toHaveLength(writers - 1)
+    expect(results.map((r) => r.body.version).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: writers }, (_, i) => i + 1),
+    )
+    for (const [i, result] of results.entries()) {
+      const version = await call("GET", `${S}/HOT/versions/${result.body.version}`, { as: ada.as })
+      expect(version.body.secret.value).toBe(`${marker}-${i}`)
+    }
+    const dump = await database.dump()
+    expect(dump).toContain("csv1.")
+    expect(dump).not.toContain(marker)
+  })
+
+  it("fails cleanly when a ciphertext is moved to another row", async () => {
+    const database = await makeDatabase()
+    const { call, signIn } = await serve(database)
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/development/secrets"
+    await call("POST", S, { as: ada.as, body: { key: "A", value: "value of A" } })
+    await call("POST", S, { as: ada.as, body: { key: "B", value: "value of B" } })
+    const rows = await database.all(
+      "select s.key, v.value from secrets_secret_versions v join secrets_secrets s on s.id = v.secret_id",
+    )
+    const sealedA = rows.find((row) => row.key === "A")!.value
+    await database.exec(
+      "update secrets_secret_versions set value = $1 where secret_id = (select id from secrets_secrets where key = $2)",
+      [sealedA, "B"],
+    )
+    const read = await call("GET", `${S}/B`, { as: ada.as })
+    expect(read.status).toBe(500)
+    expect(read.body).toEqual({ error: expect.stringContaining("could not be decrypted") })
+    expect(read.text).not.toMatch(/value of|at .*\.js|stack/i)
+    expect((await call("GET", `${S}/json`, { as: ada.as })).status).toBe(500)
+    expect((await call("GET", `${S}/A`, { as: ada.as })).body.secret.value).toBe("value of A")
+  })
+
+  it("answers bad input with 4xx JSON and changes nothing", async () => {
+    const database = await makeDatabase()
+    const { call, signIn, raw, oversized } = await serve(database)
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/development/secrets"
+    await call("POST", S, { as: ada.as, body: { key: "K", value: "v" } })
+    const before = (await call("GET", "/api/projects/app/audit-log?limit=500", { as: ada.as })).body.auditLog.length
+    const attempts: Array<Reply> = [
+      await call("POST", S, { as: ada.as, body: "{oops" }),
+      await call("POST", S, { as: ada.as, body: { key: ["K"], value: "v" } }),
+      await call("POST", S, { as: ada.as, body: { key: "K", value: 7 } }),
+      await call("POST", S, { as: ada.as, body: "key=K", headers: { "content-type": "text/plain" } }),
+      await call("POST", S, { as: ada.as, body: { key: "Ｋ", value: "v" } }),
+      await call("POST", "/api/projects/app/environments", { as: ada.as, body: { name: "dev\u0435lopment" } }),
+      await call("DELETE", `${S}/K%2F..%2F..`, { as: ada.as }),
+      await call("GET", "/api/projects/app/environments/development%2F..%2Fstaging/secrets", { as: ada.as }),
+    ]
+    for (const attempt of attempts) {
+      expect(attempt.status).toBeGreaterThanOrEqual(400)
+      expect(attempt.status).toBeLessThan(500)
+      expect(attempt.body).toEqual({ error: expect.any(String) })
+    }
+    for (const path of [
+      `${S}/../../../../projects`,
+      `${S}/..%2f..%2fK`,
+      "/api/projects/app/environments/../../app/environments/development/secrets/..",
+    ]) {
+      const response = await raw("DELETE", path, ada.as)
+      expect([path, response.status >= 400 && response.status < 500]).toEqual([path, true])
+      expect(JSON.parse(response.body)).toEqual({ error: expect.any(String) })
+    }
+    const tooLarge = await oversized(S, ada.as, 1024 * 1024 + 100)
+    expect(tooLarge.status).toBe(413)
+    expect(JSON.parse(tooLarge.body)).toEqual({ error: expect.any(String) })
+    const after = await call("GET", "/api/projects/app/audit-log?limit=500", { as: ada.as })
+    expect(after.body.auditLog.length).toBe(before)
+    expect((await call("GET", `${S}/K`, { as: ada.as })).body.secret.value).toBe("v")
+  })
+
+  it("exports a .env that bash and dotenv read back exactly, and that runs nothing", async () => {
+    const database = await makeDatabase()
+    const { call, signIn } = await serve(database)
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/production/secrets"
+    const directory = freshDirectory()
+    const canary = join(directory, "ran")
+    const corpus: Record<string, string> = {
+      PLAIN: "abc_./:@%+,=-123",
+      EMPTY: "",
+      SPACES: "  two  spaces  ",
+      HASH: "a # not a comment",
+      VAR: "$HOME and ${PATH}",
+      COMMAND: `$(touch ${canary}) and \`touch ${canary}\``,
+      DOUBLE: 'say "hi"',
+      BACKSLASH: "C:\\path\\to",
+      NEWLINES: "line one\nline two\n",
+      UNICODE: "ünïcødé ✓ 🎉",
+      EQUALS: "a=b=c",
+      SINGLE: "it's here",
+      SINGLE_HARD: `it's $HOME "quoted" \\ \`x\``,
+    }
+    for (const [key, value] of Object.entries(corpus)) await call("POST", S, { as: ada.as, body: { key, value } })
+    const file = join(directory, "production.env")
+    writeFileSync(file, (await call("GET", `${S}/.env`, { as: ada.as })).text)
+    const script = `set -a; . ${JSON.stringify(file)}; set +a; node -e 'const keys = process.argv.slice(1); process.stdout.write(JSON.stringify(Object.fromEntries(keys.map((k) => [k, process.env[k]]))))' ${Object.keys(corpus).join(" ")}`
+    const fromBash = JSON.parse(
+      execFileSync("bash", ["--norc", "--noprofile", "-c", script], {
+        env: { PATH: process.env.PATH ?? "" },
+      }).toString(),
+    )
+    expect(fromBash).toEqual(corpus)
+    expect(readdirSync(directory)).not.toContain("ran")
+    const fromDotenv = parseDotenv(readFileSync(file))
+    // Seed 001 §4 rule 3: values with a single quote are exact in a shell; dotenv keeps their backslashes.
+    const { SINGLE_HARD: _hard, ...exact } = corpus
+    expect(fromDotenv).toMatchObject(exact)
+    expect((await call("GET", `${S}/json`, { as: ada.as })).body).toEqual(corpus)
+  })
+
+  it("re-wraps every data key with `coffer keys rotate` while serving; values read throughout", async () => {
+    const database = await makeDatabase()
+    const oldKey = masterKey()
+    const newKey = masterKey()
+    const cwd = freshDirectory()
+    const first = await serve(database, { COFFER_MASTER_KEY: oldKey })
+    const ada = await first.signIn("ada@example.com")
+    for (const name of ["One", "Two"]) {
+      await first.call("POST", "/api/projects", { as: ada.as, body: { name } })
+      await first.call("POST", `/api/projects/${name.toLowerCase()}/environments/production/secrets`, {
+        as: ada.as,
+        body: { key: "K", value: `secret of ${name}` },
+      })
+    }
+    await first.host.stop()
+
+    const rotating = {
+      ...database.env,
+      COFFER_ENV: "development",
+      COFFER_MASTER_KEY: newKey,
+      COFFER_MASTER_KEY_PREVIOUS: oldKey,
+    }
+    const second = await serve(database, rotating)
+    const read = async (service: typeof second, slug: string, as: As) =>
+      service.call("GET", `/api/projects/${slug}/environments/production/secrets/K`, { as })
+    const ada2 = await second.signIn("ada@example.com")
+    expect((await read(second, "one", ada2.as)).body.secret.value).toBe("secret of One")
+
+    const rotated = await run(["keys", "rotate"], { env: rotating, cwd })
+    expect(rotated.code).toBe(0)
+    expect(rotated.stdout).toMatch(/re-wrapped 2 of 2 project data keys under master key [0-9a-f]{16}/)
+    expect(rotated.stdout + rotated.stderr).not.toContain(newKey)
+    expect(rotated.stdout + rotated.stderr).not.toContain(oldKey)
+    // The running service reads on, with the re-wrapped keys.
+    expect((await read(second, "two", ada2.as)).body.secret.value).toBe("secret of Two")
+    const again = await run(["keys", "rotate"], { env: rotating, cwd })
+    expect(again.stdout).toMatch(/re-wrapped 0 of 2 .*\(2 already under it\)/)
+    await second.host.stop()
+
+    // The old key is no longer needed; without the new one, values do not open (and nothing leaks).
+    const third = await serve(database, { COFFER_MASTER_KEY: newKey })
+    const ada3 = await third.signIn("ada@example.com")
+    expect((await read(third, "one", ada3.as)).body.secret.value).toBe("secret of One")
+    expect((await read(third, "two", ada3.as)).body.secret.value).toBe("secret of Two")
+    await third.host.stop()
+    const stale = await serve(database, { COFFER_MASTER_KEY: oldKey })
+    const ada4 = await stale.signIn("ada@example.com")
+    const refused = await read(stale, "one", ada4.as)
+    expect(refused.status).toBe(500)
+    expect(refused.text).not.toContain("secret of")
+    const missing = await run(["keys", "rotate"], {
+      env: { ...database.env, COFFER_ENV: "development", COFFER_MASTER_KEY: oldKey },
+      cwd,
+    })
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toMatch(/could not be opened/)
+  })
+})
