@@ -513,6 +513,44 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
     expect((await call("GET", `${S}/A`, { as: ada.as })).body.secret.value).toBe("value of A")
   })
 
+  it("returns no value when its audit entry cannot be written", async () => {
+    const database = await makeDatabase()
+    const { call, signIn } = await serve(database)
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/development/secrets"
+    await call("POST", S, { as: ada.as, body: { key: "K", value: "audited value" } })
+    const sqlite = database.env.COFFER_DATABASE_URL!.startsWith("sqlite:")
+    if (sqlite) {
+      await database.exec(
+        "create trigger refuse_audit before insert on secrets_audit_log begin select raise(abort, 'audit log refused'); end",
+      )
+    } else {
+      await database.exec(
+        "create function refuse_audit() returns trigger language plpgsql as $$ begin raise exception 'audit log refused'; end $$",
+      )
+      await database.exec(
+        "create trigger refuse_audit before insert on secrets_audit_log for each row execute function refuse_audit()",
+      )
+    }
+    for (const path of [`${S}/K`, `${S}/K/versions/1`, `${S}/.env`, `${S}/json`]) {
+      const response = await call("GET", path, { as: ada.as })
+      expect([path, response.status]).toEqual([path, 500])
+      expect(response.text).not.toContain("audited value")
+    }
+    expect((await call("POST", S, { as: ada.as, body: { key: "K", value: "next" } })).status).toBe(500)
+    expect((await call("GET", `${S}/K/versions`, { as: ada.as })).body.versions).toHaveLength(1)
+  })
+
+  it("limits failed credentials per client with 429", async () => {
+    const database = await makeDatabase()
+    const { call } = await serve(database, { COFFER_RATE_LIMIT: "2" })
+    const bad = { key: `cfk_${"x".repeat(43)}` }
+    const statuses = []
+    for (let i = 0; i < 4; i++) statuses.push((await call("GET", "/api/projects", { as: bad })).status)
+    expect(statuses).toEqual([401, 401, 429, 429])
+  })
+
   it("answers bad input with 4xx JSON and changes nothing", async () => {
     const database = await makeDatabase()
     const { call, signIn, raw, oversized } = await serve(database)

@@ -20,6 +20,7 @@ export const START = Date.UTC(2026, 0, 31, 12, 0, 0)
 
 export interface Call {
   readonly status: number
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions that read them.
   readonly body: any
   readonly text: string
   readonly headers: Headers
