@@ -1,0 +1,144 @@
+/**
+ * The Bun listener, on Bun: the test runs on Node and drives `testing/listenFixture.ts` in a Bun child process
+ * (from source, through the `@coffer/source` condition), because `Bun.serve` exists only there. What the host's
+ * e2e suite cannot reach is checked here: the client address, the grace period running out, and a taken port
+ * refused even when Bun holds it (Bun binds with SO_REUSEPORT unless told not to).
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import { readFileSync, realpathSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+
+const packageDirectory = resolve(import.meta.dirname, "..")
+const fixture = join(import.meta.dirname, "testing/listenFixture.ts")
+
+/** The executable of the `bun` npm package (its `.bin` shim is a shell script that would not pass signals on). */
+const bunExecutable = (() => {
+  const manifest = realpathSync(join(packageDirectory, "node_modules/bun/package.json"))
+  const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin: Record<string, string> }
+  return join(dirname(manifest), bin.bun!)
+})()
+
+interface Fixture {
+  readonly url: string
+  readonly port: number
+  /** Sends one command line. */
+  readonly send: (line: string) => void
+  /** The next JSON line printed that has `key`. */
+  readonly next: <A = Record<string, unknown>>(key: string) => Promise<A>
+  readonly child: ChildProcessWithoutNullStreams
+}
+
+const children: Array<ChildProcessWithoutNullStreams> = []
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL")
+})
+
+const startFixture = (): Promise<Fixture> => {
+  const child = spawn(bunExecutable, ["--conditions=@coffer/source", fixture], { cwd: packageDirectory })
+  children.push(child)
+  const seen: Array<Record<string, unknown>> = []
+  const waiting: Array<{ key: string; resolve: (value: never) => void }> = []
+  let buffer = ""
+  let errors = ""
+  child.stderr.on("data", (chunk) => {
+    errors += chunk
+  })
+  child.stdout.on("data", (chunk) => {
+    buffer += chunk
+    const lines = buffer.split("\n")
+    buffer = lines.pop() ?? ""
+    for (const line of lines) seen.push(JSON.parse(line))
+    for (const waiter of [...waiting]) {
+      const index = seen.findIndex((entry) => waiter.key in entry)
+      if (index === -1) continue
+      waiting.splice(waiting.indexOf(waiter), 1)
+      waiter.resolve(seen.splice(index, 1)[0] as never)
+    }
+  })
+  const next = <A>(key: string) =>
+    new Promise<A>((done, fail) => {
+      const index = seen.findIndex((entry) => key in entry)
+      if (index !== -1) return done(seen.splice(index, 1)[0] as A)
+      waiting.push({ key, resolve: done as (value: never) => void })
+      child.once("exit", (code) => fail(new Error(`the fixture exited with ${code}:\n${errors}`)))
+    })
+  return next<{ url: string; port: number }>("url").then(({ url, port }) => ({
+    url,
+    port,
+    send: (line) => child.stdin.write(`${line}\n`),
+    next,
+    child,
+  }))
+}
+
+/** A POST whose body stays open until `finish` is called: a request in flight for as long as the test likes. */
+const slowRequest = (url: string) => {
+  const encoder = new TextEncoder()
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c
+    },
+  })
+  const response = fetch(`${url}/echo`, { method: "POST", body, duplex: "half" } as RequestInit)
+  controller?.enqueue(encoder.encode("in "))
+  return {
+    response,
+    finish: () => {
+      controller?.enqueue(encoder.encode("flight"))
+      controller?.close()
+    },
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe("bunListener", () => {
+  it("reports the port it bound and the client's address", async () => {
+    const server = await startFixture()
+    expect(server.port).toBeGreaterThan(0)
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}`)
+    const response = await fetch(`${server.url}/ip`)
+    expect(await response.text()).toBe("127.0.0.1")
+  })
+
+  it("lets a request in flight finish before it closes, then refuses connections", async () => {
+    const server = await startFixture()
+    const request = slowRequest(server.url)
+    await pause(200)
+    server.send("close 10000")
+    const closed = server.next("closed")
+    let closedEarly = false
+    void closed.then(() => {
+      closedEarly = true
+    })
+    await pause(300)
+    expect(closedEarly).toBe(false)
+    request.finish()
+    const response = await request.response
+    expect(await response.text()).toBe("in flight")
+    await closed
+    await expect(fetch(`${server.url}/ip`)).rejects.toThrow()
+  })
+
+  it("cuts a request still open when the grace period runs out", async () => {
+    const server = await startFixture()
+    const request = slowRequest(server.url)
+    await pause(200)
+    const started = Date.now()
+    server.send("close 300")
+    await server.next("closed")
+    expect(Date.now() - started).toBeLessThan(5_000)
+    await expect(request.response.then((response) => response.text())).rejects.toThrow()
+  })
+
+  it("refuses a port that is taken, even by another Bun server", async () => {
+    const first = await startFixture()
+    const second = await startFixture()
+    second.send(`listen ${first.port}`)
+    const { listen } = await second.next<{ listen: { refused?: string; message?: string } }>("listen")
+    expect(listen.refused).toBe("EADDRINUSE")
+    expect(listen.message).toMatch(/in use/)
+  })
+})
