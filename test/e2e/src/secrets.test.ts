@@ -604,6 +604,7 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
       EMPTY: "",
       SPACES: "  two  spaces  ",
       HASH: "a # not a comment",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, which the export must not perform.
       VAR: "$HOME and ${PATH}",
       COMMAND: `$(touch ${canary}) and \`touch ${canary}\``,
       DOUBLE: 'say "hi"',
