@@ -441,6 +441,11 @@ describe.each(backends)("schemas service on $name", (backend) => {
       body: { error: "Invalid or revoked API token" },
     })
     expect((await admin.request("DELETE", `/api/_ui/v1/tokens/${covering.id}`)).status).toBe(404)
+    const audit = (await admin.request("GET", "/api/_ui/v1/audit?limit=200")).body as {
+      entries: Array<{ action: string; target: string }>
+    }
+    const trail = audit.entries.filter((entry) => entry.target === covering.id).map((entry) => entry.action)
+    expect(trail.sort()).toEqual(["token.create", "token.revoke"])
   })
 
   it("§7 statuses and every-response rules: 401, 413, 415, 400 JSON, CORS, no-store and security headers", async () => {
