@@ -7,13 +7,13 @@
 export { type AppOptions, type BaseAppOptions, createBaseApp } from "./app/base.js"
 export { createSchemasApp, SCHEMAS_INTERFACE_VERSION, type SchemasServices } from "./app/schemasApp.js"
 export {
-  BACKCHANNEL_LOGOUT_PATH,
   createSecretsApp,
   instanceDescription,
   OIDC_START_PATH,
   type SecretsServices,
 } from "./app/secretsApp.js"
 export { clearSessionCookie, readSessionCookie, sessionCookieName, setSessionCookie } from "./auth/cookie.js"
+export { BACKCHANNEL_LOGOUT_PATH } from "./auth/oidc.js"
 export { type SameOriginOptions, sameOriginWrites } from "./auth/sameOrigin.js"
 export { currentSession, notSignedIn, requireSession } from "./auth/session.js"
 export * from "./errors.js"

@@ -48,7 +48,7 @@ describe.each(hosts)("coffer serve on %s", (kind) => {
   it("answers unknown paths with a 404 JSON error that is never cached", async () => {
     const host = await started({ host: kind })
     for (const base of [host.schemas, host.secrets]) {
-      const response = await fetch(`${base}/api/nothing/here`)
+      const response = await fetch(`${base}/nothing/here`)
       expect(response.status).toBe(404)
       expect(response.headers.get("cache-control")).toBe("no-store")
       expect(response.headers.get("content-type")).toMatch(/^application\/json/)

@@ -8,6 +8,7 @@
 import { NotFound, type Settings } from "@coffer/kernel"
 import type { ManagedRuntime } from "effect"
 import { Hono, type Context as HonoContext } from "hono"
+import { BACKCHANNEL_LOGOUT_PATH } from "../auth/oidc.js"
 import { sameOriginWrites } from "../auth/sameOrigin.js"
 import { errorResponse } from "../errors.js"
 import { bodyLimit } from "../middleware/bodyLimit.js"
@@ -52,14 +53,10 @@ export const createBaseApp = <R, ER>(
   app.use(noStore())
   app.use(securityHeaders({ publicOrigin: options.publicOrigin }))
   app.use(cors(options.settings.corsOrigins))
-  app.use(
-    sameOriginWrites({
-      publicOrigin: options.publicOrigin,
-      corsOrigins: options.settings.corsOrigins,
-      exempt: options.nonJsonWrites ?? [],
-    }),
-  )
-  app.use(jsonWrites({ exempt: options.nonJsonWrites ?? [] }))
+  // Both apps mount the provider's back-channel logout, which is form-encoded and cookieless.
+  const exempt = [BACKCHANNEL_LOGOUT_PATH, ...(options.nonJsonWrites ?? [])]
+  app.use(sameOriginWrites({ publicOrigin: options.publicOrigin, corsOrigins: options.settings.corsOrigins, exempt }))
+  app.use(jsonWrites({ exempt }))
   app.use(bodyLimit())
   app.notFound((c) => errorResponse(c, new NotFound({ message: "Not found" })))
   app.onError(reportException(options.runtime))

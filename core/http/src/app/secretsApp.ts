@@ -15,8 +15,6 @@ export type SecretsServices = SecretsRouteServices
 
 /** Where the sign-in button leads when OIDC is configured (seed 001 §4). */
 export const OIDC_START_PATH = "/api/auth/oidc/start"
-/** The form-encoded logout POST from the identity provider: exempt from the JSON-only rule. */
-export const BACKCHANNEL_LOGOUT_PATH = "/api/auth/backchannel-logout"
 
 /** A probe that hangs is as bad as a failed one: load balancers need an answer, so it is bounded. */
 const READINESS_TIMEOUT = Duration.seconds(2)
@@ -35,7 +33,6 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
     runtime: options.runtime,
     settings: options.settings,
     publicOrigin: options.settings.publicOrigin,
-    nonJsonWrites: [BACKCHANNEL_LOGOUT_PATH],
   })
   const instance = instanceDescription(options.settings, options.version)
 

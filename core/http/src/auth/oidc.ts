@@ -217,6 +217,12 @@ const withHasher = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(e
 /** How a route answers once its work is done: a redirect, usually, with cookies set on the way. */
 type Reply = (c: Context) => Response
 
+/**
+ * The provider's form-encoded logout POST (OIDC Back-Channel Logout 1.0). It carries no cookie, so the
+ * JSON-only and same-origin write rules do not apply to it; both apps exempt it through `createBaseApp`.
+ */
+export const BACKCHANNEL_LOGOUT_PATH = "/api/auth/backchannel-logout"
+
 export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: OidcRoutesOptions<E, R>): void => {
   const { handle } = options
   const base = options.basePath ?? "/api/auth"

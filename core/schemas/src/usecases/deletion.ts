@@ -11,7 +11,7 @@
  * Because no survivor selects a removed version, removing versions changes no survivor's selection (`latest`
  * and ranges pick the highest match, which stays), so a deletion needs no cascade.
  */
-import { Clock, Random, type StoreUnavailable } from "@coffer/kernel"
+import { Clock, Random, type StoreUnavailable, sortableId } from "@coffer/kernel"
 import { Effect, Result } from "effect"
 import { parseReference } from "../domain/extendsRef.js"
 import type { SchemaId } from "../domain/schemaId.js"
@@ -59,7 +59,8 @@ export const audit = Effect.fnUntraced(function* (
   target: string,
   detail?: AuditEntry["detail"],
 ): Effect.fn.Return<void, StoreUnavailable, SchemaStore | Clock.Clock | Random.Random> {
-  const id = yield* Random.Random.use((random) => random.id)
   const at = yield* Clock.Clock.use((clock) => clock.now)
+  // Time-ordered, so entries of one millisecond still list newest first.
+  const id = sortableId(at, yield* Random.Random.use((random) => random.id))
   yield* SchemaStore.use((store) => store.appendAudit({ id, at, actor, action, target, detail }))
 })
