@@ -17,6 +17,11 @@ export interface BunServer {
   readonly port: number
   readonly requestIP: (request: Request) => SocketAddress | null
   /**
+   * Sets how long this request's connection may go without sending or receiving a byte before Bun closes it,
+   * in seconds (`0`: never). The server-wide default, `idleTimeout`, is 10 s.
+   */
+  readonly timeout: (request: Request, seconds: number) => void
+  /**
    * Stops accepting. Without `closeActiveConnections` it resolves once requests in flight have been answered
    * (idle keep-alive connections are closed at once); with it, every connection is cut.
    */

@@ -1,8 +1,9 @@
 /**
  * The Bun listener, on Bun: the test runs on Node and drives `testing/listenFixture.ts` in a Bun child process
  * (from source, through the `@coffer/source` condition), because `Bun.serve` exists only there. What the host's
- * e2e suite cannot reach is checked here: the client address, the grace period running out, and a taken port
- * refused even when Bun holds it (Bun binds with SO_REUSEPORT unless told not to).
+ * e2e suite cannot reach is checked here: the client address, a handler slower than Bun's default idle timeout,
+ * the grace period running out, and a taken port refused even when Bun holds it (Bun binds with SO_REUSEPORT
+ * unless told not to).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { readFileSync, realpathSync } from "node:fs"
@@ -104,6 +105,13 @@ describe("bunListener", () => {
     const response = await fetch(`${server.url}/ip`)
     expect(await response.text()).toBe("127.0.0.1")
   })
+
+  it("answers a request whose handler works longer than Bun's 10 s idle timeout", async () => {
+    const server = await startFixture()
+    // Bun checks timeouts every few seconds, so a 10 s one cuts somewhere before 14 s: 15 s is past it.
+    const response = await fetch(`${server.url}/slow/15000`)
+    expect(await response.text()).toBe("done")
+  }, 30_000)
 
   it("lets a request in flight finish before it closes, then refuses connections", async () => {
     const server = await startFixture()

@@ -16,6 +16,14 @@ export interface BunBindings {
   readonly request: Request
 }
 
+/**
+ * How long a request may go without a byte either way, in seconds. Bun's default of 10 s also counts the time a
+ * handler works before answering, so a long cascade or a wait for a database connection would end in a reset
+ * connection instead of a response; Node never cuts a handler. 255 s is the most Bun's `idleTimeout` takes.
+ * Idle keep-alive connections between requests keep Bun's 10 s.
+ */
+export const REQUEST_IDLE_TIMEOUT_S = 255
+
 const isBunBindings = (env: unknown): env is BunBindings =>
   typeof env === "object" && env !== null && "server" in env && "request" in env
 
@@ -26,7 +34,10 @@ export const listen = async (fetch: FetchHandler, host: string, port: number): P
     port,
     development: false,
     reusePort: false,
-    fetch: (request, server) => fetch(request, { server, request } satisfies BunBindings),
+    fetch: (request, server) => {
+      server.timeout(request, REQUEST_IDLE_TIMEOUT_S)
+      return fetch(request, { server, request } satisfies BunBindings)
+    },
   })
   return {
     port: server.port,

@@ -3,7 +3,8 @@
  * free port, driven line by line from stdin so that the test, on Node, can watch shutdown from the outside.
  *
  * Routes: `GET /ip` answers the listener's `clientAddress`; `POST /echo` answers its body once it has all of it,
- * so a body sent slowly keeps a request in flight. Commands: `close <graceMs>` closes and prints `closed`;
+ * so a body sent slowly keeps a request in flight;
+ * `GET /slow/:ms` answers after that many milliseconds. Commands: `close <graceMs>` closes and prints `closed`;
  * `listen <port>` tries a second listener on that port and prints
  * `{ listen: { refused: code, message } }` or `{ listen: { bound: port } }`.
  * Every line printed is JSON.
@@ -16,6 +17,10 @@ const print = (value: unknown) => console.log(JSON.stringify(value))
 const app = new Hono()
 app.get("/ip", (c) => c.text(bunListener.clientAddress(c) ?? "unknown"))
 app.post("/echo", async (c) => c.text(await c.req.text()))
+app.get("/slow/:ms", async (c) => {
+  await new Promise((resolve) => setTimeout(resolve, Number(c.req.param("ms"))))
+  return c.text("done")
+})
 
 const listening = await bunListener.listen((request, env) => app.fetch(request, env), "127.0.0.1", 0)
 print({ url: listening.url, port: listening.port })
