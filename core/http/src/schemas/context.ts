@@ -57,7 +57,7 @@ export interface SchemasRoutes {
 }
 
 /** The rate-limit group of failed credential checks. */
-export const CREDENTIALS_GROUP = "credentials"
+export const CREDENTIALS_GROUP = "schemas:credentials"
 
 /** The prefix of the dashboard endpoints (seed 000 §9 rule 2). */
 export const DASHBOARD_PREFIX = "/api/_ui/v1"

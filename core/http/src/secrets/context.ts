@@ -52,7 +52,7 @@ export interface SecretsRoutes {
 }
 
 /** The rate-limit group of failed credential checks. */
-export const CREDENTIALS_GROUP = "credentials"
+export const CREDENTIALS_GROUP = "secrets:credentials"
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
 

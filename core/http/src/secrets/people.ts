@@ -76,7 +76,7 @@ export const mountPeople = (app: Hono, routes: SecretsRoutes): void => {
   app.post(
     ACCEPT_INVITE_PATH,
     rateLimit(handle, {
-      group: "invite-accept",
+      group: "secrets:invite-accept",
       limit: routes.settings.rateLimit,
       clientAddress: routes.clientAddress,
     }),
