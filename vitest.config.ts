@@ -1,5 +1,8 @@
 import { defineConfig } from "vitest/config"
 
+const sources = "{core,adapters,hosts,test,examples}/*/src/**/*.test.ts"
+const e2e = "test/e2e/src/**/*.test.ts"
+
 export default defineConfig({
   resolve: {
     // Tests run against the workspace's sources, with no build step in between.
@@ -11,12 +14,17 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["{core,adapters,hosts,test,examples}/*/src/**/*.test.ts"],
-    // Performance targets live in benchmarks (`pnpm bench`), never in timed unit tests.
-    benchmark: { include: ["{core,adapters,hosts,test,examples}/*/{src,bench}/**/*.bench.ts"] },
     testTimeout: 20_000,
     hookTimeout: 30_000,
     // Postgres and Redis suites share one server each; keep files from starving a 2-core machine.
     maxWorkers: 2,
+    // Performance targets live in benchmarks (`pnpm bench`), never in timed unit tests.
+    benchmark: { include: ["{core,adapters,hosts,test,examples}/*/{src,bench}/**/*.bench.ts"] },
+    projects: [
+      { extends: true, test: { name: "unit", include: [sources], exclude: [e2e, "**/node_modules/**"] } },
+      // The same end-to-end files against each host: the built Node command and the built Bun command.
+      { extends: true, test: { name: "e2e-node", include: [e2e], env: { COFFER_E2E_HOST: "node" } } },
+      { extends: true, test: { name: "e2e-bun", include: [e2e], env: { COFFER_E2E_HOST: "bun" } } },
+    ],
   },
 })

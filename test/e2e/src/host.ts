@@ -52,6 +52,12 @@ export const hosts: ReadonlyArray<HostName> = (() => {
 })()
 
 /**
+ * The host a suite gets when it names none: the only chosen host when one is chosen (the vitest projects
+ * `e2e-node` and `e2e-bun` each choose one, so every e2e file runs once per host), else Node.
+ */
+export const defaultHost: HostName = hosts.length === 1 ? hosts[0]! : "node"
+
+/**
  * What a host cannot do, by capability name, with the reason. A test that needs a capability is switched off by
  * that name where it is missing, `it.skipIf(lacks(host, "name") !== undefined)(…)`, so the run lists it as
  * skipped and the reason is written here, never a silent skip. Empty today: every suite passes on both hosts.
@@ -102,7 +108,7 @@ export const run = (
   options: { host?: HostName; env?: Readonly<Record<string, string>>; cwd?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> =>
   new Promise((done) => {
-    const [file, argv] = command(options.host ?? "node", args)
+    const [file, argv] = command(options.host ?? defaultHost, args)
     const child = spawn(file, argv, {
       cwd: options.cwd ?? freshDirectory(),
       env: { PATH: process.env.PATH ?? "", ...options.env },
@@ -121,7 +127,7 @@ export const run = (
 
 // `async`: a missing build is a rejection like any other failure to start.
 export const start = async (options: StartOptions = {}): Promise<Host> => {
-  const host = options.host ?? "node"
+  const host = options.host ?? defaultHost
   const args = options.args ?? ["serve"]
   const expected = args.includes("--only") ? 1 : 2
   const [file, argv] = command(host, args)
