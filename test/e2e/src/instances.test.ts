@@ -1,0 +1,165 @@
+/**
+ * Two `coffer serve --only secrets` processes on one Postgres database and one Redis, as an operator runs several
+ * instances (DESIGN.md "Storage"): a Secrets API key deleted on A is refused by B on the very next request, a
+ * secret written on A reads on B, and rate-limit counts are one count across both. The schemas side of two
+ * instances (token revocation, saves) is covered in schemas.test.ts.
+ *
+ * The host has no Redis key prefix setting, so both instances use the default one; what they share there is kept
+ * apart from other runs by unique data: each client speaks from a loopback address of its own (127.x.y.z), which
+ * is the address rate limits count by.
+ */
+import { randomBytes, randomInt } from "node:crypto"
+import { request as httpRequest } from "node:http"
+import { hasPostgres, hasRedis, postgresUrl, redisUrl, runId } from "@coffer/contract"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Host, start } from "./host.js"
+
+interface Reply {
+  readonly status: number
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions that read them.
+  readonly body: any
+  readonly setCookie: ReadonlyArray<string>
+}
+
+/** A loopback address of this test's own, so that counts kept per client address in the shared Redis are ours. */
+const freshAddress = () => `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`
+
+/** An HTTP client speaking from `localAddress`. */
+const clientFrom = (localAddress: string) => {
+  const call = (
+    base: string,
+    method: string,
+    path: string,
+    options: { cookie?: string; key?: string; body?: unknown } = {},
+  ) =>
+    new Promise<Reply>((resolve, reject) => {
+      const url = new URL(base)
+      const body = options.body === undefined ? undefined : JSON.stringify(options.body)
+      const headers: Record<string, string> = {}
+      if (body !== undefined) headers["content-type"] = "application/json"
+      if (options.cookie !== undefined) headers.cookie = options.cookie
+      if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`
+      const req = httpRequest(
+        { host: url.hostname, port: url.port, method, path, headers, localAddress },
+        (response) => {
+          let text = ""
+          response.on("data", (chunk) => {
+            text += chunk
+          })
+          response.on("end", () => {
+            let parsed: unknown
+            try {
+              parsed = JSON.parse(text)
+            } catch {
+              parsed = undefined
+            }
+            const setCookie = response.headers["set-cookie"] ?? []
+            resolve({ status: response.statusCode ?? 0, body: parsed, setCookie })
+          })
+        },
+      )
+      req.on("error", reject)
+      req.end(body)
+    })
+  const devLogin = (base: string, email: string) => call(base, "POST", "/api/auth/dev-login", { body: { email } })
+  const signIn = async (base: string, email: string) => {
+    const response = await devLogin(base, email)
+    expect(response.status).toBe(200)
+    return response.setCookie[0]!.split(";")[0]!
+  }
+  return { call, devLogin, signIn }
+}
+
+describe.runIf((await hasPostgres()) && (await hasRedis()))("two secrets instances on one Postgres and Redis", () => {
+  const name = runId("e2e_instances")
+  const databaseUrl = new URL(postgresUrl)
+  databaseUrl.pathname = `/${name}`
+  let a: Host
+  let b: Host
+
+  beforeAll(async () => {
+    const admin = new pg.Client({ connectionString: postgresUrl })
+    await admin.connect()
+    await admin.query(`create database ${name}`)
+    await admin.end()
+    const env = {
+      COFFER_DATABASE_URL: databaseUrl.toString(),
+      COFFER_REDIS_URL: redisUrl,
+      COFFER_MASTER_KEY: randomBytes(32).toString("base64"),
+      COFFER_RATE_LIMIT: "3",
+    }
+    // Started together: migrations must be safe when instances start at once.
+    ;[a, b] = await Promise.all([
+      start({ args: ["serve", "--only", "secrets"], env }),
+      start({ args: ["serve", "--only", "secrets"], env }),
+    ])
+  })
+
+  afterAll(async () => {
+    await Promise.all([a?.stop("SIGKILL"), b?.stop("SIGKILL")])
+    const admin = new pg.Client({ connectionString: postgresUrl })
+    await admin.connect()
+    await admin.query(`drop database if exists ${name} with (force)`)
+    await admin.end()
+  })
+
+  it("a secret written on A reads on B; an API key deleted on A is refused by B on the next request", async () => {
+    const A = a.secrets!
+    const B = b.secrets!
+    const owner = clientFrom(freshAddress())
+    const cookie = await owner.signIn(A, "owner@example.com")
+    expect((await owner.call(A, "POST", "/api/projects", { cookie, body: { name: "Shared" } })).status).toBe(201)
+    const S = "/api/projects/shared/environments/development/secrets"
+
+    // The session made on A is good on B, and what A writes B reads, whatever either has cached.
+    expect((await owner.call(B, "GET", `${S}/DB_URL`, { cookie })).status).toBe(404)
+    expect((await owner.call(A, "POST", S, { cookie, body: { key: "DB_URL", value: "postgres://one" } })).body).toEqual(
+      { ok: true, action: "created", version: 1 },
+    )
+    expect((await owner.call(B, "GET", `${S}/DB_URL`, { cookie })).body.secret).toMatchObject({
+      key: "DB_URL",
+      value: "postgres://one",
+      version: 1,
+    })
+    expect((await owner.call(A, "POST", S, { cookie, body: { key: "DB_URL", value: "postgres://two" } })).status).toBe(
+      200,
+    )
+    expect((await owner.call(B, "GET", `${S}/DB_URL`, { cookie })).body.secret).toMatchObject({
+      value: "postgres://two",
+      version: 2,
+    })
+
+    // A key made on A works on B (B's check of it is now cached), until A deletes it.
+    const created = await owner.call(A, "POST", "/api/api-keys", {
+      cookie,
+      body: { name: "ci", projectSlug: "shared", scope: "write" },
+    })
+    expect(created.status).toBe(201)
+    const key = created.body.key as string
+    for (let i = 0; i < 3; i++) {
+      expect((await owner.call(B, "GET", `${S}/DB_URL`, { key })).body.secret.value).toBe("postgres://two")
+    }
+    expect((await owner.call(B, "POST", S, { key, body: { key: "FROM_B", value: "b" } })).status).toBe(201)
+    expect((await owner.call(A, "GET", `${S}/FROM_B`, { key })).body.secret.value).toBe("b")
+
+    expect((await owner.call(A, "DELETE", `/api/api-keys/${created.body.id}`, { cookie })).body).toEqual({ ok: true })
+    expect((await owner.call(B, "GET", `${S}/DB_URL`, { key })).status).toBe(401)
+    expect((await owner.call(A, "GET", `${S}/DB_URL`, { key })).status).toBe(401)
+    expect((await owner.call(B, "POST", S, { key, body: { key: "AFTER", value: "x" } })).status).toBe(401)
+    expect((await owner.call(B, "GET", `${S}/AFTER`, { cookie })).status).toBe(404)
+  })
+
+  it("count rate-limited attempts once across instances: three logins on A, the fourth on B is 429", async () => {
+    const A = a.secrets!
+    const B = b.secrets!
+    const client = clientFrom(freshAddress())
+    for (let i = 0; i < 3; i++) expect((await client.devLogin(A, "ada@example.com")).status).toBe(200)
+    const limited = await client.devLogin(B, "ada@example.com")
+    expect(limited.status).toBe(429)
+    expect(limited.body).toEqual({ error: expect.any(String) })
+    expect((await client.devLogin(A, "ada@example.com")).status).toBe(429)
+    // The count is per client address: another client still signs in on B.
+    expect((await clientFrom(freshAddress()).devLogin(B, "ada@example.com")).status).toBe(200)
+  })
+})
