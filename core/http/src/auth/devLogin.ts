@@ -6,8 +6,9 @@
  */
 import { NotFound, Sessions, type StoreUnavailable } from "@coffer/kernel"
 import { Effect, Schema } from "effect"
-import type { Context } from "hono"
-import { readSessionCookie } from "./cookie.js"
+import type { Context, Hono } from "hono"
+import type { Handle } from "../runtime.js"
+import { clearSessionCookie, readSessionCookie } from "./cookie.js"
 
 export const DEV_LOGIN_PATH = "/api/auth/dev-login"
 export const LOGOUT_PATH = "/api/auth/logout"
@@ -49,3 +50,15 @@ export const endSession = (
   if (token === undefined) return Effect.void
   return Sessions.Sessions.use((sessions) => sessions.revoke(token))
 }
+
+/** `POST /api/auth/logout`, the same on both services: ends the session server-side and clears the cookie. */
+export const mountLogout = (
+  app: Hono,
+  options: { readonly handle: Handle<Sessions.Sessions>; readonly publicOrigin: string | undefined },
+) =>
+  app.post(LOGOUT_PATH, (c) =>
+    options.handle(c, endSession(c, options.publicOrigin), () => {
+      clearSessionCookie(c, options.publicOrigin)
+      return c.json({ ok: true })
+    }),
+  )

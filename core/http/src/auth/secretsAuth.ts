@@ -18,7 +18,7 @@ import { errorResponse } from "../errors.js"
 import { decodeJson } from "../middleware/jsonBody.js"
 import type { Handle } from "../runtime.js"
 import { clearSessionCookie, setSessionCookie } from "./cookie.js"
-import { DEV_LOGIN_PATH, devLoginOff, Email, endSession, LOGOUT_PATH, startSession } from "./devLogin.js"
+import { DEV_LOGIN_PATH, devLoginOff, Email, mountLogout, startSession } from "./devLogin.js"
 import { mountSecretsOidc } from "./oidc.js"
 import { rateLimit } from "./rateLimit.js"
 import { requireSession } from "./session.js"
@@ -70,12 +70,7 @@ export const mountSecretsAuth = (app: Hono, options: SecretsAuthOptions): void =
     app.post(DEV_LOGIN_PATH, (c) => errorResponse(c, devLoginOff()))
   }
 
-  app.post(LOGOUT_PATH, (c) =>
-    handle(c, endSession(c, publicOrigin), () => {
-      clearSessionCookie(c, publicOrigin)
-      return c.json({ ok: true })
-    }),
-  )
+  mountLogout(app, { handle, publicOrigin })
 
   app.get(ME_PATH, (c) =>
     handle(
