@@ -8,8 +8,7 @@
  * the next development login with that address into an unknown identity whose e-mail an account holds, which
  * is exactly the situation of a second provider identity with a known address.
  */
-import { hasPostgres, postgresUrl, runId } from "@coffer/contract"
-import pg from "pg"
+import { createPostgresDatabase, hasPostgres } from "@coffer/contract"
 import { afterEach, describe, expect, it } from "vitest"
 import { freshDirectory, type Host, run, start } from "./host.js"
 
@@ -239,31 +238,18 @@ describe("coffer accounts", () => {
 
 describe.runIf(await hasPostgres())("development login on Postgres", () => {
   it("keeps sessions and accounts in Postgres", async () => {
-    const name = runId("e2e_auth")
-    const admin = new pg.Client({ connectionString: postgresUrl })
-    await admin.connect()
-    await admin.query(`create database ${name}`)
+    const database = await createPostgresDatabase("e2e_auth")
     try {
-      const url = new URL(postgresUrl)
-      url.pathname = `/${name}`
-      const host = await started({ env: { ...rolesEnv, COFFER_DATABASE_URL: url.toString() } })
+      const host = await started({ env: { ...rolesEnv, COFFER_DATABASE_URL: database.url } })
       await signInAndOut(host)
-      const client = new pg.Client({ connectionString: url.toString() })
-      await client.connect()
-      try {
-        const users = await client.query("select email from secrets_users")
-        expect(users.rows).toEqual([{ email: "Ada@Example.com" }])
-        // Both logouts ended their sessions server-side.
-        const sessions = await client.query(
-          "select (select count(*) from secrets_sessions) + (select count(*) from schemas_sessions) as n",
-        )
-        expect(Number(sessions.rows[0].n)).toBe(0)
-      } finally {
-        await client.end()
-      }
+      expect(await database.query("select email from secrets_users")).toEqual([{ email: "Ada@Example.com" }])
+      // Both logouts ended their sessions server-side.
+      const sessions = await database.query(
+        "select (select count(*) from secrets_sessions) + (select count(*) from schemas_sessions) as n",
+      )
+      expect(Number(sessions[0]?.n)).toBe(0)
     } finally {
-      await admin.query(`drop database if exists ${name} with (force)`)
-      await admin.end()
+      await database.drop()
     }
   })
 })

@@ -4,8 +4,7 @@
  */
 import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { hasPostgres, postgresUrl, runId, startTcpProxy } from "@coffer/contract"
-import pg from "pg"
+import { createPostgresDatabase, hasPostgres, startTcpProxy } from "@coffer/contract"
 import { afterEach, describe, expect, it } from "vitest"
 import { freshDirectory, type Host, hosts, run, start } from "./host.js"
 
@@ -190,20 +189,12 @@ describe.each(hosts)("coffer commands on %s", (kind) => {
 })
 
 describe.runIf(await hasPostgres()).each(hosts)("coffer serve on %s and Postgres", (kind) => {
-  const admin = () => new pg.Client({ connectionString: postgresUrl })
-
   const withDatabase = async (use: (url: URL) => Promise<void>) => {
-    const name = runId("e2e")
-    const client = admin()
-    await client.connect()
-    await client.query(`create database ${name}`)
+    const database = await createPostgresDatabase("e2e")
     try {
-      const url = new URL(postgresUrl)
-      url.pathname = `/${name}`
-      await use(url)
+      await use(new URL(database.url))
     } finally {
-      await client.query(`drop database if exists ${name} with (force)`)
-      await client.end()
+      await database.drop()
     }
   }
 

@@ -9,8 +9,7 @@
  */
 
 import { request as httpRequest } from "node:http"
-import { hasPostgres, hasRedis, postgresUrl, redisUrl, runId, startTcpProxy, type TcpProxy } from "@coffer/contract"
-import pg from "pg"
+import { createPostgresDatabase, hasPostgres, hasRedis, redisUrl, startTcpProxy, type TcpProxy } from "@coffer/contract"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Host, start } from "./host.js"
 
@@ -115,33 +114,7 @@ const createTokenFor = async (admin: Client, base: string, platforms?: ReadonlyA
   return { token, id: record.id, client: clientFor(base, { authorization: `Bearer ${token}` }) }
 }
 
-const postgresDatabase = async () => {
-  const name = runId("e2e_schemas")
-  const client = new pg.Client({ connectionString: postgresUrl })
-  await client.connect()
-  await client.query(`create database ${name}`)
-  await client.end()
-  const url = new URL(postgresUrl)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    query: async (text: string) => {
-      const database = new pg.Client({ connectionString: url.toString() })
-      await database.connect()
-      try {
-        return await database.query(text)
-      } finally {
-        await database.end()
-      }
-    },
-    drop: async () => {
-      const admin = new pg.Client({ connectionString: postgresUrl })
-      await admin.connect()
-      await admin.query(`drop database if exists ${name} with (force)`)
-      await admin.end()
-    },
-  }
-}
+const postgresDatabase = () => createPostgresDatabase("e2e_schemas")
 
 interface Backend {
   readonly name: string

@@ -13,9 +13,8 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { createRequire } from "node:module"
 import { join, resolve } from "node:path"
-import { hasPostgres, postgresUrl, runId } from "@coffer/contract"
+import { createPostgresDatabase, hasPostgres, type PostgresDatabase } from "@coffer/contract"
 import { parse as parseDotenv } from "dotenv"
-import pg from "pg"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { freshDirectory, type Host, run, start } from "./host.js"
 
@@ -71,35 +70,20 @@ const sqliteDatabase = (): RawDatabase => {
   }
 }
 
-const postgresDatabases: Array<string> = []
+const postgresDatabases: Array<PostgresDatabase> = []
 const postgresDatabase = async (): Promise<RawDatabase> => {
-  const name = runId("e2e_secrets")
-  const admin = new pg.Client({ connectionString: postgresUrl })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  postgresDatabases.push(name)
-  const url = new URL(postgresUrl)
-  url.pathname = `/${name}`
-  const query = async (sql: string, params: ReadonlyArray<unknown> = []) => {
-    const client = new pg.Client({ connectionString: url.toString() })
-    await client.connect()
-    try {
-      return (await client.query(sql, [...params])).rows as Array<Record<string, unknown>>
-    } finally {
-      await client.end()
-    }
-  }
+  const database = await createPostgresDatabase("e2e_secrets")
+  postgresDatabases.push(database)
   return {
-    env: { COFFER_DATABASE_URL: url.toString() },
-    all: query,
+    env: { COFFER_DATABASE_URL: database.url },
+    all: database.query,
     exec: async (sql, params) => {
-      await query(sql, params)
+      await database.query(sql, params)
     },
     dump: async () => {
-      const tables = await query(`select tablename from pg_tables where schemaname = 'public'`)
+      const tables = await database.query(`select tablename from pg_tables where schemaname = 'public'`)
       const parts = await Promise.all(
-        tables.map(async ({ tablename }) => JSON.stringify(await query(`select * from "${tablename}"`))),
+        tables.map(async ({ tablename }) => JSON.stringify(await database.query(`select * from "${tablename}"`))),
       )
       return parts.join("\n")
     },
@@ -107,11 +91,7 @@ const postgresDatabase = async (): Promise<RawDatabase> => {
 }
 
 afterAll(async () => {
-  if (postgresDatabases.length === 0) return
-  const admin = new pg.Client({ connectionString: postgresUrl })
-  await admin.connect()
-  for (const name of postgresDatabases) await admin.query(`drop database if exists ${name} with (force)`)
-  await admin.end()
+  await Promise.all(postgresDatabases.splice(0).map((database) => database.drop()))
 })
 
 interface Reply {
