@@ -263,11 +263,11 @@ describe.each(backends)("a host killed with SIGKILL on %s", (_name, makeStore) =
   it("during a schemas cascade leaves all dependents or none on the base's stored content", async () => {
     const store = await makeStore()
     const first = await serve("schemas", store)
-    const admin = await signIn(first.schemas!, "root@example.com")
+    let cookie = await signIn(first.schemas!, "root@example.com")
     const put = (base: string, key: string, content: unknown) =>
-      call(base, "PUT", `/api/${key}`, { cookie: admin, body: { content } })
+      call(base, "PUT", `/api/${key}`, { cookie, body: { content } })
     const platform = await call(first.schemas!, "POST", "/api/base", {
-      cookie: admin,
+      cookie,
       body: { name: "base", versions: ["1.0.0"] },
     })
     expect(platform.status).toBe(201)
@@ -275,47 +275,56 @@ describe.each(backends)("a host killed with SIGKILL on %s", (_name, makeStore) =
     const dependents = Array.from({ length: 200 }, (_, i) => `dep-${i}`)
     await inBatches(dependents, 8, async (name) => {
       const created = await call(first.schemas!, "POST", `/api/${name}`, {
-        cookie: admin,
+        cookie,
         body: { name, versions: ["1.0.0"] },
       })
       expect(created.status, name).toBe(201)
       expect((await put(first.schemas!, `${name}/1.0.0`, { "@extends": "base", own: name })).status, name).toBe(200)
     })
 
-    // A whole cascade first, timed, so that the kill below lands inside one.
-    const started = performance.now()
-    const whole = await put(first.schemas!, "base/1.0.0", { generation: 2 })
-    const duration = performance.now() - started
-    expect(whole.status).toBe(200)
-    expect(whole.body.reprocessed).toHaveLength(200)
+    // Rounds of: a whole cascade, timed on the running host, then another save of the base killed at a growing
+    // fraction of that time, so that the kills land before, inside and around the commit; a restart after each.
+    let host = first
+    let generation = 1
+    for (const fraction of [0.25, 0.5, 0.75, 1, 1.5]) {
+      const started = performance.now()
+      const whole = await put(host.schemas!, "base/1.0.0", { generation: generation + 1 })
+      const duration = performance.now() - started
+      expect(whole.status).toBe(200)
+      expect(whole.body.reprocessed).toHaveLength(dependents.length)
+      generation += 1
 
-    let answered: number | undefined
-    const saving = put(first.schemas!, "base/1.0.0", { generation: 3 }).then(
-      (reply) => {
-        answered = reply.status
-      },
-      () => undefined,
-    )
-    await new Promise((resolve) => setTimeout(resolve, duration / 2))
-    await first.stop("SIGKILL")
-    await saving
+      let answered: number | undefined
+      const saving = put(host.schemas!, "base/1.0.0", { generation: generation + 1 }).then(
+        (reply) => {
+          answered = reply.status
+        },
+        () => undefined,
+      )
+      await new Promise((resolve) => setTimeout(resolve, duration * fraction))
+      await host.stop("SIGKILL")
+      await saving
 
-    const second = await serve("schemas", store)
-    const base = second.schemas!
-    const reader = await signIn(base, "root@example.com")
-    const stored = (await call(base, "GET", "/api/base/1.0.0", { cookie: reader })).body
-    const generation = stored.content.generation as number
-    expect([2, 3]).toContain(generation)
-    if (answered === 200) expect(generation).toBe(3)
-    expect(stored.output).toEqual({ generation })
-    const seen = new Map<number, number>()
-    await inBatches(dependents, 16, async (name) => {
-      const reply = await call(base, "GET", `/api/${name}/1.0.0`, { cookie: reader })
-      expect(reply.status, name).toBe(200)
-      expect(reply.body.output.own, name).toBe(name)
-      const g = reply.body.output.generation as number
-      seen.set(g, (seen.get(g) ?? 0) + 1)
-    })
-    expect(Object.fromEntries(seen)).toEqual({ [generation]: 200 })
+      host = await serve("schemas", store)
+      cookie = await signIn(host.schemas!, "root@example.com")
+      const stored = (await call(host.schemas!, "GET", "/api/base/1.0.0", { cookie })).body
+      const kept = stored.content.generation as number
+      expect([generation, generation + 1]).toContain(kept)
+      if (answered === 200) expect(kept).toBe(generation + 1)
+      expect(stored.output).toEqual({ generation: kept })
+      const seen = new Map<number, number>()
+      const base = host.schemas!
+      await inBatches(dependents, 16, async (name) => {
+        const reply = await call(base, "GET", `/api/${name}/1.0.0`, { cookie })
+        expect(reply.status, name).toBe(200)
+        expect(reply.body.output.own, name).toBe(name)
+        const g = reply.body.output.generation as number
+        seen.set(g, (seen.get(g) ?? 0) + 1)
+      })
+      expect(Object.fromEntries(seen), `killed at ${fraction} of ${Math.round(duration)} ms`).toEqual({
+        [kept]: dependents.length,
+      })
+      generation = kept
+    }
   }, 180_000)
 })
