@@ -3,18 +3,10 @@
  * deletion with the admin permission and the 409 `{ error, blockedBy }` body, history removed, every deletion
  * and token change audited and readable page by page by admins.
  */
-import { afterEach, describe, expect, it } from "vitest"
-import { createPlatforms, saveSchema, schemasService } from "./fixtures.js"
+import { describe, expect, it } from "vitest"
+import { createPlatforms, saveSchema, useSchemasServices } from "./fixtures.js"
 
-const services: Array<ReturnType<typeof schemasService>> = []
-const service = (env: Record<string, string> = {}) => {
-  const created = schemasService(env)
-  services.push(created)
-  return created
-}
-afterEach(async () => {
-  await Promise.all(services.splice(0).map((created) => created.runtime.dispose()))
-})
+const service = useSchemasServices()
 
 describe("POST /api/_ui/v1/platforms", () => {
   it("creates a platform with no versions (201), 409 when the name is taken, 400 for a bad kind or name", async () => {

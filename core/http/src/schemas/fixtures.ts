@@ -7,7 +7,7 @@
 import { Cache, Clock, Hasher, Random, type Settings, StoreUnavailable } from "@coffer/kernel"
 import { Tokens } from "@coffer/schemas"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { expect } from "vitest"
+import { afterEach, expect } from "vitest"
 import { MemoryCache, MemorySchemaStore, MemorySessions } from "../../../../adapters/memory/src/index.js"
 import { createSchemasApp } from "../app/schemasApp.js"
 import { settingsFrom } from "../testing.js"
@@ -133,4 +133,20 @@ export const saveSchema = async (client: Client, key: string, content: unknown) 
   const response = await client.request("PUT", `/api/${key}`, { body: { content } })
   expect(response.status).toBe(200)
   return response.body as { ok: true; schema: { output: unknown }; reprocessed: ReadonlyArray<string> }
+}
+
+/**
+ * A `service(env)` for a test file: each call makes a fresh service, and every one made is disposed after
+ * each test, so no test sees another's state.
+ */
+export const useSchemasServices = () => {
+  const services: Array<ReturnType<typeof schemasService>> = []
+  afterEach(async () => {
+    await Promise.all(services.splice(0).map((created) => created.runtime.dispose()))
+  })
+  return (env: Record<string, string> = {}) => {
+    const created = schemasService(env)
+    services.push(created)
+    return created
+  }
 }

@@ -2,18 +2,10 @@
  * The platform and version data endpoints over HTTP (seed 000 §4): exact statuses, bodies and messages, the
  * version-string rules, kind handling, and omitted versions being deleted only by admins.
  */
-import { afterEach, describe, expect, it } from "vitest"
-import { createPlatforms, schemasService } from "./fixtures.js"
+import { describe, expect, it } from "vitest"
+import { createPlatforms, useSchemasServices } from "./fixtures.js"
 
-const services: Array<ReturnType<typeof schemasService>> = []
-const service = (env: Record<string, string> = {}) => {
-  const created = schemasService(env)
-  services.push(created)
-  return created
-}
-afterEach(async () => {
-  await Promise.all(services.splice(0).map((created) => created.runtime.dispose()))
-})
+const service = useSchemasServices()
 
 describe("GET /api/schemas, GET and POST /api/{platform}", () => {
   it("creates with 201 {ok: true}, lists name and versions, and reads one with its kind", async () => {

@@ -2,18 +2,10 @@
  * Saving and reading schemas over HTTP (seed 000 §4 rules 4–5, DESIGN.md "Saving a schema"): the PUT payload and
  * answer, `+` and `%2B` naming one version, the cascade listed, every 400/404 message, and input limits.
  */
-import { afterEach, describe, expect, it } from "vitest"
-import { createPlatforms, saveSchema, schemasService } from "./fixtures.js"
+import { describe, expect, it } from "vitest"
+import { createPlatforms, saveSchema, useSchemasServices } from "./fixtures.js"
 
-const services: Array<ReturnType<typeof schemasService>> = []
-const service = (env: Record<string, string> = {}) => {
-  const created = schemasService(env)
-  services.push(created)
-  return created
-}
-afterEach(async () => {
-  await Promise.all(services.splice(0).map((created) => created.runtime.dispose()))
-})
+const service = useSchemasServices()
 
 describe("PUT and GET /api/{platform}/{version}", () => {
   it("saves, answers the resolved schema and the re-processed dependents, and reads back", async () => {

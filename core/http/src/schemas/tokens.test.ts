@@ -3,18 +3,10 @@
  * token reads the four data paths with GET and HEAD only, writes and dashboard endpoints refuse it, scope hides
  * and forbids, revocation is immediate, and the check fails closed (503) while the cache is down.
  */
-import { afterEach, describe, expect, it } from "vitest"
-import { createPlatforms, saveSchema, schemasService } from "./fixtures.js"
+import { describe, expect, it } from "vitest"
+import { createPlatforms, saveSchema, useSchemasServices } from "./fixtures.js"
 
-const services: Array<ReturnType<typeof schemasService>> = []
-const service = (env: Record<string, string> = {}) => {
-  const created = schemasService(env)
-  services.push(created)
-  return created
-}
-afterEach(async () => {
-  await Promise.all(services.splice(0).map((created) => created.runtime.dispose()))
-})
+const service = useSchemasServices()
 
 describe("token management", () => {
   it("creates (201, token shown once), lists records without the token, and revokes", async () => {
