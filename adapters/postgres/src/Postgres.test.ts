@@ -6,7 +6,7 @@
  */
 import { createServer } from "node:net"
 import { migrate, migrations, SqlDatabase } from "@coffer/adapter-sql"
-import { hasPostgres, migrationSuite, postgresUrl, runId, startTcpProxy } from "@coffer/contract"
+import { hasPostgres, migrationSuite, postgresUrl, scopedPostgresDatabase, startTcpProxy } from "@coffer/contract"
 import { Readiness, StoreUnavailable } from "@coffer/kernel"
 import { Effect, Layer, Logger, Redacted, Schedule } from "effect"
 import { sql } from "kysely"
@@ -34,15 +34,8 @@ const urlFor = (database: string, base: { host: string; port: number } | undefin
   return url.toString()
 }
 
-/** A database of this run's own for the life of the scope. */
-const scopedDatabase = Effect.acquireRelease(
-  Effect.promise(async () => {
-    const name = runId("pg")
-    await admin((client) => client.query(`create database "${name}"`))
-    return name
-  }),
-  (name) => Effect.promise(() => admin((client) => client.query(`drop database if exists "${name}" with (force)`))),
-)
+/** A database of this run's own for the life of the scope: its name. */
+const scopedDatabase = Effect.map(scopedPostgresDatabase, (database) => database.name)
 
 const freshLayer = (options: Partial<Postgres.Options> = {}) =>
   Layer.effect(

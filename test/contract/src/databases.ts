@@ -8,29 +8,12 @@ import { Postgres } from "@coffer/adapter-postgres"
 import { migrate, SqlDatabase } from "@coffer/adapter-sql"
 import { Sqlite } from "@coffer/adapter-sqlite"
 import { Effect, Layer, Redacted } from "effect"
-import pg from "pg"
-import { postgresUrl, runId } from "./services.js"
-
-const admin = async <A>(use: (client: pg.Client) => Promise<A>): Promise<A> => {
-  const client = new pg.Client({ connectionString: postgresUrl })
-  await client.connect()
-  try {
-    return await use(client)
-  } finally {
-    await client.end()
-  }
-}
+import { createPostgresDatabase } from "./postgresDatabase.js"
 
 /** A Postgres database of this run's own for the life of the scope. */
-const scopedPostgresDatabase = Effect.acquireRelease(
-  Effect.promise(async () => {
-    const name = runId("pg")
-    await admin((client) => client.query(`create database "${name}"`))
-    const url = new URL(postgresUrl)
-    url.pathname = `/${name}`
-    return { name, url: url.toString() }
-  }),
-  ({ name }) => Effect.promise(() => admin((client) => client.query(`drop database if exists "${name}" with (force)`))),
+export const scopedPostgresDatabase = Effect.acquireRelease(
+  Effect.promise(() => createPostgresDatabase("pg")),
+  (database) => Effect.promise(() => database.drop()),
 )
 
 const migrated = <E>(layer: Layer.Layer<SqlDatabase.SqlDatabase, E>) =>

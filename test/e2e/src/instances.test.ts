@@ -10,8 +10,7 @@
  */
 import { randomBytes, randomInt } from "node:crypto"
 import { request as httpRequest } from "node:http"
-import { hasPostgres, hasRedis, postgresUrl, redisUrl, runId } from "@coffer/contract"
-import pg from "pg"
+import { createPostgresDatabase, hasPostgres, hasRedis, type PostgresDatabase, redisUrl } from "@coffer/contract"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Host, start } from "./host.js"
 
@@ -72,19 +71,14 @@ const clientFrom = (localAddress: string) => {
 }
 
 describe.runIf((await hasPostgres()) && (await hasRedis()))("two secrets instances on one Postgres and Redis", () => {
-  const name = runId("e2e_instances")
-  const databaseUrl = new URL(postgresUrl)
-  databaseUrl.pathname = `/${name}`
+  let database: PostgresDatabase | undefined
   let a: Host
   let b: Host
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: postgresUrl })
-    await admin.connect()
-    await admin.query(`create database ${name}`)
-    await admin.end()
+    database = await createPostgresDatabase("e2e_instances")
     const env = {
-      COFFER_DATABASE_URL: databaseUrl.toString(),
+      COFFER_DATABASE_URL: database.url,
       COFFER_REDIS_URL: redisUrl,
       COFFER_MASTER_KEY: randomBytes(32).toString("base64"),
       COFFER_RATE_LIMIT: "3",
@@ -98,10 +92,7 @@ describe.runIf((await hasPostgres()) && (await hasRedis()))("two secrets instanc
 
   afterAll(async () => {
     await Promise.all([a?.stop("SIGKILL"), b?.stop("SIGKILL")])
-    const admin = new pg.Client({ connectionString: postgresUrl })
-    await admin.connect()
-    await admin.query(`drop database if exists ${name} with (force)`)
-    await admin.end()
+    await database?.drop()
   })
 
   it("a secret written on A reads on B; an API key deleted on A is refused by B on the next request", async () => {

@@ -13,8 +13,7 @@
  * a network link, so Postgres only. The Redis cut is covered in schemas.test.ts.
  */
 import { randomBytes } from "node:crypto"
-import { hasPostgres, postgresUrl, runId, startTcpProxy } from "@coffer/contract"
-import pg from "pg"
+import { createPostgresDatabase, hasPostgres, type PostgresDatabase, startTcpProxy } from "@coffer/contract"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { freshDirectory, type Host, start } from "./host.js"
 
@@ -23,25 +22,15 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((host) => host.stop("SIGKILL")))
 })
 
-const databases: Array<string> = []
+const databases: Array<PostgresDatabase> = []
 afterAll(async () => {
-  if (databases.length === 0) return
-  const admin = new pg.Client({ connectionString: postgresUrl })
-  await admin.connect()
-  for (const name of databases) await admin.query(`drop database if exists ${name} with (force)`)
-  await admin.end()
+  await Promise.all(databases.splice(0).map((database) => database.drop()))
 })
 
 const postgresDatabase = async (): Promise<URL> => {
-  const name = runId("e2e_outages")
-  const admin = new pg.Client({ connectionString: postgresUrl })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  databases.push(name)
-  const url = new URL(postgresUrl)
-  url.pathname = `/${name}`
-  return url
+  const database = await createPostgresDatabase("e2e_outages")
+  databases.push(database)
+  return new URL(database.url)
 }
 
 interface Reply {
