@@ -3,10 +3,11 @@
  * and requests shaped as a browser sends them. `@coffer/http` depends on no adapter, so the adapters are
  * imported from their sources by path; only tests import this file, so none of it reaches the build.
  */
+
+import { MemoryAccounts, MemoryCache, MemorySessions } from "@coffer/adapter-memory"
 import { Cache, Clock, Hasher, Random, StoreUnavailable } from "@coffer/kernel"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import type { Context } from "hono"
-import { MemoryAccounts, MemoryCache, MemorySessions } from "../../../../adapters/memory/src/index.js"
 
 export const platform = Layer.mergeAll(Clock.layer, Random.layer, Hasher.layer)
 

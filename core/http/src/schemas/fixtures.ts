@@ -4,11 +4,12 @@
  * a development login per person, and a small client that speaks JSON. `@coffer/http` depends on no adapter, so
  * the adapters are imported from their sources by path; only tests import this file.
  */
+
+import { MemoryCache, MemorySchemaStore, MemorySessions } from "@coffer/adapter-memory"
 import { Cache, Clock, Hasher, Random, type Settings, StoreUnavailable } from "@coffer/kernel"
 import { Tokens } from "@coffer/schemas"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterEach, expect } from "vitest"
-import { MemoryCache, MemorySchemaStore, MemorySessions } from "../../../../adapters/memory/src/index.js"
 import { createSchemasApp } from "../app/schemasApp.js"
 import { settingsFrom } from "../testing.js"
 

@@ -4,12 +4,13 @@
  * in (development login) and calls the API with a cookie or an API key. `@coffer/http` depends on no adapter, so
  * the adapters are imported from their sources by path, as in `../auth/fixtures.ts`; only tests import this file.
  */
+
+import { XChaCha20Poly1305 } from "@coffer/adapter-crypto"
+import { MemoryAccounts, MemoryCache, MemorySessions } from "@coffer/adapter-memory"
 import { Clock, Hasher, Random, Readiness, Settings, StoreUnavailable } from "@coffer/kernel"
 import { MemorySecretStore } from "@coffer/secrets"
 import { Cause, Effect, Layer, Logger, ManagedRuntime, Redacted, Result } from "effect"
 import type { Context } from "hono"
-import { XChaCha20Poly1305 } from "../../../../adapters/crypto/src/index.js"
-import { MemoryAccounts, MemoryCache, MemorySessions } from "../../../../adapters/memory/src/index.js"
 import { createSecretsApp } from "../app/secretsApp.js"
 
 /** Tests name the client in a header; a host reads the socket instead. */
