@@ -6,7 +6,14 @@
  * provider never stops the host); the provider then starts on the announced port, knowing the host's real
  * addresses for its redirect URIs and its back-channel logout calls.
  */
-import { freePort, type OidcBrowser, type OidcProvider, startOidcProvider } from "@coffer/contract"
+import {
+  createPostgresDatabase,
+  freePort,
+  hasPostgres,
+  type OidcBrowser,
+  type OidcProvider,
+  startOidcProvider,
+} from "@coffer/contract"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freshDirectory, type Host, run, start } from "./host.js"
 
@@ -31,16 +38,36 @@ const jar = () => {
 }
 type Jar = ReturnType<typeof jar>
 
-describe("OIDC sign-in against the built host", () => {
+/** Where the host keeps its sessions and accounts: the embedded default, and Postgres when it answers. */
+const databases = [
+  { name: "SQLite", create: async () => ({ env: {}, drop: async () => {} }) },
+  ...((await hasPostgres())
+    ? [
+        {
+          name: "Postgres",
+          create: async () => {
+            const database = await createPostgresDatabase("e2e_oidc")
+            return { env: { COFFER_DATABASE_URL: database.url }, drop: database.drop }
+          },
+        },
+      ]
+    : []),
+]
+
+describe.each(databases)("OIDC sign-in against the built host on $name", (database) => {
   let host: Host
   let provider: OidcProvider
+  let dropDatabase: (() => Promise<void>) | undefined
   const cwd = freshDirectory()
   const clientSecret = "e2e-client-secret-0123456789"
   let env: Record<string, string>
 
   beforeAll(async () => {
+    const created = await database.create()
+    dropDatabase = created.drop
     const issuerPort = await freePort()
     env = {
+      ...created.env,
       OIDC_ISSUER: `http://127.0.0.1:${issuerPort}`,
       OIDC_CLIENT_ID: "coffer-e2e",
       OIDC_CLIENT_SECRET: clientSecret,
@@ -67,6 +94,7 @@ describe("OIDC sign-in against the built host", () => {
   afterAll(async () => {
     await host?.stop("SIGKILL")
     await provider?.stop()
+    await dropDatabase?.()
   })
 
   const request = async (base: string | undefined, path: string, cookies: Jar, init: RequestInit = {}) => {
