@@ -5,6 +5,7 @@
 export * from "./accounts.js"
 export * from "./cache.js"
 export * from "./cipher.js"
+export * from "./cookieJar.js"
 export * from "./databases.js"
 export * from "./migrations.js"
 export * from "./oidcProvider.js"

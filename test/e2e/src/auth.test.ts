@@ -8,7 +8,7 @@
  * the next development login with that address into an unknown identity whose e-mail an account holds, which
  * is exactly the situation of a second provider identity with a known address.
  */
-import { createPostgresDatabase, hasPostgres } from "@coffer/contract"
+import { createPostgresDatabase, hasPostgres, cookieJar as jar } from "@coffer/contract"
 import { afterEach, describe, expect, it } from "vitest"
 import { freshDirectory, type Host, run, start } from "./host.js"
 
@@ -23,23 +23,6 @@ afterEach(async () => {
 })
 
 const DEV_ISSUER = "urn:coffer:development"
-
-/** The cookies one browser holds for one service. */
-const jar = () => {
-  const cookies = new Map<string, string>()
-  return {
-    header: () => [...cookies].map(([name, value]) => `${name}=${value}`).join("; "),
-    store: (response: Response) => {
-      for (const line of response.headers.getSetCookie()) {
-        const [pair = ""] = line.split(";")
-        const at = pair.indexOf("=")
-        const value = pair.slice(at + 1)
-        if (value === "" || /max-age=0/i.test(line)) cookies.delete(pair.slice(0, at))
-        else cookies.set(pair.slice(0, at), value)
-      }
-    },
-  }
-}
 
 const post = (url: string, body?: unknown, cookie = "") =>
   fetch(url, {

@@ -10,6 +10,8 @@ import {
   createPostgresDatabase,
   freePort,
   hasPostgres,
+  type CookieJar as Jar,
+  cookieJar as jar,
   type OidcBrowser,
   type OidcProvider,
   startOidcProvider,
@@ -18,25 +20,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freshDirectory, type Host, run, start } from "./host.js"
 
 const CALLBACK = "/api/auth/oauth2/callback/oidc"
-
-/** The cookies one browser holds for one service. */
-const jar = () => {
-  const cookies = new Map<string, string>()
-  return {
-    header: () => [...cookies].map(([name, value]) => `${name}=${value}`).join("; "),
-    has: (name: string) => cookies.has(name),
-    store: (response: Response) => {
-      for (const line of response.headers.getSetCookie()) {
-        const [pair = ""] = line.split(";")
-        const at = pair.indexOf("=")
-        const value = pair.slice(at + 1)
-        if (value === "" || /max-age=0/i.test(line)) cookies.delete(pair.slice(0, at))
-        else cookies.set(pair.slice(0, at), value)
-      }
-    },
-  }
-}
-type Jar = ReturnType<typeof jar>
 
 /** Where the host keeps its sessions and accounts: the embedded default, and Postgres when it answers. */
 const databases = [

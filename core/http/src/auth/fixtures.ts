@@ -32,23 +32,7 @@ export const memoryRuntime = (options: { readonly cache?: Layer.Layer<Cache.Cach
 export const CLIENT_HEADER = "x-test-client"
 export const clientAddress = (c: Context) => c.req.header(CLIENT_HEADER)
 
-/** What `Set-Cookie` gave, sent back as `Cookie`, as a browser would. */
-export const cookieJar = () => {
-  const cookies = new Map<string, string>()
-  return {
-    cookies,
-    header: () => [...cookies].map(([name, value]) => `${name}=${value}`).join("; "),
-    store: (response: Response) => {
-      for (const line of response.headers.getSetCookie()) {
-        const [pair = ""] = line.split(";")
-        const at = pair.indexOf("=")
-        const value = pair.slice(at + 1)
-        if (value === "" || /max-age=0/i.test(line)) cookies.delete(pair.slice(0, at))
-        else cookies.set(pair.slice(0, at), value)
-      }
-    },
-  }
-}
+export { cookieJar } from "@coffer/contract"
 
 /** A JSON POST, as the dashboard sends it. */
 export const postJson = (path: string, body: unknown, headers: Record<string, string> = {}) =>

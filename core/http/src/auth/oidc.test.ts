@@ -9,7 +9,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { MemoryAccounts, MemoryCache, MemorySessions } from "@coffer/adapter-memory"
 import { OidcIdentity } from "@coffer/adapter-oidc"
-import { type OidcProvider, startOidcProvider } from "@coffer/contract"
+import { type CookieJar as Jar, cookieJar as jar, type OidcProvider, startOidcProvider } from "@coffer/contract"
 import { Cache, Clock, Conflict, Hasher, type Identity, Random, Sessions, type Settings } from "@coffer/kernel"
 import { Accounts } from "@coffer/secrets"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
@@ -29,26 +29,6 @@ import {
 
 const CALLBACK = "/api/auth/oauth2/callback/oidc"
 const LOGOUT = "/api/auth/backchannel-logout"
-
-/** A cookie jar for requests to the app: what `Set-Cookie` gave, sent back as `Cookie`. */
-const jar = () => {
-  const cookies = new Map<string, string>()
-  return {
-    cookies,
-    header: () => [...cookies].map(([name, value]) => `${name}=${value}`).join("; "),
-    store: (response: Response) => {
-      for (const line of response.headers.getSetCookie()) {
-        const [pair = ""] = line.split(";")
-        const at = pair.indexOf("=")
-        const value = pair.slice(at + 1)
-        if (value === "" || /max-age=0/i.test(line)) cookies.delete(pair.slice(0, at))
-        else cookies.set(pair.slice(0, at), value)
-      }
-    },
-  }
-}
-
-type Jar = ReturnType<typeof jar>
 
 describe("OIDC routes", () => {
   let provider: OidcProvider
