@@ -1,0 +1,52 @@
+/**
+ * Running the command of `coffer secrets run`: the child inherits the terminal and gets the environment it is
+ * given; SIGINT, SIGTERM and SIGHUP sent to `coffer` are passed on to it, and `coffer` waits for it either way.
+ * The outcome is the child's exit code, or 128 + the signal's number when a signal ended it, as shells report.
+ * A command that cannot be started at all answers 127 (not found) or 126 (not runnable), as shells do too.
+ */
+import { spawn } from "node:child_process"
+import { constants } from "node:os"
+import { Effect } from "effect"
+import { note } from "./output.js"
+
+export const FORWARDED_SIGNALS: ReadonlyArray<NodeJS.Signals> = ["SIGINT", "SIGTERM", "SIGHUP"]
+
+/** The exit status a shell would report for a child that ended with `code` or `signal`. */
+export const exitStatus = (code: number | null, signal: NodeJS.Signals | null): number => {
+  if (code !== null) return code
+  const number = signal === null ? undefined : constants.signals[signal]
+  return 128 + (number ?? 0)
+}
+
+export const runChild = (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string | undefined>>,
+): Effect.Effect<number> =>
+  Effect.callback<number>((resume) => {
+    const child = spawn(command, [...args], { stdio: "inherit", env: env as NodeJS.ProcessEnv })
+    const forward = (signal: NodeJS.Signals) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+    }
+    for (const signal of FORWARDED_SIGNALS) process.on(signal, forward)
+    let settled = false
+    const stopForwarding = () => {
+      for (const signal of FORWARDED_SIGNALS) process.off(signal, forward)
+    }
+    // Node may report a child that never started with both "error" and "exit"; the first one counts.
+    const settle = (outcome: Effect.Effect<number>) => {
+      if (settled) return
+      settled = true
+      stopForwarding()
+      resume(outcome)
+    }
+    child.once("error", (error: NodeJS.ErrnoException) => {
+      const status = error.code === "ENOENT" ? 127 : 126
+      settle(Effect.as(note(`cannot run ${command}: ${error.code ?? error.message}`), status))
+    })
+    child.once("exit", (code, signal) => settle(Effect.succeed(exitStatus(code, signal))))
+    return Effect.sync(() => {
+      stopForwarding()
+      forward("SIGTERM")
+    })
+  })

@@ -1,0 +1,55 @@
+/**
+ * The user side of `coffer` as one `effect/cli` command tree: `login`, `logout`, `whoami`, `init`, `secrets …`,
+ * `schemas …` and `completions`. The server's `coffer` (hosts/node) hands every command it does not own to this.
+ */
+import { Effect } from "effect"
+import { Argument, Command, Completions } from "effect/cli"
+import { init, login, logout, whoami } from "./commands/account.js"
+import { pull } from "./commands/pull.js"
+import { importCommand, push } from "./commands/push.js"
+import { run } from "./commands/run.js"
+import * as Schemas from "./commands/schemas.js"
+import { diff, history, list, restore } from "./commands/secretListing.js"
+import { get, remove, set } from "./commands/secretValues.js"
+import { line } from "./output.js"
+
+const secrets = Command.make("secrets").pipe(
+  Command.withDescription("An environment's secrets: run a command with them, pull, push, read and change them"),
+  Command.withSubcommands([run, pull, push, importCommand, set, get, list, remove, history, restore, diff]),
+)
+
+const schemas = Command.make("schemas").pipe(
+  Command.withDescription("Resolved configuration schemas, read with a schemas token"),
+  Command.withSubcommands([Schemas.get, Schemas.list, Schemas.diff]),
+)
+
+const userCommands = [login, logout, whoami, init, secrets, schemas] as const
+
+/** Everything but `completions`, which describes the whole tree. */
+const base = Command.make("coffer").pipe(
+  Command.withDescription("Coffer from the terminal: secrets into processes, resolved schemas into CI"),
+  Command.withSubcommands(userCommands),
+)
+
+const completions = Command.make(
+  "completions",
+  { shell: Argument.Literals("shell", ["bash", "zsh", "fish"]) },
+  Effect.fn(function* ({ shell }) {
+    yield* line(Completions.generate("coffer", shell, Completions.fromCommand(base)))
+  }),
+).pipe(
+  Command.withDescription("Print a shell completion script"),
+  Command.withExamples([
+    { command: "coffer completions bash > /etc/bash_completion.d/coffer", description: "bash" },
+    { command: "coffer completions zsh > ~/.zfunc/_coffer", description: "zsh (with ~/.zfunc in fpath)" },
+    { command: "coffer completions fish > ~/.config/fish/completions/coffer.fish", description: "fish" },
+  ]),
+)
+
+export const coffer = Command.make("coffer").pipe(
+  Command.withDescription("Coffer from the terminal: secrets into processes, resolved schemas into CI"),
+  Command.withSubcommands([...userCommands, completions]),
+)
+
+/** The top-level user commands, for the server's `coffer` to know what to hand over. */
+export const USER_COMMANDS: ReadonlyArray<string> = [...userCommands.map((command) => command.name), "completions"]

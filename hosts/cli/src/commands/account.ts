@@ -1,0 +1,175 @@
+/**
+ * `coffer login`, `logout`, `whoami` and `init`: who the command acts as, and which project and environment a
+ * directory uses.
+ *
+ * `login` reads a key (hidden on a terminal, or from stdin), checks it against its service, and stores it in the
+ * user's config file (mode 0600) under that service's URL: a secrets API key (`cfk_…`, checked with
+ * `GET /api/auth/me`) or a schemas token (`cfs_…`, checked with `GET /api/schemas`). `logout` forgets the stored
+ * keys (it does not revoke them: that is done where they were made). `init` writes `.coffer.json`, which holds
+ * no secret and is meant to be committed.
+ */
+import { join } from "node:path"
+import { Effect } from "effect"
+import { Command, Flag } from "effect/cli"
+import { notFound, refused, usage } from "../failure.js"
+import type { Endpoint } from "../http.js"
+import { Invocation, loadSettings } from "../invocation.js"
+import { json, line, note } from "../output.js"
+import { removeFile } from "../privateFile.js"
+import { platforms } from "../schemasApi.js"
+import { environments, type Me, me } from "../secretsApi.js"
+import type { UserConfig } from "../settings.js"
+import { PROJECT_FILE, readUserConfig, userConfigPath, writeProjectFile, writeUserConfig } from "../settingsFiles.js"
+import { readSecretInput } from "../stdin.js"
+import { requireEnvironment, resolveTarget } from "../target.js"
+import { env, json as jsonFlag, project, schemasUrl, settingsOf, url } from "./flags.js"
+
+const describeKey = (identity: Me) => {
+  const key = identity.apiKey
+  if (key === undefined) return `${identity.user.email}`
+  const expiry = key.expiresAt === null ? "never expires" : `expires ${key.expiresAt}`
+  return `${identity.user.email} in project ${key.project.slug}, ${key.scope} scope, ${expiry}`
+}
+
+const storeToken = (serviceUrl: string, token: string, field: "url" | "schemasUrl") =>
+  Effect.gen(function* () {
+    const { env: environment } = yield* Invocation
+    const config: UserConfig = (yield* readUserConfig(environment)) ?? {}
+    yield* writeUserConfig(environment, {
+      ...config,
+      [field]: config[field] ?? serviceUrl,
+      tokens: { ...config.tokens, [serviceUrl]: token },
+    })
+    return userConfigPath(environment)
+  })
+
+export const login = Command.make(
+  "login",
+  { url, schemasUrl },
+  Effect.fn(function* (flags) {
+    const settings = yield* loadSettings(settingsOf(flags))
+    const token = (yield* readSecretInput("API key: ")).trim()
+    if (token.startsWith("cfk_")) {
+      if (settings.url === undefined) return yield* usage("no secrets service URL: pass --url or set COFFER_URL")
+      const endpoint: Endpoint = { url: settings.url, token }
+      const identity = yield* me(endpoint)
+      const file = yield* storeToken(settings.url, token, "url")
+      return yield* note(`logged in to ${settings.url} as ${describeKey(identity)}; key stored in ${file}`)
+    }
+    if (token.startsWith("cfs_")) {
+      if (settings.schemasUrl === undefined) {
+        return yield* usage("no schemas service URL: pass --schemas-url or set COFFER_SCHEMAS_URL")
+      }
+      const readable = yield* platforms({ url: settings.schemasUrl, token })
+      const file = yield* storeToken(settings.schemasUrl, token, "schemasUrl")
+      return yield* note(
+        `logged in to ${settings.schemasUrl}: the token reads ${readable.length} platform(s); stored in ${file}`,
+      )
+    }
+    return yield* usage("not a Coffer key: expected a secrets API key (cfk_…) or a schemas token (cfs_…)")
+  }),
+).pipe(
+  Command.withDescription("Check an API key or schemas token against its service and store it (hidden input or stdin)"),
+  Command.withExamples([
+    { command: "coffer login --url https://secrets.example.com", description: "type the key; nothing is echoed" },
+    { command: "coffer login --schemas-url https://schemas.example.com < token.txt", description: "from stdin" },
+  ]),
+)
+
+export const logout = Command.make(
+  "logout",
+  {
+    url,
+    schemasUrl,
+    all: Flag.Boolean("all").pipe(Flag.withDescription("forget every stored key")),
+  },
+  Effect.fn(function* (flags) {
+    const settings = yield* loadSettings(settingsOf(flags))
+    const { env: environment } = yield* Invocation
+    const config = yield* readUserConfig(environment)
+    if (config === undefined) return yield* note("no stored keys")
+    const forget = new Set(
+      flags.all
+        ? Object.keys(config.tokens ?? {})
+        : [settings.url, settings.schemasUrl].filter((item): item is string => item !== undefined),
+    )
+    const kept = Object.fromEntries(Object.entries(config.tokens ?? {}).filter(([server]) => !forget.has(server)))
+    const forgotten = Object.keys(config.tokens ?? {}).filter((server) => forget.has(server))
+    if (forgotten.length === 0) return yield* note("no stored key for this service")
+    if (Object.keys(kept).length === 0 && config.url === undefined && config.schemasUrl === undefined) {
+      yield* removeFile(userConfigPath(environment))
+    } else yield* writeUserConfig(environment, { ...config, tokens: kept })
+    yield* note(`forgot the stored key for ${forgotten.join(", ")} (revoke it in the web app if it leaked)`)
+  }),
+).pipe(
+  Command.withDescription("Forget stored keys (they stay valid until revoked)"),
+  Command.withExamples([{ command: "coffer logout --all", description: "forget every stored key" }]),
+)
+
+export const whoami = Command.make(
+  "whoami",
+  { url, json: jsonFlag },
+  Effect.fn(function* (flags) {
+    const settings = yield* loadSettings(settingsOf(flags))
+    if (settings.url === undefined) return yield* usage("no secrets service URL: pass --url or set COFFER_URL")
+    if (settings.token === undefined) return yield* usage(`no API key for ${settings.url}: run \`coffer login\``)
+    const identity = yield* me({ url: settings.url, token: settings.token })
+    if (flags.json) return yield* json({ url: settings.url, ...identity })
+    const key = identity.apiKey
+    const rows = [
+      `person:  ${identity.user.email} (${identity.user.id})`,
+      ...(key === undefined
+        ? []
+        : [
+            `project: ${key.project.name} (${key.project.slug})`,
+            `scope:   ${key.scope}`,
+            `expires: ${key.expiresAt ?? "never"}`,
+          ]),
+      `service: ${settings.url}`,
+    ]
+    yield* line(rows.join("\n"))
+  }),
+).pipe(
+  Command.withDescription("Show who the API key acts as: person, project, scope and expiry"),
+  Command.withExamples([{ command: "coffer whoami --json", description: "for a script" }]),
+)
+
+export const init = Command.make(
+  "init",
+  {
+    url,
+    schemasUrl,
+    project,
+    env,
+    force: Flag.Boolean("force").pipe(Flag.withDescription("replace an existing .coffer.json")),
+  },
+  Effect.fn(function* (flags) {
+    const { cwd } = yield* Invocation
+    const file = join(cwd, PROJECT_FILE)
+    const settings = yield* loadSettings(settingsOf(flags))
+    const environment = yield* requireEnvironment(settings)
+    // With a key at hand, the project is checked (or found) and the environment must exist in it.
+    const where = settings.token === undefined ? undefined : yield* resolveTarget(settings)
+    if (where !== undefined) {
+      const names = (yield* environments(where.endpoint, where.project)).map((item) => item.name)
+      if (!names.includes(environment)) {
+        return yield* notFound(
+          `project ${where.project} has no environment ${environment} (it has ${names.join(", ")})`,
+        )
+      }
+    }
+    if (flags.force) yield* removeFile(file)
+    yield* writeProjectFile(file, {
+      project: where?.project ?? settings.project,
+      environment,
+      url: settings.url,
+      schemasUrl: settings.schemasUrl,
+    }).pipe(Effect.mapError(() => refused(`${file} already exists: pass --force to replace it`)))
+    yield* note(`wrote ${file}; commit it, it holds no secret`)
+  }),
+).pipe(
+  Command.withDescription("Write .coffer.json: the project, environment and URLs this directory uses (no secret)"),
+  Command.withExamples([
+    { command: "coffer init --url https://secrets.example.com --env development", description: "project from the key" },
+  ]),
+)

@@ -1,0 +1,58 @@
+/**
+ * `coffer secrets pull`: an environment's export, to stdout or to a file created with mode 0600. `dotenv` is
+ * the service's own `.env` export byte for byte; `json` its JSON export; `shell` is `export KEY='value'` lines.
+ */
+import { Effect, Option } from "effect"
+import { Command, Flag } from "effect/cli"
+import { note, write } from "../output.js"
+import { writePrivateFile } from "../privateFile.js"
+import { exportDotenv, exportJson, type Target } from "../secretsApi.js"
+import { toShell } from "../shellFormat.js"
+import { targetFor } from "../target.js"
+import { settingsOf, target } from "./flags.js"
+
+export type PullFormat = "dotenv" | "json" | "shell"
+
+const render = (where: Target, format: PullFormat) =>
+  Effect.gen(function* () {
+    switch (format) {
+      case "dotenv":
+        return yield* exportDotenv(where)
+      case "json":
+        return `${JSON.stringify(yield* exportJson(where), null, 2)}\n`
+      case "shell": {
+        const { text, skipped } = toShell(yield* exportJson(where))
+        if (skipped.length > 0)
+          yield* note(`left out ${skipped.length} key(s) that are not shell names: ${skipped.join(", ")}`)
+        return text
+      }
+    }
+  })
+
+export const pull = Command.make(
+  "pull",
+  {
+    ...target,
+    format: Flag.Literals("format", ["dotenv", "json", "shell"]).pipe(
+      Flag.withDescription("dotenv (the service's .env export), json, or shell (export lines)"),
+      Flag.withDefault("dotenv"),
+    ),
+    output: Flag.String("output").pipe(
+      Flag.withAlias("o"),
+      Flag.withDescription("write to this file (mode 0600) instead of stdout"),
+      Flag.optional,
+    ),
+  },
+  Effect.fn(function* (flags) {
+    const text = yield* render(yield* targetFor(settingsOf(flags)), flags.format)
+    if (Option.isNone(flags.output)) return yield* write(text)
+    yield* writePrivateFile(flags.output.value, text)
+    yield* note(`wrote ${flags.output.value} (mode 0600)`)
+  }),
+).pipe(
+  Command.withDescription("Write an environment's secrets as .env, JSON or shell exports"),
+  Command.withExamples([
+    { command: "coffer secrets pull --env development --output .env", description: "a .env file, mode 0600" },
+    { command: 'eval "$(coffer secrets pull --env ci --format shell)"', description: "into the current shell" },
+  ]),
+)

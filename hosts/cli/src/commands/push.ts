@@ -1,0 +1,151 @@
+/**
+ * `coffer secrets push FILE` and `coffer secrets import FILE`: write a `.env` or JSON file into an environment.
+ *
+ * `push` makes the environment hold the file: it shows which keys it adds and changes (and, with `--prune`,
+ * deletes), never their values, then applies them unless `--dry-run`. `import` only brings keys in: a key that
+ * already holds another value is a conflict, and `--on-conflict` decides (`fail`, the default, writes nothing and
+ * exits 4; `skip` keeps the old value; `overwrite` replaces it). Keys whose value is already the same are left
+ * alone by both, so running either twice changes nothing the second time.
+ */
+import { readFileSync } from "node:fs"
+import { Effect } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { parseSecretsFile, toMap } from "../dotenvFile.js"
+import { refused, usage } from "../failure.js"
+import { json, line } from "../output.js"
+import { makeProgress } from "../progress.js"
+import { deleteSecret, exportJson, setSecret, type Target } from "../secretsApi.js"
+import { targetFor } from "../target.js"
+import { json as jsonFlag, settingsOf, target } from "./flags.js"
+
+/** Requests in flight at once: enough to hide latency, few enough to leave the service room. */
+const CONCURRENCY = 8
+
+export interface Plan {
+  readonly add: ReadonlyArray<string>
+  readonly change: ReadonlyArray<string>
+  readonly remove: ReadonlyArray<string>
+}
+
+/** What turns `current` into `wanted`; deletions only when `prune`. Keys sorted. */
+export const planPush = (
+  current: Readonly<Record<string, string>>,
+  wanted: ReadonlyMap<string, string>,
+  prune: boolean,
+): Plan => ({
+  add: [...wanted.keys()].filter((key) => !Object.hasOwn(current, key)).sort(),
+  change: [...wanted.keys()].filter((key) => Object.hasOwn(current, key) && current[key] !== wanted.get(key)).sort(),
+  remove: prune
+    ? Object.keys(current)
+        .filter((key) => !wanted.has(key))
+        .sort()
+    : [],
+})
+
+const readEntries = (file: string) =>
+  Effect.try({
+    try: () => readFileSync(file, "utf8"),
+    catch: (error) => usage(`cannot read ${file}: ${error instanceof Error ? error.message : error}`),
+  }).pipe(
+    Effect.flatMap((text) => parseSecretsFile(file, text)),
+    Effect.map(toMap),
+  )
+
+/** Writes and deletes what `plan` says, with a progress bar on a terminal. */
+const apply = (where: Target, plan: Plan, values: ReadonlyMap<string, string>) =>
+  Effect.gen(function* () {
+    const writes = [...plan.add, ...plan.change]
+    const progress = makeProgress("pushing", writes.length + plan.remove.length)
+    yield* Effect.forEach(
+      writes,
+      (key) => Effect.andThen(setSecret(where, key, values.get(key) ?? ""), progress.tick),
+      { concurrency: CONCURRENCY, discard: true },
+    )
+    yield* Effect.forEach(plan.remove, (key) => Effect.andThen(deleteSecret(where, key), progress.tick), {
+      concurrency: CONCURRENCY,
+      discard: true,
+    })
+    yield* progress.done
+  })
+
+const describePlan = (plan: Plan) => [
+  ...plan.add.map((key) => `+ ${key}`),
+  ...plan.change.map((key) => `~ ${key}`),
+  ...plan.remove.map((key) => `- ${key}`),
+]
+
+const summary = (plan: Plan) =>
+  `${plan.add.length} to add, ${plan.change.length} to change, ${plan.remove.length} to delete`
+
+const file = Argument.String("FILE").pipe(Argument.withDescription("a .env file, or a JSON object of strings"))
+
+export const push = Command.make(
+  "push",
+  {
+    ...target,
+    file,
+    dryRun: Flag.Boolean("dry-run").pipe(Flag.withDescription("show what would change, change nothing")),
+    prune: Flag.Boolean("prune").pipe(Flag.withDescription("also delete keys the file does not hold")),
+    json: jsonFlag,
+  },
+  Effect.fn(function* (flags) {
+    const values = yield* readEntries(flags.file)
+    const where = yield* targetFor(settingsOf(flags))
+    const plan = planPush(yield* exportJson(where), values, flags.prune)
+    if (flags.json) yield* json({ ...plan, dryRun: flags.dryRun })
+    else {
+      const lines = describePlan(plan)
+      if (lines.length > 0) yield* line(lines.join("\n"))
+      yield* line(
+        `${where.project}/${where.environment}: ${summary(plan)}${flags.dryRun ? " (dry run: nothing changed)" : ""}`,
+      )
+    }
+    if (!flags.dryRun) yield* apply(where, plan, values)
+  }),
+).pipe(
+  Command.withDescription("Make an environment hold a .env or JSON file's keys; shows keys, never values"),
+  Command.withExamples([
+    { command: "coffer secrets push --env staging .env --dry-run", description: "what would change" },
+    { command: "coffer secrets push --env staging .env --prune", description: "also delete keys not in the file" },
+  ]),
+)
+
+export const importCommand = Command.make(
+  "import",
+  {
+    ...target,
+    file,
+    onConflict: Flag.Literals("on-conflict", ["fail", "skip", "overwrite"]).pipe(
+      Flag.withDescription("when a key already holds another value: fail (write nothing), skip or overwrite"),
+      Flag.withDefault("fail"),
+    ),
+    json: jsonFlag,
+  },
+  Effect.fn(function* (flags) {
+    const values = yield* readEntries(flags.file)
+    const where = yield* targetFor(settingsOf(flags))
+    const { add, change } = planPush(yield* exportJson(where), values, false)
+    if (change.length > 0 && flags.onConflict === "fail") {
+      return yield* refused(
+        `${change.length} key(s) already hold other values: ${change.join(", ")}; nothing was written (use --on-conflict skip or overwrite)`,
+      )
+    }
+    const plan: Plan = { add, change: flags.onConflict === "overwrite" ? change : [], remove: [] }
+    if (flags.json) yield* json({ ...plan, skipped: flags.onConflict === "skip" ? change : [] })
+    else {
+      const lines = describePlan(plan)
+      if (lines.length > 0) yield* line(lines.join("\n"))
+      const skipped = flags.onConflict === "skip" && change.length > 0 ? `, ${change.length} skipped` : ""
+      yield* line(
+        `${where.project}/${where.environment}: ${plan.add.length} added, ${plan.change.length} overwritten${skipped}`,
+      )
+    }
+    yield* apply(where, plan, values)
+  }),
+).pipe(
+  Command.withDescription("Bring a .env or JSON file's keys into an environment, deciding what to do on conflicts"),
+  Command.withExamples([
+    { command: "coffer secrets import --env development legacy.env", description: "stops if a key differs" },
+    { command: "coffer secrets import --env development old.json --on-conflict skip", description: "keep current" },
+  ]),
+)

@@ -1,0 +1,77 @@
+/**
+ * `coffer secrets set`, `get` and `delete`: one secret at a time. `set KEY=VALUE…` writes each pair; `set KEY`
+ * alone takes the value from stdin (hidden when typed), so it stays out of shell history. `get` is one of the
+ * few commands that print a value, because that is what it is for.
+ */
+import { Effect } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { usage } from "../failure.js"
+import { json, line, write } from "../output.js"
+import { deleteSecret, getSecret, setSecret } from "../secretsApi.js"
+import { readSecretInput } from "../stdin.js"
+import { targetFor } from "../target.js"
+import { settingsOf, target } from "./flags.js"
+
+/** `KEY=VALUE` split at the first `=`; a bare `KEY` has no value yet. */
+export const parseAssignment = (text: string): { readonly key: string; readonly value: string | undefined } => {
+  const equals = text.indexOf("=")
+  return equals === -1 ? { key: text, value: undefined } : { key: text.slice(0, equals), value: text.slice(equals + 1) }
+}
+
+export const set = Command.make(
+  "set",
+  { ...target, assignments: Argument.String("KEY=VALUE").pipe(Argument.variadic({ min: 1 })) },
+  Effect.fn(function* (flags) {
+    const pairs = flags.assignments.map(parseAssignment)
+    const bare = pairs.filter((pair) => pair.value === undefined)
+    if (bare.length > 0 && pairs.length > 1) {
+      return yield* usage("give KEY=VALUE pairs, or one KEY alone with its value on stdin")
+    }
+    if (pairs.some((pair) => pair.key.length === 0)) return yield* usage("a KEY=VALUE pair has no key")
+    const where = yield* targetFor(settingsOf(flags))
+    for (const pair of pairs) {
+      const value = pair.value ?? (yield* readSecretInput(`Value for ${pair.key}: `))
+      const written = yield* setSecret(where, pair.key, value)
+      yield* line(`${pair.key}: ${written.action}, version ${written.version}`)
+    }
+  }),
+).pipe(
+  Command.withDescription("Set secrets: KEY=VALUE pairs, or one KEY with its value on stdin (kept out of history)"),
+  Command.withExamples([
+    { command: "coffer secrets set --env production LOG_LEVEL=info PORT=8080", description: "two values at once" },
+    { command: "coffer secrets set --env production DB_PASSWORD < password.txt", description: "value from stdin" },
+  ]),
+)
+
+export const get = Command.make(
+  "get",
+  {
+    ...target,
+    key: Argument.String("KEY"),
+    plain: Flag.Boolean("plain").pipe(Flag.withDescription("print the value exactly, with no line break added")),
+    json: Flag.Boolean("json").pipe(Flag.withDescription("print the secret as JSON")),
+  },
+  Effect.fn(function* (flags) {
+    const secret = yield* getSecret(yield* targetFor(settingsOf(flags)), flags.key)
+    if (flags.json) return yield* json(secret)
+    yield* flags.plain ? write(secret.value) : line(secret.value)
+  }),
+).pipe(
+  Command.withDescription("Print one secret's value"),
+  Command.withExamples([
+    { command: "coffer secrets get --env staging DB_URL", description: "the value and a line break" },
+    { command: "coffer secrets get --env staging TLS_KEY --plain > key.pem", description: "the exact bytes" },
+  ]),
+)
+
+export const remove = Command.make(
+  "delete",
+  { ...target, key: Argument.String("KEY") },
+  Effect.fn(function* (flags) {
+    yield* deleteSecret(yield* targetFor(settingsOf(flags)), flags.key)
+    yield* line(`${flags.key}: deleted, with its history`)
+  }),
+).pipe(
+  Command.withDescription("Delete a secret and its history"),
+  Command.withExamples([{ command: "coffer secrets delete --env staging OLD_TOKEN", description: "gone for good" }]),
+)

@@ -1,0 +1,112 @@
+/**
+ * Reading the files `push` and `import` take: a JSON object of strings, or a `.env` file. The `.env` reader is
+ * the inverse of the service's own export (seed 001 §4 rules 1 to 3) and reads the way a POSIX shell `source`s:
+ *
+ * - `KEY=value`, with an optional `export ` in front; blank lines and lines starting with `#` are skipped;
+ * - a bare value ends at the first space, and ` #` starts a comment after it;
+ * - `'…'` is literal, line breaks included;
+ * - `"…"` may span lines; a backslash escapes `\`, `"`, `$` and a backtick (and joins lines before a line
+ *   break); before anything else it stays a backslash, as in a shell.
+ *
+ * So a pulled `.env` pushed back gives every value exactly. Keys are checked by the service, not here.
+ */
+import { Effect, Predicate } from "effect"
+import { usage } from "./failure.js"
+
+export interface Entry {
+  readonly key: string
+  readonly value: string
+}
+
+const KEY = /^(?:export[ \t]+)?([A-Za-z0-9_.-]+)[ \t]*=/
+const ESCAPABLE = new Set(["\\", '"', "$", "`"])
+
+/** Parses `.env` text; a failure names the line. */
+export const parseDotenv = (text: string): Effect.Effect<ReadonlyArray<Entry>, ReturnType<typeof usage>> => {
+  const entries: Array<Entry> = []
+  let at = 0
+  let lineNumber = 1
+  const fail = (message: string) => Effect.fail(usage(`line ${lineNumber}: ${message}`))
+  const source = text.replace(/^\uFEFF/, "")
+  while (at < source.length) {
+    const end = source.indexOf("\n", at)
+    const rawLine = source.slice(at, end === -1 ? source.length : end).replace(/\r$/, "")
+    const trimmed = rawLine.trimStart()
+    if (trimmed.length === 0 || trimmed.startsWith("#")) {
+      at = end === -1 ? source.length : end + 1
+      lineNumber += 1
+      continue
+    }
+    const match = KEY.exec(trimmed)
+    if (match === null) return fail("expected KEY=value")
+    const key = match[1] ?? ""
+    let position = at + (rawLine.length - trimmed.length) + match[0].length
+    const quote = source[position]
+    let value = ""
+    if (quote === "'") {
+      const close = source.indexOf("'", position + 1)
+      if (close === -1) return fail("a single quote is never closed")
+      value = source.slice(position + 1, close)
+      position = close + 1
+    } else if (quote === '"') {
+      position += 1
+      for (;;) {
+        if (position >= source.length) return fail("a double quote is never closed")
+        const character = source[position] ?? ""
+        if (character === '"') break
+        if (character === "\\") {
+          const next = source[position + 1] ?? ""
+          if (ESCAPABLE.has(next)) {
+            value += next
+            position += 2
+            continue
+          }
+          if (next === "\n") {
+            position += 2
+            continue
+          }
+        }
+        value += character
+        position += 1
+      }
+      position += 1
+    } else {
+      const stop = source.slice(position).search(/[ \t\r\n]|$/)
+      value = source.slice(position, position + stop)
+      position += stop
+    }
+    const rest = source.indexOf("\n", position)
+    const tail = source.slice(position, rest === -1 ? source.length : rest).trim()
+    if (tail.length > 0 && !tail.startsWith("#")) return fail(`unexpected text after the value of ${key}`)
+    lineNumber += source.slice(at, rest === -1 ? source.length : rest).split("\n").length
+    entries.push({ key, value })
+    at = rest === -1 ? source.length : rest + 1
+  }
+  return Effect.succeed(entries)
+}
+
+/** A JSON object whose values are all strings. */
+export const parseJsonObject = (text: string): Effect.Effect<ReadonlyArray<Entry>, ReturnType<typeof usage>> =>
+  Effect.gen(function* () {
+    const parsed = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: (error) => usage(`not valid JSON: ${error instanceof Error ? error.message : error}`),
+    })
+    if (!Predicate.isObject(parsed) || Array.isArray(parsed)) return yield* usage("expected a JSON object of strings")
+    const entries: Array<Entry> = []
+    for (const [key, value] of Object.entries(parsed)) {
+      if (!Predicate.isString(value)) return yield* usage(`the value of ${key} is not a string`)
+      entries.push({ key, value })
+    }
+    return entries
+  })
+
+/** Entries of `file`'s text: JSON when it ends in `.json` or starts with `{`, `.env` otherwise. */
+export const parseSecretsFile = (file: string, text: string) => {
+  const parsed = file.endsWith(".json") || text.trimStart().startsWith("{") ? parseJsonObject(text) : parseDotenv(text)
+  return parsed.pipe(Effect.mapError((failure) => usage(`${file}: ${failure.message}`)))
+}
+
+/** Later lines win, as when a shell sources the file. */
+export const toMap = (entries: ReadonlyArray<Entry>): ReadonlyMap<string, string> =>
+  new Map(entries.map((entry) => [entry.key, entry.value]))

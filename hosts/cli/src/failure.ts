@@ -1,0 +1,37 @@
+/**
+ * How a `coffer` user command fails, and the exit code each failure ends with (README "Exit codes"). One error
+ * type with a `kind` rather than five: every command maps to the same table, and the message is always one line
+ * fit for stderr. Messages never carry a token or a secret value.
+ */
+import { Schema } from "effect"
+
+/** The failure kinds, each with its exit code; `run` exits with its child's own code instead. */
+export const EXIT_CODES = {
+  usage: 1,
+  auth: 2,
+  notFound: 3,
+  refused: 4,
+  server: 5,
+} as const
+
+export type FailureKind = keyof typeof EXIT_CODES
+
+export class CofferFailure extends Schema.TaggedError<CofferFailure>()("CofferFailure", {
+  kind: Schema.Literals(["usage", "auth", "notFound", "refused", "server"]),
+  message: Schema.String,
+}) {}
+
+export const usage = (message: string) => new CofferFailure({ kind: "usage", message })
+export const authFailure = (message: string) => new CofferFailure({ kind: "auth", message })
+export const notFound = (message: string) => new CofferFailure({ kind: "notFound", message })
+export const refused = (message: string) => new CofferFailure({ kind: "refused", message })
+export const serverFailure = (message: string) => new CofferFailure({ kind: "server", message })
+
+/** The kind an HTTP error status stands for (seed 001 §7 and seed 000 §7). */
+export const kindOfStatus = (status: number): FailureKind => {
+  if (status === 401) return "auth"
+  if (status === 404) return "notFound"
+  if (status === 403 || status === 409 || status === 429) return "refused"
+  if (status >= 500) return "server"
+  return "usage"
+}

@@ -1,0 +1,52 @@
+/**
+ * What one run of the command sees of its process: the environment and the working directory. A service, so
+ * that tests and the server's `coffer` hand in their own instead of the commands reading `process` directly.
+ */
+import { Context, Effect } from "effect"
+import { authFailure, usage } from "./failure.js"
+import type { Endpoint } from "./http.js"
+import { type FlagSettings, resolveSettings, type Settings } from "./settings.js"
+import { readProjectFile, readUserConfig } from "./settingsFiles.js"
+
+export interface InvocationShape {
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly cwd: string
+  /** Sets the code the process ends with; `run` ends with its child's. */
+  readonly setExitCode: (code: number) => void
+}
+
+export class Invocation extends Context.Service<Invocation, InvocationShape>()("@coffer/cli/Invocation") {}
+
+/** The settings of this run, with `flags` on top of the environment and both files. */
+export const loadSettings = (flags: FlagSettings) =>
+  Effect.gen(function* () {
+    const { env, cwd } = yield* Invocation
+    const projectFile = yield* readProjectFile(cwd)
+    const userConfig = yield* readUserConfig(env)
+    return resolveSettings({ flags, env, projectFile, userConfig })
+  })
+
+/** The secrets service to call, or a usage failure naming the setting that is missing. */
+export const secretsEndpoint = (settings: Settings): Effect.Effect<Endpoint, ReturnType<typeof usage>> => {
+  if (settings.url === undefined) {
+    return Effect.fail(usage("no secrets service URL: pass --url, set COFFER_URL, or run `coffer login --url URL`"))
+  }
+  if (settings.token === undefined) {
+    return Effect.fail(authFailure(`no API key for ${settings.url}: run \`coffer login\` or set COFFER_TOKEN`))
+  }
+  return Effect.succeed({ url: settings.url, token: settings.token })
+}
+
+export const schemasEndpoint = (settings: Settings): Effect.Effect<Endpoint, ReturnType<typeof usage>> => {
+  if (settings.schemasUrl === undefined) {
+    return Effect.fail(
+      usage("no schemas service URL: pass --schemas-url, set COFFER_SCHEMAS_URL, or run `coffer login --schemas-url`"),
+    )
+  }
+  if (settings.schemasToken === undefined) {
+    return Effect.fail(
+      authFailure(`no API token for ${settings.schemasUrl}: run \`coffer login\` or set COFFER_SCHEMAS_TOKEN`),
+    )
+  }
+  return Effect.succeed({ url: settings.schemasUrl, token: settings.schemasToken })
+}

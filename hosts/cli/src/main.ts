@@ -1,0 +1,86 @@
+/**
+ * Running the user commands: parses `argv` with the `effect/cli` tree, runs the chosen command, and turns the
+ * outcome into an exit code (README "Exit codes"): 0 success, 1 usage, 2 authentication, 3 not found, 4 refused,
+ * 5 server or network, or `run`'s child's own code. Every failure is one `coffer: …` line on stderr; nothing
+ * prints a stack trace.
+ */
+import * as NodeChildProcessSpawner from "@effect/platform-node-shared/NodeChildProcessSpawner"
+import * as NodeFileSystem from "@effect/platform-node-shared/NodeFileSystem"
+import * as NodePath from "@effect/platform-node-shared/NodePath"
+import * as NodeStdio from "@effect/platform-node-shared/NodeStdio"
+import * as NodeTerminal from "@effect/platform-node-shared/NodeTerminal"
+import { Cause, Console, Effect, Exit, Layer } from "effect"
+import { CliConfig, CliError, CliOutput, Command, GlobalFlag } from "effect/cli"
+import { coffer } from "./command.js"
+import { CofferFailure, EXIT_CODES } from "./failure.js"
+import { Invocation } from "./invocation.js"
+import { version } from "./version.js"
+
+/**
+ * Help and version to stdout; a bad invocation as its errors and a pointer to `--help` on stderr, so a script
+ * reading stdout never gets a help page instead of data.
+ */
+const presenter: CliOutput.Presenter = {
+  present: Effect.fnUntraced(function* (event) {
+    const formatter = CliOutput.defaultFormatter({ colors: false })
+    switch (event._tag) {
+      case "Help":
+        return yield* Console.log(formatter.formatHelpDoc(event.helpDoc))
+      case "Version":
+        return yield* Console.log(formatter.formatVersion(event.name, event.version))
+      case "InvalidInvocation":
+        yield* Console.error(formatter.formatErrors(event.errors))
+        return yield* Console.error(`Run \`${event.commandPath.join(" ")} --help\` for usage.`)
+    }
+  }),
+}
+
+const platform = Layer.mergeAll(
+  NodeFileSystem.layer,
+  NodePath.layer,
+  NodeTerminal.layer,
+  NodeStdio.layer,
+  NodeChildProcessSpawner.layer.pipe(Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))),
+  CliOutput.layerPresenter(presenter),
+  // No wizard and no log-level flag: the commands log nothing and ask nothing beyond what they document.
+  CliConfig.layer({ builtIns: [GlobalFlag.Help, GlobalFlag.Version, GlobalFlag.Completions] }),
+)
+
+const oneLine = (text: string) => text.replace(/\s*[\r\n]+\s*/g, " ").trim()
+
+/** The exit code for a failed run, after saying why on stderr (parse errors were already presented). */
+const failureCode = (cause: Cause.Cause<unknown>): number => {
+  if (Cause.hasInterruptsOnly(cause)) return 130
+  const error = Cause.squash(cause)
+  if (CliError.isCliError(error)) return EXIT_CODES.usage
+  if (error instanceof CofferFailure) {
+    process.stderr.write(`coffer: ${oneLine(error.message)}\n`)
+    return EXIT_CODES[error.kind]
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  process.stderr.write(`coffer: unexpected failure: ${oneLine(message)}\n`)
+  return EXIT_CODES.usage
+}
+
+export interface CliOptions {
+  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly cwd?: string
+}
+
+/** Runs the user command `argv` (without `coffer`); resolves with the exit code, never rejects. */
+export const runCli = async (argv: ReadonlyArray<string>, options: CliOptions = {}): Promise<number> => {
+  let childCode: number | undefined
+  const invocation = Invocation.of({
+    env: options.env ?? process.env,
+    cwd: options.cwd ?? process.cwd(),
+    setExitCode: (code) => {
+      childCode = code
+    },
+  })
+  const program = Command.runWith(coffer, { version })(argv).pipe(
+    Effect.provide(platform),
+    Effect.provideService(Invocation, invocation),
+  )
+  const exit = await Effect.runPromiseExit(program)
+  return Exit.isSuccess(exit) ? (childCode ?? 0) : failureCode(exit.cause)
+}

@@ -1,0 +1,41 @@
+/**
+ * Writing files that may hold secrets (`pull --output`, the user's config, fallback snapshots): created with
+ * mode 0600 from the first byte, through a temporary file renamed into place, so that a reader never sees half a
+ * file and no other user can open it even for a moment.
+ */
+
+import { randomBytes } from "node:crypto"
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { Effect } from "effect"
+import { usage } from "./failure.js"
+
+export const PRIVATE_MODE = 0o600
+
+const reason = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/** Writes `data` to `file`, mode 0600, atomically; the directory is created (0700) when missing. */
+export const writePrivateFile = (file: string, data: string | Uint8Array) =>
+  Effect.try({
+    try: () => {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+      const temporary = join(dirname(file), `.${randomBytes(6).toString("hex")}.coffer-tmp`)
+      try {
+        writeFileSync(temporary, data, { mode: PRIVATE_MODE, flag: "wx" })
+        // The mode given at creation is masked by the umask; 0600 is what must hold.
+        chmodSync(temporary, PRIVATE_MODE)
+        renameSync(temporary, file)
+      } catch (error) {
+        rmSync(temporary, { force: true })
+        throw error
+      }
+    },
+    catch: (error) => usage(`cannot write ${file}: ${reason(error)}`),
+  })
+
+/** Removes `file` if it is there. */
+export const removeFile = (file: string) =>
+  Effect.try({
+    try: () => rmSync(file, { force: true }),
+    catch: (error) => usage(`cannot remove ${file}: ${reason(error)}`),
+  })

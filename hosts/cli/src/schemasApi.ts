@@ -1,0 +1,55 @@
+/**
+ * The schemas service's token-readable endpoints (seed 000 §4, rule 6) and version selection on the client:
+ * `PLATFORM/VERSION` is read as an `@extends` reference (exact, `latest`, `^`, `~`, `>=`) and resolved against
+ * `GET /api/{platform}/versions` with the core's own `parseReference` and `selectVersion`, so the command picks
+ * exactly the version a schema extending it would.
+ */
+import { parseReference, selectVersion } from "@coffer/schemas"
+import { Effect, Result, Schema } from "effect"
+import { notFound, serverFailure, usage } from "./failure.js"
+import { type Endpoint, request, segment } from "./http.js"
+
+const decodeAs =
+  <S extends Schema.Decoder<unknown>>(schema: S) =>
+  (value: unknown) =>
+    Schema.decodeUnknownEffect(schema)(value).pipe(
+      Effect.mapError((error) => serverFailure(`unexpected answer from the server: ${error.message.split("\n")[0]}`)),
+    )
+
+const Platform = Schema.Struct({ name: Schema.String, versions: Schema.Array(Schema.String) })
+export type Platform = typeof Platform.Type
+
+const SchemaBody = Schema.Struct({
+  content: Schema.Json,
+  dependencies: Schema.Array(Schema.String),
+  output: Schema.Json,
+})
+
+export const platforms = (endpoint: Endpoint) =>
+  request(endpoint, "GET", "/api/schemas").pipe(Effect.flatMap(decodeAs(Schema.Array(Platform))))
+
+export const versions = (endpoint: Endpoint, platform: string) =>
+  request(endpoint, "GET", `/api/${segment(platform)}/versions`).pipe(
+    Effect.flatMap(decodeAs(Schema.Array(Schema.String))),
+  )
+
+/** The schema `reference` selects: the version picked and the resolved schema. */
+export const resolveSchema = (endpoint: Endpoint, reference: string) =>
+  Effect.gen(function* () {
+    const parsed = parseReference(reference)
+    if (Result.isFailure(parsed)) return yield* usage(`${reference}: ${parsed.failure.reason}`)
+    const ref = parsed.success
+    const version =
+      ref.spec._tag === "Exact"
+        ? ref.spec.version
+        : yield* Effect.flatMap(versions(endpoint, ref.platform), (available) => {
+            const selected = selectVersion(ref, available)
+            return Result.isSuccess(selected)
+              ? Effect.succeed(selected.success)
+              : Effect.fail(notFound(`${reference}: ${selected.failure.reason}`))
+          })
+    const schema = yield* request(endpoint, "GET", `/api/${segment(ref.platform)}/${segment(version)}`).pipe(
+      Effect.flatMap(decodeAs(SchemaBody)),
+    )
+    return { platform: ref.platform, version, output: schema.output }
+  })

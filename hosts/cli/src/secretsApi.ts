@@ -1,0 +1,114 @@
+/**
+ * The secrets service's endpoints the command uses (seed 001 §4), typed by the schemas below. Every answer is
+ * decoded, so a server that answers something else fails with one line instead of a `TypeError` later.
+ */
+import { Effect, Schema } from "effect"
+import { serverFailure } from "./failure.js"
+import { type Endpoint, request, segment } from "./http.js"
+
+const decodeAs =
+  <S extends Schema.Decoder<unknown>>(schema: S) =>
+  (value: unknown) =>
+    Schema.decodeUnknownEffect(schema)(value).pipe(
+      Effect.mapError((error) => serverFailure(`unexpected answer from the server: ${error.message.split("\n")[0]}`)),
+    )
+
+export const User = Schema.Struct({ id: Schema.String, email: Schema.String })
+
+export const KeyIdentity = Schema.Struct({
+  id: Schema.String,
+  scope: Schema.String,
+  expiresAt: Schema.NullOr(Schema.String),
+  project: Schema.Struct({ id: Schema.String, slug: Schema.String, name: Schema.String }),
+})
+
+export const Me = Schema.Struct({ user: User, apiKey: Schema.optional(KeyIdentity) })
+export type Me = typeof Me.Type
+
+const Project = Schema.Struct({ id: Schema.String, name: Schema.String, slug: Schema.String, role: Schema.String })
+const Environment = Schema.Struct({ id: Schema.String, name: Schema.String, createdAt: Schema.String })
+
+export const SecretItem = Schema.Struct({
+  key: Schema.String,
+  version: Schema.Number,
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+})
+export type SecretItem = typeof SecretItem.Type
+
+export const VersionItem = Schema.Struct({
+  version: Schema.Number,
+  createdAt: Schema.String,
+  userEmail: Schema.NullOr(Schema.String),
+})
+export type VersionItem = typeof VersionItem.Type
+
+const Written = Schema.Struct({ action: Schema.String, version: Schema.Number })
+export type Written = typeof Written.Type
+
+export const ValueMap = Schema.Record(Schema.String, Schema.String)
+
+/** Where an environment's secrets live. */
+export interface Target {
+  readonly endpoint: Endpoint
+  readonly project: string
+  readonly environment: string
+}
+
+const secretsPath = (target: Target) =>
+  `/api/projects/${segment(target.project)}/environments/${segment(target.environment)}/secrets`
+
+export const me = (endpoint: Endpoint) => request(endpoint, "GET", "/api/auth/me").pipe(Effect.flatMap(decodeAs(Me)))
+
+export const projects = (endpoint: Endpoint) =>
+  request(endpoint, "GET", "/api/projects").pipe(
+    Effect.flatMap(decodeAs(Schema.Struct({ projects: Schema.Array(Project) }))),
+    Effect.map((body) => body.projects),
+  )
+
+export const environments = (endpoint: Endpoint, project: string) =>
+  request(endpoint, "GET", `/api/projects/${segment(project)}/environments`).pipe(
+    Effect.flatMap(decodeAs(Schema.Struct({ environments: Schema.Array(Environment) }))),
+    Effect.map((body) => body.environments),
+  )
+
+export const listSecrets = (target: Target) =>
+  request(target.endpoint, "GET", secretsPath(target)).pipe(
+    Effect.flatMap(decodeAs(Schema.Struct({ secrets: Schema.Array(SecretItem) }))),
+    Effect.map((body) => body.secrets),
+  )
+
+/** Every key and value, exactly (the JSON export; audited as `secrets.exported json`). */
+export const exportJson = (target: Target) =>
+  request(target.endpoint, "GET", `${secretsPath(target)}/json`).pipe(Effect.flatMap(decodeAs(ValueMap)))
+
+/** The service's own `.env` export, byte for byte. */
+export const exportDotenv = (target: Target) =>
+  request(target.endpoint, "GET", `${secretsPath(target)}/.env`, { as: "text" }).pipe(
+    Effect.flatMap(decodeAs(Schema.String)),
+  )
+
+export const getSecret = (target: Target, key: string) =>
+  request(target.endpoint, "GET", `${secretsPath(target)}/${segment(key)}`).pipe(
+    Effect.flatMap(decodeAs(Schema.Struct({ secret: Schema.Struct({ key: Schema.String, value: Schema.String }) }))),
+    Effect.map((body) => body.secret),
+  )
+
+export const setSecret = (target: Target, key: string, value: string) =>
+  request(target.endpoint, "POST", secretsPath(target), { body: { key, value } }).pipe(
+    Effect.flatMap(decodeAs(Written)),
+  )
+
+export const deleteSecret = (target: Target, key: string) =>
+  request(target.endpoint, "DELETE", `${secretsPath(target)}/${segment(key)}`).pipe(Effect.asVoid)
+
+export const listVersions = (target: Target, key: string) =>
+  request(target.endpoint, "GET", `${secretsPath(target)}/${segment(key)}/versions`).pipe(
+    Effect.flatMap(decodeAs(Schema.Struct({ versions: Schema.Array(VersionItem) }))),
+    Effect.map((body) => body.versions),
+  )
+
+export const restoreVersion = (target: Target, key: string, version: number) =>
+  request(target.endpoint, "POST", `${secretsPath(target)}/${segment(key)}/versions/${version}/restore`).pipe(
+    Effect.flatMap(decodeAs(Written)),
+  )

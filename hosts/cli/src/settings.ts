@@ -1,0 +1,77 @@
+/**
+ * Which server, token, project and environment a command uses, from four sources, highest first: flags, the
+ * environment (`COFFER_URL`, `COFFER_TOKEN`, `COFFER_PROJECT`, `COFFER_ENVIRONMENT`, `COFFER_SCHEMAS_URL`,
+ * `COFFER_SCHEMAS_TOKEN`), the project file `.coffer.json` (never a secret), and the user's config file (written
+ * by `coffer login`, mode 0600). Pure: the files are read elsewhere and handed in.
+ *
+ * A stored token belongs to the server it was checked against: it is sent only to that URL, so pointing a
+ * command at another server (a flag, `COFFER_URL`) never hands it a key meant for the first.
+ */
+import { Schema } from "effect"
+
+/** `.coffer.json`: what a repository may share. A token here is refused, never read. */
+export const ProjectFile = Schema.Struct({
+  project: Schema.optional(Schema.String),
+  environment: Schema.optional(Schema.String),
+  url: Schema.optional(Schema.String),
+  schemasUrl: Schema.optional(Schema.String),
+})
+export type ProjectFile = typeof ProjectFile.Type
+
+/** The user's config file: default URLs and the tokens stored by `coffer login`, by server URL. */
+export const UserConfig = Schema.Struct({
+  url: Schema.optional(Schema.String),
+  schemasUrl: Schema.optional(Schema.String),
+  tokens: Schema.optional(Schema.Record(Schema.String, Schema.String)),
+})
+export type UserConfig = typeof UserConfig.Type
+
+/** What flags can set; tokens are not among them (argv is visible to every user of the machine). */
+export interface FlagSettings {
+  readonly url?: string | undefined
+  readonly schemasUrl?: string | undefined
+  readonly project?: string | undefined
+  readonly environment?: string | undefined
+}
+
+export interface Sources {
+  readonly flags: FlagSettings
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly projectFile?: ProjectFile | undefined
+  readonly userConfig?: UserConfig | undefined
+}
+
+export interface Settings {
+  readonly url: string | undefined
+  readonly token: string | undefined
+  readonly project: string | undefined
+  readonly environment: string | undefined
+  readonly schemasUrl: string | undefined
+  readonly schemasToken: string | undefined
+}
+
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value === undefined || value.length === 0 ? undefined : value
+
+const first = (...values: ReadonlyArray<string | undefined>): string | undefined =>
+  values.map(nonEmpty).find((value) => value !== undefined)
+
+/** A base URL in one spelling, so that a stored token is found whichever way the URL was typed. */
+export const normalizeUrl = (url: string): string => url.trim().replace(/\/+$/, "")
+
+const storedToken = (config: UserConfig | undefined, url: string | undefined): string | undefined =>
+  url === undefined ? undefined : config?.tokens?.[normalizeUrl(url)]
+
+/** Settings from the four sources, highest first. */
+export const resolveSettings = ({ flags, env, projectFile, userConfig }: Sources): Settings => {
+  const url = first(flags.url, env.COFFER_URL, projectFile?.url, userConfig?.url)
+  const schemasUrl = first(flags.schemasUrl, env.COFFER_SCHEMAS_URL, projectFile?.schemasUrl, userConfig?.schemasUrl)
+  return {
+    url: url === undefined ? undefined : normalizeUrl(url),
+    token: first(env.COFFER_TOKEN, storedToken(userConfig, url)),
+    project: first(flags.project, env.COFFER_PROJECT, projectFile?.project),
+    environment: first(flags.environment, env.COFFER_ENVIRONMENT, projectFile?.environment),
+    schemasUrl: schemasUrl === undefined ? undefined : normalizeUrl(schemasUrl),
+    schemasToken: first(env.COFFER_SCHEMAS_TOKEN, storedToken(userConfig, schemasUrl)),
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Where the settings files live and how they are read and written: `.coffer.json` in the working directory or
+ * the nearest parent that has one, and the user's config file, `$XDG_CONFIG_HOME/coffer/config.json`
+ * (`~/.config/coffer/config.json` by default), kept at mode 0600 because it holds tokens.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { homedir } from "node:os"
+import { dirname, join, resolve } from "node:path"
+import { Effect, Schema } from "effect"
+import { usage } from "./failure.js"
+import { writePrivateFile } from "./privateFile.js"
+import { ProjectFile, UserConfig } from "./settings.js"
+
+export const PROJECT_FILE = ".coffer.json"
+
+/** The user's config file for an environment. */
+export const userConfigPath = (env: Readonly<Record<string, string | undefined>>): string => {
+  const base = env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== "" ? env.XDG_CONFIG_HOME : undefined
+  return join(base ?? join(env.HOME ?? homedir(), ".config"), "coffer", "config.json")
+}
+
+/** The nearest `.coffer.json` from `cwd` upwards, if any. */
+export const findProjectFile = (cwd: string): string | undefined => {
+  let directory = resolve(cwd)
+  for (;;) {
+    const candidate = join(directory, PROJECT_FILE)
+    if (existsSync(candidate)) return candidate
+    const parent = dirname(directory)
+    if (parent === directory) return undefined
+    directory = parent
+  }
+}
+
+const readJson = (file: string) =>
+  Effect.try({
+    try: () => JSON.parse(readFileSync(file, "utf8")) as unknown,
+    catch: (error) => usage(`${file} is not readable JSON: ${error instanceof Error ? error.message : error}`),
+  })
+
+const decodeWith =
+  <S extends Schema.Decoder<unknown>>(schema: S, file: string) =>
+  (value: unknown) =>
+    Schema.decodeUnknownEffect(schema)(value).pipe(
+      Effect.mapError((error) => usage(`${file}: ${error.message.split("\n")[0]}`)),
+    )
+
+/** The project file found from `cwd`, decoded; one that holds a token is refused (it is meant to be committed). */
+export const readProjectFile = (cwd: string) =>
+  Effect.gen(function* () {
+    const file = findProjectFile(cwd)
+    if (file === undefined) return undefined
+    const raw = yield* readJson(file)
+    if (typeof raw === "object" && raw !== null && ("token" in raw || "schemasToken" in raw)) {
+      return yield* usage(`${file} must not hold a token: remove it and use \`coffer login\` or COFFER_TOKEN`)
+    }
+    return yield* decodeWith(ProjectFile, file)(raw)
+  })
+
+export const readUserConfig = (env: Readonly<Record<string, string | undefined>>) =>
+  Effect.gen(function* () {
+    const file = userConfigPath(env)
+    if (!existsSync(file)) return undefined
+    return yield* Effect.flatMap(readJson(file), decodeWith(UserConfig, file))
+  })
+
+export const writeUserConfig = (env: Readonly<Record<string, string | undefined>>, config: UserConfig) =>
+  writePrivateFile(userConfigPath(env), `${JSON.stringify(config, null, 2)}\n`)
+
+/** Writes `.coffer.json`; it holds no secret and is meant to be committed, so it gets the usual mode. */
+export const writeProjectFile = (file: string, content: ProjectFile) =>
+  Effect.try({
+    try: () => writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`, { flag: "wx" }),
+    catch: (error) => usage(`cannot write ${file}: ${error instanceof Error ? error.message : error}`),
+  })

@@ -1,0 +1,22 @@
+/**
+ * The `shell` form of `coffer secrets pull`: `export KEY='value'` lines that any POSIX shell can `source` or
+ * `eval`, every value single-quoted (a `'` inside written as `'\''`), so nothing in a value is expanded or run.
+ * Keys that cannot be shell variable names (they may hold `.` and `-`) are left out, as in the `.env` export.
+ */
+
+const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+export const isShellName = (key: string): boolean => SHELL_NAME.test(key)
+
+export const shellQuote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`
+
+/** The script for `values`, keys sorted; the keys left out are returned beside it. */
+export const toShell = (values: Readonly<Record<string, string>>) => {
+  const keys = Object.keys(values).sort()
+  const skipped = keys.filter((key) => !isShellName(key))
+  const text = keys
+    .filter(isShellName)
+    .map((key) => `export ${key}=${shellQuote(values[key] ?? "")}\n`)
+    .join("")
+  return { text, skipped }
+}

@@ -1,0 +1,57 @@
+/**
+ * Reading what the user types or pipes in: a whole piped stdin, or one line typed with the echo turned off (an
+ * API key, a secret value) so it stays out of the terminal's scrollback and the shell's history.
+ */
+import { Effect } from "effect"
+import { usage } from "./failure.js"
+
+export const stdinIsTerminal = () => process.stdin.isTTY === true
+
+/** All of stdin, as UTF-8. */
+export const readStdin = Effect.tryPromise({
+  try: async () => {
+    const chunks: Array<Buffer> = []
+    for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)
+    return Buffer.concat(chunks).toString("utf8")
+  },
+  catch: (error) => usage(`cannot read stdin: ${error instanceof Error ? error.message : error}`),
+})
+
+/** Piped input without the one line break `echo` and here-strings add. */
+export const withoutFinalNewline = (text: string) => text.replace(/\r?\n$/, "")
+
+/** Asks for one line on the terminal without echoing it; Ctrl-C or Ctrl-D gives up. */
+export const readHidden = (prompt: string) =>
+  Effect.callback<string, ReturnType<typeof usage>>((resume) => {
+    const input = process.stdin
+    process.stderr.write(prompt)
+    input.setRawMode(true)
+    input.resume()
+    input.setEncoding("utf8")
+    let typed = ""
+    const finish = (outcome: Effect.Effect<string, ReturnType<typeof usage>>) => {
+      input.off("data", onData)
+      input.setRawMode(false)
+      input.pause()
+      process.stderr.write("\n")
+      resume(outcome)
+    }
+    const onData = (chunk: string) => {
+      for (const character of chunk) {
+        if (character === "\r" || character === "\n") return finish(Effect.succeed(typed))
+        if (character === "\u0003" || character === "\u0004") return finish(Effect.fail(usage("cancelled")))
+        if (character === "\u007f" || character === "\b") typed = typed.slice(0, -1)
+        else typed += character
+      }
+    }
+    input.on("data", onData)
+    return Effect.sync(() => {
+      input.off("data", onData)
+      input.setRawMode(false)
+      input.pause()
+    })
+  })
+
+/** A value from the terminal (hidden) or from piped stdin. */
+export const readSecretInput = (prompt: string) =>
+  stdinIsTerminal() ? readHidden(prompt) : Effect.map(readStdin, withoutFinalNewline)

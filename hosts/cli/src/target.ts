@@ -1,0 +1,34 @@
+/**
+ * The environment a secrets command works on: the service and key from the settings, the environment named by
+ * a flag, `COFFER_ENVIRONMENT` or `.coffer.json` (never guessed: running against the wrong environment is worse
+ * than stopping), and the project named the same way or, when none is, the one project the API key reaches.
+ */
+import { Effect } from "effect"
+import { usage } from "./failure.js"
+import { loadSettings, secretsEndpoint } from "./invocation.js"
+import { projects, type Target } from "./secretsApi.js"
+import type { FlagSettings, Settings } from "./settings.js"
+
+export const requireEnvironment = (settings: Settings) =>
+  settings.environment === undefined
+    ? Effect.fail(usage("no environment: pass --env, set COFFER_ENVIRONMENT, or run `coffer init`"))
+    : Effect.succeed(settings.environment)
+
+/** The project to use when none is named: the only one the key reaches. */
+const soleProject = (endpoint: Target["endpoint"]) =>
+  Effect.flatMap(projects(endpoint), (found) =>
+    found.length === 1 && found[0] !== undefined
+      ? Effect.succeed(found[0].slug)
+      : Effect.fail(usage("no project: pass --project, set COFFER_PROJECT, or run `coffer init`")),
+  )
+
+export const resolveTarget = (settings: Settings) =>
+  Effect.gen(function* () {
+    const endpoint = yield* secretsEndpoint(settings)
+    const environment = yield* requireEnvironment(settings)
+    const project = settings.project ?? (yield* soleProject(endpoint))
+    return { endpoint, project, environment } satisfies Target
+  })
+
+/** Settings and target in one step, for the commands that need nothing else. */
+export const targetFor = (flags: FlagSettings) => Effect.flatMap(loadSettings(flags), resolveTarget)
