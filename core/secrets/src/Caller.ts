@@ -25,6 +25,8 @@ export interface ApiKeyCaller extends Person {
   /** The only project the key reaches; every other one answers 404. */
   readonly projectId: string
   readonly scope: KeyScope
+  /** When the key stops working (ISO 8601), or `null` for never; `GET /api/auth/me` tells the key's holder. */
+  readonly expiresAt: string | null
 }
 
 export type Caller = SessionCaller | ApiKeyCaller

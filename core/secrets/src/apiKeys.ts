@@ -101,6 +101,7 @@ export const authenticateApiKey = Effect.fn("Secrets.authenticateApiKey")(functi
     keyId: key.id,
     projectId: key.projectId,
     scope: key.scope,
+    expiresAt: key.expiresAt,
   }
   return caller
 })

@@ -8,6 +8,7 @@ import { Duration, Effect } from "effect"
 import type { Hono } from "hono"
 import { mountSecretsAuth } from "../auth/secretsAuth.js"
 import { mountSecretsRoutes, type SecretsRouteServices } from "../secrets/index.js"
+import { mountApiKeyIdentity } from "../secrets/me.js"
 import { type AppOptions, createBaseApp } from "./base.js"
 
 /** The services the secrets routes need from the runtime. */
@@ -58,6 +59,8 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
     publicOrigin: options.settings.publicOrigin,
     clientAddress: options.clientAddress,
   }
+  // Before the session `me`: a request with an API key is answered here, one without falls through to it.
+  mountApiKeyIdentity(app, routes)
   mountSecretsAuth(app, routes)
   mountSecretsRoutes(app, routes)
   return app

@@ -6,7 +6,7 @@
  *   per client (group `secrets:dev-login`).
  * - `POST /api/auth/logout`: ends the session server-side and clears the cookie; `{ ok: true }`, also when
  *   there was no session (the outcome the caller wants holds either way).
- * - `GET /api/auth/me`: `{ user: { id, email } }`, or 401.
+ * - `GET /api/auth/me`: `{ user: { id, email } }`, or 401. Asked with an API key, `secrets/me.ts` answers instead.
  *
  * Mount these before any route with a path parameter under `/api`, so that none of those can shadow them.
  */

@@ -628,3 +628,50 @@ describe("health", () => {
     expect((await service.call("GET", "/readyz")).text).toBe("ok")
   })
 })
+
+describe("GET /api/auth/me with an API key", () => {
+  it("tells the key's person, project, scope and expiry; a session still gets { user } alone", async () => {
+    const { call, signIn, clock } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "Other" } })
+    const created = await call("POST", "/api/api-keys", {
+      as: ada.as,
+      body: { name: "ci", projectSlug: "app", scope: "read", expiresInDays: 2 },
+    })
+    const me = await call("GET", "/api/auth/me", { as: { key: created.body.key } })
+    expect(me.status).toBe(200)
+    expect(me.body).toEqual({
+      user: { id: ada.userId, email: "ada@example.com" },
+      apiKey: {
+        id: created.body.id,
+        scope: "read",
+        expiresAt: created.body.expiresAt,
+        project: { id: expect.any(String), slug: "app", name: "App" },
+      },
+    })
+    expect(JSON.stringify(me.body)).not.toContain(created.body.key)
+    const forever = await call("POST", "/api/api-keys", {
+      as: ada.as,
+      body: { name: "w", projectSlug: "other", scope: "write" },
+    })
+    expect((await call("GET", "/api/auth/me", { as: { key: forever.body.key } })).body.apiKey).toMatchObject({
+      scope: "write",
+      expiresAt: null,
+      project: { slug: "other" },
+    })
+    expect((await call("GET", "/api/auth/me", { as: ada.as })).body).toEqual({
+      user: { id: ada.userId, email: "ada@example.com" },
+    })
+    clock.advance(2 * DAY)
+    expect(await call("GET", "/api/auth/me", { as: { key: created.body.key } })).toEqual(
+      expect.objectContaining({ status: 401, body: { error: "API key has expired" } }),
+    )
+    expect((await call("GET", "/api/auth/me", { as: { key: `cfk_${"a".repeat(43)}` } })).status).toBe(401)
+    // The header decides alone: a bad key is not rescued by a good cookie.
+    const both = await call("GET", "/api/auth/me", {
+      headers: { authorization: "Bearer nope", cookie: ada.as.cookie },
+    })
+    expect(both.status).toBe(401)
+  })
+})

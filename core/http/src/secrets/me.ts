@@ -1,0 +1,41 @@
+/**
+ * `GET /api/auth/me` asked with an API key (`Authorization: Bearer cfk_…`): who the key acts as, so that a
+ * command-line tool can say which person, project, scope and expiry it works with. The answer extends the
+ * session form `{ user }` additively with `apiKey: { id, scope, expiresAt, project: { id, slug, name } }`.
+ *
+ * Requests without the header fall through to the session route of `auth/secretsAuth.ts`, so mount this first.
+ * A bad key is refused exactly as on every other route (401, counted against the client's rate limit).
+ */
+import { NotFound } from "@coffer/kernel"
+import { listProjects } from "@coffer/secrets"
+import { Effect } from "effect"
+import type { Hono } from "hono"
+import { ME_PATH } from "../auth/secretsAuth.js"
+import { callerOf, type SecretsRoutes } from "./context.js"
+
+export const mountApiKeyIdentity = (app: Hono, routes: SecretsRoutes): void => {
+  app.get(ME_PATH, async (c, next) => {
+    if (c.req.header("Authorization") === undefined) return next()
+    return routes.handle(
+      c,
+      Effect.gen(function* () {
+        const caller = yield* callerOf(c, routes)
+        const user = { id: caller.userId, email: caller.email }
+        if (caller.kind !== "apiKey") return { user }
+        // A key reaches exactly one project, and this lists exactly what it reaches.
+        const { projects } = yield* listProjects(caller)
+        const project = projects.find((candidate) => candidate.id === caller.projectId)
+        if (project === undefined) return yield* new NotFound({ message: "Project not found" })
+        return {
+          user,
+          apiKey: {
+            id: caller.keyId,
+            scope: caller.scope,
+            expiresAt: caller.expiresAt,
+            project: { id: project.id, slug: project.slug, name: project.name },
+          },
+        }
+      }),
+    )
+  })
+}
