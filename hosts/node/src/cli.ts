@@ -1,8 +1,10 @@
 /**
  * The `coffer` command: parses arguments, reads settings, and runs a subcommand. Every failure the operator
- * can fix ends in one line on stderr and exit code 1, never a stack trace.
+ * can fix ends in one line on stderr and exit code 1, never a stack trace. The user commands (login, init,
+ * secrets, schemas, completions) belong to `@coffer/cli`, which runs them with its own exit codes.
  */
 import { parseArgs } from "node:util"
+import { runCli, USER_COMMANDS } from "@coffer/cli"
 import { Cause } from "effect"
 import { accountsCommand } from "./accountsCommand.js"
 import { commands } from "./help.js"
@@ -75,6 +77,10 @@ export const main = async (
   listener?: Listener,
 ): Promise<void> => {
   const [command, ...rest] = argv
+  if (command !== undefined && USER_COMMANDS.includes(command)) {
+    process.exitCode = await runCli(argv, { env })
+    return
+  }
   try {
     switch (command) {
       case "serve":
@@ -90,6 +96,10 @@ export const main = async (
       case "--help":
       case "-h": {
         const topic = rest[0] as keyof typeof commands | undefined
+        if (topic !== undefined && USER_COMMANDS.includes(topic)) {
+          process.exitCode = await runCli([...rest, "--help"], { env })
+          return
+        }
         console.log(topic !== undefined && topic in commands ? commands[topic] : commands.main)
         return
       }

@@ -7,14 +7,22 @@ export const commands = {
 
 Usage: coffer <command> [options]
 
-Commands:
-  serve      start the Schemas and Secrets services
-  migrate    apply database migrations and exit
-  accounts   list the secrets service's accounts; link and unlink sign-in identities
-  keys       re-wrap every project's data key under the current master key
+Server commands:
+  serve        start the Schemas and Secrets services
+  migrate      apply database migrations and exit
+  accounts     list the secrets service's accounts; link and unlink sign-in identities
+  keys         re-wrap every project's data key under the current master key
+
+User commands (@coffer/cli; they speak HTTP to a running service):
+  login        check an API key or schemas token and store it; logout, whoami
+  init         write .coffer.json: the project, environment and URLs of a directory
+  secrets      run a command with an environment's secrets; pull, push, import,
+               set, get, list, delete, history, restore, diff
+  schemas      print resolved schemas (exact version, latest or a range); list, diff
+  completions  print a bash, zsh or fish completion script
 
 Run \`coffer <command> --help\` for a command's options.
-Settings are read from the environment; see the README's configuration table.`,
+Server settings are read from the environment; see the README's configuration table.`,
   serve: `Usage: coffer serve [--only schemas|secrets]
 
 Starts both services, each on its own port (COFFER_SCHEMAS_PORT, default 8787;

@@ -81,7 +81,7 @@ export const logout = Command.make(
   {
     url,
     schemasUrl,
-    all: Flag.Boolean("all").pipe(Flag.withDescription("forget every stored key")),
+    all: Flag.Boolean("all").pipe(Flag.withDescription("forget every stored key"), Flag.withDefault(false)),
   },
   Effect.fn(function* (flags) {
     const settings = yield* loadSettings(settingsOf(flags))
@@ -141,7 +141,7 @@ export const init = Command.make(
     schemasUrl,
     project,
     env,
-    force: Flag.Boolean("force").pipe(Flag.withDescription("replace an existing .coffer.json")),
+    force: Flag.Boolean("force").pipe(Flag.withDescription("replace an existing .coffer.json"), Flag.withDefault(false)),
   },
   Effect.fn(function* (flags) {
     const { cwd } = yield* Invocation

@@ -24,7 +24,7 @@ export const env = Flag.String("env").pipe(
   Flag.withDescription("environment name (COFFER_ENVIRONMENT)"),
   Flag.optional,
 )
-export const json = Flag.Boolean("json").pipe(Flag.withDescription("print JSON, for scripts"))
+export const json = Flag.Boolean("json").pipe(Flag.withDescription("print JSON, for scripts"), Flag.withDefault(false))
 
 /** The flags every secrets command takes. */
 export const target = { url, project, env }

@@ -74,7 +74,7 @@ export const diff = Command.make(
   {
     ...target,
     env2: Flag.String("env2").pipe(Flag.withDescription("the environment to compare with")),
-    showValues: Flag.Boolean("show-values").pipe(Flag.withDescription("print the differing values too")),
+    showValues: Flag.Boolean("show-values").pipe(Flag.withDescription("print the differing values too"), Flag.withDefault(false)),
     json: jsonFlag,
   },
   Effect.fn(function* (flags) {

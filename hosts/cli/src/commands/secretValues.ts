@@ -48,8 +48,8 @@ export const get = Command.make(
   {
     ...target,
     key: Argument.String("KEY"),
-    plain: Flag.Boolean("plain").pipe(Flag.withDescription("print the value exactly, with no line break added")),
-    json: Flag.Boolean("json").pipe(Flag.withDescription("print the secret as JSON")),
+    plain: Flag.Boolean("plain").pipe(Flag.withDescription("print the value exactly, with no line break added"), Flag.withDefault(false)),
+    json: Flag.Boolean("json").pipe(Flag.withDescription("print the secret as JSON"), Flag.withDefault(false)),
   },
   Effect.fn(function* (flags) {
     const secret = yield* getSecret(yield* targetFor(settingsOf(flags)), flags.key)
