@@ -13,7 +13,7 @@ import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { notFound, refused, usage } from "../failure.js"
 import type { Endpoint } from "../http.js"
-import { Invocation, loadSettings } from "../invocation.js"
+import { Invocation, loadSettings, secretsEndpoint } from "../invocation.js"
 import { json, line, note } from "../output.js"
 import { removeFile } from "../privateFile.js"
 import { platforms } from "../schemasApi.js"
@@ -111,10 +111,9 @@ export const whoami = Command.make(
   { url, json: jsonFlag },
   Effect.fn(function* (flags) {
     const settings = yield* loadSettings(settingsOf(flags))
-    if (settings.url === undefined) return yield* usage("no secrets service URL: pass --url or set COFFER_URL")
-    if (settings.token === undefined) return yield* usage(`no API key for ${settings.url}: run \`coffer login\``)
-    const identity = yield* me({ url: settings.url, token: settings.token })
-    if (flags.json) return yield* json({ url: settings.url, ...identity })
+    const endpoint = yield* secretsEndpoint(settings)
+    const identity = yield* me(endpoint)
+    if (flags.json) return yield* json({ url: endpoint.url, ...identity })
     const key = identity.apiKey
     const rows = [
       `person:  ${identity.user.email} (${identity.user.id})`,
@@ -125,7 +124,7 @@ export const whoami = Command.make(
             `scope:   ${key.scope}`,
             `expires: ${key.expiresAt ?? "never"}`,
           ]),
-      `service: ${settings.url}`,
+      `service: ${endpoint.url}`,
     ]
     yield* line(rows.join("\n"))
   }),
