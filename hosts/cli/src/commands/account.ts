@@ -140,7 +140,10 @@ export const init = Command.make(
     schemasUrl,
     project,
     env,
-    force: Flag.Boolean("force").pipe(Flag.withDescription("replace an existing .coffer.json"), Flag.withDefault(false)),
+    force: Flag.Boolean("force").pipe(
+      Flag.withDescription("replace an existing .coffer.json"),
+      Flag.withDefault(false),
+    ),
   },
   Effect.fn(function* (flags) {
     const { cwd } = yield* Invocation

@@ -84,8 +84,14 @@ export const push = Command.make(
   {
     ...target,
     file,
-    dryRun: Flag.Boolean("dry-run").pipe(Flag.withDescription("show what would change, change nothing"), Flag.withDefault(false)),
-    prune: Flag.Boolean("prune").pipe(Flag.withDescription("also delete keys the file does not hold"), Flag.withDefault(false)),
+    dryRun: Flag.Boolean("dry-run").pipe(
+      Flag.withDescription("show what would change, change nothing"),
+      Flag.withDefault(false),
+    ),
+    prune: Flag.Boolean("prune").pipe(
+      Flag.withDescription("also delete keys the file does not hold"),
+      Flag.withDefault(false),
+    ),
     json: jsonFlag,
   },
   Effect.fn(function* (flags) {

@@ -98,7 +98,10 @@ export const run = Command.make(
       Flag.withDescription("keep an encrypted snapshot here; use it when the service is unreachable or failing"),
       Flag.optional,
     ),
-    offline: Flag.Boolean("offline").pipe(Flag.withDescription("use only the --fallback snapshot"), Flag.withDefault(false)),
+    offline: Flag.Boolean("offline").pipe(
+      Flag.withDescription("use only the --fallback snapshot"),
+      Flag.withDefault(false),
+    ),
     command: Argument.String("command").pipe(
       Argument.withDescription("the command and its arguments, after --"),
       Argument.variadic({ min: 1 }),

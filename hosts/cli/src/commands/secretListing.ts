@@ -74,7 +74,10 @@ export const diff = Command.make(
   {
     ...target,
     env2: Flag.String("env2").pipe(Flag.withDescription("the environment to compare with")),
-    showValues: Flag.Boolean("show-values").pipe(Flag.withDescription("print the differing values too"), Flag.withDefault(false)),
+    showValues: Flag.Boolean("show-values").pipe(
+      Flag.withDescription("print the differing values too"),
+      Flag.withDefault(false),
+    ),
     json: jsonFlag,
   },
   Effect.fn(function* (flags) {

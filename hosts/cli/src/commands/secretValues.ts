@@ -48,7 +48,10 @@ export const get = Command.make(
   {
     ...target,
     key: Argument.String("KEY"),
-    plain: Flag.Boolean("plain").pipe(Flag.withDescription("print the value exactly, with no line break added"), Flag.withDefault(false)),
+    plain: Flag.Boolean("plain").pipe(
+      Flag.withDescription("print the value exactly, with no line break added"),
+      Flag.withDefault(false),
+    ),
     json: Flag.Boolean("json").pipe(Flag.withDescription("print the secret as JSON"), Flag.withDefault(false)),
   },
   Effect.fn(function* (flags) {
