@@ -1,0 +1,57 @@
+/**
+ * The `.env` reader of `push` and `import` is the inverse of the service's export: every value the export can
+ * write reads back exactly, and malformed lines are refused with their line number.
+ */
+import { dotenvValue, toDotenv } from "@coffer/secrets"
+import { Effect, Exit } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { parseDotenv, parseJsonObject } from "./dotenvFile.js"
+
+const read = (text: string) => Effect.runSync(parseDotenv(text))
+const failure = (text: string) => {
+  const exit = Effect.runSyncExit(parseDotenv(text))
+  return Exit.isFailure(exit) ? String(exit.cause) : "succeeded"
+}
+
+describe("parseDotenv", () => {
+  it("reads back every value the service's export writes", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary" }).filter((value) => !value.includes("\0")),
+        (value) => {
+          expect(read(toDotenv([{ key: "K", value }]))).toEqual([{ key: "K", value }])
+        },
+      ),
+      { numRuns: 500 },
+    )
+    expect(read(`A=${dotenvValue('it\'s $HOME "q" \\ `x`')}\n`)).toEqual([
+      { key: "A", value: 'it\'s $HOME "q" \\ `x`' },
+    ])
+  })
+
+  it("skips comments and blank lines, takes `export`, ends bare values at a space, keeps a shell's backslashes", () => {
+    expect(read("# c\n\nexport A=1 # note\nB=\nC='x y'\nD=\"a\\nb\"\r\nE.F-G=v\n")).toEqual([
+      { key: "A", value: "1" },
+      { key: "B", value: "" },
+      { key: "C", value: "x y" },
+      { key: "D", value: "a\\nb" },
+      { key: "E.F-G", value: "v" },
+    ])
+  })
+
+  it("names the line of a malformed entry", () => {
+    expect(failure("A=1\nnot an entry\n")).toContain("line 2")
+    expect(failure("A='open\nB=2\n")).toContain("never closed")
+    expect(failure('A="x" trailing\n')).toContain("unexpected text")
+  })
+
+  it("reads a JSON object of strings and refuses anything else", () => {
+    expect(Effect.runSync(parseJsonObject('{"A":"1","B":""}'))).toEqual([
+      { key: "A", value: "1" },
+      { key: "B", value: "" },
+    ])
+    expect(Exit.isFailure(Effect.runSyncExit(parseJsonObject('{"A":1}')))).toBe(true)
+    expect(Exit.isFailure(Effect.runSyncExit(parseJsonObject("[]")))).toBe(true)
+  })
+})

@@ -1,0 +1,123 @@
+/**
+ * Settings precedence, highest first: flags, environment, `.coffer.json` (found upwards from the working
+ * directory), the user's config file; a stored token goes only to the URL it was stored for. Checked on the pure
+ * resolver, and through the real command parser against a local HTTP server that records what it was asked.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { createServer, type IncomingMessage } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { runCli } from "./main.js"
+import { resolveSettings } from "./settings.js"
+
+describe("resolveSettings", () => {
+  const projectFile = { project: "file-project", environment: "file-env", url: "http://file", schemasUrl: "http://sf" }
+  const userConfig = {
+    url: "http://user",
+    schemasUrl: "http://su",
+    tokens: { "http://file": "cfk_file", "http://user": "cfk_user", "http://sf": "cfs_file" },
+  }
+
+  it("takes flags over the environment over .coffer.json over the user's config", () => {
+    const env = { COFFER_URL: "http://env/", COFFER_PROJECT: "env-project", COFFER_ENVIRONMENT: "env-env" }
+    expect(
+      resolveSettings({
+        flags: { url: "http://flag", project: "flag-project", environment: "flag-env" },
+        env,
+        projectFile,
+        userConfig,
+      }),
+    ).toMatchObject({ url: "http://flag", project: "flag-project", environment: "flag-env" })
+    expect(resolveSettings({ flags: {}, env, projectFile, userConfig })).toMatchObject({
+      url: "http://env",
+      project: "env-project",
+      environment: "env-env",
+    })
+    expect(resolveSettings({ flags: {}, env: {}, projectFile, userConfig })).toEqual({
+      url: "http://file",
+      token: "cfk_file",
+      project: "file-project",
+      environment: "file-env",
+      schemasUrl: "http://sf",
+      schemasToken: "cfs_file",
+    })
+    expect(resolveSettings({ flags: {}, env: {}, userConfig })).toMatchObject({ url: "http://user", token: "cfk_user" })
+  })
+
+  it("sends a stored token only to its own URL; COFFER_TOKEN goes wherever the URL points", () => {
+    expect(resolveSettings({ flags: { url: "http://elsewhere" }, env: {}, userConfig }).token).toBeUndefined()
+    expect(resolveSettings({ flags: { url: "http://user///" }, env: {}, userConfig }).token).toBe("cfk_user")
+    expect(
+      resolveSettings({ flags: { url: "http://elsewhere" }, env: { COFFER_TOKEN: "cfk_env" }, userConfig }).token,
+    ).toBe("cfk_env")
+    expect(resolveSettings({ flags: {}, env: { COFFER_SCHEMAS_TOKEN: "cfs_env" }, userConfig }).schemasToken).toBe(
+      "cfs_env",
+    )
+  })
+
+  it("reads an empty variable as unset", () => {
+    expect(resolveSettings({ flags: {}, env: { COFFER_ENVIRONMENT: "" }, projectFile }).environment).toBe("file-env")
+  })
+})
+
+describe("settings through the command line", () => {
+  const servers: Array<{ close: () => void }> = []
+  afterEach(() => {
+    for (const server of servers.splice(0)) server.close()
+  })
+
+  /** A stand-in secrets service that records each request's path and credential and lists no secrets. */
+  const recorder = async () => {
+    const seen: Array<{ path: string; authorization: string | undefined }> = []
+    const server = createServer((request: IncomingMessage, response) => {
+      seen.push({ path: request.url ?? "", authorization: request.headers.authorization })
+      response.setHeader("content-type", "application/json")
+      response.end(JSON.stringify({ secrets: [] }))
+    })
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+    servers.push(server)
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen }
+  }
+
+  it("flags beat the environment, which beats .coffer.json found in a parent, which beats the user's config", async () => {
+    const { url, seen } = await recorder()
+    const home = mkdtempSync(join(tmpdir(), "coffer-cli-"))
+    const cwd = join(home, "repo", "src")
+    mkdirSync(cwd, { recursive: true })
+    mkdirSync(join(home, "config", "coffer"), { recursive: true })
+    writeFileSync(
+      join(home, "config", "coffer", "config.json"),
+      JSON.stringify({ url, tokens: { [url]: "cfk_stored" } }),
+    )
+    writeFileSync(join(home, "repo", ".coffer.json"), JSON.stringify({ project: "file-p", environment: "file-e" }))
+    const env = { XDG_CONFIG_HOME: join(home, "config"), COFFER_ENVIRONMENT: "env-e" }
+    expect(await runCli(["secrets", "list", "--json", "--env", "flag-e"], { env, cwd })).toBe(0)
+    expect(await runCli(["secrets", "list", "--json"], { env, cwd })).toBe(0)
+    expect(await runCli(["secrets", "list", "--json"], { env: { XDG_CONFIG_HOME: env.XDG_CONFIG_HOME }, cwd })).toBe(0)
+    expect(await runCli(["secrets", "list", "--json", "-p", "flag-p"], { env, cwd })).toBe(0)
+    expect(seen).toEqual([
+      { path: "/api/projects/file-p/environments/flag-e/secrets", authorization: "Bearer cfk_stored" },
+      { path: "/api/projects/file-p/environments/env-e/secrets", authorization: "Bearer cfk_stored" },
+      { path: "/api/projects/file-p/environments/file-e/secrets", authorization: "Bearer cfk_stored" },
+      { path: "/api/projects/flag-p/environments/env-e/secrets", authorization: "Bearer cfk_stored" },
+    ])
+  })
+
+  it("refuses a .coffer.json that holds a token, and a missing environment, with exit code 1", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "coffer-cli-"))
+    writeFileSync(join(cwd, ".coffer.json"), JSON.stringify({ project: "p", token: "cfk_leaked" }))
+    expect(
+      await runCli(["secrets", "list"], { env: { COFFER_URL: "http://127.0.0.1:9", COFFER_TOKEN: "t" }, cwd }),
+    ).toBe(1)
+    const clean = mkdtempSync(join(tmpdir(), "coffer-cli-"))
+    expect(
+      await runCli(["secrets", "list", "-p", "p"], {
+        env: { COFFER_URL: "http://127.0.0.1:9", COFFER_TOKEN: "t" },
+        cwd: clean,
+      }),
+    ).toBe(1)
+    expect(await runCli(["secrets", "list", "--no-such-flag"], { env: {}, cwd: clean })).toBe(1)
+  })
+})
