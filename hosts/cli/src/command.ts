@@ -16,11 +16,16 @@ import { line } from "./output.js"
 const secrets = Command.make("secrets").pipe(
   Command.withDescription("An environment's secrets: run a command with them, pull, push, read and change them"),
   Command.withSubcommands([run, pull, push, importCommand, set, get, list, remove, history, restore, diff]),
+  Command.withExamples([
+    { command: "coffer secrets run --env production -- npm start", description: "a Procfile line" },
+    { command: "coffer secrets list --env staging --json", description: "keys and versions, for a script" },
+  ]),
 )
 
 const schemas = Command.make("schemas").pipe(
   Command.withDescription("Resolved configuration schemas, read with a schemas token"),
   Command.withSubcommands([Schemas.get, Schemas.list, Schemas.diff]),
+  Command.withExamples([{ command: "COFFER_SCHEMAS_TOKEN=cfs_… coffer schemas get app/^2.0.0", description: "in CI" }]),
 )
 
 const userCommands = [login, logout, whoami, init, secrets, schemas] as const
@@ -49,6 +54,10 @@ const completions = Command.make(
 export const coffer = Command.make("coffer").pipe(
   Command.withDescription("Coffer from the terminal: secrets into processes, resolved schemas into CI"),
   Command.withSubcommands([...userCommands, completions]),
+  Command.withExamples([
+    { command: "coffer login --url https://secrets.example.com", description: "store an API key, checked first" },
+    { command: "coffer secrets run --env development -- npm start", description: "run with the secrets" },
+  ]),
 )
 
 /** The top-level user commands, for the server's `coffer` to know what to hand over. */

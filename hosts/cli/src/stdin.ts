@@ -24,8 +24,9 @@ export const withoutFinalNewline = (text: string) => text.replace(/\r?\n$/, "")
 export const readHidden = (prompt: string) =>
   Effect.callback<string, ReturnType<typeof usage>>((resume) => {
     const input = process.stdin
-    process.stderr.write(prompt)
+    // Echo goes off before the prompt shows, so nothing typed in answer to it can be echoed.
     input.setRawMode(true)
+    process.stderr.write(prompt)
     input.resume()
     input.setEncoding("utf8")
     let typed = ""

@@ -447,6 +447,9 @@ describe("coffer exit codes, login and settings", () => {
       expect(script.stdout).toContain("secrets")
     }
     const leaves = [
+      [],
+      ["secrets"],
+      ["schemas"],
       ["login"],
       ["logout"],
       ["whoami"],
@@ -463,5 +466,54 @@ describe("coffer exit codes, login and settings", () => {
       expect(help.code, command.join(" ")).toBe(0)
       expect(help.stdout, command.join(" ")).toContain("EXAMPLES")
     }
+  })
+})
+
+/** Runs `coffer <args>` on a pseudo-terminal (util-linux `script`), typing `typed` once `waitFor` is shown. */
+const onTerminal = (
+  args: ReadonlyArray<string>,
+  options: { env: Record<string, string>; cwd?: string; waitFor?: string; typed?: string },
+): Promise<Outcome> =>
+  new Promise((done) => {
+    const quoted = [process.execPath, cliBin, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ")
+    const child = spawn("script", ["-qec", quoted, "/dev/null"], {
+      cwd: options.cwd ?? freshDirectory(),
+      env: { PATH: process.env.PATH ?? "", SHELL: "/bin/sh", TERM: "dumb", ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    })
+    let stdout = ""
+    let typed = false
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+      if (!typed && options.waitFor !== undefined && stdout.includes(options.waitFor)) {
+        typed = true
+        child.stdin.write(options.typed ?? "")
+      }
+    })
+    child.on("exit", (code) => done({ code, stdout, stderr: "" }))
+  })
+
+describe("coffer on a terminal", () => {
+  it("login hides the key as it is typed; push draws a progress bar for large files", async () => {
+    const { secrets } = await serve()
+    const { env, readKey } = await project(secrets)
+    const { COFFER_TOKEN: _token, COFFER_URL: _url, ...bare } = env
+    const login = await onTerminal(["login", "--url", secrets], {
+      env: bare,
+      waitFor: "API key: ",
+      typed: `${readKey}\r`,
+    })
+    expect(login.code, login.stdout).toBe(0)
+    expect(login.stdout).toContain("logged in")
+    expect(login.stdout).not.toContain(readKey)
+    expect(readFileSync(join(env.XDG_CONFIG_HOME, "coffer/config.json"), "utf8")).toContain(readKey)
+    const cwd = freshDirectory()
+    writeFileSync(join(cwd, "many.env"), Array.from({ length: 60 }, (_, index) => `K${index}=v${index}\n`).join(""))
+    const pushed = await onTerminal(["secrets", "push", "many.env"], { env, cwd })
+    expect(pushed.code, pushed.stdout).toBe(0)
+    expect(pushed.stdout).toContain("pushing [")
+    expect(pushed.stdout).toContain("60/60")
+    const small = await onTerminal(["secrets", "push", "many.env"], { env, cwd })
+    expect(small.stdout).not.toContain("pushing [")
   })
 })
