@@ -25,7 +25,7 @@ const secrets = Command.make("secrets").pipe(
 const schemas = Command.make("schemas").pipe(
   Command.withDescription("Resolved configuration schemas, read with a schemas token"),
   Command.withSubcommands([Schemas.get, Schemas.list, Schemas.diff]),
-  Command.withExamples([{ command: "COFFER_SCHEMAS_TOKEN=cfs_… coffer schemas get app/^2.0.0", description: "in CI" }]),
+  Command.withExamples([{ command: "COFFER_SCHEMAS_TOKEN=cfs_… coffer schemas get app/^2", description: "in CI" }]),
 )
 
 const userCommands = [login, logout, whoami, init, secrets, schemas] as const

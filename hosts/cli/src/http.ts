@@ -4,7 +4,7 @@
  * 5xx → server, any other 4xx → usage) and whose message is the server's own `{error}` on one line; a server that
  * cannot be reached is a `server` failure too. The token never appears in a message.
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { CofferFailure, kindOfStatus, serverFailure } from "./failure.js"
 
 /** A service to call: its base URL and the token to present. */
@@ -77,3 +77,11 @@ export const request = (
       catch: (error) => serverFailure(`unreadable answer from ${endpoint.url}: ${networkReason(error)}`),
     })
   })
+
+/** Decodes a 2xx answer with `schema`; a server answering something else fails with one line. */
+export const decodeAnswer =
+  <S extends Schema.Decoder<unknown>>(schema: S) =>
+  (value: unknown) =>
+    Schema.decodeUnknownEffect(schema)(value).pipe(
+      Effect.mapError((error) => serverFailure(`unexpected answer from the server: ${error.message.split("\n")[0]}`)),
+    )

@@ -6,15 +6,8 @@
  */
 import { parseReference, selectVersion } from "@coffer/schemas"
 import { Effect, Result, Schema } from "effect"
-import { notFound, serverFailure, usage } from "./failure.js"
-import { type Endpoint, request, segment } from "./http.js"
-
-const decodeAs =
-  <S extends Schema.Decoder<unknown>>(schema: S) =>
-  (value: unknown) =>
-    Schema.decodeUnknownEffect(schema)(value).pipe(
-      Effect.mapError((error) => serverFailure(`unexpected answer from the server: ${error.message.split("\n")[0]}`)),
-    )
+import { notFound, usage } from "./failure.js"
+import { decodeAnswer, type Endpoint, request, segment } from "./http.js"
 
 const Platform = Schema.Struct({ name: Schema.String, versions: Schema.Array(Schema.String) })
 export type Platform = typeof Platform.Type
@@ -26,17 +19,26 @@ const SchemaBody = Schema.Struct({
 })
 
 export const platforms = (endpoint: Endpoint) =>
-  request(endpoint, "GET", "/api/schemas").pipe(Effect.flatMap(decodeAs(Schema.Array(Platform))))
+  request(endpoint, "GET", "/api/schemas").pipe(Effect.flatMap(decodeAnswer(Schema.Array(Platform))))
 
 export const versions = (endpoint: Endpoint, platform: string) =>
   request(endpoint, "GET", `/api/${segment(platform)}/versions`).pipe(
-    Effect.flatMap(decodeAs(Schema.Array(Schema.String))),
+    Effect.flatMap(decodeAnswer(Schema.Array(Schema.String))),
+  )
+
+/**
+ * A range written short, as semver reads it, in the full form `@extends` takes: `^2` and `>=2` gain `.0.0`,
+ * `~2.1` gains `.0`, and `~2` (any 2.x) is `^2.0.0`. Anything else is left as written.
+ */
+export const completeRange = (reference: string): string =>
+  reference.replace(/\/(\^|~|>=)(\d+)(?:\.(\d+))?$/, (_, operator: string, major: string, minor?: string) =>
+    operator === "~" && minor === undefined ? `/^${major}.0.0` : `/${operator}${major}.${minor ?? "0"}.0`,
   )
 
 /** The schema `reference` selects: the version picked and the resolved schema. */
 export const resolveSchema = (endpoint: Endpoint, reference: string) =>
   Effect.gen(function* () {
-    const parsed = parseReference(reference)
+    const parsed = parseReference(completeRange(reference))
     if (Result.isFailure(parsed)) return yield* usage(`${reference}: ${parsed.failure.reason}`)
     const ref = parsed.success
     const version =
@@ -49,7 +51,7 @@ export const resolveSchema = (endpoint: Endpoint, reference: string) =>
               : Effect.fail(notFound(`${reference}: ${selected.failure.reason}`))
           })
     const schema = yield* request(endpoint, "GET", `/api/${segment(ref.platform)}/${segment(version)}`).pipe(
-      Effect.flatMap(decodeAs(SchemaBody)),
+      Effect.flatMap(decodeAnswer(SchemaBody)),
     )
     return { platform: ref.platform, version, output: schema.output }
   })

@@ -3,15 +3,7 @@
  * decoded, so a server that answers something else fails with one line instead of a `TypeError` later.
  */
 import { Effect, Schema } from "effect"
-import { serverFailure } from "./failure.js"
-import { type Endpoint, request, segment } from "./http.js"
-
-const decodeAs =
-  <S extends Schema.Decoder<unknown>>(schema: S) =>
-  (value: unknown) =>
-    Schema.decodeUnknownEffect(schema)(value).pipe(
-      Effect.mapError((error) => serverFailure(`unexpected answer from the server: ${error.message.split("\n")[0]}`)),
-    )
+import { decodeAnswer, type Endpoint, request, segment } from "./http.js"
 
 export const User = Schema.Struct({ id: Schema.String, email: Schema.String })
 
@@ -58,45 +50,48 @@ export interface Target {
 const secretsPath = (target: Target) =>
   `/api/projects/${segment(target.project)}/environments/${segment(target.environment)}/secrets`
 
-export const me = (endpoint: Endpoint) => request(endpoint, "GET", "/api/auth/me").pipe(Effect.flatMap(decodeAs(Me)))
+export const me = (endpoint: Endpoint) =>
+  request(endpoint, "GET", "/api/auth/me").pipe(Effect.flatMap(decodeAnswer(Me)))
 
 export const projects = (endpoint: Endpoint) =>
   request(endpoint, "GET", "/api/projects").pipe(
-    Effect.flatMap(decodeAs(Schema.Struct({ projects: Schema.Array(Project) }))),
+    Effect.flatMap(decodeAnswer(Schema.Struct({ projects: Schema.Array(Project) }))),
     Effect.map((body) => body.projects),
   )
 
 export const environments = (endpoint: Endpoint, project: string) =>
   request(endpoint, "GET", `/api/projects/${segment(project)}/environments`).pipe(
-    Effect.flatMap(decodeAs(Schema.Struct({ environments: Schema.Array(Environment) }))),
+    Effect.flatMap(decodeAnswer(Schema.Struct({ environments: Schema.Array(Environment) }))),
     Effect.map((body) => body.environments),
   )
 
 export const listSecrets = (target: Target) =>
   request(target.endpoint, "GET", secretsPath(target)).pipe(
-    Effect.flatMap(decodeAs(Schema.Struct({ secrets: Schema.Array(SecretItem) }))),
+    Effect.flatMap(decodeAnswer(Schema.Struct({ secrets: Schema.Array(SecretItem) }))),
     Effect.map((body) => body.secrets),
   )
 
 /** Every key and value, exactly (the JSON export; audited as `secrets.exported json`). */
 export const exportJson = (target: Target) =>
-  request(target.endpoint, "GET", `${secretsPath(target)}/json`).pipe(Effect.flatMap(decodeAs(ValueMap)))
+  request(target.endpoint, "GET", `${secretsPath(target)}/json`).pipe(Effect.flatMap(decodeAnswer(ValueMap)))
 
 /** The service's own `.env` export, byte for byte. */
 export const exportDotenv = (target: Target) =>
   request(target.endpoint, "GET", `${secretsPath(target)}/.env`, { as: "text" }).pipe(
-    Effect.flatMap(decodeAs(Schema.String)),
+    Effect.flatMap(decodeAnswer(Schema.String)),
   )
 
 export const getSecret = (target: Target, key: string) =>
   request(target.endpoint, "GET", `${secretsPath(target)}/${segment(key)}`).pipe(
-    Effect.flatMap(decodeAs(Schema.Struct({ secret: Schema.Struct({ key: Schema.String, value: Schema.String }) }))),
+    Effect.flatMap(
+      decodeAnswer(Schema.Struct({ secret: Schema.Struct({ key: Schema.String, value: Schema.String }) })),
+    ),
     Effect.map((body) => body.secret),
   )
 
 export const setSecret = (target: Target, key: string, value: string) =>
   request(target.endpoint, "POST", secretsPath(target), { body: { key, value } }).pipe(
-    Effect.flatMap(decodeAs(Written)),
+    Effect.flatMap(decodeAnswer(Written)),
   )
 
 export const deleteSecret = (target: Target, key: string) =>
@@ -104,11 +99,11 @@ export const deleteSecret = (target: Target, key: string) =>
 
 export const listVersions = (target: Target, key: string) =>
   request(target.endpoint, "GET", `${secretsPath(target)}/${segment(key)}/versions`).pipe(
-    Effect.flatMap(decodeAs(Schema.Struct({ versions: Schema.Array(VersionItem) }))),
+    Effect.flatMap(decodeAnswer(Schema.Struct({ versions: Schema.Array(VersionItem) }))),
     Effect.map((body) => body.versions),
   )
 
 export const restoreVersion = (target: Target, key: string, version: number) =>
   request(target.endpoint, "POST", `${secretsPath(target)}/${segment(key)}/versions/${version}/restore`).pipe(
-    Effect.flatMap(decodeAs(Written)),
+    Effect.flatMap(decodeAnswer(Written)),
   )
