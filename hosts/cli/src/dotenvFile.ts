@@ -11,7 +11,7 @@
  * So a pulled `.env` pushed back gives every value exactly. Keys are checked by the service, not here.
  */
 import { Effect, Predicate } from "effect"
-import { usage } from "./failure.js"
+import { type CofferFailure, usage } from "./failure.js"
 
 export interface Entry {
   readonly key: string
@@ -22,7 +22,7 @@ const KEY = /^(?:export[ \t]+)?([A-Za-z0-9_.-]+)[ \t]*=/
 const ESCAPABLE = new Set(["\\", '"', "$", "`"])
 
 /** Parses `.env` text; a failure names the line. */
-export const parseDotenv = (text: string): Effect.Effect<ReadonlyArray<Entry>, ReturnType<typeof usage>> => {
+export const parseDotenv = (text: string): Effect.Effect<ReadonlyArray<Entry>, CofferFailure> => {
   const entries: Array<Entry> = []
   let at = 0
   let lineNumber = 1
@@ -86,7 +86,7 @@ export const parseDotenv = (text: string): Effect.Effect<ReadonlyArray<Entry>, R
 }
 
 /** A JSON object whose values are all strings. */
-export const parseJsonObject = (text: string): Effect.Effect<ReadonlyArray<Entry>, ReturnType<typeof usage>> =>
+export const parseJsonObject = (text: string): Effect.Effect<ReadonlyArray<Entry>, CofferFailure> =>
   Effect.gen(function* () {
     const parsed = yield* Effect.try({
       try: () => JSON.parse(text) as unknown,

@@ -3,7 +3,7 @@
  * that tests and the server's `coffer` hand in their own instead of the commands reading `process` directly.
  */
 import { Context, Effect } from "effect"
-import { authFailure, usage } from "./failure.js"
+import { authFailure, type CofferFailure, usage } from "./failure.js"
 import type { Endpoint } from "./http.js"
 import { type FlagSettings, resolveSettings, type Settings } from "./settings.js"
 import { readProjectFile, readUserConfig } from "./settingsFiles.js"
@@ -27,7 +27,7 @@ export const loadSettings = (flags: FlagSettings) =>
   })
 
 /** The secrets service to call, or a usage failure naming the setting that is missing. */
-export const secretsEndpoint = (settings: Settings): Effect.Effect<Endpoint, ReturnType<typeof usage>> => {
+export const secretsEndpoint = (settings: Settings): Effect.Effect<Endpoint, CofferFailure> => {
   if (settings.url === undefined) {
     return Effect.fail(usage("no secrets service URL: pass --url, set COFFER_URL, or run `coffer login --url URL`"))
   }
@@ -37,7 +37,7 @@ export const secretsEndpoint = (settings: Settings): Effect.Effect<Endpoint, Ret
   return Effect.succeed({ url: settings.url, token: settings.token })
 }
 
-export const schemasEndpoint = (settings: Settings): Effect.Effect<Endpoint, ReturnType<typeof usage>> => {
+export const schemasEndpoint = (settings: Settings): Effect.Effect<Endpoint, CofferFailure> => {
   if (settings.schemasUrl === undefined) {
     return Effect.fail(
       usage("no schemas service URL: pass --schemas-url, set COFFER_SCHEMAS_URL, or run `coffer login --schemas-url`"),

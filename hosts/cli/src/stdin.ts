@@ -3,7 +3,7 @@
  * API key, a secret value) so it stays out of the terminal's scrollback and the shell's history.
  */
 import { Effect } from "effect"
-import { usage } from "./failure.js"
+import { type CofferFailure, usage } from "./failure.js"
 
 export const stdinIsTerminal = () => process.stdin.isTTY === true
 
@@ -22,7 +22,7 @@ export const withoutFinalNewline = (text: string) => text.replace(/\r?\n$/, "")
 
 /** Asks for one line on the terminal without echoing it; Ctrl-C or Ctrl-D gives up. */
 export const readHidden = (prompt: string) =>
-  Effect.callback<string, ReturnType<typeof usage>>((resume) => {
+  Effect.callback<string, CofferFailure>((resume) => {
     const input = process.stdin
     // Echo goes off before the prompt shows, so nothing typed in answer to it can be echoed.
     input.setRawMode(true)
@@ -30,7 +30,7 @@ export const readHidden = (prompt: string) =>
     input.resume()
     input.setEncoding("utf8")
     let typed = ""
-    const finish = (outcome: Effect.Effect<string, ReturnType<typeof usage>>) => {
+    const finish = (outcome: Effect.Effect<string, CofferFailure>) => {
       input.off("data", onData)
       input.setRawMode(false)
       input.pause()
