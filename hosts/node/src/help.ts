@@ -7,13 +7,13 @@ export const commands = {
 
 Usage: coffer <command> [options]
 
-Server commands:
+Commands:
   serve        start the Schemas and Secrets services
   migrate      apply database migrations and exit
   accounts     list the secrets service's accounts; link and unlink sign-in identities
   keys         re-wrap every project's data key under the current master key
 
-User commands (@coffer/cli; they speak HTTP to a running service):
+  The user commands (@coffer/cli) speak HTTP to a running service:
   login        check an API key or schemas token and store it; logout, whoami
   init         write .coffer.json: the project, environment and URLs of a directory
   secrets      run a command with an environment's secrets; pull, push, import,

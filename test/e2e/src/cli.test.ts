@@ -461,6 +461,9 @@ describe("coffer exit codes, login and settings", () => {
       ]),
       ...["get", "list", "diff"].map((c) => ["schemas", c]),
     ]
+    const serverHelp = await coffer(["--help"], { server: true })
+    expect(serverHelp.stdout).toMatch(/^\s+secrets\s/m)
+    expect((await coffer(["help", "secrets"], { server: true })).stdout).toContain("EXAMPLES")
     for (const command of leaves) {
       const help = await coffer([...command, "--help"])
       expect(help.code, command.join(" ")).toBe(0)
