@@ -280,6 +280,39 @@ describe("coffer secrets pull and push", () => {
   })
 })
 
+describe("coffer secrets: one secret at a time", () => {
+  it("set pairs, get (--plain, --json), history, restore --version, diff (keys unless --show-values), delete", async () => {
+    const { secrets } = await serve()
+    const { env } = await project(secrets)
+    const set = await coffer(["secrets", "set", "A=first", "B=x=y"], { env })
+    expect(set.stdout).toBe("A: created, version 1\nB: created, version 1\n")
+    expect((await coffer(["secrets", "set", "A=second"], { env })).stdout).toBe("A: updated, version 2\n")
+    expect((await coffer(["secrets", "get", "B"], { env })).stdout).toBe("x=y\n")
+    expect((await coffer(["secrets", "get", "B", "--plain"], { env })).stdout).toBe("x=y")
+    expect(JSON.parse((await coffer(["secrets", "get", "A", "--json"], { env })).stdout)).toMatchObject({
+      key: "A",
+      value: "second",
+    })
+    const history = JSON.parse((await coffer(["secrets", "history", "A", "--json"], { env })).stdout)
+    expect(history.map((entry: { version: number }) => entry.version)).toEqual([2, 1])
+    expect((await coffer(["secrets", "history", "A"], { env })).stdout).not.toContain("first")
+    const restored = await coffer(["secrets", "restore", "A", "--version", "1"], { env })
+    expect(restored.stdout).toBe("A: version 1 restored as version 3\n")
+    expect((await coffer(["secrets", "get", "A", "--plain"], { env })).stdout).toBe("first")
+    expect((await coffer(["secrets", "set", "--env", "staging", "A=other", "C=3"], { env })).code).toBe(0)
+    const diff = await coffer(["secrets", "diff", "--env", "development", "--env2", "staging"], { env })
+    expect(diff.stdout).toBe("- B  only in development\n+ C  only in staging\n~ A  differs\n")
+    const shown = await coffer(["secrets", "diff", "--env2", "staging", "--show-values"], { env })
+    expect(shown.stdout).toContain('~ A  differs: "first" → "other"')
+    const list = await coffer(["secrets", "list"], { env })
+    expect(list.stdout).toMatch(/^KEY\s+VERSION\s+UPDATED\nA\s+3\s/)
+    expect(list.stdout).not.toContain("first")
+    expect((await coffer(["secrets", "delete", "A"], { env })).code).toBe(0)
+    expect((await coffer(["secrets", "get", "A"], { env })).code).toBe(3)
+    expect((await coffer(["secrets", "history", "A"], { env })).code).toBe(3)
+  })
+})
+
 describe("coffer secrets run --fallback", () => {
   it("uses the snapshot while the host is down, and deletes it once the key is refused", async () => {
     const first = await serve()
