@@ -1,0 +1,189 @@
+/**
+ * The rest of the `coffer` user commands end to end: `schemas get` resolving a range with a platform-scoped token,
+ * every exit code of the README, `login` (stdin and a hidden prompt on a terminal), `whoami`, `init`, `logout`,
+ * the progress bar of `push` on a terminal, completions, and help with an example on every command.
+ */
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { call, coffer, devLogin, onTerminal, project, serve, setAll, stopHosts } from "./cliHarness.js"
+import { freshDirectory } from "./host.js"
+
+afterEach(stopHosts)
+
+describe("coffer schemas", () => {
+  it("get resolves a range with a platform-scoped token; list; diff; out-of-scope is 3", async () => {
+    const { schemas } = await serve()
+    const cookie = await devLogin(schemas, "ed@example.com", [])
+    const put = async (path: string, content: unknown) =>
+      expect((await call(schemas, "PUT", path, { cookie, body: { content } })).status).toBe(200)
+    expect(
+      (await call(schemas, "POST", "/api/base", { cookie, body: { name: "base", versions: ["1.0.0"] } })).status,
+    ).toBe(201)
+    expect(
+      (
+        await call(schemas, "POST", "/api/app", {
+          cookie,
+          body: { name: "app", versions: ["1.0.0", "2.0.0", "2.1.0", "3.0.0"] },
+        })
+      ).status,
+    ).toBe(201)
+    await put("/api/base/1.0.0", { theme: { color: "red", size: 1 } })
+    await put("/api/app/1.0.0", { "@extends": "base/1.0.0", v: 1 })
+    await put("/api/app/2.0.0", { "@extends": "base/1.0.0", v: 2 })
+    await put("/api/app/2.1.0", { "@extends": "base/1.0.0", v: 21, theme: { size: 2 } })
+    await put("/api/app/3.0.0", { v: 3 })
+    const token = async (platforms: ReadonlyArray<string>) =>
+      (await call(schemas, "POST", "/api/_ui/v1/tokens", { cookie, body: { name: "ci", platforms } })).body
+        .token as string
+    const env = {
+      HOME: freshDirectory(),
+      COFFER_SCHEMAS_URL: schemas,
+      COFFER_SCHEMAS_TOKEN: await token(["app", "base"]),
+    }
+    const got = await coffer(["schemas", "get", "app/^2"], { env })
+    expect(got.code, got.stderr).toBe(0)
+    expect(JSON.parse(got.stdout)).toEqual({ theme: { color: "red", size: 2 }, v: 21 })
+    expect(JSON.parse((await coffer(["schemas", "get", "app/latest"], { env })).stdout)).toEqual({ v: 3 })
+    expect(JSON.parse((await coffer(["schemas", "get", "app/1.0.0"], { env })).stdout)).toMatchObject({ v: 1 })
+    const cwd = freshDirectory()
+    expect((await coffer(["schemas", "get", "app/~2.0.0", "--output", "c.json"], { env, cwd })).code).toBe(0)
+    expect(JSON.parse(readFileSync(join(cwd, "c.json"), "utf8"))).toMatchObject({ v: 2 })
+    const listed = JSON.parse((await coffer(["schemas", "list", "--json"], { env })).stdout)
+    expect(listed.map((platform: { name: string }) => platform.name).sort()).toEqual(["app", "base"])
+    const diff = JSON.parse((await coffer(["schemas", "diff", "app/2.0.0", "app/^2.0.0", "--json"], { env })).stdout)
+    expect(diff).toEqual([
+      { op: "replace", path: "/theme/size", value: 2 },
+      { op: "replace", path: "/v", value: 21 },
+    ])
+    expect((await coffer(["schemas", "get", "app/^9.0.0"], { env })).code).toBe(3)
+    const appOnly = { ...env, COFFER_SCHEMAS_TOKEN: await token(["base"]) }
+    const outOfScope = await coffer(["schemas", "get", "app/^2.0.0"], { env: appOnly })
+    expect(outOfScope.code).toBe(3)
+    expect(outOfScope.stderr.trim().split("\n")).toHaveLength(1)
+  })
+})
+
+describe("coffer exit codes, login and settings", () => {
+  it("0 ok, 1 usage, 2 authentication, 3 not found, 4 refused, 5 server or network; one line, no stack", async () => {
+    const { secrets, host } = await serve()
+    const { env, readKey } = await project(secrets)
+    await setAll(env, { A: "1" })
+    const expectCode = async (args: ReadonlyArray<string>, code: number, extra: Record<string, string> = {}) => {
+      const outcome = await coffer(args, { env: { ...env, ...extra } })
+      expect(outcome.code, `${args.join(" ")}: ${outcome.stderr}`).toBe(code)
+      expect(outcome.stderr).not.toMatch(/\n\s+at /)
+      expect(outcome.stderr).not.toContain(env.COFFER_TOKEN)
+      return outcome
+    }
+    await expectCode(["secrets", "get", "A"], 0)
+    await expectCode(["secrets", "get", "A", "--bogus"], 1)
+    await expectCode(["secrets", "list"], 1, { COFFER_ENVIRONMENT: "" })
+    await expectCode(["secrets", "set", "bad key=1"], 1)
+    const expired = await expectCode(["secrets", "list"], 2, { COFFER_TOKEN: `cfk_${"a".repeat(43)}` })
+    expect(expired.stderr).toBe("coffer: Invalid API key\n")
+    await expectCode(["secrets", "get", "MISSING"], 3)
+    await expectCode(["secrets", "list", "--env", "nope"], 3)
+    const refused = await expectCode(["secrets", "set", "A=2"], 4, { COFFER_TOKEN: readKey })
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1)
+    await host.stop()
+    const down = await expectCode(["secrets", "list"], 5)
+    expect(down.stderr).toMatch(/^coffer: cannot reach http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n$/)
+  })
+
+  it("login reads the key from stdin, checks it and stores it 0600; whoami; init; logout", async () => {
+    const { secrets } = await serve()
+    const { env, readKey } = await project(secrets)
+    const { COFFER_TOKEN: _token, COFFER_URL: _url, COFFER_ENVIRONMENT: _environment, ...bare } = env
+    const badLogin = await coffer(["login", "--url", secrets], { env: bare, stdin: `cfk_${"b".repeat(43)}\n` })
+    expect(badLogin.code).toBe(2)
+    expect(existsSync(join(env.XDG_CONFIG_HOME, "coffer/config.json"))).toBe(false)
+    const login = await coffer(["login", "--url", `${secrets}/`], { env: bare, stdin: `${readKey}\n` })
+    expect(login.code, login.stderr).toBe(0)
+    expect(login.stdout + login.stderr).not.toContain(readKey)
+    const config = join(env.XDG_CONFIG_HOME, "coffer/config.json")
+    expect(statSync(config).mode & 0o777).toBe(0o600)
+    const whoami = JSON.parse((await coffer(["whoami", "--json"], { env: bare })).stdout)
+    expect(whoami).toMatchObject({
+      user: { email: "ada@example.com" },
+      apiKey: { scope: "read", expiresAt: null, project: { slug: "app" } },
+    })
+    const cwd = freshDirectory()
+    const init = await coffer(["init", "--env", "staging"], { env: bare, cwd })
+    expect(init.code, init.stderr).toBe(0)
+    expect(JSON.parse(readFileSync(join(cwd, ".coffer.json"), "utf8"))).toEqual({
+      project: "app",
+      environment: "staging",
+      url: secrets,
+    })
+    expect((await coffer(["init", "--env", "staging"], { env: bare, cwd })).code).toBe(4)
+    // A subdirectory finds .coffer.json; flags beat it, the environment beats it too.
+    const nested = join(cwd, "src/deep")
+    mkdirSync(nested, { recursive: true })
+    const listed = await coffer(["secrets", "list", "--json"], { env: bare, cwd: nested })
+    expect(listed.code, listed.stderr).toBe(0)
+    expect((await coffer(["secrets", "list", "--env", "nope"], { env: bare, cwd: nested })).code).toBe(3)
+    expect(
+      (await coffer(["secrets", "list"], { env: { ...bare, COFFER_ENVIRONMENT: "nope" }, cwd: nested })).code,
+    ).toBe(3)
+    expect((await coffer(["logout"], { env: bare, cwd })).code).toBe(0)
+    expect((await coffer(["whoami"], { env: bare, cwd })).code).toBe(2)
+  })
+
+  it("prints completions for bash, zsh and fish, and help with an example on every command", async () => {
+    for (const shell of ["bash", "zsh", "fish"]) {
+      const script = await coffer(["completions", shell])
+      expect(script.code).toBe(0)
+      expect(script.stdout).toContain("coffer")
+      expect(script.stdout).toContain("secrets")
+    }
+    const leaves = [
+      [],
+      ["secrets"],
+      ["schemas"],
+      ["login"],
+      ["logout"],
+      ["whoami"],
+      ["init"],
+      ["completions"],
+      ...["run", "pull", "push", "import", "set", "get", "list", "delete", "history", "restore", "diff"].map((c) => [
+        "secrets",
+        c,
+      ]),
+      ...["get", "list", "diff"].map((c) => ["schemas", c]),
+    ]
+    const serverHelp = await coffer(["--help"], { server: true })
+    expect(serverHelp.stdout).toMatch(/^\s+secrets\s/m)
+    expect((await coffer(["help", "secrets"], { server: true })).stdout).toContain("EXAMPLES")
+    for (const command of leaves) {
+      const help = await coffer([...command, "--help"])
+      expect(help.code, command.join(" ")).toBe(0)
+      expect(help.stdout, command.join(" ")).toContain("EXAMPLES")
+    }
+  })
+})
+
+describe("coffer on a terminal", () => {
+  it("login hides the key as it is typed; push draws a progress bar for large files", async () => {
+    const { secrets } = await serve()
+    const { env, readKey } = await project(secrets)
+    const { COFFER_TOKEN: _token, COFFER_URL: _url, ...bare } = env
+    const login = await onTerminal(["login", "--url", secrets], {
+      env: bare,
+      waitFor: "API key: ",
+      typed: `${readKey}\r`,
+    })
+    expect(login.code, login.stdout).toBe(0)
+    expect(login.stdout).toContain("logged in")
+    expect(login.stdout).not.toContain(readKey)
+    expect(readFileSync(join(env.XDG_CONFIG_HOME, "coffer/config.json"), "utf8")).toContain(readKey)
+    const cwd = freshDirectory()
+    writeFileSync(join(cwd, "many.env"), Array.from({ length: 60 }, (_, index) => `K${index}=v${index}\n`).join(""))
+    const pushed = await onTerminal(["secrets", "push", "many.env"], { env, cwd })
+    expect(pushed.code, pushed.stdout).toBe(0)
+    expect(pushed.stdout).toContain("pushing [")
+    expect(pushed.stdout).toContain("60/60")
+    const small = await onTerminal(["secrets", "push", "many.env"], { env, cwd })
+    expect(small.stdout).not.toContain("pushing [")
+  })
+})

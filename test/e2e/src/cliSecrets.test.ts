@@ -1,0 +1,239 @@
+/**
+ * `coffer secrets` end to end: the built command against a built host on free ports with a real SQLite file.
+ * `run` injects values exactly and passes on signals and exit codes; `pull` gives files that bash and the `dotenv`
+ * parser read back exactly; `push` shows and applies changes (1,000 keys round-trip); `import` decides conflicts;
+ * the fallback snapshot is used while the service is down and deleted once the key is refused.
+ */
+import { execFileSync, spawn } from "node:child_process"
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { parse as parseDotenv } from "dotenv"
+import { afterEach, describe, expect, it } from "vitest"
+import { call, cliBin, coffer, corpus, devLogin, printEnv, project, serve, setAll, stopHosts } from "./cliHarness.js"
+import { freshDirectory } from "./host.js"
+
+afterEach(stopHosts)
+
+describe("coffer secrets run", () => {
+  it("injects every value exactly (multi-line, quotes, $, empty) and exits with the child's code", async () => {
+    const { secrets } = await serve()
+    const { env } = await project(secrets)
+    await setAll(env, corpus)
+    const ran = await coffer(["secrets", "run", "--", ...printEnv(Object.keys(corpus))], { env })
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(JSON.parse(ran.stdout)).toEqual(corpus)
+    const only = await coffer(["secrets", "run", "--only", "EMPTY,PLAIN", "--", ...printEnv(["PLAIN", "DOUBLE"])], {
+      env,
+    })
+    expect(JSON.parse(only.stdout)).toEqual({ PLAIN: corpus.PLAIN })
+    expect((await coffer(["secrets", "run", "--", "sh", "-c", "exit 7"], { env })).code).toBe(7)
+    expect((await coffer(["secrets", "run", "--", "sh", "-c", "kill -KILL $$"], { env })).code).toBe(128 + 9)
+    // Through the server's own `coffer`, as `pnpm coffer secrets run -- …` runs it.
+    const viaServer = await coffer(["secrets", "run", "--", ...printEnv(["MULTILINE"])], { env, server: true })
+    expect(JSON.parse(viaServer.stdout)).toEqual({ MULTILINE: corpus.MULTILINE })
+    expect(ran.stderr + only.stderr).not.toContain(env.COFFER_TOKEN)
+  })
+
+  it.each(["SIGINT", "SIGTERM", "SIGHUP"] as const)(
+    "forwards %s to the child and exits with its code",
+    async (signal) => {
+      const { secrets } = await serve()
+      const { env } = await project(secrets)
+      await setAll(env, { READY: "yes" })
+      const script = `process.on(${JSON.stringify(signal)}, () => { process.stdout.write("got " + ${JSON.stringify(signal)}); process.exit(42) }); process.stdout.write("ready " + process.env.READY + "\\n"); setInterval(() => {}, 1000)`
+      const child = spawn(process.execPath, [cliBin, "secrets", "run", "--", process.execPath, "-e", script], {
+        cwd: freshDirectory(),
+        env: { PATH: process.env.PATH ?? "", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      })
+      let stdout = ""
+      const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
+      await new Promise<void>((ready) =>
+        child.stdout.on("data", (chunk) => {
+          stdout += chunk
+          if (stdout.includes("ready yes")) ready()
+        }),
+      )
+      child.kill(signal)
+      expect(await exited).toBe(42)
+      expect(stdout).toContain(`got ${signal}`)
+    },
+  )
+})
+
+describe("coffer secrets pull and push", () => {
+  it("pull: the service's .env byte for byte, read back exactly by bash and dotenv; files are 0600", async () => {
+    const { secrets } = await serve()
+    const { env, cookie } = await project(secrets)
+    await setAll(env, corpus)
+    const cwd = freshDirectory()
+    const pulled = await coffer(["secrets", "pull", "--output", "dev.env"], { env, cwd })
+    expect(pulled.code, pulled.stderr).toBe(0)
+    const file = join(cwd, "dev.env")
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    const served = await fetch(`${secrets}/api/projects/app/environments/development/secrets/.env`, {
+      headers: { cookie },
+    })
+    expect(readFileSync(file, "utf8")).toBe(await served.text())
+    expect((await coffer(["secrets", "pull"], { env })).stdout).toBe(readFileSync(file, "utf8"))
+    const keys = Object.keys(corpus)
+    const fromBash = (script: string) =>
+      JSON.parse(
+        execFileSync(
+          "bash",
+          [
+            "--norc",
+            "--noprofile",
+            "-c",
+            `${script}; ${printEnv(keys)
+              .map((a) => `'${a.replaceAll("'", "'\\''")}'`)
+              .join(" ")}`,
+          ],
+          {
+            env: { PATH: process.env.PATH ?? "" },
+          },
+        ).toString(),
+      )
+    expect(fromBash(`set -a; . ${JSON.stringify(file)}; set +a`)).toEqual(corpus)
+    // Seed 001 §4 rule 3: dotenv keeps the backslashes of a value that has a single quote and an escaped character.
+    const { HARD: _hard, ...exact } = corpus
+    expect(parseDotenv(readFileSync(file))).toMatchObject(exact)
+    const shell = await coffer(["secrets", "pull", "--format", "shell"], { env })
+    writeFileSync(join(cwd, "dev.sh"), shell.stdout)
+    expect(fromBash(`. ${JSON.stringify(join(cwd, "dev.sh"))}`)).toEqual(corpus)
+    const json = await coffer(["secrets", "pull", "--format", "json", "-o", "dev.json"], { env, cwd })
+    expect(json.code).toBe(0)
+    expect(JSON.parse(readFileSync(join(cwd, "dev.json"), "utf8"))).toEqual(corpus)
+    expect(statSync(join(cwd, "dev.json")).mode & 0o777).toBe(0o600)
+  })
+
+  it("push --dry-run shows keys (never values) and changes nothing; push applies, --prune deletes", async () => {
+    const { secrets } = await serve()
+    const { env } = await project(secrets)
+    await setAll(env, { KEEP: "same", CHANGE: "old", GONE: "bye" })
+    const cwd = freshDirectory()
+    writeFileSync(join(cwd, "next.env"), "KEEP=same\nCHANGE='secret-new-value'\nADDED=\"fresh $ value\"\n")
+    const before = (await coffer(["secrets", "list", "--json"], { env })).stdout
+    const dry = await coffer(["secrets", "push", "next.env", "--dry-run", "--prune"], { env, cwd })
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(dry.stdout).toContain("+ ADDED")
+    expect(dry.stdout).toContain("~ CHANGE")
+    expect(dry.stdout).toContain("- GONE")
+    expect(dry.stdout).not.toContain("KEEP")
+    expect(dry.stdout).not.toContain("secret-new-value")
+    expect((await coffer(["secrets", "list", "--json"], { env })).stdout).toBe(before)
+    const pushed = await coffer(["secrets", "push", "next.env"], { env, cwd })
+    expect(pushed.code, pushed.stderr).toBe(0)
+    const values = async () => JSON.parse((await coffer(["secrets", "pull", "--format", "json"], { env })).stdout)
+    expect(await values()).toEqual({ KEEP: "same", CHANGE: "secret-new-value", ADDED: "fresh $ value", GONE: "bye" })
+    expect((await coffer(["secrets", "push", "next.env", "--prune"], { env, cwd })).code).toBe(0)
+    expect(await values()).toEqual({ KEEP: "same", CHANGE: "secret-new-value", ADDED: "fresh $ value" })
+  })
+
+  it("push then pull round-trips 1,000 keys, and pushing the pulled file again changes nothing", async () => {
+    const { secrets } = await serve()
+    const { env } = await project(secrets)
+    const wanted: Record<string, string> = {}
+    for (let index = 0; index < 1000; index++) wanted[`KEY_${index}`] = Object.values(corpus)[index % 11]! + index
+    const cwd = freshDirectory()
+    writeFileSync(join(cwd, "big.json"), JSON.stringify(wanted))
+    const pushed = await coffer(["secrets", "push", "big.json"], { env, cwd })
+    expect(pushed.code, pushed.stderr).toBe(0)
+    expect(pushed.stdout).toContain("1000 to add")
+    const pulled = await coffer(["secrets", "pull", "--format", "json"], { env })
+    expect(JSON.parse(pulled.stdout)).toEqual(wanted)
+    expect((await coffer(["secrets", "pull", "-o", "big.env"], { env, cwd })).code).toBe(0)
+    const again = await coffer(["secrets", "push", "big.env", "--dry-run", "--prune"], { env, cwd })
+    expect(again.stdout).toContain("0 to add, 0 to change, 0 to delete")
+  })
+
+  it("import: --on-conflict fail writes nothing (exit 4), skip keeps, overwrite replaces", async () => {
+    const { secrets } = await serve()
+    const { env } = await project(secrets)
+    await setAll(env, { A: "1", B: "2" })
+    const cwd = freshDirectory()
+    writeFileSync(join(cwd, "in.env"), "A=1\nB=changed\nC=3\n")
+    const failed = await coffer(["secrets", "import", "in.env"], { env, cwd })
+    expect(failed.code).toBe(4)
+    expect(failed.stderr).toContain("B")
+    const values = async () => JSON.parse((await coffer(["secrets", "pull", "--format", "json"], { env })).stdout)
+    expect(await values()).toEqual({ A: "1", B: "2" })
+    expect((await coffer(["secrets", "import", "in.env", "--on-conflict", "skip"], { env, cwd })).code).toBe(0)
+    expect(await values()).toEqual({ A: "1", B: "2", C: "3" })
+    expect((await coffer(["secrets", "import", "in.env", "--on-conflict", "overwrite"], { env, cwd })).code).toBe(0)
+    expect(await values()).toEqual({ A: "1", B: "changed", C: "3" })
+  })
+})
+
+describe("coffer secrets: one secret at a time", () => {
+  it("set pairs, get (--plain, --json), history, restore --version, diff (keys unless --show-values), delete", async () => {
+    const { secrets } = await serve()
+    const { env } = await project(secrets)
+    const set = await coffer(["secrets", "set", "A=first", "B=x=y"], { env })
+    expect(set.stdout).toBe("A: created, version 1\nB: created, version 1\n")
+    expect((await coffer(["secrets", "set", "A=second"], { env })).stdout).toBe("A: updated, version 2\n")
+    expect((await coffer(["secrets", "get", "B"], { env })).stdout).toBe("x=y\n")
+    expect((await coffer(["secrets", "get", "B", "--plain"], { env })).stdout).toBe("x=y")
+    expect(JSON.parse((await coffer(["secrets", "get", "A", "--json"], { env })).stdout)).toMatchObject({
+      key: "A",
+      value: "second",
+    })
+    const history = JSON.parse((await coffer(["secrets", "history", "A", "--json"], { env })).stdout)
+    expect(history.map((entry: { version: number }) => entry.version)).toEqual([2, 1])
+    expect((await coffer(["secrets", "history", "A"], { env })).stdout).not.toContain("first")
+    const restored = await coffer(["secrets", "restore", "A", "--version", "1"], { env })
+    expect(restored.stdout).toBe("A: version 1 restored as version 3\n")
+    expect((await coffer(["secrets", "get", "A", "--plain"], { env })).stdout).toBe("first")
+    expect((await coffer(["secrets", "set", "--env", "staging", "A=other", "C=3"], { env })).code).toBe(0)
+    const diff = await coffer(["secrets", "diff", "--env", "development", "--env2", "staging"], { env })
+    expect(diff.stdout).toBe("- B  only in development\n+ C  only in staging\n~ A  differs\n")
+    const shown = await coffer(["secrets", "diff", "--env2", "staging", "--show-values"], { env })
+    expect(shown.stdout).toContain('~ A  differs: "first" → "other"')
+    const list = await coffer(["secrets", "list"], { env })
+    expect(list.stdout).toMatch(/^KEY\s+VERSION\s+UPDATED\nA\s+3\s/)
+    expect(list.stdout).not.toContain("first")
+    expect((await coffer(["secrets", "delete", "A"], { env })).code).toBe(0)
+    expect((await coffer(["secrets", "get", "A"], { env })).code).toBe(3)
+    expect((await coffer(["secrets", "history", "A"], { env })).code).toBe(3)
+  })
+})
+
+describe("coffer secrets run --fallback", () => {
+  it("uses the snapshot while the host is down, and deletes it once the key is refused", async () => {
+    const first = await serve()
+    const { env, cookie, writeKey } = await project(first.secrets)
+    await setAll(env, { DB_URL: "postgres://db/app" })
+    const cwd = freshDirectory()
+    const snapshot = join(cwd, "snap")
+    const args = ["secrets", "run", "--project", "app", "--fallback", "snap", "--", ...printEnv(["DB_URL"])]
+    expect(JSON.parse((await coffer(args, { env, cwd })).stdout)).toEqual({ DB_URL: "postgres://db/app" })
+    expect(statSync(snapshot).mode & 0o777).toBe(0o600)
+    expect(readFileSync(snapshot, "utf8")).not.toContain("postgres://db/app")
+    await first.host.stop()
+    const down = await coffer(args, { env, cwd })
+    expect(down.code, down.stderr).toBe(0)
+    expect(JSON.parse(down.stdout)).toEqual({ DB_URL: "postgres://db/app" })
+    expect(down.stderr).toContain("using the snapshot")
+    const offline = await coffer(["secrets", "run", "--offline", "--fallback", "snap", "--", ...printEnv(["DB_URL"])], {
+      env,
+      cwd,
+    })
+    expect(JSON.parse(offline.stdout)).toEqual({ DB_URL: "postgres://db/app" })
+    // Another key cannot open it.
+    const stranger = await coffer(["secrets", "run", "--offline", "--fallback", "snap", "--", "true"], {
+      env: { ...env, COFFER_TOKEN: `cfk_${"x".repeat(43)}` },
+      cwd,
+    })
+    expect(stranger.code).toBe(2)
+    const second = await first.restart()
+    const deleted = await call(second.secrets, "DELETE", `/api/api-keys/${writeKey.id}`, {
+      cookie: await devLogin(second.secrets, "ada@example.com"),
+    })
+    expect(deleted.status).toBe(200)
+    expect(cookie).not.toBe("")
+    const refused = await coffer(args, { env: { ...env, COFFER_URL: second.secrets }, cwd })
+    expect(refused.code).toBe(2)
+    expect(refused.stdout).toBe("")
+    expect(existsSync(snapshot)).toBe(false)
+  })
+})
