@@ -13,7 +13,7 @@
  */
 import { BadRequest, type Cache, Clock, type Forbidden, type Random, type StoreUnavailable } from "@coffer/kernel"
 import { Effect } from "effect"
-import { type Actor, canSee, requireManager, requireVisible, requireWriter } from "../access.js"
+import { type Actor, canSee, requireDeleter, requireVisible, requireWriter } from "../access.js"
 import type { InvalidVersion, ResolveError } from "../domain/errors.js"
 import { validateVersion } from "../domain/version.js"
 import {
@@ -150,7 +150,7 @@ export const putPlatform = Effect.fn("putPlatform")(function* (
       const removed = current.versions.filter((version) => !versions.includes(version))
       const added = versions.filter((version) => !current.versions.includes(version))
       if (removed.length > 0) {
-        yield* requireManager(actor)
+        yield* requireDeleter(actor, name)
         const blockers = yield* blockersOf(
           name,
           current.versions,
@@ -212,7 +212,7 @@ export const deletePlatform = Effect.fn("deletePlatform")(function* (
   actor: Actor,
   name: string,
 ): Effect.fn.Return<void, Forbidden | PlatformNotFound | DeletionBlocked | StoreUnavailable, Services> {
-  const person = yield* requireManager(actor)
+  const person = yield* requireDeleter(actor, name)
   if (!isValidPlatformName(name)) return yield* new PlatformNotFound({ platform: name })
   const store = yield* SchemaStore
   yield* store.transaction(
@@ -247,7 +247,7 @@ export const deleteVersion = Effect.fn("deleteVersion")(function* (
   Forbidden | PlatformNotFound | VersionNotFound | DeletionBlocked | StoreUnavailable,
   Services
 > {
-  const person = yield* requireManager(actor)
+  const person = yield* requireDeleter(actor, platform)
   if (!isValidPlatformName(platform)) return yield* new PlatformNotFound({ platform })
   const store = yield* SchemaStore
   yield* store.transaction(
