@@ -12,6 +12,7 @@ import { type Actor, covers, requireVisible, requireWriter } from "../access.js"
 import { validateContent } from "../domain/content.js"
 import type { ResolveError } from "../domain/errors.js"
 import { type SchemaId, schemaKey } from "../domain/schemaId.js"
+import { isValidVersion } from "../domain/version.js"
 import { PlatformNotFound, SchemaNotFound, VersionNotFound } from "../errors.js"
 import { isValidPlatformName } from "../platform.js"
 import { SchemaStore } from "../SchemaStore.js"
@@ -47,6 +48,9 @@ export const readSchema = Effect.fn("readSchema")(function* (
   yield* requireVisible(actor, id.platform)
   // A name that cannot be created cannot exist: no store round trip for it.
   if (!isValidPlatformName(id.platform)) return yield* new PlatformNotFound({ platform: id.platform })
+  // Nor can a version the version-string rules refuse: answered at once and never cached, so a reader looping
+  // over made-up strings costs neither a round trip nor a cache entry.
+  if (!isValidVersion(id.version)) return yield* new VersionNotFound(id)
   const found = yield* lookupSchema(id)
   switch (found._tag) {
     case "PlatformMissing":
