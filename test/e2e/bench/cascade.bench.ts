@@ -74,15 +74,15 @@ const seed = async (url: string, dependents: number) => {
       saved_at: at,
       saved_by: "seed@example.com",
     })
-    dependencies.forEach((reference, position) =>
+    for (const [position, reference] of dependencies.entries()) {
       edges.push({
         dependent_platform: name,
         dependent_version: "1.0.0",
         position,
         platform: reference.split("/")[0]!,
         reference,
-      }),
-    )
+      })
+    }
   }
   add("base", { v: 0, shared: { a: 1 } }, { v: 0, shared: { a: 1 } }, ["base"])
   for (let i = 0; i < dependents; i++) {
