@@ -75,6 +75,13 @@ const tokenOf = (row: SchemasTokenRow): StoredToken => ({
   hash: row.token_hash,
 })
 
+/**
+ * `run` over each chunk, yielding to the event loop after each: a cascade's batch lookups span many chunks, and
+ * SQLite's driver answers synchronously, so without the yields they would hold the process for their whole length.
+ */
+const eachChunk = <A, B, E>(items: ReadonlyArray<A>, run: (chunk: ReadonlyArray<A>) => Effect.Effect<B, E>) =>
+  Effect.forEach(chunks(items), (chunk) => Effect.tap(run(chunk), () => Effect.yieldNow))
+
 /** The store on the `SqlDatabase` in context; the database must be migrated. */
 export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = Effect.map(SqlDatabase, (database) => {
   const query = <A>(run: (db: Kysely<Tables>) => Promise<A>): Effect.Effect<A, StoreUnavailable> =>
@@ -99,7 +106,7 @@ export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = E
   /** Rows of `schemas_versions` of the named platforms, `columns` chosen by the caller, in chunks. */
   const versionRows = (names: ReadonlyArray<string>, withContent: boolean) =>
     Effect.map(
-      Effect.forEach(chunks(names), (chunk) =>
+      eachChunk(names, (chunk) =>
         query((db) =>
           db
             .selectFrom("schemas_versions")
@@ -113,7 +120,7 @@ export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = E
 
   const platformRows = (names: ReadonlyArray<string>) =>
     Effect.map(
-      Effect.forEach(chunks(names), (chunk) =>
+      eachChunk(names, (chunk) =>
         query((db) => db.selectFrom("schemas_platforms").select(["name", "kind"]).where("name", "in", chunk).execute()),
       ),
       (parts) => parts.flat(),
@@ -168,36 +175,40 @@ export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = E
         .sort((a, b) => byName(a.name, b.name))
     }),
     findPlatform,
+    // Chunk by chunk (two statements each), so the parsing of one chunk's contents is followed by a yield too.
     loadPlatforms: (names) =>
       Effect.gen(function* () {
-        const distinct = [...new Set(names)]
-        if (distinct.length === 0) return new Map()
-        const platforms = yield* platformRows(distinct)
-        const rows = yield* versionRows(
-          platforms.map((platform) => platform.name),
-          true,
-        )
-        // Grouped once: filtering the rows per platform would cost platforms × rows.
-        const byPlatform = new Map<string, Array<(typeof rows)[number]>>()
-        for (const row of rows) {
-          const list = byPlatform.get(row.platform)
-          if (list === undefined) byPlatform.set(row.platform, [row])
-          else list.push(row)
-        }
         const found = new Map<string, PlatformData>()
-        for (const platform of platforms) {
-          const own = byPlatform.get(platform.name) ?? []
-          const schemas = new Map<string, Schema.JsonObject>()
-          for (const row of own) if (row.content !== null) schemas.set(row.version, parseObject(row.content))
-          found.set(platform.name, {
-            ...recordOf(
-              platform.name,
-              platform.kind,
-              own.map((row) => row.version),
-            ),
-            schemas,
-          })
-        }
+        yield* eachChunk([...new Set(names)], (chunk) =>
+          Effect.gen(function* () {
+            const platforms = yield* platformRows(chunk)
+            if (platforms.length === 0) return
+            const rows = yield* versionRows(
+              platforms.map((platform) => platform.name),
+              true,
+            )
+            // Grouped once: filtering the rows per platform would cost platforms × rows.
+            const byPlatform = new Map<string, Array<(typeof rows)[number]>>()
+            for (const row of rows) {
+              const list = byPlatform.get(row.platform)
+              if (list === undefined) byPlatform.set(row.platform, [row])
+              else list.push(row)
+            }
+            for (const platform of platforms) {
+              const own = byPlatform.get(platform.name) ?? []
+              const schemas = new Map<string, Schema.JsonObject>()
+              for (const row of own) if (row.content !== null) schemas.set(row.version, parseObject(row.content))
+              found.set(platform.name, {
+                ...recordOf(
+                  platform.name,
+                  platform.kind,
+                  own.map((row) => row.version),
+                ),
+                schemas,
+              })
+            }
+          }),
+        )
         return found
       }),
     findSchema: (id) =>
@@ -223,7 +234,7 @@ export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = E
       ),
     dependentsOf: (platforms) =>
       Effect.map(
-        Effect.forEach(chunks([...new Set(platforms)]), (chunk) =>
+        eachChunk([...new Set(platforms)], (chunk) =>
           query((db) =>
             db
               .selectFrom("schemas_dependencies")

@@ -22,7 +22,7 @@ import {
   type ResolveError,
   Unresolved,
 } from "./errors.js"
-import { type Dependencies, extendsOf, parseDependencies, parseReference } from "./extendsRef.js"
+import { type Dependencies, type ExtendsRef, extendsOf, parseReference } from "./extendsRef.js"
 import { checkOutput, depthExceeded, MAX_DEPTH } from "./limits.js"
 import { mergeAll } from "./merge.js"
 import { type SchemaId, schemaKey } from "./schemaId.js"
@@ -101,6 +101,30 @@ export interface Resolver {
 export const makeResolver = (lookup: PlatformLookup, root?: SchemaToResolve): Resolver => {
   const rootKey = root === undefined ? undefined : schemaKey(root)
   const done = new Map<string, Resolved>()
+  // Many schemas hold the same references (`base/^1.0.0` in every dependent of a fan-out): each is parsed and
+  // selected once per resolver, which the unchanging lookup allows.
+  const parsed = new Map<string, ReturnType<typeof parseReference>>()
+  const selections = new Map<string, ReturnType<typeof selectVersion>>()
+  const parse = (raw: string) => {
+    let result = parsed.get(raw)
+    if (result === undefined) {
+      result = parseReference(raw)
+      parsed.set(raw, result)
+    }
+    return result
+  }
+  const select = (reference: ExtendsRef) => {
+    let result = selections.get(reference.raw)
+    if (result === undefined) {
+      result = selectVersion(reference, lookup(reference.platform)?.versions)
+      selections.set(reference.raw, result)
+    }
+    return result
+  }
+  const dependenciesOf = (content: Schema.JsonObject): Result.Result<Dependencies, ResolveError> =>
+    Result.flatMap(extendsOf(content), (dependencies) =>
+      Result.map(Result.all(dependencies.map(parse)), (references) => ({ dependencies, references })),
+    )
 
   const contentOf = (id: SchemaId, key: string): unknown => {
     if (key === rootKey) return root!.content
@@ -112,7 +136,7 @@ export const makeResolver = (lookup: PlatformLookup, root?: SchemaToResolve): Re
   const frameOf = (id: SchemaId, key: string, named: string | undefined): Result.Result<Frame, ResolveError> => {
     const content = validateContent(contentOf(id, key), named)
     if (Result.isFailure(content)) return Result.fail(content.failure)
-    const declared = parseDependencies(content.success)
+    const declared = dependenciesOf(content.success)
     if (Result.isFailure(declared)) {
       const error = declared.failure
       return Result.fail(
@@ -182,7 +206,7 @@ export const makeResolver = (lookup: PlatformLookup, root?: SchemaToResolve): Re
         if (exceeded !== undefined) return Result.fail(exceeded)
         continue
       }
-      const selected = selectVersion(reference, lookup(reference.platform)?.versions)
+      const selected = select(reference)
       if (Result.isFailure(selected)) {
         return Result.fail(new Unresolved({ ...selected.failure, referencedBy: frame.key }))
       }

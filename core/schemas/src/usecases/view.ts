@@ -27,6 +27,8 @@ import { SchemaStore } from "../SchemaStore.js"
 
 /** Resolutions between two yields to the event loop: a few milliseconds of work for ordinary schemas. */
 const RESOLUTIONS_PER_BATCH = 200
+/** Schemas the closure loader walks between two yields. */
+const WALKED_PER_BATCH = 1_000
 
 /** One platform as the view holds it; its contents can be replaced by the operation (the schema being saved). */
 export interface ViewPlatform {
@@ -91,10 +93,26 @@ export const loadClosure = Effect.fnUntraced(function* (
 ): Effect.fn.Return<void, StoreUnavailable, SchemaStore> {
   const seen = new Set(roots.map(schemaKey))
   let frontier: Array<SchemaId> = [...roots]
+  // Loaded platforms keep their versions for the whole walk: each reference is parsed and selected once.
+  const selections = new Map<string, SchemaId | undefined>()
+  const parentOf = (raw: string): SchemaId | "unloaded" | undefined => {
+    const known = selections.get(raw)
+    if (known !== undefined || selections.has(raw)) return known
+    const reference = parseReference(raw)
+    if (Result.isFailure(reference)) return undefined
+    const { platform: name } = reference.success
+    if (!view.platforms.has(name)) return "unloaded"
+    const selected = selectVersion(reference.success, view.platforms.get(name)?.versions)
+    const parent = Result.isSuccess(selected) ? { platform: name, version: selected.success } : undefined
+    selections.set(raw, parent)
+    return parent
+  }
+  let walked = 0
   while (frontier.length > 0) {
     const missing = new Set<string>()
     const waiting: Array<SchemaId> = []
     for (let id = frontier.pop(); id !== undefined; id = frontier.pop()) {
+      if (++walked % WALKED_PER_BATCH === 0) yield* Effect.yieldNow
       if (!view.platforms.has(id.platform)) {
         missing.add(id.platform)
         waiting.push(id)
@@ -107,17 +125,13 @@ export const loadClosure = Effect.fnUntraced(function* (
       if (Result.isFailure(references)) continue
       let blocked = false
       for (const raw of references.success) {
-        const reference = parseReference(raw)
-        if (Result.isFailure(reference)) continue
-        const { platform: name } = reference.success
-        if (!view.platforms.has(name)) {
-          missing.add(name)
+        const parent = parentOf(raw)
+        if (parent === "unloaded") {
+          missing.add(raw.split("/")[0]!)
           blocked = true
           continue
         }
-        const selected = selectVersion(reference.success, view.platforms.get(name)?.versions)
-        if (Result.isFailure(selected)) continue
-        const parent = { platform: name, version: selected.success }
+        if (parent === undefined) continue
         const key = schemaKey(parent)
         if (seen.has(key)) continue
         seen.add(key)
