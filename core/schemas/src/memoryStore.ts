@@ -13,7 +13,7 @@
  */
 
 import { Context, Effect, Layer, type Schema, Semaphore } from "effect"
-import { dependencyEdges } from "./domain/cascade.js"
+import { type DependencyEdge, dependencyEdges } from "./domain/cascade.js"
 import { sortVersions } from "./domain/version.js"
 import type { PlatformKind } from "./platform.js"
 import {
@@ -29,6 +29,8 @@ import {
 
 interface VersionState {
   readonly schema: Omit<StoredSchema, "platform" | "version"> | undefined
+  /** The schema's dependency edges, parsed once when it is saved (`dependentsOf` scans them). */
+  readonly edges: ReadonlyArray<DependencyEdge>
   readonly revisions: ReadonlyArray<Revision>
 }
 
@@ -177,15 +179,13 @@ export const make: Effect.Effect<SchemaStore["Service"]> = Effect.gen(function* 
     dependentsOf: (platforms) =>
       read((state) => {
         const wanted = new Set(platforms)
-        return [...state.platforms.entries()].flatMap(([platform, data]) =>
-          [...data.versions.entries()].flatMap(([version, row]) =>
-            row.schema === undefined
-              ? []
-              : dependencyEdges({ platform, version }, row.schema.dependencies).filter((edge) =>
-                  wanted.has(edge.platform),
-                ),
-          ),
-        )
+        const found: Array<DependencyEdge> = []
+        for (const data of state.platforms.values()) {
+          for (const row of data.versions.values()) {
+            for (const edge of row.edges) if (wanted.has(edge.platform)) found.push(edge)
+          }
+        }
+        return found
       }),
     insertPlatform: (name, kind) =>
       write((state) =>
@@ -206,7 +206,7 @@ export const make: Effect.Effect<SchemaStore["Service"]> = Effect.gen(function* 
           name,
           withVersions(
             platform,
-            added.map((version) => [version, { schema: undefined, revisions: [] }]),
+            added.map((version) => [version, { schema: undefined, edges: [], revisions: [] }]),
           ),
         )
       }),
@@ -245,6 +245,7 @@ export const make: Effect.Effect<SchemaStore["Service"]> = Effect.gen(function* 
               output: copy(input.output),
               sources: sortedDistinct(input.sources),
             },
+            edges: dependencyEdges({ platform: input.platform, version: input.version }, input.dependencies),
             revisions: [...row.revisions, revision],
           }),
         )
