@@ -116,7 +116,7 @@ describe("random inheritance graphs", () => {
             }),
           )
           for (const next of steps) {
-            const outcome =
+            const outcome: Result.Result<unknown, { readonly _tag: string }> =
               next._tag === "save"
                 ? await env.run(
                     Effect.result(
