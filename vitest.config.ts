@@ -2,6 +2,9 @@ import { defineConfig } from "vitest/config"
 
 const sources = "{core,adapters,hosts,test,examples}/*/src/**/*.test.ts"
 const e2e = "test/e2e/src/**/*.test.ts"
+// Benchmarks run once, in the unit project; without an include of their own the end-to-end projects would
+// pick every benchmark up again with vitest's default pattern.
+const none = { include: ["test/e2e/src/no-benchmarks-here/*.bench.ts"] }
 
 export default defineConfig({
   resolve: {
@@ -18,13 +21,20 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Postgres and Redis suites share one server each; keep files from starving a 2-core machine.
     maxWorkers: 2,
-    // Performance targets live in benchmarks (`pnpm bench`), never in timed unit tests.
-    benchmark: { include: ["{core,adapters,hosts,test,examples}/*/{src,bench}/**/*.bench.ts"] },
     projects: [
-      { extends: true, test: { name: "unit", include: [sources], exclude: [e2e, "**/node_modules/**"] } },
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: [sources],
+          exclude: [e2e, "**/node_modules/**"],
+          // Performance targets live in benchmarks (`pnpm bench`), never in timed unit tests.
+          benchmark: { include: ["{core,adapters,hosts,test,examples}/*/{src,bench}/**/*.bench.ts"] },
+        },
+      },
       // The same end-to-end files against each host: the built Node command and the built Bun command.
-      { extends: true, test: { name: "e2e-node", include: [e2e], env: { COFFER_E2E_HOST: "node" } } },
-      { extends: true, test: { name: "e2e-bun", include: [e2e], env: { COFFER_E2E_HOST: "bun" } } },
+      { extends: true, test: { name: "e2e-node", include: [e2e], env: { COFFER_E2E_HOST: "node" }, benchmark: none } },
+      { extends: true, test: { name: "e2e-bun", include: [e2e], env: { COFFER_E2E_HOST: "bun" }, benchmark: none } },
     ],
   },
 })

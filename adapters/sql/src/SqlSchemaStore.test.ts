@@ -76,6 +76,46 @@ describe("SqlSchemaStore", () => {
     expect(result.edges.statements).toBe(1)
   })
 
+  it("writes a cascade's outputs in a few batched statements, each row its own output, schemas only", async () => {
+    const result = await Effect.runPromise(
+      Effect.gen(function* () {
+        const { store, count } = yield* counted
+        yield* store.insertPlatform("p", undefined, 0)
+        const versions = Array.from({ length: 600 }, (_, i) => `1.0.${i}`)
+        yield* store.insertVersions("p", [...versions, "9.0.0"], 0)
+        for (const version of versions) {
+          yield* store.saveSchema({
+            platform: "p",
+            version,
+            content: { version },
+            dependencies: [],
+            output: {},
+            sources: [],
+            savedBy: "a",
+            savedAt: 0,
+          })
+        }
+        const writes = [...versions, "9.0.0"].map((version, i) => ({
+          platform: "p",
+          version,
+          output: { i, text: `it's "${version}"` },
+          sources: ["p", "q", "p"],
+        }))
+        const written = yield* count(store.saveOutputs(writes))
+        const read = yield* Effect.forEach(["1.0.0", "1.0.599", "9.0.0"], (version) =>
+          store.findSchema({ platform: "p", version }),
+        )
+        return { statements: written.statements, read }
+      }).pipe(Effect.provide(freshSqlite())),
+    )
+    // 601 rows in chunks of 250, inside one transaction (begin and commit are not counted as statements).
+    expect(result.statements).toBe(3)
+    expect(result.read[0]).toMatchObject({ output: { i: 0, text: `it's "1.0.0"` }, sources: ["p", "q"] })
+    expect(result.read[1]).toMatchObject({ output: { i: 599, text: `it's "1.0.599"` } })
+    // A version without a schema stays without one.
+    expect(result.read[2]).toBeUndefined()
+  })
+
   it("reports a closed database as StoreUnavailable, never as a missing platform", async () => {
     const error = await Effect.runPromise(
       Effect.gen(function* () {

@@ -18,7 +18,6 @@
 import type { StoreUnavailable } from "@coffer/kernel"
 import {
   type AuditEntry,
-  compareVersions,
   type DependencyEdge,
   dependencyEdges,
   type PlatformData,
@@ -26,6 +25,7 @@ import {
   type PlatformRecord,
   SchemaStore,
   type StoredToken,
+  sortVersions,
   type TokenRecord,
 } from "@coffer/schemas"
 import { Effect, Layer, Predicate, type Schema } from "effect"
@@ -44,9 +44,12 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const ms = (text: string) => Date.parse(text)
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
-const chunks = <A>(items: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> => {
+/** Rows per batched output update (four parameters each). */
+const OUTPUT_CHUNK = 250
+
+const chunks = <A>(items: ReadonlyArray<A>, size = CHUNK): ReadonlyArray<ReadonlyArray<A>> => {
   const result: Array<ReadonlyArray<A>> = []
-  for (let start = 0; start < items.length; start += CHUNK) result.push(items.slice(start, start + CHUNK))
+  for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size))
   return result
 }
 
@@ -58,7 +61,7 @@ const sortedDistinct = (values: ReadonlyArray<string>) => [...new Set(values)].s
 const recordOf = (name: string, kind: string | null, versions: ReadonlyArray<string>): PlatformRecord => ({
   name,
   kind: (kind ?? undefined) as PlatformKind | undefined,
-  versions: [...versions].sort(compareVersions),
+  versions: sortVersions(versions),
 })
 
 const tokenOf = (row: SchemasTokenRow): StoredToken => ({
@@ -71,6 +74,13 @@ const tokenOf = (row: SchemasTokenRow): StoredToken => ({
   lastUsedAt: row.last_used_at === null ? undefined : ms(row.last_used_at),
   hash: row.token_hash,
 })
+
+/**
+ * `run` over each chunk, yielding to the event loop after each: a cascade's batch lookups span many chunks, and
+ * SQLite's driver answers synchronously, so without the yields they would hold the process for their whole length.
+ */
+const eachChunk = <A, B, E>(items: ReadonlyArray<A>, run: (chunk: ReadonlyArray<A>) => Effect.Effect<B, E>) =>
+  Effect.forEach(chunks(items), (chunk) => Effect.tap(run(chunk), () => Effect.yieldNow))
 
 /** The store on the `SqlDatabase` in context; the database must be migrated. */
 export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = Effect.map(SqlDatabase, (database) => {
@@ -96,7 +106,7 @@ export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = E
   /** Rows of `schemas_versions` of the named platforms, `columns` chosen by the caller, in chunks. */
   const versionRows = (names: ReadonlyArray<string>, withContent: boolean) =>
     Effect.map(
-      Effect.forEach(chunks(names), (chunk) =>
+      eachChunk(names, (chunk) =>
         query((db) =>
           db
             .selectFrom("schemas_versions")
@@ -110,7 +120,7 @@ export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = E
 
   const platformRows = (names: ReadonlyArray<string>) =>
     Effect.map(
-      Effect.forEach(chunks(names), (chunk) =>
+      eachChunk(names, (chunk) =>
         query((db) => db.selectFrom("schemas_platforms").select(["name", "kind"]).where("name", "in", chunk).execute()),
       ),
       (parts) => parts.flat(),
@@ -155,35 +165,50 @@ export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = E
       const platforms = yield* query((db) => db.selectFrom("schemas_platforms").select(["name", "kind"]).execute())
       const versions = yield* query((db) => db.selectFrom("schemas_versions").select(["platform", "version"]).execute())
       const byPlatform = new Map<string, Array<string>>()
-      for (const row of versions) byPlatform.set(row.platform, [...(byPlatform.get(row.platform) ?? []), row.version])
+      for (const row of versions) {
+        const list = byPlatform.get(row.platform)
+        if (list === undefined) byPlatform.set(row.platform, [row.version])
+        else list.push(row.version)
+      }
       return platforms
         .map((row) => recordOf(row.name, row.kind, byPlatform.get(row.name) ?? []))
         .sort((a, b) => byName(a.name, b.name))
     }),
     findPlatform,
+    // Chunk by chunk (two statements each), so the parsing of one chunk's contents is followed by a yield too.
     loadPlatforms: (names) =>
       Effect.gen(function* () {
-        const distinct = [...new Set(names)]
-        if (distinct.length === 0) return new Map()
-        const platforms = yield* platformRows(distinct)
-        const rows = yield* versionRows(
-          platforms.map((platform) => platform.name),
-          true,
-        )
         const found = new Map<string, PlatformData>()
-        for (const platform of platforms) {
-          const own = rows.filter((row) => row.platform === platform.name)
-          const schemas = new Map<string, Schema.JsonObject>()
-          for (const row of own) if (row.content !== null) schemas.set(row.version, parseObject(row.content))
-          found.set(platform.name, {
-            ...recordOf(
-              platform.name,
-              platform.kind,
-              own.map((row) => row.version),
-            ),
-            schemas,
-          })
-        }
+        yield* eachChunk([...new Set(names)], (chunk) =>
+          Effect.gen(function* () {
+            const platforms = yield* platformRows(chunk)
+            if (platforms.length === 0) return
+            const rows = yield* versionRows(
+              platforms.map((platform) => platform.name),
+              true,
+            )
+            // Grouped once: filtering the rows per platform would cost platforms × rows.
+            const byPlatform = new Map<string, Array<(typeof rows)[number]>>()
+            for (const row of rows) {
+              const list = byPlatform.get(row.platform)
+              if (list === undefined) byPlatform.set(row.platform, [row])
+              else list.push(row)
+            }
+            for (const platform of platforms) {
+              const own = byPlatform.get(platform.name) ?? []
+              const schemas = new Map<string, Schema.JsonObject>()
+              for (const row of own) if (row.content !== null) schemas.set(row.version, parseObject(row.content))
+              found.set(platform.name, {
+                ...recordOf(
+                  platform.name,
+                  platform.kind,
+                  own.map((row) => row.version),
+                ),
+                schemas,
+              })
+            }
+          }),
+        )
         return found
       }),
     findSchema: (id) =>
@@ -209,7 +234,7 @@ export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = E
       ),
     dependentsOf: (platforms) =>
       Effect.map(
-        Effect.forEach(chunks([...new Set(platforms)]), (chunk) =>
+        eachChunk([...new Set(platforms)], (chunk) =>
           query((db) =>
             db
               .selectFrom("schemas_dependencies")
@@ -306,22 +331,28 @@ export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = E
           )
         }),
       ),
+    // A cascade writes thousands of outputs: one statement per chunk of rows (an update joined to a VALUES
+    // list, which both dialects accept), not one per row, with a yield to the event loop between chunks.
     saveOutputs: (writes) =>
       writes.length === 0
         ? Effect.void
         : transaction(
             Effect.forEach(
-              writes,
-              (write) =>
+              chunks(writes, OUTPUT_CHUNK),
+              (chunk) =>
                 query((db) =>
-                  db
-                    .updateTable("schemas_versions")
-                    .set({ output: json(write.output), sources: json(sortedDistinct(write.sources)) })
-                    .where("platform", "=", write.platform)
-                    .where("version", "=", write.version)
-                    .where("content", "is not", null)
-                    .execute(),
-                ),
+                  sql`with changed (platform, version, output, sources) as (values ${sql.join(
+                    chunk.map(
+                      (write) =>
+                        sql`(${write.platform}, ${write.version}, ${json(write.output)}, ${json(sortedDistinct(write.sources))})`,
+                    ),
+                  )})
+                  update schemas_versions set output = changed.output, sources = changed.sources
+                  from changed
+                  where schemas_versions.platform = changed.platform
+                    and schemas_versions.version = changed.version
+                    and schemas_versions.content is not null`.execute(db),
+                ).pipe(Effect.andThen(Effect.yieldNow)),
               { discard: true },
             ),
           ),

@@ -36,6 +36,7 @@ import type {
   InvalidVersion,
   PlatformExists,
   PlatformNotFound,
+  ResolutionLimit,
   SchemaNotFound,
   TokenNotFound,
   Unresolved,
@@ -80,6 +81,7 @@ export type HttpError =
   | InvalidReference
   | Unresolved
   | CircularDependency
+  | ResolutionLimit
   | InvalidPlatformName
   | InvalidKind
   | PlatformNotFound
@@ -149,6 +151,7 @@ const rules: Rules = {
   InvalidReference: 400,
   Unresolved: 400,
   CircularDependency: 400,
+  ResolutionLimit: 400,
   InvalidPlatformName: 400,
   InvalidKind: 400,
   PlatformNotFound: 404,

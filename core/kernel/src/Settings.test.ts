@@ -37,6 +37,8 @@ describe("Settings.parse defaults", () => {
       oidc: undefined,
       corsOrigins: [],
       rateLimit: 30,
+      cacheMaxEntries: 100_000,
+      cacheMaxBytes: 64 * 1024 * 1024,
     })
     expect(settings.roles).toEqual({
       claim: "groups",
@@ -130,6 +132,8 @@ const valid: ReadonlyArray<ValidCase> = [
   ],
   ["COFFER_RATE_LIMIT", "0", (s) => s.rateLimit, 0],
   ["COFFER_RATE_LIMIT", "120", (s) => s.rateLimit, 120],
+  ["COFFER_CACHE_MAX_ENTRIES", "500", (s) => s.cacheMaxEntries, 500],
+  ["COFFER_CACHE_MAX_BYTES", "1048576", (s) => s.cacheMaxBytes, 1048576],
 ]
 
 describe("Settings.parse accepts every variable's valid forms", () => {
@@ -255,6 +259,8 @@ const invalid: ReadonlyArray<InvalidCase> = [
   ],
   [{ COFFER_RATE_LIMIT: "-5" }, 'COFFER_RATE_LIMIT: expected a non-negative integer, got "-5"'],
   [{ COFFER_RATE_LIMIT: "ten" }, 'COFFER_RATE_LIMIT: expected a non-negative integer, got "ten"'],
+  [{ COFFER_CACHE_MAX_ENTRIES: "0" }, 'COFFER_CACHE_MAX_ENTRIES: expected a positive integer, got "0"'],
+  [{ COFFER_CACHE_MAX_BYTES: "1MB" }, 'COFFER_CACHE_MAX_BYTES: expected a positive integer, got "1MB"'],
 ]
 
 describe("Settings.parse rejects each bad variable with one line", () => {

@@ -85,6 +85,10 @@ export const Settings = Schema.Struct({
   corsOrigins: Schema.Array(Schema.String),
   /** `COFFER_RATE_LIMIT`: attempts per client address per minute on limited paths; `0` turns limits off. */
   rateLimit: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  /** `COFFER_CACHE_MAX_ENTRIES`: entries the in-process cache holds at most (oldest out first). */
+  cacheMaxEntries: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /** `COFFER_CACHE_MAX_BYTES`: bytes of keys and values the in-process cache holds at most (oldest out first). */
+  cacheMaxBytes: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
 })
 export type Settings = typeof Settings.Type
 
@@ -95,6 +99,8 @@ export const DEFAULT_DATABASE_URL = "sqlite:.coffer/coffer.db"
 export const DEFAULT_ROLES_CLAIM = "groups"
 export const DEFAULT_OIDC_NAME = "OpenID Connect"
 export const DEFAULT_RATE_LIMIT = 30
+export const DEFAULT_CACHE_MAX_ENTRIES = 100_000
+export const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024
 const MASTER_KEY_BYTES = 32
 
 /** What is wrong with one value, without the variable's name; `parse` prefixes it. */
@@ -143,6 +149,11 @@ const nonNegativeInteger: Check<number> = (raw) =>
   /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw))
     ? Result.succeed(Number(raw))
     : Result.fail(`expected a non-negative integer, got ${quoted(raw)}`)
+
+const positiveInteger: Check<number> = (raw) =>
+  /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) && Number(raw) >= 1
+    ? Result.succeed(Number(raw))
+    : Result.fail(`expected a positive integer, got ${quoted(raw)}`)
 
 const parseUrl = (raw: string): URL | undefined => (URL.canParse(raw) ? new URL(raw) : undefined)
 
@@ -343,6 +354,8 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const roles = readRoles(reader)
   const corsOrigins = read("CORS_ORIGIN", origins, [])
   const rateLimit = read("COFFER_RATE_LIMIT", nonNegativeInteger, development ? 0 : DEFAULT_RATE_LIMIT)
+  const cacheMaxEntries = read("COFFER_CACHE_MAX_ENTRIES", positiveInteger, DEFAULT_CACHE_MAX_ENTRIES)
+  const cacheMaxBytes = read("COFFER_CACHE_MAX_BYTES", positiveInteger, DEFAULT_CACHE_MAX_BYTES)
   if (reader.errors.length > 0) return Result.fail(reader.errors)
   return Result.succeed({
     host: host_,
@@ -359,5 +372,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     roles,
     corsOrigins,
     rateLimit,
+    cacheMaxEntries,
+    cacheMaxBytes,
   })
 }

@@ -1,11 +1,15 @@
 /**
- * Benchmarks of the two hot paths (`pnpm bench`): a token check that the cache answers (every request with a
- * token pays it), and a save whose cascade re-resolves many dependents, wide and deep, on the in-memory store.
- * They measure the core's own cost; store round trips come on top and are bounded by the batching (a few per
- * level of the dependency graph, see `usecases/view.ts`).
+ * Benchmarks of the hot paths (`pnpm bench`): a token check that the cache answers (every request with a token
+ * pays it), a save whose cascade re-resolves many dependents, wide and deep, on the in-memory store, and the
+ * version lists of a platform with 10,000 versions (sorting, `latest`, range selection, listing), each linear
+ * apart from the sort's n log n comparisons of versions parsed once. They measure the core's own cost; the same
+ * cascade over HTTP on SQLite and Postgres is `test/e2e/bench/cascade.bench.ts`.
  */
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import { bench, describe } from "vitest"
+import { parseReference } from "../src/domain/extendsRef.js"
+import { selectVersion } from "../src/domain/select.js"
+import { compareVersions, latest, sortVersions } from "../src/domain/version.js"
 import { admin, editor, makeEnvironment } from "../src/testing.js"
 import { checkToken } from "../src/tokens.js"
 import * as Platforms from "../src/usecases/platforms.js"
@@ -47,27 +51,74 @@ const graph = async (
   }
 }
 
-const cascadeGraph = (async () => {
-  const env = makeEnvironment()
-  await env.run(Platforms.putPlatform(admin, "base", { name: "base", versions: ["1.0.0"] }))
-  await env.run(Schemas.saveSchema(editor, { platform: "base", version: "1.0.0" }, { v: 0 }))
-  // 300 direct dependents, and a chain of 50 below the first of them.
-  await graph(env, "wide", 300, () => "base/^1.0.0")
-  await graph(env, "deep", 50, (i) => (i === 0 ? "wide0" : `deep${i - 1}/1.0.0`))
-  return env
-})()
+// Built on first use too (see `listed`).
+let cascadeGraph: Promise<ReturnType<typeof makeEnvironment>> | undefined
+const cascaded = () => {
+  cascadeGraph ??= (async () => {
+    const env = makeEnvironment()
+    await env.run(Platforms.putPlatform(admin, "base", { name: "base", versions: ["1.0.0"] }))
+    await env.run(Schemas.saveSchema(editor, { platform: "base", version: "1.0.0" }, { v: 0 }))
+    // 300 direct dependents, and a chain of 50 below the first of them.
+    await graph(env, "wide", 300, () => "base/^1.0.0")
+    await graph(env, "deep", 50, (i) => (i === 0 ? "wide0" : `deep${i - 1}/1.0.0`))
+    return env
+  })()
+  return cascadeGraph
+}
 
 describe("cascade", () => {
   let round = 0
   bench(
     "save a base schema with 350 transitive dependents",
     async () => {
-      const env = await cascadeGraph
+      const env = await cascaded()
       const { reprocessed } = await env.run(
         Schemas.saveSchema(editor, { platform: "base", version: "1.0.0" }, { v: ++round }),
       )
       if (reprocessed.length !== 350) throw new Error(`expected 350 dependents, re-processed ${reprocessed.length}`)
     },
     { iterations: 20, warmupIterations: 2 },
+  )
+})
+
+// 10,000 versions in a scrambled order: majors, minors, some pre-releases and build metadata.
+const manyVersions = Array.from({ length: 10_000 }, (_, i) => {
+  const core = `${(i * 7919) % 100}.${(i * 104729) % 100}.0`
+  return i % 10 === 0 ? `${core}-rc.${i % 7}` : i % 10 === 1 ? `${core}+b${i}` : core
+})
+const distinctVersions = [...new Set(manyVersions)]
+
+// Built on first use, not at import: set up while the token benchmarks run, it would be measured with them.
+let listing: Promise<ReturnType<typeof makeEnvironment>> | undefined
+const listed = () => {
+  listing ??= (async () => {
+    const env = makeEnvironment()
+    await env.run(Platforms.putPlatform(admin, "many", { name: "many", versions: distinctVersions }))
+    return env
+  })()
+  return listing
+}
+
+describe("version lists at 10,000 versions", () => {
+  bench("sortVersions (each version parsed once)", () => {
+    sortVersions(distinctVersions)
+  })
+  bench("reference: sort with compareVersions (parses per comparison)", () => {
+    ;[...distinctVersions].sort(compareVersions)
+  })
+  bench("latest", () => {
+    latest(distinctVersions)
+  })
+  const range = Result.getOrThrow(parseReference("many/^42.0.0"))
+  bench("range selection (^42.0.0)", () => {
+    selectVersion(range, distinctVersions)
+  })
+  bench(
+    "listPlatforms with a 10,000-version platform (the store sorts)",
+    async () => {
+      const env = await listed()
+      await env.run(Platforms.listPlatforms(admin))
+    },
+    { iterations: 20 },
   )
 })

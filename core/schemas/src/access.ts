@@ -65,3 +65,15 @@ export const requireManager = (actor: Actor): Effect.Effect<Person, Forbidden> =
   if (!actor.canManage) return Effect.fail(new Forbidden({ message: "This requires the admin permission" }))
   return Effect.succeed(actor)
 }
+
+/**
+ * The person deleting `platform` or some of its versions: the admin permission and, for a platform listed in
+ * `OIDC_PLATFORM_EDITORS`, one of its groups as well (admins are exempt through `canWrite`). Deleting is the
+ * strongest change a platform can undergo, so whoever may not add a version to it may not remove one either.
+ */
+export const requireDeleter = (actor: Actor, platform: string): Effect.Effect<Person, Forbidden> =>
+  Effect.flatMap(requireManager(actor), (person) =>
+    person.canWrite(platform)
+      ? Effect.succeed(person)
+      : Effect.fail(new Forbidden({ message: `You do not have permission to change platform "${platform}"` })),
+  )

@@ -13,8 +13,8 @@
  */
 
 import { Context, Effect, Layer, type Schema, Semaphore } from "effect"
-import { dependencyEdges } from "./domain/cascade.js"
-import { compareVersions } from "./domain/version.js"
+import { type DependencyEdge, dependencyEdges } from "./domain/cascade.js"
+import { sortVersions } from "./domain/version.js"
 import type { PlatformKind } from "./platform.js"
 import {
   type AuditEntry,
@@ -29,6 +29,8 @@ import {
 
 interface VersionState {
   readonly schema: Omit<StoredSchema, "platform" | "version"> | undefined
+  /** The schema's dependency edges, parsed once when it is saved (`dependentsOf` scans them). */
+  readonly edges: ReadonlyArray<DependencyEdge>
   readonly revisions: ReadonlyArray<Revision>
 }
 
@@ -57,7 +59,7 @@ const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 const recordOf = (name: string, platform: PlatformState): PlatformRecord => ({
   name,
   kind: platform.kind,
-  versions: [...platform.versions.keys()].sort(compareVersions),
+  versions: sortVersions(platform.versions.keys()),
 })
 
 const withPlatform = (state: State, name: string, platform: PlatformState | undefined): State => {
@@ -67,10 +69,19 @@ const withPlatform = (state: State, name: string, platform: PlatformState | unde
   return { ...state, platforms }
 }
 
-const withVersion = (platform: PlatformState, version: string, value: VersionState | undefined): PlatformState => {
+const withVersion = (platform: PlatformState, version: string, value: VersionState | undefined): PlatformState =>
+  withVersions(platform, [[version, value]])
+
+/** Several versions changed with one copy of the map: a batch of N costs N, not N copies of it. */
+const withVersions = (
+  platform: PlatformState,
+  changes: Iterable<readonly [string, VersionState | undefined]>,
+): PlatformState => {
   const versions = new Map(platform.versions)
-  if (value === undefined) versions.delete(version)
-  else versions.set(version, value)
+  for (const [version, value] of changes) {
+    if (value === undefined) versions.delete(version)
+    else versions.set(version, value)
+  }
   return { ...platform, versions }
 }
 
@@ -168,15 +179,13 @@ export const make: Effect.Effect<SchemaStore["Service"]> = Effect.gen(function* 
     dependentsOf: (platforms) =>
       read((state) => {
         const wanted = new Set(platforms)
-        return [...state.platforms.entries()].flatMap(([platform, data]) =>
-          [...data.versions.entries()].flatMap(([version, row]) =>
-            row.schema === undefined
-              ? []
-              : dependencyEdges({ platform, version }, row.schema.dependencies).filter((edge) =>
-                  wanted.has(edge.platform),
-                ),
-          ),
-        )
+        const found: Array<DependencyEdge> = []
+        for (const data of state.platforms.values()) {
+          for (const row of data.versions.values()) {
+            for (const edge of row.edges) if (wanted.has(edge.platform)) found.push(edge)
+          }
+        }
+        return found
       }),
     insertPlatform: (name, kind) =>
       write((state) =>
@@ -189,21 +198,30 @@ export const make: Effect.Effect<SchemaStore["Service"]> = Effect.gen(function* 
       }),
     insertVersions: (name, versions) =>
       writeVoid((state) => {
-        let platform = state.platforms.get(name)
+        const platform = state.platforms.get(name)
         if (platform === undefined) return state
-        for (const version of versions) {
-          if (!platform.versions.has(version)) {
-            platform = withVersion(platform, version, { schema: undefined, revisions: [] })
-          }
-        }
-        return withPlatform(state, name, platform)
+        const added = versions.filter((version) => !platform.versions.has(version))
+        return withPlatform(
+          state,
+          name,
+          withVersions(
+            platform,
+            added.map((version) => [version, { schema: undefined, edges: [], revisions: [] }]),
+          ),
+        )
       }),
     removeVersions: (name, versions) =>
       writeVoid((state) => {
-        let platform = state.platforms.get(name)
+        const platform = state.platforms.get(name)
         if (platform === undefined) return state
-        for (const version of versions) platform = withVersion(platform, version, undefined)
-        return withPlatform(state, name, platform)
+        return withPlatform(
+          state,
+          name,
+          withVersions(
+            platform,
+            versions.map((version) => [version, undefined]),
+          ),
+        )
       }),
     removePlatform: (name) => writeVoid((state) => withPlatform(state, name, undefined)),
     saveSchema: (input) =>
@@ -227,21 +245,27 @@ export const make: Effect.Effect<SchemaStore["Service"]> = Effect.gen(function* 
               output: copy(input.output),
               sources: sortedDistinct(input.sources),
             },
+            edges: dependencyEdges({ platform: input.platform, version: input.version }, input.dependencies),
             revisions: [...row.revisions, revision],
           }),
         )
       }),
     saveOutputs: (outputs) =>
       writeVoid((state) => {
-        let next = state
+        // Grouped by platform, so each touched platform's map is copied once, and the platforms' map once.
+        const changes = new Map<string, Array<readonly [string, VersionState]>>()
         for (const output of outputs) {
-          const platform = next.platforms.get(output.platform)
-          const row = platform?.versions.get(output.version)
-          if (platform === undefined || row?.schema === undefined) continue
+          const row = state.platforms.get(output.platform)?.versions.get(output.version)
+          if (row?.schema === undefined) continue
           const schema = { ...row.schema, output: copy(output.output), sources: sortedDistinct(output.sources) }
-          next = withPlatform(next, output.platform, withVersion(platform, output.version, { ...row, schema }))
+          const list = changes.get(output.platform) ?? []
+          list.push([output.version, { ...row, schema }])
+          changes.set(output.platform, list)
         }
-        return next
+        if (changes.size === 0) return state
+        const platforms = new Map(state.platforms)
+        for (const [name, list] of changes) platforms.set(name, withVersions(state.platforms.get(name)!, list))
+        return { ...state, platforms }
       }),
     revisions: (id) =>
       read((state) =>

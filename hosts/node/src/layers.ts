@@ -28,7 +28,9 @@ export const databaseLayer = (settings: HostSettings): Layer.Layer<SqlDatabase.S
     : Postgres.layer({ url: settings.database.url })
 
 export const cacheLayer = (settings: HostSettings): Layer.Layer<Cache.Cache> =>
-  settings.redisUrl === undefined ? MemoryCache.layer : RedisCache.layer({ url: settings.redisUrl })
+  settings.redisUrl === undefined
+    ? MemoryCache.layerWith({ maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes })
+    : RedisCache.layer({ url: settings.redisUrl })
 
 export const cipherLayer = (settings: HostSettings): Layer.Layer<Cipher.Cipher, Cipher.CipherError> =>
   Layer.unwrap(

@@ -68,5 +68,19 @@ export class CircularDependency extends Schema.TaggedError<CircularDependency>()
   }
 }
 
+/** Which bound of `limits.ts` was reached. */
+export const ResolutionLimitKind = Schema.Literals(["references", "duplicate", "depth", "output", "versions"])
+
+/** A schema or a version list over one of the resolution limits (`limits.ts`): refused before it costs more. */
+export class ResolutionLimit extends Schema.TaggedError<ResolutionLimit>()("ResolutionLimit", {
+  limit: ResolutionLimitKind,
+  /** What went over, phrased as a sentence that names the limit. */
+  detail: Schema.String,
+}) {
+  override get message(): string {
+    return this.detail
+  }
+}
+
 /** Every failure resolution of one schema can produce. */
-export type ResolveError = InvalidSchemaContent | InvalidReference | Unresolved | CircularDependency
+export type ResolveError = InvalidSchemaContent | InvalidReference | Unresolved | CircularDependency | ResolutionLimit

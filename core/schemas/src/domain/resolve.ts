@@ -15,8 +15,15 @@
  */
 import { Result, type Schema } from "effect"
 import { validateContent } from "./content.js"
-import { CircularDependency, InvalidSchemaContent, type ResolveError, Unresolved } from "./errors.js"
-import { extendsOf, parseDependencies, parseReference } from "./extendsRef.js"
+import {
+  CircularDependency,
+  InvalidSchemaContent,
+  type ResolutionLimit,
+  type ResolveError,
+  Unresolved,
+} from "./errors.js"
+import { type Dependencies, type ExtendsRef, extendsOf, parseReference } from "./extendsRef.js"
+import { checkOutput, depthExceeded, MAX_DEPTH } from "./limits.js"
 import { mergeAll } from "./merge.js"
 import { type SchemaId, schemaKey } from "./schemaId.js"
 import { selectVersion } from "./select.js"
@@ -58,6 +65,181 @@ interface Resolved {
   readonly dependencies: ReadonlyArray<string>
   readonly parents: ReadonlyArray<SelectedParent>
   readonly sources: ReadonlySet<string>
+  /** The longest `@extends` chain above the schema: 0 for a schema that extends nothing. */
+  readonly depth: number
+}
+
+/** One schema whose ancestors are being resolved: an entry of the explicit stack that replaces recursion. */
+interface Frame {
+  readonly id: SchemaId
+  readonly key: string
+  readonly content: Schema.JsonObject
+  readonly declared: Dependencies
+  /** The next reference to follow. */
+  next: number
+  readonly parents: Array<SelectedParent>
+  readonly outputs: Array<Schema.JsonObject>
+  readonly sources: Set<string>
+  depth: number
+}
+
+/**
+ * Resolves schemas against one unchanging lookup, remembering every schema it resolved: a cascade resolves all
+ * its targets with one resolver, so each ancestor is merged once for the whole cascade, not once per target.
+ * Iterative (an explicit stack, never recursion), so a chain of any depth cannot overflow the call stack; the
+ * depth limit stops it at {@link MAX_DEPTH}. Each output is held to {@link MAX_OUTPUT_BYTES}.
+ */
+export interface Resolver {
+  /** Resolves the schema `contentOf` gives for `id`, and (memoised) everything it extends. */
+  readonly resolve: (id: SchemaId) => Result.Result<Resolution, ResolveError>
+}
+
+/**
+ * A resolver over a lookup. `root`, when given, is a schema whose content replaces the stored one (a save being
+ * checked); every other schema's content comes from `lookup`.
+ */
+export const makeResolver = (lookup: PlatformLookup, root?: SchemaToResolve): Resolver => {
+  const rootKey = root === undefined ? undefined : schemaKey(root)
+  const done = new Map<string, Resolved>()
+  // Many schemas hold the same references (`base/^1.0.0` in every dependent of a fan-out): each is parsed and
+  // selected once per resolver, which the unchanging lookup allows.
+  const parsed = new Map<string, ReturnType<typeof parseReference>>()
+  const selections = new Map<string, ReturnType<typeof selectVersion>>()
+  const parse = (raw: string) => {
+    let result = parsed.get(raw)
+    if (result === undefined) {
+      result = parseReference(raw)
+      parsed.set(raw, result)
+    }
+    return result
+  }
+  const select = (reference: ExtendsRef) => {
+    let result = selections.get(reference.raw)
+    if (result === undefined) {
+      result = selectVersion(reference, lookup(reference.platform)?.versions)
+      selections.set(reference.raw, result)
+    }
+    return result
+  }
+  const dependenciesOf = (content: Schema.JsonObject): Result.Result<Dependencies, ResolveError> =>
+    Result.flatMap(extendsOf(content), (dependencies) =>
+      Result.map(Result.all(dependencies.map(parse)), (references) => ({ dependencies, references })),
+    )
+
+  const contentOf = (id: SchemaId, key: string): unknown => {
+    if (key === rootKey) return root!.content
+    const schemas = lookup(id.platform)?.schemas
+    return schemas?.has(id.version) ? schemas.get(id.version) : {}
+  }
+
+  // The schema being resolved reports its own problems unnamed; an ancestor's are named.
+  const frameOf = (id: SchemaId, key: string, named: string | undefined): Result.Result<Frame, ResolveError> => {
+    const content = validateContent(contentOf(id, key), named)
+    if (Result.isFailure(content)) return Result.fail(content.failure)
+    const declared = dependenciesOf(content.success)
+    if (Result.isFailure(declared)) {
+      const error = declared.failure
+      return Result.fail(
+        error._tag === "InvalidSchemaContent"
+          ? new InvalidSchemaContent({ schema: named, reason: error.reason })
+          : error,
+      )
+    }
+    const frame: Frame = {
+      id,
+      key,
+      content: content.success,
+      declared: declared.success,
+      next: 0,
+      parents: [],
+      outputs: [],
+      sources: new Set([id.platform]),
+      depth: 0,
+    }
+    return Result.succeed(frame)
+  }
+
+  const finish = (frame: Frame): Result.Result<Resolved, ResolveError> => {
+    const output = mergeAll(frame.outputs, frame.content)
+    const bounded = checkOutput(output, frame.key)
+    if (Result.isFailure(bounded)) return Result.fail(bounded.failure)
+    const resolved: Resolved = {
+      output,
+      dependencies: frame.declared.dependencies,
+      parents: frame.parents,
+      sources: frame.sources,
+      depth: frame.depth,
+    }
+    done.set(frame.key, resolved)
+    return Result.succeed(resolved)
+  }
+
+  const adopt = (frame: Frame, parent: SelectedParent, resolved: Resolved): ResolutionLimit | undefined => {
+    frame.parents.push(parent)
+    frame.outputs.push(resolved.output)
+    for (const source of resolved.sources) frame.sources.add(source)
+    frame.depth = Math.max(frame.depth, resolved.depth + 1)
+    return frame.depth > MAX_DEPTH ? depthExceeded(frame.key) : undefined
+  }
+
+  const visit = (id: SchemaId): Result.Result<Resolved, ResolveError> => {
+    const start = schemaKey(id)
+    const cached = done.get(start)
+    if (cached !== undefined) return Result.succeed(cached)
+    const first = frameOf(id, start, undefined)
+    if (Result.isFailure(first)) return Result.fail(first.failure)
+    const stack: Array<Frame> = [first.success]
+    const onPath = new Set([start])
+    for (;;) {
+      const frame = stack[stack.length - 1]!
+      const reference = frame.declared.references[frame.next]
+      if (reference === undefined) {
+        stack.pop()
+        onPath.delete(frame.key)
+        const resolved = finish(frame)
+        if (Result.isFailure(resolved)) return resolved
+        const below = stack[stack.length - 1]
+        if (below === undefined) return resolved
+        const parent = below.declared.references[below.next]!
+        below.next += 1
+        const exceeded = adopt(below, { ...frame.id, reference: parent.raw }, resolved.success)
+        if (exceeded !== undefined) return Result.fail(exceeded)
+        continue
+      }
+      const selected = select(reference)
+      if (Result.isFailure(selected)) {
+        return Result.fail(new Unresolved({ ...selected.failure, referencedBy: frame.key }))
+      }
+      const parent = { platform: reference.platform, version: selected.success }
+      const key = schemaKey(parent)
+      const known = done.get(key)
+      if (known !== undefined) {
+        frame.next += 1
+        const exceeded = adopt(frame, { ...parent, reference: reference.raw }, known)
+        if (exceeded !== undefined) return Result.fail(exceeded)
+        continue
+      }
+      if (onPath.has(key)) {
+        return Result.fail(new CircularDependency({ chain: [...stack.map((entry) => entry.key), key] }))
+      }
+      // The stack is a chain of `@extends`: deeper than the limit, the schema at its bottom is too deep.
+      if (stack.length > MAX_DEPTH) return Result.fail(depthExceeded(start))
+      const next = frameOf(parent, key, key)
+      if (Result.isFailure(next)) return Result.fail(next.failure)
+      stack.push(next.success)
+      onPath.add(key)
+    }
+  }
+
+  return {
+    resolve: (id) =>
+      Result.map(visit(id), (resolved) => ({
+        output: resolved.output,
+        dependencies: resolved.dependencies,
+        parents: resolved.parents,
+        sources: [...resolved.sources].sort(),
+      })),
+  }
 }
 
 /**
@@ -67,67 +249,7 @@ interface Resolved {
 export const resolveSchema = (
   schema: SchemaToResolve,
   lookup: PlatformLookup,
-): Result.Result<Resolution, ResolveError> => {
-  const rootKey = schemaKey(schema)
-  const done = new Map<string, Resolved>()
-  const path: Array<string> = []
-  const onPath = new Set<string>()
-
-  const contentOf = (id: SchemaId, key: string): unknown => {
-    if (key === rootKey) return schema.content
-    const schemas = lookup(id.platform)?.schemas
-    return schemas?.has(id.version) ? schemas.get(id.version) : {}
-  }
-
-  const visit = (id: SchemaId): Result.Result<Resolved, ResolveError> => {
-    const key = schemaKey(id)
-    const cached = done.get(key)
-    if (cached !== undefined) return Result.succeed(cached)
-    if (onPath.has(key)) return Result.fail(new CircularDependency({ chain: [...path, key] }))
-    // The schema being resolved reports its own problems unnamed; an ancestor's are named.
-    const named = key === rootKey ? undefined : key
-    const content = validateContent(contentOf(id, key), named)
-    if (Result.isFailure(content)) return Result.fail(content.failure)
-    const declared = parseDependencies(content.success)
-    if (Result.isFailure(declared)) {
-      const error = declared.failure
-      return Result.fail(
-        error._tag === "InvalidSchemaContent"
-          ? new InvalidSchemaContent({ schema: named, reason: error.reason })
-          : error,
-      )
-    }
-    path.push(key)
-    onPath.add(key)
-    const parents: Array<SelectedParent> = []
-    const outputs: Array<Schema.JsonObject> = []
-    const sources = new Set([id.platform])
-    for (const reference of declared.success.references) {
-      const selected = selectVersion(reference, lookup(reference.platform)?.versions)
-      if (Result.isFailure(selected)) {
-        return Result.fail(new Unresolved({ ...selected.failure, referencedBy: key }))
-      }
-      const parent = { platform: reference.platform, version: selected.success }
-      const resolved = visit(parent)
-      if (Result.isFailure(resolved)) return resolved
-      parents.push({ ...parent, reference: reference.raw })
-      outputs.push(resolved.success.output)
-      for (const source of resolved.success.sources) sources.add(source)
-    }
-    path.pop()
-    onPath.delete(key)
-    const result: Resolved = {
-      output: mergeAll(outputs, content.success),
-      dependencies: declared.success.dependencies,
-      parents,
-      sources,
-    }
-    done.set(key, result)
-    return Result.succeed(result)
-  }
-
-  return Result.map(visit(schema), (resolved) => ({ ...resolved, sources: [...resolved.sources].sort() }))
-}
+): Result.Result<Resolution, ResolveError> => makeResolver(lookup, schema).resolve(schema)
 
 /**
  * The platforms resolving `schema` would look up that `known` does not hold yet: the store loads them (recording

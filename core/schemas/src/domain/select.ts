@@ -10,7 +10,7 @@ import { Result } from "effect"
 import semver from "semver"
 import { Unresolved } from "./errors.js"
 import type { ExtendsRef } from "./extendsRef.js"
-import { highest, isValidVersion, latest } from "./version.js"
+import { compareParsed, latest, type ParsedVersion, parseVersion } from "./version.js"
 
 /** The semver range text of a `Range` spec, e.g. `^1.2.3`. */
 export const rangeOf = (operator: string, version: string): string => `${operator}${version}`
@@ -42,11 +42,17 @@ export const selectVersion = (
         : Result.succeed(selected)
     }
     case "Range": {
+      // One pass, each version parsed once and tested as parsed: linear in the number of versions.
       const range = new semver.Range(rangeOf(spec.operator, spec.version))
-      const selected = highest(versions.filter((version) => isValidVersion(version) && range.test(version)))
+      let selected: ParsedVersion | undefined
+      for (const text of versions) {
+        const version = parseVersion(text)
+        if (version.semver === undefined || !range.test(version.semver)) continue
+        if (selected === undefined || compareParsed(version, selected) > 0) selected = version
+      }
       return selected === undefined
         ? unresolved(`no version of platform "${reference.platform}" matches ${rangeOf(spec.operator, spec.version)}`)
-        : Result.succeed(selected)
+        : Result.succeed(selected.text)
     }
   }
 }

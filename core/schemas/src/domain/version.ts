@@ -44,22 +44,44 @@ const problemWith = (version: string): string | undefined => {
 const canonical = (parsed: semver.SemVer): string =>
   parsed.build.length === 0 ? parsed.version : `${parsed.version}+${parsed.build.join(".")}`
 
+/** A version string with its parse, made once so that sorting and selection never parse a string twice. */
+export interface ParsedVersion {
+  readonly text: string
+  /** `undefined` for strings that are not valid versions (legacy records). */
+  readonly semver: semver.SemVer | undefined
+}
+
+/** Parses once; `semver` is set only for strings {@link validateVersion} accepts. */
+export const parseVersion = (text: string): ParsedVersion => ({
+  text,
+  semver: problemWith(text) === undefined ? new semver.SemVer(text) : undefined,
+})
+
+/** {@link compareVersions} over parsed versions: no parsing per comparison. */
+export const compareParsed = (a: ParsedVersion, b: ParsedVersion): -1 | 0 | 1 => {
+  if ((a.semver === undefined) !== (b.semver === undefined)) return a.semver === undefined ? -1 : 1
+  if (a.semver !== undefined && b.semver !== undefined) {
+    // Precedence first, then build metadata: what `semver.compareBuild(a, b)` does, without re-parsing.
+    const bySemver = a.semver.compare(b.semver) || a.semver.compareBuild(b.semver)
+    if (bySemver !== 0) return bySemver
+  }
+  return a.text < b.text ? -1 : a.text > b.text ? 1 : 0
+}
+
 /**
  * A total, deterministic order for `Array.prototype.sort`. Valid versions follow semver precedence, then build
  * metadata (semver's `compareBuild`), then plain string order, so that "1.0.0+1" and "1.0.0+01" (equal to semver)
  * still have a fixed order and only identical strings compare equal. Strings that are not valid versions (a
- * legacy record, say) sort before every valid one, by string order among themselves.
+ * legacy record, say) sort before every valid one, by string order among themselves. It parses both strings on
+ * every call: to sort a list, use {@link sortVersions}.
  */
-export const compareVersions = (a: string, b: string): -1 | 0 | 1 => {
-  const validA = isValidVersion(a)
-  const validB = isValidVersion(b)
-  if (validA !== validB) return validA ? 1 : -1
-  if (validA) {
-    const bySemver = semver.compareBuild(a, b)
-    if (bySemver !== 0) return bySemver
-  }
-  return a < b ? -1 : a > b ? 1 : 0
-}
+export const compareVersions = (a: string, b: string): -1 | 0 | 1 => compareParsed(parseVersion(a), parseVersion(b))
+
+/** The versions sorted by {@link compareVersions}, each parsed once (a new array). */
+export const sortVersions = (versions: Iterable<string>): Array<string> =>
+  Array.from(versions, parseVersion)
+    .sort(compareParsed)
+    .map((version) => version.text)
 
 /** True for a valid version with a pre-release part, such as "2.0.0-rc.1". */
 export const isPrerelease = (version: string): boolean => isValidVersion(version) && semver.prerelease(version) !== null
@@ -67,17 +89,27 @@ export const isPrerelease = (version: string): boolean => isValidVersion(version
 /**
  * What `latest` selects: the highest release (no pre-release part) when the platform has one, otherwise the
  * highest pre-release, so that a platform whose only versions are betas still has a latest. Strings that are not
- * valid versions are never selected. `undefined` when nothing qualifies.
+ * valid versions are never selected. `undefined` when nothing qualifies. One pass, each version parsed once.
  */
 export const latest = (versions: ReadonlyArray<string>): string | undefined => {
-  const valid = versions.filter(isValidVersion)
-  const releases = valid.filter((version) => !isPrerelease(version))
-  return highest(releases.length > 0 ? releases : valid)
+  let release: ParsedVersion | undefined
+  let prerelease: ParsedVersion | undefined
+  for (const text of versions) {
+    const version = parseVersion(text)
+    if (version.semver === undefined) continue
+    if (version.semver.prerelease.length === 0) {
+      if (release === undefined || compareParsed(version, release) > 0) release = version
+    } else if (prerelease === undefined || compareParsed(version, prerelease) > 0) prerelease = version
+  }
+  return (release ?? prerelease)?.text
 }
 
-/** The greatest of `versions` by {@link compareVersions}; `undefined` for none. */
-export const highest = (versions: ReadonlyArray<string>): string | undefined =>
-  versions.reduce<string | undefined>(
-    (best, version) => (best === undefined || compareVersions(version, best) > 0 ? version : best),
-    undefined,
-  )
+/** The greatest of `versions` by {@link compareVersions}; `undefined` for none. One pass, each parsed once. */
+export const highest = (versions: ReadonlyArray<string>): string | undefined => {
+  let best: ParsedVersion | undefined
+  for (const text of versions) {
+    const version = parseVersion(text)
+    if (best === undefined || compareParsed(version, best) > 0) best = version
+  }
+  return best?.text
+}

@@ -28,13 +28,26 @@ export const blockersOf = Effect.fnUntraced(function* (
   survives: (dependent: SchemaId) => boolean,
 ): Effect.fn.Return<ReadonlyArray<BlockingSchema>, StoreUnavailable, SchemaStore> {
   const edges = yield* SchemaStore.use((store) => store.dependentsOf([platform]))
+  const gone = new Set(removed)
+  // Many edges share one reference (`base/^1.0.0` from every dependent): each is selected once.
+  const selections = new Map<string, string | undefined>()
+  const selectionOf = (raw: string): string | undefined => {
+    if (!selections.has(raw)) {
+      const reference = parseReference(raw)
+      selections.set(
+        raw,
+        Result.isFailure(reference) || reference.success.platform !== platform
+          ? undefined
+          : Result.getOrUndefined(selectVersion(reference.success, versions)),
+      )
+    }
+    return selections.get(raw)
+  }
   const blockers: Array<BlockingSchema> = []
   for (const edge of edges) {
     if (!survives(edge.dependent)) continue
-    const reference = parseReference(edge.reference)
-    if (Result.isFailure(reference) || reference.success.platform !== platform) continue
-    const selected = selectVersion(reference.success, versions)
-    if (Result.isSuccess(selected) && removed.includes(selected.success)) {
+    const selected = selectionOf(edge.reference)
+    if (selected !== undefined && gone.has(selected)) {
       blockers.push({ platform: edge.dependent.platform, version: edge.dependent.version, extends: edge.reference })
     }
   }

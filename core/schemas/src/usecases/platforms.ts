@@ -13,8 +13,9 @@
  */
 import { BadRequest, type Cache, Clock, type Forbidden, type Random, type StoreUnavailable } from "@coffer/kernel"
 import { Effect } from "effect"
-import { type Actor, canSee, requireManager, requireVisible, requireWriter } from "../access.js"
-import type { InvalidVersion, ResolveError } from "../domain/errors.js"
+import { type Actor, canSee, requireDeleter, requireVisible, requireWriter } from "../access.js"
+import type { InvalidVersion, ResolutionLimit, ResolveError } from "../domain/errors.js"
+import { checkVersionCount } from "../domain/limits.js"
 import { validateVersion } from "../domain/version.js"
 import {
   type DeletionBlocked,
@@ -87,9 +88,12 @@ export interface PlatformInput {
 }
 
 const checkedVersions = (
+  platform: string,
   versions: ReadonlyArray<string>,
-): Effect.Effect<ReadonlyArray<string>, InvalidVersion | BadRequest> =>
+): Effect.Effect<ReadonlyArray<string>, InvalidVersion | BadRequest | ResolutionLimit> =>
   Effect.gen(function* () {
+    // The list is the platform's whole list afterwards: its length is checked before anything else.
+    yield* Effect.fromResult(checkVersionCount(platform, versions.length))
     const seen = new Set<string>()
     for (const version of versions) {
       yield* Effect.fromResult(validateVersion(version))
@@ -136,7 +140,7 @@ export const putPlatform = Effect.fn("putPlatform")(function* (
     })
   }
   const kind = yield* checkedKind(input.kind)
-  const versions = yield* checkedVersions(input.versions)
+  const versions = yield* checkedVersions(name, input.versions)
   const store = yield* SchemaStore
   const now = yield* Clock.Clock.use((clock) => clock.now)
   yield* store.transaction(
@@ -147,20 +151,24 @@ export const putPlatform = Effect.fn("putPlatform")(function* (
       yield* ensurePlatforms(view, [name])
       const current = view.platforms.get(name)!
       if (!created && kind !== undefined && kind !== current.kind) yield* store.setKind(name, kind)
-      const removed = current.versions.filter((version) => !versions.includes(version))
-      const added = versions.filter((version) => !current.versions.includes(version))
+      // Sets, not `includes`: both lists may hold thousands of versions.
+      const wanted = new Set(versions)
+      const existing = new Set(current.versions)
+      const removed = current.versions.filter((version) => !wanted.has(version))
+      const added = versions.filter((version) => !existing.has(version))
       if (removed.length > 0) {
-        yield* requireManager(actor)
+        yield* requireDeleter(actor, name)
+        const gone = new Set(removed)
         const blockers = yield* blockersOf(
           name,
           current.versions,
           removed,
-          (dependent) => !(dependent.platform === name && removed.includes(dependent.version)),
+          (dependent) => !(dependent.platform === name && gone.has(dependent.version)),
         )
         const which = removed.map((version) => JSON.stringify(version)).join(", ")
         yield* refuseIfBlocked(`version${removed.length === 1 ? "" : "s"} ${which} of platform "${name}"`, blockers)
         yield* store.removeVersions(name, removed)
-        current.versions = current.versions.filter((version) => !removed.includes(version))
+        current.versions = current.versions.filter((version) => !gone.has(version))
         for (const version of removed) {
           current.schemas.delete(version)
           yield* audit(person.email, "version.delete", `${name}/${version}`, { omittedFrom: "versions list" })
@@ -188,6 +196,11 @@ export const addVersion = Effect.fn("addVersion")(function* (
   yield* Effect.fromResult(validateVersion(version))
   if (!isValidPlatformName(platform)) return yield* new PlatformNotFound({ platform })
   const store = yield* SchemaStore
+  // A full platform is refused before the write lock; the transaction checks again against what it reads.
+  const known = yield* store.findPlatform(platform)
+  if (known !== undefined && !known.versions.includes(version)) {
+    yield* Effect.fromResult(checkVersionCount(platform, known.versions.length + 1))
+  }
   const now = yield* Clock.Clock.use((clock) => clock.now)
   const changed = yield* store.transaction(
     Effect.gen(function* () {
@@ -196,6 +209,7 @@ export const addVersion = Effect.fn("addVersion")(function* (
       const current = view.platforms.get(platform)
       if (current === undefined) return yield* new PlatformNotFound({ platform })
       if (current.versions.includes(version)) return false
+      yield* Effect.fromResult(checkVersionCount(platform, current.versions.length + 1))
       const before = current.versions
       yield* store.insertVersions(platform, [version], now)
       withVersions(current, [version])
@@ -212,7 +226,7 @@ export const deletePlatform = Effect.fn("deletePlatform")(function* (
   actor: Actor,
   name: string,
 ): Effect.fn.Return<void, Forbidden | PlatformNotFound | DeletionBlocked | StoreUnavailable, Services> {
-  const person = yield* requireManager(actor)
+  const person = yield* requireDeleter(actor, name)
   if (!isValidPlatformName(name)) return yield* new PlatformNotFound({ platform: name })
   const store = yield* SchemaStore
   yield* store.transaction(
@@ -247,7 +261,7 @@ export const deleteVersion = Effect.fn("deleteVersion")(function* (
   Forbidden | PlatformNotFound | VersionNotFound | DeletionBlocked | StoreUnavailable,
   Services
 > {
-  const person = yield* requireManager(actor)
+  const person = yield* requireDeleter(actor, platform)
   if (!isValidPlatformName(platform)) return yield* new PlatformNotFound({ platform })
   const store = yield* SchemaStore
   yield* store.transaction(

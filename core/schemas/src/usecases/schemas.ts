@@ -11,12 +11,15 @@ import { Effect, Result, type Schema } from "effect"
 import { type Actor, covers, requireVisible, requireWriter } from "../access.js"
 import { validateContent } from "../domain/content.js"
 import type { ResolveError } from "../domain/errors.js"
+import { extendsOf } from "../domain/extendsRef.js"
+import { checkReferences } from "../domain/limits.js"
 import { type SchemaId, schemaKey } from "../domain/schemaId.js"
+import { isValidVersion } from "../domain/version.js"
 import { PlatformNotFound, SchemaNotFound, VersionNotFound } from "../errors.js"
 import { isValidPlatformName } from "../platform.js"
 import { SchemaStore } from "../SchemaStore.js"
 import { invalidateSchemas, invalidateSchemasAfterCommit, lookupSchema } from "../schemaCache.js"
-import { cascade, emptyView, ensurePlatforms, resolveAll } from "./view.js"
+import { cascade, emptyView, ensurePlatforms, loadClosure, resolverOf } from "./view.js"
 
 /** A schema as the data endpoints show it. */
 export interface SchemaView {
@@ -47,6 +50,9 @@ export const readSchema = Effect.fn("readSchema")(function* (
   yield* requireVisible(actor, id.platform)
   // A name that cannot be created cannot exist: no store round trip for it.
   if (!isValidPlatformName(id.platform)) return yield* new PlatformNotFound({ platform: id.platform })
+  // Nor can a version the version-string rules refuse: answered at once and never cached, so a reader looping
+  // over made-up strings costs neither a round trip nor a cache entry.
+  if (!isValidVersion(id.version)) return yield* new VersionNotFound(id)
   const found = yield* lookupSchema(id)
   switch (found._tag) {
     case "PlatformMissing":
@@ -85,6 +91,12 @@ export const saveSchema = Effect.fn("saveSchema")(function* (
   const person = yield* requireWriter(actor, id.platform)
   const checked = validateContent(content)
   if (Result.isFailure(checked)) return yield* Effect.fail(checked.failure)
+  // The bounds that need nothing but the request, before any store call and before the write lock.
+  const references = extendsOf(checked.success)
+  if (Result.isSuccess(references)) {
+    const bounded = checkReferences(references.success)
+    if (Result.isFailure(bounded)) return yield* Effect.fail(bounded.failure)
+  }
   const store = yield* SchemaStore
   const savedAt = yield* Clock.Clock.use((clock) => clock.now)
   const result = yield* store.transaction(
@@ -94,23 +106,29 @@ export const saveSchema = Effect.fn("saveSchema")(function* (
       const platform = view.platforms.get(id.platform)
       if (platform === undefined) return yield* new PlatformNotFound({ platform: id.platform })
       if (!platform.versions.includes(id.version)) return yield* new VersionNotFound(id)
-      const [resolution] = yield* resolveAll(view, [{ ...id, content: checked.success }])
-      // Dependents resolve against the new content, never the stored one.
+      // Dependents resolve against the new content, never the stored one; one resolver serves the saved schema
+      // and the whole cascade, so each ancestor is merged once.
       platform.schemas.set(id.version, checked.success)
-      const reprocessed = yield* cascade(view, { _tag: "SchemaSaved", schema: id })
-      yield* invalidateSchemas
+      yield* loadClosure(view, [id])
+      const resolver = resolverOf(view)
+      const resolved = resolver.resolve(id)
+      if (Result.isFailure(resolved)) return yield* Effect.fail(resolved.failure)
+      const resolution = resolved.success
+      const reprocessed = yield* cascade(view, { _tag: "SchemaSaved", schema: id }, resolver)
       yield* store.saveSchema({
         ...id,
         content: checked.success,
-        dependencies: resolution!.dependencies,
-        output: resolution!.output,
-        sources: resolution!.sources,
+        dependencies: resolution.dependencies,
+        output: resolution.output,
+        sources: resolution.sources,
         savedBy: person.email,
         savedAt,
       })
       yield* store.saveOutputs(reprocessed)
+      // Last, just before the commit: until then cached reads keep being served (see schemaCache.ts).
+      yield* invalidateSchemas
       return {
-        schema: { content: checked.success, dependencies: resolution!.dependencies, output: resolution!.output },
+        schema: { content: checked.success, dependencies: resolution.dependencies, output: resolution.output },
         reprocessed: reprocessed.map(schemaKey),
       }
     }),

@@ -5,17 +5,30 @@
  * graph per round, so a cascade over N dependents N levels deep costs a few queries per level and never one
  * query per edge (SchemaStore rule 3).
  *
+ * The cascade is linear in what it touches: the planner expands each schema once, the closure loader walks each
+ * schema once, and one resolver (one memo) serves the saved schema and every dependent, so each ancestor is
+ * merged once per operation. Between batches it yields to the event loop, so that a long cascade never holds up
+ * the other requests of the process (both services share it).
+ *
  * The view is only ever used inside the writing transaction that built it, so nothing can change under it.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
 import { Effect, Result, type Schema } from "effect"
-import { type CascadeTrigger, type DependencyEdge, planCascade } from "../domain/cascade.js"
+import { type CascadeTrigger, type DependencyEdge, makeCascadePlanner } from "../domain/cascade.js"
+import { validateContent } from "../domain/content.js"
 import type { ResolveError } from "../domain/errors.js"
-import { pendingPlatforms, type Resolution, resolveSchema, type SchemaToResolve } from "../domain/resolve.js"
-import type { SchemaId } from "../domain/schemaId.js"
-import { compareVersions } from "../domain/version.js"
+import { extendsOf, parseReference } from "../domain/extendsRef.js"
+import { makeResolver, type Resolver } from "../domain/resolve.js"
+import { type SchemaId, schemaKey } from "../domain/schemaId.js"
+import { selectVersion } from "../domain/select.js"
+import { sortVersions } from "../domain/version.js"
 import type { PlatformKind } from "../platform.js"
 import { SchemaStore } from "../SchemaStore.js"
+
+/** Resolutions between two yields to the event loop: a few milliseconds of work for ordinary schemas. */
+const RESOLUTIONS_PER_BATCH = 200
+/** Schemas the closure loader walks between two yields. */
+const WALKED_PER_BATCH = 1_000
 
 /** One platform as the view holds it; its contents can be replaced by the operation (the schema being saved). */
 export interface ViewPlatform {
@@ -27,7 +40,7 @@ export interface ViewPlatform {
 export interface StoreView {
   /** `undefined` records a platform known to be absent. */
   readonly platforms: Map<string, ViewPlatform | undefined>
-  readonly edges: Map<string, ReadonlyArray<DependencyEdge>>
+  readonly edges: Map<string, Array<DependencyEdge>>
 }
 
 export const emptyView = (): StoreView => ({ platforms: new Map(), edges: new Map() })
@@ -60,64 +73,103 @@ const ensureEdges = Effect.fnUntraced(function* (
   if (missing.length === 0) return
   const edges = yield* SchemaStore.use((store) => store.dependentsOf(missing))
   for (const platform of missing) view.edges.set(platform, [])
-  for (const edge of edges) view.edges.set(edge.platform, [...(view.edges.get(edge.platform) ?? []), edge])
+  for (const edge of edges) view.edges.get(edge.platform)?.push(edge)
 })
 
-/** Adds a version to a platform of the view, keeping the order the store keeps. */
+/** Adds versions to a platform of the view, keeping the order the store keeps. */
 export const withVersions = (platform: ViewPlatform, versions: ReadonlyArray<string>): void => {
-  platform.versions = [...new Set([...platform.versions, ...versions])].sort(compareVersions)
+  platform.versions = sortVersions(new Set([...platform.versions, ...versions]))
 }
 
 /**
- * Resolves several schemas against the view, loading what resolution needs first: each round asks every
- * schema which platforms it still lacks (`pendingPlatforms`) and loads them all at once, so the number of
- * rounds is the depth of the deepest chain. Fails with the first schema's error, in the order given.
+ * Loads every platform resolving `roots` will look up. A walk over the selected references, each schema once;
+ * a schema whose references name platforms not loaded yet waits for the next round, when all of them are loaded
+ * at once. So the rounds follow the depth of the closure and the work its size. Malformed content and references
+ * that select nothing are skipped here: resolution reports them.
  */
-export const resolveAll = Effect.fnUntraced(function* (
+export const loadClosure = Effect.fnUntraced(function* (
   view: StoreView,
-  schemas: ReadonlyArray<SchemaToResolve>,
-): Effect.fn.Return<ReadonlyArray<Resolution>, StoreUnavailable | ResolveError, SchemaStore> {
-  for (;;) {
-    const pending = new Set(schemas.flatMap((schema) => pendingPlatforms(schema, view.platforms)))
-    if (pending.size === 0) break
-    yield* ensurePlatforms(view, pending)
+  roots: ReadonlyArray<SchemaId>,
+): Effect.fn.Return<void, StoreUnavailable, SchemaStore> {
+  const seen = new Set(roots.map(schemaKey))
+  let frontier: Array<SchemaId> = [...roots]
+  // Loaded platforms keep their versions for the whole walk: each reference is parsed and selected once.
+  const selections = new Map<string, SchemaId | undefined>()
+  const parentOf = (raw: string): SchemaId | "unloaded" | undefined => {
+    const known = selections.get(raw)
+    if (known !== undefined || selections.has(raw)) return known
+    const reference = parseReference(raw)
+    if (Result.isFailure(reference)) return undefined
+    const { platform: name } = reference.success
+    if (!view.platforms.has(name)) return "unloaded"
+    const selected = selectVersion(reference.success, view.platforms.get(name)?.versions)
+    const parent = Result.isSuccess(selected) ? { platform: name, version: selected.success } : undefined
+    selections.set(raw, parent)
+    return parent
   }
-  const lookup = (platform: string) => view.platforms.get(platform)
-  const resolutions: Array<Resolution> = []
-  for (const schema of schemas) {
-    const resolved = resolveSchema(schema, lookup)
-    if (Result.isFailure(resolved)) return yield* Effect.fail(resolved.failure)
-    resolutions.push(resolved.success)
+  let walked = 0
+  while (frontier.length > 0) {
+    const missing = new Set<string>()
+    const waiting: Array<SchemaId> = []
+    for (let id = frontier.pop(); id !== undefined; id = frontier.pop()) {
+      if (++walked % WALKED_PER_BATCH === 0) yield* Effect.yieldNow
+      if (!view.platforms.has(id.platform)) {
+        missing.add(id.platform)
+        waiting.push(id)
+        continue
+      }
+      const platform = view.platforms.get(id.platform)
+      const content = validateContent(platform?.schemas.has(id.version) ? platform.schemas.get(id.version) : {})
+      if (Result.isFailure(content)) continue
+      const references = extendsOf(content.success)
+      if (Result.isFailure(references)) continue
+      let blocked = false
+      for (const raw of references.success) {
+        const parent = parentOf(raw)
+        if (parent === "unloaded") {
+          missing.add(raw.split("/")[0]!)
+          blocked = true
+          continue
+        }
+        if (parent === undefined) continue
+        const key = schemaKey(parent)
+        if (seen.has(key)) continue
+        seen.add(key)
+        frontier.push(parent)
+      }
+      if (blocked) waiting.push(id)
+    }
+    if (missing.size === 0) return
+    yield* ensurePlatforms(view, missing)
+    frontier = waiting
   }
-  return resolutions
 })
 
+/** A resolver over the view as it is now: build it after the operation has put its changes in the view. */
+export const resolverOf = (view: StoreView): Resolver => makeResolver((platform) => view.platforms.get(platform))
+
 /**
- * The cascade plan for `trigger` against the view, loading edges and platforms level by level: the pure planner
- * runs over what is known, reports (through the lookups it makes) what it lacked, and runs again once that is
- * loaded. Each round reaches one level deeper, so the rounds follow the depth of the dependents, not their number.
+ * The cascade plan for `trigger` against the view, loading edges and platforms level by level: the planner
+ * expands what is loaded, reports what it lacked, and carries on once that is loaded (with a yield to the event
+ * loop in between). The rounds follow the depth of the dependents, not their number.
  */
 export const planWithLoading = Effect.fnUntraced(function* (
   view: StoreView,
   trigger: CascadeTrigger,
 ): Effect.fn.Return<ReadonlyArray<SchemaId>, StoreUnavailable, SchemaStore> {
+  const planner = makeCascadePlanner(trigger, {
+    edgesTo: (platform) => view.edges.get(platform),
+    platform: (platform) => {
+      if (!view.platforms.has(platform)) return undefined
+      return { versions: view.platforms.get(platform)?.versions }
+    },
+  })
   for (;;) {
-    const lackingEdges = new Set<string>()
-    const lackingPlatforms = new Set<string>()
-    const plan = planCascade(trigger, {
-      dependentsOf: (platform) => {
-        const edges = view.edges.get(platform)
-        if (edges === undefined) lackingEdges.add(platform)
-        return edges ?? []
-      },
-      versionsOf: (platform) => {
-        if (!view.platforms.has(platform)) lackingPlatforms.add(platform)
-        return view.platforms.get(platform)?.versions
-      },
-    })
-    if (lackingEdges.size === 0 && lackingPlatforms.size === 0) return plan
-    yield* ensureEdges(view, lackingEdges)
-    yield* ensurePlatforms(view, lackingPlatforms)
+    const lacking = planner.advance()
+    if (lacking.edges.length === 0 && lacking.platforms.length === 0) return planner.order()
+    yield* ensureEdges(view, lacking.edges)
+    yield* ensurePlatforms(view, lacking.platforms)
+    yield* Effect.yieldNow
   }
 })
 
@@ -128,21 +180,24 @@ export interface Reprocessed extends SchemaId {
 }
 
 /**
- * Re-resolves every schema `trigger` affects, each once, against the view (which already holds the change).
- * All succeed or the first failure is returned: the caller's transaction then writes nothing.
+ * Re-resolves every schema `trigger` affects, each once, against the view (which already holds the change), with
+ * `resolver` (the one that resolved the saved schema, when there is one: its memo carries over). All succeed or
+ * the first failure is returned: the caller's transaction then writes nothing.
  */
 export const cascade = Effect.fnUntraced(function* (
   view: StoreView,
   trigger: CascadeTrigger,
+  resolver?: Resolver,
 ): Effect.fn.Return<ReadonlyArray<Reprocessed>, StoreUnavailable | ResolveError, SchemaStore> {
   const plan = yield* planWithLoading(view, trigger)
-  // Planned schemas hold edges, so each has saved content; its platform was loaded while planning.
-  const targets = plan.map((id) => ({ ...id, content: view.platforms.get(id.platform)?.schemas.get(id.version) }))
-  const resolutions = yield* resolveAll(view, targets)
-  return targets.map(({ platform, version }, index) => ({
-    platform,
-    version,
-    output: resolutions[index]!.output,
-    sources: resolutions[index]!.sources,
-  }))
+  yield* loadClosure(view, plan)
+  const resolve = resolver ?? resolverOf(view)
+  const reprocessed: Array<Reprocessed> = []
+  for (const [index, id] of plan.entries()) {
+    if (index > 0 && index % RESOLUTIONS_PER_BATCH === 0) yield* Effect.yieldNow
+    const resolved = resolve.resolve(id)
+    if (Result.isFailure(resolved)) return yield* Effect.fail(resolved.failure)
+    reprocessed.push({ ...id, output: resolved.success.output, sources: resolved.success.sources })
+  }
+  return reprocessed
 })
