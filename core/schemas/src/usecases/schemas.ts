@@ -19,7 +19,7 @@ import { PlatformNotFound, SchemaNotFound, VersionNotFound } from "../errors.js"
 import { isValidPlatformName } from "../platform.js"
 import { SchemaStore } from "../SchemaStore.js"
 import { invalidateSchemas, invalidateSchemasAfterCommit, lookupSchema } from "../schemaCache.js"
-import { cascade, emptyView, ensurePlatforms, loadClosure, resolverOf } from "./view.js"
+import { cascade, emptyView, ensurePlatforms, loadClosure, resolverOf, type StoreView } from "./view.js"
 
 /** A schema as the data endpoints show it. */
 export interface SchemaView {
@@ -79,6 +79,24 @@ export interface SaveResult {
   readonly reprocessed: ReadonlyArray<string>
 }
 
+/**
+ * Puts `content` in the view in place of the stored one, loads what it extends and resolves it; returns the
+ * resolver, whose memo then serves the cascade (dependents resolve against the new content, never the stored one,
+ * and each ancestor is merged once for the whole operation).
+ */
+const resolveForSave = Effect.fnUntraced(function* (view: StoreView, id: SchemaId, content: Schema.JsonObject) {
+  yield* ensurePlatforms(view, [id.platform])
+  const platform = view.platforms.get(id.platform)
+  if (platform === undefined) return yield* new PlatformNotFound({ platform: id.platform })
+  if (!platform.versions.includes(id.version)) return yield* new VersionNotFound(id)
+  platform.schemas.set(id.version, content)
+  yield* loadClosure(view, [id])
+  const resolver = resolverOf(view)
+  const resolved = resolver.resolve(id)
+  if (Result.isFailure(resolved)) return yield* Effect.fail(resolved.failure)
+  return { resolver, resolution: resolved.success }
+})
+
 export const saveSchema = Effect.fn("saveSchema")(function* (
   actor: Actor,
   id: SchemaId,
@@ -99,21 +117,13 @@ export const saveSchema = Effect.fn("saveSchema")(function* (
   }
   const store = yield* SchemaStore
   const savedAt = yield* Clock.Clock.use((clock) => clock.now)
+  // Resolved once outside the write lock: a save that cannot resolve (a cycle, a missing reference, too deep, too
+  // large) is refused without holding up other writers. The transaction resolves again against what it reads.
+  yield* resolveForSave(emptyView(), id, checked.success)
   const result = yield* store.transaction(
     Effect.gen(function* () {
       const view = emptyView()
-      yield* ensurePlatforms(view, [id.platform])
-      const platform = view.platforms.get(id.platform)
-      if (platform === undefined) return yield* new PlatformNotFound({ platform: id.platform })
-      if (!platform.versions.includes(id.version)) return yield* new VersionNotFound(id)
-      // Dependents resolve against the new content, never the stored one; one resolver serves the saved schema
-      // and the whole cascade, so each ancestor is merged once.
-      platform.schemas.set(id.version, checked.success)
-      yield* loadClosure(view, [id])
-      const resolver = resolverOf(view)
-      const resolved = resolver.resolve(id)
-      if (Result.isFailure(resolved)) return yield* Effect.fail(resolved.failure)
-      const resolution = resolved.success
+      const { resolver, resolution } = yield* resolveForSave(view, id, checked.success)
       const reprocessed = yield* cascade(view, { _tag: "SchemaSaved", schema: id }, resolver)
       yield* store.saveSchema({
         ...id,
