@@ -19,5 +19,12 @@ export * from "./people.js"
 export * from "./projects.js"
 export * as SecretStore from "./SecretStore.js"
 export * from "./secrets.js"
-export { AccountLinkRequired, DEVELOPMENT_ISSUER, developmentSignIn, type SignInInput, signIn } from "./signIn.js"
+export {
+  AccountLinkRequired,
+  DEVELOPMENT_ISSUER,
+  developmentSignIn,
+  type SignInInput,
+  secretsSignedIn,
+  signIn,
+} from "./signIn.js"
 export * from "./views.js"

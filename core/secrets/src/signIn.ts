@@ -10,6 +10,7 @@
  *   that account, because matching by e-mail would let whoever controls an address at some provider take over
  *   the account.
  */
+import { type Identity, type Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
 import { Effect, Schema } from "effect"
 import * as Accounts from "./Accounts.js"
 
@@ -57,3 +58,21 @@ export const signIn = Effect.fn("signIn")(function* (input: SignInInput) {
 /** The development login (seed 001 §4): the address is the identity, so its case never makes a second account. */
 export const developmentSignIn = (email: string) =>
   signIn({ issuer: DEVELOPMENT_ISSUER, subject: Accounts.emailKey(email), email })
+
+/**
+ * What an OIDC sign-in means to the secrets service (seed 001 §1), the `SignIn.SignedInStep` its routes pass
+ * in: the account of this identity, created at its first sign-in; `AccountLinkRequired` (409, `linking`) while
+ * an older account holds the e-mail and no operator has linked them.
+ */
+export const secretsSignedIn = (
+  signedIn: Identity.SignedIn,
+): Effect.Effect<
+  Sessions.NewSession,
+  Identity.IdentityError | AccountLinkRequired | StoreUnavailable,
+  Accounts.Accounts
+> =>
+  Effect.gen(function* () {
+    const email = yield* SignIn.emailOf(signedIn)
+    const user = yield* signIn({ issuer: signedIn.issuer, subject: signedIn.subject, email })
+    return { userId: user.id, email: user.email, groups: [] } satisfies Sessions.NewSession
+  })

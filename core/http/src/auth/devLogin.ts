@@ -4,7 +4,7 @@
  * `COFFER_ENV=development`; otherwise it answers 404 like any unknown path, registered explicitly so that no
  * other route (a schemas platform called `auth`) can ever answer it.
  */
-import { NotFound, Sessions, type StoreUnavailable } from "@coffer/kernel"
+import { NotFound, Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
 import type { Handle } from "../runtime.js"
@@ -24,22 +24,13 @@ export const Email = Schema.String.check(
 
 export const devLoginOff = () => new NotFound({ message: "Not found" })
 
-/**
- * A new session for a sign-in, ending the one the browser had, so that a value planted in the browser before
- * sign-in (session fixation) never becomes a signed-in session and every sign-in gets a fresh value.
- */
+/** A new session for a sign-in, ending the one the browser had (`SignIn.startSession`). */
 export const startSession = (
   c: Context,
   publicOrigin: string | undefined,
   session: Sessions.NewSession,
 ): Effect.Effect<string, StoreUnavailable, Sessions.Sessions> =>
-  Effect.gen(function* () {
-    const sessions = yield* Sessions.Sessions
-    const previous = readSessionCookie(c, publicOrigin)
-    if (previous !== undefined) yield* sessions.revoke(previous)
-    const { token } = yield* sessions.create(session)
-    return token
-  })
+  SignIn.startSession(readSessionCookie(c, publicOrigin), session)
 
 /** Ends the request's session, if it has one; logging out twice, or without a session, is not an error. */
 export const endSession = (

@@ -10,7 +10,7 @@
  *
  * Mount these before the platform routes: `/api/{platform}/…` would otherwise answer for a platform `auth`.
  */
-import type { Cache, Sessions, Settings } from "@coffer/kernel"
+import type { Cache, Hasher, Sessions, Settings } from "@coffer/kernel"
 import { Permissions } from "@coffer/schemas"
 import { Accounts } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
@@ -27,7 +27,7 @@ import { requireSession } from "./session.js"
 export const GET_SESSION_PATH = "/api/auth/get-session"
 
 /** What these routes need from the runtime. */
-export type SchemasAuthServices = Sessions.Sessions | Cache.Cache
+export type SchemasAuthServices = Sessions.Sessions | Cache.Cache | Hasher.Hasher
 
 export interface SchemasAuthOptions {
   readonly handle: Handle<SchemasAuthServices>

@@ -10,7 +10,7 @@
  *
  * Mount these before any route with a path parameter under `/api`, so that none of those can shadow them.
  */
-import type { Cache, Sessions, Settings } from "@coffer/kernel"
+import type { Cache, Hasher, Sessions, Settings } from "@coffer/kernel"
 import { type Accounts, developmentSignIn } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
@@ -26,7 +26,7 @@ import { requireSession } from "./session.js"
 export const ME_PATH = "/api/auth/me"
 
 /** What these routes need from the runtime. */
-export type SecretsAuthServices = Sessions.Sessions | Accounts.Accounts | Cache.Cache
+export type SecretsAuthServices = Sessions.Sessions | Accounts.Accounts | Cache.Cache | Hasher.Hasher
 
 export interface SecretsAuthOptions {
   readonly handle: Handle<SecretsAuthServices>
