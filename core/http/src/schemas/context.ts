@@ -30,8 +30,7 @@ import {
 import { type Access, Permissions, type SchemaStore, Tokens } from "@coffer/schemas"
 import { Effect, Schema, SchemaIssue } from "effect"
 import type { Context } from "hono"
-import { limitAttempt } from "../auth/rateLimit.js"
-import { currentSession, notSignedIn } from "../auth/session.js"
+import { credentialsGroup, credentialsOf } from "../auth/credentials.js"
 import { readJson } from "../middleware/jsonBody.js"
 import type { Handle } from "../runtime.js"
 
@@ -57,12 +56,10 @@ export interface SchemasRoutes {
 }
 
 /** The rate-limit group of failed credential checks. */
-export const CREDENTIALS_GROUP = "schemas:credentials"
+export const CREDENTIALS_GROUP = credentialsGroup("schemas")
 
 /** The prefix of the dashboard endpoints (seed 000 §9 rule 2). */
 export const DASHBOARD_PREFIX = "/api/_ui/v1"
-
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
 
 export const notAuthenticated = () => new Unauthorized({ message: "Authentication required" })
 
@@ -72,43 +69,30 @@ export type ActorError = Unauthorized | Forbidden | TooManyRequests | StoreUnava
 
 /** The actor of this request, or 401 (403 for a token on a dashboard endpoint). */
 export const actorOf = (c: Context, routes: SchemasRoutes): Effect.Effect<Access.Actor, ActorError, ActorServices> => {
-  const failed = (error: Unauthorized) =>
-    limitAttempt(c, {
-      group: CREDENTIALS_GROUP,
-      limit: routes.settings.rateLimit,
-      clientAddress: routes.clientAddress,
-    }).pipe(Effect.andThen(Effect.fail(error)))
   const dashboard = c.req.path === DASHBOARD_PREFIX || c.req.path.startsWith(`${DASHBOARD_PREFIX}/`)
-  const authorization = c.req.header("Authorization")
-  if (authorization !== undefined) {
-    const bearer = BEARER.exec(authorization)?.[1]
-    if (bearer === undefined) {
-      return failed(new Unauthorized({ message: "Authorization must be Bearer <API token>" }))
-    }
-    return Tokens.checkToken(bearer).pipe(
-      Effect.catchTag("Unauthorized", failed),
-      Effect.flatMap((token) =>
+  return credentialsOf(c, {
+    service: "schemas",
+    limit: routes.settings.rateLimit,
+    clientAddress: routes.clientAddress,
+    publicOrigin: routes.publicOrigin,
+    malformed: "Authorization must be Bearer <API token>",
+    anonymous: notAuthenticated().message,
+    byToken: (token) =>
+      Effect.flatMap(Tokens.checkToken(token), (checked) =>
         dashboard
           ? Effect.fail(new Forbidden({ message: "API tokens are not accepted on dashboard endpoints" }))
-          : Effect.succeed(token),
+          : Effect.succeed<Access.Actor>(checked),
       ),
-    )
-  }
-  return Effect.flatMap(currentSession(c, routes.publicOrigin), (session) => {
-    if (session === undefined) {
-      // A cookie that names no live session is a failed credential; no credential at all is not.
-      return c.req.header("Cookie")?.includes("coffer_session=") === true
-        ? failed(notSignedIn())
-        : Effect.fail(notAuthenticated())
-    }
-    const roles = routes.roles()
-    const groups = session.groups
-    return Effect.succeed<Access.Actor>({
-      _tag: "Person",
-      email: session.email,
-      canWrite: (platform: string) => Permissions.canWritePlatform(groups, roles, platform),
-      canManage: Permissions.canManage(groups, roles),
-    })
+    bySession: (session) => {
+      const roles = routes.roles()
+      const groups = session.groups
+      return Effect.succeed<Access.Actor>({
+        _tag: "Person",
+        email: session.email,
+        canWrite: (platform: string) => Permissions.canWritePlatform(groups, roles, platform),
+        canManage: Permissions.canManage(groups, roles),
+      })
+    },
   })
 }
 

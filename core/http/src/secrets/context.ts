@@ -15,18 +15,18 @@ import {
   type Hasher,
   type Random,
   type Readiness,
-  Sessions,
+  type Sessions,
   type Settings,
   type StoreUnavailable,
   type TooManyRequests,
-  Unauthorized,
+  type Unauthorized,
   type UnsupportedMediaType,
 } from "@coffer/kernel"
 import { type Accounts, authenticateApiKey, type Caller, type SecretStore } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Context } from "hono"
-import { readSessionCookie } from "../auth/cookie.js"
-import { limitAttempt } from "../auth/rateLimit.js"
+import { credentialsGroup, credentialsOf } from "../auth/credentials.js"
+import { notSignedIn } from "../auth/session.js"
 import { decodeJson } from "../middleware/jsonBody.js"
 import type { Handle } from "../runtime.js"
 
@@ -52,9 +52,7 @@ export interface SecretsRoutes {
 }
 
 /** The rate-limit group of failed credential checks. */
-export const CREDENTIALS_GROUP = "secrets:credentials"
-
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
+export const CREDENTIALS_GROUP = credentialsGroup("secrets")
 
 type CallerServices =
   | SecretStore.SecretStore
@@ -70,27 +68,18 @@ export const callerOf = (
   routes: SecretsRoutes,
 ): Effect.Effect<Caller, Unauthorized | TooManyRequests | StoreUnavailable, CallerServices> => {
   const ipAddress = routes.clientAddress?.(c) ?? null
-  const failed = (error: Unauthorized) =>
-    limitAttempt(c, {
-      group: CREDENTIALS_GROUP,
-      limit: routes.settings.rateLimit,
-      clientAddress: routes.clientAddress,
-    }).pipe(Effect.andThen(Effect.fail(error)))
-  const authorization = c.req.header("Authorization")
-  if (authorization !== undefined) {
-    const token = BEARER.exec(authorization)?.[1] ?? ""
-    return authenticateApiKey(token, ipAddress).pipe(Effect.catchTag("Unauthorized", failed))
-  }
-  const notSignedIn = new Unauthorized({ message: "Not signed in" })
-  const cookie = readSessionCookie(c, routes.publicOrigin)
-  if (cookie === undefined) return Effect.fail(notSignedIn)
-  return Effect.flatMap(
-    Sessions.Sessions.use((sessions) => sessions.get(cookie)),
-    (session): Effect.Effect<Caller, Unauthorized | TooManyRequests | StoreUnavailable, Cache.Cache> =>
-      session === undefined
-        ? failed(notSignedIn)
-        : Effect.succeed({ kind: "session", userId: session.userId, email: session.email, ipAddress }),
-  )
+  return credentialsOf(c, {
+    service: "secrets",
+    limit: routes.settings.rateLimit,
+    clientAddress: routes.clientAddress,
+    publicOrigin: routes.publicOrigin,
+    // What `authenticateApiKey` answers for a key of the wrong shape, which a non-bearer header is.
+    malformed: "Invalid API key",
+    anonymous: notSignedIn().message,
+    byToken: (token) => authenticateApiKey(token, ipAddress),
+    bySession: (session) =>
+      Effect.succeed<Caller>({ kind: "session", userId: session.userId, email: session.email, ipAddress }),
+  })
 }
 
 /** Runs a use case as the request's caller and answers through the error table. */
