@@ -19,7 +19,14 @@ export { currentSession, notSignedIn, requireSession } from "./auth/session.js"
 export * from "./errors.js"
 export { bodyLimit, MAX_BODY_BYTES } from "./middleware/bodyLimit.js"
 export { ALLOWED_HEADERS, ALLOWED_METHODS, cors, EXPOSED_HEADERS } from "./middleware/cors.js"
-export { decodeJson, MAX_JSON_DEPTH, nestingExceeds, readJson } from "./middleware/jsonBody.js"
+export {
+  bodyProblem,
+  decodeJson,
+  MAX_JSON_DEPTH,
+  nestingExceeds,
+  optionalJson,
+  readJson,
+} from "./middleware/jsonBody.js"
 export { isJsonContentType, type JsonWritesOptions, jsonWrites } from "./middleware/jsonWrites.js"
 export { noStore } from "./middleware/noStore.js"
 export {

@@ -8,7 +8,7 @@
  * never gets to build a deep structure (or to exhaust the stack of code that later walks it).
  */
 import { BadRequest, Encoding, type UnsupportedMediaType } from "@coffer/kernel"
-import { Effect, Schema } from "effect"
+import { Effect, Schema, SchemaIssue } from "effect"
 import type { Context } from "hono"
 import { isJsonContentType, unsupportedMediaType } from "./jsonWrites.js"
 
@@ -54,15 +54,61 @@ export const readJson = Effect.fnUntraced(function* (
   return yield* Effect.try({ try: (): unknown => JSON.parse(text), catch: badRequest("Malformed JSON body") })
 })
 
-/** The body decoded with `schema`; a mismatch is a 400 whose message says which field is wrong. */
+/** The formatter behind `decodeJson`: each issue with its path, a missing key said as such. */
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({
+  leafHook: (issue) => (issue._tag === "MissingKey" ? "is missing" : SchemaIssue.defaultLeafHook(issue)),
+})
+
+type PathSegment = PropertyKey | { readonly key: PropertyKey }
+
+const pathText = (path: ReadonlyArray<PathSegment>) =>
+  path
+    .map((segment) => (typeof segment === "object" ? segment.key : segment))
+    .map((key, index) => (typeof key === "number" ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`))
+    .join("")
+
+/** One line naming the first problem: `Missing "version" in the request body`, `Invalid "kind" …: …`. */
+export const bodyProblem = (issue: SchemaIssue.Issue): string => {
+  const [first] = formatIssues(issue).issues
+  if (first === undefined) return "Invalid request body"
+  const path = first.path ?? []
+  if (path.length === 0) {
+    return first.message === "Expected object" || first.message.startsWith("Expected {")
+      ? "Request body must be a JSON object"
+      : `Invalid request body: ${first.message}`
+  }
+  const field = JSON.stringify(pathText(path))
+  return first.message === "is missing"
+    ? `Missing ${field} in the request body`
+    : `Invalid ${field} in the request body: ${first.message}`
+}
+
+const decodeWith =
+  <A>(schema: Schema.Decoder<A>) =>
+  (body: unknown) =>
+    Schema.decodeUnknownEffect(schema)(body).pipe(
+      Effect.mapError((error) => new BadRequest({ message: bodyProblem(error.issue) })),
+    )
+
+/**
+ * The body decoded with `schema`, for both services: a mismatch is a 400 whose message names the field
+ * (`bodyProblem`). Keys the schema does not name are ignored.
+ */
 export const decodeJson = <A>(
   c: Context,
   schema: Schema.Decoder<A>,
-): Effect.Effect<A, BadRequest | UnsupportedMediaType> =>
-  readJson(c).pipe(
-    Effect.flatMap((body) =>
-      Schema.decodeUnknownEffect(schema)(body).pipe(
-        Effect.mapError((error) => new BadRequest({ message: `Invalid request body: ${error.message}` })),
-      ),
-    ),
-  )
+): Effect.Effect<A, BadRequest | UnsupportedMediaType> => readJson(c).pipe(Effect.flatMap(decodeWith(schema)))
+
+/**
+ * A JSON body that may be left out entirely (`POST /invites`, `POST /api-keys/:id/rotate`): no body at all reads
+ * as `{}`; a body that is there must be JSON and match the schema like any other.
+ */
+export const optionalJson = <A>(
+  c: Context,
+  schema: Schema.Decoder<A>,
+): Effect.Effect<A, BadRequest | UnsupportedMediaType> => {
+  const length = c.req.header("Content-Length")
+  const framed = c.req.header("Transfer-Encoding") !== undefined || (length !== undefined && length !== "0")
+  if (framed || c.req.header("Content-Type") !== undefined) return decodeJson(c, schema)
+  return decodeWith(schema)({})
+}

@@ -1,6 +1,6 @@
 /**
- * What every schemas route shares: the runtime bridge, the settings, how a request becomes an `Actor`, and how
- * path segments and bodies are read.
+ * What every schemas route shares: the runtime bridge, the settings, how a request becomes an `Actor` (through
+ * `auth/credentials.ts`), and how path segments are read. Bodies are read by `middleware/jsonBody.ts`.
  *
  * Credentials (seed 000 §5). A request names its caller one of two ways: `Authorization: Bearer <API token>`, or
  * the session cookie. When the header is present it decides alone, so a service's token is never silently
@@ -14,7 +14,6 @@
  *   (`roles()` is read once per request: rule 1).
  */
 import {
-  BadRequest,
   type Cache,
   type Clock,
   Forbidden,
@@ -25,13 +24,11 @@ import {
   type StoreUnavailable,
   type TooManyRequests,
   Unauthorized,
-  type UnsupportedMediaType,
 } from "@coffer/kernel"
 import { type Access, Permissions, type SchemaStore, Tokens } from "@coffer/schemas"
-import { Effect, Schema, SchemaIssue } from "effect"
+import { Effect } from "effect"
 import type { Context } from "hono"
 import { credentialsGroup, credentialsOf } from "../auth/credentials.js"
-import { readJson } from "../middleware/jsonBody.js"
 import type { Handle } from "../runtime.js"
 
 /** Everything the schemas routes need from the runtime. */
@@ -95,48 +92,6 @@ export const actorOf = (c: Context, routes: SchemasRoutes): Effect.Effect<Access
     },
   })
 }
-
-/** The formatter behind `decodeBody`: each issue with its path, a missing key said as such. */
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({
-  leafHook: (issue) => (issue._tag === "MissingKey" ? "is missing" : SchemaIssue.defaultLeafHook(issue)),
-})
-
-type PathSegment = PropertyKey | { readonly key: PropertyKey }
-
-const pathText = (path: ReadonlyArray<PathSegment>) =>
-  path
-    .map((segment) => (typeof segment === "object" ? segment.key : segment))
-    .map((key, index) => (typeof key === "number" ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`))
-    .join("")
-
-/** One line naming the first problem: `Missing "version" in the request body`, `Invalid "kind" …: …`. */
-export const bodyProblem = (issue: SchemaIssue.Issue): string => {
-  const [first] = formatIssues(issue).issues
-  if (first === undefined) return "Invalid request body"
-  const path = first.path ?? []
-  if (path.length === 0) {
-    return first.message === "Expected object" || first.message.startsWith("Expected {")
-      ? "Request body must be a JSON object"
-      : `Invalid request body: ${first.message}`
-  }
-  const field = JSON.stringify(pathText(path))
-  return first.message === "is missing"
-    ? `Missing ${field} in the request body`
-    : `Invalid ${field} in the request body: ${first.message}`
-}
-
-/** The body decoded with `schema`; a mismatch is a 400 whose message names the field. Extra keys are ignored. */
-export const decodeBody = <A>(
-  c: Context,
-  schema: Schema.Decoder<A>,
-): Effect.Effect<A, BadRequest | UnsupportedMediaType> =>
-  readJson(c).pipe(
-    Effect.flatMap((body) =>
-      Schema.decodeUnknownEffect(schema)(body).pipe(
-        Effect.mapError((error) => new BadRequest({ message: bodyProblem(error.issue) })),
-      ),
-    ),
-  )
 
 /** A path parameter as the route matched it (Hono has already decoded it; `+` stays `+`). */
 export const param = (c: Context, name: string): string => c.req.param(name) ?? ""

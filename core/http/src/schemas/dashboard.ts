@@ -9,7 +9,8 @@
 import { Platforms } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { actorOf, DASHBOARD_PREFIX, decodeBody, param, type SchemasRoutes } from "./context.js"
+import { decodeJson } from "../middleware/jsonBody.js"
+import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes } from "./context.js"
 import { ok, platformDetail } from "./present.js"
 
 const CreatePlatformBody = Schema.Struct({ name: Schema.String, kind: Schema.optional(Schema.Unknown) })
@@ -22,7 +23,7 @@ export const mountDashboardPlatforms = (app: Hono, routes: SchemasRoutes): void 
       c,
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
-        const body = yield* decodeBody(c, CreatePlatformBody)
+        const body = yield* decodeJson(c, CreatePlatformBody)
         return yield* Platforms.createPlatform(actor, body)
       }),
       (platform) => c.json({ ok: true, platform: platformDetail(platform) }, 201),

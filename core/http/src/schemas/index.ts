@@ -15,7 +15,6 @@ import { mountVersions } from "./versions.js"
 
 export {
   actorOf,
-  bodyProblem,
   CREDENTIALS_GROUP,
   DASHBOARD_PREFIX,
   type SchemasRouteServices,

@@ -6,7 +6,8 @@
 import { Platforms } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { actorOf, decodeBody, param, type SchemasRoutes } from "./context.js"
+import { decodeJson } from "../middleware/jsonBody.js"
+import { actorOf, param, type SchemasRoutes } from "./context.js"
 import { ok, platformDetail, platformSummary } from "./present.js"
 
 const PlatformBody = Schema.Struct({
@@ -38,7 +39,7 @@ export const mountPlatforms = (app: Hono, routes: SchemasRoutes): void => {
       c,
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
-        const body = yield* decodeBody(c, PlatformBody)
+        const body = yield* decodeJson(c, PlatformBody)
         yield* Platforms.putPlatform(actor, param(c, "platform"), body)
       }),
       () => c.json(ok, 201),

@@ -8,7 +8,8 @@
 import { Schemas } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { actorOf, decodeBody, param, type SchemasRoutes } from "./context.js"
+import { decodeJson } from "../middleware/jsonBody.js"
+import { actorOf, param, type SchemasRoutes } from "./context.js"
 
 const SaveBody = Schema.Struct({ content: Schema.Unknown })
 
@@ -32,7 +33,7 @@ export const mountSchemas = (app: Hono, routes: SchemasRoutes): void => {
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
         // A missing `content` is a 400 here; any present value goes to the use case, which wants a plain object.
-        const { content } = yield* decodeBody(c, SaveBody)
+        const { content } = yield* decodeJson(c, SaveBody)
         return yield* Schemas.saveSchema(actor, idOf(param(c, "platform"), param(c, "version")), content)
       }),
       (saved) => c.json({ ok: true, schema: saved.schema, reprocessed: saved.reprocessed }),

@@ -6,7 +6,8 @@
 import { TokenAdmin } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { actorOf, DASHBOARD_PREFIX, decodeBody, param, type SchemasRoutes } from "./context.js"
+import { decodeJson } from "../middleware/jsonBody.js"
+import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes } from "./context.js"
 import { ok, tokenRecord } from "./present.js"
 
 const TokenBody = Schema.Struct({
@@ -27,7 +28,7 @@ export const mountTokens = (app: Hono, routes: SchemasRoutes): void => {
       c,
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
-        const body = yield* decodeBody(c, TokenBody)
+        const body = yield* decodeJson(c, TokenBody)
         return yield* TokenAdmin.createToken(actor, body)
       }),
       ({ token, record }) => c.json({ token, record: tokenRecord(record) }, 201),

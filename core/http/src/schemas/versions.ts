@@ -5,7 +5,8 @@
 import { Platforms } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { actorOf, decodeBody, param, type SchemasRoutes } from "./context.js"
+import { decodeJson } from "../middleware/jsonBody.js"
+import { actorOf, param, type SchemasRoutes } from "./context.js"
 import { ok } from "./present.js"
 
 const VersionBody = Schema.Struct({ version: Schema.String })
@@ -26,7 +27,7 @@ export const mountVersions = (app: Hono, routes: SchemasRoutes): void => {
       c,
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
-        const { version } = yield* decodeBody(c, VersionBody)
+        const { version } = yield* decodeJson(c, VersionBody)
         yield* Platforms.addVersion(actor, param(c, "platform"), version)
       }),
       () => c.json(ok, 201),

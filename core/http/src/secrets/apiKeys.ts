@@ -2,8 +2,8 @@
 import { createApiKey, deleteApiKey, KeyScope, listApiKeys, rotateApiKey } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { decodeJson } from "../middleware/jsonBody.js"
-import { optionalJson, type SecretsRoutes, withCaller } from "./context.js"
+import { decodeJson, optionalJson } from "../middleware/jsonBody.js"
+import { type SecretsRoutes, withCaller } from "./context.js"
 
 // Whole-number and range checks are the use case's, so the message names the rule; here only the JSON types.
 const CreateApiKeyBody = Schema.Struct({

@@ -7,27 +7,24 @@
  * count against the client's rate limit (DESIGN.md "Rate limits"), so guessing is slowed without ever limiting
  * a caller whose credentials work.
  */
-import {
-  BadRequest,
-  type Cache,
-  type Cipher,
-  type Clock,
-  type Hasher,
-  type Random,
-  type Readiness,
-  type Sessions,
-  type Settings,
-  type StoreUnavailable,
-  type TooManyRequests,
-  type Unauthorized,
-  type UnsupportedMediaType,
+import type {
+  Cache,
+  Cipher,
+  Clock,
+  Hasher,
+  Random,
+  Readiness,
+  Sessions,
+  Settings,
+  StoreUnavailable,
+  TooManyRequests,
+  Unauthorized,
 } from "@coffer/kernel"
 import { type Accounts, authenticateApiKey, type Caller, type SecretStore } from "@coffer/secrets"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import type { Context } from "hono"
 import { credentialsGroup, credentialsOf } from "../auth/credentials.js"
 import { notSignedIn } from "../auth/session.js"
-import { decodeJson } from "../middleware/jsonBody.js"
 import type { Handle } from "../runtime.js"
 
 /** Everything the secrets routes need from the runtime. */
@@ -89,22 +86,6 @@ export const withCaller = <A, E, R extends SecretsRouteServices>(
   use: (caller: Caller) => Effect.Effect<A, E, R>,
 ): Effect.Effect<A, E | Unauthorized | TooManyRequests | StoreUnavailable, R | CallerServices> =>
   Effect.flatMap(callerOf(c, routes), use)
-
-/**
- * A JSON body that may be left out entirely (`POST /invites`, `POST /api-keys/:id/rotate`): no body at all reads
- * as `{}`; a body that is there must be JSON and match the schema like any other.
- */
-export const optionalJson = <A>(
-  c: Context,
-  schema: Schema.Decoder<A>,
-): Effect.Effect<A, BadRequest | UnsupportedMediaType> => {
-  const length = c.req.header("Content-Length")
-  const framed = c.req.header("Transfer-Encoding") !== undefined || (length !== undefined && length !== "0")
-  if (framed || c.req.header("Content-Type") !== undefined) return decodeJson(c, schema)
-  return Schema.decodeUnknownEffect(schema)({}).pipe(
-    Effect.mapError((error) => new BadRequest({ message: `Invalid request body: ${error.message}` })),
-  )
-}
 
 /** The public origin for links, or the request's own when none is configured (an app built without a host). */
 export const originFor = (c: Context, routes: SecretsRoutes): string => routes.publicOrigin ?? new URL(c.req.url).origin

@@ -15,8 +15,8 @@ import {
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
 import { rateLimit } from "../auth/rateLimit.js"
-import { decodeJson } from "../middleware/jsonBody.js"
-import { optionalJson, originFor, type SecretsRoutes, withCaller } from "./context.js"
+import { decodeJson, optionalJson } from "../middleware/jsonBody.js"
+import { originFor, type SecretsRoutes, withCaller } from "./context.js"
 
 const RoleBody = Schema.Struct({ role: MemberRole })
 const InviteBody = Schema.Struct({ role: Schema.optional(MemberRole) })

@@ -59,6 +59,20 @@ describe("projects", () => {
     expect((await call("GET", "/api/projects/my-app", { as: ada.as })).status).toBe(404)
   })
 
+  it("names the wrong field of a body as the schemas service does (one decoder for both)", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    const cases = [
+      [{}, 'Missing "name" in the request body'],
+      [{ name: 7 }, 'Invalid "name" in the request body: Expected string'],
+      [[], "Request body must be a JSON object"],
+    ] as const
+    for (const [body, error] of cases) {
+      expect(await call("POST", "/api/projects", { as: ada.as, body })).toMatchObject({ status: 400, body: { error } })
+    }
+    expect((await call("GET", "/api/projects", { as: ada.as })).body).toEqual({ projects: [] })
+  })
+
   it("answers 401 without credentials and 404 for projects out of reach or not slugs", async () => {
     const { call, signIn } = fresh()
     expect(await call("GET", "/api/projects")).toMatchObject({ status: 401, body: { error: "Not signed in" } })
