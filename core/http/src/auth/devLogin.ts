@@ -1,14 +1,24 @@
 /**
- * What the development login of both services shares (DESIGN.md "Development login"): its path, the check of
- * the e-mail address, the answer outside development, and starting the session. The route exists only when
- * `COFFER_ENV=development`; otherwise it answers 404 like any unknown path, registered explicitly so that no
- * other route (a schemas platform called `auth`) can ever answer it.
+ * The development login of both services (DESIGN.md "Development login"), one route parameterized by what a
+ * development login means to each (`schemasAuth.ts`, `secretsAuth.ts`), and the logout they share.
+ *
+ * - `POST /api/auth/dev-login`: only with `COFFER_ENV=development`; otherwise it answers 404 like any unknown
+ *   path, registered explicitly so that no other route (a schemas platform called `auth`) can ever answer it.
+ *   The body is decoded with the service's schema; the service's `signIn` says which session to start and which
+ *   user to answer as `{ user }`. The session is started as every sign-in's is (`SignIn.startSession`: the
+ *   browser's previous session ends). Rate-limited per client, group `<service>:dev-login`: both services may
+ *   run in one process on one cache, and neither's traffic may limit the other.
+ * - `POST /api/auth/logout`: ends the session server-side and clears the cookie; `{ ok: true }`, also when
+ *   there was no session (the outcome the caller wants holds either way).
  */
-import { NotFound, Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
+import { type Cache, NotFound, Sessions, type Settings, SignIn, type StoreUnavailable } from "@coffer/kernel"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
+import { errorResponse, type HttpError } from "../errors.js"
+import { decodeJson } from "../middleware/jsonBody.js"
 import type { Handle } from "../runtime.js"
-import { clearSessionCookie, readSessionCookie } from "./cookie.js"
+import { clearSessionCookie, readSessionCookie, setSessionCookie } from "./cookie.js"
+import { rateLimit } from "./rateLimit.js"
 
 export const DEV_LOGIN_PATH = "/api/auth/dev-login"
 export const LOGOUT_PATH = "/api/auth/logout"
@@ -24,13 +34,51 @@ export const Email = Schema.String.check(
 
 export const devLoginOff = () => new NotFound({ message: "Not found" })
 
-/** A new session for a sign-in, ending the one the browser had (`SignIn.startSession`). */
-export const startSession = (
-  c: Context,
-  publicOrigin: string | undefined,
-  session: Sessions.NewSession,
-): Effect.Effect<string, StoreUnavailable, Sessions.Sessions> =>
-  SignIn.startSession(readSessionCookie(c, publicOrigin), session)
+/** What a development login means to a service: the session to start, and the user to answer. */
+export type DevSignIn<B, E, R> = (
+  body: B,
+) => Effect.Effect<{ readonly session: Sessions.NewSession; readonly user: unknown }, E, R>
+
+export interface DevLoginOptions<B, E, R> {
+  readonly handle: Handle<Sessions.Sessions | Cache.Cache | R>
+  readonly settings: Settings.Settings
+  /** The service's public origin: the cookie's name and `Secure` follow its scheme. */
+  readonly publicOrigin: string | undefined
+  /** `AppOptions.clientAddress`, for the per-client rate limit. */
+  readonly clientAddress?: ((c: Context) => string | undefined) | undefined
+  /** Names the rate-limit group `<service>:dev-login`. */
+  readonly service: string
+  readonly body: Schema.Decoder<B>
+  readonly signIn: DevSignIn<B, E, R>
+}
+
+export const mountDevLogin = <B, E extends HttpError, R>(app: Hono, options: DevLoginOptions<B, E, R>): void => {
+  const { handle, settings, publicOrigin } = options
+  if (settings.environment !== "development") {
+    app.post(DEV_LOGIN_PATH, (c) => errorResponse(c, devLoginOff()))
+    return
+  }
+  const limit = rateLimit(handle, {
+    group: `${options.service}:dev-login`,
+    limit: settings.rateLimit,
+    clientAddress: options.clientAddress,
+  })
+  app.post(DEV_LOGIN_PATH, limit, (c) =>
+    handle(
+      c,
+      Effect.gen(function* () {
+        const body = yield* decodeJson(c, options.body)
+        const { session, user } = yield* options.signIn(body)
+        const token = yield* SignIn.startSession(readSessionCookie(c, publicOrigin), session)
+        return { token, user }
+      }),
+      ({ token, user }) => {
+        setSessionCookie(c, publicOrigin, token)
+        return c.json({ user })
+      },
+    ),
+  )
+}
 
 /** Ends the request's session, if it has one; logging out twice, or without a session, is not an error. */
 export const endSession = (

@@ -15,13 +15,9 @@ import { Permissions } from "@coffer/schemas"
 import { Accounts } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
-import { errorResponse } from "../errors.js"
-import { decodeJson } from "../middleware/jsonBody.js"
 import type { Handle } from "../runtime.js"
-import { setSessionCookie } from "./cookie.js"
-import { DEV_LOGIN_PATH, devLoginOff, Email, mountLogout, startSession } from "./devLogin.js"
+import { Email, mountDevLogin, mountLogout } from "./devLogin.js"
 import { mountSchemasOidc } from "./oidc.js"
-import { rateLimit } from "./rateLimit.js"
 import { requireSession } from "./session.js"
 
 export const GET_SESSION_PATH = "/api/auth/get-session"
@@ -60,39 +56,17 @@ const userOf = (session: Pick<Sessions.Session, "userId" | "email" | "groups">) 
 })
 
 export const mountSchemasAuth = (app: Hono, options: SchemasAuthOptions): void => {
-  const { handle, settings, publicOrigin } = options
+  const { handle, publicOrigin } = options
 
-  if (settings.environment === "development") {
-    app.post(
-      DEV_LOGIN_PATH,
-      // Named per service: both may run in one process on one cache, and neither's traffic may limit the other.
-      rateLimit(handle, {
-        group: "schemas:dev-login",
-        limit: settings.rateLimit,
-        clientAddress: options.clientAddress,
-      }),
-      (c) =>
-        handle(
-          c,
-          Effect.gen(function* () {
-            const body = yield* decodeJson(c, DevLoginBody)
-            const session = {
-              userId: developmentUserId(body.email),
-              email: body.email,
-              groups: [...new Set(body.groups)],
-            }
-            return { token: yield* startSession(c, publicOrigin, session), session }
-          }),
-          ({ token, session }) => {
-            setSessionCookie(c, publicOrigin, token)
-            return c.json({ user: userOf(session) })
-          },
-        ),
-    )
-  } else {
-    app.post(DEV_LOGIN_PATH, (c) => errorResponse(c, devLoginOff()))
-  }
-
+  mountDevLogin(app, {
+    ...options,
+    service: "schemas",
+    body: DevLoginBody,
+    signIn: (body) => {
+      const session = { userId: developmentUserId(body.email), email: body.email, groups: [...new Set(body.groups)] }
+      return Effect.succeed({ session, user: userOf(session) })
+    },
+  })
   mountLogout(app, { handle, publicOrigin })
 
   app.get(GET_SESSION_PATH, (c) =>

@@ -14,13 +14,9 @@ import type { Cache, Hasher, Sessions, Settings } from "@coffer/kernel"
 import { type Accounts, developmentSignIn } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
-import { errorResponse } from "../errors.js"
-import { decodeJson } from "../middleware/jsonBody.js"
 import type { Handle } from "../runtime.js"
-import { setSessionCookie } from "./cookie.js"
-import { DEV_LOGIN_PATH, devLoginOff, Email, mountLogout, startSession } from "./devLogin.js"
+import { Email, mountDevLogin, mountLogout } from "./devLogin.js"
 import { mountSecretsOidc } from "./oidc.js"
-import { rateLimit } from "./rateLimit.js"
 import { requireSession } from "./session.js"
 
 export const ME_PATH = "/api/auth/me"
@@ -40,36 +36,18 @@ export interface SecretsAuthOptions {
 const DevLoginBody = Schema.Struct({ email: Email })
 
 export const mountSecretsAuth = (app: Hono, options: SecretsAuthOptions): void => {
-  const { handle, settings, publicOrigin } = options
+  const { handle, publicOrigin } = options
 
-  if (settings.environment === "development") {
-    app.post(
-      DEV_LOGIN_PATH,
-      // Named per service: both may run in one process on one cache, and neither's traffic may limit the other.
-      rateLimit(handle, {
-        group: "secrets:dev-login",
-        limit: settings.rateLimit,
-        clientAddress: options.clientAddress,
-      }),
-      (c) =>
-        handle(
-          c,
-          Effect.gen(function* () {
-            const { email } = yield* decodeJson(c, DevLoginBody)
-            const user = yield* developmentSignIn(email)
-            const token = yield* startSession(c, publicOrigin, { userId: user.id, email: user.email, groups: [] })
-            return { token, user }
-          }),
-          ({ token, user }) => {
-            setSessionCookie(c, publicOrigin, token)
-            return c.json({ user: { id: user.id, email: user.email } })
-          },
-        ),
-    )
-  } else {
-    app.post(DEV_LOGIN_PATH, (c) => errorResponse(c, devLoginOff()))
-  }
-
+  mountDevLogin(app, {
+    ...options,
+    service: "secrets",
+    body: DevLoginBody,
+    signIn: ({ email }) =>
+      Effect.map(developmentSignIn(email), (user) => ({
+        session: { userId: user.id, email: user.email, groups: [] },
+        user: { id: user.id, email: user.email },
+      })),
+  })
   mountLogout(app, { handle, publicOrigin })
 
   app.get(ME_PATH, (c) =>
