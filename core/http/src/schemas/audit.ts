@@ -4,11 +4,10 @@
  * `{ entries: [{ id, at, actor, action, target, detail? }], next: string | null }`.
  */
 import { BadRequest } from "@coffer/kernel"
-import { AuditLog } from "@coffer/schemas"
+import { AuditLog, Views } from "@coffer/schemas"
 import { Effect } from "effect"
 import type { Hono } from "hono"
 import { actorOf, DASHBOARD_PREFIX, type SchemasRoutes } from "./context.js"
-import { auditEntry } from "./present.js"
 
 /** `limit` from the query: digits only, so that `1e2` or `10abc` are refused rather than half-read. */
 const limitOf = (raw: string | undefined): Effect.Effect<number | undefined, BadRequest> => {
@@ -29,7 +28,7 @@ export const mountAudit = (app: Hono, routes: SchemasRoutes): void => {
         const limit = yield* limitOf(c.req.query("limit"))
         return yield* AuditLog.listAudit(actor, { limit, before: c.req.query("before") })
       }),
-      (page) => c.json({ entries: page.entries.map(auditEntry), next: page.next ?? null }),
+      (page) => c.json({ entries: page.entries.map(Views.auditEntry), next: page.next ?? null }),
     ),
   )
 }

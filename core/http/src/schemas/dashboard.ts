@@ -6,12 +6,11 @@
  *   admin permission; 409 `{ error, blockedBy: [{ platform, version, extends }] }` while a schema still extends
  *   the target; history removed; audited.
  */
-import { Platforms } from "@coffer/schemas"
+import { Platforms, Views } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
 import { decodeJson } from "../middleware/jsonBody.js"
 import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes } from "./context.js"
-import { ok, platformDetail } from "./present.js"
 
 const CreatePlatformBody = Schema.Struct({ name: Schema.String, kind: Schema.optional(Schema.Unknown) })
 
@@ -26,7 +25,7 @@ export const mountDashboardPlatforms = (app: Hono, routes: SchemasRoutes): void 
         const body = yield* decodeJson(c, CreatePlatformBody)
         return yield* Platforms.createPlatform(actor, body)
       }),
-      (platform) => c.json({ ok: true, platform: platformDetail(platform) }, 201),
+      (platform) => c.json({ ok: true, platform: Views.platformDetail(platform) }, 201),
     ),
   )
 
@@ -34,7 +33,7 @@ export const mountDashboardPlatforms = (app: Hono, routes: SchemasRoutes): void 
     handle(
       c,
       Effect.flatMap(actorOf(c, routes), (actor) => Platforms.deletePlatform(actor, param(c, "platform"))),
-      () => c.json(ok),
+      () => c.json({ ok: true }),
     ),
   )
 
@@ -44,7 +43,7 @@ export const mountDashboardPlatforms = (app: Hono, routes: SchemasRoutes): void 
       Effect.flatMap(actorOf(c, routes), (actor) =>
         Platforms.deleteVersion(actor, param(c, "platform"), param(c, "version")),
       ),
-      () => c.json(ok),
+      () => c.json({ ok: true }),
     ),
   )
 }

@@ -3,12 +3,11 @@
  * a session or a token (a token sees only its platforms); `POST` needs a session with write rights on the
  * platform, and the admin permission when its `versions` list leaves existing versions out (rule 2).
  */
-import { Platforms } from "@coffer/schemas"
+import { Platforms, Views } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
 import { decodeJson } from "../middleware/jsonBody.js"
 import { actorOf, param, type SchemasRoutes } from "./context.js"
-import { ok, platformDetail, platformSummary } from "./present.js"
 
 const PlatformBody = Schema.Struct({
   name: Schema.String,
@@ -22,7 +21,7 @@ export const mountPlatforms = (app: Hono, routes: SchemasRoutes): void => {
 
   app.get("/api/schemas", (c) =>
     handle(c, Effect.flatMap(actorOf(c, routes), Platforms.listPlatforms), (platforms) =>
-      c.json(platforms.map(platformSummary)),
+      c.json(platforms.map(Views.platformSummary)),
     ),
   )
 
@@ -30,7 +29,7 @@ export const mountPlatforms = (app: Hono, routes: SchemasRoutes): void => {
     handle(
       c,
       Effect.flatMap(actorOf(c, routes), (actor) => Platforms.getPlatform(actor, param(c, "platform"))),
-      (platform) => c.json(platformDetail(platform)),
+      (platform) => c.json(Views.platformDetail(platform)),
     ),
   )
 
@@ -42,7 +41,7 @@ export const mountPlatforms = (app: Hono, routes: SchemasRoutes): void => {
         const body = yield* decodeJson(c, PlatformBody)
         yield* Platforms.putPlatform(actor, param(c, "platform"), body)
       }),
-      () => c.json(ok, 201),
+      () => c.json({ ok: true }, 201),
     ),
   )
 }

@@ -3,12 +3,11 @@
  * `POST /api/_ui/v1/tokens` `{ name, platforms? }` answers 201 `{ token, record }` (the only time the token is
  * shown), `DELETE /api/_ui/v1/tokens/{id}` revokes at once on every instance (`{ ok: true }`; 404 when unknown).
  */
-import { TokenAdmin } from "@coffer/schemas"
+import { TokenAdmin, Views } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
 import { decodeJson } from "../middleware/jsonBody.js"
 import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes } from "./context.js"
-import { ok, tokenRecord } from "./present.js"
 
 const TokenBody = Schema.Struct({
   name: Schema.String,
@@ -20,7 +19,9 @@ export const mountTokens = (app: Hono, routes: SchemasRoutes): void => {
   const { handle } = routes
 
   app.get(`${DASHBOARD_PREFIX}/tokens`, (c) =>
-    handle(c, Effect.flatMap(actorOf(c, routes), TokenAdmin.listTokens), (records) => c.json(records.map(tokenRecord))),
+    handle(c, Effect.flatMap(actorOf(c, routes), TokenAdmin.listTokens), (records) =>
+      c.json(records.map(Views.tokenRecord)),
+    ),
   )
 
   app.post(`${DASHBOARD_PREFIX}/tokens`, (c) =>
@@ -31,7 +32,7 @@ export const mountTokens = (app: Hono, routes: SchemasRoutes): void => {
         const body = yield* decodeJson(c, TokenBody)
         return yield* TokenAdmin.createToken(actor, body)
       }),
-      ({ token, record }) => c.json({ token, record: tokenRecord(record) }, 201),
+      ({ token, record }) => c.json({ token, record: Views.tokenRecord(record) }, 201),
     ),
   )
 
@@ -39,7 +40,7 @@ export const mountTokens = (app: Hono, routes: SchemasRoutes): void => {
     handle(
       c,
       Effect.flatMap(actorOf(c, routes), (actor) => TokenAdmin.revokeToken(actor, param(c, "id"))),
-      () => c.json(ok),
+      () => c.json({ ok: true }),
     ),
   )
 }

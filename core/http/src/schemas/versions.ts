@@ -7,7 +7,6 @@ import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
 import { decodeJson } from "../middleware/jsonBody.js"
 import { actorOf, param, type SchemasRoutes } from "./context.js"
-import { ok } from "./present.js"
 
 const VersionBody = Schema.Struct({ version: Schema.String })
 
@@ -30,7 +29,7 @@ export const mountVersions = (app: Hono, routes: SchemasRoutes): void => {
         const { version } = yield* decodeJson(c, VersionBody)
         yield* Platforms.addVersion(actor, param(c, "platform"), version)
       }),
-      () => c.json(ok, 201),
+      () => c.json({ ok: true }, 201),
     ),
   )
 }

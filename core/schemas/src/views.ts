@@ -1,8 +1,10 @@
 /**
- * The JSON the schemas endpoints answer with, in one place: platforms as seed 000 §2 and §4 show them, token
- * records and audit entries with ISO-8601 times. Fields a record does not have are left out, not `null`.
+ * The resources of seed 000 §2 and §4 as the endpoints answer them, in one place, as `@coffer/secrets` keeps
+ * its own (`views.ts` there): platforms, token records and audit entries with ISO-8601 times. Stored records
+ * carry more (token hashes) that must never leave the core; these functions are where it is left behind.
+ * Fields a record does not have are left out, not `null`.
  */
-import type { AuditEntry, PlatformRecord, TokenRecord } from "@coffer/schemas"
+import type { AuditEntry, PlatformRecord, TokenRecord } from "./SchemaStore.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -35,5 +37,3 @@ export const auditEntry = (entry: AuditEntry) => ({
   target: entry.target,
   ...(entry.detail === undefined ? {} : { detail: entry.detail }),
 })
-
-export const ok = { ok: true } as const
