@@ -2,7 +2,8 @@
  * The OpenID Connect routes both services share (seed 001 §4 "Auth and instance"): the sign-in start, the
  * provider's callback and the back-channel logout endpoint. The flow itself is the kernel's `SignIn` use cases
  * (pending sign-ins, take-once state, replay refusal, session rotation); what a sign-in means to a service is
- * the `onSignedIn` step that service's package provides (`secretsSignedIn`, `schemasSignedIn`). Here is what is
+ * the `onSignedIn` step that service's package provides (`secretsSignedIn`, `schemasSignedIn`), which its auth
+ * module passes in (`mountServiceOidc`). Here is what is
  * HTTP's: the `returnTo` check (`returnTo.ts`), the cookies, the redirects and the rate limits.
  *
  * - The start sets a short cookie holding `state`; the callback hands it to `SignIn.finish`, which refuses a
@@ -13,8 +14,6 @@
  *   checked because the provider or a store is down answers 503, so the provider may retry.
  */
 import { BadRequest, type Cache, type Hasher, type Sessions, type Settings, SignIn } from "@coffer/kernel"
-import { schemasSignedIn } from "@coffer/schemas"
-import { type Accounts, secretsSignedIn } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Context, Hono } from "hono"
 import { deleteCookie, getCookie, setCookie } from "hono/cookie"
@@ -166,31 +165,18 @@ export interface ServiceOidcOptions<R> {
   readonly webApp?: boolean | undefined
 }
 
-const limitsOf = (service: string, options: Pick<ServiceOidcOptions<never>, "settings" | "clientAddress">) => ({
-  service,
-  limit: options.settings.rateLimit,
-  clientAddress: options.clientAddress,
-})
-
-/** The OIDC routes of the secrets service: a sign-in is the account of the identity (`secretsSignedIn`). */
-export const mountSecretsOidc = (app: Hono, options: ServiceOidcOptions<Accounts.Accounts>): void =>
-  mountOidcRoutes(app, {
-    handle: options.handle,
-    publicOrigin: options.publicOrigin,
-    webApp: options.webApp ?? false,
-    onSignedIn: secretsSignedIn,
-    rateLimit: limitsOf("secrets", options),
-  })
-
-/** The OIDC routes of the schemas service: a sign-in records the roles claim's groups (`schemasSignedIn`). */
-export const mountSchemasOidc = (
+/**
+ * The OIDC routes of one service, with its rate-limit groups (`<service>:oidc`, `<service>:backchannel-logout`)
+ * and its signed-in step: `secretsSignedIn` (`@coffer/secrets`), `schemasSignedIn` (`@coffer/schemas`).
+ */
+export const mountServiceOidc = <E extends HttpError, R>(
   app: Hono,
-  options: ServiceOidcOptions<never> & { readonly roles: () => Settings.Roles },
+  options: ServiceOidcOptions<R> & { readonly service: string; readonly onSignedIn: SignIn.SignedInStep<E, R> },
 ): void =>
   mountOidcRoutes(app, {
     handle: options.handle,
     publicOrigin: options.publicOrigin,
     webApp: options.webApp ?? false,
-    onSignedIn: schemasSignedIn(() => options.roles().claim),
-    rateLimit: limitsOf("schemas", options),
+    onSignedIn: options.onSignedIn,
+    rateLimit: { service: options.service, limit: options.settings.rateLimit, clientAddress: options.clientAddress },
   })

@@ -11,13 +11,13 @@
  * Mount these before the platform routes: `/api/{platform}/…` would otherwise answer for a platform `auth`.
  */
 import type { Cache, Hasher, Sessions, Settings } from "@coffer/kernel"
-import { Permissions } from "@coffer/schemas"
+import { Permissions, schemasSignedIn } from "@coffer/schemas"
 import { Accounts } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
 import type { Handle } from "../runtime.js"
 import { Email, mountDevLogin, mountLogout } from "./devLogin.js"
-import { mountSchemasOidc } from "./oidc.js"
+import { mountServiceOidc } from "./oidc.js"
 import { requireSession } from "./session.js"
 
 export const GET_SESSION_PATH = "/api/auth/get-session"
@@ -82,5 +82,5 @@ export const mountSchemasAuth = (app: Hono, options: SchemasAuthOptions): void =
       })),
     ),
   )
-  mountSchemasOidc(app, options)
+  mountServiceOidc(app, { ...options, service: "schemas", onSignedIn: schemasSignedIn(() => options.roles().claim) })
 }

@@ -11,12 +11,12 @@
  * Mount these before any route with a path parameter under `/api`, so that none of those can shadow them.
  */
 import type { Cache, Hasher, Sessions, Settings } from "@coffer/kernel"
-import { type Accounts, developmentSignIn } from "@coffer/secrets"
+import { type Accounts, developmentSignIn, secretsSignedIn } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
 import type { Handle } from "../runtime.js"
 import { Email, mountDevLogin, mountLogout } from "./devLogin.js"
-import { mountSecretsOidc } from "./oidc.js"
+import { mountServiceOidc } from "./oidc.js"
 import { requireSession } from "./session.js"
 
 export const ME_PATH = "/api/auth/me"
@@ -58,5 +58,5 @@ export const mountSecretsAuth = (app: Hono, options: SecretsAuthOptions): void =
       })),
     ),
   )
-  mountSecretsOidc(app, options)
+  mountServiceOidc(app, { ...options, service: "secrets", onSignedIn: secretsSignedIn })
 }
