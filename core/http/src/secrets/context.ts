@@ -1,5 +1,5 @@
 /**
- * What every secrets route shares: the runtime bridge, the settings, and how a request becomes a `Caller`.
+ * What every secrets route shares: the runtime bridge, the settings, and how a request becomes an `Actor`.
  *
  * A request names its caller one of two ways (seed 001 §5): `Authorization: Bearer <API key>`, or the session
  * cookie. When the header is present it decides alone, so a script's key is never silently replaced by a
@@ -22,7 +22,7 @@ import {
   Unauthorized,
   type UnsupportedMediaType,
 } from "@coffer/kernel"
-import { type Accounts, authenticateApiKey, type Caller, type SecretStore } from "@coffer/secrets"
+import { type Accounts, type Actor, authenticateApiKey, type SecretStore } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Context } from "hono"
 import { readSessionCookie } from "../auth/cookie.js"
@@ -68,7 +68,7 @@ type CallerServices =
 export const callerOf = (
   c: Context,
   routes: SecretsRoutes,
-): Effect.Effect<Caller, Unauthorized | TooManyRequests | StoreUnavailable, CallerServices> => {
+): Effect.Effect<Actor, Unauthorized | TooManyRequests | StoreUnavailable, CallerServices> => {
   const ipAddress = routes.clientAddress?.(c) ?? null
   const failed = (error: Unauthorized) =>
     limitAttempt(c, {
@@ -86,7 +86,7 @@ export const callerOf = (
   if (cookie === undefined) return Effect.fail(notSignedIn)
   return Effect.flatMap(
     Sessions.Sessions.use((sessions) => sessions.get(cookie)),
-    (session): Effect.Effect<Caller, Unauthorized | TooManyRequests | StoreUnavailable, Cache.Cache> =>
+    (session): Effect.Effect<Actor, Unauthorized | TooManyRequests | StoreUnavailable, Cache.Cache> =>
       session === undefined
         ? failed(notSignedIn)
         : Effect.succeed({ kind: "session", userId: session.userId, email: session.email, ipAddress }),
@@ -97,7 +97,7 @@ export const callerOf = (
 export const withCaller = <A, E, R extends SecretsRouteServices>(
   c: Context,
   routes: SecretsRoutes,
-  use: (caller: Caller) => Effect.Effect<A, E, R>,
+  use: (caller: Actor) => Effect.Effect<A, E, R>,
 ): Effect.Effect<A, E | Unauthorized | TooManyRequests | StoreUnavailable, R | CallerServices> =>
   Effect.flatMap(callerOf(c, routes), use)
 

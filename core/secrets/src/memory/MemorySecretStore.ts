@@ -5,12 +5,12 @@
  *
  * Every method runs as one synchronous step, so nothing can interleave with it: that is what makes each write
  * and its audit record atomic (rules 1 and 2) and lets exactly one of several concurrent writers win (rules 3
- * and 7). Records are frozen copies, so a caller cannot change stored state by mutating what it was given.
+ * and 7). Records are frozen copies, so a actor cannot change stored state by mutating what it was given.
  */
 import { NotFound } from "@coffer/kernel"
 import { Effect, Layer } from "effect"
-import type { MemberRole } from "./domain/permissions.js"
-import { AlreadyMember, EnvironmentExists, ProjectExists, VersionConflict } from "./errors.js"
+import type { MemberRole } from "../domain/permissions.js"
+import { AlreadyMember, EnvironmentExists, ProjectExists, VersionConflict } from "../errors.js"
 import {
   type ApiKeyRecord,
   type AuditRecord,
@@ -22,7 +22,7 @@ import {
   type SealedVersion,
   type SecretRecord,
   SecretStore,
-} from "./SecretStore.js"
+} from "../SecretStore.js"
 
 /** UTF-16 code unit order, the order rule 6 asks for whatever the locale. */
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

@@ -11,7 +11,7 @@
  *   the account.
  */
 import { Effect, Schema } from "effect"
-import * as Accounts from "./Accounts.js"
+import * as Accounts from "../Accounts.js"
 
 /** The issuer of development logins (`COFFER_ENV=development`); the subject is the address, normalised. */
 export const DEVELOPMENT_ISSUER = "urn:coffer:development"
