@@ -19,7 +19,7 @@
  * becomes a defect (500); Postgres serialization failures and deadlocks rerun the whole transaction a few times
  * first. An unreachable database stays `StoreUnavailable` (503).
  */
-import { NotFound, type StoreUnavailable } from "@coffer/kernel"
+import { NotFound } from "@coffer/kernel"
 import {
   AlreadyMember,
   type AuditAction,
@@ -34,7 +34,7 @@ import {
 import { Effect, Layer } from "effect"
 import { type Kysely, sql } from "kysely"
 import { SqlDatabase } from "./SqlDatabase.js"
-import type { SqlError } from "./SqlError.js"
+import * as SqlStore from "./SqlStore.js"
 import type { Tables } from "./Tables.js"
 import type {
   SecretsApiKeyRow,
@@ -136,51 +136,10 @@ const projectColumns = [
   "secrets_projects.created_at",
 ] as const
 
-/** How often a transaction that lost a serialization conflict or a deadlock is run again. */
-const CONFLICT_RETRIES = 5
-
 export const make: Effect.Effect<Store, never, SqlDatabase> = Effect.gen(function* () {
   const database = yield* SqlDatabase
 
-  type Query = <A>(run: (db: Kysely<Tables>) => Promise<A>) => Effect.Effect<A, SqlError | StoreUnavailable>
-  const query: Query = (run) => database.query(run)
-
-  /** A constraint violation of `reason` becomes `onViolation()`; other failures pass. */
-  const violation =
-    <E>(reason: "UniqueViolation" | "ForeignKeyViolation", onViolation: () => E) =>
-    <A, E2, R>(effect: Effect.Effect<A, E2 | SqlError, R>): Effect.Effect<A, E | E2 | SqlError, R> =>
-      effect.pipe(
-        Effect.catchIf(
-          (error): error is SqlError =>
-            (error as { _tag?: string })._tag === "SqlError" && (error as SqlError).reason._tag === reason,
-          () => Effect.fail(onViolation()),
-        ),
-      ) as Effect.Effect<A, E | E2 | SqlError, R>
-
-  /** Bugs become defects; what is left is the port's own errors and `StoreUnavailable`. */
-  const settle = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>): Effect.Effect<A, Exclude<E, SqlError>, R> =>
-    effect.pipe(
-      Effect.catchIf(
-        (error): error is SqlError => (error as { _tag?: string })._tag === "SqlError",
-        (error) => Effect.die(error),
-      ),
-    ) as Effect.Effect<A, Exclude<E, SqlError>, R>
-
-  /** A read: one statement, no transaction. */
-  const read = <A>(run: (db: Kysely<Tables>) => Promise<A>) => settle(query(run))
-
-  /** `effect` in one transaction, run again when Postgres reports a serialization conflict or deadlock. */
-  const transaction = <A, E>(effect: Effect.Effect<A, E | SqlError | StoreUnavailable>) =>
-    settle(
-      database.withTransaction(effect).pipe(
-        Effect.retry({
-          times: CONFLICT_RETRIES,
-          while: (error) =>
-            (error as { _tag?: string })._tag === "SqlError" &&
-            (error as SqlError).reason._tag === "TransactionConflict",
-        }),
-      ),
-    )
+  const { statement: query, query: read, transaction, attemptTransaction } = SqlStore.make(database)
 
   const insertAudit = (entry: SecretStore.AuditRecord) =>
     query((db) => db.insertInto("secrets_audit_log").values(auditRow(entry)).execute())
@@ -232,7 +191,7 @@ export const make: Effect.Effect<Store, never, SqlDatabase> = Effect.gen(functio
               })
               .execute(),
           ).pipe(
-            violation(
+            SqlStore.failOn(
               "UniqueViolation",
               () =>
                 new ProjectExists({ slug: project.slug, message: `A project with the slug "${project.slug}" exists` }),
@@ -369,7 +328,7 @@ export const make: Effect.Effect<Store, never, SqlDatabase> = Effect.gen(functio
                 used_by: null,
               })
               .execute(),
-          ).pipe(violation("ForeignKeyViolation", parentGone("The project")))
+          ).pipe(SqlStore.failOn("ForeignKeyViolation", parentGone("The project")))
           yield* insertAudit(audit)
         }),
       ),
@@ -421,7 +380,9 @@ export const make: Effect.Effect<Store, never, SqlDatabase> = Effect.gen(functio
               .insertInto("secrets_members")
               .values({ project_id: invite.project_id, user_id: userId, role: invite.role, created_at: now })
               .execute(),
-          ).pipe(violation("UniqueViolation", () => new AlreadyMember({ message: "You are already in this project" })))
+          ).pipe(
+            SqlStore.failOn("UniqueViolation", () => new AlreadyMember({ message: "You are already in this project" })),
+          )
           const project = yield* query((db) =>
             db.selectFrom("secrets_projects").selectAll().where("id", "=", invite.project_id).executeTakeFirstOrThrow(),
           )
@@ -459,7 +420,7 @@ export const make: Effect.Effect<Store, never, SqlDatabase> = Effect.gen(functio
               })
               .execute(),
           ).pipe(
-            violation(
+            SqlStore.failOn(
               "UniqueViolation",
               () =>
                 new EnvironmentExists({
@@ -467,7 +428,7 @@ export const make: Effect.Effect<Store, never, SqlDatabase> = Effect.gen(functio
                   message: `An environment named "${environment.name}" exists in this project`,
                 }),
             ),
-            violation("ForeignKeyViolation", parentGone("The project")),
+            SqlStore.failOn("ForeignKeyViolation", parentGone("The project")),
           )
           yield* insertAudit(audit)
         }),
@@ -530,7 +491,7 @@ export const make: Effect.Effect<Store, never, SqlDatabase> = Effect.gen(functio
       const conflict = () =>
         new VersionConflict({ message: `Secret "${input.key}" changed while it was being written; try again` })
       const version = input.expectedVersion + 1
-      return transaction(
+      return attemptTransaction(
         Effect.gen(function* () {
           let secretId: string
           if (input.expectedVersion === 0) {
@@ -547,8 +508,8 @@ export const make: Effect.Effect<Store, never, SqlDatabase> = Effect.gen(functio
                 })
                 .execute(),
             ).pipe(
-              violation("UniqueViolation", conflict),
-              violation("ForeignKeyViolation", parentGone("The environment")),
+              SqlStore.failOn("UniqueViolation", conflict),
+              SqlStore.failOn("ForeignKeyViolation", parentGone("The environment")),
             )
             secretId = input.newSecretId
           } else {
@@ -570,18 +531,14 @@ export const make: Effect.Effect<Store, never, SqlDatabase> = Effect.gen(functio
               .insertInto("secrets_secret_versions")
               .values({ secret_id: secretId, version, value: input.value, user_id: input.userId, created_at: input.at })
               .execute(),
-          ).pipe(violation("UniqueViolation", conflict))
+          ).pipe(SqlStore.failOn("UniqueViolation", conflict))
           yield* insertAudit(input.audit)
           return { secretId, version }
         }),
       ).pipe(
         // A deadlock that outlasted the retries is contention like any other: let the use case start over.
-        Effect.catchDefect((defect) =>
-          (defect as { _tag?: string; reason?: { _tag?: string } })._tag === "SqlError" &&
-          (defect as SqlError).reason._tag === "TransactionConflict"
-            ? Effect.fail(conflict())
-            : Effect.die(defect),
-        ),
+        SqlStore.failOn("TransactionConflict", conflict),
+        SqlStore.settle,
       )
     },
 
@@ -656,7 +613,7 @@ export const make: Effect.Effect<Store, never, SqlDatabase> = Effect.gen(functio
                 created_at: apiKey.createdAt,
               })
               .execute(),
-          ).pipe(violation("ForeignKeyViolation", parentGone("The project")))
+          ).pipe(SqlStore.failOn("ForeignKeyViolation", parentGone("The project")))
           yield* insertAudit(audit)
         }),
       ),
