@@ -15,6 +15,8 @@ import { BadRequest, Cache, Clock, Forbidden, Hasher, Random, Unauthorized } fro
 import { Effect } from "effect"
 import { Accounts } from "../Accounts.js"
 import { type Actor, type ApiKeyActor, reachFor, reachProjectById, sessionOnly } from "../access.js"
+import { newestFirst, sorted } from "../domain/order.js"
+import { seesApiKey } from "../domain/people.js"
 import { type KeyScope, mayHoldScope } from "../domain/permissions.js"
 import { ApiKeyNotFound } from "../errors.js"
 import { type ApiKeyRecord, SecretStore } from "../SecretStore.js"
@@ -109,10 +111,20 @@ export const authenticateApiKey = Effect.fn("Secrets.authenticateApiKey")(functi
 /** Own keys and every key of owned projects; with `projectSlug`, that project's only (404 when out of reach). */
 export const listApiKeys = Effect.fn("Secrets.listApiKeys")(function* (actor: Actor, projectSlug?: string) {
   const person = yield* sessionOnly(actor)
-  const projectId =
-    projectSlug === undefined ? undefined : (yield* reachFor(person, projectSlug, "manageApiKeys")).project.id
   const store = yield* SecretStore
-  const keys = yield* store.listApiKeys({ userId: person.userId, projectId })
+  const projects =
+    projectSlug === undefined
+      ? (yield* store.listProjects(person.userId)).map(({ project }) => project)
+      : [(yield* reachFor(person, projectSlug, "manageApiKeys")).project]
+  const byId = new Map(projects.map((project) => [project.id, project]))
+  const stored = yield* store.listApiKeys(projects.map((project) => project.id))
+  const keys = sorted(
+    stored.filter((key) => {
+      const project = byId.get(key.projectId)
+      return project !== undefined && seesApiKey(key, project, person.userId)
+    }),
+    newestFirst,
+  )
   const emailOf = yield* emailsOf(keys.map((key) => key.userId))
   return { apiKeys: keys.map((key) => apiKeyView(key, emailOf(key.userId))) }
 })

@@ -11,6 +11,8 @@ import { BadRequest, Clock, Hasher, Random } from "@coffer/kernel"
 import { Effect } from "effect"
 import { Accounts } from "../Accounts.js"
 import { type Actor, authorize, reachFor, reachProject, sessionOnly } from "../access.js"
+import { membersOrder, newestFirst, sorted } from "../domain/order.js"
+import { isChangeableMember, isPending } from "../domain/people.js"
 import type { MemberRole } from "../domain/permissions.js"
 import { InviteNotFound, InviteNotPending, MemberNotFound } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
@@ -34,7 +36,7 @@ export const listMembers = Effect.fn("Secrets.listMembers")(function* (actor: Ac
   const person = yield* sessionOnly(actor)
   const access = yield* reachFor(person, slug, "seeMembers")
   const store = yield* SecretStore
-  const members = yield* store.listMembers(access.project.id)
+  const members = sorted(yield* store.listMembers(access.project.id), membersOrder)
   const emailOf = yield* emailsOf(members.map((member) => member.userId))
   return {
     members: members.map((member) => ({
@@ -61,7 +63,7 @@ export const updateMemberRole = Effect.fn("Secrets.updateMemberRole")(function* 
 ) {
   const person = yield* sessionOnly(actor)
   const access = yield* reachFor(person, slug, "managePeople")
-  if (userId === access.project.ownerId) {
+  if (!isChangeableMember(access.project, userId)) {
     return yield* new BadRequest({ message: "The owner's role cannot be changed" })
   }
   const email = yield* memberEmail(userId)
@@ -77,7 +79,7 @@ export const removeMember = Effect.fn("Secrets.removeMember")(function* (actor: 
   const person = yield* sessionOnly(actor)
   const access = yield* reachProject(person, slug)
   if (userId !== person.userId) yield* authorize(access, "managePeople")
-  if (userId === access.project.ownerId) {
+  if (!isChangeableMember(access.project, userId)) {
     return yield* new BadRequest({ message: "The owner cannot leave or be removed; delete the project instead" })
   }
   const email = yield* memberEmail(userId)
@@ -94,8 +96,8 @@ export const listInvites = Effect.fn("Secrets.listInvites")(function* (actor: Ac
   const access = yield* reachFor(person, slug, "managePeople")
   const store = yield* SecretStore
   const now = iso(yield* Clock.Clock.use((clock) => clock.now))
-  const invites = yield* store.listInvites(access.project.id, now)
-  return { invites: invites.map(inviteView) }
+  const invites = (yield* store.listInvites(access.project.id)).filter((invite) => isPending(invite, now))
+  return { invites: sorted(invites, newestFirst).map(inviteView) }
 })
 
 /** A new invite; its token and url are answered this once and never again. */
@@ -131,10 +133,10 @@ export const deleteInvite = Effect.fn("Secrets.deleteInvite")(function* (actor: 
   const access = yield* reachFor(person, slug, "managePeople")
   const store = yield* SecretStore
   const now = iso(yield* Clock.Clock.use((clock) => clock.now))
-  const invite = (yield* store.listInvites(access.project.id, now)).find((candidate) => candidate.id === inviteId)
-  if (invite === undefined) return yield* new InviteNotFound()
+  const invite = (yield* store.listInvites(access.project.id)).find((candidate) => candidate.id === inviteId)
+  if (invite === undefined || !isPending(invite, now)) return yield* new InviteNotFound()
   const audit = yield* auditRecord(person, access.project.id, null, { action: "invite.deleted", role: invite.role })
-  const deleted = yield* store.deleteInvite({ projectId: access.project.id, inviteId, now, audit })
+  const deleted = yield* store.deleteInvite({ projectId: access.project.id, inviteId, audit })
   if (!deleted) return yield* new InviteNotFound()
   return { ok: true as const }
 })
@@ -150,13 +152,13 @@ export const acceptInvite = Effect.fn("Secrets.acceptInvite")(function* (actor: 
   const store = yield* SecretStore
   const now = iso(yield* Clock.Clock.use((clock) => clock.now))
   const invite = yield* store.findInvite(yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)))
-  if (invite === undefined || invite.usedAt !== null || invite.expiresAt <= now) return yield* gone
+  if (invite === undefined || !isPending(invite, now)) return yield* gone
   const audit = yield* auditRecord(person, invite.projectId, null, {
     action: "member.joined",
     email: person.email,
     role: invite.role,
   })
-  const project = yield* store.acceptInvite({ inviteId: invite.id, userId: person.userId, now, audit })
+  const project = yield* store.acceptInvite({ inviteId: invite.id, userId: person.userId, at: now, audit })
   if (project === undefined) return yield* gone
   return { project: projectView(project, invite.role) }
 })

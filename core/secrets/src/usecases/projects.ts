@@ -7,6 +7,7 @@ import { Cipher, Clock, type Forbidden, Random, type StoreUnavailable } from "@c
 import { Effect } from "effect"
 import { type Actor, authorize, reachFor, sessionOnly } from "../access.js"
 import { DEFAULT_ENVIRONMENTS, type InvalidName } from "../domain/names.js"
+import { byName, bySlug, sorted } from "../domain/order.js"
 import { deriveSlug, parseProjectName } from "../domain/slug.js"
 import type { ProjectExists } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
@@ -16,7 +17,7 @@ import { auditRecord, iso } from "./audit.js"
 /** The projects the actor owns or belongs to; an API key sees its own project only. */
 export const listProjects = Effect.fn("Secrets.listProjects")(function* (actor: Actor) {
   const store = yield* SecretStore
-  const found = yield* store.listProjects(actor.userId)
+  const found = sorted(yield* store.listProjects(actor.userId), bySlug)
   const visible = actor.kind === "apiKey" ? found.filter(({ project }) => project.id === actor.projectId) : found
   return { projects: visible.map(({ project, role }) => projectView(project, role)) }
 })
@@ -54,7 +55,7 @@ export const createProject = Effect.fn("Secrets.createProject")(function* (
 export const getProject = Effect.fn("Secrets.getProject")(function* (actor: Actor, slug: string) {
   const access = yield* reachFor(actor, slug, "read")
   const store = yield* SecretStore
-  const environments = yield* store.listEnvironments(access.project.id)
+  const environments = sorted(yield* store.listEnvironments(access.project.id), byName)
   return { project: projectView(access.project, access.role), environments: environments.map(environmentView) }
 })
 

@@ -18,6 +18,7 @@ import { type Access, type Actor, reachFor } from "../access.js"
 import type { AuditEvent } from "../domain/audit.js"
 import { toDotenv, toJsonExport } from "../domain/dotenv.js"
 import { type InvalidName, parseSecretKey, parseSecretValue, type ValueTooLarge } from "../domain/names.js"
+import { byKey, byVersionDescending, sorted } from "../domain/order.js"
 import {
   type EnvironmentNotFound,
   type ProjectNotFound,
@@ -127,7 +128,7 @@ export const listSecrets = Effect.fn("Secrets.listSecrets")(function* (actor: Ac
   const access = yield* reachFor(actor, slug, "read")
   const environment = yield* findEnvironment(access, env)
   const store = yield* SecretStore
-  const secrets = yield* store.listSecrets(environment.id)
+  const secrets = sorted(yield* store.listSecrets(environment.id), byKey)
   return { secrets: secrets.map(secretListItem) }
 })
 
@@ -203,7 +204,7 @@ export const listVersions = Effect.fn("Secrets.listVersions")(function* (
   const environment = yield* findEnvironment(access, env)
   const secret: SecretRecord = yield* findSecret(environment, key)
   const store = yield* SecretStore
-  const versions = yield* store.listVersions(secret.id)
+  const versions = sorted(yield* store.listVersions(secret.id), byVersionDescending)
   const emailOf = yield* emailsOf(versions.map((version) => version.userId))
   return {
     versions: versions.map((version) => ({
@@ -277,7 +278,7 @@ const exportEntries = Effect.fnUntraced(function* (actor: Actor, slug: string, e
   const environment = yield* findEnvironment(access, env)
   const store = yield* SecretStore
   const audit = yield* auditRecord(actor, access.project.id, environment.id, { action: "secrets.exported", format })
-  const sealed = yield* store.exportSecrets({ environmentId: environment.id, audit })
+  const sealed = sorted(yield* store.exportSecrets({ environmentId: environment.id, audit }), byKey)
   const entries = yield* Effect.forEach(sealed, (entry) =>
     Effect.map(open(access, environment, entry.key, entry.version, entry.value), (value) => ({
       key: entry.key,
