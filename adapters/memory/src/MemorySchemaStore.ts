@@ -3,11 +3,11 @@
  * lives beside the port in `@coffer/schemas` (so the core's use-case tests need no adapter); this module gives it
  * the name and place every other memory adapter has.
  */
-import { type SchemaStore, SchemaStoreMemory } from "@coffer/schemas"
+import { MemorySchemaStore, type SchemaStore } from "@coffer/schemas"
 import type { Effect, Layer } from "effect"
 
 /** A fresh store with its own state. */
-export const make: Effect.Effect<SchemaStore["Service"]> = SchemaStoreMemory.make
+export const make: Effect.Effect<SchemaStore["Service"]> = MemorySchemaStore.make
 
 /** The SchemaStore on a fresh in-memory state, which lives as long as the layer. */
-export const layer: Layer.Layer<SchemaStore> = SchemaStoreMemory.layer
+export const layer: Layer.Layer<SchemaStore> = MemorySchemaStore.layer

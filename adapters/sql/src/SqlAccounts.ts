@@ -8,16 +8,12 @@
  * A failed statement that is neither an outage nor a constraint the port names is a bug in this file, so it
  * becomes a defect (500); an unreachable database stays `StoreUnavailable` (503).
  */
-import { Clock, Conflict, NotFound, Random, type StoreUnavailable } from "@coffer/kernel"
+import { Clock, Conflict, NotFound, Random } from "@coffer/kernel"
 import { Accounts } from "@coffer/secrets"
 import { Effect, Layer } from "effect"
-import type { Kysely } from "kysely"
 import { SqlDatabase } from "./SqlDatabase.js"
-import type { SqlError } from "./SqlError.js"
-import type { Tables } from "./Tables.js"
+import * as SqlStore from "./SqlStore.js"
 import type { SecretsUserRow } from "./tables/sessions.js"
-
-type Violation = "UniqueViolation" | "ForeignKeyViolation"
 
 const toUser = (row: Pick<SecretsUserRow, "id" | "email" | "created_at">): Accounts.User => ({
   id: row.id,
@@ -31,21 +27,7 @@ export const make = Effect.gen(function* () {
   const clock = yield* Clock.Clock
   const now = Effect.map(clock.now, (ms) => new Date(ms).toISOString())
 
-  /** Runs a statement; the named constraint violations come back as values, any other SqlError is a defect. */
-  const attempt = <A, V extends Violation = never>(
-    run: (db: Kysely<Tables>) => Promise<A>,
-    ...expected: ReadonlyArray<V>
-  ): Effect.Effect<A | V, StoreUnavailable> =>
-    database
-      .query(run)
-      .pipe(
-        Effect.catchTag("SqlError", (error: SqlError) =>
-          (expected as ReadonlyArray<string>).includes(error.reason._tag)
-            ? Effect.succeed(error.reason._tag as V)
-            : Effect.die(error),
-        ),
-      )
-  const query = <A>(run: (db: Kysely<Tables>) => Promise<A>) => attempt(run)
+  const { statement, query, attemptTransaction } = SqlStore.make(database)
 
   const findById = (id: string) =>
     query((db) => db.selectFrom("secrets_users").selectAll().where("id", "=", id).executeTakeFirst()).pipe(
@@ -97,62 +79,57 @@ export const make = Effect.gen(function* () {
         email_key: Accounts.emailKey(input.email),
         created_at: createdAt,
       }
-      const outcome = yield* database
-        .withTransaction(
-          Effect.gen(function* () {
-            yield* database.query((db) => db.insertInto("secrets_users").values(user).execute())
-            yield* database.query((db) =>
-              db
-                .insertInto("secrets_identities")
-                .values({ issuer: input.issuer, subject: input.subject, user_id: id, created_at: createdAt })
-                .execute(),
-            )
-          }),
-        )
-        .pipe(
-          Effect.as("created" as const),
-          Effect.catchTag("SqlError", (error) =>
-            error.reason._tag === "UniqueViolation" ? Effect.succeed("taken" as const) : Effect.die(error),
-          ),
-        )
-      if (outcome === "taken") return yield* createConflict(input)
+      yield* attemptTransaction(
+        Effect.gen(function* () {
+          yield* statement((db) => db.insertInto("secrets_users").values(user).execute())
+          yield* statement((db) =>
+            db
+              .insertInto("secrets_identities")
+              .values({ issuer: input.issuer, subject: input.subject, user_id: id, created_at: createdAt })
+              .execute(),
+          )
+        }),
+      ).pipe(
+        // After the rollback, so that the answer reads what the winner of the race committed.
+        SqlStore.catchReason("UniqueViolation", () => createConflict(input)),
+        SqlStore.settle,
+      )
       return toUser(user)
     }),
     updateEmail: Effect.fnUntraced(function* (id, email) {
-      const updated = yield* attempt(
-        (db) =>
-          db
-            .updateTable("secrets_users")
-            .set({ email, email_key: Accounts.emailKey(email) })
-            .where("id", "=", id)
-            .returning(["id", "email", "created_at"])
-            .executeTakeFirst(),
-        "UniqueViolation",
+      const updated = yield* statement((db) =>
+        db
+          .updateTable("secrets_users")
+          .set({ email, email_key: Accounts.emailKey(email) })
+          .where("id", "=", id)
+          .returning(["id", "email", "created_at"])
+          .executeTakeFirst(),
+      ).pipe(
+        SqlStore.failOn("UniqueViolation", () => new Conflict({ message: Accounts.messages.emailTaken })),
+        SqlStore.settle,
       )
-      if (updated === "UniqueViolation") return yield* new Conflict({ message: Accounts.messages.emailTaken })
       if (updated === undefined) return yield* new NotFound({ message: Accounts.messages.noUser(id) })
       return toUser(updated)
     }),
     link: Effect.fnUntraced(function* (userId, issuer, subject) {
       const createdAt = yield* now
       // Checked before and, for a racing caller, after the insert: the same owner is success, another a conflict.
-      const settle = Effect.fnUntraced(function* (owner: string | undefined) {
+      const answerFor = Effect.fnUntraced(function* (owner: string | undefined) {
         if (owner === userId) return true
         if (owner !== undefined) return yield* new Conflict({ message: Accounts.messages.identityOfOther })
         return false
       })
-      if (yield* settle(yield* identityOwner(issuer, subject))) return
-      const inserted = yield* attempt(
-        (db) =>
-          db
-            .insertInto("secrets_identities")
-            .values({ issuer, subject, user_id: userId, created_at: createdAt })
-            .execute(),
-        "UniqueViolation",
-        "ForeignKeyViolation",
+      if (yield* answerFor(yield* identityOwner(issuer, subject))) return
+      yield* statement((db) =>
+        db
+          .insertInto("secrets_identities")
+          .values({ issuer, subject, user_id: userId, created_at: createdAt })
+          .execute(),
+      ).pipe(
+        SqlStore.failOn("ForeignKeyViolation", () => new NotFound({ message: Accounts.messages.noUser(userId) })),
+        SqlStore.catchReason("UniqueViolation", () => Effect.flatMap(identityOwner(issuer, subject), answerFor)),
+        SqlStore.settle,
       )
-      if (inserted === "ForeignKeyViolation") return yield* new NotFound({ message: Accounts.messages.noUser(userId) })
-      if (inserted === "UniqueViolation") yield* settle(yield* identityOwner(issuer, subject))
     }),
     unlink: Effect.fnUntraced(function* (issuer, subject) {
       const result = yield* query((db) =>

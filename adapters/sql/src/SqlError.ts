@@ -231,3 +231,15 @@ export const fromCause = (cause: unknown): SqlError | StoreUnavailable => {
   }
   return new SqlError({ reason })
 }
+
+/** Whether `error` is a `SqlError`: the one guard stores use, never a look at `_tag` by hand. */
+export const isSqlError = (error: unknown): error is SqlError => error instanceof SqlError
+
+export type ReasonTag = SqlErrorReason["_tag"]
+export type ReasonOf<K extends ReasonTag> = Extract<SqlErrorReason, { readonly _tag: K }>
+
+/** Whether `error` is a `SqlError` for one of `reasons`. */
+export const hasReason =
+  <K extends ReasonTag>(...reasons: ReadonlyArray<K>) =>
+  (error: unknown): error is SqlError & { readonly reason: ReasonOf<K> } =>
+    isSqlError(error) && (reasons as ReadonlyArray<string>).includes(error.reason._tag)

@@ -28,10 +28,10 @@ import {
   sortVersions,
   type TokenRecord,
 } from "@coffer/schemas"
-import { Effect, Layer, Predicate, type Schema } from "effect"
-import { type Kysely, sql } from "kysely"
+import { Effect, Layer, type Schema } from "effect"
+import { sql } from "kysely"
 import { SqlDatabase } from "./SqlDatabase.js"
-import type { Tables } from "./Tables.js"
+import * as SqlStore from "./SqlStore.js"
 import type { SchemasTokenRow, SchemasVersionRow } from "./tables/schemas.js"
 
 /** Bound parameters per `in (…)` list: far below SQLite's 32766 and Postgres' 65535. */
@@ -84,8 +84,7 @@ const eachChunk = <A, B, E>(items: ReadonlyArray<A>, run: (chunk: ReadonlyArray<
 
 /** The store on the `SqlDatabase` in context; the database must be migrated. */
 export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = Effect.map(SqlDatabase, (database) => {
-  const query = <A>(run: (db: Kysely<Tables>) => Promise<A>): Effect.Effect<A, StoreUnavailable> =>
-    database.query(run).pipe(Effect.catchTag("SqlError", (error) => Effect.die(error)))
+  const { query, transaction: inTransaction } = SqlStore.make(database)
 
   const lock: Effect.Effect<void, StoreUnavailable> =
     database.dialect === "postgres"
@@ -94,14 +93,9 @@ export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = E
         )
       : Effect.void
 
-  // Begin and commit failures other than outages are defects, like every other statement's; the effect's own
-  // errors pass through untouched.
+  // Every write holds the write lock for its whole transaction (rule 1 of the port).
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
-    database
-      .withTransaction(Effect.andThen(lock, effect))
-      .pipe(
-        Effect.catch((error) => (Predicate.isTagged(error, "SqlError") ? Effect.die(error) : Effect.fail(error))),
-      ) as Effect.Effect<A, E | StoreUnavailable, R>
+    inTransaction(Effect.andThen(lock, effect)) as Effect.Effect<A, E | StoreUnavailable, R>
 
   /** Rows of `schemas_versions` of the named platforms, `columns` chosen by the caller, in chunks. */
   const versionRows = (names: ReadonlyArray<string>, withContent: boolean) =>

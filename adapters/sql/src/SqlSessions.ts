@@ -10,9 +10,8 @@
  */
 import { type Clock, type Hasher, type Random, Sessions } from "@coffer/kernel"
 import { Effect, Layer } from "effect"
-import type { Kysely } from "kysely"
 import { SqlDatabase } from "./SqlDatabase.js"
-import type { Tables } from "./Tables.js"
+import * as SqlStore from "./SqlStore.js"
 import type { SessionRow } from "./tables/sessions.js"
 
 export type Service = "schemas" | "secrets"
@@ -52,8 +51,7 @@ const fromRow = (row: SessionRow): Sessions.Session => ({
 export const makeStore = (options: Options): Effect.Effect<Sessions.SessionStore, never, SqlDatabase> =>
   Effect.map(SqlDatabase, (database) => {
     const table = tableOf(options.service)
-    const query = <A>(run: (db: Kysely<Tables>) => Promise<A>) =>
-      database.query(run).pipe(Effect.catchTag("SqlError", (error) => Effect.die(error)))
+    const { query } = SqlStore.make(database)
     const deleted = (result: ReadonlyArray<{ numDeletedRows: bigint }>) =>
       result.reduce((sum, part) => sum + Number(part.numDeletedRows), 0)
     return {

@@ -45,10 +45,18 @@ import type {
 import type {
   AccountLinkRequired,
   AlreadyMember,
+  ApiKeyNotFound,
   EnvironmentExists,
+  EnvironmentNotFound,
   InvalidName,
+  InviteNotFound,
+  InviteNotPending,
+  MemberNotFound,
   ProjectExists,
+  ProjectNotFound,
+  SecretNotFound,
   SecretUnreadable,
+  SecretVersionNotFound,
   ValueTooLarge,
   VersionConflict,
 } from "@coffer/secrets"
@@ -70,6 +78,14 @@ export type HttpError =
   | AccountLinkRequired
   | InvalidName
   | ValueTooLarge
+  | ProjectNotFound
+  | EnvironmentNotFound
+  | SecretNotFound
+  | SecretVersionNotFound
+  | MemberNotFound
+  | InviteNotFound
+  | InviteNotPending
+  | ApiKeyNotFound
   | ProjectExists
   | EnvironmentExists
   | AlreadyMember
@@ -134,6 +150,15 @@ const rules: Rules = {
   // Secrets (seed 001 §7): naming rules and the value limit, then the three 409s of the seed.
   InvalidName: 400,
   ValueTooLarge: 413,
+  // What is missing, or out of the actor's reach, which must look the same (§5 rule 4).
+  ProjectNotFound: 404,
+  EnvironmentNotFound: 404,
+  SecretNotFound: 404,
+  SecretVersionNotFound: 404,
+  MemberNotFound: 404,
+  InviteNotFound: 404,
+  InviteNotPending: 404,
+  ApiKeyNotFound: 404,
   ProjectExists: 409,
   EnvironmentExists: 409,
   AlreadyMember: 409,

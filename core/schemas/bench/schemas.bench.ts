@@ -11,9 +11,9 @@ import { parseReference } from "../src/domain/extendsRef.js"
 import { selectVersion } from "../src/domain/select.js"
 import { compareVersions, latest, sortVersions } from "../src/domain/version.js"
 import { admin, editor, makeEnvironment } from "../src/testing.js"
-import { checkToken } from "../src/tokens.js"
 import * as Platforms from "../src/usecases/platforms.js"
 import * as Schemas from "../src/usecases/schemas.js"
+import { checkToken } from "../src/usecases/tokenChecks.js"
 import * as TokenAdmin from "../src/usecases/tokens.js"
 
 // Set up once per file, awaited by each benchmark: tinybench runs the functions, not the suite hooks.

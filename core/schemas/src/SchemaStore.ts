@@ -32,9 +32,9 @@
 import type { StoreUnavailable } from "@coffer/kernel"
 import { Context, type Effect, type Schema } from "effect"
 import type { DependencyEdge } from "./domain/cascade.js"
+import type { PlatformKind } from "./domain/platform.js"
 import type { PlatformSnapshot } from "./domain/resolve.js"
 import type { SchemaId } from "./domain/schemaId.js"
-import type { PlatformKind } from "./platform.js"
 
 /** A platform as the data endpoints show it. */
 export interface PlatformRecord {

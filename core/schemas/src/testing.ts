@@ -6,9 +6,9 @@
 import { Cache, Clock, Hasher, Random, StoreUnavailable } from "@coffer/kernel"
 import { Effect, Layer, ManagedRuntime, PubSub, Stream } from "effect"
 import type { Person, Token } from "./access.js"
-import * as SchemaStoreMemory from "./memoryStore.js"
+import * as MemorySchemaStore from "./memory/MemorySchemaStore.js"
 import { SchemaStore } from "./SchemaStore.js"
-import { RevokedTokens } from "./tokens.js"
+import { RevokedTokens } from "./usecases/tokenChecks.js"
 
 /** A cache in memory with expiry on a manual clock, whose every call fails while `down` is set. */
 export const makeTestCache = (now: () => number) => {
@@ -84,7 +84,7 @@ export type Services = SchemaStore | Cache.Cache | Clock.Clock | Random.Random |
 export const makeEnvironment = (store?: SchemaStore["Service"]) => {
   const clock = Clock.makeManual(T0)
   const cache = makeTestCache(() => Effect.runSync(clock.clock.now))
-  const shared = Effect.runSync(store === undefined ? SchemaStoreMemory.make : Effect.succeed(store))
+  const shared = Effect.runSync(store === undefined ? MemorySchemaStore.make : Effect.succeed(store))
   const base = Layer.mergeAll(
     Layer.succeed(SchemaStore, shared),
     Layer.succeed(Cache.Cache, cache.cache),

@@ -1,8 +1,10 @@
 /**
  * The SecretStore port: where projects, people, environments, sealed secret versions, API keys and the audit log
- * are kept. The use cases own every rule about who may do what and every piece of cryptography; a store only
- * keeps rows, and keeps the few promises below that a use case cannot keep from outside, because they need
- * several rows to change (or be read) at once.
+ * are kept. The use cases own every rule about who may do what, every order a list is shown in (`domain/order.ts`),
+ * what counts as a pending invite, who may see a key or change a member (`domain/people.ts`), what an audit record
+ * says (`usecases/audit.ts`) and every piece of cryptography. A store decides nothing: it keeps rows, and keeps
+ * the few promises below that a use case cannot keep from outside, because they need several rows to change (or
+ * be read) at once.
  *
  * Rows carry times as ISO-8601 UTC text (`Date.prototype.toISOString`), so comparing the strings compares the
  * instants. Secret values reach a store only sealed (`Cipher.seal`); API keys and invite tokens only as their
@@ -24,13 +26,12 @@
  * 5. Uniqueness. One project per slug (`ProjectExists`), one environment per name within a project
  *    (`EnvironmentExists`), one secret per key within an environment, one membership per person and project
  *    (`AlreadyMember`), one API key per hash, one invite per token hash.
- * 6. Order. Projects by slug; members with the owner first, then by joining time; environments by name; secrets
- *    and export entries by key (UTF-16 code unit order, whatever the database's collation); versions, invites,
- *    API keys and audit records newest first (audit: `createdAt`, then `id`, both descending).
- * 7. Invites. `acceptInvite` uses an invite up only if it is still pending (unused, not withdrawn, not expired at
- *    `now`) and makes the person a member in the same transaction; when the person is already in the project it
- *    fails with `AlreadyMember` and the invite stays pending. Of concurrent accepts of one invite at most one
- *    succeeds.
+ * 6. Order. Lists come in any order (the use cases sort them), except the audit log, which a store answers a page
+ *    at a time: newest first by `createdAt`, then `id`, both descending.
+ * 7. Invites. `acceptInvite` takes an invite only if it is still unused, and makes the person a member in the same
+ *    transaction; when the person is already in the project it fails with `AlreadyMember` and the invite stays
+ *    unused. Of concurrent accepts of one invite at most one succeeds. Whether an invite has expired is the use
+ *    case's question (`isPending`), asked before.
  * 8. Parents. A write under a parent that no longer exists (an environment deleted meanwhile) fails with
  *    `NotFound` instead of leaving an orphan.
  * 9. Failures. A store that cannot be reached fails with `StoreUnavailable`, never with a wrong answer.
@@ -195,14 +196,14 @@ export class SecretStore extends Context.Service<
 
     // People
     readonly listMembers: (projectId: string) => Effect.Effect<ReadonlyArray<MemberRecord>, StoreUnavailable>
-    /** Changes a member's role; false when `userId` is not a member other than the owner. */
+    /** Changes a member's role; false when `userId` is not a member. */
     readonly setMemberRole: (input: {
       readonly projectId: string
       readonly userId: string
       readonly role: MemberRole
       readonly audit: AuditRecord
     }) => Effect.Effect<boolean, StoreUnavailable>
-    /** Removes a member other than the owner, and their API keys for the project; false when there is none. */
+    /** Removes a member and their API keys for the project; false when there is none. */
     readonly removeMember: (input: {
       readonly projectId: string
       readonly userId: string
@@ -212,25 +213,21 @@ export class SecretStore extends Context.Service<
       readonly invite: InviteRecord
       readonly audit: AuditRecord
     }) => Effect.Effect<void, NotFound | StoreUnavailable>
-    /** Pending invites at `now`. */
-    readonly listInvites: (
-      projectId: string,
-      now: string,
-    ) => Effect.Effect<ReadonlyArray<InviteRecord>, StoreUnavailable>
+    /** The project's invites, used or not (a withdrawn invite has no row). */
+    readonly listInvites: (projectId: string) => Effect.Effect<ReadonlyArray<InviteRecord>, StoreUnavailable>
     /** The invite with this token hash, in whatever state. */
     readonly findInvite: (tokenHash: string) => Effect.Effect<InviteRecord | undefined, StoreUnavailable>
-    /** Withdraws a pending invite; false when there is no pending invite with this id in the project. */
+    /** Withdraws an unused invite; false when there is no unused invite with this id in the project. */
     readonly deleteInvite: (input: {
       readonly projectId: string
       readonly inviteId: string
-      readonly now: string
       readonly audit: AuditRecord
     }) => Effect.Effect<boolean, StoreUnavailable>
-    /** Rule 7. The project joined; undefined when the invite is no longer pending. */
+    /** Rule 7. The project joined; undefined when the invite is used (or gone). `at` is the joining time. */
     readonly acceptInvite: (input: {
       readonly inviteId: string
       readonly userId: string
-      readonly now: string
+      readonly at: string
       readonly audit: AuditRecord
     }) => Effect.Effect<ProjectRecord | undefined, AlreadyMember | StoreUnavailable>
 
@@ -290,11 +287,10 @@ export class SecretStore extends Context.Service<
     }) => Effect.Effect<void, NotFound | StoreUnavailable>
     readonly findApiKeyByHash: (keyHash: string) => Effect.Effect<ApiKeyRecord | undefined, StoreUnavailable>
     readonly findApiKey: (id: string) => Effect.Effect<ApiKeyRecord | undefined, StoreUnavailable>
-    /** Keys `userId` holds, and every key of the projects `userId` owns; optionally of one project only. */
-    readonly listApiKeys: (input: {
-      readonly userId: string
-      readonly projectId?: string | undefined
-    }) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StoreUnavailable>
+    /** Every key of these projects (who may see which is `seesApiKey`'s question). */
+    readonly listApiKeys: (
+      projectIds: ReadonlyArray<string>,
+    ) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StoreUnavailable>
     /** Gives the key a new hash and prefix (the old key stops working) and the given expiry. */
     readonly rotateApiKey: (input: {
       readonly id: string

@@ -1,46 +1,84 @@
 /**
- * Reaching a project and being allowed to act in it (seed 001 §5). A project the caller is not in, or that an API
- * key does not belong to, answers 404 as if it did not exist (rule 4); only then does the permission matrix decide,
- * and a "no" there is a 403. A key acts with its holder's current role, read at every use, so a holder moved down to
- * `read` loses write access through their keys at once.
+ * Who is asking, as the use cases see it, and reaching a project as them (seed 001 §5).
+ *
+ * An actor is a person signed in with a session, or an API key acting as its holder within its own project. The
+ * HTTP layer establishes it (cookie or `Authorization: Bearer`); the use cases never look at a request.
+ * `ipAddress` travels with it because every audit record carries it.
+ *
+ * A project the actor is not in, or that an API key does not belong to, answers 404 as if it did not exist
+ * (rule 4); only then does the permission matrix decide, and a "no" there is a 403. A key acts with its holder's
+ * current role, read at every use, so a holder moved down to `read` loses write access through their keys at once.
  */
-import { Forbidden, NotFound } from "@coffer/kernel"
+import { Forbidden } from "@coffer/kernel"
 import { Effect } from "effect"
-import type { Caller } from "./Caller.js"
-import { type Action, type Actor, can, type Role } from "./domain/permissions.js"
+import { type Action, can, type KeyScope, type Role, type Standing } from "./domain/permissions.js"
 import { isSlug } from "./domain/slug.js"
+import { ProjectNotFound } from "./errors.js"
 import { type ProjectAccess, type ProjectRecord, SecretStore } from "./SecretStore.js"
+
+interface Person {
+  readonly userId: string
+  /** The e-mail recorded in audit entries. */
+  readonly email: string
+  /** The client's address, for the audit log; `null` when the host cannot tell. */
+  readonly ipAddress: string | null
+}
+
+export interface SessionActor extends Person {
+  readonly kind: "session"
+}
+
+export interface ApiKeyActor extends Person {
+  readonly kind: "apiKey"
+  readonly keyId: string
+  /** The only project the key reaches; every other one answers 404. */
+  readonly projectId: string
+  readonly scope: KeyScope
+  /** When the key stops working (ISO 8601), or `null` for never; `GET /api/auth/me` tells the key's holder. */
+  readonly expiresAt: string | null
+}
+
+export type Actor = SessionActor | ApiKeyActor
+
+/**
+ * People and API-key endpoints, and creating projects, are for sessions only (seed 001 §5): a key is refused
+ * with 403 before anything is looked up, so the answer says nothing about other projects.
+ */
+export const sessionOnly = (actor: Actor): Effect.Effect<SessionActor, Forbidden> =>
+  actor.kind === "session"
+    ? Effect.succeed(actor)
+    : Effect.fail(new Forbidden({ message: "API keys cannot be used here; sign in instead" }))
 
 export interface Access {
   readonly project: ProjectRecord
-  /** The caller's role, or for a key its holder's role. */
+  /** The actor's role, or for a key its holder's role. */
   readonly role: Role
-  readonly actor: Actor
+  readonly standing: Standing
 }
 
-export const projectNotFound = () => new NotFound({ message: "Project not found" })
+export const projectNotFound = () => new ProjectNotFound()
 
-const accessFor = (caller: Caller, found: ProjectAccess | undefined): Effect.Effect<Access, NotFound> => {
+const accessFor = (actor: Actor, found: ProjectAccess | undefined): Effect.Effect<Access, ProjectNotFound> => {
   if (found === undefined) return Effect.fail(projectNotFound())
-  if (caller.kind === "session") {
-    return Effect.succeed({ ...found, actor: { kind: "session", role: found.role } })
+  if (actor.kind === "session") {
+    return Effect.succeed({ ...found, standing: { kind: "session", role: found.role } })
   }
-  if (found.project.id !== caller.projectId) return Effect.fail(projectNotFound())
-  return Effect.succeed({ ...found, actor: { kind: "apiKey", scope: caller.scope, holderRole: found.role } })
+  if (found.project.id !== actor.projectId) return Effect.fail(projectNotFound())
+  return Effect.succeed({ ...found, standing: { kind: "apiKey", scope: actor.scope, holderRole: found.role } })
 }
 
-/** The project named by `slug` as the caller may see it, or 404. */
-export const reachProject = Effect.fnUntraced(function* (caller: Caller, slug: string) {
+/** The project named by `slug` as the actor may see it, or 404. */
+export const reachProject = Effect.fnUntraced(function* (actor: Actor, slug: string) {
   // A segment that is not a slug names no project: answer without a lookup.
   if (!isSlug(slug)) return yield* projectNotFound()
   const store = yield* SecretStore
-  return yield* accessFor(caller, yield* store.findProject(slug, caller.userId))
+  return yield* accessFor(actor, yield* store.findProject(slug, actor.userId))
 })
 
-/** The project with this id as the caller may see it, or 404. */
-export const reachProjectById = Effect.fnUntraced(function* (caller: Caller, projectId: string) {
+/** The project with this id as the actor may see it, or 404. */
+export const reachProjectById = Effect.fnUntraced(function* (actor: Actor, projectId: string) {
   const store = yield* SecretStore
-  return yield* accessFor(caller, yield* store.findProjectById(projectId, caller.userId))
+  return yield* accessFor(actor, yield* store.findProjectById(projectId, actor.userId))
 })
 
 const refusals: { readonly [A in Action]: string } = {
@@ -53,10 +91,10 @@ const refusals: { readonly [A in Action]: string } = {
   manageApiKeys: "You may not manage API keys",
 }
 
-/** Succeeds when the permission matrix lets the caller do `action` in the project; 403 otherwise. */
+/** Succeeds when the permission matrix lets the actor do `action` in the project; 403 otherwise. */
 export const authorize = (access: Access, action: Action): Effect.Effect<void, Forbidden> =>
-  can(access.actor, action) ? Effect.void : Effect.fail(new Forbidden({ message: refusals[action] }))
+  can(access.standing, action) ? Effect.void : Effect.fail(new Forbidden({ message: refusals[action] }))
 
 /** `reachProject` then `authorize`. */
-export const reachFor = (caller: Caller, slug: string, action: Action) =>
-  Effect.tap(reachProject(caller, slug), (access) => authorize(access, action))
+export const reachFor = (actor: Actor, slug: string, action: Action) =>
+  Effect.tap(reachProject(actor, slug), (access) => authorize(access, action))

@@ -1,12 +1,67 @@
 /**
- * The Secrets service's own failures, beside the kernel's generic ones (`NotFound`, `Forbidden`, `BadRequest`,
- * `Unauthorized`, `StoreUnavailable`) and the naming errors of `domain/names.ts`. Each is a value; `core/http`
- * alone turns it into a status. Messages reach the caller as they are, so none carries a secret value or a
+ * The Secrets service's own failures, beside the kernel's generic ones (`Forbidden`, `BadRequest`, `Unauthorized`,
+ * `StoreUnavailable`) and the naming errors of `domain/names.ts`. Each is a value; `core/http`
+ * alone turns it into a status. Messages reach the actor as they are, so none carries a secret value or a
  * credential.
  */
 import { Schema } from "effect"
 
-/** A project with this slug exists already (seed 001 §4: 409). Slugs get no suffix, so the caller renames. */
+// Something named in a request is not there, or not within the actor's reach, which must look the same (seed 001
+// §5 rule 4: 404). One class per thing, each with a fixed message, so that the text never depends on why.
+
+export class ProjectNotFound extends Schema.TaggedError<ProjectNotFound>()("ProjectNotFound", {}) {
+  override get message(): string {
+    return "Project not found"
+  }
+}
+
+export class EnvironmentNotFound extends Schema.TaggedError<EnvironmentNotFound>()("EnvironmentNotFound", {}) {
+  override get message(): string {
+    return "Environment not found"
+  }
+}
+
+export class SecretNotFound extends Schema.TaggedError<SecretNotFound>()("SecretNotFound", {}) {
+  override get message(): string {
+    return "Secret not found"
+  }
+}
+
+/** The secret exists but has no such version. */
+export class SecretVersionNotFound extends Schema.TaggedError<SecretVersionNotFound>()("SecretVersionNotFound", {}) {
+  override get message(): string {
+    return "Version not found"
+  }
+}
+
+export class MemberNotFound extends Schema.TaggedError<MemberNotFound>()("MemberNotFound", {}) {
+  override get message(): string {
+    return "Member not found"
+  }
+}
+
+/** No pending invite with this id in the project (withdrawing one). */
+export class InviteNotFound extends Schema.TaggedError<InviteNotFound>()("InviteNotFound", {}) {
+  override get message(): string {
+    return "Invite not found"
+  }
+}
+
+/** An invite token that names no pending invite (accepting one): used, withdrawn, expired or unknown alike. */
+export class InviteNotPending extends Schema.TaggedError<InviteNotPending>()("InviteNotPending", {}) {
+  override get message(): string {
+    return "Invite not found: it was used, withdrawn or has expired"
+  }
+}
+
+/** No key with this id that the actor may manage. */
+export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKeyNotFound", {}) {
+  override get message(): string {
+    return "API key not found"
+  }
+}
+
+/** A project with this slug exists already (seed 001 §4: 409). Slugs get no suffix, so the actor renames. */
 export class ProjectExists extends Schema.TaggedError<ProjectExists>()("ProjectExists", {
   slug: Schema.String,
   message: Schema.String,
@@ -18,14 +73,14 @@ export class EnvironmentExists extends Schema.TaggedError<EnvironmentExists>()("
   message: Schema.String,
 }) {}
 
-/** The caller is in the project already, so the invite is not used up (seed 001 §3: 409). */
+/** The actor is in the project already, so the invite is not used up (seed 001 §3: 409). */
 export class AlreadyMember extends Schema.TaggedError<AlreadyMember>()("AlreadyMember", {
   message: Schema.String,
 }) {}
 
 /**
  * A secret changed between reading its version and writing the next one. Stores answer it so that no version is
- * ever lost or doubled; the use cases retry, so a caller sees it (409) only under sustained contention.
+ * ever lost or doubled; the use cases retry, so a actor sees it (409) only under sustained contention.
  */
 export class VersionConflict extends Schema.TaggedError<VersionConflict>()("VersionConflict", {
   message: Schema.String,

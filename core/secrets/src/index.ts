@@ -7,18 +7,18 @@
 // Also at the top level, so declaration builds of adapters can name it in inferred types.
 export type { NewAccount } from "./Accounts.js"
 export * as Accounts from "./Accounts.js"
-export * from "./apiKeys.js"
-export * from "./auditLog.js"
-export * from "./Caller.js"
-export * from "./dataKeys.js"
+export { type Actor, type ApiKeyActor, type SessionActor, sessionOnly } from "./access.js"
 export * from "./domain/index.js"
-export * from "./environments.js"
 export * from "./errors.js"
-export * as MemorySecretStore from "./MemorySecretStore.js"
-export * from "./people.js"
-export * from "./projects.js"
+export * as MemorySecretStore from "./memory/MemorySecretStore.js"
 export * as SecretStore from "./SecretStore.js"
-export * from "./secrets.js"
+export * from "./usecases/apiKeys.js"
+export * from "./usecases/audit.js"
+export * from "./usecases/dataKeys.js"
+export * from "./usecases/environments.js"
+export * from "./usecases/people.js"
+export * from "./usecases/projects.js"
+export * from "./usecases/secrets.js"
 export {
   AccountLinkRequired,
   DEVELOPMENT_ISSUER,
@@ -26,5 +26,5 @@ export {
   type SignInInput,
   secretsSignedIn,
   signIn,
-} from "./signIn.js"
+} from "./usecases/signIn.js"
 export * from "./views.js"

@@ -7,8 +7,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { Cache, Cipher, Clock, Hasher, Random } from "@coffer/kernel"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import * as Accounts from "./Accounts.js"
-import type { Caller, SessionCaller } from "./Caller.js"
-import * as MemorySecretStore from "./MemorySecretStore.js"
+import type { Actor, SessionActor } from "./access.js"
+import * as MemorySecretStore from "./memory/MemorySecretStore.js"
 import { SecretStore } from "./SecretStore.js"
 
 const TAG = 16
@@ -110,7 +110,7 @@ export const makeWorld = (options: { readonly keyring?: Cipher.Keyring } = {}) =
     run: <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof layer>>) => runtime.runPromise(effect),
     exit: <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof layer>>) => runtime.runPromiseExit(effect),
     /** A new person, signed in. */
-    person: (email = `person${++count}@example.com`): SessionCaller => {
+    person: (email = `person${++count}@example.com`): SessionActor => {
       const user = { id: `user-${++count}`, email, createdAt: new Date(START).toISOString() }
       accounts.users.set(user.id, user)
       return { kind: "session", userId: user.id, email, ipAddress: "203.0.113.7" }
@@ -119,7 +119,7 @@ export const makeWorld = (options: { readonly keyring?: Cipher.Keyring } = {}) =
 }
 
 export type World = ReturnType<typeof makeWorld>
-export type { Caller }
+export type { Actor }
 
 /** The typed failure of an exit as `{ _tag, message }`, or the exit itself when it did not fail that way. */
 export const failure = (exit: Exit.Exit<unknown, unknown>) => {

@@ -25,7 +25,7 @@ import {
   getSecret,
   getVersion,
   listVersions,
-  type SessionCaller,
+  type SessionActor,
   setSecret,
   signIn,
 } from "@coffer/secrets"
@@ -61,7 +61,7 @@ const walkThrough = (print: (line: string) => void) =>
   Effect.gen(function* () {
     // Who acts: an account matched by issuer and subject, as a sign-in through the identity provider makes it.
     const user = yield* signIn({ issuer: "urn:example:ci", subject: "deploy-bot", email: "deploy@example.com" })
-    const caller: SessionCaller = { kind: "session", userId: user.id, email: user.email, ipAddress: null }
+    const caller: SessionActor = { kind: "session", userId: user.id, email: user.email, ipAddress: null }
     print(`signed in as ${user.email}`)
 
     const { project } = yield* createProject(caller, { name: PROJECT })
@@ -91,7 +91,7 @@ const onDisk = (database: string, plaintext: string): boolean =>
 
 /** Who signed in, and where their secret lives. */
 export interface SignedIn {
-  readonly caller: SessionCaller
+  readonly caller: SessionActor
   readonly slug: string
 }
 

@@ -1,5 +1,5 @@
 /**
- * What every secrets route shares: the runtime bridge, the settings, and how a request becomes a `Caller`.
+ * What every secrets route shares: the runtime bridge, the settings, and how a request becomes an `Actor`.
  *
  * A request names its caller one of two ways (seed 001 §5): `Authorization: Bearer <API key>`, or the session
  * cookie. When the header is present it decides alone, so a script's key is never silently replaced by a
@@ -20,7 +20,7 @@ import type {
   TooManyRequests,
   Unauthorized,
 } from "@coffer/kernel"
-import { type Accounts, authenticateApiKey, type Caller, type SecretStore } from "@coffer/secrets"
+import { type Accounts, type Actor, authenticateApiKey, type SecretStore } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Context } from "hono"
 import { credentialsGroup, credentialsOf } from "../auth/credentials.js"
@@ -63,7 +63,7 @@ type CallerServices =
 export const callerOf = (
   c: Context,
   routes: SecretsRoutes,
-): Effect.Effect<Caller, Unauthorized | TooManyRequests | StoreUnavailable, CallerServices> => {
+): Effect.Effect<Actor, Unauthorized | TooManyRequests | StoreUnavailable, CallerServices> => {
   const ipAddress = routes.clientAddress?.(c) ?? null
   return credentialsOf(c, {
     service: "secrets",
@@ -75,7 +75,7 @@ export const callerOf = (
     anonymous: notSignedIn().message,
     byToken: (token) => authenticateApiKey(token, ipAddress),
     bySession: (session) =>
-      Effect.succeed<Caller>({ kind: "session", userId: session.userId, email: session.email, ipAddress }),
+      Effect.succeed<Actor>({ kind: "session", userId: session.userId, email: session.email, ipAddress }),
   })
 }
 
@@ -83,7 +83,7 @@ export const callerOf = (
 export const withCaller = <A, E, R extends SecretsRouteServices>(
   c: Context,
   routes: SecretsRoutes,
-  use: (caller: Caller) => Effect.Effect<A, E, R>,
+  use: (caller: Actor) => Effect.Effect<A, E, R>,
 ): Effect.Effect<A, E | Unauthorized | TooManyRequests | StoreUnavailable, R | CallerServices> =>
   Effect.flatMap(callerOf(c, routes), use)
 

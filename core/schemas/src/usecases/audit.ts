@@ -26,7 +26,7 @@ export interface AuditPage {
   readonly next: string | undefined
 }
 
-export const listAudit = Effect.fn("listAudit")(function* (
+export const listAudit = Effect.fn("Schemas.listAudit")(function* (
   actor: Actor,
   options: { readonly limit?: number | undefined; readonly before?: string | undefined },
 ): Effect.fn.Return<AuditPage, Forbidden | BadRequest | StoreUnavailable, SchemaStore> {

@@ -16,6 +16,7 @@ import { Effect } from "effect"
 import { type Actor, canSee, requireDeleter, requireVisible, requireWriter } from "../access.js"
 import type { InvalidVersion, ResolutionLimit, ResolveError } from "../domain/errors.js"
 import { checkVersionCount } from "../domain/limits.js"
+import { isValidPlatformName, type PlatformKind, validateKind, validatePlatformName } from "../domain/platform.js"
 import { validateVersion } from "../domain/version.js"
 import {
   type DeletionBlocked,
@@ -25,7 +26,6 @@ import {
   PlatformNotFound,
   VersionNotFound,
 } from "../errors.js"
-import { isValidPlatformName, type PlatformKind, validateKind, validatePlatformName } from "../platform.js"
 import { type PlatformRecord, SchemaStore } from "../SchemaStore.js"
 import { invalidateSchemas, invalidateSchemasAfterCommit } from "../schemaCache.js"
 import { audit, blockersOf, refuseIfBlocked } from "./deletion.js"
@@ -34,7 +34,7 @@ import { cascade, emptyView, ensurePlatforms, withVersions } from "./view.js"
 type Services = SchemaStore | Cache.Cache | Random.Random | Clock.Clock
 
 /** `/api/schemas`: every platform the actor may see, by name. */
-export const listPlatforms = Effect.fn("listPlatforms")(function* (
+export const listPlatforms = Effect.fn("Schemas.listPlatforms")(function* (
   actor: Actor,
 ): Effect.fn.Return<ReadonlyArray<PlatformRecord>, StoreUnavailable, SchemaStore> {
   const platforms = yield* SchemaStore.use((store) => store.listPlatforms)
@@ -42,7 +42,7 @@ export const listPlatforms = Effect.fn("listPlatforms")(function* (
 })
 
 /** One platform; 404 when it is missing or outside a token's scope. */
-export const getPlatform = Effect.fn("getPlatform")(function* (
+export const getPlatform = Effect.fn("Schemas.getPlatform")(function* (
   actor: Actor,
   name: string,
 ): Effect.fn.Return<PlatformRecord, PlatformNotFound | StoreUnavailable, SchemaStore> {
@@ -56,7 +56,7 @@ const checkedKind = (kind: unknown): Effect.Effect<PlatformKind | undefined, Inv
   Effect.fromResult(validateKind(kind))
 
 /** Dashboard: a new platform with no versions; 409 when the name is taken. */
-export const createPlatform = Effect.fn("createPlatform")(function* (
+export const createPlatform = Effect.fn("Schemas.createPlatform")(function* (
   actor: Actor,
   input: { readonly name: string; readonly kind?: unknown },
 ): Effect.fn.Return<
@@ -116,7 +116,7 @@ const cascadeVersions = (platform: string, before: ReadonlyArray<string>, view: 
   })
 
 /** `POST /api/{platform}`: create, or update kind and version list (rules 1 and 2 of seed 000 §4). */
-export const putPlatform = Effect.fn("putPlatform")(function* (
+export const putPlatform = Effect.fn("Schemas.putPlatform")(function* (
   actor: Actor,
   platform: string,
   input: PlatformInput,
@@ -187,7 +187,7 @@ export const putPlatform = Effect.fn("putPlatform")(function* (
 })
 
 /** `POST /api/{platform}/versions`: the platform must exist. */
-export const addVersion = Effect.fn("addVersion")(function* (
+export const addVersion = Effect.fn("Schemas.addVersion")(function* (
   actor: Actor,
   platform: string,
   version: string,
@@ -222,7 +222,7 @@ export const addVersion = Effect.fn("addVersion")(function* (
 })
 
 /** Dashboard: the platform, all its versions and their history, when nothing on another platform extends it. */
-export const deletePlatform = Effect.fn("deletePlatform")(function* (
+export const deletePlatform = Effect.fn("Schemas.deletePlatform")(function* (
   actor: Actor,
   name: string,
 ): Effect.fn.Return<void, Forbidden | PlatformNotFound | DeletionBlocked | StoreUnavailable, Services> {
@@ -252,7 +252,7 @@ export const deletePlatform = Effect.fn("deletePlatform")(function* (
 })
 
 /** Dashboard: one version and its history, when no surviving schema extends it. */
-export const deleteVersion = Effect.fn("deleteVersion")(function* (
+export const deleteVersion = Effect.fn("Schemas.deleteVersion")(function* (
   actor: Actor,
   platform: string,
   version: string,

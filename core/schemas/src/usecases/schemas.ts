@@ -13,10 +13,10 @@ import { validateContent } from "../domain/content.js"
 import type { ResolveError } from "../domain/errors.js"
 import { extendsOf } from "../domain/extendsRef.js"
 import { checkReferences } from "../domain/limits.js"
+import { isValidPlatformName } from "../domain/platform.js"
 import { type SchemaId, schemaKey } from "../domain/schemaId.js"
 import { isValidVersion } from "../domain/version.js"
 import { PlatformNotFound, SchemaNotFound, VersionNotFound } from "../errors.js"
-import { isValidPlatformName } from "../platform.js"
 import { SchemaStore } from "../SchemaStore.js"
 import { invalidateSchemas, invalidateSchemasAfterCommit, lookupSchema } from "../schemaCache.js"
 import { cascade, emptyView, ensurePlatforms, loadClosure, resolverOf, type StoreView } from "./view.js"
@@ -39,7 +39,7 @@ const sourcesOf = (schema: {
   readonly sources: ReadonlyArray<string> | undefined
 }) => schema.sources ?? (schema.dependencies.length === 0 ? [schema.platform] : undefined)
 
-export const readSchema = Effect.fn("readSchema")(function* (
+export const readSchema = Effect.fn("Schemas.readSchema")(function* (
   actor: Actor,
   id: SchemaId,
 ): Effect.fn.Return<
@@ -97,7 +97,7 @@ const resolveForSave = Effect.fnUntraced(function* (view: StoreView, id: SchemaI
   return { resolver, resolution: resolved.success }
 })
 
-export const saveSchema = Effect.fn("saveSchema")(function* (
+export const saveSchema = Effect.fn("Schemas.saveSchema")(function* (
   actor: Actor,
   id: SchemaId,
   content: unknown,

@@ -2,8 +2,8 @@ import { Hasher } from "@coffer/kernel"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { admin, editor, makeEnvironment, T0, tokenFor } from "../testing.js"
-import { checkToken, LAST_USED_PERIOD_MS, TOKEN_CHECK_TTL_MS, tokenCacheKey } from "../tokens.js"
 import * as Platforms from "./platforms.js"
+import { checkToken, LAST_USED_PERIOD_MS, TOKEN_CHECK_TTL_MS, tokenCacheKey } from "./tokenChecks.js"
 import * as TokenAdmin from "./tokens.js"
 
 type Environment = ReturnType<typeof makeEnvironment>

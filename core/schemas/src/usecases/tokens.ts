@@ -10,11 +10,11 @@
 import { BadRequest, Cache, Clock, type Forbidden, Hasher, Random, type StoreUnavailable } from "@coffer/kernel"
 import { Effect } from "effect"
 import { type Actor, requireManager } from "../access.js"
+import { isValidPlatformName } from "../domain/platform.js"
 import { TokenNotFound } from "../errors.js"
-import { isValidPlatformName } from "../platform.js"
 import { SchemaStore, type TokenRecord } from "../SchemaStore.js"
-import { hintOf, INVALIDATION_CHANNEL, RevokedTokens, TOKEN_PREFIX, tokenCacheKey } from "../tokens.js"
 import { audit } from "./deletion.js"
+import { hintOf, INVALIDATION_CHANNEL, RevokedTokens, TOKEN_PREFIX, tokenCacheKey } from "./tokenChecks.js"
 
 export const MAX_TOKEN_NAME_LENGTH = 100
 
@@ -25,14 +25,14 @@ export interface NewToken {
   readonly platforms?: ReadonlyArray<string> | null | undefined
 }
 
-export const listTokens = Effect.fn("listTokens")(function* (
+export const listTokens = Effect.fn("Schemas.listTokens")(function* (
   actor: Actor,
 ): Effect.fn.Return<ReadonlyArray<TokenRecord>, Forbidden | StoreUnavailable, SchemaStore> {
   yield* requireManager(actor)
   return yield* SchemaStore.use((store) => store.listTokens)
 })
 
-export const createToken = Effect.fn("createToken")(function* (
+export const createToken = Effect.fn("Schemas.createToken")(function* (
   actor: Actor,
   input: NewToken,
 ): Effect.fn.Return<
@@ -85,7 +85,7 @@ export const createToken = Effect.fn("createToken")(function* (
   return { token, record }
 })
 
-export const revokeToken = Effect.fn("revokeToken")(function* (
+export const revokeToken = Effect.fn("Schemas.revokeToken")(function* (
   actor: Actor,
   id: string,
 ): Effect.fn.Return<

@@ -18,11 +18,11 @@ import { type CascadeTrigger, type DependencyEdge, makeCascadePlanner } from "..
 import { validateContent } from "../domain/content.js"
 import type { ResolveError } from "../domain/errors.js"
 import { extendsOf, parseReference } from "../domain/extendsRef.js"
+import type { PlatformKind } from "../domain/platform.js"
 import { makeResolver, type Resolver } from "../domain/resolve.js"
 import { type SchemaId, schemaKey } from "../domain/schemaId.js"
 import { selectVersion } from "../domain/select.js"
 import { sortVersions } from "../domain/version.js"
-import type { PlatformKind } from "../platform.js"
 import { SchemaStore } from "../SchemaStore.js"
 
 /** Resolutions between two yields to the event loop: a few milliseconds of work for ordinary schemas. */

@@ -5,5 +5,7 @@
 export * from "./audit.js"
 export * from "./dotenv.js"
 export * from "./names.js"
+export * as Order from "./order.js"
+export * from "./people.js"
 export * from "./permissions.js"
 export * from "./slug.js"

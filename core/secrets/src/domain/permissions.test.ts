@@ -3,13 +3,13 @@ import { describe, expect, it } from "vitest"
 import {
   ACTIONS,
   type Action,
-  type Actor,
   can,
   KeyScope,
   MemberRole,
   mayHoldScope,
   PERMISSION_MATRIX,
   Role,
+  type Standing,
 } from "./permissions.js"
 
 // Seed 001 §5, copied by hand from the seed's table rather than from the module, so that the two are
@@ -26,7 +26,7 @@ const seedMatrix: ReadonlyArray<readonly [Action, readonly [boolean, boolean, bo
 ]
 
 // One actor per column; keys held by someone who may write, the case the matrix's key columns describe.
-const columns: ReadonlyArray<readonly [string, Actor]> = [
+const columns: ReadonlyArray<readonly [string, Standing]> = [
   ["owner", { kind: "session", role: "owner" }],
   ["write member", { kind: "session", role: "write" }],
   ["read member", { kind: "session", role: "read" }],
@@ -55,7 +55,7 @@ describe("can", () => {
   })
 
   it("stops a write key from writing once its holder is moved down to read", () => {
-    const key: Actor = { kind: "apiKey", scope: "write", holderRole: "read" }
+    const key: Standing = { kind: "apiKey", scope: "write", holderRole: "read" }
     expect(can(key, "writeSecrets")).toBe(false)
     expect(can(key, "read")).toBe(true)
     expect(can({ kind: "apiKey", scope: "read", holderRole: "read" }, "read")).toBe(true)

@@ -1,7 +1,7 @@
 /**
  * Who may do what inside a project: the permission matrix of seed 001 §5, as data, and `can`.
  *
- * Only members reach this question: a project outside the caller's (or key's) reach answers 404 before it
+ * Only members reach this question: a project outside the actor's (or key's) reach answers 404 before it
  * is asked, and a key never reaches a project other than its own. A `false` here is a 403.
  *
  * An API key acts as its holder, limited to its scope, and never exceeds the holder's rights (§5.2): the
@@ -10,7 +10,7 @@
  */
 import { Schema } from "effect"
 
-/** The caller's role in a project. */
+/** The actor's role in a project. */
 export const Role = Schema.Literals(["owner", "write", "read"])
 export type Role = typeof Role.Type
 
@@ -22,7 +22,7 @@ export type MemberRole = typeof MemberRole.Type
 export const KeyScope = Schema.Literals(["read", "write"])
 export type KeyScope = typeof KeyScope.Type
 
-export type Actor =
+export type Standing =
   | { readonly kind: "session"; readonly role: Role }
   | { readonly kind: "apiKey"; readonly scope: KeyScope; readonly holderRole: Role }
 
@@ -63,8 +63,8 @@ export const PERMISSION_MATRIX: { readonly [A in Action]: { readonly [C in Colum
 const roleColumn: { readonly [R in Role]: Column } = { owner: "owner", write: "writeMember", read: "readMember" }
 const scopeColumn: { readonly [S in KeyScope]: Column } = { write: "writeKey", read: "readKey" }
 
-/** Whether `actor`, a member of the project (or a key of it), may perform `action` there. */
-export const can = (actor: Actor, action: Action): boolean => {
+/** Whether an actor with this standing, a member of the project (or a key of it), may perform `action` there. */
+export const can = (actor: Standing, action: Action): boolean => {
   const cells = PERMISSION_MATRIX[action]
   if (actor.kind === "session") return cells[roleColumn[actor.role]]
   return cells[scopeColumn[actor.scope]] && cells[roleColumn[actor.holderRole]]

@@ -9,7 +9,7 @@
  */
 import { Cipher, type StoreUnavailable } from "@coffer/kernel"
 import { Effect } from "effect"
-import { SecretStore } from "./SecretStore.js"
+import { SecretStore } from "../SecretStore.js"
 
 export interface RewrapReport {
   /** Projects in the store. */

@@ -11,15 +11,17 @@
  * `lastUsedAt` is kept without a database write on every request: a shared counter in the Cache lets one request
  * per key and minute through to the store, whichever instance serves it.
  */
-import { BadRequest, Cache, Clock, Forbidden, Hasher, NotFound, Random, Unauthorized } from "@coffer/kernel"
+import { BadRequest, Cache, Clock, Forbidden, Hasher, Random, Unauthorized } from "@coffer/kernel"
 import { Effect } from "effect"
-import { Accounts } from "./Accounts.js"
-import { auditRecord, iso } from "./Audit.js"
-import { reachFor, reachProjectById } from "./access.js"
-import { type ApiKeyCaller, type Caller, sessionOnly } from "./Caller.js"
-import { type KeyScope, mayHoldScope } from "./domain/permissions.js"
-import { type ApiKeyRecord, SecretStore } from "./SecretStore.js"
-import { apiKeyView, emailsOf } from "./views.js"
+import { Accounts } from "../Accounts.js"
+import { type Actor, type ApiKeyActor, reachFor, reachProjectById, sessionOnly } from "../access.js"
+import { newestFirst, sorted } from "../domain/order.js"
+import { seesApiKey } from "../domain/people.js"
+import { type KeyScope, mayHoldScope } from "../domain/permissions.js"
+import { ApiKeyNotFound } from "../errors.js"
+import { type ApiKeyRecord, SecretStore } from "../SecretStore.js"
+import { apiKeyView, emailsOf } from "../views.js"
+import { auditRecord, iso } from "./audit.js"
 
 /** API keys carry this prefix (DESIGN.md "Credentials"). */
 export const API_KEY_PREFIX = "cfk_"
@@ -36,7 +38,7 @@ export const LAST_USED_RESOLUTION_MS = 60_000
 export const API_KEY_NAME_MAX_LENGTH = 100
 
 const invalidKey = () => new Unauthorized({ message: "Invalid API key" })
-const keyNotFound = () => new NotFound({ message: "API key not found" })
+const keyNotFound = () => new ApiKeyNotFound()
 
 /** A key's name: trimmed, 1 to 100 characters, no control characters (it is shown in lists and the audit log). */
 export const parseApiKeyName = (input: string): Effect.Effect<string, BadRequest> => {
@@ -75,7 +77,7 @@ const noteUse = (key: ApiKeyRecord, now: number) =>
   }).pipe(Effect.ignore)
 
 /**
- * The caller an `Authorization: Bearer` key stands for. Unknown keys and keys of removed accounts are 401
+ * The actor an `Authorization: Bearer` key stands for. Unknown keys and keys of removed accounts are 401
  * "Invalid API key"; expired ones are 401 "API key has expired" (seed 001 §5.3).
  */
 export const authenticateApiKey = Effect.fn("Secrets.authenticateApiKey")(function* (
@@ -93,7 +95,7 @@ export const authenticateApiKey = Effect.fn("Secrets.authenticateApiKey")(functi
   const holder = yield* Accounts.use((accounts) => accounts.findById(key.userId))
   if (holder === undefined) return yield* invalidKey()
   yield* noteUse(key, now)
-  const caller: ApiKeyCaller = {
+  const actor: ApiKeyActor = {
     kind: "apiKey",
     userId: key.userId,
     email: holder.email,
@@ -103,16 +105,26 @@ export const authenticateApiKey = Effect.fn("Secrets.authenticateApiKey")(functi
     scope: key.scope,
     expiresAt: key.expiresAt,
   }
-  return caller
+  return actor
 })
 
 /** Own keys and every key of owned projects; with `projectSlug`, that project's only (404 when out of reach). */
-export const listApiKeys = Effect.fn("Secrets.listApiKeys")(function* (caller: Caller, projectSlug?: string) {
-  const person = yield* sessionOnly(caller)
-  const projectId =
-    projectSlug === undefined ? undefined : (yield* reachFor(person, projectSlug, "manageApiKeys")).project.id
+export const listApiKeys = Effect.fn("Secrets.listApiKeys")(function* (actor: Actor, projectSlug?: string) {
+  const person = yield* sessionOnly(actor)
   const store = yield* SecretStore
-  const keys = yield* store.listApiKeys({ userId: person.userId, projectId })
+  const projects =
+    projectSlug === undefined
+      ? (yield* store.listProjects(person.userId)).map(({ project }) => project)
+      : [(yield* reachFor(person, projectSlug, "manageApiKeys")).project]
+  const byId = new Map(projects.map((project) => [project.id, project]))
+  const stored = yield* store.listApiKeys(projects.map((project) => project.id))
+  const keys = sorted(
+    stored.filter((key) => {
+      const project = byId.get(key.projectId)
+      return project !== undefined && seesApiKey(key, project, person.userId)
+    }),
+    newestFirst,
+  )
   const emailOf = yield* emailsOf(keys.map((key) => key.userId))
   return { apiKeys: keys.map((key) => apiKeyView(key, emailOf(key.userId))) }
 })
@@ -128,7 +140,7 @@ const newKey = Effect.gen(function* () {
 })
 
 export const createApiKey = Effect.fn("Secrets.createApiKey")(function* (
-  caller: Caller,
+  actor: Actor,
   input: {
     readonly name: string
     readonly projectSlug: string
@@ -136,7 +148,7 @@ export const createApiKey = Effect.fn("Secrets.createApiKey")(function* (
     readonly expiresInDays?: number | undefined
   },
 ) {
-  const person = yield* sessionOnly(caller)
+  const person = yield* sessionOnly(actor)
   const name = yield* parseApiKeyName(input.name)
   const expiresInDays = yield* parseExpiresInDays(input.expiresInDays)
   const access = yield* reachFor(person, input.projectSlug, "manageApiKeys")
@@ -164,12 +176,12 @@ export const createApiKey = Effect.fn("Secrets.createApiKey")(function* (
 })
 
 /** The key with this id if the person may see it (own key, or a key of a project they own); 404 otherwise. */
-const visibleKey = Effect.fnUntraced(function* (caller: Caller, id: string) {
+const visibleKey = Effect.fnUntraced(function* (actor: Actor, id: string) {
   const store = yield* SecretStore
   const key = yield* store.findApiKey(id)
   if (key === undefined) return yield* keyNotFound()
-  if (key.userId === caller.userId) return key
-  const access = yield* reachProjectById(caller, key.projectId).pipe(Effect.mapError(keyNotFound))
+  if (key.userId === actor.userId) return key
+  const access = yield* reachProjectById(actor, key.projectId).pipe(Effect.mapError(keyNotFound))
   if (access.role !== "owner") return yield* keyNotFound()
   return key
 })
@@ -179,11 +191,11 @@ const visibleKey = Effect.fnUntraced(function* (caller: Caller, id: string) {
  * `expiresInDays` is given, which then counts from now.
  */
 export const rotateApiKey = Effect.fn("Secrets.rotateApiKey")(function* (
-  caller: Caller,
+  actor: Actor,
   id: string,
   input: { readonly expiresInDays?: number | undefined },
 ) {
-  const person = yield* sessionOnly(caller)
+  const person = yield* sessionOnly(actor)
   const expiresInDays = yield* parseExpiresInDays(input.expiresInDays)
   const current = yield* visibleKey(person, id)
   if (current.userId !== person.userId) {
@@ -201,8 +213,8 @@ export const rotateApiKey = Effect.fn("Secrets.rotateApiKey")(function* (
 })
 
 /** Own key, or any key of an owned project; it stops working at once. */
-export const deleteApiKey = Effect.fn("Secrets.deleteApiKey")(function* (caller: Caller, id: string) {
-  const person = yield* sessionOnly(caller)
+export const deleteApiKey = Effect.fn("Secrets.deleteApiKey")(function* (actor: Actor, id: string) {
+  const person = yield* sessionOnly(actor)
   const key = yield* visibleKey(person, id)
   const audit = yield* auditRecord(person, key.projectId, null, { action: "api_key.deleted", name: key.name })
   const deleted = yield* SecretStore.use((store) => store.deleteApiKey({ id, audit }))

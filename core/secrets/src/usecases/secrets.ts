@@ -12,18 +12,25 @@
  * environment names in paths are looked up as given: keys that break today's rules (imported data) stay
  * reachable, and anything else simply is not found.
  */
-import { BadRequest, Cipher, Clock, type Forbidden, NotFound, Random, type StoreUnavailable } from "@coffer/kernel"
+import { BadRequest, Cipher, Clock, type Forbidden, type NotFound, Random, type StoreUnavailable } from "@coffer/kernel"
 import { Effect, Schedule } from "effect"
-import { auditRecord, iso } from "./Audit.js"
-import { type Access, reachFor } from "./access.js"
-import type { Caller } from "./Caller.js"
-import type { AuditEvent } from "./domain/audit.js"
-import { toDotenv, toJsonExport } from "./domain/dotenv.js"
-import { type InvalidName, parseSecretKey, parseSecretValue, type ValueTooLarge } from "./domain/names.js"
+import { type Access, type Actor, reachFor } from "../access.js"
+import type { AuditEvent } from "../domain/audit.js"
+import { toDotenv, toJsonExport } from "../domain/dotenv.js"
+import { type InvalidName, parseSecretKey, parseSecretValue, type ValueTooLarge } from "../domain/names.js"
+import { byKey, byVersionDescending, sorted } from "../domain/order.js"
+import {
+  type EnvironmentNotFound,
+  type ProjectNotFound,
+  SecretNotFound,
+  SecretUnreadable,
+  SecretVersionNotFound,
+  type VersionConflict,
+} from "../errors.js"
+import { type EnvironmentRecord, type SecretRecord, SecretStore } from "../SecretStore.js"
+import { emailsOf, type SecretView, secretListItem, type VersionView } from "../views.js"
+import { auditRecord, iso } from "./audit.js"
 import { findEnvironment } from "./environments.js"
-import { SecretUnreadable, type VersionConflict } from "./errors.js"
-import { type EnvironmentRecord, type SecretRecord, SecretStore } from "./SecretStore.js"
-import { emailsOf, type SecretView, secretListItem, type VersionView } from "./views.js"
 
 /** The associated data a version's value is sealed with: it names the row the ciphertext belongs to. */
 export const rowData = (projectId: string, environmentId: string, key: string, version: number): string =>
@@ -32,16 +39,24 @@ export const rowData = (projectId: string, environmentId: string, key: string, v
 /** What the secret use cases need. */
 type Services = SecretStore | Cipher.Cipher | Clock.Clock | Random.Random
 /** How reading a value can fail: out of reach (404), not allowed (403), missing (404), not decryptable (500). */
-type ReadError = NotFound | Forbidden | SecretUnreadable | StoreUnavailable
+type ReadError =
+  | ProjectNotFound
+  | EnvironmentNotFound
+  | SecretNotFound
+  | SecretVersionNotFound
+  | NotFound
+  | Forbidden
+  | SecretUnreadable
+  | StoreUnavailable
 /** How writing a value can fail, besides the ways reading can. */
 type WriteError = ReadError | BadRequest | InvalidName | ValueTooLarge | VersionConflict
 
-const secretNotFound = () => new NotFound({ message: "Secret not found" })
-const versionNotFound = () => new NotFound({ message: "Version not found" })
+const secretNotFound = () => new SecretNotFound()
+const versionNotFound = () => new SecretVersionNotFound()
 
 /**
  * Cipher failures say what went wrong for operators (a missing master key, a tampered blob) and never contain key
- * material or plaintext; they are logged, and the caller gets the one message below.
+ * material or plaintext; they are logged, and the actor gets the one message below.
  */
 const unreadable = (error: Cipher.CipherError) =>
   Effect.logWarning(`A secret value could not be opened or sealed: ${error.message}`).pipe(
@@ -84,7 +99,7 @@ const contentionSchedule = Schedule.spaced("2 millis").pipe(Schedule.jittered)
 
 /** Stores `value` as the next version of `key`, retrying from a fresh read while other writers come first. */
 const writeNextVersion = (
-  caller: Caller,
+  actor: Actor,
   access: Access,
   environment: EnvironmentRecord,
   key: string,
@@ -102,24 +117,24 @@ const writeNextVersion = (
       expectedVersion,
       newSecretId: yield* Random.Random.use((random) => random.id),
       value: yield* seal(access, environment, key, expectedVersion + 1, value),
-      userId: caller.userId,
+      userId: actor.userId,
       at,
-      audit: yield* auditRecord(caller, access.project.id, environment.id, audit(current === undefined)),
+      audit: yield* auditRecord(actor, access.project.id, environment.id, audit(current === undefined)),
     })
     return { created: current === undefined, version: written.version }
   }).pipe(Effect.retry({ ...contention, schedule: contentionSchedule }))
 
-export const listSecrets = Effect.fn("Secrets.listSecrets")(function* (caller: Caller, slug: string, env: string) {
-  const access = yield* reachFor(caller, slug, "read")
+export const listSecrets = Effect.fn("Secrets.listSecrets")(function* (actor: Actor, slug: string, env: string) {
+  const access = yield* reachFor(actor, slug, "read")
   const environment = yield* findEnvironment(access, env)
   const store = yield* SecretStore
-  const secrets = yield* store.listSecrets(environment.id)
+  const secrets = sorted(yield* store.listSecrets(environment.id), byKey)
   return { secrets: secrets.map(secretListItem) }
 })
 
 /** Creates the key at version 1, or stores the value as its next version. */
 export const setSecret = Effect.fn("Secrets.setSecret")(function* (
-  caller: Caller,
+  actor: Actor,
   slug: string,
   env: string,
   input: { readonly key: string; readonly value: string },
@@ -128,11 +143,11 @@ export const setSecret = Effect.fn("Secrets.setSecret")(function* (
   WriteError,
   Services
 > {
-  const access = yield* reachFor(caller, slug, "writeSecrets")
+  const access = yield* reachFor(actor, slug, "writeSecrets")
   const environment = yield* findEnvironment(access, env)
   const key = yield* Effect.fromResult(parseSecretKey(input.key))
   const value = yield* parseValue(input.value)
-  const { created, version } = yield* writeNextVersion(caller, access, environment, key, value, (isNew) => ({
+  const { created, version } = yield* writeNextVersion(actor, access, environment, key, value, (isNew) => ({
     action: isNew ? "secret.created" : "secret.updated",
     key,
   }))
@@ -141,15 +156,15 @@ export const setSecret = Effect.fn("Secrets.setSecret")(function* (
 
 /** The current value; audited as `secret.read`, in one transaction with the read. */
 export const getSecret = Effect.fn("Secrets.getSecret")(function* (
-  caller: Caller,
+  actor: Actor,
   slug: string,
   env: string,
   key: string,
 ): Effect.fn.Return<{ readonly secret: SecretView }, ReadError, Services> {
-  const access = yield* reachFor(caller, slug, "read")
+  const access = yield* reachFor(actor, slug, "read")
   const environment = yield* findEnvironment(access, env)
   const store = yield* SecretStore
-  const audit = yield* auditRecord(caller, access.project.id, environment.id, { action: "secret.read", key })
+  const audit = yield* auditRecord(actor, access.project.id, environment.id, { action: "secret.read", key })
   const found = yield* store.readSecret({ environmentId: environment.id, key, audit })
   if (found?.sealed === undefined) return yield* secretNotFound()
   const value = yield* open(access, environment, key, found.sealed.version, found.sealed.value)
@@ -158,15 +173,15 @@ export const getSecret = Effect.fn("Secrets.getSecret")(function* (
 
 /** Deletes the secret with its whole history. */
 export const deleteSecret = Effect.fn("Secrets.deleteSecret")(function* (
-  caller: Caller,
+  actor: Actor,
   slug: string,
   env: string,
   key: string,
 ) {
-  const access = yield* reachFor(caller, slug, "writeSecrets")
+  const access = yield* reachFor(actor, slug, "writeSecrets")
   const environment = yield* findEnvironment(access, env)
   const store = yield* SecretStore
-  const audit = yield* auditRecord(caller, access.project.id, environment.id, { action: "secret.deleted", key })
+  const audit = yield* auditRecord(actor, access.project.id, environment.id, { action: "secret.deleted", key })
   if (!(yield* store.deleteSecret({ environmentId: environment.id, key, audit }))) return yield* secretNotFound()
   return { ok: true as const }
 })
@@ -180,16 +195,16 @@ const findSecret = Effect.fnUntraced(function* (environment: EnvironmentRecord, 
 
 /** Newest first, with who wrote each version; never the values. */
 export const listVersions = Effect.fn("Secrets.listVersions")(function* (
-  caller: Caller,
+  actor: Actor,
   slug: string,
   env: string,
   key: string,
 ) {
-  const access = yield* reachFor(caller, slug, "read")
+  const access = yield* reachFor(actor, slug, "read")
   const environment = yield* findEnvironment(access, env)
   const secret: SecretRecord = yield* findSecret(environment, key)
   const store = yield* SecretStore
-  const versions = yield* store.listVersions(secret.id)
+  const versions = sorted(yield* store.listVersions(secret.id), byVersionDescending)
   const emailOf = yield* emailsOf(versions.map((version) => version.userId))
   return {
     versions: versions.map((version) => ({
@@ -211,17 +226,17 @@ export const parseVersion = (text: string): Effect.Effect<number, BadRequest> =>
 
 /** One version's value; audited as `secret.read` of `<KEY>@<n>`. */
 export const getVersion = Effect.fn("Secrets.getVersion")(function* (
-  caller: Caller,
+  actor: Actor,
   slug: string,
   env: string,
   key: string,
   n: string,
 ): Effect.fn.Return<{ readonly secret: VersionView }, ReadError | BadRequest, Services> {
-  const access = yield* reachFor(caller, slug, "read")
+  const access = yield* reachFor(actor, slug, "read")
   const environment = yield* findEnvironment(access, env)
   const version = yield* parseVersion(n)
   const store = yield* SecretStore
-  const audit = yield* auditRecord(caller, access.project.id, environment.id, { action: "secret.read", key, version })
+  const audit = yield* auditRecord(actor, access.project.id, environment.id, { action: "secret.read", key, version })
   const found = yield* store.readSecret({ environmentId: environment.id, key, version, audit })
   if (found === undefined) return yield* secretNotFound()
   if (found.sealed === undefined) return yield* versionNotFound()
@@ -231,7 +246,7 @@ export const getVersion = Effect.fn("Secrets.getVersion")(function* (
 
 /** The old value becomes a new version; audited as `secret.restored` of `<KEY>@<n>` (the version brought back). */
 export const restoreVersion = Effect.fn("Secrets.restoreVersion")(function* (
-  caller: Caller,
+  actor: Actor,
   slug: string,
   env: string,
   key: string,
@@ -241,7 +256,7 @@ export const restoreVersion = Effect.fn("Secrets.restoreVersion")(function* (
   WriteError,
   Services
 > {
-  const access = yield* reachFor(caller, slug, "writeSecrets")
+  const access = yield* reachFor(actor, slug, "writeSecrets")
   const environment = yield* findEnvironment(access, env)
   const version = yield* parseVersion(n)
   const store = yield* SecretStore
@@ -249,7 +264,7 @@ export const restoreVersion = Effect.fn("Secrets.restoreVersion")(function* (
   if (found === undefined) return yield* secretNotFound()
   if (found.sealed === undefined) return yield* versionNotFound()
   const value = yield* open(access, environment, key, version, found.sealed.value)
-  const written = yield* writeNextVersion(caller, access, environment, key, value, () => ({
+  const written = yield* writeNextVersion(actor, access, environment, key, value, () => ({
     action: "secret.restored",
     key,
     version,
@@ -258,17 +273,12 @@ export const restoreVersion = Effect.fn("Secrets.restoreVersion")(function* (
 })
 
 /** Every current value of the environment, opened, by key; audited as `secrets.exported` in one transaction. */
-const exportEntries = Effect.fnUntraced(function* (
-  caller: Caller,
-  slug: string,
-  env: string,
-  format: "dotenv" | "json",
-) {
-  const access = yield* reachFor(caller, slug, "read")
+const exportEntries = Effect.fnUntraced(function* (actor: Actor, slug: string, env: string, format: "dotenv" | "json") {
+  const access = yield* reachFor(actor, slug, "read")
   const environment = yield* findEnvironment(access, env)
   const store = yield* SecretStore
-  const audit = yield* auditRecord(caller, access.project.id, environment.id, { action: "secrets.exported", format })
-  const sealed = yield* store.exportSecrets({ environmentId: environment.id, audit })
+  const audit = yield* auditRecord(actor, access.project.id, environment.id, { action: "secrets.exported", format })
+  const sealed = sorted(yield* store.exportSecrets({ environmentId: environment.id, audit }), byKey)
   const entries = yield* Effect.forEach(sealed, (entry) =>
     Effect.map(open(access, environment, entry.key, entry.version, entry.value), (value) => ({
       key: entry.key,
@@ -280,20 +290,20 @@ const exportEntries = Effect.fnUntraced(function* (
 
 /** The `.env` file (seed 001 §4 rules 1-4) and the name it is offered under, `<env>.env`. */
 export const exportDotenv = Effect.fn("Secrets.exportDotenv")(function* (
-  caller: Caller,
+  actor: Actor,
   slug: string,
   env: string,
 ): Effect.fn.Return<{ readonly filename: string; readonly text: string }, ReadError, Services> {
-  const { environment, entries } = yield* exportEntries(caller, slug, env, "dotenv")
+  const { environment, entries } = yield* exportEntries(actor, slug, env, "dotenv")
   return { filename: `${environment.name}.env`, text: toDotenv(entries) }
 })
 
 /** The JSON export: every key, exactly (seed 001 §4). */
 export const exportJson = Effect.fn("Secrets.exportJson")(function* (
-  caller: Caller,
+  actor: Actor,
   slug: string,
   env: string,
 ): Effect.fn.Return<Readonly<Record<string, string>>, ReadError, Services> {
-  const { entries } = yield* exportEntries(caller, slug, env, "json")
+  const { entries } = yield* exportEntries(actor, slug, env, "json")
   return toJsonExport(entries)
 })

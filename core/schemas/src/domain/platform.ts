@@ -10,7 +10,7 @@
  * `kind` (seed 000 §2) is display information only: it never changes identifiers or resolution.
  */
 import { Predicate, Result, Schema } from "effect"
-import { InvalidKind, InvalidPlatformName } from "./errors.js"
+import { InvalidKind, InvalidPlatformName } from "../errors.js"
 
 export const MAX_PLATFORM_NAME_LENGTH = 64
 

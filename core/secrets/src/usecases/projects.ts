@@ -5,20 +5,20 @@
  */
 import { Cipher, Clock, type Forbidden, Random, type StoreUnavailable } from "@coffer/kernel"
 import { Effect } from "effect"
-import { auditRecord, iso } from "./Audit.js"
-import { authorize, reachFor } from "./access.js"
-import { type Caller, sessionOnly } from "./Caller.js"
-import { DEFAULT_ENVIRONMENTS, type InvalidName } from "./domain/names.js"
-import { deriveSlug, parseProjectName } from "./domain/slug.js"
-import type { ProjectExists } from "./errors.js"
-import { SecretStore } from "./SecretStore.js"
-import { environmentView, type ProjectView, projectView } from "./views.js"
+import { type Actor, authorize, reachFor, sessionOnly } from "../access.js"
+import { DEFAULT_ENVIRONMENTS, type InvalidName } from "../domain/names.js"
+import { byName, bySlug, sorted } from "../domain/order.js"
+import { deriveSlug, parseProjectName } from "../domain/slug.js"
+import type { ProjectExists } from "../errors.js"
+import { SecretStore } from "../SecretStore.js"
+import { environmentView, type ProjectView, projectView } from "../views.js"
+import { auditRecord, iso } from "./audit.js"
 
-/** The projects the caller owns or belongs to; an API key sees its own project only. */
-export const listProjects = Effect.fn("Secrets.listProjects")(function* (caller: Caller) {
+/** The projects the actor owns or belongs to; an API key sees its own project only. */
+export const listProjects = Effect.fn("Secrets.listProjects")(function* (actor: Actor) {
   const store = yield* SecretStore
-  const found = yield* store.listProjects(caller.userId)
-  const visible = caller.kind === "apiKey" ? found.filter(({ project }) => project.id === caller.projectId) : found
+  const found = sorted(yield* store.listProjects(actor.userId), bySlug)
+  const visible = actor.kind === "apiKey" ? found.filter(({ project }) => project.id === actor.projectId) : found
   return { projects: visible.map(({ project, role }) => projectView(project, role)) }
 })
 
@@ -26,7 +26,7 @@ export const listProjects = Effect.fn("Secrets.listProjects")(function* (caller:
 type CreateServices = SecretStore | Cipher.Cipher | Clock.Clock | Random.Random
 
 export const createProject = Effect.fn("Secrets.createProject")(function* (
-  caller: Caller,
+  actor: Actor,
   input: { readonly name: string },
 ): Effect.fn.Return<
   { readonly project: ProjectView },
@@ -34,7 +34,7 @@ export const createProject = Effect.fn("Secrets.createProject")(function* (
   CreateServices
 > {
   // The matrix's "create projects" row: keys 403, every signed-in person yes.
-  const person = yield* sessionOnly(caller)
+  const person = yield* sessionOnly(actor)
   const name = yield* Effect.fromResult(parseProjectName(input.name))
   const slug = yield* Effect.fromResult(deriveSlug(name))
   const store = yield* SecretStore
@@ -52,19 +52,19 @@ export const createProject = Effect.fn("Secrets.createProject")(function* (
 })
 
 /** The project with its environments. */
-export const getProject = Effect.fn("Secrets.getProject")(function* (caller: Caller, slug: string) {
-  const access = yield* reachFor(caller, slug, "read")
+export const getProject = Effect.fn("Secrets.getProject")(function* (actor: Actor, slug: string) {
+  const access = yield* reachFor(actor, slug, "read")
   const store = yield* SecretStore
-  const environments = yield* store.listEnvironments(access.project.id)
+  const environments = sorted(yield* store.listEnvironments(access.project.id), byName)
   return { project: projectView(access.project, access.role), environments: environments.map(environmentView) }
 })
 
 /** Owner only; everything in the project goes with it. */
-export const deleteProject = Effect.fn("Secrets.deleteProject")(function* (caller: Caller, slug: string) {
-  const access = yield* reachFor(caller, slug, "read")
+export const deleteProject = Effect.fn("Secrets.deleteProject")(function* (actor: Actor, slug: string) {
+  const access = yield* reachFor(actor, slug, "read")
   yield* authorize(access, "deleteProject")
   const store = yield* SecretStore
-  const audit = yield* auditRecord(caller, access.project.id, null, {
+  const audit = yield* auditRecord(actor, access.project.id, null, {
     action: "project.deleted",
     slug: access.project.slug,
   })

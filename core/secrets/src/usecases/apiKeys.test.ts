@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest"
+import { failure, makeWorld, type World } from "../testing.js"
 import { authenticateApiKey, createApiKey, deleteApiKey, listApiKeys, rotateApiKey } from "./apiKeys.js"
-import { listAuditLog } from "./auditLog.js"
+import { listAuditLog } from "./audit.js"
 import { acceptInvite, createInvite } from "./people.js"
 import { createProject } from "./projects.js"
 import { getSecret, setSecret } from "./secrets.js"
-import { failure, makeWorld, type World } from "./testing.js"
 
 let world: World
 afterEach(() => world?.runtime.dispose())
@@ -85,13 +85,13 @@ describe("API keys", () => {
       { _tag: "Forbidden" },
     )
     expect(failure(await world.exit(createApiKey(reader, { name: "k", projectSlug: "beta" })))).toMatchObject({
-      _tag: "NotFound",
+      _tag: "ProjectNotFound",
     })
     const ownerKey = await world.run(createApiKey(owner, { name: "k", projectSlug: "alpha", scope: "write" }))
     const asOwnerKey = await world.run(authenticateApiKey(ownerKey.key, null))
     expect(
       failure(await world.exit(setSecret(asOwnerKey, "beta", "development", { key: "K", value: "v" }))),
-    ).toMatchObject({ _tag: "NotFound" })
+    ).toMatchObject({ _tag: "ProjectNotFound" })
     expect(failure(await world.exit(createApiKey(asOwnerKey, { name: "k", projectSlug: "alpha" })))).toMatchObject({
       _tag: "Forbidden",
     })
@@ -144,7 +144,7 @@ describe("API keys", () => {
     const longer = await world.run(rotateApiKey(writer, created.id, { expiresInDays: 30 }))
     expect(longer.expiresAt).toBe(new Date(Date.parse("2026-01-02T00:00:00.000Z") + 30 * DAY).toISOString())
     const stranger = world.person()
-    expect(failure(await world.exit(rotateApiKey(stranger, created.id, {})))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(rotateApiKey(stranger, created.id, {})))).toMatchObject({ _tag: "ApiKeyNotFound" })
   })
 
   it("is deleted by its holder or the project's owner, and stops at once", async () => {
@@ -155,12 +155,12 @@ describe("API keys", () => {
     const second = await world.run(createApiKey(writer, { name: "two", projectSlug: "alpha" }))
     expect((await world.run(listApiKeys(reader))).apiKeys).toEqual([])
     expect((await world.run(listApiKeys(owner, "alpha"))).apiKeys.map((k) => k.name).sort()).toEqual(["one", "two"])
-    expect(failure(await world.exit(deleteApiKey(reader, first.id)))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(deleteApiKey(reader, first.id)))).toMatchObject({ _tag: "ApiKeyNotFound" })
     await world.run(deleteApiKey(owner, first.id))
     await world.run(deleteApiKey(writer, second.id))
     expect(failure(await world.exit(authenticateApiKey(first.key, null)))).toMatchObject({ _tag: "Unauthorized" })
     expect(failure(await world.exit(authenticateApiKey(second.key, null)))).toMatchObject({ _tag: "Unauthorized" })
-    expect(failure(await world.exit(listApiKeys(reader, "beta")))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(listApiKeys(reader, "beta")))).toMatchObject({ _tag: "ProjectNotFound" })
   })
 
   it("reads secrets of its project as its holder", async () => {

@@ -1,7 +1,9 @@
 import { Hasher } from "@coffer/kernel"
 import { afterEach, describe, expect, it } from "vitest"
+import { SecretStore } from "../SecretStore.js"
+import { failure, makeWorld, type World } from "../testing.js"
 import { authenticateApiKey, createApiKey, listApiKeys } from "./apiKeys.js"
-import { listAuditLog } from "./auditLog.js"
+import { listAuditLog } from "./audit.js"
 import {
   acceptInvite,
   createInvite,
@@ -13,9 +15,7 @@ import {
   updateMemberRole,
 } from "./people.js"
 import { createProject } from "./projects.js"
-import { SecretStore } from "./SecretStore.js"
 import { setSecret } from "./secrets.js"
-import { failure, makeWorld, type World } from "./testing.js"
 
 let world: World
 afterEach(() => world?.runtime.dispose())
@@ -63,21 +63,21 @@ describe("invites", () => {
       project: expect.objectContaining({ slug: "alpha", role: "write" }),
     })
     const bob = world.person()
-    expect(failure(await world.exit(acceptInvite(bob, first.token)))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(acceptInvite(bob, first.token)))).toMatchObject({ _tag: "InviteNotPending" })
 
     const withdrawn = await invite()
     await world.run(deleteInvite(owner, "alpha", withdrawn.invite.id))
-    expect(failure(await world.exit(acceptInvite(bob, withdrawn.token)))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(acceptInvite(bob, withdrawn.token)))).toMatchObject({ _tag: "InviteNotPending" })
     expect(failure(await world.exit(deleteInvite(owner, "alpha", withdrawn.invite.id)))).toMatchObject({
-      _tag: "NotFound",
+      _tag: "InviteNotFound",
     })
 
     const expiring = await invite()
     world.clock.advance(INVITE_LIFETIME_MS)
-    expect(failure(await world.exit(acceptInvite(bob, expiring.token)))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(acceptInvite(bob, expiring.token)))).toMatchObject({ _tag: "InviteNotPending" })
     expect((await world.run(listInvites(owner, "alpha"))).invites).toEqual([])
     for (const token of ["", "cfi_short", `cfk_${"a".repeat(43)}`, `cfi_${"a".repeat(43)}`]) {
-      expect(failure(await world.exit(acceptInvite(bob, token)))).toMatchObject({ _tag: "NotFound" })
+      expect(failure(await world.exit(acceptInvite(bob, token)))).toMatchObject({ _tag: "InviteNotPending" })
     }
   })
 
@@ -130,7 +130,7 @@ describe("members", () => {
       _tag: "BadRequest",
     })
     expect(failure(await world.exit(updateMemberRole(owner, "alpha", "nobody", "read")))).toMatchObject({
-      _tag: "NotFound",
+      _tag: "MemberNotFound",
     })
     const { auditLog } = await world.run(listAuditLog(owner, "alpha", { limit: "1" }))
     expect(auditLog[0]).toMatchObject({ action: "member.updated", targetKey: "ada@example.com:read" })
@@ -151,7 +151,7 @@ describe("members", () => {
     expect(await world.run(removeMember(bob, "alpha", bob.userId))).toEqual({ ok: true })
     expect((await world.run(listApiKeys(owner, "alpha"))).apiKeys).toEqual([])
     expect((await world.run(listMembers(owner, "alpha"))).members.map((m) => m.role)).toEqual(["owner"])
-    expect(failure(await world.exit(listMembers(bob, "alpha")))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(listMembers(bob, "alpha")))).toMatchObject({ _tag: "ProjectNotFound" })
     const { auditLog } = await world.run(listAuditLog(owner, "alpha", { limit: "2" }))
     expect(auditLog.map((entry) => [entry.action, entry.targetKey])).toEqual([
       ["member.removed", "bob@example.com"],

@@ -1,11 +1,12 @@
 import { Cipher } from "@coffer/kernel"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { SecretStore } from "../SecretStore.js"
+import { failure, makeWorld, type World } from "../testing.js"
 import { authenticateApiKey, createApiKey } from "./apiKeys.js"
-import { listAuditLog } from "./auditLog.js"
+import { listAuditLog } from "./audit.js"
 import { createEnvironment, deleteEnvironment } from "./environments.js"
 import { createProject } from "./projects.js"
-import { SecretStore } from "./SecretStore.js"
 import {
   deleteSecret,
   exportDotenv,
@@ -18,7 +19,6 @@ import {
   rowData,
   setSecret,
 } from "./secrets.js"
-import { failure, makeWorld, type World } from "./testing.js"
 
 let world: World
 afterEach(() => world?.runtime.dispose())
@@ -76,7 +76,9 @@ describe("secrets", () => {
     expect(JSON.stringify(failure(large))).not.toContain("xxxx")
     const lone = await world.exit(setSecret(ada, "alpha", "development", { key: "L", value: "a\ud800b" }))
     expect(failure(lone)).toMatchObject({ _tag: "BadRequest" })
-    expect(failure(await world.exit(getSecret(ada, "alpha", "development", "BIG")))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(getSecret(ada, "alpha", "development", "BIG")))).toMatchObject({
+      _tag: "SecretNotFound",
+    })
   })
 
   it("refuses keys that break the rules, and answers 404 for unknown environments", async () => {
@@ -86,7 +88,7 @@ describe("secrets", () => {
       expect(failure(exit)).toMatchObject({ _tag: "InvalidName" })
     }
     const exit = await world.exit(setSecret(ada, "alpha", "nope", { key: "K", value: "v" }))
-    expect(failure(exit)).toEqual({ _tag: "NotFound", message: "Environment not found" })
+    expect(failure(exit)).toEqual({ _tag: "EnvironmentNotFound", message: "Environment not found" })
   })
 
   it("gives concurrent writers of one key contiguous versions, each value kept in history", async () => {
@@ -144,11 +146,11 @@ describe("secrets", () => {
       })
     }
     expect(failure(await world.exit(getVersion(ada, "alpha", "development", "K", "4")))).toEqual({
-      _tag: "NotFound",
+      _tag: "SecretVersionNotFound",
       message: "Version not found",
     })
     expect(failure(await world.exit(restoreVersion(bob, "alpha", "development", "K", "1")))).toMatchObject({
-      _tag: "NotFound",
+      _tag: "ProjectNotFound",
     })
     const { auditLog } = await world.run(listAuditLog(ada, "alpha", {}))
     expect(auditLog.map((entry) => [entry.action, entry.targetKey, entry.ipAddress])).toEqual([
@@ -169,10 +171,10 @@ describe("secrets", () => {
     await world.run(setSecret(ada, "alpha", "development", { key: "K", value: "b" }))
     expect(await world.run(deleteSecret(ada, "alpha", "development", "K"))).toEqual({ ok: true })
     expect(failure(await world.exit(deleteSecret(ada, "alpha", "development", "K")))).toMatchObject({
-      _tag: "NotFound",
+      _tag: "SecretNotFound",
     })
     expect(failure(await world.exit(listVersions(ada, "alpha", "development", "K")))).toMatchObject({
-      _tag: "NotFound",
+      _tag: "SecretNotFound",
     })
     expect((await world.run(setSecret(ada, "alpha", "development", { key: "K", value: "c" }))).version).toBe(1)
     expect((await world.run(listVersions(ada, "alpha", "development", "K"))).versions).toHaveLength(1)

@@ -13,9 +13,9 @@
  */
 
 import { Context, Effect, Layer, type Schema, Semaphore } from "effect"
-import { type DependencyEdge, dependencyEdges } from "./domain/cascade.js"
-import { sortVersions } from "./domain/version.js"
-import type { PlatformKind } from "./platform.js"
+import { type DependencyEdge, dependencyEdges } from "../domain/cascade.js"
+import type { PlatformKind } from "../domain/platform.js"
+import { sortVersions } from "../domain/version.js"
 import {
   type AuditEntry,
   type PlatformData,
@@ -25,7 +25,7 @@ import {
   type StoredSchema,
   type StoredToken,
   type TokenRecord,
-} from "./SchemaStore.js"
+} from "../SchemaStore.js"
 
 interface VersionState {
   readonly schema: Omit<StoredSchema, "platform" | "version"> | undefined

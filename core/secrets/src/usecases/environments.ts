@@ -2,16 +2,17 @@
  * Environments of a project (seed 001 §4 "Environments"). Names follow `domain/names.ts`; deleting one removes its
  * secrets and all their history.
  */
-import { Clock, NotFound, Random } from "@coffer/kernel"
+import { Clock, Random } from "@coffer/kernel"
 import { Effect } from "effect"
-import { auditRecord, iso } from "./Audit.js"
-import { type Access, reachFor } from "./access.js"
-import type { Caller } from "./Caller.js"
-import { parseEnvironmentName } from "./domain/names.js"
-import { SecretStore } from "./SecretStore.js"
-import { environmentView } from "./views.js"
+import { type Access, type Actor, reachFor } from "../access.js"
+import { parseEnvironmentName } from "../domain/names.js"
+import { byName, sorted } from "../domain/order.js"
+import { EnvironmentNotFound } from "../errors.js"
+import { SecretStore } from "../SecretStore.js"
+import { environmentView } from "../views.js"
+import { auditRecord, iso } from "./audit.js"
 
-export const environmentNotFound = () => new NotFound({ message: "Environment not found" })
+export const environmentNotFound = () => new EnvironmentNotFound()
 
 /**
  * The environment named `name` in the reached project, or 404. Names in paths are looked up as given, not
@@ -24,19 +25,19 @@ export const findEnvironment = Effect.fnUntraced(function* (access: Access, name
   return environment
 })
 
-export const listEnvironments = Effect.fn("Secrets.listEnvironments")(function* (caller: Caller, slug: string) {
-  const access = yield* reachFor(caller, slug, "read")
+export const listEnvironments = Effect.fn("Secrets.listEnvironments")(function* (actor: Actor, slug: string) {
+  const access = yield* reachFor(actor, slug, "read")
   const store = yield* SecretStore
-  const environments = yield* store.listEnvironments(access.project.id)
+  const environments = sorted(yield* store.listEnvironments(access.project.id), byName)
   return { environments: environments.map(environmentView) }
 })
 
 export const createEnvironment = Effect.fn("Secrets.createEnvironment")(function* (
-  caller: Caller,
+  actor: Actor,
   slug: string,
   input: { readonly name: string },
 ) {
-  const access = yield* reachFor(caller, slug, "writeSecrets")
+  const access = yield* reachFor(actor, slug, "writeSecrets")
   const name = yield* Effect.fromResult(parseEnvironmentName(input.name))
   const store = yield* SecretStore
   const environment = {
@@ -45,7 +46,7 @@ export const createEnvironment = Effect.fn("Secrets.createEnvironment")(function
     name,
     createdAt: iso(yield* Clock.Clock.use((clock) => clock.now)),
   }
-  const audit = yield* auditRecord(caller, access.project.id, environment.id, {
+  const audit = yield* auditRecord(actor, access.project.id, environment.id, {
     action: "environment.created",
     environment: name,
   })
@@ -54,14 +55,14 @@ export const createEnvironment = Effect.fn("Secrets.createEnvironment")(function
 })
 
 export const deleteEnvironment = Effect.fn("Secrets.deleteEnvironment")(function* (
-  caller: Caller,
+  actor: Actor,
   slug: string,
   name: string,
 ) {
-  const access = yield* reachFor(caller, slug, "writeSecrets")
+  const access = yield* reachFor(actor, slug, "writeSecrets")
   const environment = yield* findEnvironment(access, name)
   const store = yield* SecretStore
-  const audit = yield* auditRecord(caller, access.project.id, environment.id, {
+  const audit = yield* auditRecord(actor, access.project.id, environment.id, {
     action: "environment.deleted",
     environment: environment.name,
   })

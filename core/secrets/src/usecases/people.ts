@@ -7,15 +7,17 @@
  * owner cannot leave (the project would have nobody to manage it): both are 400, and deleting the project is the
  * way out.
  */
-import { BadRequest, Clock, Hasher, NotFound, Random } from "@coffer/kernel"
+import { BadRequest, Clock, Hasher, Random } from "@coffer/kernel"
 import { Effect } from "effect"
-import { Accounts } from "./Accounts.js"
-import { auditRecord, iso } from "./Audit.js"
-import { authorize, reachFor, reachProject } from "./access.js"
-import { type Caller, sessionOnly } from "./Caller.js"
-import type { MemberRole } from "./domain/permissions.js"
-import { SecretStore } from "./SecretStore.js"
-import { emailsOf, inviteView, projectView } from "./views.js"
+import { Accounts } from "../Accounts.js"
+import { type Actor, authorize, reachFor, reachProject, sessionOnly } from "../access.js"
+import { membersOrder, newestFirst, sorted } from "../domain/order.js"
+import { isChangeableMember, isPending } from "../domain/people.js"
+import type { MemberRole } from "../domain/permissions.js"
+import { InviteNotFound, InviteNotPending, MemberNotFound } from "../errors.js"
+import { SecretStore } from "../SecretStore.js"
+import { emailsOf, inviteView, projectView } from "../views.js"
+import { auditRecord, iso } from "./audit.js"
 
 /** Seed 001 §8. */
 export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000
@@ -24,20 +26,17 @@ export const INVITE_PREFIX = "cfi_"
 /** Where an invite link leads on the public origin; the token travels in the fragment, never to a server log. */
 export const INVITE_PATH = "/invite#"
 
-const memberNotFound = () => new NotFound({ message: "Member not found" })
-const inviteNotFound = () => new NotFound({ message: "Invite not found" })
-
 /** `cfi_` and 43 base64url characters: anything else cannot name an invite, so it is not looked up. */
 const INVITE_TOKEN_SHAPE = /^cfi_[A-Za-z0-9_-]{43}$/
 
 /** The `url` of a new invite: the public origin, then `/invite#<token>` (seed 001 §4). */
 export const inviteUrl = (publicOrigin: string, token: string): string => `${publicOrigin}${INVITE_PATH}${token}`
 
-export const listMembers = Effect.fn("Secrets.listMembers")(function* (caller: Caller, slug: string) {
-  const person = yield* sessionOnly(caller)
+export const listMembers = Effect.fn("Secrets.listMembers")(function* (actor: Actor, slug: string) {
+  const person = yield* sessionOnly(actor)
   const access = yield* reachFor(person, slug, "seeMembers")
   const store = yield* SecretStore
-  const members = yield* store.listMembers(access.project.id)
+  const members = sorted(yield* store.listMembers(access.project.id), membersOrder)
   const emailOf = yield* emailsOf(members.map((member) => member.userId))
   return {
     members: members.map((member) => ({
@@ -52,62 +51,62 @@ export const listMembers = Effect.fn("Secrets.listMembers")(function* (caller: C
 /** The e-mail of a person in the project, for the audit target; 404 when they are not in it. */
 const memberEmail = Effect.fnUntraced(function* (userId: string) {
   const user = yield* Accounts.use((accounts) => accounts.findById(userId))
-  if (user === undefined) return yield* memberNotFound()
+  if (user === undefined) return yield* new MemberNotFound()
   return user.email
 })
 
 export const updateMemberRole = Effect.fn("Secrets.updateMemberRole")(function* (
-  caller: Caller,
+  actor: Actor,
   slug: string,
   userId: string,
   role: MemberRole,
 ) {
-  const person = yield* sessionOnly(caller)
+  const person = yield* sessionOnly(actor)
   const access = yield* reachFor(person, slug, "managePeople")
-  if (userId === access.project.ownerId) {
+  if (!isChangeableMember(access.project, userId)) {
     return yield* new BadRequest({ message: "The owner's role cannot be changed" })
   }
   const email = yield* memberEmail(userId)
   const store = yield* SecretStore
   const audit = yield* auditRecord(person, access.project.id, null, { action: "member.updated", email, role })
   const changed = yield* store.setMemberRole({ projectId: access.project.id, userId, role, audit })
-  if (!changed) return yield* memberNotFound()
+  if (!changed) return yield* new MemberNotFound()
   return { ok: true as const }
 })
 
 /** The owner removes anyone but themselves; any member removes themselves. Their API keys go with them. */
-export const removeMember = Effect.fn("Secrets.removeMember")(function* (caller: Caller, slug: string, userId: string) {
-  const person = yield* sessionOnly(caller)
+export const removeMember = Effect.fn("Secrets.removeMember")(function* (actor: Actor, slug: string, userId: string) {
+  const person = yield* sessionOnly(actor)
   const access = yield* reachProject(person, slug)
   if (userId !== person.userId) yield* authorize(access, "managePeople")
-  if (userId === access.project.ownerId) {
+  if (!isChangeableMember(access.project, userId)) {
     return yield* new BadRequest({ message: "The owner cannot leave or be removed; delete the project instead" })
   }
   const email = yield* memberEmail(userId)
   const store = yield* SecretStore
   const audit = yield* auditRecord(person, access.project.id, null, { action: "member.removed", email })
   const removed = yield* store.removeMember({ projectId: access.project.id, userId, audit })
-  if (!removed) return yield* memberNotFound()
+  if (!removed) return yield* new MemberNotFound()
   return { ok: true as const }
 })
 
 /** Pending invites only: used, withdrawn and expired ones are gone from the list. */
-export const listInvites = Effect.fn("Secrets.listInvites")(function* (caller: Caller, slug: string) {
-  const person = yield* sessionOnly(caller)
+export const listInvites = Effect.fn("Secrets.listInvites")(function* (actor: Actor, slug: string) {
+  const person = yield* sessionOnly(actor)
   const access = yield* reachFor(person, slug, "managePeople")
   const store = yield* SecretStore
   const now = iso(yield* Clock.Clock.use((clock) => clock.now))
-  const invites = yield* store.listInvites(access.project.id, now)
-  return { invites: invites.map(inviteView) }
+  const invites = (yield* store.listInvites(access.project.id)).filter((invite) => isPending(invite, now))
+  return { invites: sorted(invites, newestFirst).map(inviteView) }
 })
 
 /** A new invite; its token and url are answered this once and never again. */
 export const createInvite = Effect.fn("Secrets.createInvite")(function* (
-  caller: Caller,
+  actor: Actor,
   slug: string,
   input: { readonly role: MemberRole; readonly publicOrigin: string },
 ) {
-  const person = yield* sessionOnly(caller)
+  const person = yield* sessionOnly(actor)
   const access = yield* reachFor(person, slug, "managePeople")
   const store = yield* SecretStore
   const random = yield* Random.Random
@@ -129,41 +128,37 @@ export const createInvite = Effect.fn("Secrets.createInvite")(function* (
 })
 
 /** Withdraws a pending invite: its link stops working. */
-export const deleteInvite = Effect.fn("Secrets.deleteInvite")(function* (
-  caller: Caller,
-  slug: string,
-  inviteId: string,
-) {
-  const person = yield* sessionOnly(caller)
+export const deleteInvite = Effect.fn("Secrets.deleteInvite")(function* (actor: Actor, slug: string, inviteId: string) {
+  const person = yield* sessionOnly(actor)
   const access = yield* reachFor(person, slug, "managePeople")
   const store = yield* SecretStore
   const now = iso(yield* Clock.Clock.use((clock) => clock.now))
-  const invite = (yield* store.listInvites(access.project.id, now)).find((candidate) => candidate.id === inviteId)
-  if (invite === undefined) return yield* inviteNotFound()
+  const invite = (yield* store.listInvites(access.project.id)).find((candidate) => candidate.id === inviteId)
+  if (invite === undefined || !isPending(invite, now)) return yield* new InviteNotFound()
   const audit = yield* auditRecord(person, access.project.id, null, { action: "invite.deleted", role: invite.role })
-  const deleted = yield* store.deleteInvite({ projectId: access.project.id, inviteId, now, audit })
-  if (!deleted) return yield* inviteNotFound()
+  const deleted = yield* store.deleteInvite({ projectId: access.project.id, inviteId, audit })
+  if (!deleted) return yield* new InviteNotFound()
   return { ok: true as const }
 })
 
 /**
- * The caller joins the invite's project with its role. Used, withdrawn, expired and unknown tokens all answer
+ * The actor joins the invite's project with its role. Used, withdrawn, expired and unknown tokens all answer
  * the same 404, so a guess learns nothing; someone already in the project gets 409 and the invite stays usable.
  */
-export const acceptInvite = Effect.fn("Secrets.acceptInvite")(function* (caller: Caller, token: string) {
-  const person = yield* sessionOnly(caller)
-  const gone = new NotFound({ message: "Invite not found: it was used, withdrawn or has expired" })
+export const acceptInvite = Effect.fn("Secrets.acceptInvite")(function* (actor: Actor, token: string) {
+  const person = yield* sessionOnly(actor)
+  const gone = new InviteNotPending()
   if (!INVITE_TOKEN_SHAPE.test(token)) return yield* gone
   const store = yield* SecretStore
   const now = iso(yield* Clock.Clock.use((clock) => clock.now))
   const invite = yield* store.findInvite(yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)))
-  if (invite === undefined || invite.usedAt !== null || invite.expiresAt <= now) return yield* gone
+  if (invite === undefined || !isPending(invite, now)) return yield* gone
   const audit = yield* auditRecord(person, invite.projectId, null, {
     action: "member.joined",
     email: person.email,
     role: invite.role,
   })
-  const project = yield* store.acceptInvite({ inviteId: invite.id, userId: person.userId, now, audit })
+  const project = yield* store.acceptInvite({ inviteId: invite.id, userId: person.userId, at: now, audit })
   if (project === undefined) return yield* gone
   return { project: projectView(project, invite.role) }
 })

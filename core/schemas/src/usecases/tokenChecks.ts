@@ -19,8 +19,8 @@
  */
 import { Cache, Clock, Hasher, type StoreUnavailable, Unauthorized } from "@coffer/kernel"
 import { Context, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
-import type { Token } from "./access.js"
-import { SchemaStore } from "./SchemaStore.js"
+import type { Token } from "../access.js"
+import { SchemaStore } from "../SchemaStore.js"
 
 export const TOKEN_PREFIX = "cfs_"
 /** `cfs_` and 43 base64url characters; anything much longer is not worth hashing. */
@@ -93,7 +93,7 @@ const invalidToken = () => new Unauthorized({ message: "Invalid or revoked API t
 /**
  * The actor a bearer token stands for, or 401 when it is unknown or revoked, or 503 when the check cannot be made.
  */
-export const checkToken = Effect.fn("checkToken")(function* (
+export const checkToken = Effect.fn("Schemas.checkToken")(function* (
   token: string,
 ): Effect.fn.Return<
   Token,

@@ -9,8 +9,9 @@
  */
 import { NotFound } from "@coffer/kernel"
 import { Effect, Layer } from "effect"
-import type { MemberRole } from "./domain/permissions.js"
-import { AlreadyMember, EnvironmentExists, ProjectExists, VersionConflict } from "./errors.js"
+import { newestFirst } from "../domain/order.js"
+import type { MemberRole } from "../domain/permissions.js"
+import { AlreadyMember, EnvironmentExists, ProjectExists, VersionConflict } from "../errors.js"
 import {
   type ApiKeyRecord,
   type AuditRecord,
@@ -22,13 +23,7 @@ import {
   type SealedVersion,
   type SecretRecord,
   SecretStore,
-} from "./SecretStore.js"
-
-/** UTF-16 code unit order, the order rule 6 asks for whatever the locale. */
-const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-
-const newestFirst = <A extends { readonly createdAt: string; readonly id: string }>(a: A, b: A) =>
-  byCodeUnits(b.createdAt, a.createdAt) || byCodeUnits(b.id, a.id)
+} from "../SecretStore.js"
 
 const frozen = <A extends object>(value: A): A => Object.freeze({ ...value })
 
@@ -72,8 +67,6 @@ export const make = (): SecretStore["Service"] => {
     environments.delete(environment.id)
   }
 
-  const isPending = (invite: InviteRecord, now: string) => invite.usedAt === null && invite.expiresAt > now
-
   const parentGone = (what: string) => Effect.fail(new NotFound({ message: `${what} no longer exists` }))
 
   return SecretStore.of({
@@ -111,11 +104,7 @@ export const make = (): SecretStore["Service"] => {
       }),
 
     listProjects: (userId) =>
-      Effect.sync(() =>
-        [...projects.values()]
-          .flatMap((project) => accessOf(project, userId) ?? [])
-          .sort((a, b) => byCodeUnits(a.project.slug, b.project.slug)),
-      ),
+      Effect.sync(() => [...projects.values()].flatMap((project) => accessOf(project, userId) ?? [])),
 
     deleteProject: ({ projectId, audit: entry }) =>
       Effect.sync(() => {
@@ -129,21 +118,13 @@ export const make = (): SecretStore["Service"] => {
         return true
       }),
 
-    listMembers: (projectId) =>
-      Effect.sync(() =>
-        [...(members.get(projectId)?.values() ?? [])].sort(
-          (a, b) =>
-            Number(b.role === "owner") - Number(a.role === "owner") ||
-            byCodeUnits(a.createdAt, b.createdAt) ||
-            byCodeUnits(a.userId, b.userId),
-        ),
-      ),
+    listMembers: (projectId) => Effect.sync(() => [...(members.get(projectId)?.values() ?? [])]),
 
     setMemberRole: ({ projectId, userId, role, audit: entry }) =>
       Effect.sync(() => {
         const people = members.get(projectId)
         const member = people?.get(userId)
-        if (people === undefined || member === undefined || member.role === "owner") return false
+        if (people === undefined || member === undefined) return false
         people.set(userId, frozen({ ...member, role }))
         record(entry)
         return true
@@ -153,7 +134,7 @@ export const make = (): SecretStore["Service"] => {
       Effect.sync(() => {
         const people = members.get(projectId)
         const member = people?.get(userId)
-        if (people === undefined || member === undefined || member.role === "owner") return false
+        if (people === undefined || member === undefined) return false
         people.delete(userId)
         for (const [id, key] of apiKeys) if (key.projectId === projectId && key.userId === userId) apiKeys.delete(id)
         record(entry)
@@ -168,45 +149,40 @@ export const make = (): SecretStore["Service"] => {
         return Effect.void
       }),
 
-    listInvites: (projectId, now) =>
-      Effect.sync(() =>
-        [...invites.values()]
-          .filter((invite) => invite.projectId === projectId && isPending(invite, now))
-          .sort(newestFirst),
-      ),
+    listInvites: (projectId) =>
+      Effect.sync(() => [...invites.values()].filter((invite) => invite.projectId === projectId)),
 
     findInvite: (tokenHash) =>
       Effect.sync(() => [...invites.values()].find((invite) => invite.tokenHash === tokenHash)),
 
-    deleteInvite: ({ projectId, inviteId, now, audit: entry }) =>
+    deleteInvite: ({ projectId, inviteId, audit: entry }) =>
       Effect.sync(() => {
         const invite = invites.get(inviteId)
-        if (invite === undefined || invite.projectId !== projectId || !isPending(invite, now)) return false
+        if (invite === undefined || invite.projectId !== projectId || invite.usedAt !== null) return false
         invites.delete(inviteId)
         record(entry)
         return true
       }),
 
-    acceptInvite: ({ inviteId, userId, now, audit: entry }) =>
+    acceptInvite: ({ inviteId, userId, at, audit: entry }) =>
       Effect.suspend(() => {
         const invite = invites.get(inviteId)
         const people = invite === undefined ? undefined : members.get(invite.projectId)
         const project = invite === undefined ? undefined : projects.get(invite.projectId)
-        if (invite === undefined || people === undefined || project === undefined || !isPending(invite, now)) {
+        if (invite === undefined || people === undefined || project === undefined || invite.usedAt !== null) {
           return Effect.succeed(undefined)
         }
         if (people.has(userId)) {
           return Effect.fail(new AlreadyMember({ message: "You are already in this project" }))
         }
         const role: MemberRole = invite.role
-        people.set(userId, frozen({ userId, role, createdAt: now }))
-        invites.set(inviteId, frozen({ ...invite, usedAt: now }))
+        people.set(userId, frozen({ userId, role, createdAt: at }))
+        invites.set(inviteId, frozen({ ...invite, usedAt: at }))
         record(entry)
         return Effect.succeed(project)
       }),
 
-    listEnvironments: (projectId) =>
-      Effect.sync(() => environmentsOf(projectId).sort((a, b) => byCodeUnits(a.name, b.name))),
+    listEnvironments: (projectId) => Effect.sync(() => environmentsOf(projectId)),
 
     findEnvironment: (projectId, name) =>
       Effect.sync(() => environmentsOf(projectId).find((environment) => environment.name === name)),
@@ -236,8 +212,7 @@ export const make = (): SecretStore["Service"] => {
         return true
       }),
 
-    listSecrets: (environmentId) =>
-      Effect.sync(() => secretsOf(environmentId).sort((a, b) => byCodeUnits(a.key, b.key))),
+    listSecrets: (environmentId) => Effect.sync(() => secretsOf(environmentId)),
 
     findSecret: (environmentId, key) => Effect.sync(() => findSecretSync(environmentId, key)),
 
@@ -292,19 +267,15 @@ export const make = (): SecretStore["Service"] => {
 
     listVersions: (secretId) =>
       Effect.sync(() =>
-        (versions.get(secretId) ?? [])
-          .map(({ version, createdAt, userId }) => ({ version, createdAt, userId }))
-          .reverse(),
+        (versions.get(secretId) ?? []).map(({ version, createdAt, userId }) => ({ version, createdAt, userId })),
       ),
 
     exportSecrets: ({ environmentId, audit: entry }) =>
       Effect.sync(() => {
-        const entries = secretsOf(environmentId)
-          .sort((a, b) => byCodeUnits(a.key, b.key))
-          .flatMap((secret) => {
-            const sealed = versions.get(secret.id)?.find((candidate) => candidate.version === secret.version)
-            return sealed === undefined ? [] : [{ key: secret.key, version: secret.version, value: sealed.value }]
-          })
+        const entries = secretsOf(environmentId).flatMap((secret) => {
+          const sealed = versions.get(secret.id)?.find((candidate) => candidate.version === secret.version)
+          return sealed === undefined ? [] : [{ key: secret.key, version: secret.version, value: sealed.value }]
+        })
         record(entry)
         return entries
       }),
@@ -321,16 +292,11 @@ export const make = (): SecretStore["Service"] => {
 
     findApiKey: (id) => Effect.sync(() => apiKeys.get(id)),
 
-    listApiKeys: ({ userId, projectId }) =>
-      Effect.sync(() =>
-        [...apiKeys.values()]
-          .filter(
-            (key) =>
-              (projectId === undefined || key.projectId === projectId) &&
-              (key.userId === userId || projects.get(key.projectId)?.ownerId === userId),
-          )
-          .sort(newestFirst),
-      ),
+    listApiKeys: (projectIds) =>
+      Effect.sync(() => {
+        const wanted = new Set(projectIds)
+        return [...apiKeys.values()].filter((key) => wanted.has(key.projectId))
+      }),
 
     rotateApiKey: ({ id, keyHash, keyPrefix, expiresAt, audit: entry }) =>
       Effect.sync(() => {
@@ -358,7 +324,7 @@ export const make = (): SecretStore["Service"] => {
       Effect.sync(() =>
         audit
           .filter((entry) => entry.projectId === projectId)
-          .sort(newestFirst)
+          .sort(newestFirst) // the one order a store keeps: the log is answered a page at a time
           .slice(offset, offset + limit),
       ),
 

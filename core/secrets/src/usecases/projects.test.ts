@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest"
+import { failure, makeWorld, type World } from "../testing.js"
 import { authenticateApiKey, createApiKey } from "./apiKeys.js"
-import { listAuditLog } from "./auditLog.js"
+import { listAuditLog } from "./audit.js"
 import { createEnvironment } from "./environments.js"
 import { createProject, deleteProject, getProject, listProjects } from "./projects.js"
 import { getSecret, setSecret } from "./secrets.js"
-import { failure, makeWorld, type World } from "./testing.js"
 
 let world: World
 afterEach(() => world?.runtime.dispose())
@@ -67,10 +67,10 @@ describe("projects", () => {
     await world.run(createProject(bob, { name: "Beta" }))
     expect((await world.run(listProjects(ada))).projects.map((p) => [p.slug, p.role])).toEqual([["alpha", "owner"]])
     expect(failure(await world.exit(getProject(ada, "beta")))).toEqual({
-      _tag: "NotFound",
+      _tag: "ProjectNotFound",
       message: "Project not found",
     })
-    expect(failure(await world.exit(getProject(ada, "Not A Slug")))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(getProject(ada, "Not A Slug")))).toMatchObject({ _tag: "ProjectNotFound" })
   })
 
   it("is deleted by its owner only, with everything in it", async () => {
@@ -82,11 +82,13 @@ describe("projects", () => {
     const key = await world.run(authenticateApiKey(created.key, null))
     expect(failure(await world.exit(deleteProject(key, "alpha")))).toMatchObject({ _tag: "Forbidden" })
     expect(await world.run(deleteProject(ada, "alpha"))).toEqual({ ok: true })
-    expect(failure(await world.exit(getProject(ada, "alpha")))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(getProject(ada, "alpha")))).toMatchObject({ _tag: "ProjectNotFound" })
     expect(failure(await world.exit(authenticateApiKey(created.key, null)))).toMatchObject({ _tag: "Unauthorized" })
     // The slug is free again, and nothing of the old project shows through.
     await world.run(createProject(ada, { name: "Alpha" }))
-    expect(failure(await world.exit(getSecret(ada, "alpha", "development", "A")))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(getSecret(ada, "alpha", "development", "A")))).toMatchObject({
+      _tag: "SecretNotFound",
+    })
     await world.run(createEnvironment(ada, "alpha", { name: "qa" }))
   })
 
@@ -98,7 +100,7 @@ describe("projects", () => {
     const created = await world.run(createApiKey(ada, { name: "ci", projectSlug: "alpha" }))
     const key = await world.run(authenticateApiKey(created.key, null))
     expect((await world.run(listProjects(key))).projects.map((p) => p.slug)).toEqual(["alpha"])
-    expect(failure(await world.exit(getProject(key, "beta")))).toMatchObject({ _tag: "NotFound" })
+    expect(failure(await world.exit(getProject(key, "beta")))).toMatchObject({ _tag: "ProjectNotFound" })
     expect(failure(await world.exit(createProject(key, { name: "Gamma" })))).toMatchObject({ _tag: "Forbidden" })
   })
 })

@@ -12,7 +12,7 @@
  */
 import { type Identity, type Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
 import { Effect, Schema } from "effect"
-import * as Accounts from "./Accounts.js"
+import * as Accounts from "../Accounts.js"
 
 /** The issuer of development logins (`COFFER_ENV=development`); the subject is the address, normalised. */
 export const DEVELOPMENT_ISSUER = "urn:coffer:development"

@@ -1,11 +1,11 @@
 import { Cipher } from "@coffer/kernel"
 import { Effect, Layer } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { SecretStore } from "../SecretStore.js"
+import { cipherLayer, makeWorld, newMasterKey, type World } from "../testing.js"
 import { rewrapDataKeys } from "./dataKeys.js"
 import { createProject } from "./projects.js"
-import { SecretStore } from "./SecretStore.js"
 import { getSecret, setSecret } from "./secrets.js"
-import { cipherLayer, makeWorld, newMasterKey, type World } from "./testing.js"
 
 let world: World
 afterEach(() => world?.runtime.dispose())

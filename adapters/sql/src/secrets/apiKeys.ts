@@ -1,0 +1,82 @@
+/**
+ * API keys on SQL: only their SHA-256 is stored, looked up by hash on every use. Which keys a person sees is the
+ * use case's question (`seesApiKey`); the store lists every key of the projects it is given.
+ */
+import type { SecretStore } from "@coffer/secrets"
+import { Effect } from "effect"
+import * as SqlStore from "../SqlStore.js"
+import type { Audited } from "./audit.js"
+import { projectNotFound } from "./projects.js"
+import { toApiKey } from "./rows.js"
+
+type Store = SecretStore.SecretStore["Service"]
+
+export type ApiKeysPart = Pick<
+  Store,
+  "createApiKey" | "findApiKeyByHash" | "findApiKey" | "listApiKeys" | "rotateApiKey" | "deleteApiKey" | "touchApiKey"
+>
+
+export const apiKeys = (store: SqlStore.SqlStore, { audited, auditedChange }: Audited): ApiKeysPart => {
+  const { statement, query } = store
+  return {
+    createApiKey: ({ apiKey, audit }) =>
+      audited(
+        audit,
+        statement((db) =>
+          db
+            .insertInto("secrets_api_keys")
+            .values({
+              id: apiKey.id,
+              project_id: apiKey.projectId,
+              user_id: apiKey.userId,
+              name: apiKey.name,
+              key_prefix: apiKey.keyPrefix,
+              key_hash: apiKey.keyHash,
+              scope: apiKey.scope,
+              expires_at: apiKey.expiresAt,
+              last_used_at: apiKey.lastUsedAt,
+              created_at: apiKey.createdAt,
+            })
+            .execute(),
+        ).pipe(SqlStore.failOn("ForeignKeyViolation", projectNotFound), Effect.asVoid),
+      ),
+
+    findApiKeyByHash: (keyHash) =>
+      query((db) =>
+        db.selectFrom("secrets_api_keys").selectAll().where("key_hash", "=", keyHash).executeTakeFirst(),
+      ).pipe(Effect.map((row) => (row === undefined ? undefined : toApiKey(row)))),
+
+    findApiKey: (id) =>
+      query((db) => db.selectFrom("secrets_api_keys").selectAll().where("id", "=", id).executeTakeFirst()).pipe(
+        Effect.map((row) => (row === undefined ? undefined : toApiKey(row))),
+      ),
+
+    listApiKeys: (projectIds) =>
+      projectIds.length === 0
+        ? Effect.succeed([])
+        : query((db) =>
+            db
+              .selectFrom("secrets_api_keys")
+              .selectAll()
+              .where("project_id", "in", [...projectIds])
+              .execute(),
+          ).pipe(Effect.map((rows) => rows.map(toApiKey))),
+
+    rotateApiKey: ({ id, keyHash, keyPrefix, expiresAt, audit }) =>
+      auditedChange(audit, (db) =>
+        db
+          .updateTable("secrets_api_keys")
+          .set({ key_hash: keyHash, key_prefix: keyPrefix, expires_at: expiresAt })
+          .where("id", "=", id)
+          .executeTakeFirst(),
+      ),
+
+    deleteApiKey: ({ id, audit }) =>
+      auditedChange(audit, (db) => db.deleteFrom("secrets_api_keys").where("id", "=", id).executeTakeFirst()),
+
+    touchApiKey: (id, at) =>
+      query((db) => db.updateTable("secrets_api_keys").set({ last_used_at: at }).where("id", "=", id).execute()).pipe(
+        Effect.asVoid,
+      ),
+  }
+}

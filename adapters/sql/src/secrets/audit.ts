@@ -1,0 +1,75 @@
+/**
+ * The audit log of the SQL secret store, and the one way every part of it appends a record: in the transaction of
+ * the change the record describes (port rules 1 and 2), so both commit or neither does.
+ *
+ * The log is paged by the database, so its order must not depend on the collation: Postgres compares the two sort
+ * columns with `collate "C"`, code unit order, as SQLite does by default.
+ */
+import type { StoreUnavailable } from "@coffer/kernel"
+import type { SecretStore } from "@coffer/secrets"
+import { Effect } from "effect"
+import { type Kysely, sql } from "kysely"
+import type { SqlError } from "../SqlError.js"
+import type * as SqlStore from "../SqlStore.js"
+import type { Tables } from "../Tables.js"
+import { auditRow, changed, toAudit } from "./rows.js"
+
+type AuditRecord = SecretStore.AuditRecord
+
+/** The helpers every part of the store writes through. */
+export interface Audited {
+  /** Appends one record; only ever inside a transaction, with the change it describes. */
+  readonly append: (entry: AuditRecord) => Effect.Effect<void, SqlError | StoreUnavailable>
+  /** `change`, then its record, in one transaction. */
+  readonly audited: <A, E>(
+    entry: AuditRecord,
+    change: Effect.Effect<A, E>,
+  ) => Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable>
+  /**
+   * One statement that updates or deletes, then its record, in one transaction: true when it touched a row, false
+   * (and no record) when there was nothing to change.
+   */
+  readonly auditedChange: (
+    entry: AuditRecord,
+    run: (db: Kysely<Tables>) => Promise<{ readonly numUpdatedRows?: bigint; readonly numDeletedRows?: bigint }>,
+  ) => Effect.Effect<boolean, StoreUnavailable>
+}
+
+export const audited = (store: SqlStore.SqlStore): Audited => {
+  const append = (entry: AuditRecord) =>
+    Effect.asVoid(store.statement((db) => db.insertInto("secrets_audit_log").values(auditRow(entry)).execute()))
+  return {
+    append,
+    audited: (entry, change) => store.transaction(Effect.tap(change, () => append(entry))),
+    auditedChange: (entry, run) =>
+      store.transaction(
+        Effect.flatMap(store.statement(run), (result) =>
+          changed(result) ? Effect.as(append(entry), true) : Effect.succeed(false),
+        ),
+      ),
+  }
+}
+
+/** The port's audit-log reads. */
+export const auditLog = (store: SqlStore.SqlStore): Pick<SecretStore.SecretStore["Service"], "listAudit"> => {
+  const orderExpression = (column: "created_at" | "id") =>
+    store.database.dialect === "postgres"
+      ? sql<string>`${sql.ref(column)} collate "C"`
+      : sql<string>`${sql.ref(column)}`
+  return {
+    listAudit: ({ projectId, limit, offset }) =>
+      store
+        .query((db) =>
+          db
+            .selectFrom("secrets_audit_log")
+            .selectAll()
+            .where("project_id", "=", projectId)
+            .orderBy(orderExpression("created_at"), "desc")
+            .orderBy(orderExpression("id"), "desc")
+            .limit(limit)
+            .offset(offset)
+            .execute(),
+        )
+        .pipe(Effect.map((rows) => rows.map(toAudit))),
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * Environments and the secrets in them, on SQL.
+ *
+ * Versions (port rule 3): an update moves `secrets_secrets.version` from the expected value to the next one with a
+ * conditional `update … where version = expected`; on Postgres a concurrent writer blocks on the row lock and then
+ * finds the condition false, and on SQLite transactions run one at a time. Creating a key relies on the unique
+ * (environment, key); the primary key (secret, version) of the history is the backstop. Every way of losing the
+ * race answers `VersionConflict`, after which the use case re-reads and tries again. The write is one compound
+ * operation so that it costs one transaction; it compares a version and decides nothing else.
+ */
+import { NotFound } from "@coffer/kernel"
+import { EnvironmentExists, type SecretStore, VersionConflict } from "@coffer/secrets"
+import { Effect } from "effect"
+import type { Kysely } from "kysely"
+import * as SqlStore from "../SqlStore.js"
+import type { Tables } from "../Tables.js"
+import type { Audited } from "./audit.js"
+import { projectNotFound } from "./projects.js"
+import { toEnvironment, toSecret } from "./rows.js"
+
+type Store = SecretStore.SecretStore["Service"]
+
+const environmentNotFound = () => new NotFound({ message: "The environment no longer exists" })
+
+export type EnvironmentsPart = Pick<
+  Store,
+  | "listEnvironments"
+  | "findEnvironment"
+  | "createEnvironment"
+  | "deleteEnvironment"
+  | "listSecrets"
+  | "findSecret"
+  | "readSecret"
+  | "writeSecret"
+  | "deleteSecret"
+  | "listVersions"
+  | "exportSecrets"
+>
+
+export const environments = (
+  store: SqlStore.SqlStore,
+  { append, audited, auditedChange }: Audited,
+): EnvironmentsPart => {
+  const { statement, query } = store
+
+  const selectSecret = (db: Kysely<Tables>, environmentId: string, key: string) =>
+    db
+      .selectFrom("secrets_secrets")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("key", "=", key)
+      .executeTakeFirst()
+
+  return {
+    listEnvironments: (projectId) =>
+      query((db) =>
+        db.selectFrom("secrets_environments").selectAll().where("project_id", "=", projectId).execute(),
+      ).pipe(Effect.map((rows) => rows.map(toEnvironment))),
+
+    findEnvironment: (projectId, name) =>
+      query((db) =>
+        db
+          .selectFrom("secrets_environments")
+          .selectAll()
+          .where("project_id", "=", projectId)
+          .where("name", "=", name)
+          .executeTakeFirst(),
+      ).pipe(Effect.map((row) => (row === undefined ? undefined : toEnvironment(row)))),
+
+    createEnvironment: ({ environment, audit }) =>
+      audited(
+        audit,
+        statement((db) =>
+          db
+            .insertInto("secrets_environments")
+            .values({
+              id: environment.id,
+              project_id: environment.projectId,
+              name: environment.name,
+              created_at: environment.createdAt,
+            })
+            .execute(),
+        ).pipe(
+          SqlStore.failOn(
+            "UniqueViolation",
+            () =>
+              new EnvironmentExists({
+                name: environment.name,
+                message: `An environment named "${environment.name}" exists in this project`,
+              }),
+          ),
+          SqlStore.failOn("ForeignKeyViolation", projectNotFound),
+          Effect.asVoid,
+        ),
+      ),
+
+    deleteEnvironment: ({ environmentId, audit }) =>
+      auditedChange(audit, (db) =>
+        db.deleteFrom("secrets_environments").where("id", "=", environmentId).executeTakeFirst(),
+      ),
+
+    listSecrets: (environmentId) =>
+      query((db) =>
+        db.selectFrom("secrets_secrets").selectAll().where("environment_id", "=", environmentId).execute(),
+      ).pipe(Effect.map((rows) => rows.map(toSecret))),
+
+    findSecret: (environmentId, key) =>
+      query((db) => selectSecret(db, environmentId, key)).pipe(
+        Effect.map((row) => (row === undefined ? undefined : toSecret(row))),
+      ),
+
+    readSecret: ({ environmentId, key, version, audit }) =>
+      store.transaction(
+        Effect.gen(function* () {
+          const row = yield* statement((db) => selectSecret(db, environmentId, key))
+          if (row === undefined) return undefined
+          const secret = toSecret(row)
+          const sealed = yield* statement((db) =>
+            db
+              .selectFrom("secrets_secret_versions")
+              .selectAll()
+              .where("secret_id", "=", secret.id)
+              .where("version", "=", version ?? secret.version)
+              .executeTakeFirst(),
+          )
+          if (sealed === undefined) return { secret, sealed: undefined }
+          if (audit !== undefined) yield* append(audit)
+          return {
+            secret,
+            sealed: {
+              version: Number(sealed.version),
+              value: sealed.value,
+              userId: sealed.user_id,
+              createdAt: sealed.created_at,
+            },
+          }
+        }),
+      ),
+
+    writeSecret: (input) => {
+      const conflict = () =>
+        new VersionConflict({ message: `Secret "${input.key}" changed while it was being written; try again` })
+      const version = input.expectedVersion + 1
+      const createOrAdvance =
+        input.expectedVersion === 0
+          ? statement((db) =>
+              db
+                .insertInto("secrets_secrets")
+                .values({
+                  id: input.newSecretId,
+                  environment_id: input.environmentId,
+                  key: input.key,
+                  version,
+                  created_at: input.at,
+                  updated_at: input.at,
+                })
+                .execute(),
+            ).pipe(
+              SqlStore.failOn("UniqueViolation", conflict),
+              SqlStore.failOn("ForeignKeyViolation", environmentNotFound),
+              Effect.as(input.newSecretId),
+            )
+          : statement((db) =>
+              db
+                .updateTable("secrets_secrets")
+                .set({ version, updated_at: input.at })
+                .where("environment_id", "=", input.environmentId)
+                .where("key", "=", input.key)
+                .where("version", "=", input.expectedVersion)
+                .returning("id")
+                .executeTakeFirst(),
+            ).pipe(
+              Effect.flatMap((updated) =>
+                updated === undefined ? Effect.fail(conflict()) : Effect.succeed(updated.id),
+              ),
+            )
+      return store
+        .attemptTransaction(
+          Effect.gen(function* () {
+            const secretId = yield* createOrAdvance
+            yield* statement((db) =>
+              db
+                .insertInto("secrets_secret_versions")
+                .values({
+                  secret_id: secretId,
+                  version,
+                  value: input.value,
+                  user_id: input.userId,
+                  created_at: input.at,
+                })
+                .execute(),
+            ).pipe(SqlStore.failOn("UniqueViolation", conflict))
+            yield* append(input.audit)
+            return { secretId, version }
+          }),
+        )
+        .pipe(
+          // A deadlock that outlasted the retries is contention like any other: let the use case start over.
+          SqlStore.failOn("TransactionConflict", conflict),
+          SqlStore.settle,
+        )
+    },
+
+    deleteSecret: ({ environmentId, key, audit }) =>
+      auditedChange(audit, (db) =>
+        db
+          .deleteFrom("secrets_secrets")
+          .where("environment_id", "=", environmentId)
+          .where("key", "=", key)
+          .executeTakeFirst(),
+      ),
+
+    listVersions: (secretId) =>
+      query((db) =>
+        db
+          .selectFrom("secrets_secret_versions")
+          .select(["version", "created_at", "user_id"])
+          .where("secret_id", "=", secretId)
+          .execute(),
+      ).pipe(
+        Effect.map((rows) =>
+          rows.map((row) => ({ version: Number(row.version), createdAt: row.created_at, userId: row.user_id })),
+        ),
+      ),
+
+    exportSecrets: ({ environmentId, audit }) =>
+      audited(
+        audit,
+        statement((db) =>
+          db
+            .selectFrom("secrets_secrets")
+            .innerJoin("secrets_secret_versions", (join) =>
+              join
+                .onRef("secrets_secret_versions.secret_id", "=", "secrets_secrets.id")
+                .onRef("secrets_secret_versions.version", "=", "secrets_secrets.version"),
+            )
+            .select(["secrets_secrets.key", "secrets_secrets.version", "secrets_secret_versions.value"])
+            .where("secrets_secrets.environment_id", "=", environmentId)
+            .execute(),
+        ).pipe(
+          Effect.map((rows) => rows.map((row) => ({ key: row.key, version: Number(row.version), value: row.value }))),
+        ),
+      ),
+  }
+}

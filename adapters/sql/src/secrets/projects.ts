@@ -1,0 +1,245 @@
+/**
+ * Projects and the people in them, on SQL: projects, memberships, invites, and the wrapped data keys that
+ * `coffer keys rotate` replaces.
+ *
+ * Invites (port rule 7): a conditional `update … where used_at is null` takes the invite; the membership insert
+ * that follows fails on the primary key when the person is in already, and the rollback leaves the invite unused.
+ * Whether an invite has expired is the use case's question, asked before.
+ */
+import { NotFound } from "@coffer/kernel"
+import { AlreadyMember, ProjectExists, type Role, type SecretStore } from "@coffer/secrets"
+import { Effect } from "effect"
+import type { Kysely } from "kysely"
+import * as SqlStore from "../SqlStore.js"
+import type { Tables } from "../Tables.js"
+import type { Audited } from "./audit.js"
+import { changed, projectColumns, toAccess, toInvite, toProject } from "./rows.js"
+
+type Store = SecretStore.SecretStore["Service"]
+
+export const projectNotFound = () => new NotFound({ message: "The project no longer exists" })
+
+export type ProjectsPart = Pick<
+  Store,
+  | "createProject"
+  | "findProject"
+  | "findProjectById"
+  | "listProjects"
+  | "deleteProject"
+  | "listMembers"
+  | "setMemberRole"
+  | "removeMember"
+  | "createInvite"
+  | "listInvites"
+  | "findInvite"
+  | "deleteInvite"
+  | "acceptInvite"
+  | "listDataKeys"
+  | "replaceDataKey"
+>
+
+export const projects = (store: SqlStore.SqlStore, { append, audited, auditedChange }: Audited): ProjectsPart => {
+  const { statement, query } = store
+
+  const selectAccess = (db: Kysely<Tables>, userId: string) =>
+    db
+      .selectFrom("secrets_projects")
+      .innerJoin("secrets_members", (join) =>
+        join.onRef("secrets_members.project_id", "=", "secrets_projects.id").on("secrets_members.user_id", "=", userId),
+      )
+      .select([...projectColumns, "secrets_members.role"])
+
+  return {
+    createProject: ({ project, environments, audit }) =>
+      audited(
+        audit,
+        Effect.gen(function* () {
+          yield* statement((db) =>
+            db
+              .insertInto("secrets_projects")
+              .values({
+                id: project.id,
+                name: project.name,
+                slug: project.slug,
+                owner_id: project.ownerId,
+                data_key: project.dataKey,
+                created_at: project.createdAt,
+              })
+              .execute(),
+          ).pipe(
+            SqlStore.failOn(
+              "UniqueViolation",
+              () =>
+                new ProjectExists({ slug: project.slug, message: `A project with the slug "${project.slug}" exists` }),
+            ),
+          )
+          yield* statement((db) =>
+            db
+              .insertInto("secrets_members")
+              .values({
+                project_id: project.id,
+                user_id: project.ownerId,
+                role: "owner",
+                created_at: project.createdAt,
+              })
+              .execute(),
+          )
+          if (environments.length === 0) return
+          yield* statement((db) =>
+            db
+              .insertInto("secrets_environments")
+              .values(
+                environments.map((environment) => ({
+                  id: environment.id,
+                  project_id: environment.projectId,
+                  name: environment.name,
+                  created_at: environment.createdAt,
+                })),
+              )
+              .execute(),
+          )
+        }),
+      ),
+
+    findProject: (slug, userId) =>
+      query((db) => selectAccess(db, userId).where("secrets_projects.slug", "=", slug).executeTakeFirst()).pipe(
+        Effect.map((row) => (row === undefined ? undefined : toAccess(row))),
+      ),
+
+    findProjectById: (projectId, userId) =>
+      query((db) => selectAccess(db, userId).where("secrets_projects.id", "=", projectId).executeTakeFirst()).pipe(
+        Effect.map((row) => (row === undefined ? undefined : toAccess(row))),
+      ),
+
+    listProjects: (userId) =>
+      query((db) => selectAccess(db, userId).execute()).pipe(Effect.map((rows) => rows.map(toAccess))),
+
+    deleteProject: ({ projectId, audit }) =>
+      auditedChange(audit, (db) => db.deleteFrom("secrets_projects").where("id", "=", projectId).executeTakeFirst()),
+
+    listMembers: (projectId) =>
+      query((db) => db.selectFrom("secrets_members").selectAll().where("project_id", "=", projectId).execute()).pipe(
+        Effect.map((rows) =>
+          rows.map((row) => ({ userId: row.user_id, role: row.role as Role, createdAt: row.created_at })),
+        ),
+      ),
+
+    setMemberRole: ({ projectId, userId, role, audit }) =>
+      auditedChange(audit, (db) =>
+        db
+          .updateTable("secrets_members")
+          .set({ role })
+          .where("project_id", "=", projectId)
+          .where("user_id", "=", userId)
+          .executeTakeFirst(),
+      ),
+
+    removeMember: ({ projectId, userId, audit }) =>
+      store.transaction(
+        Effect.gen(function* () {
+          const result = yield* statement((db) =>
+            db
+              .deleteFrom("secrets_members")
+              .where("project_id", "=", projectId)
+              .where("user_id", "=", userId)
+              .executeTakeFirst(),
+          )
+          if (!changed(result)) return false
+          // Port rule 4: a member's keys for the project go with them.
+          yield* statement((db) =>
+            db
+              .deleteFrom("secrets_api_keys")
+              .where("project_id", "=", projectId)
+              .where("user_id", "=", userId)
+              .execute(),
+          )
+          yield* append(audit)
+          return true
+        }),
+      ),
+
+    createInvite: ({ invite, audit }) =>
+      audited(
+        audit,
+        statement((db) =>
+          db
+            .insertInto("secrets_invites")
+            .values({
+              id: invite.id,
+              project_id: invite.projectId,
+              role: invite.role,
+              token_hash: invite.tokenHash,
+              created_by: invite.createdBy,
+              created_at: invite.createdAt,
+              expires_at: invite.expiresAt,
+              used_at: invite.usedAt,
+              used_by: null,
+            })
+            .execute(),
+        ).pipe(SqlStore.failOn("ForeignKeyViolation", projectNotFound), Effect.asVoid),
+      ),
+
+    listInvites: (projectId) =>
+      query((db) => db.selectFrom("secrets_invites").selectAll().where("project_id", "=", projectId).execute()).pipe(
+        Effect.map((rows) => rows.map(toInvite)),
+      ),
+
+    findInvite: (tokenHash) =>
+      query((db) =>
+        db.selectFrom("secrets_invites").selectAll().where("token_hash", "=", tokenHash).executeTakeFirst(),
+      ).pipe(Effect.map((row) => (row === undefined ? undefined : toInvite(row)))),
+
+    deleteInvite: ({ projectId, inviteId, audit }) =>
+      auditedChange(audit, (db) =>
+        db
+          .deleteFrom("secrets_invites")
+          .where("id", "=", inviteId)
+          .where("project_id", "=", projectId)
+          .where("used_at", "is", null)
+          .executeTakeFirst(),
+      ),
+
+    acceptInvite: ({ inviteId, userId, at, audit }) =>
+      store.transaction(
+        Effect.gen(function* () {
+          const invite = yield* statement((db) =>
+            db
+              .updateTable("secrets_invites")
+              .set({ used_at: at, used_by: userId })
+              .where("id", "=", inviteId)
+              .where("used_at", "is", null)
+              .returning(["project_id", "role"])
+              .executeTakeFirst(),
+          )
+          if (invite === undefined) return undefined
+          yield* statement((db) =>
+            db
+              .insertInto("secrets_members")
+              .values({ project_id: invite.project_id, user_id: userId, role: invite.role, created_at: at })
+              .execute(),
+          ).pipe(
+            SqlStore.failOn("UniqueViolation", () => new AlreadyMember({ message: "You are already in this project" })),
+          )
+          const project = yield* statement((db) =>
+            db.selectFrom("secrets_projects").selectAll().where("id", "=", invite.project_id).executeTakeFirstOrThrow(),
+          )
+          yield* append(audit)
+          return toProject(project)
+        }),
+      ),
+
+    listDataKeys: query((db) => db.selectFrom("secrets_projects").select(["id", "data_key"]).execute()).pipe(
+      Effect.map((rows) => rows.map((row) => ({ projectId: row.id, dataKey: row.data_key }))),
+    ),
+
+    replaceDataKey: ({ projectId, expected, next }) =>
+      query((db) =>
+        db
+          .updateTable("secrets_projects")
+          .set({ data_key: next })
+          .where("id", "=", projectId)
+          .where("data_key", "=", expected)
+          .executeTakeFirst(),
+      ).pipe(Effect.map(changed)),
+  }
+}

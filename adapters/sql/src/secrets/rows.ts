@@ -1,0 +1,103 @@
+/**
+ * How the secrets tables' rows (migration `0004_secrets`) become the port's records and back. Shared by the SQL
+ * secret store's parts; nothing here runs a statement.
+ */
+import type { AuditAction, KeyScope, MemberRole, Role, SecretStore } from "@coffer/secrets"
+import type {
+  SecretsApiKeyRow,
+  SecretsAuditLogRow,
+  SecretsEnvironmentRow,
+  SecretsInviteRow,
+  SecretsProjectRow,
+  SecretsSecretRow,
+} from "../tables/secrets.js"
+
+export const toProject = (row: SecretsProjectRow): SecretStore.ProjectRecord => ({
+  id: row.id,
+  name: row.name,
+  slug: row.slug,
+  ownerId: row.owner_id,
+  createdAt: row.created_at,
+  dataKey: row.data_key,
+})
+
+export const toEnvironment = (row: SecretsEnvironmentRow): SecretStore.EnvironmentRecord => ({
+  id: row.id,
+  projectId: row.project_id,
+  name: row.name,
+  createdAt: row.created_at,
+})
+
+export const toInvite = (row: SecretsInviteRow): SecretStore.InviteRecord => ({
+  id: row.id,
+  projectId: row.project_id,
+  role: row.role as MemberRole,
+  tokenHash: row.token_hash,
+  createdBy: row.created_by,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  usedAt: row.used_at,
+})
+
+export const toSecret = (row: SecretsSecretRow): SecretStore.SecretRecord => ({
+  id: row.id,
+  environmentId: row.environment_id,
+  key: row.key,
+  version: Number(row.version),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+})
+
+export const toApiKey = (row: SecretsApiKeyRow): SecretStore.ApiKeyRecord => ({
+  id: row.id,
+  projectId: row.project_id,
+  userId: row.user_id,
+  name: row.name,
+  keyPrefix: row.key_prefix,
+  keyHash: row.key_hash,
+  scope: row.scope as KeyScope,
+  expiresAt: row.expires_at,
+  lastUsedAt: row.last_used_at,
+  createdAt: row.created_at,
+})
+
+export const toAudit = (row: SecretsAuditLogRow): SecretStore.AuditRecord => ({
+  id: row.id,
+  projectId: row.project_id,
+  environmentId: row.environment_id,
+  userId: row.user_id,
+  userEmail: row.user_email,
+  action: row.action as AuditAction,
+  targetKey: row.target_key,
+  ipAddress: row.ip_address,
+  createdAt: row.created_at,
+})
+
+export const auditRow = (entry: SecretStore.AuditRecord): SecretsAuditLogRow => ({
+  id: entry.id,
+  project_id: entry.projectId,
+  environment_id: entry.environmentId,
+  user_id: entry.userId,
+  user_email: entry.userEmail,
+  action: entry.action,
+  target_key: entry.targetKey,
+  ip_address: entry.ipAddress,
+  created_at: entry.createdAt,
+})
+
+export const changed = (result: { readonly numUpdatedRows?: bigint; readonly numDeletedRows?: bigint }) =>
+  (result.numUpdatedRows ?? result.numDeletedRows ?? 0n) > 0n
+
+export const projectColumns = [
+  "secrets_projects.id",
+  "secrets_projects.name",
+  "secrets_projects.slug",
+  "secrets_projects.owner_id",
+  "secrets_projects.data_key",
+  "secrets_projects.created_at",
+] as const
+
+export const toAccess = (row: SecretsProjectRow & { role: string }): SecretStore.ProjectAccess => ({
+  project: toProject(row),
+  role: row.role as Role,
+})

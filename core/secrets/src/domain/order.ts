@@ -1,0 +1,39 @@
+/**
+ * The orders every list of the Secrets service is answered in (seed 001 §4), decided here once so that every store
+ * may return rows in whatever order is cheapest and every front end sees the same one. Strings compare by UTF-16
+ * code units, whatever the locale or the database's collation, so that `B` sorts before `a` everywhere.
+ *
+ * The one order a store keeps itself is the audit log's, because it answers that list a page at a time.
+ */
+
+/** UTF-16 code unit order. */
+export const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** Newest first by creation time, then by id (ids are sortable, so records of one instant keep their order). */
+export const newestFirst = <A extends { readonly createdAt: string; readonly id: string }>(a: A, b: A): number =>
+  byCodeUnits(b.createdAt, a.createdAt) || byCodeUnits(b.id, a.id)
+
+/** Projects by slug. */
+export const bySlug = <A extends { readonly project: { readonly slug: string } }>(a: A, b: A): number =>
+  byCodeUnits(a.project.slug, b.project.slug)
+
+/** Environments by name. */
+export const byName = <A extends { readonly name: string }>(a: A, b: A): number => byCodeUnits(a.name, b.name)
+
+/** Secrets and export entries by key. */
+export const byKey = <A extends { readonly key: string }>(a: A, b: A): number => byCodeUnits(a.key, b.key)
+
+/** Versions of one secret, newest first. */
+export const byVersionDescending = <A extends { readonly version: number }>(a: A, b: A): number => b.version - a.version
+
+/** Members: the owner first, then by joining time (and by id, for people who joined in the same instant). */
+export const membersOrder = <A extends { readonly role: string; readonly createdAt: string; readonly userId: string }>(
+  a: A,
+  b: A,
+): number =>
+  Number(b.role === "owner") - Number(a.role === "owner") ||
+  byCodeUnits(a.createdAt, b.createdAt) ||
+  byCodeUnits(a.userId, b.userId)
+
+/** A sorted copy: stores answer read-only arrays. */
+export const sorted = <A>(items: ReadonlyArray<A>, order: (a: A, b: A) => number): Array<A> => [...items].sort(order)

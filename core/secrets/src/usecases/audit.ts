@@ -1,0 +1,75 @@
+/**
+ * The audit log of a project (seed 001 §2 and §4 "Audit log"): building the record of a change (who, from where,
+ * what, on which target, when), which the store writes in the same transaction as the change, and reading the
+ * log newest first, paged with `limit` (1 to 500, default 50) and `offset` (from 0, default 0). Readable by
+ * everyone who may read the project, keys included ("read ... logs", §5). Query values are checked here, as
+ * text, so that `limit=1e2`, `limit=10abc` or `limit=` are refused rather than read as something the actor did
+ * not write.
+ *
+ * Ids come from the kernel's `sortableId`, so stores order "newest first" by `createdAt, id` exactly.
+ */
+import { BadRequest, Clock, Random, sortableId } from "@coffer/kernel"
+import { Effect } from "effect"
+import { type Actor, reachFor } from "../access.js"
+import { type AuditEvent, targetKey } from "../domain/audit.js"
+import { type AuditRecord, SecretStore } from "../SecretStore.js"
+import { auditView } from "../views.js"
+
+export const iso = (millis: number): string => new Date(millis).toISOString()
+
+/** The audit record of `event`, done by `actor` in project `projectId` (and environment, where there is one). */
+export const auditRecord = Effect.fnUntraced(function* (
+  actor: Actor,
+  projectId: string,
+  environmentId: string | null,
+  event: AuditEvent,
+) {
+  const now = yield* Clock.Clock.use((clock) => clock.now)
+  const random = yield* Random.Random.use((random) => random.id)
+  const record: AuditRecord = {
+    id: sortableId(now, random),
+    projectId,
+    environmentId,
+    userId: actor.userId,
+    userEmail: actor.email,
+    action: event.action,
+    targetKey: targetKey(event),
+    ipAddress: actor.ipAddress,
+    createdAt: iso(now),
+  }
+  return record
+})
+
+export const DEFAULT_AUDIT_LIMIT = 50
+export const MAX_AUDIT_LIMIT = 500
+/** Postgres's `integer`, so an offset never overflows a query parameter. */
+export const MAX_AUDIT_OFFSET = 2_147_483_647
+
+const DIGITS = /^(0|[1-9][0-9]{0,9})$/
+
+const parseBounded = (name: string, text: string | undefined, fallback: number, min: number, max: number) => {
+  if (text === undefined) return Effect.succeed(fallback)
+  const value = DIGITS.test(text) ? Number(text) : Number.NaN
+  return value >= min && value <= max
+    ? Effect.succeed(value)
+    : Effect.fail(new BadRequest({ message: `${name} must be a whole number from ${min} to ${max}` }))
+}
+
+/** `limit` and `offset` as given in the query string (absent: the defaults). */
+export const parsePage = (query: { readonly limit?: string | undefined; readonly offset?: string | undefined }) =>
+  Effect.all({
+    limit: parseBounded("limit", query.limit, DEFAULT_AUDIT_LIMIT, 1, MAX_AUDIT_LIMIT),
+    offset: parseBounded("offset", query.offset, 0, 0, MAX_AUDIT_OFFSET),
+  })
+
+export const listAuditLog = Effect.fn("Secrets.listAuditLog")(function* (
+  actor: Actor,
+  slug: string,
+  query: { readonly limit?: string | undefined; readonly offset?: string | undefined },
+) {
+  const access = yield* reachFor(actor, slug, "read")
+  const page = yield* parsePage(query)
+  const store = yield* SecretStore
+  const entries = yield* store.listAudit({ projectId: access.project.id, ...page })
+  return { auditLog: entries.map(auditView) }
+})
