@@ -33,6 +33,9 @@ describe("jsonErrorOffset", () => {
     expect(jsonErrorOffset('{"a": [1, 2,]}')).toBe(12)
     expect(jsonErrorOffset('{"a": 1')).toBe(7)
     expect(jsonErrorOffset("[1] 2")).toBe(4)
+    // A raw control character inside a string is not JSON; escaped it is.
+    expect(jsonErrorOffset(`"a${String.fromCharCode(10)}b"`)).toBe(0)
+    expect(jsonErrorOffset(String.raw`"a\nb\u0001"`)).toBeUndefined()
     expect(jsonErrorOffset(`${"[".repeat(100_000)}${"]".repeat(100_000)}`)).toBeUndefined()
   })
 })

