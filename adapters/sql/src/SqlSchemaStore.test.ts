@@ -116,6 +116,32 @@ describe("SqlSchemaStore", () => {
     expect(result.read[2]).toBeUndefined()
   })
 
+  it("reads a revision saved before migration 0005 kept outputs as one without an output", async () => {
+    const found = await Effect.runPromise(
+      Effect.gen(function* () {
+        const store = yield* SchemaStore
+        yield* store.insertPlatform("ios", undefined, 0)
+        yield* store.insertVersions("ios", ["1.0.0"], 0)
+        yield* SqlDatabase.query((db) =>
+          db
+            .insertInto("schemas_revisions")
+            .values({
+              platform: "ios",
+              version: "1.0.0",
+              revision: 1,
+              content: '{"old":true}',
+              output: null,
+              saved_at: new Date(0).toISOString(),
+              saved_by: "a",
+            })
+            .execute(),
+        )
+        return yield* store.findRevision({ platform: "ios", version: "1.0.0" }, 1)
+      }).pipe(Effect.provide(Layer.provideMerge(SqlSchemaStore.layer, freshSqlite()))),
+    )
+    expect(found).toEqual({ revision: 1, content: { old: true }, output: undefined, savedBy: "a", savedAt: 0 })
+  })
+
   it("reports a closed database as StoreUnavailable, never as a missing platform", async () => {
     const error = await Effect.runPromise(
       Effect.gen(function* () {

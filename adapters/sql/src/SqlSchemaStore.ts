@@ -23,6 +23,7 @@ import {
   type PlatformData,
   type PlatformKind,
   type PlatformRecord,
+  type Revision,
   SchemaStore,
   type StoredToken,
   sortVersions,
@@ -32,7 +33,7 @@ import { Effect, Layer, type Schema } from "effect"
 import { sql } from "kysely"
 import { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"
-import type { SchemasTokenRow, SchemasVersionRow } from "./tables/schemas.js"
+import type { SchemasRevisionRow, SchemasTokenRow, SchemasVersionRow } from "./tables/schemas.js"
 
 /** Bound parameters per `in (…)` list: far below SQLite's 32766 and Postgres' 65535. */
 const CHUNK = 500
@@ -73,6 +74,14 @@ const tokenOf = (row: SchemasTokenRow): StoredToken => ({
   createdBy: row.created_by,
   lastUsedAt: row.last_used_at === null ? undefined : ms(row.last_used_at),
   hash: row.token_hash,
+})
+
+const revisionOf = (row: SchemasRevisionRow): Revision => ({
+  revision: Number(row.revision),
+  content: parseObject(row.content),
+  output: row.output === null ? undefined : parseObject(row.output),
+  savedBy: row.saved_by,
+  savedAt: ms(row.saved_at),
 })
 
 /**
@@ -318,6 +327,7 @@ export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = E
                 version: write.version,
                 revision: Number(last?.revision ?? 0) + 1,
                 content: json(write.content),
+                output: json(write.output),
                 saved_at: iso(write.savedAt),
                 saved_by: write.savedBy,
               })
@@ -359,16 +369,33 @@ export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = E
           .where("version", "=", id.version)
           .orderBy("revision")
           .execute(),
+      ).pipe(Effect.map((rows) => rows.map(revisionOf))),
+    listRevisions: (id, { limit, before }) =>
+      query((db) =>
+        db
+          .selectFrom("schemas_revisions")
+          .select(["revision", "saved_at", "saved_by"])
+          .where("platform", "=", id.platform)
+          .where("version", "=", id.version)
+          .$if(before !== undefined, (select) => select.where("revision", "<", before!))
+          .orderBy("revision", "desc")
+          .limit(limit)
+          .execute(),
       ).pipe(
         Effect.map((rows) =>
-          rows.map((row) => ({
-            revision: Number(row.revision),
-            content: parseObject(row.content),
-            savedBy: row.saved_by,
-            savedAt: ms(row.saved_at),
-          })),
+          rows.map((row) => ({ revision: Number(row.revision), savedBy: row.saved_by, savedAt: ms(row.saved_at) })),
         ),
       ),
+    findRevision: (id, revision) =>
+      query((db) =>
+        db
+          .selectFrom("schemas_revisions")
+          .selectAll()
+          .where("platform", "=", id.platform)
+          .where("version", "=", id.version)
+          .where("revision", "=", revision)
+          .executeTakeFirst(),
+      ).pipe(Effect.map((row) => (row === undefined ? undefined : revisionOf(row)))),
     insertToken: (token) =>
       query((db) =>
         db

@@ -37,6 +37,7 @@ import type {
   PlatformExists,
   PlatformNotFound,
   ResolutionLimit,
+  RevisionNotFound,
   SchemaNotFound,
   TokenNotFound,
   Unresolved,
@@ -103,6 +104,7 @@ export type HttpError =
   | PlatformNotFound
   | VersionNotFound
   | SchemaNotFound
+  | RevisionNotFound
   | TokenNotFound
   | PlatformExists
   | DeletionBlocked
@@ -182,6 +184,7 @@ const rules: Rules = {
   PlatformNotFound: 404,
   VersionNotFound: 404,
   SchemaNotFound: 404,
+  RevisionNotFound: 404,
   TokenNotFound: 404,
   PlatformExists: 409,
   DeletionBlocked: (error) => ({

@@ -12,7 +12,12 @@ describe("schemas app", () => {
   it("describes its interface", async () => {
     const response = await app.request("/api/_ui/v1/instance")
     expect(response.status).toBe(200)
-    expect(await response.json()).toEqual({ name: "coffer-schemas", version: "9.9.9", interfaceVersion: "1.0.0" })
+    expect(await response.json()).toEqual({
+      name: "coffer-schemas",
+      version: "9.9.9",
+      interfaceVersion: "1.0.0",
+      signIn: { oidc: null, development: true },
+    })
     expect(response.headers.get("Cache-Control")).toBe("no-store")
   })
 
@@ -42,5 +47,23 @@ describe("schemas app", () => {
     })
     const response = await secure.request("/api/_ui/v1/instance")
     expect(response.headers.get("Strict-Transport-Security")).not.toBeNull()
+  })
+
+  it("offers the identity provider's sign-in, by name, when one is configured", async () => {
+    const withOidc = createSchemasApp({
+      runtime: fixture.runtime,
+      settings: settingsFrom({
+        OIDC_ISSUER: "https://id.example.com",
+        OIDC_CLIENT_ID: "coffer",
+        OIDC_CLIENT_SECRET: "s3cret",
+        OIDC_NAME: "Example SSO",
+      }),
+      version: "1.2.3",
+    })
+    const response = await withOidc.request("/api/_ui/v1/instance")
+    expect(((await response.json()) as { signIn: unknown }).signIn).toEqual({
+      oidc: { name: "Example SSO", url: "/api/auth/oidc/start" },
+      development: true,
+    })
   })
 })

@@ -28,6 +28,9 @@
  * 9. Audit entries come back newest first (by `at`, then `id`), `before` excluding that entry and everything
  *    newer, at most `limit` of them.
  * 10. Every failure to reach the backing store is `StoreUnavailable`; anything else is a defect.
+ * 11. A revision keeps the content saved and the output that save produced (a later cascade changes the schema's
+ *     output, never a revision's). `listRevisions` pages newest first, `before` excluding that revision and every
+ *     newer one, at most `limit`, without contents; `findRevision` answers one revision whole, or `undefined`.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
 import { Context, type Effect, type Schema } from "effect"
@@ -77,12 +80,18 @@ export interface OutputWrite extends SchemaId {
   readonly sources: ReadonlyArray<string>
 }
 
-/** One saved content of a schema, oldest first: its history. */
-export interface Revision {
+/** One save of a schema, as the history lists it: its number (from 1), who saved it and when. */
+export interface RevisionSummary {
   readonly revision: number
-  readonly content: Schema.JsonObject
   readonly savedBy: string
   readonly savedAt: number
+}
+
+/** One saved content of a schema, with the output that save produced: its history. */
+export interface Revision extends RevisionSummary {
+  readonly content: Schema.JsonObject
+  /** `undefined` for revisions saved before outputs were kept with them. */
+  readonly output: Schema.JsonObject | undefined
 }
 
 /** An API token record as the dashboard lists it (seed 000 §2); never the token itself. */
@@ -102,7 +111,7 @@ export interface StoredToken extends TokenRecord {
   readonly hash: string
 }
 
-export type AuditAction = "platform.delete" | "version.delete" | "token.create" | "token.revoke"
+export type AuditAction = "platform.delete" | "platform.kind" | "version.delete" | "token.create" | "token.revoke"
 
 /** Who did what, when. `target` names the object (`ios`, `ios/1.0.0`, a token id); `detail` never holds a secret. */
 export interface AuditEntry {
@@ -160,6 +169,13 @@ export class SchemaStore extends Context.Service<
     readonly saveOutputs: (writes: ReadonlyArray<OutputWrite>) => Effect.Effect<void, StoreUnavailable>
     /** The schema's saved contents, oldest first. */
     readonly revisions: (id: SchemaId) => Effect.Effect<ReadonlyArray<Revision>, StoreUnavailable>
+    /** A page of the schema's revisions, newest first, without contents (rule 11). */
+    readonly listRevisions: (
+      id: SchemaId,
+      options: { readonly limit: number; readonly before?: number | undefined },
+    ) => Effect.Effect<ReadonlyArray<RevisionSummary>, StoreUnavailable>
+    /** One revision with its content and output (rule 11). */
+    readonly findRevision: (id: SchemaId, revision: number) => Effect.Effect<Revision | undefined, StoreUnavailable>
     readonly insertToken: (token: StoredToken) => Effect.Effect<void, StoreUnavailable>
     /** Every token, oldest first. */
     readonly listTokens: Effect.Effect<ReadonlyArray<TokenRecord>, StoreUnavailable>

@@ -99,3 +99,14 @@ export class TokenNotFound extends Schema.TaggedError<TokenNotFound>()("TokenNot
     return "Token not found"
   }
 }
+
+/** The schema has no revision of that number (never saved that often, or its history was removed). */
+export class RevisionNotFound extends Schema.TaggedError<RevisionNotFound>()("RevisionNotFound", {
+  platform: Schema.String,
+  version: Schema.String,
+  revision: Schema.Number,
+}) {
+  override get message(): string {
+    return `Revision ${this.revision} of ${quoted(`${this.platform}/${this.version}`)} was not found`
+  }
+}

@@ -4,7 +4,8 @@
  * carry more (token hashes) that must never leave the core; these functions are where it is left behind.
  * Fields a record does not have are left out, not `null`.
  */
-import type { AuditEntry, PlatformRecord, TokenRecord } from "./SchemaStore.js"
+import type { AuditEntry, PlatformRecord, Revision, RevisionSummary, TokenRecord } from "./SchemaStore.js"
+import type * as Lineage from "./usecases/lineage.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -16,6 +17,40 @@ export const platformDetail = (platform: PlatformRecord) => ({
   name: platform.name,
   versions: platform.versions,
   ...(platform.kind === undefined ? {} : { kind: platform.kind }),
+})
+
+/** A platform as the dashboard lists it: `kind` always present, `custom` for records without one (§2). */
+export const dashboardPlatform = (platform: PlatformRecord) => ({
+  name: platform.name,
+  kind: platform.kind ?? "custom",
+  versions: platform.versions,
+})
+
+/** An item of a schema's history: `{ revision, savedAt, savedBy }`. */
+export const revisionSummary = (revision: RevisionSummary) => ({
+  revision: revision.revision,
+  savedAt: iso(revision.savedAt),
+  savedBy: revision.savedBy,
+})
+
+/** One revision whole; `output` is `null` for revisions saved before outputs were kept with them. */
+export const revisionDetail = (revision: Revision) => ({
+  ...revisionSummary(revision),
+  content: revision.content,
+  output: revision.output ?? null,
+})
+
+export const ancestry = (found: Lineage.Ancestry) => ({
+  ancestors: found.ancestors.map((node) => ({
+    platform: node.platform,
+    version: node.version,
+    parents: node.parents.map((parent) => ({
+      reference: parent.reference,
+      platform: parent.platform,
+      version: parent.version,
+    })),
+  })),
+  provenance: found.provenance.map((value) => ({ path: value.path, source: value.source })),
 })
 
 /** A token record (§2): never the token, nor its hash. */

@@ -13,6 +13,7 @@ import {
 } from "@coffer/schemas"
 import { Deferred, Effect, Fiber, type Layer, Schema } from "effect"
 import { describe, expect, it } from "vitest"
+import { revisionSuite } from "./schemaStoreRevisions.js"
 
 class Boom extends Schema.TaggedError<Boom>()("Boom", {}) {}
 
@@ -178,8 +179,8 @@ export const schemaStoreSuite = (name: string, makeStore: () => Layer.Layer<Sche
             yield* store.saveSchema(schemaWrite(id, { content: { v: 2 }, savedBy: "bob@example.com", savedAt: T0 + 5 }))
             expect((yield* store.findSchema(id))?.content).toEqual({ v: 2 })
             expect(yield* store.revisions(id)).toEqual([
-              { revision: 1, content: first.content, savedBy: "ada@example.com", savedAt: T0 },
-              { revision: 2, content: { v: 2 }, savedBy: "bob@example.com", savedAt: T0 + 5 },
+              { revision: 1, content: first.content, output: first.output, savedBy: "ada@example.com", savedAt: T0 },
+              { revision: 2, content: { v: 2 }, output: { own: "1.0.0" }, savedBy: "bob@example.com", savedAt: T0 + 5 },
             ])
             expect(yield* store.findSchema({ platform: "ios", version: "1.1.0" })).toBeUndefined()
           }),
@@ -270,6 +271,8 @@ export const schemaStoreSuite = (name: string, makeStore: () => Layer.Layer<Sche
           }),
         ))
     })
+
+    revisionSuite(run)
 
     describe("removal", () => {
       it("removes versions with their schema, history and edges, and leaves edges towards them", () =>

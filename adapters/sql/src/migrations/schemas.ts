@@ -16,6 +16,9 @@
  *
  * A version's schema, edges and revisions go with the version, and a platform's versions with the platform
  * (`on delete cascade`), so a deletion removes the whole history in one statement.
+ *
+ * `0005_schemas_revision_output` keeps with each revision the output its save produced (JSON text), so that the
+ * dashboard's history shows what a save resolved to; revisions saved before it have none (null).
  */
 import type { Kysely, Migration } from "kysely"
 
@@ -114,4 +117,18 @@ const m0003: Migration = {
   },
 }
 
-export const schemasMigrations: Readonly<Record<string, Migration>> = { "0003_schemas": m0003 }
+const m0005: Migration = {
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  up: async (db: Kysely<any>) => {
+    await db.schema.alterTable("schemas_revisions").addColumn("output", "text").execute()
+  },
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  down: async (db: Kysely<any>) => {
+    await db.schema.alterTable("schemas_revisions").dropColumn("output").execute()
+  },
+}
+
+export const schemasMigrations: Readonly<Record<string, Migration>> = {
+  "0003_schemas": m0003,
+  "0005_schemas_revision_output": m0005,
+}

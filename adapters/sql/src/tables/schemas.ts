@@ -38,6 +38,8 @@ export interface SchemasRevisionRow {
   version: string
   revision: number
   content: string
+  /** JSON object: the output the save produced; null for revisions saved before it was kept. */
+  output: string | null
   saved_at: string
   saved_by: string
 }

@@ -8,6 +8,7 @@ import type { Hono } from "hono"
 import { mountSchemasAuth } from "../auth/schemasAuth.js"
 import { mountSchemasRoutes, type SchemasRouteServices } from "../schemas/index.js"
 import { type AppOptions, createBaseApp } from "./base.js"
+import { instanceDescription } from "./secretsApp.js"
 
 /** The interface description's own version (seed 000 §9 rule 2). */
 export const SCHEMAS_INTERFACE_VERSION = "1.0.0"
@@ -18,8 +19,15 @@ export type SchemasServices = SchemasRouteServices
 export const createSchemasApp = <ER>(options: AppOptions<SchemasServices, ER>): Hono => {
   const publicOrigin = options.settings.schemasPublicOrigin
   const { app, handle } = createBaseApp({ runtime: options.runtime, settings: options.settings, publicOrigin })
+  // `signIn` tells the dashboard which sign-in to offer, as the secrets service's instance description does.
+  const { signIn } = instanceDescription(options.settings, options.version)
   app.get("/api/_ui/v1/instance", (c) =>
-    c.json({ name: "coffer-schemas", version: options.version, interfaceVersion: SCHEMAS_INTERFACE_VERSION }),
+    c.json({
+      name: "coffer-schemas",
+      version: options.version,
+      interfaceVersion: SCHEMAS_INTERFACE_VERSION,
+      signIn,
+    }),
   )
   const roles = options.roles ?? (() => options.settings.roles)
   const routes = {

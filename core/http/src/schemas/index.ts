@@ -8,6 +8,7 @@ import type { Hono } from "hono"
 import { mountAudit } from "./audit.js"
 import type { SchemasRoutes } from "./context.js"
 import { mountDashboardPlatforms } from "./dashboard.js"
+import { mountLineage } from "./lineage.js"
 import { mountPlatforms } from "./platforms.js"
 import { mountSchemas } from "./schemas.js"
 import { mountTokens } from "./tokens.js"
@@ -23,6 +24,7 @@ export {
 
 export const mountSchemasRoutes = (app: Hono, routes: SchemasRoutes): void => {
   mountDashboardPlatforms(app, routes)
+  mountLineage(app, routes)
   mountTokens(app, routes)
   mountAudit(app, routes)
   mountPlatforms(app, routes)

@@ -54,6 +54,12 @@ interface Draft {
 
 const copy = <A extends Schema.Json>(value: A): A => structuredClone(value)
 
+const copyRevision = (revision: Revision): Revision => ({
+  ...revision,
+  content: copy(revision.content),
+  output: revision.output === undefined ? undefined : copy(revision.output),
+})
+
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 const recordOf = (name: string, platform: PlatformState): PlatformRecord => ({
@@ -232,6 +238,7 @@ export const make: Effect.Effect<SchemaStore["Service"]> = Effect.gen(function* 
         const revision: Revision = {
           revision: row.revisions.length + 1,
           content: copy(input.content),
+          output: copy(input.output),
           savedBy: input.savedBy,
           savedAt: input.savedAt,
         }
@@ -268,12 +275,25 @@ export const make: Effect.Effect<SchemaStore["Service"]> = Effect.gen(function* 
         return { ...state, platforms }
       }),
     revisions: (id) =>
-      read((state) =>
-        (state.platforms.get(id.platform)?.versions.get(id.version)?.revisions ?? []).map((revision) => ({
-          ...revision,
-          content: copy(revision.content),
-        })),
-      ),
+      read((state) => (state.platforms.get(id.platform)?.versions.get(id.version)?.revisions ?? []).map(copyRevision)),
+    listRevisions: (id, { limit, before }) =>
+      read((state) => {
+        const all = state.platforms.get(id.platform)?.versions.get(id.version)?.revisions ?? []
+        // Numbered from 1 without gaps, oldest first: revision n sits at index n - 1.
+        const end = before === undefined ? all.length : Math.max(0, Math.min(all.length, before - 1))
+        return all
+          .slice(Math.max(0, end - limit), end)
+          .reverse()
+          .map(({ revision, savedBy, savedAt }) => ({ revision, savedBy, savedAt }))
+      }),
+    findRevision: (id, revision) =>
+      read((state) => {
+        const found = state.platforms
+          .get(id.platform)
+          ?.versions.get(id.version)
+          ?.revisions.find((candidate) => candidate.revision === revision)
+        return found === undefined ? undefined : copyRevision(found)
+      }),
     insertToken: (token) =>
       writeVoid((state) => ({ ...state, tokens: new Map(state.tokens).set(token.id, { ...token }) })),
     listTokens: read((state) =>

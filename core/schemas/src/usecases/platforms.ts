@@ -16,11 +16,17 @@ import { Effect } from "effect"
 import { type Actor, canSee, requireDeleter, requireVisible, requireWriter } from "../access.js"
 import type { InvalidVersion, ResolutionLimit, ResolveError } from "../domain/errors.js"
 import { checkVersionCount } from "../domain/limits.js"
-import { isValidPlatformName, type PlatformKind, validateKind, validatePlatformName } from "../domain/platform.js"
+import {
+  isValidPlatformName,
+  PLATFORM_KINDS,
+  type PlatformKind,
+  validateKind,
+  validatePlatformName,
+} from "../domain/platform.js"
 import { validateVersion } from "../domain/version.js"
 import {
   type DeletionBlocked,
-  type InvalidKind,
+  InvalidKind,
   type InvalidPlatformName,
   PlatformExists,
   PlatformNotFound,
@@ -79,6 +85,34 @@ export const createPlatform = Effect.fn("Schemas.createPlatform")(function* (
   )
   yield* invalidateSchemasAfterCommit
   return { name, kind, versions: [] }
+})
+
+/**
+ * Dashboard: changes a platform's kind (display only, seed 000 §2), with the write rights of any other change
+ * to the platform. Audited as `platform.kind` with the kind before (`null`: none) and after; setting the kind it
+ * already has changes nothing and writes no entry.
+ */
+export const changeKind = Effect.fn("changeKind")(function* (
+  actor: Actor,
+  name: string,
+  kind: unknown,
+): Effect.fn.Return<PlatformRecord, Forbidden | InvalidKind | PlatformNotFound | StoreUnavailable, Services> {
+  const person = yield* requireWriter(actor, name)
+  // Required here: `validateKind` lets an omitted kind through (it means "keep" elsewhere), so it sees `null`.
+  const checked = yield* checkedKind(kind ?? null)
+  if (checked === undefined) return yield* new InvalidKind({ received: "null", allowed: [...PLATFORM_KINDS] })
+  if (!isValidPlatformName(name)) return yield* new PlatformNotFound({ platform: name })
+  const store = yield* SchemaStore
+  return yield* store.transaction(
+    Effect.gen(function* () {
+      const platform = yield* store.findPlatform(name)
+      if (platform === undefined) return yield* new PlatformNotFound({ platform: name })
+      if (platform.kind === checked) return platform
+      yield* store.setKind(name, checked)
+      yield* audit(person.email, "platform.kind", name, { from: platform.kind ?? null, to: checked })
+      return { ...platform, kind: checked }
+    }),
+  )
 })
 
 export interface PlatformInput {

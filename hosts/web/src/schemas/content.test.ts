@@ -1,0 +1,76 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+// The service's own checks, by path: the editor must say what a save would answer.
+import { validateContent } from "../../../../core/schemas/src/domain/content.js"
+import { extendsOf, parseReference } from "../../../../core/schemas/src/domain/extendsRef.js"
+import { checkReferences } from "../../../../core/schemas/src/domain/limits.js"
+import { checkContent, referenceError } from "./content.js"
+
+/** What the service answers for this content before it looks anything up, or `undefined` when it would go on. */
+/** The message of a failed `Result` of the core (its `_tag`, so that this folder need not import `effect`). */
+const failed = (result: { readonly _tag: string }): string | undefined =>
+  result._tag === "Failure" ? (result as unknown as { failure: { message: string } }).failure.message : undefined
+
+const serviceRefusal = (value: unknown): string | undefined => {
+  const content = validateContent(value)
+  if (content._tag === "Failure") return failed(content)
+  const references = extendsOf(content.success)
+  if (references._tag === "Failure") return failed(references)
+  const bounded = checkReferences(references.success)
+  if (bounded._tag === "Failure") return failed(bounded)
+  for (const reference of references.success) {
+    const message = failed(parseReference(reference))
+    if (message !== undefined) return message
+  }
+  return undefined
+}
+
+const reference = fc.oneof(
+  fc.constantFrom("ios", "ios/latest", "ios/1.0.0", "ios/^1.2.0", "ios/~1.2.0-rc.1", "ios/>=2.0.0+b", ""),
+  fc.constantFrom("/1.0.0", "ios/", "ios/1/2", "ios/^1", "ios/> =1.0.0", "ios/ 1.0.0", "ios/v1.0.0", "ios/>1.0.0"),
+  fc
+    .tuple(fc.constantFrom("ios", "web", ""), fc.constantFrom("", "/", "/^", "/~", "/>="), fc.string({ maxLength: 8 }))
+    .map((parts) => parts.join("")),
+)
+
+describe("checking content in the editor", () => {
+  it("refuses exactly what the service refuses before resolving, with its message", () => {
+    const extendsValue = fc.oneof(
+      reference,
+      fc.array(reference, { maxLength: 4 }),
+      fc.array(fc.constantFrom("a", "b", "c"), { minLength: 2, maxLength: 4 }),
+      fc.constantFrom(null, 1, {}, ["a", 1]),
+      fc.constant(Array.from({ length: 33 }, (_, index) => `p${index}`)),
+    )
+    fc.assert(
+      fc.property(extendsValue, fc.boolean(), (value, withOther) => {
+        const content = { ...(withOther ? { a: 1 } : {}), "@extends": value }
+        const checked = checkContent(JSON.stringify(content))
+        expect(checked.ok ? undefined : checked.message).toBe(serviceRefusal(content))
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it("refuses what is not a JSON object, saying where the JSON breaks", () => {
+    for (const text of ["[]", "null", '"x"', "3"]) {
+      const checked = checkContent(text)
+      expect(checked.ok ? undefined : checked.message).toBe(serviceRefusal(JSON.parse(text)))
+    }
+    const broken = checkContent('{\n  "a": 1,\n  "b": }')
+    expect(broken).toMatchObject({ ok: false, line: 3, column: expect.any(Number) })
+    expect(broken.ok ? "" : broken.message).toMatch(/^Not valid JSON at line 3, column \d+: /)
+    expect(checkContent('{"@extends": ["ios", "web/^1.0.0"], "a": {}}')).toEqual({
+      ok: true,
+      content: { "@extends": ["ios", "web/^1.0.0"], a: {} },
+      references: ["ios", "web/^1.0.0"],
+    })
+  })
+
+  it("explains a malformed reference as the API does", () => {
+    expect(referenceError("ios/^1")).toBe(
+      'Invalid @extends reference "ios/^1": the ^ range needs a full version; it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)',
+    )
+    expect(referenceError("ios/latest")).toBeUndefined()
+  })
+})

@@ -1,0 +1,142 @@
+/**
+ * Version strings in the browser: the rules for adding one (seed 000 §2 rules 1-4), checked as the person types
+ * with the very sentences the API answers (`core/schemas/src/domain/version.ts`; `versions.test.ts` checks both
+ * agree on generated strings), and the order the service lists versions in. The `semver` package is not shipped
+ * to the browser: the grammar below is semver's strict one, and a string is accepted only as its own canonical
+ * form, exactly as the service decides.
+ */
+
+export const MAX_VERSION_LENGTH = 128
+
+const ALLOWED_CHARACTERS = /^[A-Za-z0-9.+-]+$/
+const NUMERIC = "0|[1-9]\\d*"
+const PRERELEASE_ID = `(?:\\d*[a-zA-Z-][a-zA-Z0-9-]*|${NUMERIC})`
+const BUILD_ID = "[a-zA-Z0-9-]+"
+const GRAMMAR = new RegExp(
+  `^(${NUMERIC})\\.(${NUMERIC})\\.(${NUMERIC})` +
+    `(?:-(${PRERELEASE_ID}(?:\\.${PRERELEASE_ID})*))?` +
+    `(?:\\+(${BUILD_ID}(?:\\.${BUILD_ID})*))?$`,
+)
+
+export interface ParsedVersion {
+  readonly text: string
+  readonly major: number
+  readonly minor: number
+  readonly patch: number
+  /** Pre-release identifiers (`rc`, `1` of `-rc.1`); empty for a release. */
+  readonly prerelease: ReadonlyArray<string>
+  /** Build metadata identifiers (`b`, `7` of `+b.7`); empty when none. */
+  readonly build: ReadonlyArray<string>
+}
+
+const parseCore = (version: string): ParsedVersion | undefined => {
+  const match = GRAMMAR.exec(version)
+  if (match === null) return undefined
+  const [major, minor, patch] = [Number(match[1]), Number(match[2]), Number(match[3])]
+  if (major > Number.MAX_SAFE_INTEGER || minor > Number.MAX_SAFE_INTEGER || patch > Number.MAX_SAFE_INTEGER) {
+    return undefined
+  }
+  return {
+    text: version,
+    major,
+    minor,
+    patch,
+    prerelease: match[4] === undefined ? [] : match[4].split("."),
+    build: match[5] === undefined ? [] : match[5].split("."),
+  }
+}
+
+/** Why the service would refuse to add `version`, phrased as it phrases it; `undefined` when it is acceptable. */
+export const versionProblem = (version: string): string | undefined => {
+  if (version.length === 0) return "it must not be empty"
+  if (version.length > MAX_VERSION_LENGTH) {
+    return `it is ${version.length} characters long, at most ${MAX_VERSION_LENGTH} are allowed`
+  }
+  if (!ALLOWED_CHARACTERS.test(version)) {
+    return "only letters, digits, '.', '-' and '+' are allowed (surrounding whitespace is not removed)"
+  }
+  if (parseCore(version) === undefined) {
+    return "it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)"
+  }
+  return undefined
+}
+
+/** The API's 400 message for `version` (`Invalid version "…": …`), or `undefined` when it is acceptable. */
+export const versionError = (version: string): string | undefined => {
+  const problem = versionProblem(version)
+  return problem === undefined ? undefined : `Invalid version ${JSON.stringify(version)}: ${problem}`
+}
+
+/** The parse of an acceptable version; `undefined` for anything the rules refuse. */
+export const parseVersion = (version: string): ParsedVersion | undefined =>
+  versionProblem(version) === undefined ? parseCore(version) : undefined
+
+const NUMBER = /^[0-9]+$/
+
+/** semver's identifier order: numbers numerically and before words, words by code unit. */
+const compareIdentifiers = (a: string, b: string): number => {
+  const aNumber = NUMBER.test(a)
+  const bNumber = NUMBER.test(b)
+  if (aNumber && bNumber) return Math.sign(Number(a) - Number(b))
+  if (aNumber !== bNumber) return aNumber ? -1 : 1
+  return a === b ? 0 : a < b ? -1 : 1
+}
+
+const compareLists = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): number => {
+  for (let index = 0; index < Math.max(a.length, b.length); index++) {
+    if (index >= a.length) return -1
+    if (index >= b.length) return 1
+    const order = compareIdentifiers(a[index]!, b[index]!)
+    if (order !== 0) return order
+  }
+  return 0
+}
+
+const compareParsed = (a: ParsedVersion, b: ParsedVersion): number => {
+  const core = Math.sign(a.major - b.major) || Math.sign(a.minor - b.minor) || Math.sign(a.patch - b.patch)
+  if (core !== 0) return core
+  // A release is above its pre-releases.
+  const aRelease = a.prerelease.length === 0
+  const bRelease = b.prerelease.length === 0
+  if (aRelease !== bRelease) return aRelease ? 1 : -1
+  const pre = aRelease ? 0 : compareLists(a.prerelease, b.prerelease)
+  if (pre !== 0) return pre
+  // Then build metadata, as semver's compareBuild: none first.
+  return compareLists(a.build, b.build)
+}
+
+/**
+ * The service's total order (`compareVersions` in the core): semver precedence, then build metadata, then plain
+ * string order; strings that are not acceptable versions (legacy records) first.
+ */
+export const compareVersions = (a: string, b: string): number => compareWith(a, parseVersion(a), b, parseVersion(b))
+
+const compareWith = (a: string, pa: ParsedVersion | undefined, b: string, pb: ParsedVersion | undefined): number => {
+  if ((pa === undefined) !== (pb === undefined)) return pa === undefined ? -1 : 1
+  const order = pa !== undefined && pb !== undefined ? compareParsed(pa, pb) : 0
+  if (order !== 0) return order
+  return a === b ? 0 : a < b ? -1 : 1
+}
+
+/** `versions` in the service's order, each parsed once (a new array). */
+export const sortVersions = (versions: Iterable<string>): Array<string> =>
+  Array.from(versions, (text) => ({ text, parsed: parseVersion(text) }))
+    .sort((a, b) => compareWith(a.text, a.parsed, b.text, b.parsed))
+    .map((entry) => entry.text)
+
+/** How a version reads in a list: its release part, and its pre-release and build parts when it has them. */
+export interface VersionParts {
+  readonly release: string
+  readonly prerelease: string | undefined
+  readonly build: string | undefined
+}
+
+export const versionParts = (version: string): VersionParts => {
+  const parsed = parseVersion(version)
+  if (parsed === undefined) return { release: version, prerelease: undefined, build: undefined }
+  return {
+    release: `${parsed.major}.${parsed.minor}.${parsed.patch}`,
+    prerelease: parsed.prerelease.length === 0 ? undefined : parsed.prerelease.join("."),
+    build: parsed.build.length === 0 ? undefined : parsed.build.join("."),
+  }
+}
