@@ -34,7 +34,17 @@ export default defineConfig({
       },
       // The same end-to-end files against each host: the built Node command and the built Bun command.
       { extends: true, test: { name: "e2e-node", include: [e2e], env: { COFFER_E2E_HOST: "node" }, benchmark: none } },
-      { extends: true, test: { name: "e2e-bun", include: [e2e], env: { COFFER_E2E_HOST: "bun" }, benchmark: none } },
+      // Browser files named `*.node.test.ts` run on Node only; the other browser files run the flows on both.
+      {
+        extends: true,
+        test: {
+          name: "e2e-bun",
+          include: [e2e],
+          exclude: ["test/e2e/src/**/*.node.test.ts", "**/node_modules/**"],
+          env: { COFFER_E2E_HOST: "bun" },
+          benchmark: none,
+        },
+      },
     ],
   },
 })

@@ -36,3 +36,11 @@ export {
   securityHeaders,
 } from "./middleware/securityHeaders.js"
 export { type Handle, logFailure, makeHandle, reportException, responseForCause } from "./runtime.js"
+export {
+  IMMUTABLE_CACHE_CONTROL,
+  isReservedPath,
+  PAGE_CONTENT_SECURITY_POLICY,
+  type WebApp,
+  type WebFile,
+  webResponse,
+} from "./web/webApp.js"

@@ -4,7 +4,7 @@
  * then disposes the runtime, which closes pools and connections.
  */
 import { migrate } from "@coffer/adapter-sql"
-import { createSchemasApp, createSecretsApp } from "@coffer/http"
+import { createSchemasApp, createSecretsApp, type WebApp } from "@coffer/http"
 import { Settings } from "@coffer/kernel"
 import { Layer, ManagedRuntime, Result } from "effect"
 import type { Hono } from "hono"
@@ -14,6 +14,7 @@ import { schemasLayer } from "./services/schemas.js"
 import { secretsLayer } from "./services/secrets.js"
 import type { HostSettings } from "./settings.js"
 import { version } from "./version.js"
+import { loadWebApp } from "./webApp.js"
 
 export type Service = "schemas" | "secrets"
 export const SERVICES: ReadonlyArray<Service> = ["schemas", "secrets"]
@@ -70,6 +71,10 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
   }
   const roles = liveRoles(options.env ?? process.env, settings.roles)
   const listening: Partial<Record<Service, Listening>> = {}
+  // COFFER_WEB (on by default): each service serves its own app when it has been built.
+  const webApps = Object.fromEntries(
+    services.map((service) => [service, settings.web === false ? undefined : loadWebApp(service)]),
+  ) as Partial<Record<Service, WebApp>>
   try {
     await base.runPromise(migrate)
     const ports: Record<Service, number> = { schemas: settings.schemasPort, secrets: settings.secretsPort }
@@ -88,10 +93,12 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
             ? (settings.schemasPublicOrigin ?? localOrigin(bound.port))
             : settings.schemasPublicOrigin,
       }
+      const web = webApps[service]
       app =
         service === "schemas"
-          ? createSchemasApp({ runtime: runtimes.schemas, settings: withOrigins, version, roles, clientAddress })
-          : createSecretsApp({ runtime: runtimes.secrets, settings: withOrigins, version, roles, clientAddress })
+          ? createSchemasApp({ runtime: runtimes.schemas, settings: withOrigins, version, roles, clientAddress, web })
+          : createSecretsApp({ runtime: runtimes.secrets, settings: withOrigins, version, roles, clientAddress, web })
+      if (settings.web !== false && web === undefined) log(`coffer ${service}: no web app built, serving the API only`)
       log(`coffer ${service} listening on ${bound.url}`)
     }
   } catch (error) {

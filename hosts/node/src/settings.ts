@@ -15,13 +15,32 @@ export class SettingsRejected extends Error {
   }
 }
 
-/** The settings with the master key always present (generated in development when absent). */
-export type HostSettings = Settings.Settings & { readonly masterKey: Redacted.Redacted<string> }
+/**
+ * The settings with the master key always present (generated in development when absent), and the host's own:
+ * `web`, from `COFFER_WEB` (`on` by default), whether each service serves its web app (`@coffer/web`).
+ */
+export type HostSettings = Settings.Settings & {
+  readonly masterKey: Redacted.Redacted<string>
+  readonly web?: boolean
+}
+
+/** `COFFER_WEB`: `on` (the default) or `off`; a line for `SettingsRejected` when it is neither. */
+export const parseWeb = (raw: string | undefined): Result.Result<boolean, string> =>
+  raw === undefined || raw === "on"
+    ? Result.succeed(true)
+    : raw === "off"
+      ? Result.succeed(false)
+      : Result.fail(`COFFER_WEB: expected on or off, got ${JSON.stringify(raw)}`)
 
 export const loadSettings = (env: Settings.Env, cwd = process.cwd()): HostSettings => {
   const parsed = Settings.parse(env)
-  if (Result.isFailure(parsed)) throw new SettingsRejected(parsed.failure)
-  const settings = parsed.success
+  const web = parseWeb(env.COFFER_WEB)
+  const rejected = [
+    ...(Result.isFailure(parsed) ? parsed.failure : []),
+    ...(Result.isFailure(web) ? [web.failure] : []),
+  ]
+  if (Result.isFailure(parsed) || Result.isFailure(web)) throw new SettingsRejected(rejected)
+  const settings = { ...parsed.success, web: web.success }
   if (settings.masterKey !== undefined) return { ...settings, masterKey: settings.masterKey }
   // Settings.parse already refuses a production start without a key; only development reaches this line.
   const key = loadOrCreateDevelopmentKey(resolve(cwd, DEVELOPMENT_KEY_FILE))

@@ -45,7 +45,8 @@ describe.each(hosts)("coffer serve on %s", (kind) => {
   })
 
   it("answers unknown paths with a 404 JSON error that is never cached", async () => {
-    const host = await started({ host: kind })
+    // Without the web app, which otherwise answers every non-API path (web/serving.test.ts).
+    const host = await started({ host: kind, env: { COFFER_WEB: "off" } })
     for (const base of [host.schemas, host.secrets]) {
       const response = await fetch(`${base}/nothing/here`)
       expect(response.status).toBe(404)

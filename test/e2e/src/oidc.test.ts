@@ -141,9 +141,11 @@ describe.each(databases)("OIDC sign-in against the built host on $name", (databa
       const ada = await signIn(host.secrets, "ada")
       const adaId = (await json(await request(host.secrets, "/api/auth/me", ada.cookies))).body.user.id
 
+      // The web app is served, so the refusal (409 in JSON without it) lands on its sign-in page.
       const refused = await signIn(host.secrets, "ada-elsewhere")
-      expect(refused.response.status).toBe(409)
-      expect(await refused.response.json()).toEqual({ error: expect.any(String) })
+      expect(refused.response.status).toBe(302)
+      expect(refused.response.headers.get("location")).toBe("/sign-in?error=linking")
+      expect((await request(host.secrets, "/api/auth/me", refused.cookies)).status).toBe(401)
 
       const linked = await run(["accounts", "link", adaId, provider.issuer, "ada-elsewhere"], {
         env: { ...env, COFFER_ENV: "development" },

@@ -2,7 +2,8 @@
  * The stack both apps stand on, in the order that makes every rule hold for every response:
  * `no-store` and the security headers outermost (so errors, 404s and preflights carry them), then CORS (so a
  * listed origin can read even a 413), then the content-type and size checks that reject a request before any
- * route runs. Unknown paths answer 404 `{ error: "Not found" }`; an exception that escapes a route answers
+ * route runs. Unknown paths answer 404 `{ error: "Not found" }`, or the web app when one is served and the path is
+ * the app's (`../web/webApp.ts`: the app is the not-found handler, so it shadows no route); an exception that escapes a route answers
  * a bare 500 and is logged through the runtime.
  */
 import { NotFound, type Settings } from "@coffer/kernel"
@@ -17,6 +18,7 @@ import { jsonWrites } from "../middleware/jsonWrites.js"
 import { noStore } from "../middleware/noStore.js"
 import { securityHeaders } from "../middleware/securityHeaders.js"
 import { type Handle, makeHandle, reportException } from "../runtime.js"
+import { type WebApp, webResponse } from "../web/webApp.js"
 
 export interface AppOptions<R, ER = unknown> {
   /** Built once by the host from the chosen layers; routes run their use cases on it. */
@@ -35,6 +37,11 @@ export interface AppOptions<R, ER = unknown> {
    * here: a host behind a proxy decides whether to.
    */
   readonly clientAddress?: (c: HonoContext) => string | undefined
+  /**
+   * The service's built web app, loaded by the host (`COFFER_WEB=on` and the build present). When given, `/`
+   * and every app path answer the app, and failed sign-ins redirect to `/sign-in?error=<reason>`.
+   */
+  readonly web?: WebApp | undefined
 }
 
 export interface BaseAppOptions<R, ER> {
@@ -44,6 +51,8 @@ export interface BaseAppOptions<R, ER> {
   readonly publicOrigin: string | undefined
   /** Paths that accept non-JSON writes. */
   readonly nonJsonWrites?: ReadonlyArray<string>
+  /** The web app served on paths no route takes. */
+  readonly web?: WebApp | undefined
 }
 
 export const createBaseApp = <R, ER>(
@@ -58,7 +67,12 @@ export const createBaseApp = <R, ER>(
   app.use(sameOriginWrites({ publicOrigin: options.publicOrigin, corsOrigins: options.settings.corsOrigins, exempt }))
   app.use(jsonWrites({ exempt }))
   app.use(bodyLimit())
-  app.notFound((c) => errorResponse(c, new NotFound({ message: "Not found" })))
+  const { web } = options
+  app.notFound(
+    (c) =>
+      (web === undefined ? undefined : webResponse(web, c.req.method, c.req.path)) ??
+      errorResponse(c, new NotFound({ message: "Not found" })),
+  )
   app.onError(reportException(options.runtime))
   return { app, handle: makeHandle(options.runtime) }
 }

@@ -18,7 +18,12 @@ export type SchemasServices = SchemasRouteServices
 
 export const createSchemasApp = <ER>(options: AppOptions<SchemasServices, ER>): Hono => {
   const publicOrigin = options.settings.schemasPublicOrigin
-  const { app, handle } = createBaseApp({ runtime: options.runtime, settings: options.settings, publicOrigin })
+  const { app, handle } = createBaseApp({
+    runtime: options.runtime,
+    settings: options.settings,
+    publicOrigin,
+    web: options.web,
+  })
   // `signIn` tells the dashboard which sign-in to offer, as the secrets service's instance description does.
   const { signIn } = instanceDescription(options.settings, options.version)
   app.get("/api/_ui/v1/instance", (c) =>
@@ -36,6 +41,7 @@ export const createSchemasApp = <ER>(options: AppOptions<SchemasServices, ER>): 
     publicOrigin,
     roles,
     clientAddress: options.clientAddress,
+    webApp: options.web !== undefined,
   }
   mountSchemasAuth(app, routes)
   mountSchemasRoutes(app, routes)

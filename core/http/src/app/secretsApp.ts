@@ -34,6 +34,7 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
     runtime: options.runtime,
     settings: options.settings,
     publicOrigin: options.settings.publicOrigin,
+    web: options.web,
   })
   const instance = instanceDescription(options.settings, options.version)
 
@@ -51,13 +52,14 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
     ),
   )
   app.get("/api/instance", (c) => c.json(instance))
-  // Seed 001 §4: `GET /` gives the instance description when the web app is not served, as here.
-  app.get("/", (c) => c.json(instance))
+  // Seed 001 §4: `GET /` gives the instance description when the web app is not served; else `/` is the app.
+  if (options.web === undefined) app.get("/", (c) => c.json(instance))
   const routes = {
     handle,
     settings: options.settings,
     publicOrigin: options.settings.publicOrigin,
     clientAddress: options.clientAddress,
+    webApp: options.web !== undefined,
   }
   // Before the session `me`: a request with an API key is answered here, one without falls through to it.
   mountApiKeyIdentity(app, routes)

@@ -161,7 +161,7 @@ export interface ServiceOidcOptions<R> {
   readonly settings: Settings.Settings
   readonly publicOrigin: string | undefined
   readonly clientAddress?: ((c: Context) => string | undefined) | undefined
-  /** Whether a web app is served at this origin; this host serves none. */
+  /** Whether a web app is served at this origin (`AppOptions.web`): failures then redirect to the sign-in page. */
   readonly webApp?: boolean | undefined
 }
 

@@ -34,6 +34,8 @@ export interface SchemasAuthOptions {
   readonly roles: () => Settings.Roles
   /** `AppOptions.clientAddress`, for the per-client rate limit. */
   readonly clientAddress?: ((c: Context) => string | undefined) | undefined
+  /** Whether the web app is served here: failed sign-ins then redirect to `/sign-in?error=<reason>`. */
+  readonly webApp?: boolean | undefined
 }
 
 /** Bounds on what a development login may claim; a real roles claim is far smaller. */

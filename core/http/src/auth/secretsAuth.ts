@@ -31,6 +31,8 @@ export interface SecretsAuthOptions {
   readonly publicOrigin: string | undefined
   /** `AppOptions.clientAddress`, for the per-client rate limit. */
   readonly clientAddress?: ((c: Context) => string | undefined) | undefined
+  /** Whether the web app is served here: failed sign-ins then redirect to `/sign-in?error=<reason>`. */
+  readonly webApp?: boolean | undefined
 }
 
 const DevLoginBody = Schema.Struct({ email: Email })

@@ -1,7 +1,7 @@
 /**
- * The usual security headers on every response (DESIGN.md "Security decisions"). The services answer JSON
- * and plain text only, so the content security policy allows nothing at all: a response opened as a page
- * can run no script, load nothing and be framed by no one.
+ * The usual security headers on every response (DESIGN.md "Security decisions"). The API answers JSON and plain
+ * text only, so its content security policy allows nothing at all: a response opened as a page can run no
+ * script, load nothing and be framed by no one. The web app's pages set their own, `'self'` only.
  */
 import type { MiddlewareHandler } from "hono"
 
@@ -22,7 +22,8 @@ export const securityHeaders = (options: SecurityHeadersOptions): MiddlewareHand
     c.header("X-Content-Type-Options", "nosniff")
     c.header("X-Frame-Options", "DENY")
     c.header("Referrer-Policy", "no-referrer")
-    c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    // Web app pages bring their own policy (`../web/webApp.ts`); everything else may run and load nothing.
+    if (!c.res.headers.has("Content-Security-Policy")) c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
     // Keeps other sites from embedding responses as images or scripts; CORS requests are not affected.
     c.header("Cross-Origin-Resource-Policy", "same-origin")
     if (hsts) c.header("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY)

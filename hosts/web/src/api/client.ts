@@ -1,0 +1,100 @@
+/**
+ * The one way the apps talk to their service: same-origin `fetch` with the session cookie, JSON in and out, and
+ * every refusal turned into an `ApiError` whose sentence can be shown where the person acted (issue 12 §11).
+ * A 401 on anything but the sign-in calls also tells the app, which sends the person to sign in and back.
+ */
+
+export class ApiError extends Error {
+  constructor(
+    /** The HTTP status; 0 when the server could not be reached. */
+    readonly status: number,
+    message: string,
+    /** Seconds to wait, from `Retry-After` on 429. */
+    readonly retryAfter?: number,
+  ) {
+    super(message)
+  }
+}
+
+type Listener = () => void
+const unauthorizedListeners = new Set<Listener>()
+
+/** Called when a request finds the session gone (401); the app redirects to the sign-in page. */
+export const onUnauthorized = (listener: Listener): (() => void) => {
+  unauthorizedListeners.add(listener)
+  return () => unauthorizedListeners.delete(listener)
+}
+
+const retryAfterOf = (response: Response): number | undefined => {
+  const raw = response.headers.get("Retry-After")
+  const seconds = raw === null ? Number.NaN : Number(raw)
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : undefined
+}
+
+/** What to say for a refusal; the server's own message when it gave one, else what the status means. */
+export const describeError = (error: unknown): string => {
+  if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error)
+  switch (error.status) {
+    case 0:
+      return "The server could not be reached. Check your connection and try again."
+    case 429:
+      return `Too many attempts. Wait ${error.retryAfter ?? 60} seconds, then try again.`
+    case 503:
+      return `The service is unavailable right now (${error.message}). Try again in a moment.`
+    case 413:
+      return `Too large: ${error.message}`
+    case 403:
+      return `Not allowed: ${error.message}`
+    case 404:
+      return `Not found: ${error.message}`
+    default:
+      return error.message
+  }
+}
+
+export interface RequestOptions {
+  readonly body?: unknown
+  readonly signal?: AbortSignal
+  /** A 401 is this call's own answer (sign-in calls), not a lost session. */
+  readonly quietUnauthorized?: boolean
+}
+
+const send = async (method: string, path: string, options: RequestOptions): Promise<Response> => {
+  let response: Response
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: "same-origin",
+      headers: options.body === undefined ? { Accept: "application/json" } : { "Content-Type": "application/json" },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
+    })
+  } catch (cause) {
+    if (cause instanceof DOMException && cause.name === "AbortError") throw cause
+    throw new ApiError(0, "Network error")
+  }
+  if (response.ok) return response
+  let message = response.statusText || `HTTP ${response.status}`
+  try {
+    const body = (await response.json()) as { error?: unknown }
+    if (typeof body.error === "string") message = body.error
+  } catch {
+    // Not JSON (a proxy's page): the status text stands.
+  }
+  if (response.status === 401 && options.quietUnauthorized !== true) {
+    for (const listener of unauthorizedListeners) listener()
+  }
+  throw new ApiError(response.status, message, retryAfterOf(response))
+}
+
+export const request = async <T>(method: string, path: string, options: RequestOptions = {}): Promise<T> =>
+  (await (await send(method, path, options)).json()) as T
+
+export const get = <T>(path: string, options?: RequestOptions) => request<T>("GET", path, options)
+export const post = <T>(path: string, body?: unknown, options?: RequestOptions) =>
+  request<T>("POST", path, { ...options, body: body ?? {} })
+export const patch = <T>(path: string, body: unknown) => request<T>("PATCH", path, { body })
+export const del = <T = { ok: true }>(path: string) => request<T>("DELETE", path)
+
+/** A path segment, encoded (keys may hold `.` and `-`, names never `/`, but nothing is assumed). */
+export const segment = (value: string) => encodeURIComponent(value)

@@ -1,0 +1,91 @@
+/** The import parser: what the service exports reads back exactly, and every problem is named. */
+import { toDotenv, toJsonExport } from "@coffer/secrets"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { classify, type Parsed, parseSecretsFile } from "./envFile.js"
+
+const parsed = (text: string) => {
+  const result = parseSecretsFile(text)
+  if (typeof result === "string") throw new Error(result)
+  return result as Parsed
+}
+
+const shellKey = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,20}$/)
+const entries = fc.uniqueArray(fc.record({ key: shellKey, value: fc.string({ unit: "binary", maxLength: 40 }) }), {
+  selector: (entry) => entry.key,
+  maxLength: 12,
+})
+
+describe("parseSecretsFile", () => {
+  it("reads back every .env the service exports", () => {
+    fc.assert(
+      fc.property(entries, (list) => {
+        // Carriage returns are line ends to a .env reader; the JSON export is the exact form for them.
+        const exportable = list.filter((entry) => !entry.value.includes("\r"))
+        const result = parsed(toDotenv(exportable))
+        expect(result.invalid).toEqual([])
+        expect(result.entries.map(({ key, value }) => ({ key, value }))).toEqual(exportable)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it("reads back every JSON export, keys such as __proto__ included", () => {
+    const list = [
+      { key: "__proto__", value: "x" },
+      { key: "A.B-c", value: "multi\nline 'q' \"d\"" },
+      { key: "EMPTY", value: "" },
+    ]
+    const result = parsed(JSON.stringify(toJsonExport(list)))
+    expect(result.format).toBe("json")
+    expect(result.entries.map(({ key, value }) => ({ key, value }))).toEqual(list)
+  })
+
+  it("reads the dotenv of other tools: export, comments, inline comments, spaces, \\n in double quotes", () => {
+    const result = parsed(
+      [
+        "# a comment",
+        "export API_URL = https://api.example.com # where",
+        'GREETING="hello\\nworld"',
+        "SINGLE='a # not a comment'",
+        "MULTI='line one",
+        "line two'",
+        "",
+      ].join("\n"),
+    )
+    expect(result.entries.map(({ key, value }) => [key, value])).toEqual([
+      ["API_URL", "https://api.example.com"],
+      ["GREETING", "hello\nworld"],
+      ["SINGLE", "a # not a comment"],
+      ["MULTI", "line one\nline two"],
+    ])
+  })
+
+  it("names duplicates (the last value wins) and invalid keys and lines", () => {
+    const result = parsed(["A=1", "bad key=2", "A=3", "no equals here", `${"K".repeat(257)}=4`, "Q='open"].join("\n"))
+    expect(result.entries.map(({ key, value }) => [key, value])).toEqual([["A", "3"]])
+    expect(result.duplicates).toEqual(["A"])
+    expect(result.invalid.map((problem) => [problem.line, problem.reason])).toEqual([
+      [2, "a key may hold only letters, digits, _, - and ."],
+      [4, "not a KEY=value line"],
+      [5, "the key is longer than 256 characters"],
+      [6, "the single quote is never closed"],
+    ])
+  })
+
+  it("explains JSON it cannot use", () => {
+    expect(parseSecretsFile("{ nope")).toMatch(/^This is not valid JSON/)
+    expect(parsed('{"A": 1, "B": "ok"}').invalid).toEqual([{ line: 1, key: "A", reason: "the value is not a string" }])
+  })
+})
+
+describe("classify", () => {
+  it("tells new, changed and unchanged keys apart", () => {
+    const { entries: list } = parsed("A=1\nB=2\nC=3\n")
+    expect(classify(list, { A: "1", B: "two" }).map((entry) => [entry.key, entry.change])).toEqual([
+      ["A", "unchanged"],
+      ["B", "changed"],
+      ["C", "new"],
+    ])
+  })
+})

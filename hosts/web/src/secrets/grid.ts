@@ -1,0 +1,47 @@
+/**
+ * The secrets grid's model (issue 12 §3): one row per key, one cell per environment, built from each
+ * environment's key list (no values: reading a value is audited, so it happens only on request).
+ */
+import type { SecretListItem } from "../api/secrets.js"
+
+export interface GridRow {
+  readonly key: string
+  /** One per environment, in the environments' order; `undefined` where the key is missing. */
+  readonly cells: ReadonlyArray<SecretListItem | undefined>
+}
+
+/** The rows of `lists` (one key list per environment), sorted by key. */
+export const buildRows = (lists: ReadonlyArray<ReadonlyArray<SecretListItem>>): ReadonlyArray<GridRow> => {
+  const byKey = new Map<string, Array<SecretListItem | undefined>>()
+  lists.forEach((list, index) => {
+    for (const item of list) {
+      let cells = byKey.get(item.key)
+      if (cells === undefined) {
+        cells = new Array(lists.length).fill(undefined)
+        byKey.set(item.key, cells)
+      }
+      cells[index] = item
+    }
+  })
+  return [...byKey.keys()].sort().map((key) => ({ key, cells: byKey.get(key)! }))
+}
+
+/** The rows whose key contains `text` (any case) and, when `missingIn` is an index, that lack that environment. */
+export const filterRows = (
+  rows: ReadonlyArray<GridRow>,
+  text: string,
+  missingIn: number | undefined,
+): ReadonlyArray<GridRow> => {
+  const needle = text.trim().toLowerCase()
+  if (needle === "" && missingIn === undefined) return rows
+  return rows.filter(
+    (row) =>
+      (needle === "" || row.key.toLowerCase().includes(needle)) &&
+      (missingIn === undefined || row.cells[missingIn] === undefined),
+  )
+}
+
+/** Values revealed on a page, by `<environment>\n<key>`; only ever filled by a reveal the person asked for. */
+export type Revealed = ReadonlyMap<string, string>
+
+export const revealedKey = (environment: string, key: string) => `${environment}\n${key}`

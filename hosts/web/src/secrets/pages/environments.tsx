@@ -1,0 +1,186 @@
+/**
+ * Environments (issue 12 §7): each with its `.env` and JSON downloads (audited exports), add one, delete one
+ * (its secrets go with it, so the name must be typed).
+ */
+import { useState } from "preact/hooks"
+import { createEnvironment, deleteEnvironment, type EnvironmentView, exportUrl } from "../../api/secrets.js"
+import { Alert, Dialog, Field, formatTime } from "../../ui/components.js"
+import type { Params } from "../../ui/router.js"
+import { toast } from "../../ui/toast.js"
+import { type ProjectData, ProjectFrame } from "../projectFrame.js"
+
+const DeleteEnvironment = ({
+  data,
+  environment,
+  onClose,
+}: {
+  readonly data: ProjectData
+  readonly environment: EnvironmentView
+  readonly onClose: () => void
+}) => {
+  const [typed, setTyped] = useState("")
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  return (
+    <Dialog title={`Delete ${environment.name}?`} onClose={onClose}>
+      <form
+        class="stack"
+        onSubmit={async (event) => {
+          event.preventDefault()
+          setBusy(true)
+          try {
+            await deleteEnvironment(data.project.slug, environment.name)
+            // The list is fresh before the toast says it is done, so nothing deleted is still shown beside it.
+            await data.reload()
+            onClose()
+            toast(`Deleted ${environment.name}`)
+          } catch (cause) {
+            setError(cause)
+          } finally {
+            setBusy(false)
+          }
+        }}
+      >
+        <p>Every secret of {environment.name}, with its history, is deleted. It cannot be undone.</p>
+        <Field
+          label={`Type ${environment.name} to confirm`}
+          autoComplete="off"
+          value={typed}
+          onInput={(event) => setTyped(event.currentTarget.value)}
+        />
+        <Alert error={error} />
+        <div class="actions">
+          <button type="button" class="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="button danger" disabled={busy || typed !== environment.name}>
+            Delete environment
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
+
+const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
+  const [name, setName] = useState("")
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  return (
+    <form
+      class="card stack"
+      aria-label="Add an environment"
+      onSubmit={async (event) => {
+        event.preventDefault()
+        setBusy(true)
+        try {
+          const { environment } = await createEnvironment(data.project.slug, name)
+          toast(`Added ${environment.name}`)
+          setName("")
+          setError(undefined)
+          await data.reload()
+        } catch (cause) {
+          setError(cause)
+        } finally {
+          setBusy(false)
+        }
+      }}
+    >
+      <h2>New environment</h2>
+      <Field
+        label="Environment name"
+        required
+        maxLength={64}
+        autoComplete="off"
+        value={name}
+        hint="Letters, digits, _, - and . (at most 64)."
+        onInput={(event) => setName(event.currentTarget.value)}
+      />
+      <Alert error={error} />
+      <div>
+        <button type="submit" class="button primary" disabled={busy}>
+          Add environment
+        </button>
+      </div>
+    </form>
+  )
+}
+
+const EnvironmentList = ({ data }: { readonly data: ProjectData }) => {
+  const [deleting, setDeleting] = useState<EnvironmentView>()
+  const slug = data.project.slug
+  return (
+    <>
+      <p class="hint">Downloads contain every value of the environment and are recorded in the audit log.</p>
+      {data.environments.length === 0 ? (
+        <p class="muted">No environments.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Environments</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col" class="hide-narrow">
+                  Created
+                </th>
+                <th scope="col">Download</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.environments.map((environment) => (
+                <tr key={environment.id}>
+                  <th scope="row">{environment.name}</th>
+                  <td class="hide-narrow">{formatTime(environment.createdAt)}</td>
+                  <td>
+                    <div class="row">
+                      <a
+                        class="button small"
+                        href={exportUrl(slug, environment.name, "dotenv")}
+                        download={`${environment.name}.env`}
+                        aria-label={`Download ${environment.name} as .env`}
+                      >
+                        .env
+                      </a>
+                      <a
+                        class="button small"
+                        href={exportUrl(slug, environment.name, "json")}
+                        download={`${environment.name}.json`}
+                        aria-label={`Download ${environment.name} as JSON`}
+                      >
+                        JSON
+                      </a>
+                    </div>
+                  </td>
+                  <td class="right">
+                    {data.canWrite ? (
+                      <button
+                        type="button"
+                        class="button danger ghost small"
+                        aria-label={`Delete environment ${environment.name}`}
+                        onClick={() => setDeleting(environment)}
+                      >
+                        Delete
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {data.canWrite ? <AddEnvironment data={data} /> : null}
+      {deleting === undefined ? null : (
+        <DeleteEnvironment data={data} environment={deleting} onClose={() => setDeleting(undefined)} />
+      )}
+    </>
+  )
+}
+
+export const Environments = ({ params }: { readonly params: Params }) => (
+  <ProjectFrame slug={params.slug!}>{(data) => <EnvironmentList data={data} />}</ProjectFrame>
+)

@@ -1,0 +1,174 @@
+/**
+ * A secret's history (issue 12 §6): every version with who wrote it and when, newest first; an old value is
+ * revealed only on request (audited as `secret.read` of `<KEY>@<n>`), and restoring one makes it a new version.
+ */
+import { useState } from "preact/hooks"
+import { listVersions, readVersion, restoreVersion, type VersionListItem } from "../../api/secrets.js"
+import { Alert, CopyButton, formatTime, Loading } from "../../ui/components.js"
+import { Link, type Params } from "../../ui/router.js"
+import { toast } from "../../ui/toast.js"
+import { useAsync } from "../../ui/useAsync.js"
+import { type ProjectData, ProjectFrame, projectPath } from "../projectFrame.js"
+
+const VersionRow = ({
+  data,
+  environment,
+  secretKey,
+  item,
+  latest,
+  onRestored,
+}: {
+  readonly data: ProjectData
+  readonly environment: string
+  readonly secretKey: string
+  readonly item: VersionListItem
+  readonly latest: boolean
+  readonly onRestored: () => void
+}) => {
+  const [value, setValue] = useState<string>()
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  const slug = data.project.slug
+  const act = async (work: () => Promise<void>) => {
+    setBusy(true)
+    try {
+      await work()
+      setError(undefined)
+    } catch (cause) {
+      setError(cause)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <tr>
+      <th scope="row">
+        {item.version}
+        {latest ? <span class="muted"> (current)</span> : null}
+      </th>
+      <td>{item.userEmail ?? <span class="muted">before history was kept</span>}</td>
+      <td>{formatTime(item.createdAt)}</td>
+      <td class="value-cell">
+        {value === undefined ? null : (
+          <output class="secret-value" aria-label={`Value of version ${item.version}`}>
+            {value === "" ? "(empty)" : value}
+          </output>
+        )}
+        <div class="row">
+          {value === undefined ? (
+            <button
+              type="button"
+              class="button small"
+              disabled={busy}
+              aria-label={`Reveal version ${item.version}`}
+              onClick={() =>
+                void act(async () => {
+                  const { secret } = await readVersion(slug, environment, secretKey, item.version)
+                  setValue(secret.value)
+                })
+              }
+            >
+              Reveal
+            </button>
+          ) : (
+            <>
+              <button
+                type="button"
+                class="button small"
+                aria-label={`Hide version ${item.version}`}
+                onClick={() => setValue(undefined)}
+              >
+                Hide
+              </button>
+              <CopyButton value={value} label={`Copy version ${item.version}`} />
+            </>
+          )}
+          {data.canWrite && !latest ? (
+            <button
+              type="button"
+              class="button small"
+              disabled={busy}
+              aria-label={`Restore version ${item.version}`}
+              onClick={() =>
+                void act(async () => {
+                  const answer = await restoreVersion(slug, environment, secretKey, item.version)
+                  toast(`Restored version ${item.version} of ${secretKey} as version ${answer.version}`)
+                  onRestored()
+                })
+              }
+            >
+              Restore
+            </button>
+          ) : null}
+        </div>
+        <Alert error={error} />
+      </td>
+    </tr>
+  )
+}
+
+const VersionList = ({
+  data,
+  environment,
+  secretKey,
+}: {
+  readonly data: ProjectData
+  readonly environment: string
+  readonly secretKey: string
+}) => {
+  const versions = useAsync(
+    () => listVersions(data.project.slug, environment, secretKey),
+    [data.project.slug, environment, secretKey],
+  )
+  const list = versions.data?.versions
+  return (
+    <>
+      <h2>
+        History of <code>{secretKey}</code> in {environment}
+      </h2>
+      <p>
+        <Link href={projectPath(data.project.slug)}>Back to the secrets</Link>
+      </p>
+      <p class="hint">Revealing an old value is recorded in the audit log. Restoring makes it the newest version.</p>
+      <Alert error={versions.error} />
+      {list === undefined ? (
+        versions.loading ? (
+          <Loading what="versions" />
+        ) : null
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Versions, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Version</th>
+                <th scope="col">Written by</th>
+                <th scope="col">When</th>
+                <th scope="col">Value</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((item, index) => (
+                <VersionRow
+                  key={item.version}
+                  data={data}
+                  environment={environment}
+                  secretKey={secretKey}
+                  item={item}
+                  latest={index === 0}
+                  onRestored={() => void versions.reload()}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  )
+}
+
+export const History = ({ params }: { readonly params: Params }) => (
+  <ProjectFrame slug={params.slug!}>
+    {(data) => <VersionList data={data} environment={params.env!} secretKey={params.key!} />}
+  </ProjectFrame>
+)

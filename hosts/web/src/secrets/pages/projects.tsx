@@ -1,0 +1,196 @@
+/**
+ * Projects (issue 12 §2): the caller's projects with their role; create one (the slug its name makes is shown
+ * before saving, and a taken slug is explained); delete one (owner only, after typing its slug).
+ */
+import { useState } from "preact/hooks"
+import { ApiError } from "../../api/client.js"
+import { createProject, deleteProject, listProjects, type ProjectView } from "../../api/secrets.js"
+import { Alert, Dialog, Field, formatTime, Loading } from "../../ui/components.js"
+import { Link, navigate } from "../../ui/router.js"
+import { toast } from "../../ui/toast.js"
+import { useAsync } from "../../ui/useAsync.js"
+import { roleLabel } from "../roles.js"
+import { slugOf } from "../slug.js"
+
+const CreateProject = () => {
+  const [name, setName] = useState("")
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  const slug = slugOf(name)
+  return (
+    <form
+      class="card stack"
+      aria-label="Create a project"
+      onSubmit={async (event) => {
+        event.preventDefault()
+        setBusy(true)
+        try {
+          const { project } = await createProject(name)
+          toast(`Created ${project.name}`)
+          navigate(`/projects/${encodeURIComponent(project.slug)}`)
+        } catch (cause) {
+          setError(
+            cause instanceof ApiError && cause.status === 409
+              ? new Error(
+                  `A project with the address “${slug}” already exists: names that differ only in case, accents or punctuation make the same address. Choose another name.`,
+                )
+              : cause,
+          )
+        } finally {
+          setBusy(false)
+        }
+      }}
+    >
+      <h2>New project</h2>
+      <Field
+        label="Project name"
+        name="name"
+        required
+        maxLength={100}
+        value={name}
+        onInput={(event) => {
+          setName(event.currentTarget.value)
+          setError(undefined)
+        }}
+        hint={
+          name.trim() === "" ? (
+            "Its address (slug) is made from the name."
+          ) : slug === undefined ? (
+            "The name needs at least one letter or digit."
+          ) : (
+            <>
+              Address: <code data-testid="slug-preview">/projects/{slug}</code>
+            </>
+          )
+        }
+      />
+      <p class="hint">It starts with the environments development, staging and production.</p>
+      <Alert error={error} />
+      <div>
+        <button class="button primary" type="submit" disabled={busy || slug === undefined}>
+          Create project
+        </button>
+      </div>
+    </form>
+  )
+}
+
+const DeleteProject = ({ project, onDone }: { readonly project: ProjectView; readonly onDone: () => void }) => {
+  const [typed, setTyped] = useState("")
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  const close = () => onDone()
+  return (
+    <Dialog title={`Delete ${project.name}?`} onClose={close}>
+      <form
+        class="stack"
+        onSubmit={async (event) => {
+          event.preventDefault()
+          setBusy(true)
+          try {
+            await deleteProject(project.slug)
+            toast(`Deleted ${project.name}`)
+            onDone()
+          } catch (cause) {
+            setError(cause)
+          } finally {
+            setBusy(false)
+          }
+        }}
+      >
+        <p>
+          This deletes its environments, every secret and its history, its members and its API keys. It cannot be
+          undone.
+        </p>
+        <Field
+          label={`Type ${project.slug} to confirm`}
+          name="confirm"
+          autoComplete="off"
+          value={typed}
+          onInput={(event) => setTyped(event.currentTarget.value)}
+        />
+        <Alert error={error} />
+        <div class="actions">
+          <button type="button" class="button" onClick={close}>
+            Cancel
+          </button>
+          <button class="button danger" type="submit" disabled={busy || typed !== project.slug}>
+            Delete project
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
+
+export const Projects = () => {
+  const projects = useAsync(listProjects, [])
+  const [deleting, setDeleting] = useState<ProjectView>()
+  const list = projects.data?.projects
+  return (
+    <section class="stack">
+      <h1>Projects</h1>
+      <Alert error={projects.error} />
+      {list === undefined ? (
+        projects.loading ? (
+          <Loading what="projects" />
+        ) : null
+      ) : list.length === 0 ? (
+        <p class="muted">You are in no project yet. Create one below, or open an invite link someone sent you.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Your projects</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Address</th>
+                <th scope="col">Your role</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((project) => (
+                <tr key={project.id}>
+                  <td>
+                    <Link href={`/projects/${encodeURIComponent(project.slug)}`}>{project.name}</Link>
+                  </td>
+                  <td>
+                    <code>{project.slug}</code>
+                  </td>
+                  <td>{roleLabel(project.role)}</td>
+                  <td>{formatTime(project.createdAt)}</td>
+                  <td class="right">
+                    {project.role === "owner" ? (
+                      <button
+                        type="button"
+                        class="button danger ghost"
+                        aria-label={`Delete project ${project.name}`}
+                        onClick={() => setDeleting(project)}
+                      >
+                        Delete
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <CreateProject />
+      {deleting === undefined ? null : (
+        <DeleteProject
+          project={deleting}
+          onDone={() => {
+            setDeleting(undefined)
+            void projects.reload()
+          }}
+        />
+      )}
+    </section>
+  )
+}

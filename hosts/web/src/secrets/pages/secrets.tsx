@@ -1,0 +1,204 @@
+/**
+ * A project's secrets as a grid (issue 12 §3): one row per key, one column per environment, each cell saying
+ * present, missing or (once revealed) empty; a filter by key and by "missing in <environment>". A key opens its
+ * detail, where values are revealed (an audited read, only on request), copied, added, edited and deleted; the
+ * import dialog (§4) is here too. Read members see no write controls.
+ */
+import { useMemo, useState } from "preact/hooks"
+import { type EnvironmentView, listSecrets } from "../../api/secrets.js"
+import { Alert, Loading } from "../../ui/components.js"
+import { memo } from "../../ui/memo.js"
+import type { Params } from "../../ui/router.js"
+import { useAsync } from "../../ui/useAsync.js"
+import { buildRows, filterRows, type GridRow, type Revealed, revealedKey } from "../grid.js"
+import { type ProjectData, ProjectFrame } from "../projectFrame.js"
+import { AddSecretDialog, SecretDialog } from "../secretDialogs.js"
+import { ImportDialog } from "../secretsImport.js"
+
+const Cell = ({ present, empty }: { readonly present: boolean; readonly empty: boolean }) =>
+  !present ? (
+    <span class="badge missing">missing</span>
+  ) : empty ? (
+    <span class="badge empty">empty</span>
+  ) : (
+    <span class="badge present">present</span>
+  )
+
+const Row = memo(
+  ({
+    row,
+    environments,
+    revealed,
+    onOpen,
+  }: {
+    readonly row: GridRow
+    readonly environments: ReadonlyArray<EnvironmentView>
+    readonly revealed: Revealed
+    readonly onOpen: (key: string) => void
+  }) => (
+    <tr>
+      <th scope="row">
+        <button type="button" class="linklike mono" onClick={() => onOpen(row.key)}>
+          {row.key}
+        </button>
+      </th>
+      {row.cells.map((cell, index) => (
+        <td key={environments[index]!.id}>
+          <Cell
+            present={cell !== undefined}
+            empty={revealed.get(revealedKey(environments[index]!.name, row.key)) === ""}
+          />
+        </td>
+      ))}
+    </tr>
+  ),
+)
+
+const Grid = ({ data }: { readonly data: ProjectData }) => {
+  const { project, environments, canWrite } = data
+  const lists = useAsync(
+    () => Promise.all(environments.map((environment) => listSecrets(project.slug, environment.name))),
+    [project.slug, environments],
+  )
+  const [filter, setFilter] = useState("")
+  const [missingIn, setMissingIn] = useState<number | undefined>()
+  const [open, setOpen] = useState<string | undefined>()
+  const [adding, setAdding] = useState(false)
+  const [importing, setImporting] = useState(false)
+  const [revealed, setRevealed] = useState<Revealed>(new Map())
+  const rows = useMemo(() => buildRows((lists.data ?? []).map((answer) => answer.secrets)), [lists.data])
+  const shown = useMemo(() => filterRows(rows, filter, missingIn), [rows, filter, missingIn])
+  const reveal = (environment: string, key: string, value: string | undefined) =>
+    setRevealed((previous) => {
+      const next = new Map(previous)
+      if (value === undefined) next.delete(revealedKey(environment, key))
+      else next.set(revealedKey(environment, key), value)
+      return next
+    })
+  const openRow = useMemo(() => rows.find((row) => row.key === open), [rows, open])
+
+  if (environments.length === 0) {
+    return <p class="notice">This project has no environments. Add one on the Environments tab.</p>
+  }
+  return (
+    <>
+      <div class="toolbar">
+        <div class="field grow">
+          <label for="secret-filter">Filter by key</label>
+          <input
+            id="secret-filter"
+            type="search"
+            value={filter}
+            placeholder="e.g. DATABASE"
+            onInput={(event) => setFilter(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="secret-missing">Show</label>
+          <select
+            id="secret-missing"
+            value={missingIn === undefined ? "" : String(missingIn)}
+            onChange={(event) => {
+              const value = event.currentTarget.value
+              setMissingIn(value === "" ? undefined : Number(value))
+            }}
+          >
+            <option value="">All keys</option>
+            {environments.map((environment, index) => (
+              <option key={environment.id} value={String(index)}>
+                Missing in {environment.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        {canWrite ? (
+          <div class="row">
+            <button type="button" class="button primary" onClick={() => setAdding(true)}>
+              Add secret
+            </button>
+            <button type="button" class="button" onClick={() => setImporting(true)}>
+              Import…
+            </button>
+          </div>
+        ) : (
+          <p class="hint">You can read this project; only owners and write members change secrets.</p>
+        )}
+      </div>
+      <Alert error={lists.error} />
+      {lists.data === undefined ? (
+        lists.loading ? (
+          <Loading what="secrets" />
+        ) : null
+      ) : rows.length === 0 ? (
+        <p class="muted">No secrets yet.{canWrite ? " Add one, or import a .env or JSON file." : ""}</p>
+      ) : (
+        <>
+          <p class="hint" aria-live="polite">
+            {shown.length === rows.length
+              ? `${rows.length} ${rows.length === 1 ? "key" : "keys"}`
+              : `${shown.length} of ${rows.length} keys`}
+          </p>
+          <div class="table-wrap grid-wrap">
+            <table class="grid" aria-rowcount={shown.length + 1}>
+              <caption class="visually-hidden">Secrets of {project.name} by environment</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  {environments.map((environment) => (
+                    <th scope="col" key={environment.id}>
+                      {environment.name}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((row) => (
+                  <Row key={row.key} row={row} environments={environments} revealed={revealed} onOpen={setOpen} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+      {openRow === undefined ? null : (
+        <SecretDialog
+          project={project}
+          environments={environments}
+          row={openRow}
+          canWrite={canWrite}
+          revealed={revealed}
+          onReveal={reveal}
+          onChanged={() => void lists.reload()}
+          onClose={() => setOpen(undefined)}
+        />
+      )}
+      {adding ? (
+        <AddSecretDialog
+          project={project}
+          environments={environments}
+          onSaved={(environment, key, value) => {
+            reveal(environment, key, undefined)
+            if (value === "") reveal(environment, key, value)
+            void lists.reload()
+          }}
+          onClose={() => setAdding(false)}
+        />
+      ) : null}
+      {importing ? (
+        <ImportDialog
+          project={project}
+          environments={environments}
+          onImported={() => {
+            setRevealed(new Map())
+            void lists.reload()
+          }}
+          onClose={() => setImporting(false)}
+        />
+      ) : null}
+    </>
+  )
+}
+
+export const ProjectSecrets = ({ params }: { readonly params: Params }) => (
+  <ProjectFrame slug={params.slug!}>{(data) => <Grid data={data} />}</ProjectFrame>
+)

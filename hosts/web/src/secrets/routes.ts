@@ -1,0 +1,26 @@
+/**
+ * The Secrets app's pages: one file each under `pages/`, registered here once. `nav` is the header's links; the
+ * tabs of a project's pages are `projectTabs` in `tabs.ts`. A new page adds a line to `routes` and, if it is a
+ * place to go, one to `nav` or `projectTabs`.
+ */
+import type { Route } from "../ui/router.js"
+import { CompareEnvironments } from "./pages/compare.js"
+import { Environments } from "./pages/environments.js"
+import { History } from "./pages/history.js"
+import { Projects } from "./pages/projects.js"
+import { ProjectSecrets } from "./pages/secrets.js"
+import { SignIn } from "./pages/signIn.js"
+
+export const routes: ReadonlyArray<Route> = [
+  { path: "/sign-in", page: SignIn, public: true },
+  { path: "/", page: Projects },
+  { path: "/projects", page: Projects },
+  { path: "/projects/:slug", page: ProjectSecrets },
+  { path: "/projects/:slug/compare", page: CompareEnvironments },
+  { path: "/projects/:slug/environments", page: Environments },
+  { path: "/projects/:slug/environments/:env/secrets/:key/history", page: History },
+]
+
+export const nav: ReadonlyArray<{ readonly href: string; readonly label: string }> = [
+  { href: "/projects", label: "Projects" },
+]

@@ -1,0 +1,315 @@
+/**
+ * The dialogs of the secrets grid: one key across every environment (reveal, copy, edit, delete, history), and
+ * adding a secret. Each action's refusal is shown beside the action.
+ */
+import { useState } from "preact/hooks"
+import {
+  deleteSecret,
+  type EnvironmentView,
+  type ProjectView,
+  readSecret,
+  type SecretListItem,
+  setSecret,
+} from "../api/secrets.js"
+import { Alert, CopyButton, Dialog, Field, formatTime, Select, TextArea } from "../ui/components.js"
+import { Link } from "../ui/router.js"
+import { toast } from "../ui/toast.js"
+import { type GridRow, type Revealed, revealedKey } from "./grid.js"
+import { projectPath } from "./projectFrame.js"
+
+export const historyPath = (slug: string, environment: string, key: string) =>
+  projectPath(slug, `/environments/${encodeURIComponent(environment)}/secrets/${encodeURIComponent(key)}/history`)
+
+/** One environment's value of a key: present (reveal, copy, edit, delete, history) or missing (add). */
+const EnvironmentValue = ({
+  project,
+  environment,
+  secretKey,
+  item,
+  canWrite,
+  value,
+  onReveal,
+  onChanged,
+}: {
+  readonly project: ProjectView
+  readonly environment: EnvironmentView
+  readonly secretKey: string
+  readonly item: SecretListItem | undefined
+  readonly canWrite: boolean
+  readonly value: string | undefined
+  readonly onReveal: (value: string | undefined) => void
+  readonly onChanged: () => void
+}) => {
+  const [mode, setMode] = useState<"view" | "edit" | "delete">("view")
+  const [draft, setDraft] = useState("")
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  const act = async (work: () => Promise<void>) => {
+    setBusy(true)
+    try {
+      await work()
+      setError(undefined)
+    } catch (cause) {
+      setError(cause)
+    } finally {
+      setBusy(false)
+    }
+  }
+  const name = environment.name
+  return (
+    <section class="env-value" aria-label={`${secretKey} in ${name}`}>
+      <header class="env-value-head">
+        <h3>{name}</h3>
+        {item === undefined ? (
+          <span class="badge missing">missing</span>
+        ) : (
+          <span class="muted">
+            version {item.version}, updated {formatTime(item.updatedAt)}
+          </span>
+        )}
+      </header>
+      {value === undefined ? null : (
+        <div class="stack">
+          {value === "" ? (
+            <p class="muted">(empty value)</p>
+          ) : (
+            <output class="secret-value" aria-label={`Value of ${secretKey} in ${name}`}>
+              {value}
+            </output>
+          )}
+        </div>
+      )}
+      {mode === "edit" ? (
+        <form
+          class="stack"
+          onSubmit={(event) => {
+            event.preventDefault()
+            void act(async () => {
+              const answer = await setSecret(project.slug, name, secretKey, draft)
+              toast(`Saved ${secretKey} in ${name} (version ${answer.version})`)
+              onReveal(draft)
+              setMode("view")
+              onChanged()
+            })
+          }}
+        >
+          <TextArea
+            label={`New value of ${secretKey} in ${name}`}
+            value={draft}
+            rows={4}
+            onInput={(event) => setDraft(event.currentTarget.value)}
+          />
+          <div class="actions">
+            <button type="button" class="button" onClick={() => setMode("view")}>
+              Cancel
+            </button>
+            <button type="submit" class="button primary" disabled={busy}>
+              Save
+            </button>
+          </div>
+        </form>
+      ) : mode === "delete" ? (
+        <div class="stack">
+          <p>
+            Delete {secretKey} from {name}? Its history goes with it.
+          </p>
+          <div class="actions">
+            <button type="button" class="button" onClick={() => setMode("view")}>
+              Cancel
+            </button>
+            <button
+              type="button"
+              class="button danger"
+              disabled={busy}
+              onClick={() =>
+                void act(async () => {
+                  await deleteSecret(project.slug, name, secretKey)
+                  toast(`Deleted ${secretKey} from ${name}`)
+                  onReveal(undefined)
+                  setMode("view")
+                  onChanged()
+                })
+              }
+            >
+              Delete from {name}
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div class="row">
+          {item === undefined ? null : value === undefined ? (
+            <button
+              type="button"
+              class="button"
+              disabled={busy}
+              aria-label={`Reveal ${secretKey} in ${name}`}
+              onClick={() =>
+                void act(async () => {
+                  const { secret } = await readSecret(project.slug, name, secretKey)
+                  onReveal(secret.value)
+                })
+              }
+            >
+              Reveal
+            </button>
+          ) : (
+            <>
+              <button
+                type="button"
+                class="button"
+                aria-label={`Hide ${secretKey} in ${name}`}
+                onClick={() => onReveal(undefined)}
+              >
+                Hide
+              </button>
+              <CopyButton value={value} label={`Copy ${secretKey} in ${name}`} />
+            </>
+          )}
+          {canWrite ? (
+            <button
+              type="button"
+              class="button"
+              aria-label={`${item === undefined ? "Add" : "Edit"} ${secretKey} in ${name}`}
+              onClick={() => {
+                setDraft(value ?? "")
+                setMode("edit")
+              }}
+            >
+              {item === undefined ? "Add value" : "Edit"}
+            </button>
+          ) : null}
+          {canWrite && item !== undefined ? (
+            <button
+              type="button"
+              class="button danger ghost"
+              aria-label={`Delete ${secretKey} from ${name}`}
+              onClick={() => setMode("delete")}
+            >
+              Delete
+            </button>
+          ) : null}
+          {item === undefined ? null : (
+            <Link class="button ghost" href={historyPath(project.slug, name, secretKey)}>
+              History
+              <span class="visually-hidden">
+                {" "}
+                of {secretKey} in {name}
+              </span>
+            </Link>
+          )}
+        </div>
+      )}
+      <Alert error={error} />
+    </section>
+  )
+}
+
+export const SecretDialog = ({
+  project,
+  environments,
+  row,
+  canWrite,
+  revealed,
+  onReveal,
+  onChanged,
+  onClose,
+}: {
+  readonly project: ProjectView
+  readonly environments: ReadonlyArray<EnvironmentView>
+  readonly row: GridRow
+  readonly canWrite: boolean
+  readonly revealed: Revealed
+  readonly onReveal: (environment: string, key: string, value: string | undefined) => void
+  readonly onChanged: () => void
+  readonly onClose: () => void
+}) => (
+  <Dialog title={row.key} onClose={onClose} wide>
+    <p class="hint">Revealing a value is recorded in the audit log.</p>
+    <div class="stack">
+      {environments.map((environment, index) => (
+        <EnvironmentValue
+          key={environment.id}
+          project={project}
+          environment={environment}
+          secretKey={row.key}
+          item={row.cells[index]}
+          canWrite={canWrite}
+          value={revealed.get(revealedKey(environment.name, row.key))}
+          onReveal={(value) => onReveal(environment.name, row.key, value)}
+          onChanged={onChanged}
+        />
+      ))}
+    </div>
+  </Dialog>
+)
+
+export const AddSecretDialog = ({
+  project,
+  environments,
+  onSaved,
+  onClose,
+}: {
+  readonly project: ProjectView
+  readonly environments: ReadonlyArray<EnvironmentView>
+  readonly onSaved: (environment: string, key: string, value: string) => void
+  readonly onClose: () => void
+}) => {
+  const [key, setKey] = useState("")
+  const [value, setValue] = useState("")
+  const [environment, setEnvironment] = useState(environments[0]?.name ?? "")
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  return (
+    <Dialog title="Add a secret" onClose={onClose}>
+      <form
+        class="stack"
+        onSubmit={async (event) => {
+          event.preventDefault()
+          setBusy(true)
+          try {
+            const answer = await setSecret(project.slug, environment, key, value)
+            toast(
+              answer.action === "created"
+                ? `Added ${key} to ${environment}`
+                : `Updated ${key} in ${environment} (version ${answer.version})`,
+            )
+            onSaved(environment, key, value)
+            onClose()
+          } catch (cause) {
+            setError(cause)
+          } finally {
+            setBusy(false)
+          }
+        }}
+      >
+        <Field
+          label="Key"
+          name="key"
+          required
+          autoComplete="off"
+          spellcheck={false}
+          value={key}
+          hint="Letters, digits, _, - and . (at most 256)."
+          onInput={(event) => setKey(event.currentTarget.value)}
+        />
+        <Select label="Environment" value={environment} onChange={(event) => setEnvironment(event.currentTarget.value)}>
+          {environments.map((item) => (
+            <option key={item.id} value={item.name}>
+              {item.name}
+            </option>
+          ))}
+        </Select>
+        <TextArea label="Value" value={value} rows={4} onInput={(event) => setValue(event.currentTarget.value)} />
+        <Alert error={error} />
+        <div class="actions">
+          <button type="button" class="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="button primary" disabled={busy}>
+            Save secret
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}

@@ -1,0 +1,259 @@
+/**
+ * Bulk paste and import (issue 12 §4): paste, choose or drop a `.env` or JSON file; the preview lists new,
+ * changed and unchanged keys, duplicates and invalid keys before anything is saved; saving shows its progress.
+ *
+ * The service has no bulk write, so an import is one `POST` per new or changed key, a few at a time. A 429 is
+ * waited out (its `Retry-After`) and the key retried; any other refusal stops the import where it was and says
+ * how far it got, so nothing is half-known. Telling changed from unchanged needs the current values: the
+ * preview reads them once through the JSON export, which the audit log records as such.
+ */
+import { useState } from "preact/hooks"
+import { ApiError, get } from "../api/client.js"
+import { type EnvironmentView, exportUrl, type ProjectView, setSecret } from "../api/secrets.js"
+import { Alert, Dialog, Select, TextArea } from "../ui/components.js"
+import { toast } from "../ui/toast.js"
+import { type Change, classify, type Parsed, type ParsedEntry, parseSecretsFile } from "./envFile.js"
+
+type Classified = ReadonlyArray<ParsedEntry & { readonly change: Change }>
+
+/** Writes running at once: enough to keep the connection busy, few enough not to crowd other users out. */
+const PARALLEL_WRITES = 4
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const CHANGE_LABELS: Readonly<Record<Change, string>> = { new: "new", changed: "changed", unchanged: "unchanged" }
+
+export const ImportDialog = ({
+  project,
+  environments,
+  onImported,
+  onClose,
+}: {
+  readonly project: ProjectView
+  readonly environments: ReadonlyArray<EnvironmentView>
+  readonly onImported: () => void
+  readonly onClose: () => void
+}) => {
+  const [environment, setEnvironment] = useState(environments[0]?.name ?? "")
+  const [text, setText] = useState("")
+  const [parsed, setParsed] = useState<Parsed>()
+  const [preview, setPreview] = useState<Classified>()
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  const [progress, setProgress] = useState<{ done: number; total: number; waiting?: number }>()
+
+  const reset = () => {
+    setParsed(undefined)
+    setPreview(undefined)
+    setProgress(undefined)
+    setError(undefined)
+  }
+  const readFile = async (file: File | undefined) => {
+    if (file === undefined) return
+    setText(await file.text())
+    reset()
+  }
+
+  const makePreview = async () => {
+    const result = parseSecretsFile(text)
+    if (typeof result === "string") {
+      setError(new Error(result))
+      return
+    }
+    setBusy(true)
+    try {
+      const current = await get<Record<string, string>>(exportUrl(project.slug, environment, "json"))
+      setParsed(result)
+      setPreview(classify(result.entries, current))
+      setError(undefined)
+    } catch (cause) {
+      setError(cause)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const runImport = async (toSave: Classified) => {
+    setBusy(true)
+    setError(undefined)
+    let done = 0
+    let failed: unknown
+    const queue = [...toSave]
+    setProgress({ done, total: toSave.length })
+    const worker = async () => {
+      for (let entry = queue.shift(); entry !== undefined && failed === undefined; entry = queue.shift()) {
+        for (;;) {
+          try {
+            await setSecret(project.slug, environment, entry.key, entry.value)
+            break
+          } catch (cause) {
+            if (cause instanceof ApiError && cause.status === 429 && failed === undefined) {
+              const wait = cause.retryAfter ?? 1
+              setProgress({ done, total: toSave.length, waiting: wait })
+              await sleep(wait * 1000)
+              continue
+            }
+            failed ??= new Error(`Stopped at ${entry.key} after saving ${done} of ${toSave.length}: ${describe(cause)}`)
+            return
+          }
+        }
+        done++
+        setProgress({ done, total: toSave.length })
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_WRITES, toSave.length) }, worker))
+    setBusy(false)
+    onImported()
+    if (failed !== undefined) {
+      setError(failed)
+      return
+    }
+    toast(`Imported ${done} ${done === 1 ? "secret" : "secrets"} into ${environment}`)
+    onClose()
+  }
+
+  const toSave = preview?.filter((entry) => entry.change !== "unchanged") ?? []
+  const count = (change: Change) => preview?.filter((entry) => entry.change === change).length ?? 0
+  return (
+    <Dialog title="Import secrets" onClose={onClose} wide>
+      <div class="stack">
+        <Select
+          label="Into environment"
+          value={environment}
+          onChange={(event) => {
+            setEnvironment(event.currentTarget.value)
+            reset()
+          }}
+        >
+          {environments.map((item) => (
+            <option key={item.id} value={item.name}>
+              {item.name}
+            </option>
+          ))}
+        </Select>
+        <div class="field">
+          <label for="import-file">Choose a .env or JSON file</label>
+          <input
+            id="import-file"
+            type="file"
+            accept=".env,.json,text/plain,application/json"
+            onChange={(event) => void readFile(event.currentTarget.files?.[0])}
+          />
+        </div>
+        <TextArea
+          label="Or paste it here (or drop a file on this box)"
+          value={text}
+          rows={8}
+          spellcheck={false}
+          onInput={(event) => {
+            setText(event.currentTarget.value)
+            reset()
+          }}
+          onDragOver={(event) => event.preventDefault()}
+          onDrop={(event) => {
+            event.preventDefault()
+            void readFile(event.dataTransfer?.files[0])
+          }}
+        />
+        {preview === undefined ? (
+          <div class="actions">
+            <button type="button" class="button" onClick={onClose}>
+              Cancel
+            </button>
+            <button type="button" class="button primary" disabled={busy || text.trim() === ""} onClick={makePreview}>
+              Preview
+            </button>
+          </div>
+        ) : null}
+        <Alert error={error} />
+        {preview === undefined || parsed === undefined ? null : (
+          <section class="stack" aria-label="Preview">
+            <p aria-live="polite">
+              <strong>{count("new")}</strong> new, <strong>{count("changed")}</strong> changed,{" "}
+              <strong>{count("unchanged")}</strong> unchanged
+              {parsed.duplicates.length > 0 ? `, ${parsed.duplicates.length} given more than once` : ""}
+              {parsed.invalid.length > 0 ? `, ${parsed.invalid.length} cannot be imported` : ""}. Nothing is saved yet.
+            </p>
+            {parsed.duplicates.length > 0 ? (
+              <p class="notice">
+                Given more than once (the last value is used): <code>{parsed.duplicates.join(", ")}</code>
+              </p>
+            ) : null}
+            {parsed.invalid.length > 0 ? (
+              <div class="table-wrap">
+                <table>
+                  <caption>Cannot be imported</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">{parsed.format === "json" ? "Entry" : "Line"}</th>
+                      <th scope="col">Key</th>
+                      <th scope="col">Why</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {parsed.invalid.map((problem) => (
+                      <tr key={`${problem.line}:${problem.key}`}>
+                        <td>{problem.line}</td>
+                        <td class="mono">{problem.key ?? ""}</td>
+                        <td>{problem.reason}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            ) : null}
+            {preview.length > 0 ? (
+              <div class="table-wrap preview-table">
+                <table>
+                  <caption>Keys in the file</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Key</th>
+                      <th scope="col">In {environment}</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {preview.map((entry) => (
+                      <tr key={entry.key}>
+                        <td class="mono">{entry.key}</td>
+                        <td>
+                          <span class={`badge ${entry.change}`}>{CHANGE_LABELS[entry.change]}</span>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            ) : null}
+            {progress === undefined ? null : (
+              <div class="field">
+                <label for="import-progress">
+                  Saved {progress.done} of {progress.total}
+                  {progress.waiting === undefined ? "" : ` (too many writes: waiting ${progress.waiting} s)`}
+                </label>
+                <progress id="import-progress" value={progress.done} max={progress.total} />
+              </div>
+            )}
+            <div class="actions">
+              <button type="button" class="button" onClick={reset} disabled={busy}>
+                Back
+              </button>
+              <button
+                type="button"
+                class="button primary"
+                disabled={busy || toSave.length === 0}
+                onClick={() => void runImport(toSave)}
+              >
+                {toSave.length === 0
+                  ? "Nothing to import"
+                  : `Import ${toSave.length} ${toSave.length === 1 ? "secret" : "secrets"}`}
+              </button>
+            </div>
+          </section>
+        )}
+      </div>
+    </Dialog>
+  )
+}
+
+const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))

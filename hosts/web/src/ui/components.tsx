@@ -1,0 +1,147 @@
+/**
+ * The design system's small parts, shared by both apps: alerts for refusals, form fields with their labels,
+ * dialogs on the native `<dialog>` (focus kept inside, Escape closes), a copy button, and loading states.
+ */
+import type { ComponentChildren, JSX } from "preact"
+import { useEffect, useId, useRef, useState } from "preact/hooks"
+import { describeError } from "../api/client.js"
+import { toast } from "./toast.js"
+
+/** A refusal or problem, shown where the person acted; read out at once. */
+export const Alert = ({ error }: { readonly error: unknown }) =>
+  error === undefined || error === null ? null : (
+    <p class="alert" role="alert">
+      {describeError(error)}
+    </p>
+  )
+
+type InputProps = JSX.InputHTMLAttributes<HTMLInputElement> & {
+  readonly label: string
+  readonly hint?: ComponentChildren
+}
+
+export const Field = ({ label, hint, ...input }: InputProps) => {
+  const id = useId()
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input id={id} aria-describedby={hint === undefined ? undefined : `${id}-hint`} {...input} />
+      {hint === undefined ? null : (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  )
+}
+
+export const TextArea = ({
+  label,
+  hint,
+  ...input
+}: JSX.TextareaHTMLAttributes<HTMLTextAreaElement> & { readonly label: string; readonly hint?: ComponentChildren }) => {
+  const id = useId()
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <textarea id={id} aria-describedby={hint === undefined ? undefined : `${id}-hint`} {...input} />
+      {hint === undefined ? null : (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  )
+}
+
+export const Select = ({
+  label,
+  children,
+  ...select
+}: JSX.SelectHTMLAttributes<HTMLSelectElement> & { readonly label: string; readonly children: ComponentChildren }) => {
+  const id = useId()
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} {...select}>
+        {children}
+      </select>
+    </div>
+  )
+}
+
+/** A modal dialog: open while mounted; Escape or the close button calls `onClose`. */
+export const Dialog = ({
+  title,
+  onClose,
+  children,
+  wide,
+}: {
+  readonly title: string
+  readonly onClose: () => void
+  readonly children: ComponentChildren
+  readonly wide?: boolean
+}) => {
+  const ref = useRef<HTMLDialogElement>(null)
+  const titleId = useId()
+  useEffect(() => {
+    const dialog = ref.current
+    if (dialog !== null && !dialog.open) dialog.showModal()
+    return () => dialog?.close()
+  }, [])
+  return (
+    <dialog
+      ref={ref}
+      class={wide === true ? "dialog wide" : "dialog"}
+      aria-labelledby={titleId}
+      onCancel={(event) => {
+        event.preventDefault()
+        onClose()
+      }}
+    >
+      <header class="dialog-header">
+        <h2 id={titleId}>{title}</h2>
+        <button type="button" class="button ghost" aria-label="Close" onClick={onClose}>
+          ×
+        </button>
+      </header>
+      {children}
+    </dialog>
+  )
+}
+
+/** Copies `value` to the clipboard and says so. */
+export const CopyButton = ({ value, label }: { readonly value: string; readonly label: string }) => {
+  const [error, setError] = useState<unknown>()
+  return (
+    <>
+      <button
+        type="button"
+        class="button"
+        aria-label={label}
+        onClick={async () => {
+          try {
+            await navigator.clipboard.writeText(value)
+            setError(undefined)
+            toast("Copied to the clipboard")
+          } catch {
+            setError(new Error("The browser did not allow copying; select the text and copy it by hand."))
+          }
+        }}
+      >
+        Copy
+      </button>
+      <Alert error={error} />
+    </>
+  )
+}
+
+export const Loading = ({ what }: { readonly what: string }) => (
+  <p class="muted" aria-busy="true">
+    Loading {what}…
+  </p>
+)
+
+/** `2026-11-23T02:52:31.000Z` as the reader's local date and time. */
+export const formatTime = (iso: string | null | undefined) =>
+  iso === null || iso === undefined ? "never" : new Date(iso).toLocaleString()

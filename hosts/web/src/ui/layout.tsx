@@ -1,0 +1,69 @@
+/** The frame of every page: a skip link, the header with the app's places and the person, and the main area. */
+import type { ComponentChildren } from "preact"
+import { useState } from "preact/hooks"
+import { post } from "../api/client.js"
+import { Alert } from "./components.js"
+import { Link, useLocation } from "./router.js"
+
+export interface LayoutProps {
+  readonly title: string
+  readonly nav: ReadonlyArray<{ readonly href: string; readonly label: string }>
+  /** The signed-in person's e-mail, or `undefined` when signed out. */
+  readonly user: string | undefined
+  readonly onSignedOut: () => void
+  readonly logoutPath?: string
+  readonly children: ComponentChildren
+}
+
+export const Layout = ({ title, nav, user, onSignedOut, logoutPath, children }: LayoutProps) => {
+  const { pathname } = useLocation()
+  const [error, setError] = useState<unknown>()
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <Link class="brand" href="/">
+          {title}
+        </Link>
+        {nav.length === 0 ? null : (
+          <nav aria-label="Main">
+            {nav.map((item) => (
+              <Link
+                key={item.href}
+                href={item.href}
+                aria-current={pathname === item.href || pathname.startsWith(`${item.href}/`) ? "page" : undefined}
+              >
+                {item.label}
+              </Link>
+            ))}
+          </nav>
+        )}
+        {user === undefined ? null : (
+          <div class="who">
+            <span class="muted">{user}</span>
+            <button
+              type="button"
+              class="button ghost"
+              onClick={async () => {
+                try {
+                  await post(logoutPath ?? "/api/auth/logout")
+                  onSignedOut()
+                } catch (cause) {
+                  setError(cause)
+                }
+              }}
+            >
+              Sign out
+            </button>
+          </div>
+        )}
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Alert error={error} />
+        {children}
+      </main>
+    </>
+  )
+}

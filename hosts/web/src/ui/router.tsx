@@ -1,0 +1,93 @@
+/**
+ * A small history-API router: a routes table of `{ path, page }` (`:name` segments become params), `navigate`,
+ * and `Link`, which keeps the browser's own behaviour for modified clicks (new tab, download).
+ */
+import type { ComponentChildren, ComponentType, JSX } from "preact"
+import { useEffect, useState } from "preact/hooks"
+
+export type Params = Readonly<Record<string, string>>
+
+export interface Route {
+  /** `/projects/:slug`; matched whole. */
+  readonly path: string
+  readonly page: ComponentType<{ readonly params: Params }>
+  /** Reachable without signing in (the sign-in page itself). */
+  readonly public?: boolean
+}
+
+type Listener = () => void
+const listeners = new Set<Listener>()
+const notify = () => {
+  for (const listener of listeners) listener()
+}
+window.addEventListener("popstate", notify)
+
+export const navigate = (to: string, options: { readonly replace?: boolean } = {}): void => {
+  if (options.replace === true) history.replaceState(null, "", to)
+  else history.pushState(null, "", to)
+  window.scrollTo(0, 0)
+  notify()
+}
+
+/** The current path and query; re-renders the caller on every navigation. */
+export const useLocation = (): { readonly pathname: string; readonly search: URLSearchParams } => {
+  const [, setTick] = useState(0)
+  useEffect(() => {
+    const listener = () => setTick((tick) => tick + 1)
+    listeners.add(listener)
+    return () => listeners.delete(listener)
+  }, [])
+  return { pathname: location.pathname, search: new URLSearchParams(location.search) }
+}
+
+/** The route that matches `pathname` whole, with its params decoded. */
+export const matchRoute = (
+  routes: ReadonlyArray<Route>,
+  pathname: string,
+): { readonly route: Route; readonly params: Params } | undefined => {
+  const parts = pathname.split("/").filter((part) => part !== "")
+  for (const route of routes) {
+    const pattern = route.path.split("/").filter((part) => part !== "")
+    if (pattern.length !== parts.length) continue
+    const params: Record<string, string> = {}
+    const matches = pattern.every((part, index) => {
+      const actual = parts[index]!
+      if (part.startsWith(":")) {
+        try {
+          params[part.slice(1)] = decodeURIComponent(actual)
+        } catch {
+          return false
+        }
+        return true
+      }
+      return part === actual
+    })
+    if (matches) return { route, params }
+  }
+  return undefined
+}
+
+/** The current path and query, for `returnTo`. */
+export const currentPath = () => `${location.pathname}${location.search}`
+
+/** A path on this site (the only `returnTo` the app follows): one leading `/`, no `//`, no backslash. */
+export const localPath = (value: string | null | undefined): string | undefined =>
+  value?.startsWith("/") === true && !value.startsWith("//") && !value.includes("\\") && !value.startsWith("/api/")
+    ? value
+    : undefined
+
+type LinkProps = JSX.HTMLAttributes<HTMLAnchorElement> & { readonly href: string; readonly children: ComponentChildren }
+
+export const Link = ({ href, children, ...rest }: LinkProps) => (
+  <a
+    {...rest}
+    href={href}
+    onClick={(event) => {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return
+      event.preventDefault()
+      navigate(href)
+    }}
+  >
+    {children}
+  </a>
+)

@@ -1,0 +1,101 @@
+/**
+ * Every refusal appears where the person acted (issue 12 §11), in Chromium against the built Node host: 400 bad
+ * input, 413 a value over the limit, 403 after the person's role was lowered behind their back, 404 for a
+ * project deleted while open, 409 (in `secrets.test.ts` and `signIn.test.ts`), 429 with its wait, and 401 (in
+ * `signIn.test.ts`). Node only: the Bun host runs the same pages in the other browser files.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Host, start } from "../host.js"
+import { addMember, apiAs, seedProject, signInPage } from "./api.js"
+import { useBrowser } from "./browser.js"
+
+const browser = useBrowser()
+
+let host: Host
+let base: string
+beforeAll(async () => {
+  host = await start({ args: ["serve", "--only", "secrets"] })
+  base = host.secrets!
+})
+afterAll(() => host?.stop())
+
+const signedIn = async (email: string, path: string) => {
+  const page = await browser.open(`${base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+  await signInPage(page, email)
+  await page.waitForURL(`${base}${path}`)
+  return page
+}
+
+describe("refusals where the person acted", () => {
+  it("explains a bad key (400) and a value over the limit (413) in the dialog, keeping what was typed", async () => {
+    const email = `refused-${Date.now()}@example.com`
+    const owner = await apiAs(base, email)
+    const slug = await seedProject(owner, `Refusals ${Date.now()}`)
+    const page = await signedIn(email, `/projects/${slug}`)
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const dialog = page.getByRole("dialog", { name: "Add a secret" })
+    await dialog.getByLabel("Key").fill("not a key")
+    await dialog.getByLabel("Value").fill("v")
+    await dialog.getByRole("button", { name: "Save secret" }).click()
+    const alert = dialog.getByRole("alert")
+    await alert.waitFor()
+    expect(await alert.textContent()).toMatch(/Secret key/)
+    expect(await dialog.getByLabel("Key").inputValue()).toBe("not a key")
+
+    await dialog.getByLabel("Key").fill("BIG")
+    await dialog.getByLabel("Value").fill("x".repeat(70 * 1024))
+    await dialog.getByRole("button", { name: "Save secret" }).click()
+    await dialog.getByText(/^Too large: /).waitFor()
+  })
+
+  it("explains 403 when the person's role was lowered while the page was open", async () => {
+    const ownerEmail = `owner403-${Date.now()}@example.com`
+    const memberEmail = `member403-${Date.now()}@example.com`
+    const owner = await apiAs(base, ownerEmail)
+    const member = await apiAs(base, memberEmail)
+    const slug = await seedProject(owner, `Lowered ${Date.now()}`)
+    await addMember(owner, member, slug, "write")
+    const page = await signedIn(memberEmail, `/projects/${slug}`)
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const { user } = await member.call<{ user: { id: string } }>("GET", "/api/auth/me")
+    await owner.call("PATCH", `/api/projects/${slug}/members/${user.id}`, { role: "read" })
+    const dialog = page.getByRole("dialog", { name: "Add a secret" })
+    await dialog.getByLabel("Key").fill("LATE")
+    await dialog.getByRole("button", { name: "Save secret" }).click()
+    await dialog.getByText(/^Not allowed: /).waitFor()
+  })
+
+  it("explains 404 when the project was deleted while open, and a project out of reach", async () => {
+    const email = `gone-${Date.now()}@example.com`
+    const owner = await apiAs(base, email)
+    const slug = await seedProject(owner, `Gone ${Date.now()}`, { development: { KEY: "v" } })
+    const page = await signedIn(email, `/projects/${slug}`)
+    await page.getByRole("button", { name: "KEY", exact: true }).click()
+    await owner.call("DELETE", `/api/projects/${slug}`)
+    await page.getByRole("button", { name: "Reveal KEY in development" }).click()
+    await page
+      .getByRole("dialog")
+      .getByText(/^Not found: /)
+      .waitFor()
+
+    await page.goto(`${base}/projects/${slug}`)
+    await page.getByRole("heading", { name: "Project not found" }).waitFor()
+  })
+})
+
+describe("429", () => {
+  let limited: Host
+  beforeAll(async () => {
+    limited = await start({ args: ["serve", "--only", "secrets"], env: { COFFER_RATE_LIMIT: "2" } })
+  })
+  afterAll(() => limited?.stop())
+
+  it("says how long to wait", async () => {
+    for (const email of ["a@example.com", "b@example.com"]) await apiAs(limited.secrets!, email)
+    const page = await browser.open(`${limited.secrets}/sign-in`)
+    await signInPage(page, "c@example.com")
+    const alert = page.getByRole("alert")
+    await alert.waitFor()
+    expect(await alert.textContent()).toMatch(/^Too many attempts\. Wait \d+ seconds, then try again\.$/)
+  })
+})

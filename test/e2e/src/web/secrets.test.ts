@@ -1,0 +1,302 @@
+/**
+ * The Secrets app's flows in Chromium against the built host (both hosts: `e2e-node` and `e2e-bun`): the grid
+ * (present, missing, empty; filters; reveal only on request, copy, add, edit, delete), a read member's view,
+ * history with reveal and restore, bulk import with its preview, comparing environments, and environments with
+ * their downloads. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
+ */
+import { readFileSync } from "node:fs"
+import type { Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Host, start } from "../host.js"
+import { type ApiSession, addMember, apiAs, seedProject, signInPage } from "./api.js"
+import { useBrowser } from "./browser.js"
+
+const browser = useBrowser()
+
+let host: Host
+let base: string
+beforeAll(async () => {
+  host = await start({ args: ["serve", "--only", "secrets"] })
+  base = host.secrets!
+})
+afterAll(() => host?.stop())
+
+let people = 0
+/** A new person with an API session, and a page signed in as them at `path`. */
+const person = async (path: string): Promise<{ api: ApiSession; page: Page; email: string }> => {
+  const email = `person${++people}-${Date.now()}@example.com`
+  const api = await apiAs(base, email)
+  const page = await browser.open(`${base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+  await signInPage(page, email)
+  await page.waitForURL(`${base}${path}`)
+  return { api, page, email }
+}
+
+const cellsOf = async (page: Page, key: string) =>
+  (await page.getByRole("row", { name: key, exact: false }).first().locator("td").allTextContents()).map((text) =>
+    text.trim(),
+  )
+
+interface AuditEntry {
+  readonly action: string
+  readonly targetKey: string
+}
+const auditOf = async (api: ApiSession, slug: string) =>
+  (await api.call<{ auditLog: ReadonlyArray<AuditEntry> }>("GET", `/api/projects/${slug}/audit-log`)).auditLog
+
+describe("the secrets grid", () => {
+  it("shows present, missing and empty; filters; reveals only on request; copies, adds, edits and deletes", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Grid ${people}`, {
+      development: { API_URL: "https://dev.example", EMPTY_ONE: "" },
+      staging: { API_URL: "https://staging.example" },
+    })
+    const { page } = owner
+    await page.goto(`${base}/projects/${slug}`)
+    await page.getByRole("table", { name: /Secrets of/ }).waitFor()
+    // Columns in the order the service lists environments: development, production, staging.
+    expect(await page.locator("thead th").allTextContents()).toEqual(["Key", "development", "production", "staging"])
+    expect(await cellsOf(page, "API_URL")).toEqual(["present", "missing", "present"])
+    expect(await cellsOf(page, "EMPTY_ONE")).toEqual(["present", "missing", "missing"])
+    // Nothing was read to draw the grid.
+    expect((await auditOf(owner.api, slug)).filter((entry) => entry.action === "secret.read")).toEqual([])
+
+    await page.getByLabel("Filter by key").fill("empty")
+    await page.getByText("1 of 2 keys").waitFor()
+    await page.getByLabel("Filter by key").fill("")
+    await page.getByLabel("Show").selectOption({ label: "Missing in staging" })
+    await page.getByText("1 of 2 keys").waitFor()
+    expect(await page.getByRole("row", { name: /EMPTY_ONE/ }).count()).toBe(1)
+    await page.getByLabel("Show").selectOption({ label: "All keys" })
+
+    // Reveal and copy one value; the read is audited.
+    await page.getByRole("button", { name: "API_URL" }).click()
+    const dialog = page.getByRole("dialog", { name: "API_URL" })
+    await dialog.getByRole("button", { name: "Reveal API_URL in development" }).click()
+    await dialog.getByLabel("Value of API_URL in development").waitFor()
+    expect(await dialog.getByLabel("Value of API_URL in development").textContent()).toBe("https://dev.example")
+    await dialog.getByRole("button", { name: "Copy API_URL in development" }).click()
+    await page.getByText("Copied to the clipboard").waitFor()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("https://dev.example")
+    expect(await auditOf(owner.api, slug)).toContainEqual(
+      expect.objectContaining({ action: "secret.read", targetKey: "API_URL" }),
+    )
+
+    // Edit staging, add production, delete development.
+    await dialog.getByRole("button", { name: "Edit API_URL in staging" }).click()
+    await dialog.getByLabel("New value of API_URL in staging").fill("https://staging2.example")
+    await dialog.getByRole("button", { name: "Save" }).click()
+    await page.getByText("Saved API_URL in staging (version 2)").waitFor()
+    await dialog.getByRole("button", { name: "Add API_URL in production" }).click()
+    await dialog.getByLabel("New value of API_URL in production").fill("https://prod.example")
+    await dialog.getByRole("button", { name: "Save" }).click()
+    await page.getByText("Saved API_URL in production (version 1)").waitFor()
+    await dialog.getByRole("button", { name: "Delete API_URL from development" }).click()
+    await dialog.getByRole("button", { name: "Delete from development" }).click()
+    await page.getByText("Deleted API_URL from development").waitFor()
+    await dialog.getByRole("button", { name: "Close" }).click()
+    await page
+      .getByRole("row", { name: /API_URL/ })
+      .getByText("missing")
+      .waitFor()
+    expect(await cellsOf(page, "API_URL")).toEqual(["missing", "present", "present"])
+    const staging = await owner.api.call<{ secret: { value: string } }>(
+      "GET",
+      `/api/projects/${slug}/environments/staging/secrets/API_URL`,
+    )
+    expect(staging.secret.value).toBe("https://staging2.example")
+
+    // An empty value says so once revealed.
+    await page.getByRole("button", { name: "EMPTY_ONE" }).click()
+    await page.getByRole("button", { name: "Reveal EMPTY_ONE in development" }).click()
+    await page.getByText("(empty value)").waitFor()
+    await page.getByRole("dialog").getByRole("button", { name: "Close" }).click()
+    expect(await cellsOf(page, "EMPTY_ONE")).toEqual(["empty", "missing", "missing"])
+
+    // Adding a secret from the toolbar.
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const add = page.getByRole("dialog", { name: "Add a secret" })
+    await add.getByLabel("Key").fill("NEW_KEY")
+    await add.getByLabel("Environment").selectOption("production")
+    await add.getByLabel("Value").fill("fresh")
+    await add.getByRole("button", { name: "Save secret" }).click()
+    await page.getByText("Added NEW_KEY to production").waitFor()
+    await page.getByRole("row", { name: /NEW_KEY/ }).waitFor()
+    expect(await cellsOf(page, "NEW_KEY")).toEqual(["missing", "present", "missing"])
+  })
+
+  it("shows a read member no write controls", async () => {
+    const owner = await apiAs(base, `owner-read-${Date.now()}@example.com`)
+    const slug = await seedProject(owner, `Readable ${Date.now()}`, { development: { TOKEN: "t" } })
+    const reader = await person("/projects")
+    await addMember(owner, reader.api, slug, "read")
+    const { page } = reader
+    await page.goto(`${base}/projects/${slug}`)
+    await page.getByRole("button", { name: "TOKEN" }).click()
+    await page.getByRole("button", { name: "Reveal TOKEN in development" }).click()
+    await page.getByLabel("Value of TOKEN in development").waitFor()
+    expect(await page.getByRole("button", { name: /^(Edit|Add|Delete)/ }).count()).toBe(0)
+    await page.getByRole("dialog").getByRole("button", { name: "Close" }).click()
+    expect(await page.getByRole("button", { name: "Add secret" }).count()).toBe(0)
+    expect(await page.getByRole("button", { name: "Import…" }).count()).toBe(0)
+    await page.getByRole("link", { name: "Environments" }).click()
+    await page.getByRole("link", { name: "Download development as .env" }).waitFor()
+    expect(await page.getByRole("button", { name: /Delete environment/ }).count()).toBe(0)
+    expect(await page.getByLabel("Environment name").count()).toBe(0)
+  })
+})
+
+describe("history", () => {
+  it("lists versions with who and when, reveals an old value and restores it as a new version", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `History ${people}`, { development: { KEY: "one" } })
+    await owner.api.call("POST", `/api/projects/${slug}/environments/development/secrets`, { key: "KEY", value: "two" })
+    const { page } = owner
+    await page.goto(`${base}/projects/${slug}`)
+    await page.getByRole("button", { name: "KEY", exact: true }).click()
+    await page.getByRole("link", { name: "History of KEY in development" }).click()
+    await page.waitForURL(`${base}/projects/${slug}/environments/development/secrets/KEY/history`)
+    const rows = page.getByRole("table", { name: "Versions, newest first" }).locator("tbody tr")
+    await rows.nth(1).waitFor()
+    expect(await rows.count()).toBe(2)
+    expect(await rows.nth(0).textContent()).toContain(owner.email)
+    await page.getByRole("button", { name: "Reveal version 1" }).click()
+    expect(await page.getByLabel("Value of version 1").textContent()).toBe("one")
+    expect(await page.getByRole("button", { name: "Restore version 2" }).count()).toBe(0)
+    await page.getByRole("button", { name: "Restore version 1" }).click()
+    await page.getByText("Restored version 1 of KEY as version 3").waitFor()
+    await rows.nth(2).waitFor()
+    expect(await auditOf(owner.api, slug)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ action: "secret.read", targetKey: "KEY@1" }),
+        expect.objectContaining({ action: "secret.restored", targetKey: "KEY@1" }),
+      ]),
+    )
+    const current = await owner.api.call<{ secret: { value: string; version: number } }>(
+      "GET",
+      `/api/projects/${slug}/environments/development/secrets/KEY`,
+    )
+    expect(current.secret).toMatchObject({ value: "one", version: 3 })
+  })
+})
+
+describe("bulk import", () => {
+  it("previews new, changed, unchanged, duplicate and invalid keys, then saves with progress", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Import ${people}`, { staging: { SAME: "s", CHANGE_ME: "old" } })
+    const { page } = owner
+    await page.goto(`${base}/projects/${slug}`)
+    await page.getByRole("button", { name: "Import…" }).click()
+    const dialog = page.getByRole("dialog", { name: "Import secrets" })
+    await dialog.getByLabel("Into environment").selectOption("staging")
+    const text = ["SAME=s", "CHANGE_ME=new", "NEW_ONE='multi", "line'", "DUP=1", "DUP=2", "bad key=x", "# done"]
+    await dialog.getByLabel(/Or paste it here/).fill(text.join("\n"))
+    await dialog.getByRole("button", { name: "Preview" }).click()
+    const summary = dialog.getByText(/new, .* changed, .* unchanged/)
+    await summary.waitFor()
+    expect(await summary.textContent()).toBe(
+      "2 new, 1 changed, 1 unchanged, 1 given more than once, 1 cannot be imported. Nothing is saved yet.",
+    )
+    expect(await dialog.getByRole("table", { name: "Cannot be imported" }).textContent()).toContain("bad key")
+    // Nothing was written by the preview.
+    const before = await owner.api.call<{ secrets: ReadonlyArray<unknown> }>(
+      "GET",
+      `/api/projects/${slug}/environments/staging/secrets`,
+    )
+    expect(before.secrets).toHaveLength(2)
+    await dialog.getByRole("button", { name: "Import 3 secrets" }).click()
+    await page.getByText("Imported 3 secrets into staging").waitFor()
+    const exported = await owner.api.call<Record<string, string>>(
+      "GET",
+      `/api/projects/${slug}/environments/staging/secrets/json`,
+    )
+    expect(exported).toEqual({ CHANGE_ME: "new", DUP: "2", NEW_ONE: "multi\nline", SAME: "s" })
+    await page.getByRole("row", { name: /NEW_ONE/ }).waitFor()
+  })
+
+  it("reads a chosen JSON file", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Import file ${people}`)
+    const { page } = owner
+    await page.goto(`${base}/projects/${slug}`)
+    await page.getByRole("button", { name: "Import…" }).click()
+    const dialog = page.getByRole("dialog", { name: "Import secrets" })
+    await dialog.getByLabel("Choose a .env or JSON file").setInputFiles({
+      name: "secrets.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify({ FROM_FILE: "yes", OTHER: "too" })),
+    })
+    await dialog.getByRole("button", { name: "Preview" }).click()
+    await dialog.getByText("2 new, 0 changed, 0 unchanged. Nothing is saved yet.").waitFor()
+    await dialog.getByRole("button", { name: "Import 2 secrets" }).click()
+    await page.getByText("Imported 2 secrets into development").waitFor()
+  })
+})
+
+describe("compare", () => {
+  it("shows keys only, then values on reveal", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Compare ${people}`, {
+      development: { SHARED: "same", DIFFERS: "a", DEV_ONLY: "d" },
+      staging: { SHARED: "same", DIFFERS: "b", STAGING_ONLY: "s" },
+    })
+    const { page } = owner
+    await page.goto(`${base}/projects/${slug}/compare`)
+    await page.getByLabel("with").selectOption("staging")
+    const row = (key: string) => page.getByRole("row", { name: new RegExp(`^${key}`) })
+    await row("SHARED").waitFor()
+    expect(await row("DEV_ONLY").textContent()).toContain("only in development")
+    expect(await row("STAGING_ONLY").textContent()).toContain("only in staging")
+    expect(await row("SHARED").textContent()).toContain("in both")
+    expect((await auditOf(owner.api, slug)).filter((entry) => entry.action === "secret.read")).toEqual([])
+    await page.getByRole("button", { name: "Reveal SHARED in development and staging" }).click()
+    await row("SHARED").getByText("same value").waitFor()
+    await page.getByRole("button", { name: "Reveal DIFFERS in development and staging" }).click()
+    await row("DIFFERS").getByText("different values").waitFor()
+    await page.getByLabel("Only keys missing on one side").check()
+    expect(await page.locator("tbody tr").count()).toBe(2)
+    await page.getByLabel("with").selectOption("production")
+    await row("SHARED").getByText("only in development").waitFor()
+  })
+})
+
+describe("environments", () => {
+  it("adds one (and explains one that exists), downloads .env and JSON, and deletes with a typed name", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Envs ${people}`, { development: { PLAIN: "v", SPACED: "a b" } })
+    const { page } = owner
+    await page.goto(`${base}/projects/${slug}/environments`)
+    await page.getByLabel("Environment name").fill("qa")
+    await page.getByRole("button", { name: "Add environment" }).click()
+    await page.getByRole("row", { name: /^qa/ }).waitFor()
+    await page.getByLabel("Environment name").fill("qa")
+    await page.getByRole("button", { name: "Add environment" }).click()
+    await page.getByRole("alert").waitFor()
+    expect(await page.getByRole("alert").textContent()).toMatch(/exists/i)
+
+    const [dotenv] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Download development as .env" }).click(),
+    ])
+    expect(dotenv.suggestedFilename()).toBe("development.env")
+    expect(readFileSync((await dotenv.path())!, "utf8")).toBe("PLAIN=v\nSPACED='a b'\n")
+    const [json] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Download development as JSON" }).click(),
+    ])
+    expect(json.suggestedFilename()).toBe("development.json")
+    expect(JSON.parse(readFileSync((await json.path())!, "utf8"))).toEqual({ PLAIN: "v", SPACED: "a b" })
+
+    await page.getByRole("button", { name: "Delete environment qa" }).click()
+    const dialog = page.getByRole("dialog", { name: "Delete qa?" })
+    await dialog.getByLabel("Type qa to confirm").fill("qa")
+    await dialog.getByRole("button", { name: "Delete environment" }).click()
+    await page.getByText("Deleted qa").waitFor()
+    await page.getByRole("row", { name: /^qa/ }).waitFor({ state: "detached" })
+    const after = await owner.api.call<{ environments: ReadonlyArray<{ name: string }> }>(
+      "GET",
+      `/api/projects/${slug}`,
+    )
+    expect(after.environments.map((environment) => environment.name)).not.toContain("qa")
+  })
+})
