@@ -59,6 +59,28 @@ describe("projects", () => {
     expect((await call("GET", "/api/projects/my-app", { as: ada.as })).status).toBe(404)
   })
 
+  it("refuses project and API-key names with invisible or reordering characters (400), storing nothing", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    const spoof = "Billing\u202Etxt.exe"
+    expect(await call("POST", "/api/projects", { as: ada.as, body: { name: spoof } })).toMatchObject({
+      status: 400,
+      body: { error: "Project name must not contain control, formatting or invisible characters; found U+202E" },
+    })
+    expect((await call("GET", "/api/projects", { as: ada.as })).body).toEqual({ projects: [] })
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    expect(
+      await call("POST", "/api/api-keys", {
+        as: ada.as,
+        body: { name: "ci\u200B", projectSlug: "app", scope: "read" },
+      }),
+    ).toMatchObject({
+      status: 400,
+      body: { error: "API key name must not contain control, formatting or invisible characters; found U+200B" },
+    })
+    expect((await call("GET", "/api/api-keys?project=app", { as: ada.as })).body.apiKeys).toEqual([])
+  })
+
   it("names the wrong field of a body as the schemas service does (one decoder for both)", async () => {
     const { call, signIn } = fresh()
     const ada = await signIn("ada@example.com")
