@@ -11,6 +11,7 @@ import { Alert } from "../../ui/components.js"
 import { Link } from "../../ui/router.js"
 import { toast } from "../../ui/toast.js"
 import { checkContent, REFERENCE_FORMS } from "../content.js"
+import { schemasNamedIn } from "../errorPlaces.js"
 import type { SchemaData } from "../pages/schema.js"
 import { schemaIdPath } from "../paths.js"
 
@@ -41,6 +42,7 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
   const check = checkContent(text)
   const serverLine =
     error instanceof Error && check.ok ? lineOfReference(text, check.references, error.message) : undefined
+  const places = error instanceof Error ? schemasNamedIn(error.message) : []
   return (
     <div class="stack">
       {schema === null ? <p class="muted">Nothing has been saved for this version yet.</p> : null}
@@ -95,6 +97,21 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
           <div class="stack">
             <Alert error={error} />
             {serverLine === undefined ? null : <p class="hint invalid">The reference is on line {serverLine}.</p>}
+            {places.length === 0 ? null : (
+              <p class="hint">
+                Where it arises:{" "}
+                {places.map((id, index) => (
+                  <span key={id}>
+                    {index === 0 ? "" : " → "}
+                    {id === `${platform}/${version}` ? (
+                      <strong>{id} (this schema)</strong>
+                    ) : (
+                      <Link href={schemaIdPath(id)}>{id}</Link>
+                    )}
+                  </span>
+                ))}
+              </p>
+            )}
           </div>
         )}
         {canWrite ? (
