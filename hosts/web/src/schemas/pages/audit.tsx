@@ -16,13 +16,17 @@ const ACTIONS: Readonly<Record<string, string>> = {
   "token.revoke": "Revoked token",
 }
 
-const detailOf = (detail: unknown): string => {
-  if (detail === undefined || detail === null) return ""
-  if (typeof detail === "object" && "from" in detail && "to" in detail) {
-    const { from, to } = detail as { from: unknown; to: unknown }
-    return `${from ?? "custom"} → ${to}`
-  }
-  return JSON.stringify(detail)
+/** An entry's detail in words: a kind change as `from → to`, anything else as `key: value` pairs. */
+const detailOf = (detail: AuditEntry["detail"]): string => {
+  if (detail === undefined) return ""
+  if ("from" in detail && "to" in detail) return `${detail.from ?? "custom"} → ${detail.to}`
+  return Object.entries(detail)
+    .map(([key, value]) =>
+      key === "platforms" && value === null
+        ? "platforms: all"
+        : `${key}: ${Array.isArray(value) ? value.join(", ") : typeof value === "string" ? value : JSON.stringify(value)}`,
+    )
+    .join("; ")
 }
 
 export const Audit = () => {
