@@ -143,7 +143,7 @@ const ChangeKind = ({
   const [busy, setBusy] = useState(false)
   return (
     <form
-      class="row wrap end"
+      class="row end"
       aria-label="Change the kind"
       onSubmit={async (event) => {
         event.preventDefault()
@@ -283,8 +283,13 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
           <h2>Delete this platform</h2>
           <p class="hint">Deletes every version, its schema and its history. Refused while other schemas extend it.</p>
           <div>
-            <button type="button" class="button danger" onClick={() => setDeleting({})}>
-              Delete platform {platform.name}
+            <button
+              type="button"
+              class="button danger"
+              aria-label={`Delete platform ${platform.name}`}
+              onClick={() => setDeleting({})}
+            >
+              Delete platform
             </button>
           </div>
         </div>

@@ -61,7 +61,7 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
       }}
     >
       <h2>New platform</h2>
-      <div class="row wrap">
+      <div class="row top">
         <Field
           label="Platform name"
           name="name"

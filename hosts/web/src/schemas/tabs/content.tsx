@@ -115,7 +115,7 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
           </div>
         )}
         {canWrite ? (
-          <div class="row wrap">
+          <div class="row">
             <button class="button primary" type="submit" disabled={busy || !check.ok}>
               Save schema
             </button>

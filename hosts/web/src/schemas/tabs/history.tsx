@@ -62,7 +62,7 @@ const RevisionDiff = ({
   return (
     <section class="card stack" aria-labelledby="revision-diff-heading">
       <h2 id="revision-diff-heading">Compare two revisions</h2>
-      <div class="row wrap">
+      <div class="row">
         <Select label="From" value={String(from)} onChange={(event) => setFrom(Number(event.currentTarget.value))}>
           {revisions.map((revision) => (
             <option key={revision.revision} value={String(revision.revision)}>
