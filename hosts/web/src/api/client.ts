@@ -11,6 +11,8 @@ export class ApiError extends Error {
     message: string,
     /** Seconds to wait, from `Retry-After` on 429. */
     readonly retryAfter?: number,
+    /** The whole JSON body of the refusal, for answers that carry more than `error` (a 409's `blockedBy`). */
+    readonly body?: unknown,
   ) {
     super(message)
   }
@@ -75,8 +77,9 @@ const send = async (method: string, path: string, options: RequestOptions): Prom
   }
   if (response.ok) return response
   let message = response.statusText || `HTTP ${response.status}`
+  let body: { error?: unknown } | undefined
   try {
-    const body = (await response.json()) as { error?: unknown }
+    body = (await response.json()) as { error?: unknown }
     if (typeof body.error === "string") message = body.error
   } catch {
     // Not JSON (a proxy's page): the status text stands.
@@ -84,7 +87,7 @@ const send = async (method: string, path: string, options: RequestOptions): Prom
   if (response.status === 401 && options.quietUnauthorized !== true) {
     for (const listener of unauthorizedListeners) listener()
   }
-  throw new ApiError(response.status, message, retryAfterOf(response))
+  throw new ApiError(response.status, message, retryAfterOf(response), body)
 }
 
 export const request = async <T>(method: string, path: string, options: RequestOptions = {}): Promise<T> =>

@@ -1,0 +1,115 @@
+/**
+ * The Schemas API (seed 000 §4, DESIGN.md "Saving a schema", the dashboard endpoints under `/api/_ui/v1`) as
+ * typed calls. Body types are the core's own views (`@coffer/schemas`), imported as types only so none of the
+ * server code reaches the bundle.
+ */
+import type { Lineage, Permissions, PlatformKind, Views } from "@coffer/schemas"
+import { del, get, post, request, segment } from "./client.js"
+
+export type Kind = PlatformKind
+export type DashboardPlatform = ReturnType<typeof Views.dashboardPlatform>
+export type RevisionSummary = ReturnType<typeof Views.revisionSummary>
+export type RevisionDetail = ReturnType<typeof Views.revisionDetail>
+export type Ancestry = ReturnType<typeof Views.ancestry>
+export type TokenRecord = ReturnType<typeof Views.tokenRecord>
+export type AuditEntry = ReturnType<typeof Views.auditEntry>
+export type SessionPermissions = Permissions.Permissions
+
+export interface SchemasUser {
+  readonly id: string
+  readonly email: string
+  readonly groups: ReadonlyArray<string>
+}
+
+/** `GET /api/auth/get-session`. */
+export interface SchemasSession {
+  readonly session: { readonly user: SchemasUser; readonly createdAt: string; readonly expiresAt: string }
+  readonly permissions: SessionPermissions
+}
+
+/** `GET /api/_ui/v1/instance`. */
+export interface SchemasInstance {
+  readonly name: string
+  readonly version: string
+  readonly interfaceVersion: string
+  readonly signIn: {
+    readonly oidc: { readonly name: string; readonly url: string } | null
+    readonly development: boolean
+  }
+}
+
+/** A schema (`GET /api/{platform}/{version}`). */
+export interface Schema {
+  readonly content: Record<string, unknown>
+  readonly dependencies: ReadonlyArray<string>
+  readonly output: Record<string, unknown>
+}
+
+/** A schema that extends the target of a refused deletion (the 409's `blockedBy`). */
+export interface BlockingSchema {
+  readonly platform: string
+  readonly version: string
+  readonly extends: string
+}
+
+export type Dependent = Pick<Lineage.Dependent, "platform" | "version" | "extends">
+
+const UI = "/api/_ui/v1"
+const platformPath = (platform: string) => `${UI}/platforms/${segment(platform)}`
+const versionPath = (platform: string, version: string) => `${platformPath(platform)}/versions/${segment(version)}`
+const schemaPath = (platform: string, version: string) => `/api/${segment(platform)}/${segment(version)}`
+
+export const instance = () => get<SchemasInstance>(`${UI}/instance`, { quietUnauthorized: true })
+export const getSession = () => get<SchemasSession>("/api/auth/get-session", { quietUnauthorized: true })
+export const devLogin = (email: string, groups: ReadonlyArray<string>) =>
+  post<{ user: SchemasUser }>("/api/auth/dev-login", { email, groups }, { quietUnauthorized: true })
+
+export const listPlatforms = () => get<ReadonlyArray<DashboardPlatform>>(`${UI}/platforms`)
+/** `GET /api/{platform}`, with a record's missing kind read as Custom (seed 000 §2), as the dashboard list does. */
+export const readPlatform = async (platform: string): Promise<DashboardPlatform> => {
+  const found = await get<ReturnType<typeof Views.platformDetail>>(`/api/${segment(platform)}`)
+  return { name: found.name, versions: found.versions, kind: found.kind ?? "custom" }
+}
+export const createPlatform = (name: string, kind: Kind) =>
+  post<{ ok: true; platform: { name: string } }>(`${UI}/platforms`, { name, kind })
+export const changeKind = (platform: string, kind: Kind) =>
+  request<{ ok: true; platform: DashboardPlatform }>("PATCH", platformPath(platform), { body: { kind } })
+export const deletePlatform = (platform: string) => del(platformPath(platform))
+
+export const addVersion = (platform: string, version: string) =>
+  post<{ ok: true }>(`/api/${segment(platform)}/versions`, { version })
+export const deleteVersion = (platform: string, version: string) => del(versionPath(platform, version))
+
+export const readSchema = (platform: string, version: string) => get<Schema>(schemaPath(platform, version))
+export const saveSchema = (platform: string, version: string, content: unknown) =>
+  request<{ ok: true; schema: Schema; reprocessed: ReadonlyArray<string> }>("PUT", schemaPath(platform, version), {
+    body: { content },
+  })
+
+export const listRevisions = (platform: string, version: string, before?: number) =>
+  get<{ revisions: ReadonlyArray<RevisionSummary>; next: number | null }>(
+    `${versionPath(platform, version)}/revisions?limit=50${before === undefined ? "" : `&before=${before}`}`,
+  )
+export const readRevision = (platform: string, version: string, revision: number) =>
+  get<RevisionDetail>(`${versionPath(platform, version)}/revisions/${revision}`)
+export const ancestorsOf = (platform: string, version: string) =>
+  get<Ancestry>(`${versionPath(platform, version)}/ancestors`)
+export const dependentsOf = (platform: string, version: string) =>
+  get<{ dependents: ReadonlyArray<Dependent> }>(`${versionPath(platform, version)}/dependents`)
+
+export const listTokens = () => get<ReadonlyArray<TokenRecord>>(`${UI}/tokens`)
+export const createToken = (name: string, platforms: ReadonlyArray<string> | undefined) =>
+  post<{ token: string; record: TokenRecord }>(`${UI}/tokens`, platforms === undefined ? { name } : { name, platforms })
+export const revokeToken = (id: string) => del(`${UI}/tokens/${segment(id)}`)
+
+export const listAudit = (before?: string) =>
+  get<{ entries: ReadonlyArray<AuditEntry>; next: string | null }>(
+    `${UI}/audit?limit=50${before === undefined ? "" : `&before=${encodeURIComponent(before)}`}`,
+  )
+
+/** The `blockedBy` of a refused deletion (409), or `undefined` for any other refusal. */
+export const blockingSchemasOf = (error: unknown): ReadonlyArray<BlockingSchema> | undefined => {
+  const body = (error as { body?: unknown } | null)?.body
+  const blocked = (body as { blockedBy?: unknown } | undefined)?.blockedBy
+  return Array.isArray(blocked) ? (blocked as ReadonlyArray<BlockingSchema>) : undefined
+}

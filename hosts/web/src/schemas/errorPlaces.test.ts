@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest"
+import { CircularDependency, InvalidSchemaContent, Unresolved } from "../../../../core/schemas/src/domain/errors.js"
+import { schemasNamedIn } from "./errorPlaces.js"
+
+describe("schemasNamedIn", () => {
+  it("reads the schemas of a circular chain, each once", () => {
+    const message = new CircularDependency({ chain: ["a/1.0.0", "b/2.0.0+x", "a/1.0.0"] }).message
+    expect(schemasNamedIn(message)).toEqual(["a/1.0.0", "b/2.0.0+x"])
+  })
+
+  it("reads the schema holding an unresolved reference or invalid content", () => {
+    const unresolved = new Unresolved({
+      reference: 'we"ird/^1.0.0',
+      reason: "no version matches",
+      referencedBy: "m/1.0.0",
+    })
+    expect(schemasNamedIn(unresolved.message)).toEqual(["m/1.0.0"])
+    const invalid = new InvalidSchemaContent({ schema: "p/1.0.0-rc.1", reason: "content must be a plain JSON object" })
+    expect(schemasNamedIn(invalid.message)).toEqual(["p/1.0.0-rc.1"])
+  })
+
+  it("names nothing when the message names no schema", () => {
+    expect(schemasNamedIn(new Unresolved({ reference: "x/1.0.0", reason: "platform not found" }).message)).toEqual([])
+    expect(schemasNamedIn("Invalid schema content: content must be a plain JSON object")).toEqual([])
+  })
+})

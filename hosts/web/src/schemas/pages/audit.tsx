@@ -1,0 +1,120 @@
+/**
+ * The audit log (issue 13 §6, admins): deletions, kind changes and token creation and revocation, newest first,
+ * fifty at a time with a button for older entries.
+ */
+import { useEffect, useState } from "preact/hooks"
+import { type AuditEntry, listAudit } from "../../api/schemas.js"
+import { Alert, formatTime, Loading } from "../../ui/components.js"
+import { useAsync } from "../../ui/useAsync.js"
+import { useAbilities } from "../session.js"
+
+const ACTIONS: Readonly<Record<string, string>> = {
+  "platform.delete": "Deleted platform",
+  "platform.kind": "Changed kind",
+  "version.delete": "Deleted version",
+  "token.create": "Created token",
+  "token.revoke": "Revoked token",
+}
+
+/** An entry's detail in words: a kind change as `from → to`, anything else as `key: value` pairs. */
+const detailOf = (detail: AuditEntry["detail"]): string => {
+  if (detail === undefined) return ""
+  if ("from" in detail && "to" in detail) return `${detail.from ?? "custom"} → ${detail.to}`
+  return Object.entries(detail)
+    .map(([key, value]) =>
+      key === "platforms" && value === null
+        ? "platforms: all"
+        : `${key}: ${Array.isArray(value) ? value.join(", ") : typeof value === "string" ? value : JSON.stringify(value)}`,
+    )
+    .join("; ")
+}
+
+export const Audit = () => {
+  const abilities = useAbilities()
+  const first = useAsync(async () => (abilities.manage ? listAudit() : undefined), [abilities.manage])
+  const [older, setOlder] = useState<ReadonlyArray<AuditEntry>>([])
+  const [next, setNext] = useState<string | null | undefined>()
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  useEffect(() => {
+    setOlder([])
+    setNext(first.data?.next)
+  }, [first.data])
+  if (!abilities.manage) {
+    return (
+      <section class="stack">
+        <h1>Audit log</h1>
+        <p class="alert" role="alert">
+          The audit log needs the admin permission, which your groups do not give.
+        </p>
+      </section>
+    )
+  }
+  const entries = first.data === undefined ? undefined : [...first.data.entries, ...older]
+  return (
+    <section class="stack">
+      <h1>Audit log</h1>
+      <Alert error={first.error} />
+      {entries === undefined ? (
+        first.loading ? (
+          <Loading what="the audit log" />
+        ) : null
+      ) : entries.length === 0 ? (
+        <p class="muted">Nothing has been recorded yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Audit log, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Who</th>
+                <th scope="col">What</th>
+                <th scope="col">Target</th>
+                <th scope="col">Detail</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((entry) => (
+                <tr key={entry.id}>
+                  <td>{formatTime(entry.at)}</td>
+                  <td>{entry.actor}</td>
+                  <td>{ACTIONS[entry.action] ?? entry.action}</td>
+                  <td>
+                    <code>{entry.target}</code>
+                  </td>
+                  <td>{detailOf(entry.detail)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Alert error={error} />
+      {next === null || next === undefined ? null : (
+        <div>
+          <button
+            type="button"
+            class="button"
+            disabled={busy}
+            onClick={async () => {
+              setBusy(true)
+              try {
+                const page = await listAudit(next)
+                setOlder((previous) => [...previous, ...page.entries])
+                setNext(page.next)
+                setError(undefined)
+              } catch (cause) {
+                setError(cause)
+              } finally {
+                setBusy(false)
+              }
+            }}
+          >
+            Older entries
+          </button>
+        </div>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,325 @@
+/**
+ * A platform (issue 13 §3): its kind (changeable), its versions in semantic-version order, newest first, with
+ * pre-release and build metadata marked as such; adding a version with the rules of seed 000 §2 checked as the
+ * person types, in the API's own words (`versions.ts`); deleting a version or the platform after a confirmation,
+ * a refusal because other schemas extend it listing those schemas as links. Write controls appear only for
+ * people who may change this platform, deletes only for admins.
+ */
+import { useMemo, useState } from "preact/hooks"
+import { ApiError } from "../../api/client.js"
+import {
+  addVersion,
+  changeKind,
+  type DashboardPlatform,
+  deletePlatform,
+  deleteVersion,
+  type Kind,
+  readPlatform,
+} from "../../api/schemas.js"
+import { Alert, Dialog, Field, Loading, Select } from "../../ui/components.js"
+import { memo } from "../../ui/memo.js"
+import { Link, navigate } from "../../ui/router.js"
+import { toast } from "../../ui/toast.js"
+import { useAsync } from "../../ui/useAsync.js"
+import { DeletionRefusal } from "../blocked.js"
+import { KindBadge, KindOptions } from "../kinds.js"
+import { LockedNotice } from "../lock.js"
+import { platformsPath, schemaPath } from "../paths.js"
+import { useAbilities } from "../session.js"
+import { sortVersions, versionError, versionParts } from "../versions.js"
+
+const VersionLabel = ({ version }: { readonly version: string }) => {
+  const parts = versionParts(version)
+  return (
+    <>
+      <code>{version}</code>
+      {parts.prerelease === undefined ? null : (
+        <span class="badge prerelease" title="A pre-release sorts below its release">
+          pre-release {parts.prerelease}
+        </span>
+      )}
+      {parts.build === undefined ? null : (
+        <span class="badge build" title="Build metadata">
+          build {parts.build}
+        </span>
+      )}
+    </>
+  )
+}
+
+const VersionRow = memo(
+  ({
+    platform,
+    version,
+    onDelete,
+  }: {
+    readonly platform: string
+    readonly version: string
+    readonly onDelete: ((version: string) => void) | undefined
+  }) => (
+    <tr>
+      <th scope="row">
+        <Link href={schemaPath(platform, version)} aria-label={`Schema of ${platform} ${version}`}>
+          <VersionLabel version={version} />
+        </Link>
+      </th>
+      <td class="right">
+        {onDelete === undefined ? null : (
+          <button
+            type="button"
+            class="button danger ghost small"
+            aria-label={`Delete version ${version}`}
+            onClick={() => onDelete(version)}
+          >
+            Delete
+          </button>
+        )}
+      </td>
+    </tr>
+  ),
+)
+
+const AddVersion = ({ platform, onAdded }: { readonly platform: string; readonly onAdded: () => Promise<void> }) => {
+  const [version, setVersion] = useState("")
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  const problem = version === "" ? undefined : versionError(version)
+  return (
+    <form
+      class="card stack"
+      aria-label="Add a version"
+      onSubmit={async (event) => {
+        event.preventDefault()
+        setBusy(true)
+        try {
+          await addVersion(platform, version)
+          toast(`Added version ${version}`)
+          setVersion("")
+          setError(undefined)
+          await onAdded()
+        } catch (cause) {
+          setError(cause)
+        } finally {
+          setBusy(false)
+        }
+      }}
+    >
+      <h2>Add a version</h2>
+      <Field
+        label="Version"
+        name="version"
+        autoComplete="off"
+        spellcheck={false}
+        placeholder="1.4.0, 2.0.0-rc.1 or 2.0.0+build.7"
+        value={version}
+        aria-invalid={problem !== undefined}
+        onInput={(event) => {
+          setVersion(event.currentTarget.value)
+          setError(undefined)
+        }}
+        hint={
+          problem ?? "A semantic version: MAJOR.MINOR.PATCH, optionally -prerelease and +build; at most 128 characters."
+        }
+      />
+      <Alert error={error} />
+      <div>
+        <button class="button primary" type="submit" disabled={busy || version === "" || problem !== undefined}>
+          Add version
+        </button>
+      </div>
+    </form>
+  )
+}
+
+const ChangeKind = ({
+  platform,
+  onChanged,
+}: {
+  readonly platform: DashboardPlatform
+  readonly onChanged: () => Promise<void>
+}) => {
+  const [kind, setKind] = useState<Kind>(platform.kind)
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  return (
+    <form
+      class="row end"
+      aria-label="Change the kind"
+      onSubmit={async (event) => {
+        event.preventDefault()
+        setBusy(true)
+        try {
+          await changeKind(platform.name, kind)
+          setError(undefined)
+          toast(`${platform.name} is now of kind ${kind}`)
+          await onChanged()
+        } catch (cause) {
+          setError(cause)
+        } finally {
+          setBusy(false)
+        }
+      }}
+    >
+      <Select label="Kind" name="kind" value={kind} onChange={(event) => setKind(event.currentTarget.value as Kind)}>
+        <KindOptions />
+      </Select>
+      <button class="button" type="submit" disabled={busy || kind === platform.kind}>
+        Change kind
+      </button>
+      <Alert error={error} />
+    </form>
+  )
+}
+
+/** The confirmation of a deletion; a refusal stays in the dialog, where the person acted. */
+const ConfirmDeletion = ({
+  title,
+  body,
+  action,
+  run,
+  onClose,
+}: {
+  readonly title: string
+  readonly body: string
+  readonly action: string
+  readonly run: () => Promise<void>
+  readonly onClose: () => void
+}) => {
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  return (
+    <Dialog title={title} onClose={onClose}>
+      <div class="stack">
+        <p>{body}</p>
+        <DeletionRefusal error={error} />
+        <div class="actions">
+          <button type="button" class="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            class="button danger"
+            disabled={busy}
+            onClick={async () => {
+              setBusy(true)
+              try {
+                await run()
+              } catch (cause) {
+                setError(cause)
+              } finally {
+                setBusy(false)
+              }
+            }}
+          >
+            {action}
+          </button>
+        </div>
+      </div>
+    </Dialog>
+  )
+}
+
+export const Platform = ({ params }: { readonly params: Readonly<Record<string, string>> }) => {
+  const name = params.platform!
+  const abilities = useAbilities()
+  const loaded = useAsync(() => readPlatform(name), [name])
+  const [deleting, setDeleting] = useState<{ readonly version?: string } | undefined>()
+  const platform = loaded.data
+  const versions = useMemo(() => (platform === undefined ? [] : sortVersions(platform.versions).reverse()), [platform])
+  const locked = abilities.lockedReason(name)
+  const canDelete = abilities.manage && locked === undefined
+  const onDelete = useMemo(() => (canDelete ? (version: string) => setDeleting({ version }) : undefined), [canDelete])
+  if (platform === undefined) {
+    if (loaded.error instanceof ApiError && loaded.error.status === 404) {
+      return (
+        <section class="stack">
+          <h1>Platform not found</h1>
+          <p>
+            There is no platform “{name}”. <Link href={platformsPath}>All platforms</Link>
+          </p>
+        </section>
+      )
+    }
+    return loaded.error === undefined ? <Loading what="the platform" /> : <Alert error={loaded.error} />
+  }
+  return (
+    <section class="stack">
+      <nav aria-label="Breadcrumb" class="crumbs">
+        <Link href={platformsPath}>Platforms</Link> / <span aria-current="page">{platform.name}</span>
+      </nav>
+      <div class="head">
+        <h1>{platform.name}</h1>
+        <KindBadge kind={platform.kind} />
+      </div>
+      <LockedNotice reason={locked} />
+      <Alert error={loaded.error} />
+      {locked === undefined ? <ChangeKind platform={platform} onChanged={loaded.reload} /> : null}
+      <h2>Versions</h2>
+      {versions.length === 0 ? (
+        <p class="muted">No versions yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Versions of {platform.name}, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Version (newest first)</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {versions.map((version) => (
+                <VersionRow key={version} platform={platform.name} version={version} onDelete={onDelete} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {locked === undefined ? <AddVersion platform={platform.name} onAdded={loaded.reload} /> : null}
+      {canDelete ? (
+        <div class="card stack danger-zone">
+          <h2>Delete this platform</h2>
+          <p class="hint">Deletes every version, its schema and its history. Refused while other schemas extend it.</p>
+          <div>
+            <button
+              type="button"
+              class="button danger"
+              aria-label={`Delete platform ${platform.name}`}
+              onClick={() => setDeleting({})}
+            >
+              Delete platform
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {deleting === undefined ? null : deleting.version === undefined ? (
+        <ConfirmDeletion
+          title={`Delete platform ${platform.name}?`}
+          body={`This deletes ${platform.name}, its ${platform.versions.length} versions, their schemas and history. It cannot be undone.`}
+          action="Delete platform"
+          onClose={() => setDeleting(undefined)}
+          run={async () => {
+            await deletePlatform(platform.name)
+            toast(`Deleted platform ${platform.name}`)
+            navigate(platformsPath)
+          }}
+        />
+      ) : (
+        <ConfirmDeletion
+          title={`Delete version ${deleting.version}?`}
+          body={`This deletes version ${deleting.version} of ${platform.name}, its schema and its history. It cannot be undone.`}
+          action="Delete version"
+          onClose={() => setDeleting(undefined)}
+          run={async () => {
+            await deleteVersion(platform.name, deleting.version!)
+            toast(`Deleted version ${deleting.version}`)
+            setDeleting(undefined)
+            await loaded.reload()
+          }}
+        />
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,199 @@
+/**
+ * Platforms (issue 13 §2): every platform with its kind (icon and description; records without one read as
+ * Custom), its number of versions and latest version, and a lock on those the person may not change; a search
+ * by name or kind; creating a platform (name and kind; a taken name explained). Rows are memoised, so typing in
+ * the search re-renders only the rows that appear or go.
+ */
+import { useMemo, useState } from "preact/hooks"
+import { ApiError } from "../../api/client.js"
+import { createPlatform, type DashboardPlatform, type Kind, listPlatforms } from "../../api/schemas.js"
+import { Alert, Field, Loading, Select } from "../../ui/components.js"
+import { memo } from "../../ui/memo.js"
+import { Link, navigate } from "../../ui/router.js"
+import { toast } from "../../ui/toast.js"
+import { useAsync } from "../../ui/useAsync.js"
+import { KIND_LABELS, KindBadge, KindOptions, LockIcon } from "../kinds.js"
+import { platformPath } from "../paths.js"
+import { useAbilities } from "../session.js"
+import { sortVersions } from "../versions.js"
+
+/** The same rule as the service (`validatePlatformName`), so the form says it before sending. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
+const nameProblem = (name: string): string | undefined =>
+  name === ""
+    ? undefined
+    : name.length > 64
+      ? `It is ${name.length} characters long, at most 64 are allowed.`
+      : !NAME.test(name)
+        ? "Only letters, digits, '.', '_' and '-' are allowed, starting with a letter or digit."
+        : name === "schemas" || name === "auth"
+          ? "This name is reserved."
+          : undefined
+
+const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<DashboardPlatform> | undefined }) => {
+  const [name, setName] = useState("")
+  const [kind, setKind] = useState<Kind>("custom")
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  const problem = nameProblem(name)
+  return (
+    <form
+      class="card stack"
+      aria-label="Create a platform"
+      onSubmit={async (event) => {
+        event.preventDefault()
+        setBusy(true)
+        try {
+          await createPlatform(name, kind)
+          toast(`Created platform ${name}`)
+          navigate(platformPath(name))
+        } catch (cause) {
+          setError(
+            cause instanceof ApiError && cause.status === 409
+              ? new Error(
+                  `A platform named “${name}” already exists. Platform names are unique; open it from the list or choose another name.`,
+                )
+              : cause,
+          )
+        } finally {
+          setBusy(false)
+        }
+      }}
+    >
+      <h2>New platform</h2>
+      <div class="row top">
+        <Field
+          label="Platform name"
+          name="name"
+          required
+          maxLength={64}
+          autoComplete="off"
+          value={name}
+          aria-invalid={problem !== undefined}
+          onInput={(event) => {
+            setName(event.currentTarget.value)
+            setError(undefined)
+          }}
+          hint={
+            problem ??
+            (existing?.some((platform) => platform.name === name) === true
+              ? `A platform named “${name}” already exists.`
+              : "Used in addresses and @extends references: letters, digits, '.', '_' and '-'.")
+          }
+        />
+        <Select label="Kind" name="kind" value={kind} onChange={(event) => setKind(event.currentTarget.value as Kind)}>
+          <KindOptions />
+        </Select>
+      </div>
+      <Alert error={error} />
+      <div>
+        <button class="button primary" type="submit" disabled={busy || name === "" || problem !== undefined}>
+          Create platform
+        </button>
+      </div>
+    </form>
+  )
+}
+
+const PlatformRow = memo(
+  ({ platform, locked }: { readonly platform: DashboardPlatform; readonly locked: string | undefined }) => {
+    const latest = platform.versions.length === 0 ? undefined : sortVersions(platform.versions).at(-1)
+    return (
+      <tr>
+        <th scope="row">
+          <Link href={platformPath(platform.name)}>{platform.name}</Link>
+          {locked === undefined ? null : (
+            <span class="lock" title={locked}>
+              <LockIcon /> Locked<span class="visually-hidden">: {locked}</span>
+            </span>
+          )}
+        </th>
+        <td>
+          <KindBadge kind={platform.kind} />
+        </td>
+        <td class="numeric">{platform.versions.length}</td>
+        <td>{latest === undefined ? <span class="muted">none</span> : <code>{latest}</code>}</td>
+      </tr>
+    )
+  },
+)
+
+export const Platforms = () => {
+  const abilities = useAbilities()
+  const platforms = useAsync(listPlatforms, [])
+  const [query, setQuery] = useState("")
+  const list = platforms.data
+  const sorted = useMemo(
+    () => (list === undefined ? [] : [...list].sort((a, b) => a.name.localeCompare(b.name))),
+    [list],
+  )
+  const needle = query.trim().toLowerCase()
+  const shown =
+    needle === ""
+      ? sorted
+      : sorted.filter(
+          (platform) =>
+            platform.name.toLowerCase().includes(needle) || KIND_LABELS[platform.kind].toLowerCase().includes(needle),
+        )
+  return (
+    <section class="stack">
+      <h1>Platforms</h1>
+      {abilities.write ? null : (
+        <p class="notice" role="note">
+          You can view platforms and schemas, but not change them: your groups give no editor rights.
+        </p>
+      )}
+      <Alert error={platforms.error} />
+      {list === undefined ? (
+        platforms.loading ? (
+          <Loading what="platforms" />
+        ) : null
+      ) : list.length === 0 ? (
+        <p class="muted">There are no platforms yet.{abilities.write ? " Create the first one below." : ""}</p>
+      ) : (
+        <>
+          <div class="toolbar">
+            <Field
+              label="Search platforms"
+              type="search"
+              name="search"
+              autoComplete="off"
+              value={query}
+              onInput={(event) => setQuery(event.currentTarget.value)}
+            />
+            <p class="muted" aria-live="polite">
+              {shown.length === list.length
+                ? `${list.length} ${list.length === 1 ? "platform" : "platforms"}`
+                : `${shown.length} of ${list.length} platforms`}
+            </p>
+          </div>
+          <div class="table-wrap">
+            <table>
+              <caption class="visually-hidden">Platforms</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col" class="numeric">
+                    Versions
+                  </th>
+                  <th scope="col">Latest</th>
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((platform) => (
+                  <PlatformRow
+                    key={platform.name}
+                    platform={platform}
+                    locked={abilities.write ? abilities.lockedReason(platform.name) : undefined}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+      {abilities.write ? <CreatePlatform existing={list} /> : null}
+    </section>
+  )
+}

@@ -1,0 +1,262 @@
+/**
+ * API tokens (issue 13 §5, admins): create one with a name and a platform scope (every platform, or a chosen
+ * list), shown once with a copy button; the list with hint, scope, creator, creation and last use; revoking after
+ * a confirmation. People without the admin permission are told so instead (the service would answer 403).
+ */
+import { useState } from "preact/hooks"
+import { createToken, listPlatforms, listTokens, revokeToken, type TokenRecord } from "../../api/schemas.js"
+import { Alert, CopyButton, Dialog, Field, formatTime, Loading } from "../../ui/components.js"
+import { toast } from "../../ui/toast.js"
+import { useAsync } from "../../ui/useAsync.js"
+import { useAbilities } from "../session.js"
+
+const CreateToken = ({ onCreated }: { readonly onCreated: (token: string, record: TokenRecord) => void }) => {
+  const platforms = useAsync(listPlatforms, [])
+  const [name, setName] = useState("")
+  const [scope, setScope] = useState<"all" | "chosen">("all")
+  const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set())
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  const names = (platforms.data ?? []).map((platform) => platform.name).sort()
+  return (
+    <form
+      class="card stack"
+      aria-label="Create an API token"
+      onSubmit={async (event) => {
+        event.preventDefault()
+        setBusy(true)
+        try {
+          const answer = await createToken(name, scope === "all" ? undefined : [...chosen].sort())
+          setError(undefined)
+          setName("")
+          setChosen(new Set())
+          onCreated(answer.token, answer.record)
+        } catch (cause) {
+          setError(cause)
+        } finally {
+          setBusy(false)
+        }
+      }}
+    >
+      <h2>New API token</h2>
+      <p class="hint">Tokens are read-only: services and CI jobs read schemas with them.</p>
+      <Field
+        label="Token name"
+        name="name"
+        required
+        autoComplete="off"
+        maxLength={100}
+        value={name}
+        onInput={(event) => setName(event.currentTarget.value)}
+      />
+      <fieldset class="stack">
+        <legend>Platforms it may read</legend>
+        <label class="check">
+          <input type="radio" name="scope" checked={scope === "all"} onChange={() => setScope("all")} /> Every platform,
+          present and future
+        </label>
+        <label class="check">
+          <input type="radio" name="scope" checked={scope === "chosen"} onChange={() => setScope("chosen")} /> Only the
+          platforms chosen below
+        </label>
+        {scope === "chosen" ? (
+          <fieldset class="choices">
+            <legend class="visually-hidden">Chosen platforms</legend>
+            <Alert error={platforms.error} />
+            {names.map((platform) => (
+              <label key={platform} class="check">
+                <input
+                  type="checkbox"
+                  checked={chosen.has(platform)}
+                  onChange={(event) => {
+                    const next = new Set(chosen)
+                    if (event.currentTarget.checked) next.add(platform)
+                    else next.delete(platform)
+                    setChosen(next)
+                  }}
+                />{" "}
+                {platform}
+              </label>
+            ))}
+          </fieldset>
+        ) : null}
+      </fieldset>
+      <Alert error={error} />
+      <div>
+        <button
+          class="button primary"
+          type="submit"
+          disabled={busy || name.trim() === "" || (scope === "chosen" && chosen.size === 0)}
+        >
+          Create token
+        </button>
+      </div>
+    </form>
+  )
+}
+
+const ShownOnce = ({
+  token,
+  record,
+  onClose,
+}: {
+  readonly token: string
+  readonly record: TokenRecord
+  readonly onClose: () => void
+}) => (
+  <Dialog title={`Token ${record.name} created`} onClose={onClose}>
+    <div class="stack">
+      <p>
+        <strong>Copy it now: it is shown only this once.</strong> Coffer keeps only its hash.
+      </p>
+      <Field
+        label="The new token"
+        readOnly
+        value={token}
+        class="mono"
+        onFocus={(event) => event.currentTarget.select()}
+      />
+      <div class="actions">
+        <CopyButton value={token} label="Copy the token" />
+        <button type="button" class="button primary" onClick={onClose}>
+          Done
+        </button>
+      </div>
+    </div>
+  </Dialog>
+)
+
+const RevokeToken = ({
+  record,
+  onDone,
+}: {
+  readonly record: TokenRecord
+  readonly onDone: (revoked: boolean) => void
+}) => {
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  return (
+    <Dialog title={`Revoke ${record.name}?`} onClose={() => onDone(false)}>
+      <div class="stack">
+        <p>Every service using this token ({record.hint}) loses access at once. This cannot be undone.</p>
+        <Alert error={error} />
+        <div class="actions">
+          <button type="button" class="button" onClick={() => onDone(false)}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            class="button danger"
+            disabled={busy}
+            onClick={async () => {
+              setBusy(true)
+              try {
+                await revokeToken(record.id)
+                toast(`Revoked ${record.name}`)
+                onDone(true)
+              } catch (cause) {
+                setError(cause)
+              } finally {
+                setBusy(false)
+              }
+            }}
+          >
+            Revoke token
+          </button>
+        </div>
+      </div>
+    </Dialog>
+  )
+}
+
+export const Tokens = () => {
+  const abilities = useAbilities()
+  const tokens = useAsync(async () => (abilities.manage ? listTokens() : undefined), [abilities.manage])
+  const [created, setCreated] = useState<{ readonly token: string; readonly record: TokenRecord }>()
+  const [revoking, setRevoking] = useState<TokenRecord>()
+  if (!abilities.manage) {
+    return (
+      <section class="stack">
+        <h1>API tokens</h1>
+        <p class="alert" role="alert">
+          Managing API tokens needs the admin permission, which your groups do not give.
+        </p>
+      </section>
+    )
+  }
+  const list = tokens.data
+  return (
+    <section class="stack">
+      <h1>API tokens</h1>
+      <Alert error={tokens.error} />
+      {list === undefined ? (
+        tokens.loading ? (
+          <Loading what="tokens" />
+        ) : null
+      ) : list.length === 0 ? (
+        <p class="muted">There are no API tokens.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">API tokens</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Hint</th>
+                <th scope="col">Platforms</th>
+                <th scope="col">Created by</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((record) => (
+                <tr key={record.id}>
+                  <th scope="row">{record.name}</th>
+                  <td>
+                    <code>{record.hint}</code>
+                  </td>
+                  <td>{record.platforms === null ? "All platforms" : record.platforms.join(", ")}</td>
+                  <td>{record.createdBy}</td>
+                  <td>{formatTime(record.createdAt)}</td>
+                  <td>{formatTime(record.lastUsedAt)}</td>
+                  <td class="right">
+                    <button
+                      type="button"
+                      class="button danger ghost small"
+                      aria-label={`Revoke token ${record.name}`}
+                      onClick={() => setRevoking(record)}
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <CreateToken
+        onCreated={(token, record) => {
+          setCreated({ token, record })
+          void tokens.reload()
+        }}
+      />
+      {created === undefined ? null : (
+        <ShownOnce token={created.token} record={created.record} onClose={() => setCreated(undefined)} />
+      )}
+      {revoking === undefined ? null : (
+        <RevokeToken
+          record={revoking}
+          onDone={(revoked) => {
+            setRevoking(undefined)
+            if (revoked) void tokens.reload()
+          }}
+        />
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,176 @@
+/**
+ * The Content tab (issue 13 §4): the schema's JSON in an editor, checked as it is typed with the API's own rules
+ * (`content.ts`: JSON, a plain object, `@extends` a string or an array of well-formed references), with help on
+ * the reference forms. Saving shows the resolved output and every dependent the cascade re-processed. What only
+ * the service can say (an unresolved reference, `Circular dependency detected`) is shown under the editor, with
+ * the line where the reference it names is written.
+ */
+import { useState } from "preact/hooks"
+import { saveSchema } from "../../api/schemas.js"
+import { Alert } from "../../ui/components.js"
+import { Link } from "../../ui/router.js"
+import { toast } from "../../ui/toast.js"
+import { checkContent, REFERENCE_FORMS } from "../content.js"
+import { schemasNamedIn } from "../errorPlaces.js"
+import type { SchemaData } from "../pages/schema.js"
+import { schemaIdPath } from "../paths.js"
+
+const pretty = (value: unknown) => JSON.stringify(value, null, 2)
+
+/** The line (1-based) of `text` where a reference named in `message` is written, if any. */
+export const lineOfReference = (
+  text: string,
+  references: ReadonlyArray<string>,
+  message: string,
+): number | undefined => {
+  const named = references.find((reference) => message.includes(`"${reference}"`) || message.includes(reference))
+  if (named === undefined) return undefined
+  const index = text.indexOf(JSON.stringify(named))
+  return index === -1 ? undefined : text.slice(0, index).split("\n").length
+}
+
+interface Saved {
+  readonly output: Record<string, unknown>
+  readonly reprocessed: ReadonlyArray<string>
+}
+
+export const ContentTab = ({ platform, version, schema, canWrite, reload }: SchemaData) => {
+  const [text, setText] = useState(() => pretty(schema?.content ?? {}))
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  const [saved, setSaved] = useState<Saved>()
+  const check = checkContent(text)
+  const serverLine =
+    error instanceof Error && check.ok ? lineOfReference(text, check.references, error.message) : undefined
+  const places = error instanceof Error ? schemasNamedIn(error.message) : []
+  return (
+    <div class="stack">
+      {schema === null ? <p class="muted">Nothing has been saved for this version yet.</p> : null}
+      <form
+        class="stack"
+        aria-label="Schema content"
+        onSubmit={async (event) => {
+          event.preventDefault()
+          if (!check.ok) return
+          setBusy(true)
+          try {
+            const answer = await saveSchema(platform, version, check.content)
+            setError(undefined)
+            setSaved({ output: answer.schema.output, reprocessed: answer.reprocessed })
+            toast(
+              `Saved ${platform}/${version}${answer.reprocessed.length === 0 ? "" : `; re-processed ${answer.reprocessed.length} dependents`}`,
+            )
+            await reload()
+          } catch (cause) {
+            setError(cause)
+            setSaved(undefined)
+          } finally {
+            setBusy(false)
+          }
+        }}
+      >
+        <div class="field">
+          <label for="schema-content">Content (JSON)</label>
+          <textarea
+            id="schema-content"
+            class="editor"
+            spellcheck={false}
+            rows={Math.min(30, Math.max(8, text.split("\n").length + 1))}
+            readOnly={!canWrite}
+            aria-invalid={!check.ok}
+            aria-describedby="schema-content-check"
+            value={text}
+            onInput={(event) => {
+              setText(event.currentTarget.value)
+              setError(undefined)
+            }}
+          />
+          <p id="schema-content-check" class={check.ok ? "hint ok" : "hint invalid"} aria-live="polite">
+            {check.ok
+              ? check.references.length === 0
+                ? "Valid JSON object; it extends nothing."
+                : `Valid; it extends ${check.references.join(", ")} (merged in that order, then this content on top).`
+              : check.message}
+          </p>
+        </div>
+        {error === undefined ? null : (
+          <div class="stack">
+            <Alert error={error} />
+            {serverLine === undefined ? null : <p class="hint invalid">The reference is on line {serverLine}.</p>}
+            {places.length === 0 ? null : (
+              <p class="hint">
+                Where it arises:{" "}
+                {places.map((id, index) => (
+                  <span key={id}>
+                    {index === 0 ? "" : " → "}
+                    {id === `${platform}/${version}` ? (
+                      <strong>{id} (this schema)</strong>
+                    ) : (
+                      <Link href={schemaIdPath(id)}>{id}</Link>
+                    )}
+                  </span>
+                ))}
+              </p>
+            )}
+          </div>
+        )}
+        {canWrite ? (
+          <div class="row">
+            <button class="button primary" type="submit" disabled={busy || !check.ok}>
+              Save schema
+            </button>
+            <button
+              type="button"
+              class="button"
+              disabled={!check.ok}
+              onClick={() => check.ok && setText(pretty(check.content))}
+            >
+              Format
+            </button>
+          </div>
+        ) : null}
+      </form>
+      <details class="card">
+        <summary>How to write @extends</summary>
+        <p>
+          <code>"@extends"</code> is one reference (<code>"ios/1.2.0"</code>) or an array of them (
+          <code>["base", "ios/^1.2.0"]</code>), merged left to right, then this content on top. Objects merge key by
+          key; arrays, values and <code>null</code> replace.
+        </p>
+        <dl class="forms">
+          {REFERENCE_FORMS.map((form) => (
+            <div key={form.form}>
+              <dt>
+                <code>{form.form}</code>
+              </dt>
+              <dd>{form.meaning}</dd>
+            </div>
+          ))}
+        </dl>
+      </details>
+      {saved === undefined ? null : (
+        <section class="card stack" aria-labelledby="saved-heading">
+          <h2 id="saved-heading">Saved</h2>
+          {saved.reprocessed.length === 0 ? (
+            <p>No other schema extends this one: nothing else was re-processed.</p>
+          ) : (
+            <>
+              <p>The cascade re-processed {saved.reprocessed.length} dependent schemas:</p>
+              <ul aria-label="Re-processed schemas">
+                {saved.reprocessed.map((id) => (
+                  <li key={id}>
+                    <Link href={schemaIdPath(id)}>{id}</Link>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          <figure class="diff-figure">
+            <figcaption>Output</figcaption>
+            <pre class="code">{pretty(saved.output)}</pre>
+          </figure>
+        </section>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,180 @@
+/**
+ * The History tab (issue 13 §4): the revisions of this schema, newest first (every save is kept), a diff between
+ * any two of them, and a diff between this version's output and any other version's output.
+ */
+import { useEffect, useState } from "preact/hooks"
+import { listPlatforms, listRevisions, type RevisionSummary, readRevision, readSchema } from "../../api/schemas.js"
+import { Alert, formatTime, Loading, Select } from "../../ui/components.js"
+import { useAsync } from "../../ui/useAsync.js"
+import { diffJson } from "../diff.js"
+import { DiffView } from "../diffView.js"
+import type { SchemaData } from "../pages/schema.js"
+import { sortVersions } from "../versions.js"
+
+/** Every revision, newest first, loaded page by page as the person asks for older ones. */
+const useRevisions = (platform: string, version: string) => {
+  const [older, setOlder] = useState<ReadonlyArray<RevisionSummary>>([])
+  const [next, setNext] = useState<number | null | undefined>()
+  const [error, setError] = useState<unknown>()
+  const first = useAsync(() => listRevisions(platform, version), [platform, version])
+  useEffect(() => {
+    setOlder([])
+    setNext(first.data?.next)
+  }, [first.data])
+  return {
+    revisions: first.data === undefined ? undefined : [...first.data.revisions, ...older],
+    error: first.error ?? error,
+    more:
+      next === null || next === undefined
+        ? undefined
+        : async () => {
+            try {
+              const page = await listRevisions(platform, version, next)
+              setOlder((previous) => [...previous, ...page.revisions])
+              setNext(page.next)
+            } catch (cause) {
+              setError(cause)
+            }
+          },
+  }
+}
+
+const RevisionDiff = ({
+  platform,
+  version,
+  revisions,
+}: {
+  readonly platform: string
+  readonly version: string
+  readonly revisions: ReadonlyArray<RevisionSummary>
+}) => {
+  const [from, setFrom] = useState(revisions[1]?.revision ?? revisions[0]!.revision)
+  const [to, setTo] = useState(revisions[0]!.revision)
+  const diff = useAsync(async () => {
+    const [before, after] = await Promise.all([
+      readRevision(platform, version, from),
+      readRevision(platform, version, to),
+    ])
+    return diffJson(before.content, after.content)
+  }, [platform, version, from, to])
+  const label = (revision: RevisionSummary) =>
+    `Revision ${revision.revision} (${formatTime(revision.savedAt)}, ${revision.savedBy})`
+  return (
+    <section class="card stack" aria-labelledby="revision-diff-heading">
+      <h2 id="revision-diff-heading">Compare two revisions</h2>
+      <div class="row">
+        <Select label="From" value={String(from)} onChange={(event) => setFrom(Number(event.currentTarget.value))}>
+          {revisions.map((revision) => (
+            <option key={revision.revision} value={String(revision.revision)}>
+              {label(revision)}
+            </option>
+          ))}
+        </Select>
+        <Select label="To" value={String(to)} onChange={(event) => setTo(Number(event.currentTarget.value))}>
+          {revisions.map((revision) => (
+            <option key={revision.revision} value={String(revision.revision)}>
+              {label(revision)}
+            </option>
+          ))}
+        </Select>
+      </div>
+      <Alert error={diff.error} />
+      {diff.data === undefined ? (
+        diff.error === undefined ? (
+          <Loading what="the revisions" />
+        ) : null
+      ) : (
+        <DiffView label={`Content, revision ${from} to revision ${to}`} {...diff.data} />
+      )}
+    </section>
+  )
+}
+
+const OutputDiff = ({
+  platform,
+  version,
+  output,
+}: {
+  readonly platform: string
+  readonly version: string
+  readonly output: unknown
+}) => {
+  const platforms = useAsync(listPlatforms, [])
+  const [other, setOther] = useState("")
+  const self = `${platform}/${version}`
+  const choices =
+    platforms.data
+      ?.flatMap((item) => sortVersions(item.versions).map((v) => `${item.name}/${v}`))
+      .filter((id) => id !== self) ?? []
+  const diff = useAsync(async () => {
+    if (other === "") return undefined
+    const slash = other.indexOf("/")
+    const theirs = await readSchema(other.slice(0, slash), other.slice(slash + 1))
+    return diffJson(theirs.output, output)
+  }, [other, output])
+  return (
+    <section class="card stack" aria-labelledby="output-diff-heading">
+      <h2 id="output-diff-heading">Compare the output with another version</h2>
+      <Alert error={platforms.error} />
+      <Select label="Other version" value={other} onChange={(event) => setOther(event.currentTarget.value)}>
+        <option value="">Choose a version…</option>
+        {choices.map((id) => (
+          <option key={id} value={id}>
+            {id}
+          </option>
+        ))}
+      </Select>
+      <Alert error={diff.error} />
+      {diff.data === undefined ? null : <DiffView label={`Output, ${other} to ${self}`} {...diff.data} />}
+    </section>
+  )
+}
+
+export const HistoryTab = ({ platform, version, schema }: SchemaData) => {
+  const { revisions, error, more } = useRevisions(platform, version)
+  return (
+    <div class="stack">
+      <Alert error={error} />
+      {revisions === undefined ? (
+        error === undefined ? (
+          <Loading what="the revisions" />
+        ) : null
+      ) : revisions.length === 0 ? (
+        <p class="muted">No revisions yet: nothing has been saved for this version.</p>
+      ) : (
+        <>
+          <div class="table-wrap">
+            <table>
+              <caption class="visually-hidden">Revisions, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Revision</th>
+                  <th scope="col">Saved</th>
+                  <th scope="col">By</th>
+                </tr>
+              </thead>
+              <tbody>
+                {revisions.map((revision) => (
+                  <tr key={revision.revision}>
+                    <th scope="row">{revision.revision}</th>
+                    <td>{formatTime(revision.savedAt)}</td>
+                    <td>{revision.savedBy}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {more === undefined ? null : (
+            <div>
+              <button type="button" class="button" onClick={more}>
+                Older revisions
+              </button>
+            </div>
+          )}
+          <RevisionDiff platform={platform} version={version} revisions={revisions} />
+        </>
+      )}
+      {schema === null ? null : <OutputDiff platform={platform} version={version} output={schema.output} />}
+    </div>
+  )
+}

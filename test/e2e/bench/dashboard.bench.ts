@@ -1,0 +1,135 @@
+/**
+ * The Schemas dashboard rendering long lists in Chromium (`pnpm bench`; issue 13 "Quality": a list of 1,000
+ * platforms and a list of 1,000 versions each render within 1 s). The built Node host runs in this process with
+ * the built dashboard; 1,000 platforms and one platform with 1,000 versions are created over HTTP; each benchmark
+ * opens the page in a signed-in tab and waits for its 1,000th row. The figures are printed with the target beside
+ * them, and a median over the target fails the run.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { loadSettings, type Running, serve } from "@coffer/node"
+import { type BrowserContext, chromium, type Page } from "playwright-core"
+import { bench, describe } from "vitest"
+
+const COUNT = 1_000
+const TARGET_MS = 1_000
+
+interface Scene {
+  readonly running: Running
+  readonly base: string
+  readonly context: BrowserContext
+  readonly page: Page
+  readonly directory: string
+}
+
+const post = async (base: string, path: string, body: unknown, cookie?: string) => {
+  const response = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(cookie === undefined ? {} : { cookie }) },
+    body: JSON.stringify(body),
+  })
+  if (!response.ok) throw new Error(`POST ${path} answered ${response.status}`)
+  return response
+}
+
+let scene: Promise<Scene> | undefined
+const prepare = () => {
+  scene ??= (async () => {
+    const directory = mkdtempSync(join(tmpdir(), "coffer-dashboard-bench-"))
+    const settings = loadSettings({
+      COFFER_ENV: "development",
+      COFFER_DATABASE_URL: `sqlite:${join(directory, "bench.db")}`,
+      COFFER_MASTER_KEY: Buffer.alloc(32, 7).toString("base64"),
+      COFFER_SCHEMAS_PORT: "0",
+    })
+    const running = await serve({ settings, services: ["schemas"], env: {}, log: () => {} })
+    const base = running.listening.schemas!.url.replace(/\/$/, "")
+    const login = await post(base, "/api/auth/dev-login", { email: "bench@example.com" })
+    const [name, value] = login.headers.getSetCookie()[0]!.split(";")[0]!.split("=") as [string, string]
+    const cookie = `${name}=${value}`
+    const kinds = ["ios", "android", "web", "service", "custom"]
+    for (let start = 0; start < COUNT; start += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, (_, offset) => {
+          const index = start + offset
+          const body = { name: `platform-${index}`, versions: ["1.0.0", "1.1.0"], kind: kinds[index % 5] }
+          return post(base, `/api/platform-${index}`, body, cookie)
+        }),
+      )
+    }
+    const versions = Array.from({ length: COUNT }, (_, index) =>
+      index % 10 === 0 ? `${index}.0.0-rc.1` : `${Math.floor(index / 100)}.${index % 100}.0+b.${index}`,
+    )
+    await post(base, "/api/many", { name: "many", versions }, cookie)
+    const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "coffer-bench-chromium-")), {
+      executablePath: "/usr/bin/chromium",
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+      viewport: { width: 1440, height: 900 },
+    })
+    await context.addCookies([{ name, value, url: base }])
+    const page = await context.newPage()
+    return { running, base, context, page, directory }
+  })()
+  return scene
+}
+
+const figures: Record<string, Array<number>> = {}
+
+/** Opens `path` and waits for its 1,000th row; the time from the request to that row. */
+const render = async (label: string, path: string, rows: string) => {
+  const { page, base } = await prepare()
+  const began = performance.now()
+  await page.goto(`${base}${path}`)
+  await page
+    .locator(rows)
+    .nth(COUNT - 1)
+    .waitFor({ timeout: 10_000 })
+  const elapsed = performance.now() - began
+  const runs = figures[label] ?? []
+  runs.push(elapsed)
+  figures[label] = runs
+}
+
+const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+const options = (label: string) => ({
+  time: 0,
+  iterations: 8,
+  warmupIterations: 1,
+  setup: (_task: unknown, mode: string) => {
+    if (mode === "run") figures[label] = []
+  },
+  teardown: (_task: unknown, mode: string) => {
+    if (mode !== "run") return
+    const value = median(figures[label]!)
+    console.log(
+      `[dashboard] ${label}: median ${value.toFixed(0)} ms over ${figures[label]!.length} loads; target ≤ ${TARGET_MS} ms`,
+    )
+    if (value > TARGET_MS) throw new Error(`${label}: median ${value.toFixed(0)} ms is over ${TARGET_MS} ms`)
+  },
+})
+
+describe("dashboard lists in Chromium", () => {
+  bench(
+    "platform list of 1,000 platforms",
+    () => render("platforms", "/platforms", "table tbody tr"),
+    options("platforms"),
+  )
+  bench(
+    "version list of 1,000 versions",
+    () => render("versions", "/platforms/many", "table tbody tr"),
+    options("versions"),
+  )
+  bench(
+    "close",
+    async () => {
+      const ready = await prepare()
+      await ready.context.close()
+      await ready.running.close(0)
+      rmSync(ready.directory, { recursive: true, force: true })
+    },
+    { time: 0, iterations: 1, warmupIterations: 0 },
+  )
+})

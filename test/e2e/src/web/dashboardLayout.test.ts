@@ -1,0 +1,122 @@
+/**
+ * The dashboard at 375 px and 1440 px and by keyboard, in Chromium against the built host (`e2e-node` and
+ * `e2e-bun`): every page fits the width without sideways scrolling of the page itself (wide tables scroll in
+ * their own box), with screenshots for a person to look at (`test/e2e/screenshots/dashboard-*.png`); a platform
+ * can be created, opened and its version deleted with the keyboard alone; every control has an accessible name.
+ */
+import type { Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Host, start } from "../host.js"
+import { useBrowser } from "./browser.js"
+import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
+
+const browser = useBrowser()
+
+let host: Host
+let base: string
+beforeAll(async () => {
+  host = await start({ args: ["serve", "--only", "schemas"] })
+  base = host.schemas!
+})
+afterAll(() => host?.stop())
+
+const WIDTHS = [375, 1440] as const
+
+/** Controls (buttons, links, fields) that a screen reader would announce without a name. */
+const unnamedControls = (page: Page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll("button, a[href], input, select, textarea")]
+      .filter((element) => {
+        const labelled = element.getAttribute("aria-label") ?? element.getAttribute("aria-labelledby")
+        const labels = (element as HTMLInputElement).labels
+        const text = element.textContent?.trim() ?? ""
+        return !labelled && (labels === null || labels === undefined || labels.length === 0) && text === ""
+      })
+      .map((element) => element.outerHTML.slice(0, 120)),
+  )
+
+describe("layout", () => {
+  it("fits every page at 375 and 1440 px, with every control named", async () => {
+    const email = `layout-${Date.now()}@example.com`
+    const api = await schemasAs(base, email)
+    const root = unique("base")
+    const app = unique("mobile-app-with-a-long-name")
+    await seedPlatforms(api, {
+      [root]: { versions: ["1.0.0"], kind: "service" },
+      [app]: { versions: ["1.0.0", "1.1.0-rc.1", "1.1.0+build.42", "2.0.0"], kind: "android" },
+    })
+    await saveSchema(api, `${root}/1.0.0`, { api: { url: "https://api.example.com/v1/some/long/path", timeout: 30 } })
+    await saveSchema(api, `${app}/2.0.0`, { "@extends": `${root}/1.0.0`, api: { timeout: 10 }, features: ["a", "b"] })
+    await saveSchema(api, `${app}/2.0.0`, { "@extends": `${root}/1.0.0`, api: { timeout: 12 }, features: ["a"] })
+    await api.call("POST", "/api/_ui/v1/tokens", { name: "ci-reader", platforms: [app] })
+    const pages: ReadonlyArray<readonly [string, string, string]> = [
+      ["platforms", "/platforms", "Platforms"],
+      ["platform", `/platforms/${app}`, app],
+      ["content", `/platforms/${app}/versions/2.0.0`, "How to write @extends"],
+      ["output", `/platforms/${app}/versions/2.0.0/output`, "this schema"],
+      ["inheritance", `/platforms/${app}/versions/2.0.0/inheritance`, "Dependents"],
+      ["history", `/platforms/${app}/versions/2.0.0/history`, "Compare two revisions"],
+      ["tokens", "/tokens", "ci-reader"],
+      ["audit", "/audit", "Created token"],
+    ]
+    // Signed out first: the sign-in page.
+    for (const width of WIDTHS) {
+      const signIn = await browser.open(`${base}/sign-in`, { width, height: 900 })
+      await signIn.getByLabel("Groups").waitFor()
+      await browser.screenshot(signIn, `dashboard-sign-in-${width}`)
+      expect(await signIn.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(
+        0,
+      )
+    }
+    const page = await signedIn(browser, base, email, "/platforms")
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 })
+      for (const [name, path, landmark] of pages) {
+        await page.goto(`${base}${path}`)
+        await page.getByText(landmark, { exact: true }).first().waitFor()
+        await browser.screenshot(page, `dashboard-${name}-${width}`)
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+        expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0)
+        expect(await unnamedControls(page), `${name} at ${width} px`).toEqual([])
+      }
+    }
+  })
+})
+
+describe("keyboard", () => {
+  it("creates a platform, adds and deletes a version with the keyboard alone", async () => {
+    const email = `keys-${Date.now()}@example.com`
+    const page = await signedIn(browser, base, email, "/platforms")
+    await page.reload()
+    await page.getByLabel("Platform name").waitFor()
+    // The skip link is the first stop and moves focus to the content.
+    await page.keyboard.press("Tab")
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content")
+    await page.keyboard.press("Enter")
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("main")
+
+    const name = unique("keys")
+    await page.getByLabel("Platform name").focus()
+    await page.keyboard.type(name)
+    await page.keyboard.press("Enter")
+    await page.waitForURL(`${base}/platforms/${name}`)
+    await page.getByLabel("Version", { exact: true }).focus()
+    await page.keyboard.type("1.0.0")
+    await page.keyboard.press("Enter")
+    await page.getByText("Added version 1.0.0").waitFor()
+    await page.getByRole("button", { name: "Delete version 1.0.0" }).focus()
+    await page.keyboard.press("Enter")
+    const dialog = page.getByRole("dialog", { name: "Delete version 1.0.0?" })
+    await dialog.waitFor()
+    // Escape closes without deleting; focus stays inside an open dialog.
+    await page.keyboard.press("Escape")
+    await dialog.waitFor({ state: "detached" })
+    await page.getByRole("button", { name: "Delete version 1.0.0" }).focus()
+    await page.keyboard.press("Enter")
+    await dialog.waitFor()
+    expect(await dialog.evaluate((element) => element.contains(document.activeElement))).toBe(true)
+    await dialog.getByRole("button", { name: "Delete version" }).focus()
+    await page.keyboard.press("Enter")
+    await page.getByText("No versions yet.").waitFor()
+  })
+})

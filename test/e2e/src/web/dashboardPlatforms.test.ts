@@ -1,0 +1,190 @@
+/**
+ * The dashboard's platforms and versions in Chromium against the built host (`e2e-node` and `e2e-bun`): the list
+ * with its search and kinds (a record without a kind reads as Custom), creating a platform (a taken name
+ * explained), changing a kind; a platform's versions in semantic-version order with pre-releases and build
+ * metadata marked, adding a version with the rules checked as the person types (the API's own sentences),
+ * deleting a version and a platform after a confirmation, and a refused deletion listing the blocking schemas as
+ * links. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Host, start } from "../host.js"
+import { useBrowser } from "./browser.js"
+import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
+
+const browser = useBrowser()
+
+let host: Host
+let base: string
+beforeAll(async () => {
+  host = await start({ args: ["serve", "--only", "schemas"] })
+  base = host.schemas!
+})
+afterAll(() => host?.stop())
+
+describe("the platforms list", () => {
+  it("shows kinds with their descriptions, searches, creates a platform, explains a taken name", async () => {
+    const email = `lister-${Date.now()}@example.com`
+    const api = await schemasAs(base, email)
+    const mobile = unique("mobile")
+    const legacy = unique("legacy")
+    await seedPlatforms(api, {
+      [mobile]: { versions: ["1.0.0", "1.2.0"], kind: "ios" },
+      [legacy]: ["0.1.0"],
+    })
+    const page = await signedIn(browser, base, email, "/platforms")
+    const row = (name: string) => page.getByRole("row", { name: new RegExp(name) })
+    await row(mobile).waitFor()
+    expect(await row(mobile).textContent()).toContain("iOSAn iPhone or iPad app")
+    expect(await row(mobile).getByRole("cell").last().textContent()).toBe("1.2.0")
+    // A record created without a kind reads as Custom.
+    expect(await row(legacy).textContent()).toContain("CustomAnything else")
+
+    await page.getByLabel("Search platforms").fill(mobile)
+    await page.getByText(/^1 of \d+ platforms$/).waitFor()
+    expect(await row(legacy).count()).toBe(0)
+    await page.getByLabel("Search platforms").fill("")
+    await row(legacy).waitFor()
+
+    // The name rules are said before sending; a taken name is explained after.
+    const name = page.getByLabel("Platform name")
+    await name.fill("bad name")
+    await page
+      .getByText("Only letters, digits, '.', '_' and '-' are allowed, starting with a letter or digit.")
+      .waitFor()
+    expect(await page.getByRole("button", { name: "Create platform" }).isDisabled()).toBe(true)
+    await name.fill(legacy)
+    await page.getByRole("button", { name: "Create platform" }).click()
+    const alert = page.getByRole("form", { name: "Create a platform" }).getByRole("alert")
+    await alert.waitFor()
+    expect(await alert.textContent()).toBe(
+      `A platform named “${legacy}” already exists. Platform names are unique; open it from the list or choose another name.`,
+    )
+
+    const created = unique("shop")
+    await name.fill(created)
+    await page.getByLabel("Kind", { exact: true }).selectOption("web")
+    await page.getByRole("button", { name: "Create platform" }).click()
+    await page.waitForURL(`${base}/platforms/${created}`)
+    await page.getByRole("heading", { name: created }).waitFor()
+    await page.getByText("No versions yet.").waitFor()
+    expect(await api.call("GET", `/api/${created}`)).toEqual({ name: created, versions: [], kind: "web" })
+  })
+
+  it("changes a platform's kind", async () => {
+    const email = `kind-${Date.now()}@example.com`
+    const api = await schemasAs(base, email)
+    const name = unique("svc")
+    await seedPlatforms(api, { [name]: ["1.0.0"] })
+    const page = await signedIn(browser, base, email, `/platforms/${name}`)
+    await page.getByText("Custom", { exact: true }).first().waitFor()
+    await page.getByLabel("Kind", { exact: true }).selectOption("service")
+    await page.getByRole("button", { name: "Change kind" }).click()
+    await page.getByText(`${name} is now of kind service`).waitFor()
+    await page.locator(".head").getByText("Service", { exact: true }).waitFor()
+    expect(await api.call("GET", `/api/${name}`)).toMatchObject({ kind: "service" })
+  })
+})
+
+describe("a platform's versions", () => {
+  it("lists versions newest first with pre-release and build marked, and checks a new version as it is typed", async () => {
+    const email = `versions-${Date.now()}@example.com`
+    const api = await schemasAs(base, email)
+    const name = unique("app")
+    await seedPlatforms(api, { [name]: ["1.10.0", "1.2.0", "2.0.0-rc.1", "2.0.0-beta.2", "1.2.0+b.7", "2.0.0"] })
+    const page = await signedIn(browser, base, email, `/platforms/${name}`)
+    const table = page.getByRole("table", { name: `Versions of ${name}, newest first` })
+    await table.waitFor()
+    const versions = await table.locator("tbody th code").allTextContents()
+    expect(versions).toEqual(["2.0.0", "2.0.0-rc.1", "2.0.0-beta.2", "1.10.0", "1.2.0+b.7", "1.2.0"])
+    expect(await page.getByRole("row", { name: /2\.0\.0-rc\.1/ }).textContent()).toContain("pre-release rc.1")
+    expect(await page.getByRole("row", { name: /1\.2\.0\+b\.7/ }).textContent()).toContain("build b.7")
+
+    const input = page.getByLabel("Version", { exact: true })
+    const add = page.getByRole("button", { name: "Add version" })
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      [
+        " 3.0.0",
+        `Invalid version " 3.0.0": only letters, digits, '.', '-' and '+' are allowed (surrounding whitespace is not removed)`,
+      ],
+      [
+        "3.0",
+        'Invalid version "3.0": it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)',
+      ],
+      [
+        "01.0.0",
+        'Invalid version "01.0.0": it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)',
+      ],
+      [
+        `1.0.0-${"a".repeat(130)}`,
+        `Invalid version "1.0.0-${"a".repeat(130)}": it is 136 characters long, at most 128 are allowed`,
+      ],
+    ]
+    for (const [typed, message] of cases) {
+      await input.fill(typed)
+      await page.getByText(message, { exact: true }).waitFor()
+      expect(await input.getAttribute("aria-invalid")).toBe("true")
+      expect(await add.isDisabled()).toBe(true)
+      // The API answers the very same sentence.
+      expect(await api.send("POST", `/api/${name}/versions`, { version: typed })).toEqual({
+        status: 400,
+        body: { error: message },
+      })
+    }
+    await input.fill("3.0.0-alpha+exp.sha.5114f85")
+    expect(await input.getAttribute("aria-invalid")).toBe("false")
+    await input.press("Enter")
+    await page.getByText("Added version 3.0.0-alpha+exp.sha.5114f85").waitFor()
+    expect(await table.locator("tbody th code").first().textContent()).toBe("3.0.0-alpha+exp.sha.5114f85")
+    expect(await input.inputValue()).toBe("")
+    expect((await api.call<{ versions: string[] }>("GET", `/api/${name}`)).versions).toContain(
+      "3.0.0-alpha+exp.sha.5114f85",
+    )
+  })
+
+  it("deletes a version and a platform after confirming; a blocked deletion lists the schemas as links", async () => {
+    const email = `deleter-${Date.now()}@example.com`
+    const api = await schemasAs(base, email)
+    const baseName = unique("base")
+    const child = unique("child")
+    await seedPlatforms(api, { [baseName]: ["1.0.0", "2.0.0"], [child]: ["1.0.0"] })
+    await saveSchema(api, `${baseName}/1.0.0`, { a: 1 })
+    await saveSchema(api, `${child}/1.0.0`, { "@extends": `${baseName}/1.0.0`, b: 2 })
+    const page = await signedIn(browser, base, email, `/platforms/${baseName}`)
+
+    // Blocked: the child extends 1.0.0.
+    await page.getByRole("button", { name: "Delete version 1.0.0" }).click()
+    let dialog = page.getByRole("dialog", { name: "Delete version 1.0.0?" })
+    await dialog.getByRole("button", { name: "Delete version" }).click()
+    const blocking = dialog.getByRole("list", { name: "Blocking schemas" })
+    await blocking.waitFor()
+    expect(await blocking.getByRole("listitem").allTextContents()).toEqual([`${child}/1.0.0 extends ${baseName}/1.0.0`])
+    // Cancel keeps it.
+    await dialog.getByRole("button", { name: "Cancel" }).click()
+    expect(await page.getByRole("row", { name: /^Schema of .* 1\.0\.0/ }).count()).toBe(1)
+
+    // The unblocked version goes.
+    await page.getByRole("button", { name: "Delete version 2.0.0" }).click()
+    dialog = page.getByRole("dialog", { name: "Delete version 2.0.0?" })
+    await dialog.getByRole("button", { name: "Delete version" }).click()
+    await page.getByText("Deleted version 2.0.0").waitFor()
+    expect((await api.call<{ versions: string[] }>("GET", `/api/${baseName}`)).versions).toEqual(["1.0.0"])
+
+    // The platform is blocked too, and the link leads to the blocking schema.
+    await page.getByRole("button", { name: `Delete platform ${baseName}` }).click()
+    dialog = page.getByRole("dialog", { name: `Delete platform ${baseName}?` })
+    await dialog.getByRole("button", { name: "Delete platform" }).click()
+    await dialog.getByRole("link", { name: `${child}/1.0.0` }).click()
+    await page.waitForURL(`${base}/platforms/${child}/versions/1.0.0`)
+    await page.getByLabel("Content (JSON)").waitFor()
+
+    // Once the child no longer extends it, the platform can be deleted.
+    await api.call("DELETE", `/api/_ui/v1/platforms/${child}`)
+    await page.goto(`${base}/platforms/${baseName}`)
+    await page.getByRole("button", { name: `Delete platform ${baseName}` }).click()
+    dialog = page.getByRole("dialog", { name: `Delete platform ${baseName}?` })
+    await dialog.getByRole("button", { name: "Delete platform" }).click()
+    await page.waitForURL(`${base}/platforms`)
+    await page.getByText(`Deleted platform ${baseName}`).waitFor()
+    await expect(api.call("GET", `/api/${baseName}`)).rejects.toThrow(/404/)
+  })
+})

@@ -1,0 +1,192 @@
+/**
+ * A version's schema in the dashboard, in Chromium against the built host (`e2e-node` and `e2e-bun`): the Content
+ * tab's editor (checked before saving with the API's words, the @extends help, a save showing the output and the
+ * dependents it re-processed, an unresolved reference and a circular chain shown at the editor with where they
+ * arise), the Output tab (each value with the schema it came from), the Inheritance tab (parents to the roots,
+ * dependents) and the History tab (revisions, a diff of two, a diff of outputs across versions).
+ */
+import type { Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Host, start } from "../host.js"
+import { useBrowser } from "./browser.js"
+import { type SchemasApi, saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
+
+const browser = useBrowser()
+
+let host: Host
+let base: string
+beforeAll(async () => {
+  host = await start({ args: ["serve", "--only", "schemas"] })
+  base = host.schemas!
+})
+afterAll(() => host?.stop())
+
+interface Family {
+  readonly api: SchemasApi
+  readonly email: string
+  readonly root: string
+  readonly mid: string
+  readonly leaf: string
+}
+
+/** root/1.0.0 ← mid/1.0.0 ← leaf/1.0.0 (through a range), each adding and overriding values. */
+const family = async (): Promise<Family> => {
+  const email = `schemas-${Date.now()}@example.com`
+  const api = await schemasAs(base, email)
+  const root = unique("root")
+  const mid = unique("mid")
+  const leaf = unique("leaf")
+  await seedPlatforms(api, { [root]: ["1.0.0"], [mid]: ["1.0.0"], [leaf]: ["1.0.0"] })
+  await saveSchema(api, `${root}/1.0.0`, { a: 1, nested: { x: 1, y: 1 } })
+  await saveSchema(api, `${mid}/1.0.0`, { "@extends": `${root}/1.0.0`, nested: { y: 2 }, b: 2 })
+  await saveSchema(api, `${leaf}/1.0.0`, { "@extends": [`${mid}/^1.0.0`], c: 3 })
+  return { api, email, root, mid, leaf }
+}
+
+const editorOf = (page: Page) => page.getByLabel("Content (JSON)")
+const checkOf = (page: Page) => page.locator("#schema-content-check")
+
+describe("the Content tab", () => {
+  it("checks the content as it is typed, saves, and shows the output and the re-processed dependents", async () => {
+    const { api, email, root, mid, leaf } = await family()
+    const page = await signedIn(browser, base, email, `/platforms/${mid}/versions/1.0.0`)
+    const editor = editorOf(page)
+    await editor.waitFor()
+    expect(JSON.parse(await editor.inputValue())).toEqual({ "@extends": `${root}/1.0.0`, nested: { y: 2 }, b: 2 })
+    const save = page.getByRole("button", { name: "Save schema" })
+
+    await editor.fill('{\n  "b": 2,\n}')
+    expect(await checkOf(page).textContent()).toMatch(/^Not valid JSON at line 3, column 1: /)
+    expect(await save.isDisabled()).toBe(true)
+    await editor.fill("[1, 2]")
+    await page.getByText("Invalid schema content: content must be a plain JSON object, got an array").waitFor()
+    await editor.fill('{ "@extends": 7 }')
+    await page.getByText("Invalid schema content: @extends must be a string or an array of strings").waitFor()
+    await editor.fill('{ "@extends": "ios/1.0" }')
+    await page
+      .getByText(
+        'Invalid @extends reference "ios/1.0": the spec must be an exact version, latest, ^<version>, ~<version> or >=<version>; it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)',
+      )
+      .waitFor()
+
+    // The help on the reference forms.
+    await page.getByText("How to write @extends").click()
+    await page.getByText("the highest 1.2.y at or above 1.2.0").waitFor()
+
+    const content = { "@extends": [`${root}/latest`], nested: { y: 5 }, b: 20 }
+    await editor.fill(JSON.stringify(content))
+    await page.getByText(`Valid; it extends ${root}/latest (merged in that order, then this content on top).`).waitFor()
+    await save.click()
+    const saved = page.getByRole("region", { name: "Saved" })
+    await saved.waitFor()
+    expect(await saved.getByRole("list", { name: "Re-processed schemas" }).getByRole("link").allTextContents()).toEqual(
+      [`${leaf}/1.0.0`],
+    )
+    expect(JSON.parse((await saved.locator("pre").textContent())!)).toEqual({ a: 1, nested: { x: 1, y: 5 }, b: 20 })
+    expect(await api.call("GET", `/api/${leaf}/1.0.0`)).toMatchObject({
+      output: { a: 1, nested: { x: 1, y: 5 }, b: 20, c: 3 },
+    })
+    await saved.getByRole("link", { name: `${leaf}/1.0.0` }).click()
+    await page.waitForURL(`${base}/platforms/${leaf}/versions/1.0.0`)
+  })
+
+  it("shows an unresolved reference and a circular chain at the editor, with where they arise", async () => {
+    const { api, email, root, mid, leaf } = await family()
+    const page = await signedIn(browser, base, email, `/platforms/${root}/versions/1.0.0`)
+    const editor = editorOf(page)
+    await editor.waitFor()
+    await editor.fill(JSON.stringify({ a: 1, "@extends": `${mid}/9.0.0` }, null, 2))
+    await page.getByRole("button", { name: "Save schema" }).click()
+    const alert = page.getByRole("form", { name: "Schema content" }).getByRole("alert")
+    await alert.waitFor()
+    expect(await alert.textContent()).toMatch(new RegExp(`^Unresolved @extends reference "${mid}/9.0.0"`))
+    await page.getByText("The reference is on line 3.").waitFor()
+    // Typing clears the refusal.
+    await editor.fill(JSON.stringify({ a: 1, "@extends": `${leaf}/1.0.0` }, null, 2))
+    expect(await alert.count()).toBe(0)
+    await page.getByRole("button", { name: "Save schema" }).click()
+    await alert.waitFor()
+    expect(await alert.textContent()).toMatch(/^Circular dependency detected: /)
+    const places = page.getByText("Where it arises:")
+    await places.waitFor()
+    expect(await places.getByRole("link").allTextContents()).toEqual([`${leaf}/1.0.0`, `${mid}/1.0.0`])
+    // Nothing was saved.
+    expect(await api.call("GET", `/api/${root}/1.0.0`)).toMatchObject({ content: { a: 1, nested: { x: 1, y: 1 } } })
+  })
+})
+
+describe("the Output, Inheritance and History tabs", () => {
+  it("marks each output value with the schema it came from", async () => {
+    const { email, root, mid, leaf } = await family()
+    const page = await signedIn(browser, base, email, `/platforms/${leaf}/versions/1.0.0/output`)
+    const table = page.getByRole("table", { name: `Output of ${leaf}/1.0.0` })
+    await table.waitFor()
+    const rows = await table
+      .locator("tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => [tr.children[0]!.textContent!.trim(), tr.children[1]!.textContent!.trim()]))
+    expect(rows).toEqual([
+      ["{", ""],
+      ['"a": 1,', `${root}/1.0.0`],
+      ['"nested": {', ""],
+      ['"x": 1,', `${root}/1.0.0`],
+      ['"y": 2', `${mid}/1.0.0`],
+      ["},", ""],
+      ['"b": 2,', `${mid}/1.0.0`],
+      ['"c": 3', "this schema"],
+      ["}", ""],
+    ])
+    await table
+      .getByRole("link", { name: `${mid}/1.0.0` })
+      .first()
+      .click()
+    await page.waitForURL(`${base}/platforms/${mid}/versions/1.0.0`)
+  })
+
+  it("shows the parents up to the root and the dependents", async () => {
+    const { email, root, mid, leaf } = await family()
+    const page = await signedIn(browser, base, email, `/platforms/${leaf}/versions/1.0.0/inheritance`)
+    const chain = page.getByRole("list", { name: "Inheritance chain" })
+    await chain.waitFor()
+    const items = chain.locator(":scope > li")
+    expect(await items.count()).toBe(3)
+    expect(await items.nth(0).textContent()).toBe(`${leaf}/1.0.0extends ${mid}/^1.0.0 → ${mid}/1.0.0`)
+    expect(await items.nth(1).textContent()).toBe(`${mid}/1.0.0extends ${root}/1.0.0 → ${root}/1.0.0`)
+    expect(await items.nth(2).textContent()).toBe(`${root}/1.0.0root`)
+    await page.getByText("No schema extends this one: a save here re-processes nothing else.").waitFor()
+
+    await page.goto(`${base}/platforms/${root}/versions/1.0.0/inheritance`)
+    await page.getByText("This schema extends nothing: it is a root.").waitFor()
+    const dependents = page.getByRole("list", { name: "Dependents" })
+    await dependents.waitFor()
+    expect(await dependents.locator(":scope > li > a").allTextContents()).toEqual([`${mid}/1.0.0`, `${leaf}/1.0.0`])
+  })
+
+  it("lists revisions, diffs any two, and diffs the output against another version's", async () => {
+    const { api, email, root, mid } = await family()
+    await saveSchema(api, `${mid}/1.0.0`, { "@extends": `${root}/1.0.0`, nested: { y: 3 }, b: 2, d: 4 })
+    const page = await signedIn(browser, base, email, `/platforms/${mid}/versions/1.0.0/history`)
+    const revisions = page.getByRole("table", { name: "Revisions, newest first" })
+    await revisions.waitFor()
+    expect(await revisions.locator("tbody th").allTextContents()).toEqual(["2", "1"])
+    expect(await revisions.locator("tbody tr").first().textContent()).toContain(email)
+
+    const diff = page.getByRole("table", { name: "Content, revision 1 to revision 2" })
+    await diff.waitFor()
+    expect(await diff.locator("tr.diff-added td.diff-text").allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('"d": 4'), expect.stringContaining('"y": 3')]),
+    )
+    expect(await diff.locator("tr.diff-removed td.diff-text").allTextContents()).toEqual([
+      expect.stringContaining('"y": 2'),
+    ])
+    // The same revision on both sides: no differences.
+    await page.getByLabel("From", { exact: true }).selectOption("2")
+    await page.getByText("Content, revision 2 to revision 2: no differences").waitFor()
+
+    await page.getByLabel("Other version", { exact: true }).selectOption(`${root}/1.0.0`)
+    const outputs = page.getByRole("table", { name: `Output, ${root}/1.0.0 to ${mid}/1.0.0` })
+    await outputs.waitFor()
+    expect(await outputs.locator("tr.diff-added td.diff-text").allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('"b": 2'), expect.stringContaining('"d": 4')]),
+    )
+  })
+})

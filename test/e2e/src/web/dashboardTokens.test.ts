@@ -1,0 +1,108 @@
+/**
+ * API tokens and the audit log in the dashboard, in Chromium against the built host (`e2e-node` and `e2e-bun`):
+ * creating a token for every platform and one for chosen platforms, shown once with a copy button (and working
+ * against the API), the list with hint, scope, creator, creation and last use, revoking after a confirmation
+ * (the token stops working at once); the audit log newest first, fifty entries a page.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Host, start } from "../host.js"
+import { useBrowser } from "./browser.js"
+import { schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
+
+const browser = useBrowser()
+
+let host: Host
+let base: string
+beforeAll(async () => {
+  host = await start({ args: ["serve", "--only", "schemas"] })
+  base = host.schemas!
+})
+afterAll(() => host?.stop())
+
+const readWith = (token: string, path: string) =>
+  fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${token}` } }).then((response) => response.status)
+
+describe("API tokens", () => {
+  it("creates, shows once, copies, lists and revokes tokens", async () => {
+    const email = `tokens-${Date.now()}@example.com`
+    const api = await schemasAs(base, email)
+    const ios = unique("ios")
+    const web = unique("web")
+    await seedPlatforms(api, { [ios]: ["1.0.0"], [web]: ["1.0.0"] })
+    const page = await signedIn(browser, base, email, "/tokens")
+
+    // Every platform.
+    await page.getByLabel("Token name").fill("ci-all")
+    await page.getByRole("button", { name: "Create token" }).click()
+    let shown = page.getByRole("dialog", { name: "Token ci-all created" })
+    await shown.waitFor()
+    const all = await shown.getByLabel("The new token").inputValue()
+    expect(all).toMatch(/^cfs_/)
+    await shown.getByRole("button", { name: "Copy the token" }).click()
+    await page.getByText("Copied to the clipboard").waitFor()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(all)
+    await shown.getByRole("button", { name: "Done" }).click()
+    expect(await page.getByLabel("The new token").count()).toBe(0)
+    expect(await readWith(all, `/api/${web}`)).toBe(200)
+
+    // Chosen platforms only.
+    await page.getByLabel("Token name").fill("ci-ios")
+    await page.getByLabel("Only the platforms chosen below").check()
+    expect(await page.getByRole("button", { name: "Create token" }).isDisabled()).toBe(true)
+    await page.getByLabel(ios, { exact: true }).check()
+    await page.getByRole("button", { name: "Create token" }).click()
+    shown = page.getByRole("dialog", { name: "Token ci-ios created" })
+    const scoped = await shown.getByLabel("The new token").inputValue()
+    await shown.getByRole("button", { name: "Done" }).click()
+    expect(await readWith(scoped, `/api/${ios}`)).toBe(200)
+    expect(await readWith(scoped, `/api/${web}`)).toBe(404)
+
+    // The list, with the use just made.
+    await page.reload()
+    const row = (name: string) => page.getByRole("row", { name: new RegExp(`^${name} `) })
+    await row("ci-ios").waitFor()
+    const cells = async (name: string) =>
+      (await row(name).getByRole("cell").allTextContents()).map((text) => text.trim())
+    const [hint, scope, creator, created, lastUsed] = await cells("ci-ios")
+    expect(hint).toBe(`cfs_…${scoped.slice(-4)}`)
+    expect(scope).toBe(ios)
+    expect(creator).toBe(email)
+    expect(created).not.toBe("never")
+    expect(lastUsed).not.toBe("never")
+    expect((await cells("ci-all"))[1]).toBe("All platforms")
+
+    // Revoke: confirmed, then gone and refused at once.
+    await page.getByRole("button", { name: "Revoke token ci-all" }).click()
+    const confirm = page.getByRole("dialog", { name: "Revoke ci-all?" })
+    await confirm.getByRole("button", { name: "Cancel" }).click()
+    expect(await readWith(all, `/api/${web}`)).toBe(200)
+    await page.getByRole("button", { name: "Revoke token ci-all" }).click()
+    await confirm.getByRole("button", { name: "Revoke token" }).click()
+    await page.getByText("Revoked ci-all").waitFor()
+    await row("ci-all").waitFor({ state: "detached" })
+    expect(await readWith(all, `/api/${web}`)).toBe(401)
+  })
+})
+
+describe("the audit log", () => {
+  it("lists entries newest first, fifty a page", async () => {
+    const email = `audit-${Date.now()}@example.com`
+    const api = await schemasAs(base, email)
+    const prefix = unique("audited")
+    for (let index = 0; index < 55; index++) {
+      await api.call("POST", "/api/_ui/v1/tokens", { name: `${prefix}-${index}` })
+    }
+    const page = await signedIn(browser, base, email, "/audit")
+    const table = page.getByRole("table", { name: "Audit log, newest first" })
+    await table.waitFor()
+    expect(await table.locator("tbody tr").count()).toBe(50)
+    const first = await table.locator("tbody tr").first().getByRole("cell").allTextContents()
+    expect(first.slice(1, 3)).toEqual([email, "Created token"])
+    expect(first[4]).toBe(`name: ${prefix}-54; platforms: all`)
+    await page.getByRole("button", { name: "Older entries" }).click()
+    await table.locator("tbody tr").nth(54).waitFor()
+    const details = await table.locator("tbody tr td:nth-child(5)").allTextContents()
+    const ours = details.filter((text) => text.startsWith(`name: ${prefix}-`))
+    expect(ours).toEqual(Array.from({ length: 55 }, (_, index) => `name: ${prefix}-${54 - index}; platforms: all`))
+  })
+})
