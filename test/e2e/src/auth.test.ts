@@ -41,7 +41,7 @@ const signInAndOut = async (host: Host) => {
   expect(login.status).toBe(200)
   const { user } = await login.json()
   expect(user).toEqual({ id: expect.any(String), email: "Ada@Example.com" })
-  const cookie = login.headers.getSetCookie().find((line) => line.startsWith("coffer_session="))
+  const cookie = login.headers.getSetCookie().find((line) => line.startsWith("coffer_secrets_session="))
   expect(cookie).toMatch(/HttpOnly/i)
   expect(cookie).toMatch(/SameSite=Lax/i)
   expect(cookie).toMatch(/Path=\//)
@@ -90,6 +90,21 @@ describe("development login on the built host", () => {
     await signInAndOut(host)
   })
 
+  it("keeps one browser signed in to both services on one host: each has its own cookie", async () => {
+    const host = await started()
+    // One jar for the host, as a browser keeps it: cookies do not tell ports apart.
+    const browser = jar()
+    browser.store(await post(`${host.secrets}/api/auth/dev-login`, { email: "ada@example.com" }))
+    browser.store(await post(`${host.schemas}/api/auth/dev-login`, { email: "ada@example.com", groups: [] }))
+    expect([...browser.cookies.keys()].sort()).toEqual(["coffer_schemas_session", "coffer_secrets_session"])
+    expect((await get(`${host.secrets}/api/auth/me`, browser.header())).status).toBe(200)
+    expect((await get(`${host.schemas}/api/auth/get-session`, browser.header())).status).toBe(200)
+    // Signing out of one leaves the other signed in.
+    browser.store(await post(`${host.schemas}/api/auth/logout`, undefined, browser.header()))
+    expect((await get(`${host.schemas}/api/auth/get-session`, browser.header())).status).toBe(401)
+    expect((await get(`${host.secrets}/api/auth/me`, browser.header())).status).toBe(200)
+  })
+
   it("answers 404 to the development login in production, on both services", async () => {
     const host = await started({
       env: { COFFER_ENV: "production", COFFER_MASTER_KEY: Buffer.alloc(32, 7).toString("base64") },
@@ -109,10 +124,15 @@ describe("development login on the built host", () => {
         COFFER_SCHEMAS_PUBLIC_ORIGIN: "https://schemas.example.com",
       },
     })
-    for (const base of [host.secrets, host.schemas]) {
+    for (const [service, base] of [
+      ["secrets", host.secrets],
+      ["schemas", host.schemas],
+    ] as const) {
       const response = await post(`${base}/api/auth/dev-login`, { email: "ada@example.com" })
       expect(response.status).toBe(200)
-      const cookie = response.headers.getSetCookie().find((line) => line.startsWith("__Host-coffer_session="))
+      const cookie = response.headers
+        .getSetCookie()
+        .find((line) => line.startsWith(`__Host-coffer_${service}_session=`))
       expect(cookie).toMatch(/Secure/)
     }
   })

@@ -2,23 +2,38 @@
  * The session cookie (DESIGN.md "Security decisions"): `HttpOnly`, `SameSite=Lax`, `Path=/`, seven days;
  * on an https public origin also `Secure` and the `__Host-` prefix, which the browser only accepts from a
  * secure origin for the whole host, so a sibling subdomain cannot plant or shadow it.
+ *
+ * Every cookie is named for its service (`coffer_secrets_session`, `coffer_schemas_oidc_state`): both services
+ * often run on one host, and browsers tell cookies apart by host, not by port, so one shared name would let
+ * signing in to one service sign the person out of the other.
  */
 import { Sessions } from "@coffer/kernel"
 import type { Context } from "hono"
 import { deleteCookie, getCookie, setCookie } from "hono/cookie"
 
-const BASE_NAME = "coffer_session"
+export const isSecureOrigin = (publicOrigin: string | undefined) => publicOrigin?.startsWith("https://") === true
 
-const isSecureOrigin = (publicOrigin: string | undefined) => publicOrigin?.startsWith("https://") === true
+/** `coffer_<service>_<purpose>`, with the `__Host-` prefix on an https public origin. */
+export const cookieName = (service: string, purpose: "session" | "oidc_state", publicOrigin: string | undefined) =>
+  `${isSecureOrigin(publicOrigin) ? "__Host-" : ""}coffer_${service}_${purpose}`
 
-export const sessionCookieName = (publicOrigin: string | undefined) =>
-  isSecureOrigin(publicOrigin) ? `__Host-${BASE_NAME}` : BASE_NAME
+export const sessionCookieName = (service: string, publicOrigin: string | undefined) =>
+  cookieName(service, "session", publicOrigin)
 
-export const readSessionCookie = (c: Context, publicOrigin: string | undefined): string | undefined =>
-  getCookie(c, sessionCookieName(publicOrigin))
+const ANY_SESSION_COOKIE = /(?:^|;\s*)(?:__Host-)?coffer_[a-z]+_session=/
 
-export const setSessionCookie = (c: Context, publicOrigin: string | undefined, token: string) =>
-  setCookie(c, sessionCookieName(publicOrigin), token, {
+/**
+ * Whether a `Cookie` header carries a session cookie of either service. Checks that guard cookie-authenticated
+ * requests use it, so that they apply whichever service's cookie a browser sends: more checks, never fewer.
+ */
+export const carriesSessionCookie = (cookieHeader: string | undefined): boolean =>
+  cookieHeader !== undefined && ANY_SESSION_COOKIE.test(cookieHeader)
+
+export const readSessionCookie = (c: Context, service: string, publicOrigin: string | undefined): string | undefined =>
+  getCookie(c, sessionCookieName(service, publicOrigin))
+
+export const setSessionCookie = (c: Context, service: string, publicOrigin: string | undefined, token: string) =>
+  setCookie(c, sessionCookieName(service, publicOrigin), token, {
     httpOnly: true,
     sameSite: "Lax",
     path: "/",
@@ -26,5 +41,5 @@ export const setSessionCookie = (c: Context, publicOrigin: string | undefined, t
     maxAge: Math.floor(Sessions.SESSION_LIFETIME_MS / 1000),
   })
 
-export const clearSessionCookie = (c: Context, publicOrigin: string | undefined) =>
-  deleteCookie(c, sessionCookieName(publicOrigin), { path: "/", secure: isSecureOrigin(publicOrigin) })
+export const clearSessionCookie = (c: Context, service: string, publicOrigin: string | undefined) =>
+  deleteCookie(c, sessionCookieName(service, publicOrigin), { path: "/", secure: isSecureOrigin(publicOrigin) })

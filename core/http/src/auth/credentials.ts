@@ -13,6 +13,7 @@
 import { type Cache, type Sessions, type StoreUnavailable, type TooManyRequests, Unauthorized } from "@coffer/kernel"
 import { Effect } from "effect"
 import type { Context } from "hono"
+import { sessionCookieName } from "./cookie.js"
 import { limitAttempt } from "./rateLimit.js"
 import { currentSession, notSignedIn } from "./session.js"
 
@@ -64,11 +65,11 @@ export const credentialsOf = <A, E, R>(
     return resolver.byToken(token).pipe(Effect.catchIf(refused, failed))
   }
   return Effect.flatMap(
-    currentSession(c, resolver.publicOrigin),
+    currentSession(c, resolver.service, resolver.publicOrigin),
     (session): Effect.Effect<A, E | CredentialError, R | Cache.Cache> => {
       if (session !== undefined) return resolver.bySession(session)
       // A cookie that names no live session is a failed credential; no credential at all is not.
-      return c.req.header("Cookie")?.includes("coffer_session=") === true
+      return c.req.header("Cookie")?.includes(`${sessionCookieName(resolver.service, resolver.publicOrigin)}=`) === true
         ? failed(notSignedIn())
         : Effect.fail(new Unauthorized({ message: resolver.anonymous }))
     },

@@ -69,11 +69,11 @@ export const mountDevLogin = <B, E extends HttpError, R>(app: Hono, options: Dev
       Effect.gen(function* () {
         const body = yield* decodeJson(c, options.body)
         const { session, user } = yield* options.signIn(body)
-        const token = yield* SignIn.startSession(readSessionCookie(c, publicOrigin), session)
+        const token = yield* SignIn.startSession(readSessionCookie(c, options.service, publicOrigin), session)
         return { token, user }
       }),
       ({ token, user }) => {
-        setSessionCookie(c, publicOrigin, token)
+        setSessionCookie(c, options.service, publicOrigin, token)
         return c.json({ user })
       },
     ),
@@ -83,9 +83,10 @@ export const mountDevLogin = <B, E extends HttpError, R>(app: Hono, options: Dev
 /** Ends the request's session, if it has one; logging out twice, or without a session, is not an error. */
 export const endSession = (
   c: Context,
+  service: string,
   publicOrigin: string | undefined,
 ): Effect.Effect<void, StoreUnavailable, Sessions.Sessions> => {
-  const token = readSessionCookie(c, publicOrigin)
+  const token = readSessionCookie(c, service, publicOrigin)
   if (token === undefined) return Effect.void
   return Sessions.Sessions.use((sessions) => sessions.revoke(token))
 }
@@ -93,11 +94,15 @@ export const endSession = (
 /** `POST /api/auth/logout`, the same on both services: ends the session server-side and clears the cookie. */
 export const mountLogout = (
   app: Hono,
-  options: { readonly handle: Handle<Sessions.Sessions>; readonly publicOrigin: string | undefined },
+  options: {
+    readonly handle: Handle<Sessions.Sessions>
+    readonly service: string
+    readonly publicOrigin: string | undefined
+  },
 ) =>
   app.post(LOGOUT_PATH, (c) =>
-    options.handle(c, endSession(c, options.publicOrigin), () => {
-      clearSessionCookie(c, options.publicOrigin)
+    options.handle(c, endSession(c, options.service, options.publicOrigin), () => {
+      clearSessionCookie(c, options.service, options.publicOrigin)
       return c.json({ ok: true })
     }),
   )

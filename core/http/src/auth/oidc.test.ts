@@ -56,9 +56,10 @@ describe("OIDC routes", () => {
     const { app, handle } = createBaseApp({ runtime, settings, publicOrigin: origin, nonJsonWrites: [LOGOUT] })
     mountOidcRoutes(app, {
       handle,
+      service: "test",
       publicOrigin: origin,
       webApp: options.webApp ?? false,
-      rateLimit: options.rateLimit === undefined ? undefined : { service: "test", limit: options.rateLimit },
+      rateLimit: options.rateLimit === undefined ? undefined : { limit: options.rateLimit },
       onSignedIn:
         options.onSignedIn ??
         ((signedIn) => Effect.succeed({ userId: `user-${signedIn.subject}`, email: signedIn.email ?? "", groups: [] })),
@@ -102,7 +103,7 @@ describe("OIDC routes", () => {
       accountId,
     )
     const response = await get(svc.app, callback.pathname + callback.search, cookies)
-    return { response, cookies, callback, token: cookies.cookies.get("coffer_session") }
+    return { response, cookies, callback, token: cookies.cookies.get("coffer_test_session") }
   }
 
   beforeAll(async () => {
@@ -206,7 +207,7 @@ describe("OIDC routes", () => {
       expect(url.origin).toBe(provider.issuer)
       expect(url.searchParams.get("redirect_uri")).toBe(`${publicOrigin}${CALLBACK}`)
       const state = url.searchParams.get("state") ?? ""
-      expect(cookies.cookies.get("coffer_oidc_state")).toBe(state)
+      expect(cookies.cookies.get("coffer_test_oidc_state")).toBe(state)
       expect(response.headers.get("set-cookie")).toMatch(/HttpOnly/i)
       const key = `oidc:pending:${await runtime.runPromise(Hasher.Hasher.use((hasher) => hasher.sha256Hex(state)))}`
       const stored = await runtime.runPromise(Cache.Cache.use((cache) => cache.get(key)))
@@ -218,7 +219,7 @@ describe("OIDC routes", () => {
       const { app } = service({ oidc: true, origin: "https://coffer.example" })
       const response = await get(app, "/api/auth/oidc/start")
       expect(response.status).toBe(302)
-      expect(response.headers.get("set-cookie")).toMatch(/^__Host-coffer_oidc_state=[^;]+;.*Path=\/;.*Secure/i)
+      expect(response.headers.get("set-cookie")).toMatch(/^__Host-coffer_test_oidc_state=[^;]+;.*Path=\/;.*Secure/i)
       expect(new URL(response.headers.get("location") ?? "").searchParams.get("redirect_uri")).toBe(
         `https://coffer.example${CALLBACK}`,
       )
@@ -229,7 +230,7 @@ describe("OIDC routes", () => {
       const { response, token } = await signIn(svc, "alice", { returnTo: "/projects/acme" })
       expect(response.status).toBe(302)
       expect(response.headers.get("location")).toBe("/projects/acme")
-      expect(response.headers.get("set-cookie")).toMatch(/coffer_session=cfss_[^;]+;.*HttpOnly/i)
+      expect(response.headers.get("set-cookie")).toMatch(/coffer_test_session=cfss_[^;]+;.*HttpOnly/i)
       expect(await svc.session(token)).toMatchObject({
         userId: "user-alice",
         email: "alice@example.com",
@@ -256,7 +257,7 @@ describe("OIDC routes", () => {
       const callback = await provider.signIn(start.headers.get("location") ?? "", "alice")
       const elsewhere = await get(svc.app, callback.pathname + callback.search, jar())
       expect(elsewhere.status).toBe(400)
-      expect(elsewhere.headers.get("set-cookie") ?? "").not.toMatch(/coffer_session=cfss_/)
+      expect(elsewhere.headers.get("set-cookie") ?? "").not.toMatch(/coffer_test_session=cfss_/)
       const here = await get(svc.app, callback.pathname + callback.search, cookies)
       expect(here.status).toBe(302)
     })
@@ -265,10 +266,10 @@ describe("OIDC routes", () => {
       const svc = service({ oidc: true })
       const cookies = jar()
       const start = await get(svc.app, "/api/auth/oidc/start", cookies)
-      const state = cookies.cookies.get("coffer_oidc_state") ?? ""
+      const state = cookies.cookies.get("coffer_test_oidc_state") ?? ""
       const callback = await provider.signIn(start.headers.get("location") ?? "", "alice")
       expect((await get(svc.app, callback.pathname + callback.search, cookies)).status).toBe(302)
-      cookies.cookies.set("coffer_oidc_state", state)
+      cookies.cookies.set("coffer_test_oidc_state", state)
       const again = await get(svc.app, callback.pathname + callback.search, cookies)
       expect(again.status).toBe(400)
       expect(await again.json()).toEqual({ error: expect.stringMatching(/start again/) })
@@ -277,7 +278,7 @@ describe("OIDC routes", () => {
     it("answers 400 for a callback whose state was never issued", async () => {
       const svc = service({ oidc: true })
       const cookies = jar()
-      cookies.cookies.set("coffer_oidc_state", "made-up")
+      cookies.cookies.set("coffer_test_oidc_state", "made-up")
       const response = await get(svc.app, `${CALLBACK}?code=x&state=made-up`, cookies)
       expect(response.status).toBe(400)
       expect((await get(svc.app, `${CALLBACK}?code=x`, cookies)).status).toBe(400)
@@ -305,7 +306,7 @@ describe("OIDC routes", () => {
             expect(response.status).toBe(status)
             expect(await response.json()).toEqual({ error: expect.any(String) })
           }
-          expect(cookies.cookies.get("coffer_session")).toBeUndefined()
+          expect(cookies.cookies.get("coffer_test_session")).toBeUndefined()
         }
       }
     })

@@ -19,7 +19,7 @@ import type { Context, Hono } from "hono"
 import { deleteCookie, getCookie, setCookie } from "hono/cookie"
 import type { HttpError } from "../errors.js"
 import type { Handle } from "../runtime.js"
-import { readSessionCookie, setSessionCookie } from "./cookie.js"
+import { cookieName, isSecureOrigin, readSessionCookie, setSessionCookie } from "./cookie.js"
 import { limitAttempt, type RateLimitOptions, rateLimit } from "./rateLimit.js"
 import { safeReturnTo } from "./returnTo.js"
 import { answerSignInFailure, type Reply } from "./signInFailure.js"
@@ -29,6 +29,8 @@ export type OidcServices = Sessions.Sessions | Cache.Cache | Hasher.Hasher
 
 export interface OidcRoutesOptions<E, R> {
   readonly handle: Handle<OidcServices | R>
+  /** Which service mounts the routes: it names their cookies (`cookie.ts`) and rate-limit groups. */
+  readonly service: string
   /**
    * This service's public origin: the redirect URI is built on it and the cookies follow its scheme. The host
    * always supplies one; without, the request's own origin stands in.
@@ -45,13 +47,8 @@ export interface OidcRoutesOptions<E, R> {
    * `<service>:oidc`); on the back-channel path only refused tokens count (`<service>:backchannel-logout`), so
    * a provider delivering many valid logouts is never limited into failing them. Absent: no limits.
    */
-  readonly rateLimit?: (Omit<RateLimitOptions, "group"> & { readonly service: string }) | undefined
+  readonly rateLimit?: Omit<RateLimitOptions, "group"> | undefined
 }
-
-const STATE_COOKIE = "coffer_oidc_state"
-
-const isSecure = (origin: string) => origin.startsWith("https://")
-const stateCookieName = (origin: string) => (isSecure(origin) ? `__Host-${STATE_COOKIE}` : STATE_COOKIE)
 
 /**
  * The provider's form-encoded logout POST (OIDC Back-Channel Logout 1.0). It carries no cookie, so the
@@ -64,16 +61,16 @@ const refusedLogout = (error: HttpError) =>
   error._tag === "BadRequest" || (error._tag === "IdentityError" && error.reason !== "unavailable")
 
 export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: OidcRoutesOptions<E, R>): void => {
-  const { handle, publicOrigin, webApp } = options
+  const { handle, service, publicOrigin, webApp } = options
   const base = options.basePath ?? "/api/auth"
   const originOf = (c: Context) => publicOrigin ?? new URL(c.req.url).origin
   const redirectUriOf = (c: Context) => `${originOf(c)}${base}/oauth2/callback/oidc`
   // Cookies follow the configured origin, as the session cookie does everywhere else (cookie.ts).
-  const secureCookies = isSecure(publicOrigin ?? "")
-  const stateCookie = stateCookieName(publicOrigin ?? "")
+  const secureCookies = isSecureOrigin(publicOrigin)
+  const stateCookie = cookieName(service, "oidc_state", publicOrigin)
 
   if (options.rateLimit !== undefined) {
-    const signInLimit = rateLimit(handle, { ...options.rateLimit, group: `${options.rateLimit.service}:oidc` })
+    const signInLimit = rateLimit(handle, { ...options.rateLimit, group: `${service}:oidc` })
     app.use(`${base}/oidc/start`, signInLimit)
     app.use(`${base}/oauth2/callback/oidc`, signInLimit)
   }
@@ -112,13 +109,13 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
       boundState: getCookie(c, stateCookie),
       redirectUri: redirectUriOf(c),
       callbackUrl: c.req.url,
-      previousSession: readSessionCookie(c, publicOrigin),
+      previousSession: readSessionCookie(c, service, publicOrigin),
     }
     const callback = Effect.map(
       SignIn.finish(input, options.onSignedIn),
       ({ token, returnTo }): Reply =>
         (context) => {
-          setSessionCookie(context, publicOrigin, token)
+          setSessionCookie(context, service, publicOrigin, token)
           return context.redirect(returnTo, 302)
         },
     )
@@ -147,7 +144,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
         : logout.pipe(
             Effect.tapError((error) =>
               refusedLogout(error)
-                ? limitAttempt(c, { ...limits, group: `${limits.service}:backchannel-logout` })
+                ? limitAttempt(c, { ...limits, group: `${service}:backchannel-logout` })
                 : Effect.void,
             ),
           )
@@ -175,8 +172,9 @@ export const mountServiceOidc = <E extends HttpError, R>(
 ): void =>
   mountOidcRoutes(app, {
     handle: options.handle,
+    service: options.service,
     publicOrigin: options.publicOrigin,
     webApp: options.webApp ?? false,
     onSignedIn: options.onSignedIn,
-    rateLimit: { service: options.service, limit: options.settings.rateLimit, clientAddress: options.clientAddress },
+    rateLimit: { limit: options.settings.rateLimit, clientAddress: options.clientAddress },
   })

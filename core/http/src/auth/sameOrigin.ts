@@ -8,7 +8,7 @@
 import { Forbidden } from "@coffer/kernel"
 import type { MiddlewareHandler } from "hono"
 import { errorResponse } from "../errors.js"
-import { sessionCookieName } from "./cookie.js"
+import { carriesSessionCookie } from "./cookie.js"
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 
@@ -20,7 +20,6 @@ export interface SameOriginOptions {
 }
 
 export const sameOriginWrites = (options: SameOriginOptions): MiddlewareHandler => {
-  const cookieName = sessionCookieName(options.publicOrigin)
   const exempt = new Set(options.exempt ?? [])
   const allowed = new Set([
     ...(options.publicOrigin === undefined ? [] : [options.publicOrigin]),
@@ -29,8 +28,7 @@ export const sameOriginWrites = (options: SameOriginOptions): MiddlewareHandler 
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method) || exempt.has(c.req.path)) return next()
     const origin = c.req.header("Origin")
-    const cookie = c.req.header("Cookie")
-    if (origin === undefined || cookie === undefined || !cookie.includes(`${cookieName}=`)) return next()
+    if (origin === undefined || !carriesSessionCookie(c.req.header("Cookie"))) return next()
     const own = `${new URL(c.req.url).protocol}//${c.req.header("Host") ?? new URL(c.req.url).host}`
     if (origin === own || allowed.has(origin)) return next()
     return errorResponse(c, new Forbidden({ message: "Cross-origin request refused" }))

@@ -60,7 +60,11 @@ describe("schemas sign-in routes", () => {
     expect(await response.json()).toEqual({
       user: { id: "dev:ada@example.com", email: "Ada@Example.com", groups: ["editors", "web"] },
     })
-    expect(cookieAttributes(response, "coffer_session")).toMatchObject({ httponly: "", samesite: "Lax", path: "/" })
+    expect(cookieAttributes(response, "coffer_schemas_session")).toMatchObject({
+      httponly: "",
+      samesite: "Lax",
+      path: "/",
+    })
     const session = await app.request(getSession(jar.header()))
     expect(session.status).toBe(200)
     const body = await session.json()
@@ -98,7 +102,7 @@ describe("schemas sign-in routes", () => {
 
   it("answers get-session with 401 without a live session", async () => {
     const { app } = service()
-    for (const cookie of ["", "coffer_session=cfss_unknown"]) {
+    for (const cookie of ["", "coffer_schemas_session=cfss_unknown"]) {
       const response = await app.request(getSession(cookie))
       expect(response.status).toBe(401)
       expect(await response.json()).toEqual({ error: "Not signed in" })
@@ -118,14 +122,14 @@ describe("schemas sign-in routes", () => {
     )
     expect(logout.status).toBe(200)
     expect(await logout.json()).toEqual({ ok: true })
-    expect(cookieAttributes(logout, "coffer_session")).toMatchObject({ value: "", "max-age": "0" })
+    expect(cookieAttributes(logout, "coffer_schemas_session")).toMatchObject({ value: "", "max-age": "0" })
     expect((await app.request(getSession(jar.header()))).status).toBe(401)
   })
 
   it("uses a Secure __Host- cookie when the schemas public origin is https", async () => {
     const { app } = service({ COFFER_SCHEMAS_PUBLIC_ORIGIN: "https://schemas.example.com" })
     const response = await app.request(devLogin({ email: "ada@example.com" }))
-    expect(cookieAttributes(response, "__Host-coffer_session")).toMatchObject({ secure: "", path: "/" })
+    expect(cookieAttributes(response, "__Host-coffer_schemas_session")).toMatchObject({ secure: "", path: "/" })
   })
 
   it("answers 404 to the development login in production", async () => {

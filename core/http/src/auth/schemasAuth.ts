@@ -69,12 +69,12 @@ export const mountSchemasAuth = (app: Hono, options: SchemasAuthOptions): void =
       return Effect.succeed({ session, user: userOf(session) })
     },
   })
-  mountLogout(app, { handle, publicOrigin })
+  mountLogout(app, { handle, service: "schemas", publicOrigin })
 
   app.get(GET_SESSION_PATH, (c) =>
     handle(
       c,
-      Effect.map(requireSession(c, publicOrigin), (session) => ({
+      Effect.map(requireSession(c, "schemas", publicOrigin), (session) => ({
         session: {
           user: userOf(session),
           createdAt: new Date(session.createdAt).toISOString(),

@@ -47,7 +47,7 @@ describe("secrets sign-in routes", () => {
     expect(response.status).toBe(200)
     const body = await response.json()
     expect(body).toEqual({ user: { id: expect.any(String), email: "Ada@Example.com" } })
-    const cookie = cookieAttributes(response, "coffer_session")
+    const cookie = cookieAttributes(response, "coffer_secrets_session")
     expect(cookie).toMatchObject({
       value: expect.stringMatching(/^cfss_[A-Za-z0-9_-]{43}$/),
       httponly: "",
@@ -62,10 +62,17 @@ describe("secrets sign-in routes", () => {
     const { app } = service({ COFFER_PUBLIC_ORIGIN: "https://secrets.example.com" })
     const response = await app.request(devLogin({ email: "ada@example.com" }))
     expect(response.status).toBe(200)
-    expect(cookieAttributes(response, "coffer_session")).toBeUndefined()
-    expect(cookieAttributes(response, "__Host-coffer_session")).toMatchObject({ secure: "", path: "/", httponly: "" })
+    expect(cookieAttributes(response, "coffer_secrets_session")).toBeUndefined()
+    expect(cookieAttributes(response, "__Host-coffer_secrets_session")).toMatchObject({
+      secure: "",
+      path: "/",
+      httponly: "",
+    })
     const me = await app.request(
-      get("/api/auth/me", `__Host-coffer_session=${cookieAttributes(response, "__Host-coffer_session")?.value}`),
+      get(
+        "/api/auth/me",
+        `__Host-coffer_secrets_session=${cookieAttributes(response, "__Host-coffer_secrets_session")?.value}`,
+      ),
     )
     expect(me.status).toBe(200)
   })
@@ -79,7 +86,7 @@ describe("secrets sign-in routes", () => {
     const me = await app.request(get("/api/auth/me", jar.header()))
     expect(me.status).toBe(200)
     expect(await me.json()).toEqual({ user })
-    for (const cookie of ["", "coffer_session=cfss_unknown", "coffer_session=garbage"]) {
+    for (const cookie of ["", "coffer_secrets_session=cfss_unknown", "coffer_secrets_session=garbage"]) {
       const anonymous = await app.request(get("/api/auth/me", cookie))
       expect(anonymous.status).toBe(401)
       expect(await anonymous.json()).toEqual({ error: "Not signed in" })
@@ -91,14 +98,14 @@ describe("secrets sign-in routes", () => {
     const jar = cookieJar()
     const first = await app.request(devLogin({ email: "ada@example.com" }))
     jar.store(first)
-    const firstValue = jar.cookies.get("coffer_session")
+    const firstValue = jar.cookies.get("coffer_secrets_session")
     const second = await app.request(devLogin({ email: "ADA@example.com" }, { cookie: jar.header() }))
     jar.store(second)
-    const secondValue = jar.cookies.get("coffer_session")
+    const secondValue = jar.cookies.get("coffer_secrets_session")
     expect(secondValue).toBeDefined()
     expect(secondValue).not.toBe(firstValue)
     expect((await second.json()).user.id).toBe((await first.json()).user.id)
-    expect((await app.request(get("/api/auth/me", `coffer_session=${firstValue}`))).status).toBe(401)
+    expect((await app.request(get("/api/auth/me", `coffer_secrets_session=${firstValue}`))).status).toBe(401)
     expect((await app.request(get("/api/auth/me", jar.header()))).status).toBe(200)
   })
 
@@ -112,7 +119,7 @@ describe("secrets sign-in routes", () => {
     )
     expect(logout.status).toBe(200)
     expect(await logout.json()).toEqual({ ok: true })
-    expect(cookieAttributes(logout, "coffer_session")).toMatchObject({ value: "", "max-age": "0", path: "/" })
+    expect(cookieAttributes(logout, "coffer_secrets_session")).toMatchObject({ value: "", "max-age": "0", path: "/" })
     // A copy of the old cookie is worth nothing now.
     expect((await app.request(get("/api/auth/me", stolen))).status).toBe(401)
   })
@@ -207,7 +214,7 @@ describe("secrets sign-in routes", () => {
     const { app, runtime } = service()
     const response = await app.request(devLogin({ email: "ada@example.com" }))
     const { user } = await response.json()
-    const value = cookieAttributes(response, "coffer_session")?.value ?? ""
+    const value = cookieAttributes(response, "coffer_secrets_session")?.value ?? ""
     const session = await runtime.runPromise(Sessions.Sessions.use((sessions) => sessions.get(value)))
     expect(session).toMatchObject({ userId: user.id, email: "ada@example.com", groups: [] })
     expect(session?.id).toMatch(/^[0-9a-f]{64}$/)

@@ -50,12 +50,12 @@ export const mountSecretsAuth = (app: Hono, options: SecretsAuthOptions): void =
         user: { id: user.id, email: user.email },
       })),
   })
-  mountLogout(app, { handle, publicOrigin })
+  mountLogout(app, { handle, service: "secrets", publicOrigin })
 
   app.get(ME_PATH, (c) =>
     handle(
       c,
-      Effect.map(requireSession(c, publicOrigin), (session) => ({
+      Effect.map(requireSession(c, "secrets", publicOrigin), (session) => ({
         user: { id: session.userId, email: session.email },
       })),
     ),

@@ -12,9 +12,10 @@ export const notSignedIn = () => new Unauthorized({ message: "Not signed in" })
 /** The live session of the request's cookie, if any. */
 export const currentSession = (
   c: Context,
+  service: string,
   publicOrigin: string | undefined,
 ): Effect.Effect<Sessions.Session | undefined, StoreUnavailable, Sessions.Sessions> => {
-  const token = readSessionCookie(c, publicOrigin)
+  const token = readSessionCookie(c, service, publicOrigin)
   if (token === undefined) return Effect.succeed(undefined)
   return Sessions.Sessions.use((sessions) => sessions.get(token))
 }
@@ -22,8 +23,9 @@ export const currentSession = (
 /** The live session, or 401. */
 export const requireSession = (
   c: Context,
+  service: string,
   publicOrigin: string | undefined,
 ): Effect.Effect<Sessions.Session, Unauthorized | StoreUnavailable, Sessions.Sessions> =>
-  Effect.flatMap(currentSession(c, publicOrigin), (session) =>
+  Effect.flatMap(currentSession(c, service, publicOrigin), (session) =>
     session === undefined ? Effect.fail(notSignedIn()) : Effect.succeed(session),
   )

@@ -98,7 +98,9 @@ describe("projects", () => {
   it("answers 401 without credentials and 404 for projects out of reach or not slugs", async () => {
     const { call, signIn } = fresh()
     expect(await call("GET", "/api/projects")).toMatchObject({ status: 401, body: { error: "Not signed in" } })
-    expect((await call("GET", "/api/projects", { headers: { cookie: "coffer_session=cfss_forged" } })).status).toBe(401)
+    expect(
+      (await call("GET", "/api/projects", { headers: { cookie: "coffer_secrets_session=cfss_forged" } })).status,
+    ).toBe(401)
     const ada = await signIn("ada@example.com")
     for (const slug of ["nope", "NOPE", "a..b", "%2e%2e", "ｍｙ-ａｐｐ", "my%2Fapp"]) {
       const result = await call("GET", `/api/projects/${slug}`, { as: ada.as })
