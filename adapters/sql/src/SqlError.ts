@@ -93,7 +93,10 @@ export const SqlErrorReason = Schema.Union([
   Unknown,
 ])
 
-/** A statement failed; `reason` says why. Handle one reason with `Effect.catchReason("SqlError", "UniqueViolation", …)`. */
+/**
+ * A statement failed; `reason` says why. Stores handle one reason with `SqlStore.catchReason("UniqueViolation", …)`
+ * or `SqlStore.failOn`, and leave the rest to `SqlStore.settle`.
+ */
 export class SqlError extends Schema.TaggedError<SqlError>()("SqlError", { reason: SqlErrorReason }) {
   override get message(): string {
     return `${this.reason._tag}: ${this.reason.message}`

@@ -1,10 +1,11 @@
 import { NotFound, TooManyRequests } from "@coffer/kernel"
+import { settingsFrom } from "@coffer/test-kit/http"
+import { makeTestRuntime } from "@coffer/test-kit/runtime"
 import { Effect, Schema } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { createBaseApp } from "./app/base.js"
 import { readJson } from "./middleware/jsonBody.js"
 import { CONTENT_SECURITY_POLICY, STRICT_TRANSPORT_SECURITY } from "./middleware/securityHeaders.js"
-import { makeTestRuntime, settingsFrom } from "./testing.js"
 
 const APP_ORIGIN = "https://app.example.com"
 

@@ -1,7 +1,7 @@
+import { settingsFrom } from "@coffer/test-kit/http"
+import { schemasService } from "@coffer/test-kit/schemasService"
 import { afterAll, describe, expect, it } from "vitest"
 import { createSchemasApp } from "./app/schemasApp.js"
-import { schemasService } from "./schemas/fixtures.js"
-import { settingsFrom } from "./testing.js"
 
 const fixture = schemasService()
 afterAll(() => fixture.runtime.dispose())

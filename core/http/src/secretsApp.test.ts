@@ -1,9 +1,9 @@
 import { Readiness } from "@coffer/kernel"
+import { settingsFrom } from "@coffer/test-kit/http"
+import { makeRuntime } from "@coffer/test-kit/secretsService"
 import { Effect, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { createSecretsApp } from "./app/secretsApp.js"
-import { makeRuntime } from "./secrets/fixtures.js"
-import { settingsFrom } from "./testing.js"
 
 // The secrets app needs its whole runtime (store, accounts, sessions, cache, cipher) even where a test uses
 // only the health routes, so the fixture is the in-memory one of `./secrets/fixtures.ts`.

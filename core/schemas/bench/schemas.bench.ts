@@ -5,12 +5,13 @@
  * apart from the sort's n log n comparisons of versions parsed once. They measure the core's own cost; the same
  * cascade over HTTP on SQLite and Postgres is `test/e2e/bench/cascade.bench.ts`.
  */
+
+import { admin, editor, makeEnvironment } from "@coffer/test-kit/schemas"
 import { Effect, Result } from "effect"
 import { bench, describe } from "vitest"
 import { parseReference } from "../src/domain/extendsRef.js"
 import { selectVersion } from "../src/domain/select.js"
 import { compareVersions, latest, sortVersions } from "../src/domain/version.js"
-import { admin, editor, makeEnvironment } from "../src/testing.js"
 import * as Platforms from "../src/usecases/platforms.js"
 import * as Schemas from "../src/usecases/schemas.js"
 import { checkToken } from "../src/usecases/tokenChecks.js"

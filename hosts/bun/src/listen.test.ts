@@ -1,5 +1,5 @@
 /**
- * The Bun listener, on Bun: the test runs on Node and drives `testing/listenFixture.ts` in a Bun child process
+ * The Bun listener, on Bun: the test runs on Node and drives `../test/listenFixture.ts` in a Bun child process
  * (from source, through the `@coffer/source` condition), because `Bun.serve` exists only there. What the host's
  * e2e suite cannot reach is checked here: the client address, a handler slower than Bun's default idle timeout,
  * the grace period running out, and a taken port refused even when Bun holds it (Bun binds with SO_REUSEPORT
@@ -11,7 +11,7 @@ import { dirname, join, resolve } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 
 const packageDirectory = resolve(import.meta.dirname, "..")
-const fixture = join(import.meta.dirname, "testing/listenFixture.ts")
+const fixture = join(packageDirectory, "test/listenFixture.ts")
 
 /** The executable of the `bun` npm package (its `.bin` shim is a shell script that would not pass signals on). */
 const bunExecutable = (() => {

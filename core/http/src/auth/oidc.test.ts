@@ -13,12 +13,12 @@ import { type CookieJar as Jar, cookieJar as jar, type OidcProvider, startOidcPr
 import { Cache, Clock, Conflict, Hasher, type Identity, Random, Sessions, type Settings, SignIn } from "@coffer/kernel"
 import { schemasSignedIn } from "@coffer/schemas"
 import { Accounts, secretsSignedIn } from "@coffer/secrets"
+import { settingsFrom } from "@coffer/test-kit/http"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Hono } from "hono"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createBaseApp } from "../app/base.js"
 import type { HttpError } from "../errors.js"
-import { settingsFrom } from "../testing.js"
 import { mountOidcRoutes } from "./oidc.js"
 import { safeReturnTo } from "./returnTo.js"
 

@@ -2,11 +2,12 @@
  * The rate-limit middleware and per-attempt helper on plain routes, over the real in-memory cache: counts per
  * client and group, 429 with `Retry-After` before the route runs, off at 0, closed (503) when the cache is down.
  */
+
+import { cacheDown } from "@coffer/test-kit/cache"
+import { CLIENT_HEADER, clientAddress, memoryRuntime, settingsFrom } from "@coffer/test-kit/http"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { createBaseApp } from "../app/base.js"
-import { settingsFrom } from "../testing.js"
-import { CLIENT_HEADER, cacheDown, clientAddress, memoryRuntime } from "./fixtures.js"
 import { limitAttempt, rateLimit } from "./rateLimit.js"
 
 const runtimes: Array<ReturnType<typeof memoryRuntime>> = []

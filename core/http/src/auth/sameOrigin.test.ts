@@ -1,6 +1,7 @@
+import { settingsFrom } from "@coffer/test-kit/http"
+import { makeTestRuntime } from "@coffer/test-kit/runtime"
 import { describe, expect, it } from "vitest"
 import { createBaseApp } from "../app/base.js"
-import { makeTestRuntime, settingsFrom } from "../testing.js"
 
 const appWith = (publicOrigin: string, cors?: string) => {
   const { runtime } = makeTestRuntime()

@@ -4,11 +4,18 @@
  * moment, logout, the 404 outside development, rate limits and bad bodies.
  */
 import { Settings } from "@coffer/kernel"
+import {
+  CLIENT_HEADER,
+  clientAddress,
+  cookieAttributes,
+  cookieJar,
+  memoryRuntime,
+  postJson,
+  settingsFrom,
+} from "@coffer/test-kit/http"
 import { Result } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { createBaseApp } from "../app/base.js"
-import { settingsFrom } from "../testing.js"
-import { CLIENT_HEADER, clientAddress, cookieAttributes, cookieJar, memoryRuntime, postJson } from "./fixtures.js"
 import { mountSchemasAuth } from "./schemasAuth.js"
 
 const MASTER_KEY = Buffer.alloc(32, 7).toString("base64")

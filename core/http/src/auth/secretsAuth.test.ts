@@ -5,18 +5,18 @@
  */
 import { Sessions } from "@coffer/kernel"
 import { Accounts } from "@coffer/secrets"
-import { afterEach, describe, expect, it } from "vitest"
-import { createBaseApp } from "../app/base.js"
-import { settingsFrom } from "../testing.js"
+import { cacheDown } from "@coffer/test-kit/cache"
 import {
   CLIENT_HEADER,
-  cacheDown,
   clientAddress,
   cookieAttributes,
   cookieJar,
   memoryRuntime,
   postJson,
-} from "./fixtures.js"
+  settingsFrom,
+} from "@coffer/test-kit/http"
+import { afterEach, describe, expect, it } from "vitest"
+import { createBaseApp } from "../app/base.js"
 import { mountSecretsAuth } from "./secretsAuth.js"
 
 const MASTER_KEY = Buffer.alloc(32, 7).toString("base64")

@@ -3,8 +3,9 @@
  * deletion with the admin permission and the 409 `{ error, blockedBy }` body, history removed, every deletion
  * and token change audited and readable page by page by admins.
  */
+
+import { createPlatforms, saveSchema, useSchemasServices } from "@coffer/test-kit/schemasService"
 import { describe, expect, it } from "vitest"
-import { createPlatforms, saveSchema, useSchemasServices } from "./fixtures.js"
 
 const service = useSchemasServices()
 

@@ -3,8 +3,9 @@
  * `OIDC_PLATFORM_EDITORS` needs one of its groups as well as the admin permission, admins exempt, on both dashboard
  * delete endpoints and for versions left out of `POST /api/{platform}`. A refused deletion changes nothing.
  */
+
+import { type Client, createPlatforms, useSchemasServices } from "@coffer/test-kit/schemasService"
 import { describe, expect, it } from "vitest"
-import { type Client, createPlatforms, useSchemasServices } from "./fixtures.js"
 
 const service = useSchemasServices()
 

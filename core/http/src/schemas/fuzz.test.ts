@@ -4,9 +4,9 @@
  * exception, and a refused write changes nothing.
  */
 import { isValidPlatformName, isValidVersion } from "@coffer/schemas"
+import { type Client, createPlatforms, useSchemasServices } from "@coffer/test-kit/schemasService"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type Client, createPlatforms, useSchemasServices } from "./fixtures.js"
 
 const service = useSchemasServices()
 

@@ -5,9 +5,9 @@
  */
 import { Cache } from "@coffer/kernel"
 import { SchemaCache } from "@coffer/schemas"
+import { createPlatforms, useSchemasServices } from "@coffer/test-kit/schemasService"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { createPlatforms, useSchemasServices } from "./fixtures.js"
 
 const service = useSchemasServices()
 

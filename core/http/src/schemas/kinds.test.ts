@@ -3,8 +3,9 @@
  * for records without one) and `PATCH /api/_ui/v1/platforms/{platform}` `{ kind }` changes it with the write rules
  * of any other change (editor group, platform groups, tokens refused), audited, and bad input changes nothing.
  */
+
+import { createPlatforms, useSchemasServices } from "@coffer/test-kit/schemasService"
 import { describe, expect, it } from "vitest"
-import { createPlatforms, useSchemasServices } from "./fixtures.js"
 
 const service = useSchemasServices()
 

@@ -5,9 +5,9 @@
  * saves at its base, and a chain 3,000 deep answers 400, never 500.
  */
 import { SchemaStore } from "@coffer/schemas"
+import { createPlatforms, saveSchema, useSchemasServices } from "@coffer/test-kit/schemasService"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { createPlatforms, saveSchema, useSchemasServices } from "./fixtures.js"
 
 const service = useSchemasServices()
 

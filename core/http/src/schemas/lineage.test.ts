@@ -4,8 +4,9 @@
  * alone), the ancestors up to the roots with the source of every output value, and the dependents, which are
  * exactly what a save re-processes. Every refusal answers JSON and nothing changes.
  */
+
+import { createPlatforms, saveSchema, useSchemasServices } from "@coffer/test-kit/schemasService"
 import { describe, expect, it } from "vitest"
-import { createPlatforms, saveSchema, useSchemasServices } from "./fixtures.js"
 
 const service = useSchemasServices()
 

@@ -2,8 +2,9 @@
  * The platform and version data endpoints over HTTP (seed 000 §4): exact statuses, bodies and messages, the
  * version-string rules, kind handling, and omitted versions being deleted only by admins.
  */
+
+import { createPlatforms, useSchemasServices } from "@coffer/test-kit/schemasService"
 import { describe, expect, it } from "vitest"
-import { createPlatforms, useSchemasServices } from "./fixtures.js"
 
 const service = useSchemasServices()
 

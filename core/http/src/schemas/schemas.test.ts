@@ -2,8 +2,9 @@
  * Saving and reading schemas over HTTP (seed 000 §4 rules 4–5, DESIGN.md "Saving a schema"): the PUT payload and
  * answer, `+` and `%2B` naming one version, the cascade listed, every 400/404 message, and input limits.
  */
+
+import { createPlatforms, saveSchema, useSchemasServices } from "@coffer/test-kit/schemasService"
 import { describe, expect, it } from "vitest"
-import { createPlatforms, saveSchema, useSchemasServices } from "./fixtures.js"
 
 const service = useSchemasServices()
 

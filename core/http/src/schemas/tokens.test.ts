@@ -3,8 +3,9 @@
  * token reads the four data paths with GET and HEAD only, writes and dashboard endpoints refuse it, scope hides
  * and forbids, revocation is immediate, and the check fails closed (503) while the cache is down.
  */
+
+import { createPlatforms, saveSchema, useSchemasServices } from "@coffer/test-kit/schemasService"
 import { describe, expect, it } from "vitest"
-import { createPlatforms, saveSchema, useSchemasServices } from "./fixtures.js"
 
 const service = useSchemasServices()
 

@@ -3,7 +3,7 @@ import { createApiKey, deleteApiKey, KeyScope, listApiKeys, rotateApiKey } from 
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
 import { decodeJson, optionalJson } from "../middleware/jsonBody.js"
-import { type SecretsRoutes, withCaller } from "./context.js"
+import { type SecretsRoutes, withActor } from "./context.js"
 
 // Whole-number and range checks are the use case's, so the message names the rule; here only the JSON types.
 const CreateApiKeyBody = Schema.Struct({
@@ -19,14 +19,14 @@ export const mountApiKeys = (app: Hono, routes: SecretsRoutes): void => {
   app.get("/api/api-keys", (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => listApiKeys(caller, c.req.query("project"))),
+      withActor(c, routes, (actor) => listApiKeys(actor, c.req.query("project"))),
     ),
   )
   app.post("/api/api-keys", (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) =>
-        Effect.flatMap(decodeJson(c, CreateApiKeyBody), (body) => createApiKey(caller, body)),
+      withActor(c, routes, (actor) =>
+        Effect.flatMap(decodeJson(c, CreateApiKeyBody), (body) => createApiKey(actor, body)),
       ),
       (created) => c.json(created, 201),
     ),
@@ -34,15 +34,15 @@ export const mountApiKeys = (app: Hono, routes: SecretsRoutes): void => {
   app.post("/api/api-keys/:id/rotate", (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) =>
-        Effect.flatMap(optionalJson(c, RotateApiKeyBody), (body) => rotateApiKey(caller, c.req.param("id"), body)),
+      withActor(c, routes, (actor) =>
+        Effect.flatMap(optionalJson(c, RotateApiKeyBody), (body) => rotateApiKey(actor, c.req.param("id"), body)),
       ),
     ),
   )
   app.delete("/api/api-keys/:id", (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => deleteApiKey(caller, c.req.param("id"))),
+      withActor(c, routes, (actor) => deleteApiKey(actor, c.req.param("id"))),
     ),
   )
 }

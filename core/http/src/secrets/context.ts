@@ -1,11 +1,11 @@
 /**
  * What every secrets route shares: the runtime bridge, the settings, and how a request becomes an `Actor`.
  *
- * A request names its caller one of two ways (seed 001 §5): `Authorization: Bearer <API key>`, or the session
+ * A request names its actor one of two ways (seed 001 §5): `Authorization: Bearer <API key>`, or the session
  * cookie. When the header is present it decides alone, so a script's key is never silently replaced by a
  * browser's cookie. Failed credentials (an unknown, malformed or expired key, a cookie naming no live session)
  * count against the client's rate limit (DESIGN.md "Rate limits"), so guessing is slowed without ever limiting
- * a caller whose credentials work.
+ * an actor whose credentials work.
  */
 import {
   type Cache,
@@ -52,7 +52,7 @@ export interface SecretsRoutes {
 /** The rate-limit group of failed credential checks. */
 export const CREDENTIALS_GROUP = credentialsGroup("secrets")
 
-type CallerServices =
+type ActorServices =
   | SecretStore.SecretStore
   | Accounts.Accounts
   | Sessions.Sessions
@@ -60,11 +60,11 @@ type CallerServices =
   | Clock.Clock
   | Hasher.Hasher
 
-/** The caller of this request, or 401; failed credentials count against the client's rate limit. */
-export const callerOf = (
+/** The actor of this request, or 401; failed credentials count against the client's rate limit. */
+export const actorOf = (
   c: Context,
   routes: SecretsRoutes,
-): Effect.Effect<Actor, Unauthorized | TooManyRequests | StoreUnavailable, CallerServices> => {
+): Effect.Effect<Actor, Unauthorized | TooManyRequests | StoreUnavailable, ActorServices> => {
   const ipAddress = routes.clientAddress?.(c) ?? null
   return credentialsOf(c, {
     service: "secrets",
@@ -80,16 +80,16 @@ export const callerOf = (
   })
 }
 
-/** Runs a use case as the request's caller and answers through the error table. */
-export const withCaller = <A, E, R extends SecretsRouteServices>(
+/** Runs a use case as the request's actor and answers through the error table. */
+export const withActor = <A, E, R extends SecretsRouteServices>(
   c: Context,
   routes: SecretsRoutes,
-  use: (caller: Actor) => Effect.Effect<A, E, R>,
-): Effect.Effect<A, E | Unauthorized | TooManyRequests | StoreUnavailable, R | CallerServices> =>
-  Effect.flatMap(callerOf(c, routes), use)
+  use: (actor: Actor) => Effect.Effect<A, E, R>,
+): Effect.Effect<A, E | Unauthorized | TooManyRequests | StoreUnavailable, R | ActorServices> =>
+  Effect.flatMap(actorOf(c, routes), use)
 
 /**
- * `withCaller` for the routes that answer secret values (a secret, an old version, the exports). SameSite=Lax still
+ * `withActor` for the routes that answer secret values (a secret, an old version, the exports). SameSite=Lax still
  * sends the session cookie on a top-level GET from another site, so a link elsewhere could download a person's
  * secrets and log the export in their name: a cookie-authenticated request that the browser marks
  * `Sec-Fetch-Site: cross-site` is refused with 403 before anything is read or audited. API keys are unaffected: no
@@ -98,15 +98,15 @@ export const withCaller = <A, E, R extends SecretsRouteServices>(
 export const withValueReader = <A, E, R extends SecretsRouteServices>(
   c: Context,
   routes: SecretsRoutes,
-  use: (caller: Actor) => Effect.Effect<A, E, R>,
-): Effect.Effect<A, E | Forbidden | Unauthorized | TooManyRequests | StoreUnavailable, R | CallerServices> =>
-  withCaller(
+  use: (actor: Actor) => Effect.Effect<A, E, R>,
+): Effect.Effect<A, E | Forbidden | Unauthorized | TooManyRequests | StoreUnavailable, R | ActorServices> =>
+  withActor(
     c,
     routes,
-    (caller): Effect.Effect<A, E | Forbidden, R> =>
-      caller.kind === "session" && c.req.header("sec-fetch-site") === "cross-site"
+    (actor): Effect.Effect<A, E | Forbidden, R> =>
+      actor.kind === "session" && c.req.header("sec-fetch-site") === "cross-site"
         ? Effect.fail(new Forbidden({ message: "Secret values cannot be read by a request from another site" }))
-        : use(caller),
+        : use(actor),
   )
 
 /** The public origin for links, or the request's own when none is configured (an app built without a host). */

@@ -3,7 +3,7 @@ import { createEnvironment, deleteEnvironment, listEnvironments } from "@coffer/
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
 import { decodeJson } from "../middleware/jsonBody.js"
-import { type SecretsRoutes, withCaller } from "./context.js"
+import { type SecretsRoutes, withActor } from "./context.js"
 
 const CreateEnvironmentBody = Schema.Struct({ name: Schema.String })
 
@@ -13,15 +13,15 @@ export const mountEnvironments = (app: Hono, routes: SecretsRoutes): void => {
   app.get(base, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => listEnvironments(caller, c.req.param("slug"))),
+      withActor(c, routes, (actor) => listEnvironments(actor, c.req.param("slug"))),
     ),
   )
   app.post(base, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) =>
+      withActor(c, routes, (actor) =>
         Effect.flatMap(decodeJson(c, CreateEnvironmentBody), (body) =>
-          createEnvironment(caller, c.req.param("slug"), body),
+          createEnvironment(actor, c.req.param("slug"), body),
         ),
       ),
       (created) => c.json(created, 201),
@@ -30,7 +30,7 @@ export const mountEnvironments = (app: Hono, routes: SecretsRoutes): void => {
   app.delete(`${base}/:env`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => deleteEnvironment(caller, c.req.param("slug"), c.req.param("env"))),
+      withActor(c, routes, (actor) => deleteEnvironment(actor, c.req.param("slug"), c.req.param("env"))),
     ),
   )
 }

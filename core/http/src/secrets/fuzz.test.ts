@@ -4,10 +4,10 @@
  * never a 5xx and never a thrown exception, and a refused write changes nothing.
  */
 import { parseEnvironmentName, parseSecretKey } from "@coffer/secrets"
+import { makeService, type Service } from "@coffer/test-kit/secretsService"
 import { Result } from "effect"
 import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
-import { makeService, type Service } from "./fixtures.js"
 
 const services: Array<Service> = []
 afterEach(async () => {

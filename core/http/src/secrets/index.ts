@@ -4,14 +4,14 @@
  */
 import type { Hono } from "hono"
 import { mountApiKeys } from "./apiKeys.js"
-import { mountAuditLog } from "./auditLog.js"
+import { mountAuditLog } from "./audit.js"
 import type { SecretsRoutes } from "./context.js"
 import { mountEnvironments } from "./environments.js"
 import { mountPeople } from "./people.js"
 import { mountProjects } from "./projects.js"
 import { mountSecrets } from "./secrets.js"
 
-export { CREDENTIALS_GROUP, callerOf, type SecretsRouteServices, type SecretsRoutes } from "./context.js"
+export { actorOf, CREDENTIALS_GROUP, type SecretsRouteServices, type SecretsRoutes } from "./context.js"
 export { ACCEPT_INVITE_PATH } from "./people.js"
 
 export const mountSecretsRoutes = (app: Hono, routes: SecretsRoutes): void => {

@@ -11,7 +11,7 @@ import { listProjects } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Hono } from "hono"
 import { ME_PATH } from "../auth/secretsAuth.js"
-import { callerOf, type SecretsRoutes } from "./context.js"
+import { actorOf, type SecretsRoutes } from "./context.js"
 
 export const mountApiKeyIdentity = (app: Hono, routes: SecretsRoutes): void => {
   app.get(ME_PATH, async (c, next) => {
@@ -19,19 +19,19 @@ export const mountApiKeyIdentity = (app: Hono, routes: SecretsRoutes): void => {
     return routes.handle(
       c,
       Effect.gen(function* () {
-        const caller = yield* callerOf(c, routes)
-        const user = { id: caller.userId, email: caller.email }
-        if (caller.kind !== "apiKey") return { user }
+        const actor = yield* actorOf(c, routes)
+        const user = { id: actor.userId, email: actor.email }
+        if (actor.kind !== "apiKey") return { user }
         // A key reaches exactly one project, and this lists exactly what it reaches.
-        const { projects } = yield* listProjects(caller)
-        const project = projects.find((candidate) => candidate.id === caller.projectId)
+        const { projects } = yield* listProjects(actor)
+        const project = projects.find((candidate) => candidate.id === actor.projectId)
         if (project === undefined) return yield* new NotFound({ message: "Project not found" })
         return {
           user,
           apiKey: {
-            id: caller.keyId,
-            scope: caller.scope,
-            expiresAt: caller.expiresAt,
+            id: actor.keyId,
+            scope: actor.scope,
+            expiresAt: actor.expiresAt,
             project: { id: project.id, slug: project.slug, name: project.name },
           },
         }

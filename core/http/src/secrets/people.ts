@@ -16,7 +16,7 @@ import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
 import { rateLimit } from "../auth/rateLimit.js"
 import { decodeJson, optionalJson } from "../middleware/jsonBody.js"
-import { originFor, type SecretsRoutes, withCaller } from "./context.js"
+import { originFor, type SecretsRoutes, withActor } from "./context.js"
 
 const RoleBody = Schema.Struct({ role: MemberRole })
 const InviteBody = Schema.Struct({ role: Schema.optional(MemberRole) })
@@ -31,15 +31,15 @@ export const mountPeople = (app: Hono, routes: SecretsRoutes): void => {
   app.get(`${base}/members`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => listMembers(caller, c.req.param("slug"))),
+      withActor(c, routes, (actor) => listMembers(actor, c.req.param("slug"))),
     ),
   )
   app.patch(`${base}/members/:userId`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) =>
+      withActor(c, routes, (actor) =>
         Effect.flatMap(decodeJson(c, RoleBody), ({ role }) =>
-          updateMemberRole(caller, c.req.param("slug"), c.req.param("userId"), role),
+          updateMemberRole(actor, c.req.param("slug"), c.req.param("userId"), role),
         ),
       ),
     ),
@@ -47,21 +47,21 @@ export const mountPeople = (app: Hono, routes: SecretsRoutes): void => {
   app.delete(`${base}/members/:userId`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => removeMember(caller, c.req.param("slug"), c.req.param("userId"))),
+      withActor(c, routes, (actor) => removeMember(actor, c.req.param("slug"), c.req.param("userId"))),
     ),
   )
   app.get(`${base}/invites`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => listInvites(caller, c.req.param("slug"))),
+      withActor(c, routes, (actor) => listInvites(actor, c.req.param("slug"))),
     ),
   )
   app.post(`${base}/invites`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) =>
+      withActor(c, routes, (actor) =>
         Effect.flatMap(optionalJson(c, InviteBody), ({ role }) =>
-          createInvite(caller, c.req.param("slug"), { role: role ?? "read", publicOrigin: originFor(c, routes) }),
+          createInvite(actor, c.req.param("slug"), { role: role ?? "read", publicOrigin: originFor(c, routes) }),
         ),
       ),
       (created) => c.json(created, 201),
@@ -70,7 +70,7 @@ export const mountPeople = (app: Hono, routes: SecretsRoutes): void => {
   app.delete(`${base}/invites/:id`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => deleteInvite(caller, c.req.param("slug"), c.req.param("id"))),
+      withActor(c, routes, (actor) => deleteInvite(actor, c.req.param("slug"), c.req.param("id"))),
     ),
   )
   app.post(
@@ -83,8 +83,8 @@ export const mountPeople = (app: Hono, routes: SecretsRoutes): void => {
     (c) =>
       handle(
         c,
-        withCaller(c, routes, (caller) =>
-          Effect.flatMap(decodeJson(c, AcceptBody), ({ token }) => acceptInvite(caller, token)),
+        withActor(c, routes, (actor) =>
+          Effect.flatMap(decodeJson(c, AcceptBody), ({ token }) => acceptInvite(actor, token)),
         ),
       ),
   )

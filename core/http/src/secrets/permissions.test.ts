@@ -10,8 +10,9 @@
  *
  * Every cell runs on a fresh service, so destructive actions cannot leak into the next one.
  */
+
+import { type As, makeService, populate, type Service } from "@coffer/test-kit/secretsService"
 import { afterEach, describe, expect, it } from "vitest"
-import { type As, makeService, populate, type Service } from "./fixtures.js"
 
 type World = Awaited<ReturnType<typeof populate>>
 

@@ -3,18 +3,18 @@ import { createProject, deleteProject, getProject, listProjects } from "@coffer/
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
 import { decodeJson } from "../middleware/jsonBody.js"
-import { type SecretsRoutes, withCaller } from "./context.js"
+import { type SecretsRoutes, withActor } from "./context.js"
 
 const CreateProjectBody = Schema.Struct({ name: Schema.String })
 
 export const mountProjects = (app: Hono, routes: SecretsRoutes): void => {
   const { handle } = routes
-  app.get("/api/projects", (c) => handle(c, withCaller(c, routes, listProjects)))
+  app.get("/api/projects", (c) => handle(c, withActor(c, routes, listProjects)))
   app.post("/api/projects", (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) =>
-        Effect.flatMap(decodeJson(c, CreateProjectBody), (body) => createProject(caller, body)),
+      withActor(c, routes, (actor) =>
+        Effect.flatMap(decodeJson(c, CreateProjectBody), (body) => createProject(actor, body)),
       ),
       (created) => c.json(created, 201),
     ),
@@ -22,13 +22,13 @@ export const mountProjects = (app: Hono, routes: SecretsRoutes): void => {
   app.get("/api/projects/:slug", (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => getProject(caller, c.req.param("slug"))),
+      withActor(c, routes, (actor) => getProject(actor, c.req.param("slug"))),
     ),
   )
   app.delete("/api/projects/:slug", (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => deleteProject(caller, c.req.param("slug"))),
+      withActor(c, routes, (actor) => deleteProject(actor, c.req.param("slug"))),
     ),
   )
 }

@@ -4,8 +4,9 @@
  * credentials (cookie, key, expired key, session-only refusals), rate limits on failed credentials and invite
  * acceptance, the export headers, and the audit trail with the client address.
  */
+
+import { CLIENT_HEADER, makeService, populate, type Service } from "@coffer/test-kit/secretsService"
 import { afterEach, describe, expect, it } from "vitest"
-import { CLIENT_HEADER, makeService, populate, type Service } from "./fixtures.js"
 
 const services: Array<Service> = []
 afterEach(async () => {

@@ -17,7 +17,7 @@ import {
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
 import { decodeJson } from "../middleware/jsonBody.js"
-import { type SecretsRoutes, withCaller, withValueReader } from "./context.js"
+import { type SecretsRoutes, withActor, withValueReader } from "./context.js"
 
 const SetSecretBody = Schema.Struct({ key: Schema.String, value: Schema.String })
 
@@ -32,14 +32,14 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
   app.get(base, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => listSecrets(caller, ...params(c))),
+      withActor(c, routes, (actor) => listSecrets(actor, ...params(c))),
     ),
   )
   app.post(base, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) =>
-        Effect.flatMap(decodeJson(c, SetSecretBody), (body) => setSecret(caller, ...params(c), body)),
+      withActor(c, routes, (actor) =>
+        Effect.flatMap(decodeJson(c, SetSecretBody), (body) => setSecret(actor, ...params(c), body)),
       ),
       (written) => c.json(written, written.action === "created" ? 201 : 200),
     ),
@@ -47,7 +47,7 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
   app.get(`${base}/.env`, (c) =>
     handle(
       c,
-      withValueReader(c, routes, (caller) => exportDotenv(caller, ...params(c))),
+      withValueReader(c, routes, (actor) => exportDotenv(actor, ...params(c))),
       ({ filename, text }) =>
         c.body(text, 200, {
           "Content-Type": "text/plain; charset=utf-8",
@@ -58,37 +58,37 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
   app.get(`${base}/json`, (c) =>
     handle(
       c,
-      withValueReader(c, routes, (caller) => exportJson(caller, ...params(c))),
+      withValueReader(c, routes, (actor) => exportJson(actor, ...params(c))),
     ),
   )
   app.get(`${base}/:key`, (c) =>
     handle(
       c,
-      withValueReader(c, routes, (caller) => getSecret(caller, ...params(c), c.req.param("key"))),
+      withValueReader(c, routes, (actor) => getSecret(actor, ...params(c), c.req.param("key"))),
     ),
   )
   app.delete(`${base}/:key`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => deleteSecret(caller, ...params(c), c.req.param("key"))),
+      withActor(c, routes, (actor) => deleteSecret(actor, ...params(c), c.req.param("key"))),
     ),
   )
   app.get(`${base}/:key/versions`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => listVersions(caller, ...params(c), c.req.param("key"))),
+      withActor(c, routes, (actor) => listVersions(actor, ...params(c), c.req.param("key"))),
     ),
   )
   app.get(`${base}/:key/versions/:n`, (c) =>
     handle(
       c,
-      withValueReader(c, routes, (caller) => getVersion(caller, ...params(c), c.req.param("key"), c.req.param("n"))),
+      withValueReader(c, routes, (actor) => getVersion(actor, ...params(c), c.req.param("key"), c.req.param("n"))),
     ),
   )
   app.post(`${base}/:key/versions/:n/restore`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => restoreVersion(caller, ...params(c), c.req.param("key"), c.req.param("n"))),
+      withActor(c, routes, (actor) => restoreVersion(actor, ...params(c), c.req.param("key"), c.req.param("n"))),
     ),
   )
 }

@@ -3,13 +3,14 @@
  * which paths answer the page, which the API; caching and content security policy of each; `GET /` on secrets
  * without an app; and failed sign-ins landing on the sign-in page only when the app is served.
  */
+
+import { settingsFrom } from "@coffer/test-kit/http"
+import { schemasService } from "@coffer/test-kit/schemasService"
+import { makeRuntime } from "@coffer/test-kit/secretsService"
 import { afterAll, describe, expect, it } from "vitest"
 import { createSchemasApp } from "../app/schemasApp.js"
 import { createSecretsApp } from "../app/secretsApp.js"
 import { CONTENT_SECURITY_POLICY } from "../middleware/securityHeaders.js"
-import { schemasService } from "../schemas/fixtures.js"
-import { makeRuntime } from "../secrets/fixtures.js"
-import { settingsFrom } from "../testing.js"
 import { IMMUTABLE_CACHE_CONTROL, PAGE_CONTENT_SECURITY_POLICY, type WebApp } from "./webApp.js"
 
 const INDEX = "<!doctype html><title>app</title>"

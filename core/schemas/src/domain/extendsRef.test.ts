@@ -1,9 +1,9 @@
+import { versionArbitrary } from "@coffer/test-kit/schemaArbitraries"
 import { Result, type Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { InvalidReference, InvalidSchemaContent } from "./errors.js"
 import { type ExtendsRef, extendsOf, parseDependencies, parseReference } from "./extendsRef.js"
-import { versionArbitrary } from "./testSupport.js"
 
 const parsed = (raw: string): ExtendsRef => Result.getOrThrow(parseReference(raw))
 

@@ -1,8 +1,8 @@
+import { deepFreeze, jsonObjectArbitrary, objectFromEntries } from "@coffer/test-kit/schemaArbitraries"
 import type { Schema } from "effect"
 import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
 import { cloneJson, deepMerge, mergeAll } from "./merge.js"
-import { deepFreeze, jsonObjectArbitrary, objectFromEntries } from "./testSupport.js"
 
 const isObject = (value: unknown): value is Schema.JsonObject =>
   value !== null && typeof value === "object" && !Array.isArray(value)

@@ -1,10 +1,10 @@
+import { catalog, jsonObjectArbitrary } from "@coffer/test-kit/schemaArbitraries"
 import { Predicate, Result, type Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { traceProvenance, type ValueSource } from "./provenance.js"
 import { makeResolver, type PlatformLookup } from "./resolve.js"
 import type { SchemaId } from "./schemaId.js"
-import { catalog, jsonObjectArbitrary } from "./testSupport.js"
 
 /** Provenance over a catalog, the way the use case computes it: parents from the resolver, content from the lookup. */
 const provenance = (lookup: PlatformLookup, root: SchemaId) => {

@@ -1,3 +1,4 @@
+import { catalog, deepFreeze, jsonObjectArbitrary } from "@coffer/test-kit/schemaArbitraries"
 import { Result, type Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -12,7 +13,6 @@ import {
   type SchemaToResolve,
 } from "./resolve.js"
 import { selectVersion } from "./select.js"
-import { catalog, deepFreeze, jsonObjectArbitrary } from "./testSupport.js"
 
 const succeeded = (result: Result.Result<Resolution, ResolveError>): Resolution => {
   if (Result.isFailure(result)) throw new Error(`expected success, got: ${result.failure.message}`)

@@ -1,3 +1,4 @@
+import { versionArbitrary } from "@coffer/test-kit/schemaArbitraries"
 import { Result } from "effect"
 import fc from "fast-check"
 import semver from "semver"
@@ -5,7 +6,6 @@ import { describe, expect, it } from "vitest"
 import { Unresolved } from "./errors.js"
 import { parseReference } from "./extendsRef.js"
 import { selectVersion } from "./select.js"
-import { versionArbitrary } from "./testSupport.js"
 import { compareVersions } from "./version.js"
 
 const select = (raw: string, versions: ReadonlyArray<string> | undefined) =>

@@ -1,9 +1,9 @@
+import { versionArbitrary } from "@coffer/test-kit/schemaArbitraries"
 import { Result } from "effect"
 import fc from "fast-check"
 import semver from "semver"
 import { describe, expect, it } from "vitest"
 import { InvalidVersion } from "./errors.js"
-import { versionArbitrary } from "./testSupport.js"
 import {
   compareVersions,
   isPrerelease,

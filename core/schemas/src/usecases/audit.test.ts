@@ -1,5 +1,5 @@
+import { admin, editor, makeEnvironment, tokenFor } from "@coffer/test-kit/schemas"
 import { afterEach, describe, expect, it } from "vitest"
-import { admin, editor, makeEnvironment, tokenFor } from "../testing.js"
 import * as AuditLog from "./audit.js"
 import * as TokenAdmin from "./tokens.js"
 

@@ -1,15 +1,29 @@
 /**
- * Reading the audit log (admin permission): deletions of platforms and versions, token creation and revocation,
- * newest first, a page at a time.
+ * The audit log of the schemas service in one place: appending an entry (every audited use case calls `audit`)
+ * and reading the log (admin permission): deletions of platforms and versions, kind changes, token creation and
+ * revocation, newest first, a page at a time.
  *
  * Paging is by cursor, not offset, so that entries written while someone pages never shift a page: a page ends
  * with `next`, an opaque string (`<epoch ms>.<entry id>` of its last entry), which the following request passes
  * as `before`. A page shorter than `limit`, or empty, has no `next`.
  */
-import { BadRequest, type Forbidden, type StoreUnavailable } from "@coffer/kernel"
+import { BadRequest, Clock, type Forbidden, Random, type StoreUnavailable, sortableId } from "@coffer/kernel"
 import { Effect } from "effect"
 import { type Actor, requireManager } from "../access.js"
-import { type AuditCursor, type AuditEntry, SchemaStore } from "../SchemaStore.js"
+import { type AuditAction, type AuditCursor, type AuditEntry, SchemaStore } from "../SchemaStore.js"
+
+/** Appends an audit entry stamped now. */
+export const audit = Effect.fnUntraced(function* (
+  actor: string,
+  action: AuditAction,
+  target: string,
+  detail?: AuditEntry["detail"],
+): Effect.fn.Return<void, StoreUnavailable, SchemaStore | Clock.Clock | Random.Random> {
+  const at = yield* Clock.Clock.use((clock) => clock.now)
+  // Time-ordered, so entries of one millisecond still list newest first.
+  const id = sortableId(at, yield* Random.Random.use((random) => random.id))
+  yield* SchemaStore.use((store) => store.appendAudit({ id, at, actor, action, target, detail }))
+})
 
 export const DEFAULT_AUDIT_PAGE = 50
 export const MAX_AUDIT_PAGE = 200

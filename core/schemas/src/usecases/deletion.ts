@@ -1,5 +1,5 @@
 /**
- * What blocks a deletion, and the deletion itself with its audit entry (seed 000 §3).
+ * What blocks a deletion (seed 000 §3); the deletion's audit entry is appended through `./audit.ts`.
  *
  * A deletion removes versions (one, several left out of a `POST /api/{platform}` list, or all of a platform's),
  * with their schemas and history. It is refused with 409 while a schema that would survive it still extends one
@@ -11,14 +11,14 @@
  * Because no survivor selects a removed version, removing versions changes no survivor's selection (`latest`
  * and ranges pick the highest match, which stays), so a deletion needs no cascade.
  */
-import { Clock, Random, type StoreUnavailable, sortableId } from "@coffer/kernel"
+import type { StoreUnavailable } from "@coffer/kernel"
 import { Effect, Result } from "effect"
 import { parseReference } from "../domain/extendsRef.js"
 import type { SchemaId } from "../domain/schemaId.js"
 import { selectVersion } from "../domain/select.js"
 import { compareVersions } from "../domain/version.js"
 import { type BlockingSchema, DeletionBlocked } from "../errors.js"
-import { type AuditAction, type AuditEntry, SchemaStore } from "../SchemaStore.js"
+import { SchemaStore } from "../SchemaStore.js"
 
 /** The schemas outside `removed` that still extend one of `removed`, sorted by platform and version. */
 export const blockersOf = Effect.fnUntraced(function* (
@@ -64,16 +64,3 @@ export const refuseIfBlocked = (
   blockers: ReadonlyArray<BlockingSchema>,
 ): Effect.Effect<void, DeletionBlocked> =>
   blockers.length === 0 ? Effect.void : Effect.fail(new DeletionBlocked({ target, blockedBy: blockers }))
-
-/** Appends an audit entry stamped now. */
-export const audit = Effect.fnUntraced(function* (
-  actor: string,
-  action: AuditAction,
-  target: string,
-  detail?: AuditEntry["detail"],
-): Effect.fn.Return<void, StoreUnavailable, SchemaStore | Clock.Clock | Random.Random> {
-  const at = yield* Clock.Clock.use((clock) => clock.now)
-  // Time-ordered, so entries of one millisecond still list newest first.
-  const id = sortableId(at, yield* Random.Random.use((random) => random.id))
-  yield* SchemaStore.use((store) => store.appendAudit({ id, at, actor, action, target, detail }))
-})

@@ -5,10 +5,11 @@
  * naive resolver's, and no stored schema reaches a cycle. So the linear cascade (one memo, iterative resolution,
  * batched loading) computes exactly what the rules say, and never lets a cycle in.
  */
+
+import { admin, editor, makeEnvironment } from "@coffer/test-kit/schemas"
 import { Effect, Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { admin, editor, makeEnvironment } from "../testing.js"
 import * as Platforms from "./platforms.js"
 import * as Schemas from "./schemas.js"
 

@@ -41,7 +41,7 @@ const positive = (value: number | undefined, name: string, max: number) =>
     ? Effect.void
     : Effect.fail(new BadRequest({ message: `${name} must be an integer from 1 to ${max}` }))
 
-export const listRevisions = Effect.fn("listRevisions")(function* (
+export const listRevisions = Effect.fn("Schemas.listRevisions")(function* (
   actor: Actor,
   id: SchemaId,
   options: { readonly limit?: number | undefined; readonly before?: number | undefined },
@@ -58,7 +58,7 @@ export const listRevisions = Effect.fn("listRevisions")(function* (
   }
 })
 
-export const getRevision = Effect.fn("getRevision")(function* (
+export const getRevision = Effect.fn("Schemas.getRevision")(function* (
   actor: Actor,
   id: SchemaId,
   revision: number,

@@ -42,7 +42,7 @@ const contentIn = (view: StoreView, id: SchemaId): Schema.JsonObject => {
   return (schemas?.has(id.version) ? schemas.get(id.version) : {}) as Schema.JsonObject
 }
 
-export const ancestorsOf = Effect.fn("ancestorsOf")(function* (
+export const ancestorsOf = Effect.fn("Schemas.ancestorsOf")(function* (
   actor: Actor,
   id: SchemaId,
 ): Effect.fn.Return<Ancestry, PlatformNotFound | VersionNotFound | ResolveError | StoreUnavailable, SchemaStore> {
@@ -83,7 +83,7 @@ export interface Dependent extends SchemaId {
   readonly extends: ReadonlyArray<string>
 }
 
-export const dependentsOf = Effect.fn("dependentsOf")(function* (
+export const dependentsOf = Effect.fn("Schemas.dependentsOf")(function* (
   actor: Actor,
   id: SchemaId,
 ): Effect.fn.Return<ReadonlyArray<Dependent>, PlatformNotFound | VersionNotFound | StoreUnavailable, SchemaStore> {

@@ -2,9 +2,10 @@
  * Saves that can never succeed are refused before the write lock: while another writer holds it, a save over a
  * resolution limit, a cycle or a missing reference still answers at once instead of queueing behind it.
  */
+
+import { admin, editor, makeEnvironment } from "@coffer/test-kit/schemas"
 import { Deferred, Effect, Fiber } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { admin, editor, makeEnvironment } from "../testing.js"
 import * as Platforms from "./platforms.js"
 import * as Schemas from "./schemas.js"
 

@@ -1,5 +1,5 @@
+import { admin, editor, makeEnvironment, tokenFor, viewer } from "@coffer/test-kit/schemas"
 import { afterEach, describe, expect, it } from "vitest"
-import { admin, editor, makeEnvironment, tokenFor, viewer } from "../testing.js"
 import * as Platforms from "./platforms.js"
 import * as Schemas from "./schemas.js"
 

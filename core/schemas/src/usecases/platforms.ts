@@ -34,7 +34,8 @@ import {
 } from "../errors.js"
 import { type PlatformRecord, SchemaStore } from "../SchemaStore.js"
 import { invalidateSchemas, invalidateSchemasAfterCommit } from "../schemaCache.js"
-import { audit, blockersOf, refuseIfBlocked } from "./deletion.js"
+import { audit } from "./audit.js"
+import { blockersOf, refuseIfBlocked } from "./deletion.js"
 import { cascade, emptyView, ensurePlatforms, withVersions } from "./view.js"
 
 type Services = SchemaStore | Cache.Cache | Random.Random | Clock.Clock
@@ -92,7 +93,7 @@ export const createPlatform = Effect.fn("Schemas.createPlatform")(function* (
  * to the platform. Audited as `platform.kind` with the kind before (`null`: none) and after; setting the kind it
  * already has changes nothing and writes no entry.
  */
-export const changeKind = Effect.fn("changeKind")(function* (
+export const changeKind = Effect.fn("Schemas.changeKind")(function* (
   actor: Actor,
   name: string,
   kind: unknown,

@@ -1,3 +1,4 @@
+import { admin, editor, makeEnvironment, T0, tokenFor, viewer } from "@coffer/test-kit/schemas"
 import { Effect, Result, type Schema } from "effect"
 import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
@@ -6,7 +7,6 @@ import { mergeAll } from "../domain/merge.js"
 import { resolveSchema } from "../domain/resolve.js"
 import { schemaKey } from "../domain/schemaId.js"
 import type { SchemaStore } from "../SchemaStore.js"
-import { admin, editor, makeEnvironment, T0, tokenFor, viewer } from "../testing.js"
 import * as Platforms from "./platforms.js"
 import * as Schemas from "./schemas.js"
 

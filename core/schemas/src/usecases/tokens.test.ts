@@ -1,7 +1,7 @@
 import { Hasher } from "@coffer/kernel"
+import { admin, editor, makeEnvironment, T0, tokenFor } from "@coffer/test-kit/schemas"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { admin, editor, makeEnvironment, T0, tokenFor } from "../testing.js"
 import * as Platforms from "./platforms.js"
 import { checkToken, LAST_USED_PERIOD_MS, TOKEN_CHECK_TTL_MS, tokenCacheKey } from "./tokenChecks.js"
 import * as TokenAdmin from "./tokens.js"

@@ -21,7 +21,7 @@ import { type Actor, requireManager } from "../access.js"
 import { isValidPlatformName } from "../domain/platform.js"
 import { TokenNotFound } from "../errors.js"
 import { SchemaStore, type TokenRecord } from "../SchemaStore.js"
-import { audit } from "./deletion.js"
+import { audit } from "./audit.js"
 import { hintOf, INVALIDATION_CHANNEL, RevokedTokens, TOKEN_PREFIX, tokenCacheKey } from "./tokenChecks.js"
 
 export const MAX_TOKEN_NAME_LENGTH = 100

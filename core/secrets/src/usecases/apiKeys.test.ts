@@ -1,5 +1,5 @@
+import { failure, makeWorld, type World } from "@coffer/test-kit/secrets"
 import { afterEach, describe, expect, it } from "vitest"
-import { failure, makeWorld, type World } from "../testing.js"
 import { authenticateApiKey, createApiKey, deleteApiKey, listApiKeys, rotateApiKey } from "./apiKeys.js"
 import { listAuditLog } from "./audit.js"
 import { acceptInvite, createInvite } from "./people.js"

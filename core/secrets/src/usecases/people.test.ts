@@ -1,7 +1,7 @@
 import { Hasher } from "@coffer/kernel"
+import { failure, makeWorld, type World } from "@coffer/test-kit/secrets"
 import { afterEach, describe, expect, it } from "vitest"
 import { SecretStore } from "../SecretStore.js"
-import { failure, makeWorld, type World } from "../testing.js"
 import { authenticateApiKey, createApiKey, listApiKeys } from "./apiKeys.js"
 import { listAuditLog } from "./audit.js"
 import {

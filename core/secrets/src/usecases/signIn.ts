@@ -34,7 +34,7 @@ export interface SignInInput {
   readonly email: string
 }
 
-export const signIn = Effect.fn("signIn")(function* (input: SignInInput) {
+export const signIn = Effect.fn("Secrets.signIn")(function* (input: SignInInput) {
   const accounts = yield* Accounts.Accounts
   const known = yield* accounts.findByIdentity(input.issuer, input.subject)
   if (known !== undefined) {

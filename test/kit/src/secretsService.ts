@@ -1,20 +1,22 @@
 /**
- * Test fixtures for the secrets routes (not exported): the whole secrets app on the real in-memory adapters and
- * the real cipher, a readiness check the test can flip, a clock it can move, and a small client that signs people
- * in (development login) and calls the API with a cookie or an API key. `@coffer/http` depends on no adapter, so
- * the adapters are imported from their sources by path, as in `../auth/fixtures.ts`; only tests import this file.
+ * The whole secrets app on the real in-memory adapters and the real cipher, a readiness check the test can flip, a
+ * clock it can move, and a small client that signs people in (development login) and calls the API with a cookie
+ * or an API key.
  */
 
 import { XChaCha20Poly1305 } from "@coffer/adapter-crypto"
 import { MemoryAccounts, MemoryCache, MemorySessions } from "@coffer/adapter-memory"
-import { Clock, Hasher, Random, Readiness, Settings, StoreUnavailable } from "@coffer/kernel"
+import { createSecretsApp } from "@coffer/http"
+import { Clock, Hasher, Random, type Readiness, Settings } from "@coffer/kernel"
 import { MemorySecretStore } from "@coffer/secrets"
-import { Cause, Effect, Layer, Logger, ManagedRuntime, Redacted, Result } from "effect"
+import { Layer, ManagedRuntime, Redacted, Result } from "effect"
 import type { Context } from "hono"
-import { createSecretsApp } from "../app/secretsApp.js"
+import { CLIENT_HEADER } from "./http.js"
+import { captureLogs, flippableReadiness } from "./runtime.js"
 
-/** Tests name the client in a header; a host reads the socket instead. */
-export const CLIENT_HEADER = "x-test-client"
+export { CLIENT_HEADER }
+
+/** The client named in the test's header, else one fixed address. */
 const clientAddress = (c: Context) => c.req.header(CLIENT_HEADER) ?? "192.0.2.10"
 
 export const START = Date.UTC(2026, 0, 31, 12, 0, 0)
@@ -36,24 +38,9 @@ export type As = { readonly cookie: string } | { readonly key: string } | undefi
  */
 export const makeRuntime = (options: { readonly readiness?: Layer.Layer<Readiness.Readiness> } = {}) => {
   const clock = Clock.makeManual(START)
-  let ready = true
-  const logs: Array<{ readonly level: string; readonly message: string; readonly cause: string }> = []
-  const readiness =
-    options.readiness ??
-    Layer.succeed(Readiness.Readiness, {
-      check: Effect.suspend(() =>
-        ready ? Effect.void : Effect.fail(new StoreUnavailable({ store: "database", message: "connection refused" })),
-      ),
-    })
-  const logger = Logger.layer([
-    Logger.make((entry) => {
-      logs.push({
-        level: entry.logLevel,
-        message: [entry.message].flat().map(String).join(" "),
-        cause: Cause.pretty(entry.cause),
-      })
-    }),
-  ])
+  const flippable = flippableReadiness()
+  const readiness = options.readiness ?? flippable.layer
+  const { logs, layer: logger } = captureLogs()
   const platform = Layer.mergeAll(Layer.succeed(Clock.Clock, clock.clock), Random.layer, Hasher.layer)
   const cipher = XChaCha20Poly1305.layer({ masterKey: Redacted.make(new Uint8Array(32).fill(9)) })
   const runtime = ManagedRuntime.make(
@@ -71,9 +58,7 @@ export const makeRuntime = (options: { readonly readiness?: Layer.Layer<Readines
     runtime,
     clock,
     logs,
-    setReady: (value: boolean) => {
-      ready = value
-    },
+    setReady: flippable.setReady,
   }
 }
 

@@ -1,45 +1,16 @@
 /**
- * Test fixtures for the schemas routes (not exported): the whole schemas app over HTTP (`app.request`) on the
- * real in-memory adapters, as a host without a database or Redis runs it, with a cache that can be taken down,
- * a development login per person, and a small client that speaks JSON. `@coffer/http` depends on no adapter, so
- * the adapters are imported from their sources by path; only tests import this file.
+ * The whole schemas app over HTTP (`app.request`) on the real in-memory adapters, as a host without a database or
+ * Redis runs it, with a cache that can be taken down, a development login per person, and a small client that
+ * speaks JSON.
  */
-
-import { MemoryCache, MemorySchemaStore, MemorySessions } from "@coffer/adapter-memory"
-import { Cache, Clock, Hasher, Random, type Settings, StoreUnavailable } from "@coffer/kernel"
+import { MemorySchemaStore, MemorySessions } from "@coffer/adapter-memory"
+import { createSchemasApp } from "@coffer/http"
+import type { Settings } from "@coffer/kernel"
 import { Tokens } from "@coffer/schemas"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Layer, ManagedRuntime } from "effect"
 import { afterEach, expect } from "vitest"
-import { createSchemasApp } from "../app/schemasApp.js"
-import { settingsFrom } from "../testing.js"
-
-const platform = Layer.mergeAll(Clock.layer, Random.layer, Hasher.layer)
-
-/** The in-memory cache behind a switch: while `down`, every call fails as during a Redis outage. */
-const switchableCache = (state: { down: boolean }) =>
-  Layer.effect(
-    Cache.Cache,
-    Effect.map(MemoryCache.make, (cache) => {
-      const guard =
-        <Args extends ReadonlyArray<unknown>, A, E, R>(call: (...args: Args) => Effect.Effect<A, E, R>) =>
-        (...args: Args): Effect.Effect<A, E | StoreUnavailable, R> =>
-          Effect.suspend(
-            (): Effect.Effect<A, E | StoreUnavailable, R> =>
-              state.down
-                ? Effect.fail(new StoreUnavailable({ store: "cache", message: "connection refused (test outage)" }))
-                : call(...args),
-          )
-      return Cache.Cache.of({
-        get: guard(cache.get),
-        set: guard(cache.set),
-        delete: guard(cache.delete),
-        increment: guard(cache.increment),
-        ttl: guard(cache.ttl),
-        publish: guard(cache.publish),
-        subscribe: guard(cache.subscribe),
-      })
-    }),
-  )
+import { switchableCache } from "./cache.js"
+import { platform, settingsFrom } from "./http.js"
 
 export interface Client {
   readonly request: (

@@ -1,24 +1,15 @@
 /**
- * Test fixtures for the sign-in routes (not exported): a runtime on the real in-memory adapters, a cookie jar,
- * and requests shaped as a browser sends them. `@coffer/http` depends on no adapter, so the adapters are
- * imported from their sources by path; only tests import this file, so none of it reaches the build.
+ * HTTP helpers for tests of the apps: settings from an environment, a runtime on the real in-memory adapters (as
+ * a host without a database or Redis runs), a cookie jar, and requests and cookies as a browser sends and sees
+ * them.
  */
 
 import { MemoryAccounts, MemoryCache, MemorySessions } from "@coffer/adapter-memory"
-import { Cache, Clock, Hasher, Random, StoreUnavailable } from "@coffer/kernel"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { type Cache, Clock, Hasher, Random, Settings } from "@coffer/kernel"
+import { Layer, ManagedRuntime, Result } from "effect"
 import type { Context } from "hono"
 
 export const platform = Layer.mergeAll(Clock.layer, Random.layer, Hasher.layer)
-
-/** A cache whose every call fails as a Redis outage does. */
-export const cacheDown = Layer.succeed(
-  Cache.Cache,
-  (() => {
-    const down = () => Effect.fail(new StoreUnavailable({ store: "cache", message: "connection refused" }))
-    return { get: down, set: down, delete: down, increment: down, ttl: down, publish: down, subscribe: down }
-  })(),
-)
 
 /** Sessions, accounts and cache in memory, as a host without a database or Redis would run them. */
 export const memoryRuntime = (options: { readonly cache?: Layer.Layer<Cache.Cache> } = {}) =>
@@ -55,3 +46,7 @@ export const cookieAttributes = (response: Response, name: string): Record<strin
   }
   return result
 }
+
+/** Settings from an environment, in development unless told otherwise; throws on a bad one. */
+export const settingsFrom = (env: Settings.Env = {}): Settings.Settings =>
+  Result.getOrThrow(Settings.parse({ COFFER_ENV: "development", ...env }))

@@ -1,15 +1,13 @@
 /**
- * Fixtures for this package's use-case tests (not exported): a world of in-memory ports with a clock the test
+ * For the secrets use-case tests: a world of in-memory ports with a clock the test
  * moves, people made on demand, and a real AEAD (Node's ChaCha20-Poly1305) under the kernel's envelope, so that
  * sealing and the associated-data binding are the production code paths.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { Cache, Cipher, Clock, Hasher, Random } from "@coffer/kernel"
+import { Accounts, type Actor, MemorySecretStore, SecretStore, type SessionActor } from "@coffer/secrets"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
-import * as Accounts from "./Accounts.js"
-import type { Actor, SessionActor } from "./access.js"
-import * as MemorySecretStore from "./memory/MemorySecretStore.js"
-import { SecretStore } from "./SecretStore.js"
+import { manualCache } from "./cache.js"
 
 const TAG = 16
 
@@ -54,32 +52,6 @@ const accountsFixture = () => {
   return { users, service }
 }
 
-/** A Cache with the fixed-window counter semantics of the port, on the given clock. */
-const cacheFixture = (now: () => number): Cache.Cache["Service"] => {
-  const entries = new Map<string, { value: string; expiresAt: number | undefined }>()
-  const live = (key: string) => {
-    const entry = entries.get(key)
-    if (entry?.expiresAt !== undefined && entry.expiresAt <= now()) entries.delete(key)
-    return entries.get(key)
-  }
-  return Cache.Cache.of({
-    get: (key) => Effect.sync(() => live(key)?.value),
-    set: (key, value, ttlMs) =>
-      Effect.sync(() => void entries.set(key, { value, expiresAt: ttlMs === undefined ? undefined : now() + ttlMs })),
-    delete: (key) => Effect.sync(() => void entries.delete(key)),
-    increment: (key, ttlMs) =>
-      Effect.sync(() => {
-        const entry = live(key)
-        const count = Number(entry?.value ?? 0) + 1
-        entries.set(key, { value: String(count), expiresAt: entry?.expiresAt ?? now() + ttlMs })
-        return count
-      }),
-    ttl: (key) => Effect.sync(() => live(key)?.expiresAt),
-    publish: () => Effect.void,
-    subscribe: () => Effect.die("not used"),
-  })
-}
-
 export const START = Date.parse("2026-01-01T00:00:00.000Z")
 
 /** A fresh world: store, accounts, cipher, cache, clock; `run` executes a use case in it. */
@@ -89,13 +61,10 @@ export const makeWorld = (options: { readonly keyring?: Cipher.Keyring } = {}) =
   const store = MemorySecretStore.make()
   const keyring = options.keyring ?? { current: newMasterKey(), previous: [] }
   const layer = Layer.mergeAll(
-    Layer.succeed(SecretStore, store),
+    Layer.succeed(SecretStore.SecretStore, store),
     Layer.succeed(Accounts.Accounts, accounts.service),
     Layer.succeed(Clock.Clock, clock.clock),
-    Layer.succeed(
-      Cache.Cache,
-      cacheFixture(() => Effect.runSync(clock.clock.now)),
-    ),
+    Layer.succeed(Cache.Cache, manualCache(() => Effect.runSync(clock.clock.now)).cache),
     Random.layer,
     Hasher.layer,
     cipherLayer(keyring),

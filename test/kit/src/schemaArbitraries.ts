@@ -1,10 +1,11 @@
 /**
- * Generators and helpers shared by this folder's tests (never exported from the package): semantic versions,
+ * Generators and helpers shared by the schemas domain tests: semantic versions,
  * JSON objects whose keys include the prototype-polluting ones, and in-memory platform catalogs.
  */
+
+import type { PlatformLookup, PlatformSnapshot } from "@coffer/schemas"
 import type { Schema } from "effect"
 import fc from "fast-check"
-import type { PlatformLookup, PlatformSnapshot } from "./resolve.js"
 
 const numeric = fc.integer({ min: 0, max: 12 }).map(String)
 

@@ -1,5 +1,5 @@
 /**
- * Run by `listen.test.ts` under Bun (from source, with the `@coffer/source` condition): one Bun listener on a
+ * Run by `src/listen.test.ts` under Bun (from source, with the `@coffer/source` condition): one Bun listener on a
  * free port, driven line by line from stdin so that the test, on Node, can watch shutdown from the outside.
  *
  * Routes: `GET /ip` answers the listener's `clientAddress`; `POST /echo` answers its body once it has all of it,
@@ -10,7 +10,7 @@
  * Every line printed is JSON.
  */
 import { Hono } from "hono"
-import { bunListener } from "../listen.js"
+import { bunListener } from "../src/listen.js"
 
 const print = (value: unknown) => console.log(JSON.stringify(value))
 

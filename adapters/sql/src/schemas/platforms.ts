@@ -1,0 +1,138 @@
+/**
+ * Platforms and their versions, on SQL: the lists, the batched loads resolution reads (port rule 3), and the
+ * writes that add and remove them. Lists are sorted in JavaScript with the domain's order (`sortVersions`,
+ * code-unit order for names), so both dialects answer alike whatever the database's collation.
+ */
+import type { PlatformData, SchemaStore } from "@coffer/schemas"
+import { Effect, type Schema } from "effect"
+import type * as SqlStore from "../SqlStore.js"
+import type { SchemasVersionRow } from "../tables/schemas.js"
+import { chunks, eachChunk } from "./chunks.js"
+import { byName, iso, parseObject, recordOf } from "./rows.js"
+
+export type PlatformsPart = Pick<
+  SchemaStore["Service"],
+  | "listPlatforms"
+  | "findPlatform"
+  | "loadPlatforms"
+  | "insertPlatform"
+  | "setKind"
+  | "insertVersions"
+  | "removeVersions"
+  | "removePlatform"
+>
+
+/** Groups rows by their platform, once: filtering the rows per platform would cost platforms × rows. */
+const groupByPlatform = <Row extends { readonly platform: string }>(rows: ReadonlyArray<Row>) => {
+  const byPlatform = new Map<string, Array<Row>>()
+  for (const row of rows) {
+    const list = byPlatform.get(row.platform)
+    if (list === undefined) byPlatform.set(row.platform, [row])
+    else list.push(row)
+  }
+  return byPlatform
+}
+
+const versionsOf = (rows: ReadonlyArray<{ readonly version: string }> | undefined) =>
+  (rows ?? []).map((row) => row.version)
+
+export const platforms = ({ query }: SqlStore.SqlStore): PlatformsPart => {
+  /** Rows of `schemas_versions` of the named platforms, with or without their content, in chunks. */
+  const versionRows = (names: ReadonlyArray<string>, withContent: boolean) =>
+    Effect.map(
+      eachChunk(names, (chunk) =>
+        query((db) =>
+          db
+            .selectFrom("schemas_versions")
+            .select(["platform", "version", ...(withContent ? (["content"] as const) : [])])
+            .where("platform", "in", chunk)
+            .execute(),
+        ),
+      ),
+      (parts) => parts.flat() as ReadonlyArray<Pick<SchemasVersionRow, "platform" | "version" | "content">>,
+    )
+
+  const platformRows = (names: ReadonlyArray<string>) =>
+    Effect.map(
+      eachChunk(names, (chunk) =>
+        query((db) => db.selectFrom("schemas_platforms").select(["name", "kind"]).where("name", "in", chunk).execute()),
+      ),
+      (parts) => parts.flat(),
+    )
+
+  return {
+    listPlatforms: Effect.gen(function* () {
+      const platforms = yield* query((db) => db.selectFrom("schemas_platforms").select(["name", "kind"]).execute())
+      const versions = groupByPlatform(
+        yield* query((db) => db.selectFrom("schemas_versions").select(["platform", "version"]).execute()),
+      )
+      return platforms
+        .map((row) => recordOf(row.name, row.kind, versionsOf(versions.get(row.name))))
+        .sort((a, b) => byName(a.name, b.name))
+    }),
+    findPlatform: (name) =>
+      Effect.gen(function* () {
+        const [platform] = yield* platformRows([name])
+        if (platform === undefined) return undefined
+        const versions = yield* versionRows([name], false)
+        return recordOf(platform.name, platform.kind, versionsOf(versions))
+      }),
+    // Chunk by chunk (two statements each), so the parsing of one chunk's contents is followed by a yield too.
+    loadPlatforms: (names) =>
+      Effect.gen(function* () {
+        const found = new Map<string, PlatformData>()
+        yield* eachChunk([...new Set(names)], (chunk) =>
+          Effect.gen(function* () {
+            const platforms = yield* platformRows(chunk)
+            if (platforms.length === 0) return
+            const rows = groupByPlatform(
+              yield* versionRows(
+                platforms.map((platform) => platform.name),
+                true,
+              ),
+            )
+            for (const platform of platforms) {
+              const own = rows.get(platform.name) ?? []
+              const schemas = new Map<string, Schema.JsonObject>()
+              for (const row of own) if (row.content !== null) schemas.set(row.version, parseObject(row.content))
+              found.set(platform.name, { ...recordOf(platform.name, platform.kind, versionsOf(own)), schemas })
+            }
+          }),
+        )
+        return found
+      }),
+    insertPlatform: (name, kind, at) =>
+      query((db) =>
+        db
+          .insertInto("schemas_platforms")
+          .values({ name, kind: kind ?? null, created_at: iso(at) })
+          .onConflict((conflict) => conflict.column("name").doNothing())
+          .executeTakeFirst(),
+      ).pipe(Effect.map((result) => Number(result.numInsertedOrUpdatedRows ?? 0) > 0)),
+    setKind: (name, kind) =>
+      query((db) => db.updateTable("schemas_platforms").set({ kind }).where("name", "=", name).execute()).pipe(
+        Effect.asVoid,
+      ),
+    insertVersions: (platform, versions, at) =>
+      versions.length === 0
+        ? Effect.void
+        : query((db) =>
+            db
+              .insertInto("schemas_versions")
+              .values(versions.map((version) => ({ platform, version, created_at: iso(at) })))
+              .onConflict((conflict) => conflict.columns(["platform", "version"]).doNothing())
+              .execute(),
+          ).pipe(Effect.asVoid),
+    removeVersions: (platform, versions) =>
+      Effect.forEach(
+        chunks(versions),
+        (chunk) =>
+          query((db) =>
+            db.deleteFrom("schemas_versions").where("platform", "=", platform).where("version", "in", chunk).execute(),
+          ),
+        { discard: true },
+      ),
+    removePlatform: (name) =>
+      query((db) => db.deleteFrom("schemas_platforms").where("name", "=", name).execute()).pipe(Effect.asVoid),
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * How the schemas tables' rows (migration `0003_schemas`) become the port's records and back. Shared by the SQL
+ * schema store's parts; nothing here runs a statement.
+ *
+ * Times are stored as ISO 8601 text and cross the port as epoch milliseconds; JSON columns hold the port's
+ * values as text.
+ */
+import { type PlatformKind, type PlatformRecord, type Revision, type StoredToken, sortVersions } from "@coffer/schemas"
+import type { Schema } from "effect"
+import type { SchemasRevisionRow, SchemasTokenRow } from "../tables/schemas.js"
+
+export const iso = (ms: number) => new Date(ms).toISOString()
+export const ms = (text: string) => Date.parse(text)
+
+/** Code-unit order, the same on every dialect whatever its collation. */
+export const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+export const json = (value: Schema.Json | ReadonlyArray<string>) => JSON.stringify(value)
+export const parseObject = (text: string) => JSON.parse(text) as Schema.JsonObject
+export const parseList = (text: string) => JSON.parse(text) as ReadonlyArray<string>
+export const sortedDistinct = (values: ReadonlyArray<string>) => [...new Set(values)].sort(byName)
+
+export const recordOf = (name: string, kind: string | null, versions: ReadonlyArray<string>): PlatformRecord => ({
+  name,
+  kind: (kind ?? undefined) as PlatformKind | undefined,
+  versions: sortVersions(versions),
+})
+
+export const tokenOf = (row: SchemasTokenRow): StoredToken => ({
+  id: row.id,
+  name: row.name,
+  platforms: row.platforms === null ? null : parseList(row.platforms),
+  hint: row.hint,
+  createdAt: ms(row.created_at),
+  createdBy: row.created_by,
+  lastUsedAt: row.last_used_at === null ? undefined : ms(row.last_used_at),
+  hash: row.token_hash,
+})
+
+export const revisionOf = (row: SchemasRevisionRow): Revision => ({
+  revision: Number(row.revision),
+  content: parseObject(row.content),
+  output: row.output === null ? undefined : parseObject(row.output),
+  savedBy: row.saved_by,
+  savedAt: ms(row.saved_at),
+})
