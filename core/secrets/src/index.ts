@@ -22,9 +22,11 @@ export * from "./usecases/secrets.js"
 export {
   AccountLinkRequired,
   DEVELOPMENT_ISSUER,
+  developmentIdentity,
   developmentSignIn,
   type SignInInput,
   secretsSignedIn,
   signIn,
+  unlinkIdentity,
 } from "./usecases/signIn.js"
 export * from "./views.js"

@@ -5,11 +5,13 @@
  *
  * - `list [--json]`: every account, oldest first, with the identities (issuer, subject) that sign in to it.
  * - `link <userId> <issuer> <subject>`: the identity signs in to that account from now on.
- * - `unlink <issuer> <subject>`: the identity no longer signs in to any account (its next sign-in is a first one).
+ * - `unlink <issuer> <subject>`: the identity no longer signs in to any account (its next sign-in is a first one),
+ *   and the sessions it started end at once.
  */
 import { parseArgs } from "node:util"
-import { migrate, SqlAccounts } from "@coffer/adapter-sql"
-import { Accounts } from "@coffer/secrets"
+import { migrate, SqlAccounts, SqlSessions } from "@coffer/adapter-sql"
+import type { Sessions } from "@coffer/kernel"
+import { Accounts, unlinkIdentity } from "@coffer/secrets"
 import { Effect, Layer } from "effect"
 import { commands } from "./help.js"
 import { databaseLayer, platformLayer } from "./layers.js"
@@ -26,13 +28,19 @@ const positionals: Record<Subcommand, ReadonlyArray<string>> = {
 const isSubcommand = (name: string | undefined): name is Subcommand =>
   name !== undefined && Object.hasOwn(positionals, name)
 
-/** Runs `program` on the configured database, migrated, with the SQL Accounts store. */
-const onDatabase = <A, E>(env: NodeJS.ProcessEnv, program: Effect.Effect<A, E, Accounts.Accounts>) => {
+/** Runs `program` on the configured database, migrated, with the secrets service's accounts and sessions. */
+const onDatabase = <A, E>(
+  env: NodeJS.ProcessEnv,
+  program: Effect.Effect<A, E, Accounts.Accounts | Sessions.Sessions>,
+) => {
   const database = databaseLayer(loadSettings(env))
   return Effect.runPromise(
     Effect.gen(function* () {
       yield* migrate
-      return yield* Effect.provide(program, SqlAccounts.layer.pipe(Layer.provide(platformLayer)))
+      return yield* Effect.provide(
+        program,
+        Layer.mergeAll(SqlAccounts.layer, SqlSessions.layer({ service: "secrets" })).pipe(Layer.provide(platformLayer)),
+      )
     }).pipe(Effect.provide(database)),
   )
 }
@@ -88,11 +96,9 @@ export const accountsCommand = async (args: ReadonlyArray<string>, env: NodeJS.P
     }
     case "unlink": {
       const [issuer = "", subject = ""] = given
-      await onDatabase(
-        env,
-        Effect.flatMap(accounts, (store) => store.unlink(issuer, subject)),
-      )
-      return console.log(`coffer: ${issuer} ${subject} no longer signs in to any account`)
+      const ended = await onDatabase(env, unlinkIdentity(issuer, subject))
+      const sessions = ended === 1 ? "1 session" : `${ended} sessions`
+      return console.log(`coffer: ${issuer} ${subject} no longer signs in to any account; ${sessions} ended`)
     }
   }
 }

@@ -74,7 +74,8 @@ Options:
   "accounts unlink": `Usage: coffer accounts unlink <issuer> <subject>
 
 Removes a sign-in identity from its account; the account and its other
-identities stay. The identity's next sign-in is a first one again.
+identities stay. The sessions the identity started end at once. Its next
+sign-in is a first one again.
 
 Options:
   -h, --help   show this help`,

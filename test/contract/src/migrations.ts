@@ -72,6 +72,58 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
       expect(error.retryable).toBe(false)
     })
 
+    it("keeps both audit logs append-only in the database: UPDATE and DELETE are refused, rows stay", async () => {
+      const at = new Date(0).toISOString()
+      const outcome = await run(
+        Effect.gen(function* () {
+          yield* migrate
+          yield* SqlDatabase.query(async (db) => {
+            await db
+              .insertInto("schemas_audit")
+              .values({ id: "a1", at, actor: "ada@example.com", action: "token.create", target: "t", detail: null })
+              .execute()
+            await db
+              .insertInto("secrets_audit_log")
+              .values({
+                id: "b1",
+                project_id: "p",
+                environment_id: null,
+                user_id: "u",
+                user_email: "ada@example.com",
+                action: "secret.read",
+                target_key: "K",
+                ip_address: null,
+                created_at: at,
+              })
+              .execute()
+          })
+          const refused = (attempt: Effect.Effect<unknown, unknown, SqlDatabase.SqlDatabase>) =>
+            Effect.map(Effect.exit(attempt), (exit) => exit._tag === "Failure")
+          return {
+            refused: [
+              yield* refused(
+                SqlDatabase.query((db) => db.updateTable("schemas_audit").set({ actor: "mallory" }).execute()),
+              ),
+              yield* refused(SqlDatabase.query((db) => db.deleteFrom("schemas_audit").execute())),
+              yield* refused(
+                SqlDatabase.query((db) => db.updateTable("secrets_audit_log").set({ user_email: "mallory" }).execute()),
+              ),
+              yield* refused(SqlDatabase.query((db) => db.deleteFrom("secrets_audit_log").execute())),
+            ],
+            schemas: yield* SqlDatabase.query((db) => db.selectFrom("schemas_audit").select("actor").execute()),
+            secrets: yield* SqlDatabase.query((db) =>
+              db.selectFrom("secrets_audit_log").select("user_email").execute(),
+            ),
+          }
+        }),
+      )
+      expect(outcome).toEqual({
+        refused: [true, true, true, true],
+        schemas: [{ actor: "ada@example.com" }],
+        secrets: [{ user_email: "ada@example.com" }],
+      })
+    })
+
     it("pings, and answers the Readiness port", async () => {
       const check = Effect.flatMap(Readiness.Readiness, (readiness) => readiness.check)
       await expect(run(SqlDatabase.ping)).resolves.toBeUndefined()

@@ -151,8 +151,14 @@ describe("coffer accounts", () => {
       const host = await started({ cwd, env })
       const devLogin = (email: string) => post(`${host.secrets}/api/auth/dev-login`, { email })
 
-      const ada = (await (await devLogin("ada@example.com")).json()).user
-      const bob = (await (await devLogin("bob@example.com")).json()).user
+      const adaLogin = await devLogin("ada@example.com")
+      const adaCookie = adaLogin.headers.getSetCookie()[0]!.split(";")[0]!
+      const ada = (await adaLogin.json()).user
+      const bobLogin = await devLogin("bob@example.com")
+      const bobCookie = bobLogin.headers.getSetCookie()[0]!.split(";")[0]!
+      const bob = (await bobLogin.json()).user
+      const me = (cookie: string) => fetch(`${host.secrets}/api/auth/me`, { headers: { cookie } })
+      expect((await me(adaCookie)).status).toBe(200)
       expect(await list()).toEqual([
         expect.objectContaining({
           id: ada.id,
@@ -181,7 +187,12 @@ describe("coffer accounts", () => {
 
       // The collision: Ada's development identity goes; signing in with it again is an unknown identity whose
       // address an account holds, refused until an operator links it.
-      expect((await coffer("unlink", DEV_ISSUER, "ada@example.com")).code).toBe(0)
+      const unlinked = await coffer("unlink", DEV_ISSUER, "ada@example.com")
+      expect(unlinked.code).toBe(0)
+      // The session that identity started ends with it; other people's sessions do not.
+      expect(unlinked.stdout).toContain("1 session ended")
+      expect((await me(adaCookie)).status).toBe(401)
+      expect((await me(bobCookie)).status).toBe(200)
       const refused = await devLogin("ada@example.com")
       expect(refused.status).toBe(409)
       expect((await refused.json()).error).toContain("coffer accounts link")

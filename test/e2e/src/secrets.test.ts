@@ -13,8 +13,9 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { createRequire } from "node:module"
 import { join, resolve } from "node:path"
-import { createPostgresDatabase, hasPostgres, type PostgresDatabase } from "@coffer/contract"
+import { createPostgresDatabase, hasPostgres, type PostgresDatabase, redisUrl } from "@coffer/contract"
 import { parse as parseDotenv } from "dotenv"
+import { Redis } from "ioredis"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { freshDirectory, type Host, run, start } from "./host.js"
 
@@ -467,6 +468,81 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
     const dump = await database.dump()
     expect(dump).toContain("csv1.")
     expect(dump).not.toContain(marker)
+  })
+
+  it("never lets a secret value out: not in logs, error bodies, audit rows, Redis or the database", async () => {
+    const database = await makeDatabase()
+    const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 })
+    await redis.connect()
+    try {
+      const { host, call, signIn, oversized } = await serve(database, { COFFER_REDIS_URL: redisUrl })
+      const ada = await signIn("ada@example.com")
+      const bob = await signIn("bob@example.com")
+      await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+      const S = "/api/projects/app/environments/development/secrets"
+      const sentinel = `sentinel-${randomBytes(12).toString("hex")}`
+      const failures: Array<Reply> = []
+      const refused = async (reply: Promise<Reply>, status: number) => {
+        const answer = await reply
+        expect(answer.status).toBe(status)
+        failures.push(answer)
+      }
+
+      // Every way a value is written, read and exported.
+      expect((await call("POST", S, { as: ada.as, body: { key: "KEY", value: sentinel } })).status).toBe(201)
+      expect((await call("GET", `${S}/KEY`, { as: ada.as })).body.secret.value).toBe(sentinel)
+      expect((await call("GET", `${S}/.env`, { as: ada.as })).text).toContain(sentinel)
+      expect((await call("GET", `${S}/json`, { as: ada.as })).body.KEY).toBe(sentinel)
+      await call("POST", S, { as: ada.as, body: { key: "KEY", value: "other" } })
+      expect((await call("GET", `${S}/KEY/versions`, { as: ada.as })).status).toBe(200)
+      expect((await call("POST", `${S}/KEY/versions/1/restore`, { as: ada.as })).body.version).toBe(3)
+      expect((await call("GET", `${S}/KEY/versions/1`, { as: ada.as })).body.secret.value).toBe(sentinel)
+      const { key } = (
+        await call("POST", "/api/api-keys", { as: ada.as, body: { name: "ci", projectSlug: "app", scope: "read" } })
+      ).body
+      expect((await call("GET", `${S}/KEY`, { as: { key } })).body.secret.value).toBe(sentinel)
+
+      // Every way a request carrying the value can fail.
+      await refused(call("POST", S, { as: ada.as, body: { key: "bad key!", value: sentinel } }), 400)
+      await refused(call("POST", S, { as: ada.as, body: { key: "K".repeat(300), value: sentinel } }), 400)
+      await refused(call("POST", S, { as: ada.as, body: { key: "KEY", value: sentinel.repeat(3000) } }), 413)
+      await refused(call("POST", S, { as: ada.as, body: { key: "KEY", value: 42, note: sentinel } }), 400)
+      await refused(call("POST", S, { as: ada.as, body: `{"key":"KEY","value":"${sentinel}"` }), 400)
+      await refused(
+        call("POST", S, {
+          as: ada.as,
+          body: { key: "KEY", value: sentinel },
+          headers: { "content-type": "text/plain" },
+        }),
+        415,
+      )
+      await refused(call("POST", S, { as: bob.as, body: { key: "KEY", value: sentinel } }), 404)
+      await refused(call("POST", S, { as: { key }, body: { key: "KEY", value: sentinel } }), 403)
+      await refused(
+        call("POST", S.replace("development", `env-${sentinel}`), { as: ada.as, body: { key: "K", value: sentinel } }),
+        404,
+      )
+      await refused(call("GET", `${S}/KEY`, { as: { key: `${key}x` } }), 401)
+      const tooLarge = await oversized(S, ada.as, 2 * 1024 * 1024)
+      expect(tooLarge.status).toBe(413)
+      failures.push({ status: tooLarge.status, body: undefined, text: tooLarge.body, headers: new Headers() })
+
+      for (const failure of failures) expect(failure.text).not.toContain(sentinel)
+      const audit = await call("GET", "/api/projects/app/audit-log?limit=100", { as: ada.as })
+      expect(audit.body.auditLog.length).toBeGreaterThan(5)
+      expect(audit.text).not.toContain(sentinel)
+      expect(host.output()).not.toContain(sentinel)
+      expect(await database.dump()).not.toContain(sentinel)
+      const cached: Array<string> = []
+      for (const cacheKey of await redis.keys("*")) {
+        cached.push(cacheKey)
+        if ((await redis.type(cacheKey)) === "string") cached.push((await redis.get(cacheKey)) ?? "")
+        else cached.push(JSON.stringify(await redis.dump(cacheKey)))
+      }
+      expect(cached.join("\n")).not.toContain(sentinel)
+    } finally {
+      redis.disconnect()
+    }
   })
 
   it("fails cleanly when a ciphertext is moved to another row", async () => {

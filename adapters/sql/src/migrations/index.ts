@@ -26,19 +26,21 @@
  */
 import type { Migration } from "kysely"
 import * as m0001 from "./0001_meta.js"
+import { auditMigrations } from "./audit.js"
 import { schemasMigrations } from "./schemas.js"
 import { secretsMigrations } from "./secrets.js"
 import { sessionsMigrations } from "./sessions.js"
 
 /**
- * Numbers are taken in order across areas (0002 sessions, 0003 schemas, 0004 secrets, then the next free
- * number); a duplicate name would silently drop a migration, so `index.test.ts` checks there is none.
+ * Numbers are taken in order across areas (0002 sessions, 0003 schemas, 0004 secrets, 0006 audit, then the
+ * next free number); a duplicate name would silently drop a migration, so `index.test.ts` checks there is none.
  */
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_meta": m0001,
   ...sessionsMigrations,
   ...schemasMigrations,
   ...secretsMigrations,
+  ...auditMigrations,
 }
 
 /** The name of the newest migration: the schema version a fully migrated database is at. */

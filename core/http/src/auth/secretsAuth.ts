@@ -11,7 +11,7 @@
  * Mount these before any route with a path parameter under `/api`, so that none of those can shadow them.
  */
 import type { Cache, Hasher, Sessions, Settings } from "@coffer/kernel"
-import { type Accounts, developmentSignIn, secretsSignedIn } from "@coffer/secrets"
+import { type Accounts, developmentIdentity, developmentSignIn, secretsSignedIn } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
 import type { Handle } from "../runtime.js"
@@ -46,7 +46,7 @@ export const mountSecretsAuth = (app: Hono, options: SecretsAuthOptions): void =
     body: DevLoginBody,
     signIn: ({ email }) =>
       Effect.map(developmentSignIn(email), (user) => ({
-        session: { userId: user.id, email: user.email, groups: [] },
+        session: { userId: user.id, email: user.email, groups: [], ...developmentIdentity(email) },
         user: { id: user.id, email: user.email },
       })),
   })

@@ -65,6 +65,11 @@ describe("token management", () => {
     expect(
       (await admin.request("POST", "/api/_ui/v1/tokens", { body: { name: "x", platforms: ["nope"] } })).status,
     ).toBe(400)
+    expect(await admin.request("POST", "/api/_ui/v1/tokens", { body: { name: "deploy\u2066bot" } })).toMatchObject({
+      status: 400,
+      body: { error: "Token name must not contain control, formatting or invisible characters; found U+2066" },
+    })
+    expect((await admin.request("GET", "/api/_ui/v1/tokens")).body).toEqual([])
   })
 })
 

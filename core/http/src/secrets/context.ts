@@ -7,18 +7,19 @@
  * count against the client's rate limit (DESIGN.md "Rate limits"), so guessing is slowed without ever limiting
  * a caller whose credentials work.
  */
-import type {
-  Cache,
-  Cipher,
-  Clock,
-  Hasher,
-  Random,
-  Readiness,
-  Sessions,
-  Settings,
-  StoreUnavailable,
-  TooManyRequests,
-  Unauthorized,
+import {
+  type Cache,
+  type Cipher,
+  type Clock,
+  Forbidden,
+  type Hasher,
+  type Random,
+  type Readiness,
+  type Sessions,
+  type Settings,
+  type StoreUnavailable,
+  type TooManyRequests,
+  type Unauthorized,
 } from "@coffer/kernel"
 import { type Accounts, type Actor, authenticateApiKey, type SecretStore } from "@coffer/secrets"
 import { Effect } from "effect"
@@ -86,6 +87,27 @@ export const withCaller = <A, E, R extends SecretsRouteServices>(
   use: (caller: Actor) => Effect.Effect<A, E, R>,
 ): Effect.Effect<A, E | Unauthorized | TooManyRequests | StoreUnavailable, R | CallerServices> =>
   Effect.flatMap(callerOf(c, routes), use)
+
+/**
+ * `withCaller` for the routes that answer secret values (a secret, an old version, the exports). SameSite=Lax still
+ * sends the session cookie on a top-level GET from another site, so a link elsewhere could download a person's
+ * secrets and log the export in their name: a cookie-authenticated request that the browser marks
+ * `Sec-Fetch-Site: cross-site` is refused with 403 before anything is read or audited. API keys are unaffected: no
+ * browser attaches one on its own.
+ */
+export const withValueReader = <A, E, R extends SecretsRouteServices>(
+  c: Context,
+  routes: SecretsRoutes,
+  use: (caller: Actor) => Effect.Effect<A, E, R>,
+): Effect.Effect<A, E | Forbidden | Unauthorized | TooManyRequests | StoreUnavailable, R | CallerServices> =>
+  withCaller(
+    c,
+    routes,
+    (caller): Effect.Effect<A, E | Forbidden, R> =>
+      caller.kind === "session" && c.req.header("sec-fetch-site") === "cross-site"
+        ? Effect.fail(new Forbidden({ message: "Secret values cannot be read by a request from another site" }))
+        : use(caller),
+  )
 
 /** The public origin for links, or the request's own when none is configured (an app built without a host). */
 export const originFor = (c: Context, routes: SecretsRoutes): string => routes.publicOrigin ?? new URL(c.req.url).origin

@@ -59,6 +59,28 @@ describe("projects", () => {
     expect((await call("GET", "/api/projects/my-app", { as: ada.as })).status).toBe(404)
   })
 
+  it("refuses project and API-key names with invisible or reordering characters (400), storing nothing", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    const spoof = "Billing\u202Etxt.exe"
+    expect(await call("POST", "/api/projects", { as: ada.as, body: { name: spoof } })).toMatchObject({
+      status: 400,
+      body: { error: "Project name must not contain control, formatting or invisible characters; found U+202E" },
+    })
+    expect((await call("GET", "/api/projects", { as: ada.as })).body).toEqual({ projects: [] })
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    expect(
+      await call("POST", "/api/api-keys", {
+        as: ada.as,
+        body: { name: "ci\u200B", projectSlug: "app", scope: "read" },
+      }),
+    ).toMatchObject({
+      status: 400,
+      body: { error: "API key name must not contain control, formatting or invisible characters; found U+200B" },
+    })
+    expect((await call("GET", "/api/api-keys?project=app", { as: ada.as })).body.apiKeys).toEqual([])
+  })
+
   it("names the wrong field of a body as the schemas service does (one decoder for both)", async () => {
     const { call, signIn } = fresh()
     const ada = await signIn("ada@example.com")
@@ -231,6 +253,34 @@ describe("secrets", () => {
       ["secrets.exported", "json"],
       ["secrets.exported", "dotenv"],
     ])
+  })
+
+  it("refuses to answer values to a cookie on a cross-site request (403, nothing audited); keys and same-site pass", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/production/secrets"
+    await call("POST", S, { as: ada.as, body: { key: "TOKEN", value: "t" } })
+    const auditSize = async () =>
+      (await call("GET", "/api/projects/app/audit-log?limit=100", { as: ada.as })).body.auditLog.length
+    const before = await auditSize()
+    const crossSite = { "sec-fetch-site": "cross-site" }
+    for (const path of [`${S}/.env`, `${S}/json`, `${S}/TOKEN`, `${S}/TOKEN/versions/1`]) {
+      expect(await call("GET", path, { as: ada.as, headers: crossSite })).toMatchObject({
+        status: 403,
+        body: { error: "Secret values cannot be read by a request from another site" },
+      })
+    }
+    expect(await auditSize()).toBe(before)
+    // Lists hold no values, and a browser marks its own pages' requests same-origin (or none, for a typed URL).
+    expect((await call("GET", S, { as: ada.as, headers: crossSite })).status).toBe(200)
+    for (const site of ["same-origin", "same-site", "none"]) {
+      expect((await call("GET", `${S}/TOKEN`, { as: ada.as, headers: { "sec-fetch-site": site } })).status).toBe(200)
+    }
+    const { key } = (
+      await call("POST", "/api/api-keys", { as: ada.as, body: { name: "ci", projectSlug: "app", scope: "read" } })
+    ).body
+    expect((await call("GET", `${S}/.env`, { as: { key }, headers: crossSite })).text).toBe("TOKEN=t\n")
   })
 })
 

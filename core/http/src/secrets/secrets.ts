@@ -17,7 +17,7 @@ import {
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
 import { decodeJson } from "../middleware/jsonBody.js"
-import { type SecretsRoutes, withCaller } from "./context.js"
+import { type SecretsRoutes, withCaller, withValueReader } from "./context.js"
 
 const SetSecretBody = Schema.Struct({ key: Schema.String, value: Schema.String })
 
@@ -47,7 +47,7 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
   app.get(`${base}/.env`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => exportDotenv(caller, ...params(c))),
+      withValueReader(c, routes, (caller) => exportDotenv(caller, ...params(c))),
       ({ filename, text }) =>
         c.body(text, 200, {
           "Content-Type": "text/plain; charset=utf-8",
@@ -58,13 +58,13 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
   app.get(`${base}/json`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => exportJson(caller, ...params(c))),
+      withValueReader(c, routes, (caller) => exportJson(caller, ...params(c))),
     ),
   )
   app.get(`${base}/:key`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => getSecret(caller, ...params(c), c.req.param("key"))),
+      withValueReader(c, routes, (caller) => getSecret(caller, ...params(c), c.req.param("key"))),
     ),
   )
   app.delete(`${base}/:key`, (c) =>
@@ -82,7 +82,7 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
   app.get(`${base}/:key/versions/:n`, (c) =>
     handle(
       c,
-      withCaller(c, routes, (caller) => getVersion(caller, ...params(c), c.req.param("key"), c.req.param("n"))),
+      withValueReader(c, routes, (caller) => getVersion(caller, ...params(c), c.req.param("key"), c.req.param("n"))),
     ),
   )
   app.post(`${base}/:key/versions/:n/restore`, (c) =>

@@ -2,12 +2,20 @@
  * Managing API tokens from the dashboard (admin permission): create (the plaintext is returned once), list
  * (records only), revoke (immediate on every instance; see `../tokens.ts`). Creation and revocation are audited.
  *
- * Decisions (also in the package README): a name is 1–100 characters, not only whitespace, with no control
- * characters; `platforms`, when
- * given, is a non-empty list of existing platforms (a typo would otherwise make a token that reads nothing),
- * stored sorted and distinct; `null` or omitted means every platform, including ones created later.
+ * Decisions (also in the package README): a name is a label (`@coffer/kernel` `parseLabel`: trimmed, 1–100
+ * characters, no control, format or invisible characters); `platforms`, when given, is a non-empty list of
+ * existing platforms (a typo would otherwise make a token that reads nothing), stored sorted and distinct; `null` or omitted means every platform, including ones created later.
  */
-import { BadRequest, Cache, Clock, type Forbidden, Hasher, Random, type StoreUnavailable } from "@coffer/kernel"
+import {
+  BadRequest,
+  Cache,
+  Clock,
+  type Forbidden,
+  Hasher,
+  parseLabel,
+  Random,
+  type StoreUnavailable,
+} from "@coffer/kernel"
 import { Effect } from "effect"
 import { type Actor, requireManager } from "../access.js"
 import { isValidPlatformName } from "../domain/platform.js"
@@ -41,14 +49,9 @@ export const createToken = Effect.fn("Schemas.createToken")(function* (
   SchemaStore | Random.Random | Hasher.Hasher | Clock.Clock
 > {
   const person = yield* requireManager(actor)
-  const name = input.name
-  // Control characters (NUL above all, which Postgres text refuses) have no place in a label.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
-  if (name.trim() === "" || name.length > MAX_TOKEN_NAME_LENGTH || /[\u0000-\u001f\u007f]/.test(name)) {
-    return yield* new BadRequest({
-      message: `name must be 1 to ${MAX_TOKEN_NAME_LENGTH} characters, not only spaces, without control characters`,
-    })
-  }
+  const name = yield* Effect.fromResult(parseLabel("Token name", MAX_TOKEN_NAME_LENGTH, input.name)).pipe(
+    Effect.mapError((message) => new BadRequest({ message })),
+  )
   const store = yield* SchemaStore
   let platforms: ReadonlyArray<string> | null = null
   if (input.platforms !== undefined && input.platforms !== null) {

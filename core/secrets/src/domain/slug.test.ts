@@ -27,17 +27,20 @@ describe("parseProjectName", () => {
     )
   })
 
-  it("rejects control characters inside the name and unpaired surrogates", () => {
+  it("rejects control, format and invisible characters and unpaired surrogates, naming the code point", () => {
     for (const [name, found] of [
-      ["two\nlines", "\n"],
-      ["bell\u0007", "\u0007"],
-      ["esc\u001b[31m", "\u001b"],
-      ["del\u007f", "\u007f"],
-      ["half \ud83d", "\ud83d"],
+      ["two\nlines", "U+000A"],
+      ["bell\u0007", "U+0007"],
+      ["esc\u001b[31m", "U+001B"],
+      ["del\u007f", "U+007F"],
+      ["invoice\u202Efdp.exe", "U+202E"],
+      ["zero\u200Bwidth", "U+200B"],
+      ["half \ud83d", "U+D83D"],
     ] as const)
-      expect(failureOf(parseProjectName(name)).message).toBe(
-        `Project name must not contain control characters or unpaired surrogates; found ${JSON.stringify(found)}`,
-      )
+      expect(failureOf(parseProjectName(name))).toMatchObject({
+        field: "projectName",
+        message: `Project name must not contain control, formatting or invisible characters; found ${found}`,
+      })
   })
 })
 

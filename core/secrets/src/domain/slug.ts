@@ -5,6 +5,7 @@
  * ASCII letters and digits in dash-separated runs. Deriving is deterministic: the same name always gives
  * the same slug, which is how a second project with a similar name meets 409 instead of a silent suffix.
  */
+import { parseLabel } from "@coffer/kernel"
 import { type Brand, Result } from "effect"
 import { InvalidName } from "./names.js"
 
@@ -16,27 +17,15 @@ export const PROJECT_NAME_MAX_LENGTH = 100
 /** Slugs are cut to this many characters (then trailing dashes dropped), to keep URLs readable. */
 export const SLUG_MAX_LENGTH = 64
 
-// Control characters would break list layouts and log lines; unpaired surrogates cannot be stored as UTF-8.
-const FORBIDDEN_IN_NAME = /[\p{Cc}\p{Cs}]/u
-
 /**
- * A project name: trimmed, then 1 to 100 characters with no control characters or unpaired surrogates. Answers the trimmed name;
- * nothing else about it is changed.
+ * A project name: a label (`@coffer/kernel` `parseLabel`: trimmed, 1 to 100 characters, no control, format or
+ * invisible characters). Answers the trimmed name; nothing else about it is changed.
  */
-export const parseProjectName = (input: string): Result.Result<ProjectName, InvalidName> => {
-  const fail = (message: string) => Result.fail(new InvalidName({ field: "projectName", message }))
-  const name = input.trim()
-  if (name.length === 0) return fail("Project name must not be empty")
-  const length = [...name].length
-  if (length > PROJECT_NAME_MAX_LENGTH)
-    return fail(`Project name must be at most ${PROJECT_NAME_MAX_LENGTH} characters, got ${length}`)
-  const forbidden = FORBIDDEN_IN_NAME.exec(name)?.[0]
-  if (forbidden !== undefined)
-    return fail(
-      `Project name must not contain control characters or unpaired surrogates; found ${JSON.stringify(forbidden)}`,
-    )
-  return Result.succeed(name as ProjectName)
-}
+export const parseProjectName = (input: string): Result.Result<ProjectName, InvalidName> =>
+  Result.mapBoth(parseLabel("Project name", PROJECT_NAME_MAX_LENGTH, input), {
+    onFailure: (message) => new InvalidName({ field: "projectName", message }),
+    onSuccess: (name) => name as ProjectName,
+  })
 
 // Latin letters that are not "letter + accent" in Unicode, so NFKD leaves them whole; spelled the way
 // their languages write them in ASCII. Keys are lowercase because the table is applied after lowercasing.

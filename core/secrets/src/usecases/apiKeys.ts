@@ -11,7 +11,7 @@
  * `lastUsedAt` is kept without a database write on every request: a shared counter in the Cache lets one request
  * per key and minute through to the store, whichever instance serves it.
  */
-import { BadRequest, Cache, Clock, Forbidden, Hasher, Random, Unauthorized } from "@coffer/kernel"
+import { BadRequest, Cache, Clock, Forbidden, Hasher, parseLabel, Random, Unauthorized } from "@coffer/kernel"
 import { Effect } from "effect"
 import { Accounts } from "../Accounts.js"
 import { type Actor, type ApiKeyActor, reachFor, reachProjectById, sessionOnly } from "../access.js"
@@ -40,23 +40,11 @@ export const API_KEY_NAME_MAX_LENGTH = 100
 const invalidKey = () => new Unauthorized({ message: "Invalid API key" })
 const keyNotFound = () => new ApiKeyNotFound()
 
-/** A key's name: trimmed, 1 to 100 characters, no control characters (it is shown in lists and the audit log). */
-export const parseApiKeyName = (input: string): Effect.Effect<string, BadRequest> => {
-  const name = input.trim()
-  const length = [...name].length
-  if (length === 0) return Effect.fail(new BadRequest({ message: "API key name must not be empty" }))
-  if (length > API_KEY_NAME_MAX_LENGTH) {
-    return Effect.fail(
-      new BadRequest({ message: `API key name must be at most ${API_KEY_NAME_MAX_LENGTH} characters, got ${length}` }),
-    )
-  }
-  if (/[\p{Cc}\p{Cs}]/u.test(name)) {
-    return Effect.fail(
-      new BadRequest({ message: "API key name must not contain control characters or unpaired surrogates" }),
-    )
-  }
-  return Effect.succeed(name)
-}
+/** A key's name: a label (shown in lists and the audit log): trimmed, 1 to 100 characters, nothing invisible. */
+export const parseApiKeyName = (input: string): Effect.Effect<string, BadRequest> =>
+  Effect.fromResult(parseLabel("API key name", API_KEY_NAME_MAX_LENGTH, input)).pipe(
+    Effect.mapError((message) => new BadRequest({ message })),
+  )
 
 /** `expiresInDays`: absent, or a whole number from 1 to 3650 (seed 001 §4). */
 export const parseExpiresInDays = (value: number | undefined): Effect.Effect<number | undefined, BadRequest> =>

@@ -10,7 +10,7 @@
  *   that account, because matching by e-mail would let whoever controls an address at some provider take over
  *   the account.
  */
-import { type Identity, type Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
+import { type Identity, type NotFound, Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
 import { Effect, Schema } from "effect"
 import * as Accounts from "../Accounts.js"
 
@@ -55,9 +55,15 @@ export const signIn = Effect.fn("signIn")(function* (input: SignInInput) {
   return yield* accounts.create(input).pipe(Effect.catchTag("Conflict", () => identityOrLinkRequired))
 })
 
-/** The development login (seed 001 §4): the address is the identity, so its case never makes a second account. */
-export const developmentSignIn = (email: string) =>
-  signIn({ issuer: DEVELOPMENT_ISSUER, subject: Accounts.emailKey(email), email })
+/**
+ * The identity of a development login (seed 001 §4): the address is the subject, normalised, so its case never
+ * makes a second account. Its sessions record it like a provider's, so unlinking it ends them too.
+ */
+export const developmentIdentity = (email: string) =>
+  ({ issuer: DEVELOPMENT_ISSUER, subject: Accounts.emailKey(email) }) as const
+
+/** The development login: signs in as the account of the address's development identity. */
+export const developmentSignIn = (email: string) => signIn({ ...developmentIdentity(email), email })
 
 /**
  * What an OIDC sign-in means to the secrets service (seed 001 §1), the `SignIn.SignedInStep` its routes pass
@@ -76,3 +82,20 @@ export const secretsSignedIn = (
     const user = yield* signIn({ issuer: signedIn.issuer, subject: signedIn.subject, email })
     return { userId: user.id, email: user.email, groups: [] } satisfies Sessions.NewSession
   })
+
+/**
+ * An operator's unlink (`coffer accounts unlink`): the identity signs in to no account from now on, and the
+ * sessions it started end now rather than after their seven days. Sessions are ended even when the identity is
+ * already unlinked (`NotFound` is still answered), so rerunning a command whose revocation failed finishes the job.
+ * Answers how many sessions ended.
+ */
+export const unlinkIdentity: (
+  issuer: string,
+  subject: string,
+) => Effect.Effect<number, NotFound | StoreUnavailable, Accounts.Accounts | Sessions.Sessions> = Effect.fn(
+  "Secrets.unlinkIdentity",
+)(function* (issuer: string, subject: string) {
+  const unlinked = yield* Effect.exit((yield* Accounts.Accounts).unlink(issuer, subject))
+  const ended = yield* (yield* Sessions.Sessions).revokeWhere({ issuer, subject })
+  return yield* Effect.as(unlinked, ended)
+})
