@@ -45,6 +45,10 @@ const prepare = () => {
     })
     const running = await serve({ settings, services: ["schemas"], env: {}, log: () => {} })
     const base = running.listening.schemas!.url.replace(/\/$/, "")
+    const page = await fetch(`${base}/platforms`)
+    if (!(page.headers.get("content-type") ?? "").startsWith("text/html")) {
+      throw new Error("the dashboard is not built: run `pnpm build` (or `node hosts/web/scripts/build.mjs`) first")
+    }
     const login = await post(base, "/api/auth/dev-login", { email: "bench@example.com" })
     const [name, value] = login.headers.getSetCookie()[0]!.split(";")[0]!.split("=") as [string, string]
     const cookie = `${name}=${value}`
@@ -69,8 +73,7 @@ const prepare = () => {
       viewport: { width: 1440, height: 900 },
     })
     await context.addCookies([{ name, value, url: base }])
-    const page = await context.newPage()
-    return { running, base, context, page, directory }
+    return { running, base, context, page: await context.newPage(), directory }
   })()
   return scene
 }
