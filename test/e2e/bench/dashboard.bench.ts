@@ -3,7 +3,7 @@
  * platforms and a list of 1,000 versions each render within 1 s). The built Node host runs in this process with
  * the built dashboard; 1,000 platforms and one platform with 1,000 versions are created over HTTP; each benchmark
  * opens the page in a signed-in tab and waits for its 1,000th row. The figures are printed with the target beside
- * them, and a median over the target fails the run.
+ * them, and a median over the target fails the run once both are measured.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -79,6 +79,8 @@ const prepare = () => {
 }
 
 const figures: Record<string, Array<number>> = {}
+/** Targets missed; reported once everything is measured and closed, so that one slow list does not hide the other. */
+const missed: Array<string> = []
 
 /** Opens `path` and waits for its 1,000th row; the time from the request to that row. */
 const render = async (label: string, path: string, rows: string) => {
@@ -110,7 +112,7 @@ const options = (label: string) => ({
     console.log(
       `[dashboard] ${label}: median ${value.toFixed(0)} ms over ${figures[label]!.length} loads; target ≤ ${TARGET_MS} ms`,
     )
-    if (value > TARGET_MS) throw new Error(`${label}: median ${value.toFixed(0)} ms is over ${TARGET_MS} ms`)
+    if (value > TARGET_MS) missed.push(`${label}: median ${value.toFixed(0)} ms is over ${TARGET_MS} ms`)
   },
 })
 
@@ -132,6 +134,7 @@ describe("dashboard lists in Chromium", () => {
       await ready.context.close()
       await ready.running.close(0)
       rmSync(ready.directory, { recursive: true, force: true })
+      if (missed.length > 0) throw new Error(missed.join("; "))
     },
     { time: 0, iterations: 1, warmupIterations: 0 },
   )
