@@ -3,7 +3,7 @@
  * platforms and a list of 1,000 versions each render within 1 s). The built Node host runs in this process with
  * the built dashboard; 1,000 platforms and one platform with 1,000 versions are created over HTTP; each benchmark
  * opens the page in a signed-in tab and waits for its 1,000th row. The figures are printed with the target beside
- * them, and a median over the target fails the run.
+ * them, and a median over the target fails the run once both are measured.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -45,6 +45,10 @@ const prepare = () => {
     })
     const running = await serve({ settings, services: ["schemas"], env: {}, log: () => {} })
     const base = running.listening.schemas!.url.replace(/\/$/, "")
+    const page = await fetch(`${base}/platforms`)
+    if (!(page.headers.get("content-type") ?? "").startsWith("text/html")) {
+      throw new Error("the dashboard is not built: run `pnpm build` (or `node hosts/web/scripts/build.mjs`) first")
+    }
     const login = await post(base, "/api/auth/dev-login", { email: "bench@example.com" })
     const [name, value] = login.headers.getSetCookie()[0]!.split(";")[0]!.split("=") as [string, string]
     const cookie = `${name}=${value}`
@@ -69,13 +73,14 @@ const prepare = () => {
       viewport: { width: 1440, height: 900 },
     })
     await context.addCookies([{ name, value, url: base }])
-    const page = await context.newPage()
-    return { running, base, context, page, directory }
+    return { running, base, context, page: await context.newPage(), directory }
   })()
   return scene
 }
 
 const figures: Record<string, Array<number>> = {}
+/** Targets missed; reported once everything is measured and closed, so that one slow list does not hide the other. */
+const missed: Array<string> = []
 
 /** Opens `path` and waits for its 1,000th row; the time from the request to that row. */
 const render = async (label: string, path: string, rows: string) => {
@@ -107,7 +112,7 @@ const options = (label: string) => ({
     console.log(
       `[dashboard] ${label}: median ${value.toFixed(0)} ms over ${figures[label]!.length} loads; target ≤ ${TARGET_MS} ms`,
     )
-    if (value > TARGET_MS) throw new Error(`${label}: median ${value.toFixed(0)} ms is over ${TARGET_MS} ms`)
+    if (value > TARGET_MS) missed.push(`${label}: median ${value.toFixed(0)} ms is over ${TARGET_MS} ms`)
   },
 })
 
@@ -129,6 +134,7 @@ describe("dashboard lists in Chromium", () => {
       await ready.context.close()
       await ready.running.close(0)
       rmSync(ready.directory, { recursive: true, force: true })
+      if (missed.length > 0) throw new Error(missed.join("; "))
     },
     { time: 0, iterations: 1, warmupIterations: 0 },
   )

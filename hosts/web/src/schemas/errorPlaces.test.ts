@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { CircularDependency, InvalidSchemaContent, Unresolved } from "../../../../core/schemas/src/domain/errors.js"
-import { schemasNamedIn } from "./errorPlaces.js"
+import { lineOfReference, schemasNamedIn } from "./errorPlaces.js"
 
 describe("schemasNamedIn", () => {
   it("reads the schemas of a circular chain, each once", () => {
@@ -22,5 +22,18 @@ describe("schemasNamedIn", () => {
   it("names nothing when the message names no schema", () => {
     expect(schemasNamedIn(new Unresolved({ reference: "x/1.0.0", reason: "platform not found" }).message)).toEqual([])
     expect(schemasNamedIn("Invalid schema content: content must be a plain JSON object")).toEqual([])
+  })
+})
+
+describe("lineOfReference", () => {
+  const text = '{\n  "a": 1,\n  "@extends": [\n    "base/1.0.0",\n    "ios/^2.0.0"\n  ]\n}'
+
+  it("finds the line where the reference a refusal names is written", () => {
+    const message = new Unresolved({ reference: "ios/^2.0.0", reason: "no version matches" }).message
+    expect(lineOfReference(text, ["base/1.0.0", "ios/^2.0.0"], message)).toBe(5)
+  })
+
+  it("finds nothing when the refusal names none of the references", () => {
+    expect(lineOfReference(text, ["base/1.0.0", "ios/^2.0.0"], "Output is too large")).toBeUndefined()
   })
 })

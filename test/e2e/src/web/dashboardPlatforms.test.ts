@@ -48,9 +48,14 @@ describe("the platforms list", () => {
     // The name rules are said before sending; a taken name is explained after.
     const name = page.getByLabel("Platform name")
     await name.fill("bad name")
-    await page
-      .getByText("Only letters, digits, '.', '_' and '-' are allowed, starting with a letter or digit.")
-      .waitFor()
+    const refusal = `Invalid platform name "bad name": only letters, digits, '.', '_' and '-' are allowed, starting with a letter or digit`
+    await page.getByText(refusal, { exact: true }).waitFor()
+    expect(await name.getAttribute("aria-invalid")).toBe("true")
+    // The API answers the very same sentence.
+    expect(await api.send("POST", "/api/_ui/v1/platforms", { name: "bad name" })).toEqual({
+      status: 400,
+      body: { error: refusal },
+    })
     expect(await page.getByRole("button", { name: "Create platform" }).isDisabled()).toBe(true)
     await name.fill(legacy)
     await page.getByRole("button", { name: "Create platform" }).click()

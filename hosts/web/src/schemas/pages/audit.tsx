@@ -63,7 +63,7 @@ export const Audit = () => {
         <p class="muted">Nothing has been recorded yet.</p>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="stacked">
             <caption class="visually-hidden">Audit log, newest first</caption>
             <thead>
               <tr>
@@ -77,13 +77,13 @@ export const Audit = () => {
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.id}>
-                  <td>{formatTime(entry.at)}</td>
-                  <td>{entry.actor}</td>
-                  <td>{ACTIONS[entry.action] ?? entry.action}</td>
-                  <td>
+                  <td data-label="When">{formatTime(entry.at)}</td>
+                  <td data-label="Who">{entry.actor}</td>
+                  <td data-label="What">{ACTIONS[entry.action] ?? entry.action}</td>
+                  <td data-label="Target">
                     <code>{entry.target}</code>
                   </td>
-                  <td>{detailOf(entry.detail)}</td>
+                  <td data-label="Detail">{detailOf(entry.detail)}</td>
                 </tr>
               ))}
             </tbody>

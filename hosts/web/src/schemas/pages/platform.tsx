@@ -93,10 +93,11 @@ const AddVersion = ({ platform, onAdded }: { readonly platform: string; readonly
         setBusy(true)
         try {
           await addVersion(platform, version)
+          // The list first, then the word: the toast never stands beside a list that lacks the version.
+          await onAdded()
           toast(`Added version ${version}`)
           setVersion("")
           setError(undefined)
-          await onAdded()
         } catch (cause) {
           setError(cause)
         } finally {
@@ -151,8 +152,8 @@ const ChangeKind = ({
         try {
           await changeKind(platform.name, kind)
           setError(undefined)
-          toast(`${platform.name} is now of kind ${kind}`)
           await onChanged()
+          toast(`${platform.name} is now of kind ${kind}`)
         } catch (cause) {
           setError(cause)
         } finally {
@@ -314,9 +315,9 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
           onClose={() => setDeleting(undefined)}
           run={async () => {
             await deleteVersion(platform.name, deleting.version!)
-            toast(`Deleted version ${deleting.version}`)
-            setDeleting(undefined)
             await loaded.reload()
+            setDeleting(undefined)
+            toast(`Deleted version ${deleting.version}`)
           }}
         />
       )}

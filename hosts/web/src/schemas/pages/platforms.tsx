@@ -14,28 +14,16 @@ import { toast } from "../../ui/toast.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { KIND_LABELS, KindBadge, KindOptions, LockIcon } from "../kinds.js"
 import { platformPath } from "../paths.js"
+import { platformNameError } from "../platformName.js"
 import { useAbilities } from "../session.js"
 import { sortVersions } from "../versions.js"
-
-/** The same rule as the service (`validatePlatformName`), so the form says it before sending. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
-const nameProblem = (name: string): string | undefined =>
-  name === ""
-    ? undefined
-    : name.length > 64
-      ? `It is ${name.length} characters long, at most 64 are allowed.`
-      : !NAME.test(name)
-        ? "Only letters, digits, '.', '_' and '-' are allowed, starting with a letter or digit."
-        : name === "schemas" || name === "auth"
-          ? "This name is reserved."
-          : undefined
 
 const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<DashboardPlatform> | undefined }) => {
   const [name, setName] = useState("")
   const [kind, setKind] = useState<Kind>("custom")
   const [error, setError] = useState<unknown>()
   const [busy, setBusy] = useState(false)
-  const problem = nameProblem(name)
+  const problem = name === "" ? undefined : platformNameError(name)
   return (
     <form
       class="card stack"
@@ -66,7 +54,6 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
           label="Platform name"
           name="name"
           required
-          maxLength={64}
           autoComplete="off"
           value={name}
           aria-invalid={problem !== undefined}

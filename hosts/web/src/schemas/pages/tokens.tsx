@@ -197,7 +197,7 @@ export const Tokens = () => {
         <p class="muted">There are no API tokens.</p>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="stacked">
             <caption class="visually-hidden">API tokens</caption>
             <thead>
               <tr>
@@ -216,13 +216,15 @@ export const Tokens = () => {
               {list.map((record) => (
                 <tr key={record.id}>
                   <th scope="row">{record.name}</th>
-                  <td>
+                  <td data-label="Hint">
                     <code>{record.hint}</code>
                   </td>
-                  <td>{record.platforms === null ? "All platforms" : record.platforms.join(", ")}</td>
-                  <td>{record.createdBy}</td>
-                  <td>{formatTime(record.createdAt)}</td>
-                  <td>{formatTime(record.lastUsedAt)}</td>
+                  <td data-label="Platforms">
+                    {record.platforms === null ? "All platforms" : record.platforms.join(", ")}
+                  </td>
+                  <td data-label="Created by">{record.createdBy}</td>
+                  <td data-label="Created">{formatTime(record.createdAt)}</td>
+                  <td data-label="Last used">{formatTime(record.lastUsedAt)}</td>
                   <td class="right">
                     <button
                       type="button"

@@ -11,23 +11,11 @@ import { Alert } from "../../ui/components.js"
 import { Link } from "../../ui/router.js"
 import { toast } from "../../ui/toast.js"
 import { checkContent, REFERENCE_FORMS } from "../content.js"
-import { schemasNamedIn } from "../errorPlaces.js"
+import { lineOfReference, schemasNamedIn } from "../errorPlaces.js"
 import type { SchemaData } from "../pages/schema.js"
 import { schemaIdPath } from "../paths.js"
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2)
-
-/** The line (1-based) of `text` where a reference named in `message` is written, if any. */
-export const lineOfReference = (
-  text: string,
-  references: ReadonlyArray<string>,
-  message: string,
-): number | undefined => {
-  const named = references.find((reference) => message.includes(`"${reference}"`) || message.includes(reference))
-  if (named === undefined) return undefined
-  const index = text.indexOf(JSON.stringify(named))
-  return index === -1 ? undefined : text.slice(0, index).split("\n").length
-}
 
 interface Saved {
   readonly output: Record<string, unknown>
