@@ -69,6 +69,8 @@ export class Sessions extends Context.Service<
     readonly get: (token: string) => Effect.Effect<Session | undefined, StoreUnavailable>
     readonly revoke: (token: string) => Effect.Effect<void, StoreUnavailable>
     readonly revokeWhere: (filter: SessionFilter) => Effect.Effect<number, StoreUnavailable>
+    /** Housekeeping: deletes the sessions expired by now (reads already ignore them); answers how many. */
+    readonly removeExpired: Effect.Effect<number, StoreUnavailable>
   }
 >()("@coffer/kernel/Sessions") {}
 
@@ -100,5 +102,6 @@ export const make = Effect.fnUntraced(function* (store: SessionStore) {
       yield* store.remove(yield* hasher.sha256Hex(token))
     }),
     revokeWhere: store.removeWhere,
+    removeExpired: Effect.flatMap(clock.now, store.removeExpired),
   })
 })

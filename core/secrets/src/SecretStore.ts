@@ -223,6 +223,11 @@ export class SecretStore extends Context.Service<
       readonly inviteId: string
       readonly audit: AuditRecord
     }) => Effect.Effect<boolean, StoreUnavailable>
+    /**
+     * Housekeeping: removes every invite that can no longer be accepted at `now` (used, or expired: the
+     * complement of `isPending`); answers how many. Accepting one answers 404 whether its row is there or not.
+     */
+    readonly removeSpentInvites: (now: string) => Effect.Effect<number, StoreUnavailable>
     /** Rule 7. The project joined; undefined when the invite is used (or gone). `at` is the joining time. */
     readonly acceptInvite: (input: {
       readonly inviteId: string

@@ -335,7 +335,7 @@ export const secretStoreSuite = <R>(
         }),
       ))
 
-    it("keeps invites until used or withdrawn, and takes one only while unused (rule 7)", () =>
+    it("keeps invites until used, withdrawn or tidied away, and takes one only while unused (rule 7)", () =>
       run(({ store, project, person }) =>
         Effect.gen(function* () {
           const { project: alpha, ownerId } = yield* project("alpha")
@@ -400,6 +400,15 @@ export const secretStoreSuite = <R>(
           expect(yield* withdraw(second.id)).toBe(false)
           expect(yield* accept(second.id, at(7))).toBeUndefined()
           expect(yield* store.findProject("alpha", bob)).toBeUndefined()
+
+          // Housekeeping takes the used and the expired ones, keeps the pending ones, writes no audit.
+          const later = make(20)
+          yield* store.createInvite({ invite: later, audit: audit(alpha.id, "invite.created", "read") })
+          const audited = yield* store.listAudit({ projectId: alpha.id, limit: 100, offset: 0 })
+          expect(yield* store.removeSpentInvites(at(15))).toBe(2)
+          expect((yield* store.listInvites(alpha.id)).map((invite) => invite.id)).toEqual([later.id])
+          expect(yield* store.removeSpentInvites(at(15))).toBe(0)
+          expect(yield* store.listAudit({ projectId: alpha.id, limit: 100, offset: 0 })).toEqual(audited)
         }),
       ))
 

@@ -34,6 +34,7 @@ export type ProjectsPart = Pick<
   | "findInvite"
   | "deleteInvite"
   | "acceptInvite"
+  | "removeSpentInvites"
   | "listDataKeys"
   | "replaceDataKey"
 >
@@ -198,6 +199,15 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
           .where("used_at", "is", null)
           .executeTakeFirst(),
       ),
+
+    // The complement of `isPending` (core/secrets domain/people.ts), as one statement.
+    removeSpentInvites: (now) =>
+      query((db) =>
+        db
+          .deleteFrom("secrets_invites")
+          .where((row) => row.or([row("used_at", "is not", null), row("expires_at", "<=", now)]))
+          .executeTakeFirst(),
+      ).pipe(Effect.map((result) => Number(result.numDeletedRows))),
 
     acceptInvite: ({ inviteId, userId, at, audit }) =>
       store.transaction(

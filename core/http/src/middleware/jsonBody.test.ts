@@ -41,7 +41,7 @@ describe("nestingExceeds", () => {
       fc.property(fc.oneof(fc.string(), bracketText, fc.string({ unit: "binary" })), fc.nat(5), (text, max) => {
         expect(typeof nestingExceeds(text, max)).toBe("boolean")
       }),
-      { numRuns: 2000 },
+      { numRuns: 500 },
     )
   })
 

@@ -10,6 +10,7 @@
 import { NotFound } from "@coffer/kernel"
 import { Effect, Layer } from "effect"
 import { newestFirst } from "../domain/order.js"
+import { isPending } from "../domain/people.js"
 import type { MemberRole } from "../domain/permissions.js"
 import { AlreadyMember, EnvironmentExists, ProjectExists, VersionConflict } from "../errors.js"
 import {
@@ -164,6 +165,16 @@ export const make = (): SecretStore["Service"] => {
         return true
       }),
 
+    removeSpentInvites: (now) =>
+      Effect.sync(() => {
+        let removed = 0
+        for (const [id, invite] of invites) {
+          if (isPending(invite, now)) continue
+          invites.delete(id)
+          removed++
+        }
+        return removed
+      }),
     acceptInvite: ({ inviteId, userId, at, audit: entry }) =>
       Effect.suspend(() => {
         const invite = invites.get(inviteId)
