@@ -7,6 +7,8 @@ import type { Route } from "../ui/router.js"
 import { CompareEnvironments } from "./pages/compare.js"
 import { Environments } from "./pages/environments.js"
 import { History } from "./pages/history.js"
+import { AcceptInvite } from "./pages/invite.js"
+import { People } from "./pages/people.js"
 import { Projects } from "./pages/projects.js"
 import { ProjectSecrets } from "./pages/secrets.js"
 import { SignIn } from "./pages/signIn.js"
@@ -19,6 +21,9 @@ export const routes: ReadonlyArray<Route> = [
   { path: "/projects/:slug/compare", page: CompareEnvironments },
   { path: "/projects/:slug/environments", page: Environments },
   { path: "/projects/:slug/environments/:env/secrets/:key/history", page: History },
+  { path: "/projects/:slug/people", page: People },
+  // Public: the page itself sends a signed-out person to sign in, keeping the token out of the address.
+  { path: "/invite", page: AcceptInvite, public: true },
 ]
 
 export const nav: ReadonlyArray<{ readonly href: string; readonly label: string }> = [
