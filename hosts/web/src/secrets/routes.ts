@@ -4,6 +4,7 @@
  * place to go, one to `nav` or `projectTabs`.
  */
 import type { Route } from "../ui/router.js"
+import { ApiKeys } from "./pages/apiKeys.js"
 import { CompareEnvironments } from "./pages/compare.js"
 import { Environments } from "./pages/environments.js"
 import { History } from "./pages/history.js"
@@ -24,8 +25,10 @@ export const routes: ReadonlyArray<Route> = [
   { path: "/projects/:slug/people", page: People },
   // Public: the page itself sends a signed-out person to sign in, keeping the token out of the address.
   { path: "/invite", page: AcceptInvite, public: true },
+  { path: "/api-keys", page: ApiKeys },
 ]
 
 export const nav: ReadonlyArray<{ readonly href: string; readonly label: string }> = [
   { href: "/projects", label: "Projects" },
+  { href: "/api-keys", label: "API keys" },
 ]
