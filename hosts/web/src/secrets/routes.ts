@@ -5,6 +5,7 @@
  */
 import type { Route } from "../ui/router.js"
 import { ApiKeys } from "./pages/apiKeys.js"
+import { Audit } from "./pages/audit.js"
 import { CompareEnvironments } from "./pages/compare.js"
 import { Environments } from "./pages/environments.js"
 import { History } from "./pages/history.js"
@@ -23,6 +24,7 @@ export const routes: ReadonlyArray<Route> = [
   { path: "/projects/:slug/environments", page: Environments },
   { path: "/projects/:slug/environments/:env/secrets/:key/history", page: History },
   { path: "/projects/:slug/people", page: People },
+  { path: "/projects/:slug/audit", page: Audit },
   // Public: the page itself sends a signed-out person to sign in, keeping the token out of the address.
   { path: "/invite", page: AcceptInvite, public: true },
   { path: "/api-keys", page: ApiKeys },

@@ -7,4 +7,5 @@ export const projectTabs: ReadonlyArray<{ readonly path: string; readonly label:
   { path: "/compare", label: "Compare" },
   { path: "/environments", label: "Environments" },
   { path: "/people", label: "People" },
+  { path: "/audit", label: "Audit log" },
 ]
