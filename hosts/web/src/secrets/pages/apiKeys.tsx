@@ -259,22 +259,16 @@ export const ApiKeys = () => {
         <p class="muted">No API keys{chosen === undefined ? "" : " in this project"}.</p>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="stacked">
             <caption class="visually-hidden">API keys</caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Project</th>
                 <th scope="col">Scope</th>
-                <th scope="col" class="hide-narrow">
-                  Holder
-                </th>
-                <th scope="col" class="hide-narrow">
-                  Starts with
-                </th>
-                <th scope="col" class="hide-narrow">
-                  Last used
-                </th>
+                <th scope="col">Holder</th>
+                <th scope="col">Starts with</th>
+                <th scope="col">Last used</th>
                 <th scope="col">Expires</th>
                 <th scope="col">
                   <span class="visually-hidden">Actions</span>
@@ -285,14 +279,14 @@ export const ApiKeys = () => {
               {list.map((key) => (
                 <tr key={key.id}>
                   <th scope="row">{key.name}</th>
-                  <td>{projectName(key.projectId)}</td>
-                  <td>{key.scope}</td>
-                  <td class="hide-narrow">{key.userEmail ?? key.userId}</td>
-                  <td class="hide-narrow">
+                  <td data-label="Project">{projectName(key.projectId)}</td>
+                  <td data-label="Scope">{key.scope}</td>
+                  <td data-label="Holder">{key.userEmail ?? key.userId}</td>
+                  <td data-label="Starts with">
                     <code>{key.keyPrefix}…</code>
                   </td>
-                  <td class="hide-narrow">{formatTime(key.lastUsedAt)}</td>
-                  <td>
+                  <td data-label="Last used">{formatTime(key.lastUsedAt)}</td>
+                  <td data-label="Expires">
                     {key.expiresAt === null ? "never" : formatTime(key.expiresAt)}
                     {expired(key) ? <span class="badge missing">expired</span> : null}
                   </td>

@@ -48,7 +48,7 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
   const entries = loaded.data?.auditLog.slice(0, AUDIT_PAGE_SIZE)
   const hasOlder = (loaded.data?.auditLog.length ?? 0) > AUDIT_PAGE_SIZE
   const environmentName = (id: string | null) =>
-    id === null ? "" : (data.environments.find((environment) => environment.id === id)?.name ?? "(deleted)")
+    id === null ? "—" : (data.environments.find((environment) => environment.id === id)?.name ?? "(deleted)")
   const go = (to: number) => navigate(projectPath(slug, to === 1 ? "/audit" : `/audit?page=${to}`))
   return (
     <>
@@ -62,7 +62,7 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
         <p class="muted">{page === 1 ? "Nothing has been recorded yet." : "No entries on this page."}</p>
       ) : (
         <div class="table-wrap">
-          <table aria-busy={loaded.loading}>
+          <table class="stacked" aria-busy={loaded.loading}>
             <caption class="visually-hidden">
               Audit log of {data.project.name}, page {page}, newest first
             </caption>
@@ -72,25 +72,23 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
                 <th scope="col">Action</th>
                 <th scope="col">Target</th>
                 <th scope="col">Person</th>
-                <th scope="col" class="hide-narrow">
-                  Environment
-                </th>
-                <th scope="col" class="hide-narrow">
-                  Address
-                </th>
+                <th scope="col">Environment</th>
+                <th scope="col">Address</th>
               </tr>
             </thead>
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.id}>
-                  <td>{formatTime(entry.createdAt)}</td>
-                  <td title={entry.action}>{ACTIONS[entry.action] ?? entry.action}</td>
-                  <td>
+                  <td data-label="When">{formatTime(entry.createdAt)}</td>
+                  <td data-label="Action" title={entry.action}>
+                    {ACTIONS[entry.action] ?? entry.action}
+                  </td>
+                  <td data-label="Target">
                     <code>{entry.targetKey}</code>
                   </td>
-                  <td>{entry.userEmail}</td>
-                  <td class="hide-narrow">{environmentName(entry.environmentId)}</td>
-                  <td class="hide-narrow">{entry.ipAddress ?? ""}</td>
+                  <td data-label="Person">{entry.userEmail}</td>
+                  <td data-label="Environment">{environmentName(entry.environmentId)}</td>
+                  <td data-label="Address">{entry.ipAddress ?? ""}</td>
                 </tr>
               ))}
             </tbody>
