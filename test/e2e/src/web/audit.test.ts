@@ -61,11 +61,9 @@ describe("audit log", () => {
     await page.getByRole("button", { name: "Older" }).click()
     await page.getByRole("button", { name: "Newer" }).click()
     await page.waitForURL(`${base}${path}`)
-    expect(
-      await page
-        .getByRole("table", { name: /page 1, newest first/ })
-        .locator("tbody tr")
-        .count(),
-    ).toBe(50)
+    // The table names the page whose rows it holds, so waiting for "page 1" waits for page 1's rows.
+    const again = page.getByRole("table", { name: /page 1, newest first/ })
+    await again.waitFor()
+    expect(await again.locator("tbody tr").count()).toBe(50)
   })
 })

@@ -44,7 +44,14 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
   const { search } = useLocation()
   const page = pageOf(search.get("page"))
   const slug = data.project.slug
-  const loaded = useAsync(() => listAuditLog(slug, AUDIT_PAGE_SIZE + 1, (page - 1) * AUDIT_PAGE_SIZE), [slug, page])
+  // The page travels with its entries: until the next page has loaded, the table keeps saying which page it
+  // shows (and is busy), rather than naming the new page over the old page's rows.
+  const loaded = useAsync(
+    async () => ({ page, ...(await listAuditLog(slug, AUDIT_PAGE_SIZE + 1, (page - 1) * AUDIT_PAGE_SIZE)) }),
+    [slug, page],
+  )
+  const shown = loaded.data?.page ?? page
+  const busy = loaded.loading || shown !== page
   const entries = loaded.data?.auditLog.slice(0, AUDIT_PAGE_SIZE)
   const hasOlder = (loaded.data?.auditLog.length ?? 0) > AUDIT_PAGE_SIZE
   const environmentName = (id: string | null) =>
@@ -59,12 +66,12 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
           <Loading what="the audit log" />
         ) : null
       ) : entries.length === 0 ? (
-        <p class="muted">{page === 1 ? "Nothing has been recorded yet." : "No entries on this page."}</p>
+        <p class="muted">{shown === 1 ? "Nothing has been recorded yet." : "No entries on this page."}</p>
       ) : (
         <div class="table-wrap">
-          <table class="stacked" aria-busy={loaded.loading}>
+          <table class="stacked" aria-busy={busy}>
             <caption class="visually-hidden">
-              Audit log of {data.project.name}, page {page}, newest first
+              Audit log of {data.project.name}, page {shown}, newest first
             </caption>
             <thead>
               <tr>
@@ -96,11 +103,11 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
         </div>
       )}
       <nav class="row" aria-label="Audit log pages">
-        <button type="button" class="button" disabled={page === 1 || loaded.loading} onClick={() => go(page - 1)}>
+        <button type="button" class="button" disabled={page === 1 || busy} onClick={() => go(page - 1)}>
           Newer
         </button>
         <span class="muted">Page {page}</span>
-        <button type="button" class="button" disabled={!hasOlder || loaded.loading} onClick={() => go(page + 1)}>
+        <button type="button" class="button" disabled={!hasOlder || busy} onClick={() => go(page + 1)}>
           Older
         </button>
       </nav>
