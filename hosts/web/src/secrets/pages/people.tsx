@@ -137,7 +137,8 @@ const Members = ({ data }: { readonly data: ProjectData }) => {
         ) : null
       ) : (
         <div class="table-wrap">
-          <table>
+          {/* One block per person on phones: the role select and Remove stay in view without scrolling sideways. */}
+          <table class="stacked">
             <caption class="visually-hidden">Members of {data.project.name}</caption>
             <thead>
               <tr>
@@ -160,7 +161,7 @@ const Members = ({ data }: { readonly data: ProjectData }) => {
                       {nameOf(member)}
                       {self ? <span class="muted"> (you)</span> : null}
                     </th>
-                    <td>
+                    <td data-label="Role">
                       {isOwner && member.role !== "owner" ? (
                         <RoleSelect data={data} member={member} onChanged={members.reload} />
                       ) : (
