@@ -3,16 +3,31 @@
  * imported as types only so none of the server code reaches the bundle.
  */
 import type {
+  ApiKeyView,
+  AuditView,
   EnvironmentView,
+  InviteView,
+  MemberView,
   ProjectView,
   SecretListItem,
   SecretView,
   VersionListItem,
   VersionView,
 } from "@coffer/secrets"
-import { del, get, post, segment } from "./client.js"
+import { del, get, patch, post, segment } from "./client.js"
 
-export type { EnvironmentView, ProjectView, SecretListItem, SecretView, VersionListItem, VersionView }
+export type {
+  ApiKeyView,
+  AuditView,
+  EnvironmentView,
+  InviteView,
+  MemberView,
+  ProjectView,
+  SecretListItem,
+  SecretView,
+  VersionListItem,
+  VersionView,
+}
 
 export interface User {
   readonly id: string
@@ -68,3 +83,42 @@ export const restoreVersion = (slug: string, env: string, key: string, version: 
 /** Where the browser downloads an environment's `.env` or JSON export (a plain same-origin link). */
 export const exportUrl = (slug: string, env: string, format: "dotenv" | "json") =>
   `${secretsOf(slug, env)}/${format === "dotenv" ? ".env" : "json"}`
+
+export type MemberRole = "read" | "write"
+
+export const listMembers = (slug: string) => get<{ members: ReadonlyArray<MemberView> }>(`${project(slug)}/members`)
+export const updateMemberRole = (slug: string, userId: string, role: MemberRole) =>
+  patch<{ ok: true }>(`${project(slug)}/members/${segment(userId)}`, { role })
+export const removeMember = (slug: string, userId: string) => del(`${project(slug)}/members/${segment(userId)}`)
+
+export const listInvites = (slug: string) => get<{ invites: ReadonlyArray<InviteView> }>(`${project(slug)}/invites`)
+export const createInvite = (slug: string, role: MemberRole) =>
+  post<{ invite: InviteView; token: string; url: string }>(`${project(slug)}/invites`, { role })
+export const deleteInvite = (slug: string, id: string) => del(`${project(slug)}/invites/${segment(id)}`)
+export const acceptInvite = (token: string) => post<{ project: ProjectView }>("/api/invites/accept", { token })
+
+/** What creating or rotating a key answers: the raw key, this once. */
+export interface IssuedApiKey {
+  readonly key: string
+  readonly prefix: string
+  readonly name: string
+  readonly scope: MemberRole
+  readonly expiresAt: string | null
+}
+
+export const listApiKeys = (projectSlug?: string) =>
+  get<{ apiKeys: ReadonlyArray<ApiKeyView> }>(
+    projectSlug === undefined ? "/api/api-keys" : `/api/api-keys?project=${segment(projectSlug)}`,
+  )
+export const createApiKey = (input: {
+  readonly name: string
+  readonly projectSlug: string
+  readonly scope: MemberRole
+  readonly expiresInDays?: number
+}) => post<IssuedApiKey>("/api/api-keys", input)
+export const rotateApiKey = (id: string, expiresInDays?: number) =>
+  post<IssuedApiKey>(`/api/api-keys/${segment(id)}/rotate`, expiresInDays === undefined ? {} : { expiresInDays })
+export const deleteApiKey = (id: string) => del(`/api/api-keys/${segment(id)}`)
+
+export const listAuditLog = (slug: string, limit: number, offset: number) =>
+  get<{ auditLog: ReadonlyArray<AuditView> }>(`${project(slug)}/audit-log?limit=${limit}&offset=${offset}`)

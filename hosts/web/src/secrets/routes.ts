@@ -4,9 +4,13 @@
  * place to go, one to `nav` or `projectTabs`.
  */
 import type { Route } from "../ui/router.js"
+import { ApiKeys } from "./pages/apiKeys.js"
+import { Audit } from "./pages/audit.js"
 import { CompareEnvironments } from "./pages/compare.js"
 import { Environments } from "./pages/environments.js"
 import { History } from "./pages/history.js"
+import { AcceptInvite } from "./pages/invite.js"
+import { People } from "./pages/people.js"
 import { Projects } from "./pages/projects.js"
 import { ProjectSecrets } from "./pages/secrets.js"
 import { SignIn } from "./pages/signIn.js"
@@ -19,8 +23,14 @@ export const routes: ReadonlyArray<Route> = [
   { path: "/projects/:slug/compare", page: CompareEnvironments },
   { path: "/projects/:slug/environments", page: Environments },
   { path: "/projects/:slug/environments/:env/secrets/:key/history", page: History },
+  { path: "/projects/:slug/people", page: People },
+  { path: "/projects/:slug/audit", page: Audit },
+  // Public: the page itself sends a signed-out person to sign in, keeping the token out of the address.
+  { path: "/invite", page: AcceptInvite, public: true },
+  { path: "/api-keys", page: ApiKeys },
 ]
 
 export const nav: ReadonlyArray<{ readonly href: string; readonly label: string }> = [
   { href: "/projects", label: "Projects" },
+  { href: "/api-keys", label: "API keys" },
 ]

@@ -6,4 +6,6 @@ export const projectTabs: ReadonlyArray<{ readonly path: string; readonly label:
   { path: "", label: "Secrets" },
   { path: "/compare", label: "Compare" },
   { path: "/environments", label: "Environments" },
+  { path: "/people", label: "People" },
+  { path: "/audit", label: "Audit log" },
 ]

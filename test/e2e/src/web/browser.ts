@@ -27,6 +27,31 @@ export interface Browser {
   /** A full-page screenshot named `<name>.png` in `SCREENSHOTS`. */
   readonly screenshot: (page: Page, name: string) => Promise<string>
   readonly context: () => BrowserContext
+  /**
+   * A new tab at `url` in a second browser (its own cookies), for a second person beside the first; launched
+   * on first use and watched like the first.
+   */
+  readonly openOther: (url: string, viewport?: { width: number; height: number }) => Promise<Page>
+}
+
+const launch = async (): Promise<BrowserContext> => {
+  const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "coffer-chromium-")), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    viewport: { width: 1440, height: 900 },
+    acceptDownloads: true,
+  })
+  // Shorter than the test's own timeout, so a missing element fails with playwright's message.
+  context.setDefaultTimeout(8_000)
+  await context.grantPermissions(["clipboard-read", "clipboard-write"])
+  // CDP-injected, so the page's own policy does not apply to it; it reports violations of that policy.
+  await context.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || "inline"}`)
+    })
+  })
+  return context
 }
 
 /** Launches Chromium for the suite and checks every test's pages for problems after it. */
@@ -34,28 +59,14 @@ export const useBrowser = (): Browser => {
   let browserContext: BrowserContext | undefined
   let problems: Array<string> = []
   const pages: Array<Page> = []
+  let otherContext: Promise<BrowserContext> | undefined
 
   beforeAll(async () => {
-    const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "coffer-chromium-")), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-      viewport: { width: 1440, height: 900 },
-      acceptDownloads: true,
-    })
-    browserContext = context
-    // Shorter than the test's own timeout, so a missing element fails with playwright's message.
-    context.setDefaultTimeout(8_000)
-    await context.grantPermissions(["clipboard-read", "clipboard-write"])
-    // CDP-injected, so the page's own policy does not apply to it; it reports violations of that policy.
-    await context.addInitScript(() => {
-      document.addEventListener("securitypolicyviolation", (event) => {
-        console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || "inline"}`)
-      })
-    })
+    browserContext = await launch()
   })
   afterAll(async () => {
     await browserContext?.close()
+    await (await otherContext)?.close()
   })
   afterEach(async (context) => {
     // A failed test leaves a picture of each of its pages behind, named after the test.
@@ -73,24 +84,33 @@ export const useBrowser = (): Browser => {
     await Promise.all(pages.splice(0).map((page) => page.close()))
     // Each test starts signed out.
     await browserContext?.clearCookies()
+    await (await otherContext)?.clearCookies()
     expect(seen, "console errors, page errors or CSP violations").toEqual([])
   })
+
+  const watched = async (context: BrowserContext, url: string, viewport?: { width: number; height: number }) => {
+    const page = await context.newPage()
+    pages.push(page)
+    if (viewport !== undefined) await page.setViewportSize(viewport)
+    page.on("console", (message) => {
+      if (message.type() === "error" && !FAILED_RESPONSE.test(message.text())) {
+        problems.push(`console: ${message.text()}`)
+      }
+    })
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`))
+    await page.goto(url)
+    return page
+  }
 
   return {
     open: async (url, viewport) => {
       const context = browserContext
       if (context === undefined) throw new Error("useBrowser: the browser is not running (call it at suite level)")
-      const page = await context.newPage()
-      pages.push(page)
-      if (viewport !== undefined) await page.setViewportSize(viewport)
-      page.on("console", (message) => {
-        if (message.type() === "error" && !FAILED_RESPONSE.test(message.text())) {
-          problems.push(`console: ${message.text()}`)
-        }
-      })
-      page.on("pageerror", (error) => problems.push(`page error: ${error.message}`))
-      await page.goto(url)
-      return page
+      return watched(context, url, viewport)
+    },
+    openOther: async (url, viewport) => {
+      otherContext ??= launch()
+      return watched(await otherContext, url, viewport)
     },
     problems: () => problems,
     screenshot: async (page, name) => {

@@ -2,11 +2,14 @@
  * The built hosts serving the built web app (DESIGN.md "Web apps"): page and asset headers, the API left as it
  * was, and `COFFER_WEB=off`. Runs on each host (`e2e-node`, `e2e-bun`).
  */
+import { gzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Host, start } from "../host.js"
 
 const PAGE_POLICY = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 const API_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+/** Issue 12 "Quality": at most 100 KB of JavaScript, gzipped, on first load. */
+const FIRST_LOAD_BUDGET = 100 * 1024
 
 describe("web app served by the host", () => {
   let host: Host
@@ -17,18 +20,21 @@ describe("web app served by the host", () => {
   })
   afterAll(() => host?.stop())
 
-  it.each(["/", "/sign-in", "/projects/acme/compare"])("answers %s with the app's page", async (path) => {
-    const response = await fetch(`${base}${path}`)
-    expect(response.status).toBe(200)
-    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8")
-    expect(response.headers.get("cache-control")).toBe("no-store")
-    expect(response.headers.get("content-security-policy")).toBe(PAGE_POLICY)
-    const html = await response.text()
-    expect(html).toContain('<div id="app"></div>')
-    // Nothing inline: every script is a file under /assets/.
-    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/)
-    expect(html).not.toMatch(/\sstyle=/)
-  })
+  it.each(["/", "/sign-in", "/projects/acme/compare", "/projects/acme/people", "/api-keys", "/invite"])(
+    "answers %s with the app's page",
+    async (path) => {
+      const response = await fetch(`${base}${path}`)
+      expect(response.status).toBe(200)
+      expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8")
+      expect(response.headers.get("cache-control")).toBe("no-store")
+      expect(response.headers.get("content-security-policy")).toBe(PAGE_POLICY)
+      const html = await response.text()
+      expect(html).toContain('<div id="app"></div>')
+      // Nothing inline: every script is a file under /assets/.
+      expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/)
+      expect(html).not.toMatch(/\sstyle=/)
+    },
+  )
 
   it("answers the page's hashed assets with a long immutable cache", async () => {
     const html = await (await fetch(base)).text()
@@ -42,6 +48,17 @@ describe("web app served by the host", () => {
     }
     const script = await fetch(`${base}${assets.find((path) => path.endsWith(".js"))}`)
     expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8")
+  })
+
+  it("loads at most 100 KB of JavaScript gzipped at first: the entry and every module it preloads", async () => {
+    const html = await (await fetch(base)).text()
+    const scripts = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((match) => match[1]!)
+    expect(scripts.length).toBeGreaterThan(0)
+    let gzipped = 0
+    for (const path of scripts) {
+      gzipped += gzipSync(Buffer.from(await (await fetch(`${base}${path}`)).arrayBuffer())).length
+    }
+    expect(gzipped).toBeLessThanOrEqual(FIRST_LOAD_BUDGET)
   })
 
   it("leaves /api, /healthz and /readyz untouched", async () => {

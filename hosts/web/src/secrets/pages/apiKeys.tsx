@@ -1,0 +1,352 @@
+/**
+ * API keys (issue 12 §9, seed 001 §4 "API keys"): the person's own keys and every key of projects they own,
+ * filtered by project (kept in the address as `?project=<slug>`); create one with a scope and an optional
+ * expiry, rotate one's own key, delete a key. A new or rotated key is shown once, with a copy button: only its
+ * SHA-256 is stored.
+ */
+import { useState } from "preact/hooks"
+import {
+  type ApiKeyView,
+  createApiKey,
+  deleteApiKey,
+  type IssuedApiKey,
+  listApiKeys,
+  listProjects,
+  type MemberRole,
+  type ProjectView,
+  rotateApiKey,
+} from "../../api/secrets.js"
+import { Alert, Dialog, Field, formatTime, Loading, Select } from "../../ui/components.js"
+import { navigate, useLocation } from "../../ui/router.js"
+import { ShownOnce } from "../../ui/shownOnce.js"
+import { toast } from "../../ui/toast.js"
+import { useAsync } from "../../ui/useAsync.js"
+import { useSession } from "../session.js"
+
+const MAX_DAYS = 3650
+
+/** `""` is "never"; anything else is a whole number of days the server checks (1 to 3650). */
+const daysOf = (typed: string): number | undefined => (typed.trim() === "" ? undefined : Number(typed))
+
+const ExpiryField = ({ value, onInput, hint }: { value: string; onInput: (value: string) => void; hint: string }) => (
+  <Field
+    label="Expires in days"
+    type="number"
+    inputMode="numeric"
+    min={1}
+    max={MAX_DAYS}
+    step={1}
+    value={value}
+    hint={hint}
+    onInput={(event) => onInput(event.currentTarget.value)}
+  />
+)
+
+const CreateKey = ({
+  projects,
+  chosen,
+  onCreated,
+}: {
+  readonly projects: ReadonlyArray<ProjectView>
+  readonly chosen: string | undefined
+  readonly onCreated: (issued: IssuedApiKey) => Promise<void>
+}) => {
+  const [name, setName] = useState("")
+  const [slug, setSlug] = useState(chosen ?? projects[0]?.slug ?? "")
+  const [scope, setScope] = useState<MemberRole>("read")
+  const [days, setDays] = useState("")
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  const project = projects.find((candidate) => candidate.slug === slug)
+  const mayWrite = project !== undefined && project.role !== "read"
+  return (
+    <form
+      class="card stack"
+      aria-label="Create an API key"
+      onSubmit={async (event) => {
+        event.preventDefault()
+        setBusy(true)
+        try {
+          const expiresInDays = daysOf(days)
+          const issued = await createApiKey({
+            name,
+            projectSlug: slug,
+            scope,
+            ...(expiresInDays === undefined ? {} : { expiresInDays }),
+          })
+          setName("")
+          setError(undefined)
+          await onCreated(issued)
+        } catch (cause) {
+          setError(cause)
+        } finally {
+          setBusy(false)
+        }
+      }}
+    >
+      <h2>New API key</h2>
+      <p class="hint">A key acts as you within one project, never beyond your own rights there.</p>
+      <Field
+        label="Key name"
+        required
+        maxLength={100}
+        autoComplete="off"
+        value={name}
+        onInput={(event) => setName(event.currentTarget.value)}
+      />
+      <Select label="Project" required value={slug} onChange={(event) => setSlug(event.currentTarget.value)}>
+        {projects.map((candidate) => (
+          <option key={candidate.slug} value={candidate.slug}>
+            {candidate.name}
+          </option>
+        ))}
+      </Select>
+      <Select label="Scope" value={scope} onChange={(event) => setScope(event.currentTarget.value as MemberRole)}>
+        <option value="read">Read: list, read and export secrets</option>
+        <option value="write" disabled={!mayWrite}>
+          Write: also change secrets and environments{mayWrite ? "" : " (you can only read this project)"}
+        </option>
+      </Select>
+      <ExpiryField value={days} onInput={setDays} hint="1 to 3650; leave empty for a key that never expires." />
+      <Alert error={error} />
+      <div>
+        <button type="submit" class="button primary" disabled={busy || project === undefined}>
+          Create API key
+        </button>
+      </div>
+    </form>
+  )
+}
+
+const RotateKey = ({
+  apiKey,
+  onClose,
+  onRotated,
+}: {
+  readonly apiKey: ApiKeyView
+  readonly onClose: () => void
+  readonly onRotated: (issued: IssuedApiKey) => Promise<void>
+}) => {
+  const [days, setDays] = useState("")
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  return (
+    <Dialog title={`Rotate ${apiKey.name}?`} onClose={onClose}>
+      <form
+        class="stack"
+        onSubmit={async (event) => {
+          event.preventDefault()
+          setBusy(true)
+          try {
+            await onRotated(await rotateApiKey(apiKey.id, daysOf(days)))
+          } catch (cause) {
+            setError(cause)
+            setBusy(false)
+          }
+        }}
+      >
+        <p>The key gets a new value, shown once; the old value stops working at once.</p>
+        <ExpiryField
+          value={days}
+          onInput={setDays}
+          hint={`Leave empty to keep its expiry (${apiKey.expiresAt === null ? "never" : formatTime(apiKey.expiresAt)}); a number counts from now.`}
+        />
+        <Alert error={error} />
+        <div class="actions">
+          <button type="button" class="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="button primary" disabled={busy}>
+            Rotate key
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
+
+const DeleteKey = ({
+  apiKey,
+  onClose,
+  onDeleted,
+}: {
+  readonly apiKey: ApiKeyView
+  readonly onClose: () => void
+  readonly onDeleted: () => Promise<void>
+}) => {
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  return (
+    <Dialog title={`Delete ${apiKey.name}?`} onClose={onClose}>
+      <form
+        class="stack"
+        onSubmit={async (event) => {
+          event.preventDefault()
+          setBusy(true)
+          try {
+            await deleteApiKey(apiKey.id)
+            await onDeleted()
+          } catch (cause) {
+            setError(cause)
+            setBusy(false)
+          }
+        }}
+      >
+        <p>Scripts using this key stop working at once. It cannot be undone.</p>
+        <Alert error={error} />
+        <div class="actions">
+          <button type="button" class="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="button danger" disabled={busy}>
+            Delete key
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
+
+const expired = (key: ApiKeyView) => key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()
+
+export const ApiKeys = () => {
+  const { user } = useSession()
+  const { search } = useLocation()
+  const chosen = search.get("project") ?? undefined
+  const projects = useAsync(listProjects, [])
+  const keys = useAsync(() => listApiKeys(chosen), [chosen])
+  const [issued, setIssued] = useState<IssuedApiKey>()
+  const [rotating, setRotating] = useState<ApiKeyView>()
+  const [deleting, setDeleting] = useState<ApiKeyView>()
+  const projectList = projects.data?.projects ?? []
+  const projectName = (id: string) => projectList.find((project) => project.id === id)?.name ?? id
+  const list = keys.data?.apiKeys
+  const show = async (key: IssuedApiKey) => {
+    setIssued(key)
+    await keys.reload()
+  }
+  return (
+    <section class="stack">
+      <h1>API keys</h1>
+      <p class="hint">Your own keys, and every key of the projects you own.</p>
+      <Alert error={projects.error} />
+      <div class="toolbar">
+        <Select
+          label="Project"
+          value={chosen ?? ""}
+          onChange={(event) => {
+            const slug = event.currentTarget.value
+            navigate(slug === "" ? "/api-keys" : `/api-keys?project=${encodeURIComponent(slug)}`, { replace: true })
+          }}
+        >
+          <option value="">All projects</option>
+          {projectList.map((project) => (
+            <option key={project.slug} value={project.slug}>
+              {project.name}
+            </option>
+          ))}
+        </Select>
+      </div>
+      {issued === undefined ? null : (
+        <ShownOnce label={`API key ${issued.name}`} value={issued.key} onDone={() => setIssued(undefined)} />
+      )}
+      <Alert error={keys.error} />
+      {list === undefined ? (
+        keys.loading ? (
+          <Loading what="API keys" />
+        ) : null
+      ) : list.length === 0 ? (
+        <p class="muted">No API keys{chosen === undefined ? "" : " in this project"}.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="stacked">
+            <caption class="visually-hidden">API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Project</th>
+                <th scope="col">Scope</th>
+                <th scope="col">Holder</th>
+                <th scope="col">Starts with</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((key) => (
+                <tr key={key.id}>
+                  <th scope="row">{key.name}</th>
+                  <td data-label="Project">{projectName(key.projectId)}</td>
+                  <td data-label="Scope">{key.scope}</td>
+                  <td data-label="Holder">{key.userEmail ?? key.userId}</td>
+                  <td data-label="Starts with">
+                    <code>{key.keyPrefix}…</code>
+                  </td>
+                  <td data-label="Last used">{formatTime(key.lastUsedAt)}</td>
+                  <td data-label="Expires">
+                    {key.expiresAt === null ? "never" : formatTime(key.expiresAt)}
+                    {expired(key) ? <span class="badge missing">expired</span> : null}
+                  </td>
+                  <td class="right">
+                    <div class="row">
+                      {key.userId === user?.id ? (
+                        <button
+                          type="button"
+                          class="button small"
+                          aria-label={`Rotate ${key.name}`}
+                          onClick={() => setRotating(key)}
+                        >
+                          Rotate
+                        </button>
+                      ) : null}
+                      <button
+                        type="button"
+                        class="button danger ghost small"
+                        aria-label={`Delete ${key.name}`}
+                        onClick={() => setDeleting(key)}
+                      >
+                        Delete
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {projects.data === undefined ? null : projectList.length === 0 ? (
+        <p class="muted">A key belongs to a project: create or join a project first.</p>
+      ) : (
+        <CreateKey key={chosen} projects={projectList} chosen={chosen} onCreated={show} />
+      )}
+      {rotating === undefined ? null : (
+        <RotateKey
+          apiKey={rotating}
+          onClose={() => setRotating(undefined)}
+          onRotated={async (key) => {
+            setRotating(undefined)
+            await show(key)
+            toast(`Rotated ${key.name}: the old value no longer works`)
+          }}
+        />
+      )}
+      {deleting === undefined ? null : (
+        <DeleteKey
+          apiKey={deleting}
+          onClose={() => setDeleting(undefined)}
+          onDeleted={async () => {
+            const name = deleting.name
+            setDeleting(undefined)
+            setIssued(undefined)
+            await keys.reload()
+            toast(`Deleted ${name}`)
+          }}
+        />
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,120 @@
+/**
+ * A project's audit log (issue 12 §10, seed 001 §4 "Audit log"): newest first, a page of fifty at a time, each
+ * entry with its action, target, environment, person, address and time. The page number is in the address
+ * (`?page=2`), so Back returns to the page before. One entry more than a page is asked for, to know whether an
+ * older page exists without counting the whole log.
+ */
+import { listAuditLog } from "../../api/secrets.js"
+import { Alert, formatTime, Loading } from "../../ui/components.js"
+import { navigate, type Params, useLocation } from "../../ui/router.js"
+import { useAsync } from "../../ui/useAsync.js"
+import { type ProjectData, ProjectFrame, projectPath } from "../projectFrame.js"
+
+export const AUDIT_PAGE_SIZE = 50
+
+/** Seed 001 §2's actions as the page says them. */
+const ACTIONS: Readonly<Record<string, string>> = {
+  "project.created": "Created the project",
+  "project.deleted": "Deleted the project",
+  "environment.created": "Added environment",
+  "environment.deleted": "Deleted environment",
+  "secret.created": "Created secret",
+  "secret.updated": "Updated secret",
+  "secret.read": "Read secret",
+  "secret.deleted": "Deleted secret",
+  "secret.restored": "Restored secret",
+  "secrets.exported": "Exported",
+  "api_key.created": "Created API key",
+  "api_key.rotated": "Rotated API key",
+  "api_key.deleted": "Deleted API key",
+  "invite.created": "Created invite",
+  "invite.deleted": "Withdrew invite",
+  "member.joined": "Joined",
+  "member.updated": "Changed role",
+  "member.removed": "Removed member",
+}
+
+/** `?page=` as a page number from 1; anything else is the first page. */
+const pageOf = (raw: string | null) => {
+  const page = Number(raw)
+  return Number.isSafeInteger(page) && page >= 1 ? page : 1
+}
+
+const AuditLog = ({ data }: { readonly data: ProjectData }) => {
+  const { search } = useLocation()
+  const page = pageOf(search.get("page"))
+  const slug = data.project.slug
+  // The page travels with its entries: until the next page has loaded, the table keeps saying which page it
+  // shows (and is busy), rather than naming the new page over the old page's rows.
+  const loaded = useAsync(
+    async () => ({ page, ...(await listAuditLog(slug, AUDIT_PAGE_SIZE + 1, (page - 1) * AUDIT_PAGE_SIZE)) }),
+    [slug, page],
+  )
+  const shown = loaded.data?.page ?? page
+  const busy = loaded.loading || shown !== page
+  const entries = loaded.data?.auditLog.slice(0, AUDIT_PAGE_SIZE)
+  const hasOlder = (loaded.data?.auditLog.length ?? 0) > AUDIT_PAGE_SIZE
+  const environmentName = (id: string | null) =>
+    id === null ? "—" : (data.environments.find((environment) => environment.id === id)?.name ?? "(deleted)")
+  const go = (to: number) => navigate(projectPath(slug, to === 1 ? "/audit" : `/audit?page=${to}`))
+  return (
+    <>
+      <p class="hint">Every read of a value, every change and every export, newest first.</p>
+      <Alert error={loaded.error} />
+      {entries === undefined ? (
+        loaded.loading ? (
+          <Loading what="the audit log" />
+        ) : null
+      ) : entries.length === 0 ? (
+        <p class="muted">{shown === 1 ? "Nothing has been recorded yet." : "No entries on this page."}</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="stacked" aria-busy={busy}>
+            <caption class="visually-hidden">
+              Audit log of {data.project.name}, page {shown}, newest first
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Action</th>
+                <th scope="col">Target</th>
+                <th scope="col">Person</th>
+                <th scope="col">Environment</th>
+                <th scope="col">Address</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((entry) => (
+                <tr key={entry.id}>
+                  <td data-label="When">{formatTime(entry.createdAt)}</td>
+                  <td data-label="Action" title={entry.action}>
+                    {ACTIONS[entry.action] ?? entry.action}
+                  </td>
+                  <td data-label="Target">
+                    <code>{entry.targetKey}</code>
+                  </td>
+                  <td data-label="Person">{entry.userEmail}</td>
+                  <td data-label="Environment">{environmentName(entry.environmentId)}</td>
+                  <td data-label="Address">{entry.ipAddress ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav class="row" aria-label="Audit log pages">
+        <button type="button" class="button" disabled={page === 1 || busy} onClick={() => go(page - 1)}>
+          Newer
+        </button>
+        <span class="muted">Page {page}</span>
+        <button type="button" class="button" disabled={!hasOlder || busy} onClick={() => go(page + 1)}>
+          Older
+        </button>
+      </nav>
+    </>
+  )
+}
+
+export const Audit = ({ params }: { readonly params: Params }) => (
+  <ProjectFrame slug={params.slug!}>{(data) => <AuditLog data={data} />}</ProjectFrame>
+)

@@ -1,0 +1,334 @@
+/**
+ * People (issue 12 §8): the project's members with their roles, owner first. The owner changes a member's role,
+ * removes someone (their API keys for the project go with them), invites with a link shown once, sees pending
+ * invites and withdraws one. A member leaves the project. What each person sees follows seed 001 §5: anyone in
+ * the project sees the members; only the owner manages people.
+ */
+import { useState } from "preact/hooks"
+import {
+  createInvite,
+  deleteInvite,
+  type InviteView,
+  listInvites,
+  listMembers,
+  type MemberRole,
+  type MemberView,
+  removeMember,
+  updateMemberRole,
+} from "../../api/secrets.js"
+import { Alert, Dialog, formatTime, Loading, Select } from "../../ui/components.js"
+import { navigate, type Params } from "../../ui/router.js"
+import { ShownOnce } from "../../ui/shownOnce.js"
+import { toast } from "../../ui/toast.js"
+import { useAsync } from "../../ui/useAsync.js"
+import { type ProjectData, ProjectFrame } from "../projectFrame.js"
+import { roleLabel } from "../roles.js"
+import { useSession } from "../session.js"
+
+const nameOf = (member: MemberView) => member.email ?? member.userId
+
+/** Removing someone else, or leaving: one dialog, since both are `DELETE /members/:userId`. */
+const RemoveMember = ({
+  data,
+  member,
+  leaving,
+  onClose,
+  onRemoved,
+}: {
+  readonly data: ProjectData
+  readonly member: MemberView
+  readonly leaving: boolean
+  readonly onClose: () => void
+  readonly onRemoved: () => Promise<void>
+}) => {
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  const title = leaving ? `Leave ${data.project.name}?` : `Remove ${nameOf(member)}?`
+  return (
+    <Dialog title={title} onClose={onClose}>
+      <form
+        class="stack"
+        onSubmit={async (event) => {
+          event.preventDefault()
+          setBusy(true)
+          try {
+            await removeMember(data.project.slug, member.userId)
+            await onRemoved()
+          } catch (cause) {
+            setError(cause)
+            setBusy(false)
+          }
+        }}
+      >
+        <p>
+          {leaving
+            ? "You lose access to its secrets at once, and your API keys for it are deleted. Only a new invite brings you back."
+            : `${nameOf(member)} loses access at once, and their API keys for this project are deleted.`}
+        </p>
+        <Alert error={error} />
+        <div class="actions">
+          <button type="button" class="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="button danger" disabled={busy}>
+            {leaving ? "Leave project" : "Remove member"}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
+
+const RoleSelect = ({
+  data,
+  member,
+  onChanged,
+}: {
+  readonly data: ProjectData
+  readonly member: MemberView
+  readonly onChanged: () => Promise<void>
+}) => {
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  return (
+    <>
+      <select
+        aria-label={`Role of ${nameOf(member)}`}
+        value={member.role}
+        disabled={busy}
+        onChange={async (event) => {
+          const select = event.currentTarget
+          const role = select.value as MemberRole
+          setBusy(true)
+          try {
+            await updateMemberRole(data.project.slug, member.userId, role)
+            await onChanged()
+            setError(undefined)
+            toast(`${nameOf(member)} now: ${roleLabel(role)}`)
+          } catch (cause) {
+            select.value = member.role
+            setError(cause)
+          } finally {
+            setBusy(false)
+          }
+        }}
+      >
+        <option value="read">{roleLabel("read")}</option>
+        <option value="write">{roleLabel("write")}</option>
+      </select>
+      <Alert error={error} />
+    </>
+  )
+}
+
+const Members = ({ data }: { readonly data: ProjectData }) => {
+  const { user } = useSession()
+  const members = useAsync(() => listMembers(data.project.slug), [data.project.slug])
+  const [removing, setRemoving] = useState<MemberView>()
+  const isOwner = data.project.role === "owner"
+  const list = members.data?.members
+  return (
+    <>
+      <h2>Members</h2>
+      <Alert error={members.error} />
+      {list === undefined ? (
+        members.loading ? (
+          <Loading what="members" />
+        ) : null
+      ) : (
+        <div class="table-wrap">
+          {/* One block per person on phones: the role select and Remove stay in view without scrolling sideways. */}
+          <table class="stacked">
+            <caption class="visually-hidden">Members of {data.project.name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Person</th>
+                <th scope="col">Role</th>
+                <th scope="col" class="hide-narrow">
+                  Joined
+                </th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((member) => {
+                const self = member.userId === user?.id
+                return (
+                  <tr key={member.userId}>
+                    <th scope="row">
+                      {nameOf(member)}
+                      {self ? <span class="muted"> (you)</span> : null}
+                    </th>
+                    <td data-label="Role">
+                      {isOwner && member.role !== "owner" ? (
+                        <RoleSelect data={data} member={member} onChanged={members.reload} />
+                      ) : (
+                        roleLabel(member.role)
+                      )}
+                    </td>
+                    <td class="hide-narrow">{formatTime(member.createdAt)}</td>
+                    <td class="right">
+                      {member.role === "owner" ? null : self ? (
+                        <button type="button" class="button danger ghost small" onClick={() => setRemoving(member)}>
+                          Leave project
+                        </button>
+                      ) : isOwner ? (
+                        <button
+                          type="button"
+                          class="button danger ghost small"
+                          aria-label={`Remove ${nameOf(member)}`}
+                          onClick={() => setRemoving(member)}
+                        >
+                          Remove
+                        </button>
+                      ) : null}
+                    </td>
+                  </tr>
+                )
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {removing === undefined ? null : (
+        <RemoveMember
+          data={data}
+          member={removing}
+          leaving={removing.userId === user?.id}
+          onClose={() => setRemoving(undefined)}
+          onRemoved={async () => {
+            const left = removing.userId === user?.id
+            setRemoving(undefined)
+            if (left) {
+              toast(`You left ${data.project.name}`)
+              navigate("/projects")
+              return
+            }
+            await members.reload()
+            toast(`Removed ${nameOf(removing)}`)
+          }}
+        />
+      )}
+    </>
+  )
+}
+
+const Invites = ({ data }: { readonly data: ProjectData }) => {
+  const slug = data.project.slug
+  const invites = useAsync(() => listInvites(slug), [slug])
+  const [role, setRole] = useState<MemberRole>("read")
+  const [link, setLink] = useState<string>()
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  const [withdrawError, setWithdrawError] = useState<unknown>()
+  const withdraw = async (invite: InviteView) => {
+    try {
+      await deleteInvite(slug, invite.id)
+      setWithdrawError(undefined)
+      await invites.reload()
+      toast("Invite withdrawn: its link no longer works")
+    } catch (cause) {
+      setWithdrawError(cause)
+    }
+  }
+  const list = invites.data?.invites
+  return (
+    <>
+      <form
+        class="card stack"
+        aria-label="Invite someone"
+        onSubmit={async (event) => {
+          event.preventDefault()
+          setBusy(true)
+          try {
+            const answer = await createInvite(slug, role)
+            setLink(answer.url)
+            setError(undefined)
+            await invites.reload()
+          } catch (cause) {
+            setError(cause)
+          } finally {
+            setBusy(false)
+          }
+        }}
+      >
+        <h2>Invite someone</h2>
+        <p class="hint">
+          An invite is a link that works once, for 7 days, for whoever opens it first while signed in. Send it to the
+          person privately.
+        </p>
+        <Select label="Role" value={role} onChange={(event) => setRole(event.currentTarget.value as MemberRole)}>
+          <option value="read">{roleLabel("read")}</option>
+          <option value="write">{roleLabel("write")}</option>
+        </Select>
+        <Alert error={error} />
+        <div>
+          <button type="submit" class="button primary" disabled={busy}>
+            Create invite link
+          </button>
+        </div>
+        {link === undefined ? null : <ShownOnce label="Invite link" value={link} onDone={() => setLink(undefined)} />}
+      </form>
+      <h2>Pending invites</h2>
+      <Alert error={invites.error} />
+      <Alert error={withdrawError} />
+      {list === undefined ? (
+        invites.loading ? (
+          <Loading what="invites" />
+        ) : null
+      ) : list.length === 0 ? (
+        <p class="muted">No pending invites.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Pending invites</caption>
+            <thead>
+              <tr>
+                <th scope="col">Role</th>
+                <th scope="col">Created</th>
+                <th scope="col" class="hide-narrow">
+                  Expires
+                </th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((invite) => (
+                <tr key={invite.id}>
+                  <td>{roleLabel(invite.role)}</td>
+                  <td>{formatTime(invite.createdAt)}</td>
+                  <td class="hide-narrow">{formatTime(invite.expiresAt)}</td>
+                  <td class="right">
+                    <button
+                      type="button"
+                      class="button danger ghost small"
+                      aria-label={`Withdraw the ${roleLabel(invite.role).toLowerCase()} invite created ${formatTime(invite.createdAt)}`}
+                      onClick={() => withdraw(invite)}
+                    >
+                      Withdraw
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  )
+}
+
+export const People = ({ params }: { readonly params: Params }) => (
+  <ProjectFrame slug={params.slug!}>
+    {(data) => (
+      <>
+        <Members data={data} />
+        {data.project.role === "owner" ? <Invites data={data} /> : null}
+      </>
+    )}
+  </ProjectFrame>
+)

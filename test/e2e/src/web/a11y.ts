@@ -1,0 +1,34 @@
+/** Accessibility checks shared by the Secrets app's browser tests. */
+import type { Page } from "playwright-core"
+
+/**
+ * Controls (buttons, links, fields) that a screen reader would announce without a name: no `aria-label`, no
+ * `aria-labelledby`, no `<label>` and no text of their own.
+ */
+export const unnamedControls = (page: Page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll("button, a[href], input, select, textarea")]
+      .filter((element) => {
+        const labelled = element.getAttribute("aria-label") ?? element.getAttribute("aria-labelledby")
+        const labels = (element as HTMLInputElement).labels
+        const text = element.textContent?.trim() ?? ""
+        return !labelled && (labels === null || labels === undefined || labels.length === 0) && text === ""
+      })
+      .map((element) => element.outerHTML.slice(0, 120)),
+  )
+
+/** How far the page scrolls sideways (0 when it fits the width; wide tables scroll in their own box). */
+export const sidewaysOverflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+
+/** The outermost elements that reach past the window's right edge, for the message of a failed width check. */
+export const overflowing = (page: Page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll("body *")]
+      .filter((element) => {
+        const right = element.getBoundingClientRect().right
+        const parent = element.parentElement?.getBoundingClientRect().right ?? 0
+        return right > window.innerWidth + 1 && parent <= window.innerWidth + 1
+      })
+      .map((element) => `${element.tagName.toLowerCase()}.${element.className}: ${element.outerHTML.slice(0, 80)}`),
+  )

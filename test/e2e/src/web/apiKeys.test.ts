@@ -1,0 +1,141 @@
+/**
+ * API keys (issue 12 §9) in Chromium against the built host (`e2e-node` and `e2e-bun`): create with a scope and
+ * an expiry (the key shown once, with copy, and working at once), filter by project, rotate (the old value stops
+ * working), delete; a read member may create only read keys, and a project's owner sees and deletes a member's
+ * key but cannot rotate it. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
+ */
+import type { Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Host, start } from "../host.js"
+import { addMember, apiAs, seedProject, signInPage } from "./api.js"
+import { useBrowser } from "./browser.js"
+
+const browser = useBrowser()
+
+let host: Host
+let base: string
+beforeAll(async () => {
+  host = await start({ args: ["serve", "--only", "secrets"] })
+  base = host.secrets!
+})
+afterAll(() => host?.stop())
+
+let count = 0
+const unique = (what: string) => `${what}${++count}-${Date.now()}`
+
+const signedIn = async (email: string, path: string) => {
+  const page = await browser.open(`${base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+  await signInPage(page, email)
+  await page.waitForURL(`${base}${path}`)
+  return page
+}
+
+/** What the API answers a request made with `key` for the project's development secrets. */
+const statusWith = async (key: string, slug: string) =>
+  (
+    await fetch(`${base}/api/projects/${slug}/environments/development/secrets`, {
+      headers: { Authorization: `Bearer ${key}` },
+    })
+  ).status
+
+const createOnPage = async (
+  page: Page,
+  input: { name: string; project: string; scope: "read" | "write"; days?: string },
+) => {
+  const form = page.getByRole("form", { name: "Create an API key" })
+  await form.getByLabel("Key name").fill(input.name)
+  await form.getByLabel("Project").selectOption({ label: input.project })
+  await form.getByLabel("Scope").selectOption(input.scope)
+  await form.getByLabel("Expires in days").fill(input.days ?? "")
+  await form.getByRole("button", { name: "Create API key" }).click()
+  const value = page.getByLabel(`API key ${input.name} value`)
+  await value.waitFor()
+  return (await value.textContent())!
+}
+
+const rows = (page: Page) => page.getByRole("table", { name: "API keys" }).locator("tbody tr")
+
+describe("API keys", () => {
+  it("creates with scope and expiry (shown once), filters by project, rotates and deletes", async () => {
+    const email = `${unique("keys")}@example.com`
+    const api = await apiAs(base, email)
+    const first = unique("Alpha")
+    const second = unique("Beta")
+    const alpha = await seedProject(api, first)
+    const beta = await seedProject(api, second)
+    const page = await signedIn(email, "/api-keys")
+
+    const deploy = await createOnPage(page, { name: "deploy", project: first, scope: "write", days: "30" })
+    expect(deploy).toMatch(/^cfk_[A-Za-z0-9_-]{43}$/)
+    await page.getByRole("button", { name: "Copy the api key deploy" }).click()
+    await page.getByText("Copied to the clipboard").waitFor()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(deploy)
+    expect(await statusWith(deploy, alpha)).toBe(200)
+    const deployRow = page.getByRole("row", { name: /^deploy / })
+    await deployRow.waitFor()
+    const cells = await deployRow.locator("td").allTextContents()
+    expect(cells[0]).toBe(first)
+    expect(cells[1]).toBe("write")
+    expect(cells[3]).toBe(`${deploy.slice(0, 12)}…`)
+    expect(cells[5]).not.toBe("never")
+    await page.getByRole("button", { name: "Done" }).click()
+    expect(await page.getByLabel("API key deploy value").count()).toBe(0)
+
+    const ci = await createOnPage(page, { name: "ci", project: second, scope: "read" })
+    expect(await statusWith(ci, beta)).toBe(200)
+    expect((await page.getByRole("row", { name: /^ci / }).locator("td").allTextContents())[5]).toBe("never")
+    expect(await rows(page).count()).toBe(2)
+
+    // Filter by project, kept in the address.
+    await page.locator(".toolbar").getByLabel("Project").selectOption({ label: first })
+    await page.waitForURL(`${base}/api-keys?project=${alpha}`)
+    await page.getByRole("row", { name: /^ci / }).waitFor({ state: "detached" })
+    expect(await rows(page).count()).toBe(1)
+
+    // Rotate: a new value, shown once; the old one stops at once.
+    await page.getByRole("button", { name: "Rotate deploy" }).click()
+    await page.getByRole("dialog", { name: "Rotate deploy?" }).getByRole("button", { name: "Rotate key" }).click()
+    await page.getByText("Rotated deploy: the old value no longer works").waitFor()
+    const rotated = (await page.getByLabel("API key deploy value").textContent())!
+    expect(rotated).not.toBe(deploy)
+    expect(await statusWith(deploy, alpha)).toBe(401)
+    expect(await statusWith(rotated, alpha)).toBe(200)
+
+    // Delete from the unfiltered list.
+    await page.locator(".toolbar").getByLabel("Project").selectOption({ label: "All projects" })
+    await page.waitForURL(`${base}/api-keys`)
+    await page.getByRole("button", { name: "Delete ci" }).click()
+    await page.getByRole("dialog", { name: "Delete ci?" }).getByRole("button", { name: "Delete key" }).click()
+    await page.getByText("Deleted ci").waitFor()
+    expect(await page.getByRole("row", { name: /^ci / }).count()).toBe(0)
+    expect(await statusWith(ci, beta)).toBe(401)
+  })
+
+  it("lets a read member create only read keys; the owner sees, cannot rotate, and deletes them", async () => {
+    const ownerEmail = `${unique("owner")}@example.com`
+    const memberEmail = `${unique("reader")}@example.com`
+    const owner = await apiAs(base, ownerEmail)
+    const member = await apiAs(base, memberEmail)
+    const name = unique("Shared")
+    const slug = await seedProject(owner, name)
+    await addMember(owner, member, slug, "read")
+
+    const page = await signedIn(memberEmail, "/api-keys")
+    const form = page.getByRole("form", { name: "Create an API key" })
+    await form.getByLabel("Project").selectOption({ label: name })
+    expect(await form.locator("option[value=write]").isDisabled()).toBe(true)
+    const key = await createOnPage(page, { name: "reader-key", project: name, scope: "read" })
+    expect(await statusWith(key, slug)).toBe(200)
+    await page.getByRole("button", { name: "Rotate reader-key" }).waitFor()
+
+    const ownerPage = await browser.openOther(`${base}/sign-in?returnTo=/api-keys`)
+    await signInPage(ownerPage, ownerEmail)
+    await ownerPage.getByRole("row", { name: /^reader-key / }).waitFor()
+    expect(await ownerPage.getByRole("row", { name: /^reader-key / }).textContent()).toContain(memberEmail)
+    expect(await ownerPage.getByRole("button", { name: "Rotate reader-key" }).count()).toBe(0)
+    await ownerPage.getByRole("button", { name: "Delete reader-key" }).click()
+    await ownerPage.getByRole("dialog").getByRole("button", { name: "Delete key" }).click()
+    await ownerPage.getByText("No API keys.").waitFor()
+    expect(await statusWith(key, slug)).toBe(401)
+  })
+})

@@ -1,0 +1,172 @@
+/**
+ * The Secrets app at 375 px and 1440 px and by keyboard, in Chromium against the built host (`e2e-node` and
+ * `e2e-bun`): every page fits the width without sideways scrolling of the page itself (wide tables scroll in
+ * their own box), every control has an accessible name, and screenshots are left for a person to look at
+ * (`test/e2e/screenshots/secrets-*.png`, gitignored); an API key is created and deleted with the keyboard alone.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Host, start } from "../host.js"
+import { overflowing, sidewaysOverflow, unnamedControls } from "./a11y.js"
+import { addMember, apiAs, seedProject, signInPage } from "./api.js"
+import { useBrowser } from "./browser.js"
+
+const browser = useBrowser()
+
+let host: Host
+let base: string
+beforeAll(async () => {
+  host = await start({ args: ["serve", "--only", "secrets"] })
+  base = host.secrets!
+})
+afterAll(() => host?.stop())
+
+const WIDTHS = [375, 1440] as const
+
+describe("layout", () => {
+  it("fits every page at 375 and 1440 px, with every control named", async () => {
+    const email = `layout-with-a-rather-long-address-${Date.now()}@example.com`
+    const owner = await apiAs(base, email)
+    const slug = await seedProject(owner, `Payments platform ${Date.now()}`, {
+      development: {
+        DATABASE_URL: "postgres://dev.internal:5432/payments",
+        STRIPE_SECRET_KEY_FOR_THE_SANDBOX_ACCOUNT_WITH_A_LONG_NAME: "sk_test_123",
+        EMPTY: "",
+      },
+      staging: { DATABASE_URL: "postgres://staging.internal:5432/payments" },
+      production: { DATABASE_URL: "postgres://prod.internal:5432/payments", SENTRY_DSN: "https://sentry.example/1" },
+    })
+    await owner.call("POST", `/api/projects/${slug}/environments/development/secrets`, {
+      key: "DATABASE_URL",
+      value: "postgres://dev2.internal:5432/payments",
+    })
+    const member = await apiAs(base, `member-${Date.now()}@example.com`)
+    await addMember(owner, member, slug, "write")
+    await owner.call("POST", `/api/projects/${slug}/invites`, { role: "write" })
+    await owner.call("POST", "/api/api-keys", {
+      name: "ci-deploy",
+      projectSlug: slug,
+      scope: "write",
+      expiresInDays: 90,
+    })
+    const { token } = await owner.call<{ token: string }>("POST", `/api/projects/${slug}/invites`, {})
+
+    const pages: ReadonlyArray<readonly [string, string, string]> = [
+      ["projects", "/projects", "New project"],
+      ["grid", `/projects/${slug}`, "SENTRY_DSN"],
+      ["compare", `/projects/${slug}/compare`, "SENTRY_DSN"],
+      ["environments", `/projects/${slug}/environments`, "New environment"],
+      ["history", `/projects/${slug}/environments/development/secrets/DATABASE_URL/history`, "Back to the secrets"],
+      ["people", `/projects/${slug}/people`, "Pending invites"],
+      ["api-keys", "/api-keys", "ci-deploy"],
+      ["audit", `/projects/${slug}/audit`, "Created API key"],
+    ]
+    for (const width of WIDTHS) {
+      const signIn = await browser.open(`${base}/sign-in?error=expired`, { width, height: 900 })
+      await signIn.getByLabel("E-mail").waitFor()
+      await browser.screenshot(signIn, `secrets-sign-in-${width}`)
+      expect(await sidewaysOverflow(signIn), `sign-in at ${width} px scrolls sideways`).toBeLessThanOrEqual(0)
+      expect(await unnamedControls(signIn), `sign-in at ${width} px`).toEqual([])
+    }
+    const page = await browser.open(`${base}/sign-in`)
+    await signInPage(page, email)
+    await page.waitForURL(`${base}/projects`)
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 })
+      for (const [name, path, landmark] of pages) {
+        await page.goto(`${base}${path}`)
+        await page.getByText(landmark, { exact: true }).first().waitFor()
+        await browser.screenshot(page, `secrets-${name}-${width}`)
+        expect(
+          await sidewaysOverflow(page),
+          `${name} at ${width} px scrolls sideways: ${await overflowing(page)}`,
+        ).toBeLessThanOrEqual(0)
+        expect(await unnamedControls(page), `${name} at ${width} px`).toEqual([])
+      }
+      // The shown-once link and the secret dialog, as they appear over the page.
+      await page.goto(`${base}/projects/${slug}/people`)
+      await page.getByRole("button", { name: "Create invite link" }).click()
+      await page.getByLabel("Invite link value").waitFor()
+      await browser.screenshot(page, `secrets-invite-link-${width}`)
+      expect(await sidewaysOverflow(page), `invite link at ${width} px`).toBeLessThanOrEqual(0)
+      await page.goto(`${base}/projects/${slug}`)
+      await page.getByRole("button", { name: "DATABASE_URL" }).click()
+      await page.getByRole("dialog", { name: "DATABASE_URL" }).waitFor()
+      await browser.screenshot(page, `secrets-secret-dialog-${width}`)
+      expect(await unnamedControls(page), `secret dialog at ${width} px`).toEqual([])
+    }
+    // The invite page, signed in as someone new.
+    const guest = await browser.openOther(`${base}/sign-in`, { width: 375, height: 900 })
+    await signInPage(guest, `guest-${Date.now()}@example.com`)
+    await guest.waitForURL(`${base}/projects`)
+    await guest.goto(`${base}/invite#${token}`)
+    await guest.getByRole("button", { name: "Accept invite" }).waitFor()
+    await browser.screenshot(guest, "secrets-invite-375")
+    expect(await unnamedControls(guest)).toEqual([])
+  })
+})
+
+describe("keyboard", () => {
+  it("creates an API key, copies it and deletes it with the keyboard alone", async () => {
+    const email = `keys-${Date.now()}@example.com`
+    const api = await apiAs(base, email)
+    await seedProject(api, `Keyboard ${Date.now()}`)
+    const page = await browser.open(`${base}/sign-in?returnTo=%2Fapi-keys`)
+    await signInPage(page, email)
+    await page.waitForURL(`${base}/api-keys`)
+    await page.reload()
+    await page.getByLabel("Key name").waitFor()
+    // The skip link is the first stop and moves focus to the content.
+    await page.keyboard.press("Tab")
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content")
+    await page.keyboard.press("Enter")
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("main")
+
+    // From the content, Tab reaches the form's fields in order.
+    const focusedLabel = () =>
+      page.evaluate(() => {
+        const element = document.activeElement as HTMLInputElement | null
+        return element?.labels?.[0]?.textContent ?? element?.getAttribute("aria-label") ?? element?.textContent
+      })
+    for (let stop = 0; stop < 10 && (await focusedLabel()) !== "Key name"; stop++) await page.keyboard.press("Tab")
+    expect(await focusedLabel()).toBe("Key name")
+    await page.keyboard.type("keyboard-key")
+    await page.keyboard.press("Tab")
+    expect(await focusedLabel()).toBe("Project")
+    await page.keyboard.press("Tab")
+    expect(await focusedLabel()).toBe("Scope")
+    await page.keyboard.press("ArrowDown")
+    await page.keyboard.press("Tab")
+    expect(await focusedLabel()).toBe("Expires in days")
+    await page.keyboard.type("7")
+    await page.keyboard.press("Enter")
+    const value = page.getByLabel("API key keyboard-key value")
+    await value.waitFor()
+    expect(
+      await page
+        .getByRole("row", { name: /^keyboard-key / })
+        .locator("td")
+        .nth(1)
+        .textContent(),
+    ).toBe("write")
+
+    await page.getByRole("button", { name: "Copy the api key keyboard-key" }).focus()
+    await page.keyboard.press("Enter")
+    await page.getByText("Copied to the clipboard").waitFor()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await value.textContent())
+
+    await page.getByRole("button", { name: "Delete keyboard-key" }).focus()
+    await page.keyboard.press("Enter")
+    const dialog = page.getByRole("dialog", { name: "Delete keyboard-key?" })
+    await dialog.waitFor()
+    // Escape closes without deleting; focus stays inside an open dialog.
+    await page.keyboard.press("Escape")
+    await dialog.waitFor({ state: "detached" })
+    await page.getByRole("button", { name: "Delete keyboard-key" }).focus()
+    await page.keyboard.press("Enter")
+    await dialog.waitFor()
+    expect(await dialog.evaluate((element) => element.contains(document.activeElement))).toBe(true)
+    await dialog.getByRole("button", { name: "Delete key" }).focus()
+    await page.keyboard.press("Enter")
+    await page.getByText("No API keys.").waitFor()
+  })
+})

@@ -1,0 +1,189 @@
+/**
+ * People and invites (issue 12 §8) in Chromium against the built host (`e2e-node` and `e2e-bun`), with two people
+ * in two browsers: the owner invites with a link shown once, the other person opens it signed out, signs in and
+ * comes back to accept; the owner changes their role and removes them; a member leaves; a withdrawn or used link
+ * (404) and an invite for someone already in the project (409) are explained. Each test fails on a console
+ * error, a page error or a CSP violation (`browser.ts`).
+ */
+import type { Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Host, start } from "../host.js"
+import { type ApiSession, addMember, apiAs, seedProject, signInPage } from "./api.js"
+import { useBrowser } from "./browser.js"
+
+const browser = useBrowser()
+
+let host: Host
+let base: string
+beforeAll(async () => {
+  host = await start({ args: ["serve", "--only", "secrets"] })
+  base = host.secrets!
+})
+afterAll(() => host?.stop())
+
+let people = 0
+const emailOf = (what: string) => `${what}${++people}-${Date.now()}@example.com`
+
+/** The owner of a new project, signed in on its People page in the first browser. */
+const ownerOnPeople = async () => {
+  const email = emailOf("owner")
+  const api = await apiAs(base, email)
+  const slug = await seedProject(api, `People ${people} ${Date.now()}`)
+  const path = `/projects/${slug}/people`
+  const page = await browser.open(`${base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+  await signInPage(page, email)
+  await page.waitForURL(`${base}${path}`)
+  await page.getByRole("table", { name: /Members of/ }).waitFor()
+  return { api, slug, page, email }
+}
+
+/** Creates an invite on the page and reads the link it shows once. */
+const inviteOnPage = async (page: Page, role: "Can read" | "Can write") => {
+  const form = page.getByRole("form", { name: "Invite someone" })
+  await form.getByLabel("Role").selectOption({ label: role })
+  await form.getByRole("button", { name: "Create invite link" }).click()
+  const link = (await page.getByLabel("Invite link value").textContent())!
+  expect(link).toMatch(/\/invite#cfi_[A-Za-z0-9_-]{43}$/)
+  return link
+}
+
+/** The invite page for `link`'s token on this host (the link itself names the configured public origin). */
+const invitePage = (link: string) => `${base}/invite#${link.split("#")[1]}`
+
+const membersOf = async (api: ApiSession, slug: string) =>
+  (await api.call<{ members: ReadonlyArray<{ email: string; role: string }> }>("GET", `/api/projects/${slug}/members`))
+    .members
+
+const rowOf = (page: Page, email: string) => page.getByRole("row").filter({ hasText: email })
+
+describe("invites", () => {
+  it("invites with a link shown once; the invited person signs in, comes back and joins", async () => {
+    const owner = await ownerOnPeople()
+    const link = await inviteOnPage(owner.page, "Can write")
+    await owner.page.getByRole("button", { name: "Copy the invite link" }).click()
+    await owner.page.getByText("Copied to the clipboard").waitFor()
+    expect(await owner.page.evaluate(() => navigator.clipboard.readText())).toBe(link)
+    await owner.page.getByRole("table", { name: "Pending invites" }).getByText("Can write").waitFor()
+    // Shown once: gone after Done, and not shown again after a reload.
+    await owner.page.getByRole("button", { name: "Done" }).click()
+    expect(await owner.page.getByLabel("Invite link value").count()).toBe(0)
+
+    const guestEmail = emailOf("guest")
+    const guest = await browser.openOther(invitePage(link))
+    await guest.waitForURL(/\/sign-in\?returnTo=/)
+    // The token is in no address the server sees.
+    expect(guest.url()).not.toContain("cfi_")
+    await signInPage(guest, guestEmail)
+    await guest.waitForURL(`${base}/invite`)
+    await guest.getByText(`Accept to join it as ${guestEmail}`).waitFor()
+    await guest.getByRole("button", { name: "Accept invite" }).click()
+    await guest.getByRole("status").filter({ hasText: "You joined" }).waitFor()
+    await guest.getByRole("link", { name: /^People / }).click()
+    await guest.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "People" }).click()
+    await guest.getByRole("heading", { name: "Members" }).waitFor()
+    // A member sees the people but manages nobody.
+    expect(await guest.getByRole("form", { name: "Invite someone" }).count()).toBe(0)
+    expect(await guest.getByRole("combobox").count()).toBe(0)
+
+    await owner.page.reload()
+    await rowOf(owner.page, guestEmail).waitFor()
+    expect(await owner.page.getByLabel(`Role of ${guestEmail}`).inputValue()).toBe("write")
+    expect(await owner.page.getByText("No pending invites.").isVisible()).toBe(true)
+
+    // The used link answers 404, said in a sentence.
+    const again = await browser.openOther(invitePage(link))
+    await again.getByRole("button", { name: "Accept invite" }).click()
+    await again.getByRole("alert").filter({ hasText: "This invite link no longer works" }).waitFor()
+  })
+
+  it("explains an invite for someone already in the project (409), which stays usable", async () => {
+    const owner = await ownerOnPeople()
+    const memberEmail = emailOf("member")
+    const member = await apiAs(base, memberEmail)
+    await addMember(owner.api, member, owner.slug, "read")
+    const link = await inviteOnPage(owner.page, "Can read")
+    const page = await browser.openOther(`${base}/sign-in`)
+    await signInPage(page, memberEmail)
+    await page.waitForURL(`${base}/projects`)
+    await page.goto(invitePage(link))
+    await page.getByRole("button", { name: "Accept invite" }).click()
+    await page
+      .getByRole("alert")
+      .filter({ hasText: `You (${memberEmail}) are already in this project` })
+      .waitFor()
+    const pending = await owner.api.call<{ invites: ReadonlyArray<unknown> }>(
+      "GET",
+      `/api/projects/${owner.slug}/invites`,
+    )
+    expect(pending.invites).toHaveLength(1)
+  })
+
+  it("withdraws a pending invite, after which its link no longer works", async () => {
+    const owner = await ownerOnPeople()
+    const link = await inviteOnPage(owner.page, "Can read")
+    const pending = owner.page.getByRole("table", { name: "Pending invites" })
+    await pending.getByRole("button", { name: /^Withdraw the can read invite created / }).click()
+    await owner.page.getByText("Invite withdrawn: its link no longer works").waitFor()
+    await owner.page.getByText("No pending invites.").waitFor()
+
+    const page = await browser.openOther(`${base}/sign-in`)
+    await signInPage(page, emailOf("late"))
+    await page.waitForURL(`${base}/projects`)
+    await page.goto(invitePage(link))
+    await page.getByRole("button", { name: "Accept invite" }).click()
+    await page.getByRole("alert").filter({ hasText: "withdrawn by the project's owner" }).waitFor()
+    expect(await page.getByRole("button", { name: "Accept invite" }).isDisabled()).toBe(true)
+  })
+
+  it("explains an address without an invite in it", async () => {
+    const page = await browser.open(`${base}/invite`)
+    await page.getByRole("alert").filter({ hasText: "This address has no invite in it" }).waitFor()
+  })
+})
+
+describe("members", () => {
+  it("changes a member's role and removes them", async () => {
+    const owner = await ownerOnPeople()
+    const memberEmail = emailOf("member")
+    const member = await apiAs(base, memberEmail)
+    await addMember(owner.api, member, owner.slug, "read")
+    await owner.page.reload()
+    // Owner first, as the owner; nobody can change or remove the owner.
+    const rows = owner.page.getByRole("table", { name: /Members of/ }).locator("tbody tr")
+    expect(await rows.first().textContent()).toContain(owner.email)
+    expect(await rows.first().textContent()).toContain("Owner")
+    expect(await owner.page.getByLabel(`Role of ${owner.email}`).count()).toBe(0)
+
+    await owner.page.getByLabel(`Role of ${memberEmail}`).selectOption("write")
+    await owner.page.getByText(`${memberEmail} now: Can write`).waitFor()
+    expect((await membersOf(owner.api, owner.slug)).find((entry) => entry.email === memberEmail)?.role).toBe("write")
+
+    await owner.page.getByRole("button", { name: `Remove ${memberEmail}` }).click()
+    const dialog = owner.page.getByRole("dialog", { name: `Remove ${memberEmail}?` })
+    await dialog.getByRole("button", { name: "Remove member" }).click()
+    await owner.page.getByText(`Removed ${memberEmail}`).waitFor()
+    expect(await rowOf(owner.page, memberEmail).count()).toBe(0)
+    expect((await membersOf(owner.api, owner.slug)).map((entry) => entry.email)).toEqual([owner.email])
+  })
+
+  it("lets a member leave the project", async () => {
+    const ownerEmail = emailOf("owner")
+    const owner = await apiAs(base, ownerEmail)
+    const slug = await seedProject(owner, `Leave ${people} ${Date.now()}`)
+    const memberEmail = emailOf("member")
+    const member = await apiAs(base, memberEmail)
+    await addMember(owner, member, slug, "write")
+    const path = `/projects/${slug}/people`
+    const page = await browser.openOther(`${base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+    await signInPage(page, memberEmail)
+    await page.waitForURL(`${base}${path}`)
+    await rowOf(page, memberEmail).getByRole("button", { name: "Leave project" }).click()
+    await page
+      .getByRole("dialog", { name: /^Leave / })
+      .getByRole("button", { name: "Leave project" })
+      .click()
+    await page.waitForURL(`${base}/projects`)
+    await page.getByText(/^You left /).waitFor()
+    expect((await membersOf(owner, slug)).map((entry) => entry.email)).toEqual([ownerEmail])
+  })
+})
