@@ -2,10 +2,11 @@
  * The Schemas service's own layers, on top of the shared infrastructure: its store (platforms, versions, schemas,
  * API tokens, audit log) and its sessions (`schemas_sessions`), both on the one configured database, and the
  * revocation listener, which subscribes to token revocations through the shared cache (Redis pub/sub when
- * `COFFER_REDIS_URL` is set) for as long as the service runs.
+ * `COFFER_REDIS_URL` is set) for as long as the service runs, and its hourly housekeeping (expired sessions).
  */
 import { SqlSchemaStore, SqlSessions } from "@coffer/adapter-sql"
 import type { SchemasServices } from "@coffer/http"
+import { Housekeeping, Sessions } from "@coffer/kernel"
 import { Tokens } from "@coffer/schemas"
 import { Layer } from "effect"
 import type { Infrastructure } from "../layers.js"
@@ -14,4 +15,11 @@ import type { HostSettings } from "../settings.js"
 export const schemasLayer = (
   _settings: HostSettings,
 ): Layer.Layer<Exclude<SchemasServices, Infrastructure>, never, Infrastructure> =>
-  Layer.mergeAll(SqlSchemaStore.layer, SqlSessions.layer({ service: "schemas" }), Tokens.RevokedTokens.layer)
+  Housekeeping.layer(
+    "schemas",
+    Sessions.Sessions.use((sessions) => sessions.removeExpired),
+  ).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(SqlSchemaStore.layer, SqlSessions.layer({ service: "schemas" }), Tokens.RevokedTokens.layer),
+    ),
+  )
