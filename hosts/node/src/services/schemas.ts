@@ -8,8 +8,8 @@ import { SqlSchemaStore, SqlSessions } from "@coffer/adapter-sql"
 import type { SchemasServices } from "@coffer/http"
 import { Tokens } from "@coffer/schemas"
 import { Layer } from "effect"
+import type { HostSettings } from "../config/hostSettings.js"
 import type { Infrastructure } from "../layers.js"
-import type { HostSettings } from "../settings.js"
 
 export const schemasLayer = (
   _settings: HostSettings,

@@ -6,8 +6,8 @@
 import { SqlAccounts, SqlSecretStore, SqlSessions } from "@coffer/adapter-sql"
 import type { SecretsServices } from "@coffer/http"
 import { Layer } from "effect"
+import type { HostSettings } from "../config/hostSettings.js"
 import type { Infrastructure } from "../layers.js"
-import type { HostSettings } from "../settings.js"
 
 export const secretsLayer = (
   _settings: HostSettings,
