@@ -9,7 +9,7 @@
  * port already treats a missing entry as "ask the store", so an early eviction costs a round trip, never a
  * wrong answer.
  */
-import { Cache, Settings } from "@coffer/kernel"
+import { Cache } from "@coffer/kernel"
 import { Effect, Layer, PubSub, Schedule, type Scope, Stream } from "effect"
 
 interface Entry {
@@ -43,8 +43,8 @@ export interface Limits {
 }
 
 export const defaultLimits: Limits = {
-  maxEntries: Settings.DEFAULT_CACHE_MAX_ENTRIES,
-  maxBytes: Settings.DEFAULT_CACHE_MAX_BYTES,
+  maxEntries: 100_000,
+  maxBytes: 64 * 1024 * 1024,
 }
 
 const sizeOf = (key: string, value: string) => 2 * (key.length + value.length)

@@ -5,13 +5,19 @@
  */
 
 export { type AppOptions, type BaseAppOptions, createBaseApp } from "./app/base.js"
-export { createSchemasApp, SCHEMAS_INTERFACE_VERSION, type SchemasServices } from "./app/schemasApp.js"
+export {
+  createSchemasApp,
+  SCHEMAS_INTERFACE_VERSION,
+  type SchemasAppOptions,
+  type SchemasServices,
+} from "./app/schemasApp.js"
 export {
   createSecretsApp,
   instanceDescription,
   OIDC_START_PATH,
   type SecretsServices,
 } from "./app/secretsApp.js"
+export type { SchemasSettings, ServiceSettings } from "./app/settings.js"
 export { clearSessionCookie, readSessionCookie, sessionCookieName, setSessionCookie } from "./auth/cookie.js"
 export { BACKCHANNEL_LOGOUT_PATH } from "./auth/oidc.js"
 export { type SameOriginOptions, sameOriginWrites } from "./auth/sameOrigin.js"

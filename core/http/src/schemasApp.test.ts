@@ -1,4 +1,4 @@
-import { settingsFrom } from "@coffer/test-kit/http"
+import { schemasSettingsFrom } from "@coffer/test-kit/http"
 import { schemasService } from "@coffer/test-kit/schemasService"
 import { afterAll, describe, expect, it } from "vitest"
 import { createSchemasApp } from "./app/schemasApp.js"
@@ -39,7 +39,7 @@ describe("schemas app", () => {
   it("sends HSTS when its own public origin is https", async () => {
     const secure = createSchemasApp({
       runtime: fixture.runtime,
-      settings: settingsFrom({
+      settings: schemasSettingsFrom({
         COFFER_SCHEMAS_PUBLIC_ORIGIN: "https://schemas.example.com",
         COFFER_PUBLIC_ORIGIN: "http://localhost:8788",
       }),
@@ -52,7 +52,7 @@ describe("schemas app", () => {
   it("offers the identity provider's sign-in, by name, when one is configured", async () => {
     const withOidc = createSchemasApp({
       runtime: fixture.runtime,
-      settings: settingsFrom({
+      settings: schemasSettingsFrom({
         OIDC_ISSUER: "https://id.example.com",
         OIDC_CLIENT_ID: "coffer",
         OIDC_CLIENT_SECRET: "s3cret",

@@ -4,7 +4,7 @@
  * and its JSON 404 hold there, and nothing outside `/config` reaches it.
  */
 import { afterEach, describe, expect, it } from "vitest"
-import { createApp, main, makeSchemasRuntime, type SchemasRuntime } from "./main.js"
+import { createApp, developmentSettings, main, makeSchemasRuntime, type SchemasRuntime } from "./main.js"
 
 describe("the example", () => {
   it("serves its own routes and the Schemas service under /config", async () => {
@@ -72,10 +72,7 @@ describe("the mount under /config", () => {
   it("keeps the development login off in production", async () => {
     const runtime = makeSchemasRuntime()
     runtimes.push(runtime)
-    const shop = createApp(runtime, {
-      COFFER_ENV: "production",
-      COFFER_MASTER_KEY: Buffer.alloc(32).toString("base64"),
-    })
+    const shop = createApp(runtime, { ...developmentSettings, environment: "production" })
     const response = await shop.request("http://shop.test/config/api/auth/dev-login", {
       method: "POST",
       headers: { "content-type": "application/json" },

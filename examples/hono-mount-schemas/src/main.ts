@@ -13,11 +13,11 @@
 import type { AddressInfo } from "node:net"
 import { pathToFileURL } from "node:url"
 import { MemoryCache, MemorySchemaStore, MemorySessions } from "@coffer/adapter-memory"
-import { createSchemasApp } from "@coffer/http"
-import { Clock, Hasher, Random, Settings } from "@coffer/kernel"
+import { createSchemasApp, type SchemasSettings } from "@coffer/http"
+import { Clock, Hasher, Random } from "@coffer/kernel"
 import { Tokens } from "@coffer/schemas"
 import { serve } from "@hono/node-server"
-import { Layer, ManagedRuntime, Result } from "effect"
+import { Layer, ManagedRuntime } from "effect"
 import { Hono } from "hono"
 import { mount } from "hono/mount"
 
@@ -32,11 +32,21 @@ export type SchemasRuntime = ManagedRuntime.ManagedRuntime<Layer.Success<typeof 
 export const makeSchemasRuntime = (): SchemasRuntime => ManagedRuntime.make(schemasLayer)
 
 /**
- * The application. Settings come from the same environment variables as `coffer serve`; development mode turns
- * on `POST /config/api/auth/dev-login`, which the walk-through signs in with (production uses OIDC).
+ * What the Schemas app reads of its configuration, here in development: `POST /config/api/auth/dev-login` is on,
+ * which the walk-through signs in with (production uses OIDC). An embedder fills these from its own configuration;
+ * `coffer serve` fills them from the environment variables of the repository README.
  */
-export const createApp = (runtime: SchemasRuntime, env: Settings.Env = { COFFER_ENV: "development" }): Hono => {
-  const settings = Result.getOrThrow(Settings.parse(env))
+export const developmentSettings: SchemasSettings = {
+  environment: "development",
+  rateLimit: 0,
+  corsOrigins: [],
+  publicOrigin: undefined,
+  oidc: undefined,
+  roles: { claim: "groups", editorGroup: undefined, adminGroup: undefined, platformEditors: new Map() },
+}
+
+/** The application. */
+export const createApp = (runtime: SchemasRuntime, settings: SchemasSettings = developmentSettings): Hono => {
   const schemas = createSchemasApp({ runtime, settings, version: "embedded" })
 
   const app = new Hono()

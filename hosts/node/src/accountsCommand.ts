@@ -13,9 +13,9 @@ import { migrate, SqlAccounts, SqlSessions } from "@coffer/adapter-sql"
 import type { Sessions } from "@coffer/kernel"
 import { Accounts, unlinkIdentity } from "@coffer/secrets"
 import { Effect, Layer } from "effect"
+import { loadSettings } from "./config/hostSettings.js"
 import { commands } from "./help.js"
 import { databaseLayer, platformLayer } from "./layers.js"
-import { loadSettings } from "./settings.js"
 
 type Subcommand = "list" | "link" | "unlink"
 

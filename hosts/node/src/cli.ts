@@ -7,12 +7,12 @@ import { parseArgs } from "node:util"
 import { runCli, USER_COMMANDS } from "@coffer/cli"
 import { Cause } from "effect"
 import { accountsCommand } from "./accountsCommand.js"
+import { loadSettings, SettingsRejected } from "./config/hostSettings.js"
 import { commands } from "./help.js"
 import { keysCommand } from "./keysCommand.js"
 import type { Listener } from "./listen.js"
 import { runMigrations } from "./migrateCommand.js"
 import { type Running, SERVICES, type Service, serve } from "./serve.js"
-import { loadSettings, SettingsRejected } from "./settings.js"
 
 class UsageError extends Error {}
 

@@ -3,8 +3,10 @@
  * `coffer` command. Embedders who want their own wiring use `appLayer` and the apps from `@coffer/http`.
  */
 export { main } from "./cli.js"
+export { schemasAppSettings, secretsAppSettings } from "./config/appSettings.js"
+export { type HostSettings, loadSettings, SettingsRejected } from "./config/hostSettings.js"
+export * as Settings from "./config/Settings.js"
 export { cacheLayer, cipherLayer, databaseLayer, type Infrastructure, infrastructureLayer } from "./layers.js"
 export { type FetchHandler, type Listener, type Listening, listen, listeningUrl, nodeListener } from "./listen.js"
 export { type Running, SERVICES, type ServeOptions, type Service, serve } from "./serve.js"
-export { type HostSettings, loadSettings, SettingsRejected } from "./settings.js"
 export { version } from "./version.js"

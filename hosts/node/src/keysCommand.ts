@@ -14,9 +14,9 @@ import { parseArgs } from "node:util"
 import { migrate, SqlSecretStore } from "@coffer/adapter-sql"
 import { type RewrapReport, rewrapDataKeys } from "@coffer/secrets"
 import { Effect, Layer } from "effect"
+import { loadSettings } from "./config/hostSettings.js"
 import { commands } from "./help.js"
 import { cipherLayer, databaseLayer } from "./layers.js"
-import { loadSettings } from "./settings.js"
 
 /** Re-wraps every data key on the configured database; the report of what was done. */
 export const rotateDataKeys = (env: NodeJS.ProcessEnv): Promise<RewrapReport> => {

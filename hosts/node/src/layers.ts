@@ -20,7 +20,7 @@ import {
   type StoreUnavailable,
 } from "@coffer/kernel"
 import { Effect, Layer, Redacted } from "effect"
-import type { HostSettings } from "./settings.js"
+import type { HostSettings } from "./config/hostSettings.js"
 
 export const databaseLayer = (settings: HostSettings): Layer.Layer<SqlDatabase.SqlDatabase, StoreUnavailable> =>
   settings.database._tag === "Sqlite"

@@ -3,8 +3,8 @@
  */
 import { migrate } from "@coffer/adapter-sql"
 import { Effect } from "effect"
+import type { HostSettings } from "./config/hostSettings.js"
 import { databaseLayer } from "./layers.js"
-import type { HostSettings } from "./settings.js"
 
 export const runMigrations = (settings: HostSettings): Promise<ReadonlyArray<string>> =>
   Effect.runPromise(migrate.pipe(Effect.provide(databaseLayer(settings))))

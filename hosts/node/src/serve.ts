@@ -5,14 +5,15 @@
  */
 import { migrate } from "@coffer/adapter-sql"
 import { createSchemasApp, createSecretsApp, type WebApp } from "@coffer/http"
-import { Settings } from "@coffer/kernel"
 import { Layer, ManagedRuntime, Result } from "effect"
 import type { Hono } from "hono"
+import { schemasAppSettings, secretsAppSettings } from "./config/appSettings.js"
+import type { HostSettings } from "./config/hostSettings.js"
+import * as Settings from "./config/Settings.js"
 import { infrastructureLayer } from "./layers.js"
 import { type Listener, type Listening, nodeListener } from "./listen.js"
 import { schemasLayer } from "./services/schemas.js"
 import { secretsLayer } from "./services/secrets.js"
-import type { HostSettings } from "./settings.js"
 import { version } from "./version.js"
 import { loadWebApp } from "./webApp.js"
 
@@ -84,20 +85,26 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
       // The server's own bindings travel as `env`: the listener's `clientAddress` reads the peer from them.
       const bound = await listener.listen((request, env) => app!.fetch(request, env), settings.host, ports[service])
       listening[service] = bound
-      const withOrigins: HostSettings = {
-        ...settings,
-        publicOrigin:
-          service === "secrets" ? (settings.publicOrigin ?? localOrigin(bound.port)) : settings.publicOrigin,
-        schemasPublicOrigin:
-          service === "schemas"
-            ? (settings.schemasPublicOrigin ?? localOrigin(bound.port))
-            : settings.schemasPublicOrigin,
-      }
       const web = webApps[service]
+      // The public origin defaults to the bound port.
+      const origin = localOrigin(bound.port)
       app =
         service === "schemas"
-          ? createSchemasApp({ runtime: runtimes.schemas, settings: withOrigins, version, roles, clientAddress, web })
-          : createSecretsApp({ runtime: runtimes.secrets, settings: withOrigins, version, roles, clientAddress, web })
+          ? createSchemasApp({
+              runtime: runtimes.schemas,
+              settings: schemasAppSettings(settings, settings.schemasPublicOrigin ?? origin),
+              version,
+              roles,
+              clientAddress,
+              web,
+            })
+          : createSecretsApp({
+              runtime: runtimes.secrets,
+              settings: secretsAppSettings(settings, settings.publicOrigin ?? origin),
+              version,
+              clientAddress,
+              web,
+            })
       if (settings.web !== false && web === undefined) log(`coffer ${service}: no web app built, serving the API only`)
       log(`coffer ${service} listening on ${bound.url}`)
     }

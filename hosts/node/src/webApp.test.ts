@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { loadSettings, parseWeb, SettingsRejected } from "./settings.js"
+import { loadSettings, parseWeb, SettingsRejected } from "./config/hostSettings.js"
 import { loadWebAppFrom } from "./webApp.js"
 
 describe("loadWebAppFrom", () => {

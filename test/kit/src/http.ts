@@ -5,7 +5,9 @@
  */
 
 import { MemoryAccounts, MemoryCache, MemorySessions } from "@coffer/adapter-memory"
-import { type Cache, Clock, Hasher, Random, Settings } from "@coffer/kernel"
+import type { SchemasSettings, ServiceSettings } from "@coffer/http"
+import { type Cache, Clock, Hasher, Random } from "@coffer/kernel"
+import { Settings, schemasAppSettings, secretsAppSettings } from "@coffer/node"
 import { Layer, ManagedRuntime, Result } from "effect"
 import type { Context } from "hono"
 
@@ -47,6 +49,16 @@ export const cookieAttributes = (response: Response, name: string): Record<strin
   return result
 }
 
-/** Settings from an environment, in development unless told otherwise; throws on a bad one. */
-export const settingsFrom = (env: Settings.Env = {}): Settings.Settings =>
+/** The host's settings from an environment, in development unless told otherwise; throws on a bad one. */
+export const hostSettingsFrom = (env: Settings.Env = {}): Settings.Settings =>
   Result.getOrThrow(Settings.parse({ COFFER_ENV: "development", ...env }))
+
+/** The roles settings alone, as the host re-reads them on every request; throws on a bad one. */
+export const rolesFrom = (env: Settings.Env): Settings.Roles => Result.getOrThrow(Settings.parseRoles(env))
+
+/** What the host hands the secrets app (or the shared stack) for this environment. */
+export const settingsFrom = (env: Settings.Env = {}): ServiceSettings => secretsAppSettings(hostSettingsFrom(env))
+
+/** What the host hands the schemas app for this environment. */
+export const schemasSettingsFrom = (env: Settings.Env = {}): SchemasSettings =>
+  schemasAppSettings(hostSettingsFrom(env))

@@ -5,12 +5,12 @@
  */
 import { MemorySchemaStore, MemorySessions } from "@coffer/adapter-memory"
 import { createSchemasApp } from "@coffer/http"
-import type { Settings } from "@coffer/kernel"
+import type { Settings } from "@coffer/node"
 import { Tokens } from "@coffer/schemas"
 import { Layer, ManagedRuntime } from "effect"
 import { afterEach, expect } from "vitest"
 import { switchableCache } from "./cache.js"
-import { platform, settingsFrom } from "./http.js"
+import { platform, schemasSettingsFrom } from "./http.js"
 
 export interface Client {
   readonly request: (
@@ -28,7 +28,7 @@ export const schemasService = (env: Settings.Env = {}) => {
       Layer.provideMerge(Layer.merge(switchableCache(cacheState), platform)),
     ),
   )
-  const settings = settingsFrom(env)
+  const settings = schemasSettingsFrom(env)
   let roles = settings.roles
   const app = createSchemasApp({ runtime, settings, version: "9.9.9", roles: () => roles })
 

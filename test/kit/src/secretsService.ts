@@ -7,11 +7,12 @@
 import { XChaCha20Poly1305 } from "@coffer/adapter-crypto"
 import { MemoryAccounts, MemoryCache, MemorySessions } from "@coffer/adapter-memory"
 import { createSecretsApp } from "@coffer/http"
-import { Clock, Hasher, Random, type Readiness, Settings } from "@coffer/kernel"
+import { Clock, Hasher, Random, type Readiness } from "@coffer/kernel"
+import type { Settings } from "@coffer/node"
 import { MemorySecretStore } from "@coffer/secrets"
-import { Layer, ManagedRuntime, Redacted, Result } from "effect"
+import { Layer, ManagedRuntime, Redacted } from "effect"
 import type { Context } from "hono"
-import { CLIENT_HEADER } from "./http.js"
+import { CLIENT_HEADER, settingsFrom } from "./http.js"
 import { captureLogs, flippableReadiness } from "./runtime.js"
 
 export { CLIENT_HEADER }
@@ -64,9 +65,7 @@ export const makeRuntime = (options: { readonly readiness?: Layer.Layer<Readines
 
 export const makeService = (env: Settings.Env = {}) => {
   const { runtime, clock, logs, setReady } = makeRuntime()
-  const settings = Result.getOrThrow(
-    Settings.parse({ COFFER_ENV: "development", COFFER_PUBLIC_ORIGIN: "https://coffer.example", ...env }),
-  )
+  const settings = settingsFrom({ COFFER_PUBLIC_ORIGIN: "https://coffer.example", ...env })
   const app = createSecretsApp({ runtime, settings, version: "9.9.9", clientAddress })
 
   const call = async (

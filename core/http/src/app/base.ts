@@ -6,7 +6,7 @@
  * the app's (`../web/webApp.ts`: the app is the not-found handler, so it shadows no route); an exception that escapes a route answers
  * a bare 500 and is logged through the runtime.
  */
-import { NotFound, type Settings } from "@coffer/kernel"
+import { NotFound } from "@coffer/kernel"
 import type { ManagedRuntime } from "effect"
 import { Hono, type Context as HonoContext } from "hono"
 import { BACKCHANNEL_LOGOUT_PATH } from "../auth/oidc.js"
@@ -19,18 +19,15 @@ import { noStore } from "../middleware/noStore.js"
 import { securityHeaders } from "../middleware/securityHeaders.js"
 import { type Handle, makeHandle, reportException } from "../runtime.js"
 import { type WebApp, webResponse } from "../web/webApp.js"
+import type { ServiceSettings } from "./settings.js"
 
-export interface AppOptions<R, ER = unknown> {
+export interface AppOptions<R, ER = unknown, S extends ServiceSettings = ServiceSettings> {
   /** Built once by the host from the chosen layers; routes run their use cases on it. */
   readonly runtime: ManagedRuntime.ManagedRuntime<R, ER>
-  readonly settings: Settings.Settings
+  /** What the app reads of the host's configuration (`./settings.ts`). */
+  readonly settings: S
   /** The package version, reported by the instance endpoints. */
   readonly version: string
-  /**
-   * The roles settings as they are now (seed 000 §5 rule 1: read on every request, so changing a group
-   * setting narrows existing sessions at once). The host re-reads its environment; default: `settings.roles`.
-   */
-  readonly roles?: () => Settings.Roles
   /**
    * The client's address, for per-address rate limits. Runtime-specific (the host reads the socket), so it is
    * supplied by the host; without it every request counts as one client. `X-Forwarded-For` is never trusted
@@ -46,7 +43,7 @@ export interface AppOptions<R, ER = unknown> {
 
 export interface BaseAppOptions<R, ER> {
   readonly runtime: ManagedRuntime.ManagedRuntime<R, ER>
-  readonly settings: Settings.Settings
+  readonly settings: Pick<ServiceSettings, "corsOrigins">
   /** This service's public origin (HSTS is sent when it is https). */
   readonly publicOrigin: string | undefined
   /** Paths that accept non-JSON writes. */

@@ -4,11 +4,14 @@
  * with their cascade, API tokens, deletion, audit). Sign-in routes are mounted first, so that no parameterised
  * path (`/api/{platform}/{version}`) shadows them.
  */
+
+import type { Permissions } from "@coffer/schemas"
 import type { Hono } from "hono"
 import { mountSchemasAuth } from "../auth/schemasAuth.js"
 import { mountSchemasRoutes, type SchemasRouteServices } from "../schemas/index.js"
 import { type AppOptions, createBaseApp } from "./base.js"
 import { instanceDescription } from "./secretsApp.js"
+import type { SchemasSettings } from "./settings.js"
 
 /** The interface description's own version (seed 000 §9 rule 2). */
 export const SCHEMAS_INTERFACE_VERSION = "1.0.0"
@@ -16,8 +19,16 @@ export const SCHEMAS_INTERFACE_VERSION = "1.0.0"
 /** The services the schemas routes need from the runtime. */
 export type SchemasServices = SchemasRouteServices
 
-export const createSchemasApp = <ER>(options: AppOptions<SchemasServices, ER>): Hono => {
-  const publicOrigin = options.settings.schemasPublicOrigin
+export interface SchemasAppOptions<ER> extends AppOptions<SchemasServices, ER, SchemasSettings> {
+  /**
+   * The roles settings as they are now (seed 000 §5 rule 1: read on every request, so changing a group
+   * setting narrows existing sessions at once). The host re-reads its environment; default: `settings.roles`.
+   */
+  readonly roles?: () => Permissions.Roles
+}
+
+export const createSchemasApp = <ER>(options: SchemasAppOptions<ER>): Hono => {
+  const { publicOrigin } = options.settings
   const { app, handle } = createBaseApp({
     runtime: options.runtime,
     settings: options.settings,

@@ -3,13 +3,14 @@
  * (`mountSecretsAuth`) and the domain routes of `../secrets/` (projects, people, environments, secrets and their
  * history, exports, API keys, audit log). Sign-in routes are mounted first, so no parameterised path shadows them.
  */
-import { Readiness, type Settings, StoreUnavailable } from "@coffer/kernel"
+import { Readiness, StoreUnavailable } from "@coffer/kernel"
 import { Duration, Effect } from "effect"
 import type { Hono } from "hono"
 import { mountSecretsAuth } from "../auth/secretsAuth.js"
 import { mountSecretsRoutes, type SecretsRouteServices } from "../secrets/index.js"
 import { mountApiKeyIdentity } from "../secrets/me.js"
 import { type AppOptions, createBaseApp } from "./base.js"
+import type { ServiceSettings } from "./settings.js"
 
 /** The services the secrets routes need from the runtime. */
 export type SecretsServices = SecretsRouteServices
@@ -20,7 +21,7 @@ export const OIDC_START_PATH = "/api/auth/oidc/start"
 /** A probe that hangs is as bad as a failed one: load balancers need an answer, so it is bounded. */
 const READINESS_TIMEOUT = Duration.seconds(2)
 
-export const instanceDescription = (settings: Settings.Settings, version: string) => ({
+export const instanceDescription = (settings: Pick<ServiceSettings, "oidc" | "environment">, version: string) => ({
   name: "coffer-secrets",
   version,
   signIn: {

@@ -11,9 +11,10 @@
  * - `POST /api/auth/logout`: ends the session server-side and clears the cookie; `{ ok: true }`, also when
  *   there was no session (the outcome the caller wants holds either way).
  */
-import { type Cache, NotFound, Sessions, type Settings, SignIn, type StoreUnavailable } from "@coffer/kernel"
+import { type Cache, NotFound, Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
+import type { ServiceSettings } from "../app/settings.js"
 import { errorResponse, type HttpError } from "../errors.js"
 import { decodeJson } from "../middleware/jsonBody.js"
 import type { Handle } from "../runtime.js"
@@ -41,7 +42,7 @@ export type DevSignIn<B, E, R> = (
 
 export interface DevLoginOptions<B, E, R> {
   readonly handle: Handle<Sessions.Sessions | Cache.Cache | R>
-  readonly settings: Settings.Settings
+  readonly settings: ServiceSettings
   /** The service's public origin: the cookie's name and `Secure` follow its scheme. */
   readonly publicOrigin: string | undefined
   /** `AppOptions.clientAddress`, for the per-client rate limit. */

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net"
 import { MemoryAccounts, MemoryCache, MemorySessions } from "@coffer/adapter-memory"
 import { OidcIdentity } from "@coffer/adapter-oidc"
 import { type CookieJar as Jar, cookieJar as jar, type OidcProvider, startOidcProvider } from "@coffer/contract"
-import { Cache, Clock, Conflict, Hasher, type Identity, Random, Sessions, type Settings, SignIn } from "@coffer/kernel"
+import { Cache, Clock, Conflict, Hasher, type Identity, Random, Sessions, SignIn } from "@coffer/kernel"
 import { schemasSignedIn } from "@coffer/schemas"
 import { Accounts, secretsSignedIn } from "@coffer/secrets"
 import { settingsFrom } from "@coffer/test-kit/http"
@@ -18,6 +18,7 @@ import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Hono } from "hono"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createBaseApp } from "../app/base.js"
+import type { ServiceSettings } from "../app/settings.js"
 import type { HttpError } from "../errors.js"
 import { mountOidcRoutes } from "./oidc.js"
 import { safeReturnTo } from "./returnTo.js"
@@ -52,7 +53,7 @@ describe("OIDC routes", () => {
       name: "Test",
     })
     const runtime = ManagedRuntime.make(options.oidc ? Layer.merge(stores(), Layer.orDie(identity)) : stores())
-    const settings: Settings.Settings = settingsFrom({ COFFER_PUBLIC_ORIGIN: origin })
+    const settings: ServiceSettings = settingsFrom({ COFFER_PUBLIC_ORIGIN: origin })
     const { app, handle } = createBaseApp({ runtime, settings, publicOrigin: origin, nonJsonWrites: [LOGOUT] })
     mountOidcRoutes(app, {
       handle,

@@ -13,10 +13,11 @@
  * - Back-channel logout answers 200 with an empty body on success (the spec's wording); a token that cannot be
  *   checked because the provider or a store is down answers 503, so the provider may retry.
  */
-import { BadRequest, type Cache, type Hasher, type Sessions, type Settings, SignIn } from "@coffer/kernel"
+import { BadRequest, type Cache, type Hasher, type Sessions, SignIn } from "@coffer/kernel"
 import { Effect } from "effect"
 import type { Context, Hono } from "hono"
 import { deleteCookie, getCookie, setCookie } from "hono/cookie"
+import type { ServiceSettings } from "../app/settings.js"
 import type { HttpError } from "../errors.js"
 import type { Handle } from "../runtime.js"
 import { cookieName, isSecureOrigin, readSessionCookie, setSessionCookie } from "./cookie.js"
@@ -155,7 +156,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
 /** What the services' auth mounts hand over (`SecretsAuthOptions`, `SchemasAuthOptions`). */
 export interface ServiceOidcOptions<R> {
   readonly handle: Handle<OidcServices | R>
-  readonly settings: Settings.Settings
+  readonly settings: ServiceSettings
   readonly publicOrigin: string | undefined
   readonly clientAddress?: ((c: Context) => string | undefined) | undefined
   /** Whether a web app is served at this origin (`AppOptions.web`): failures then redirect to the sign-in page. */

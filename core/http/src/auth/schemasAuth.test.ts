@@ -3,7 +3,6 @@
  * development login with groups, `get-session` with permissions worked out from the roles settings of the
  * moment, logout, the 404 outside development, rate limits and bad bodies.
  */
-import { Settings } from "@coffer/kernel"
 import {
   CLIENT_HEADER,
   clientAddress,
@@ -11,9 +10,9 @@ import {
   cookieJar,
   memoryRuntime,
   postJson,
-  settingsFrom,
+  rolesFrom,
+  schemasSettingsFrom,
 } from "@coffer/test-kit/http"
-import { Result } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { createBaseApp } from "../app/base.js"
 import { mountSchemasAuth } from "./schemasAuth.js"
@@ -25,24 +24,22 @@ afterEach(async () => {
   await Promise.all(runtimes.splice(0).map((runtime) => runtime.dispose()))
 })
 
-const rolesFrom = (env: Settings.Env) => Result.getOrThrow(Settings.parseRoles(env))
-
 const service = (env: Record<string, string> = {}) => {
   const runtime = memoryRuntime()
   runtimes.push(runtime)
-  const settings = settingsFrom(env)
+  const settings = schemasSettingsFrom(env)
   let roles = settings.roles
-  const { app, handle } = createBaseApp({ runtime, settings, publicOrigin: settings.schemasPublicOrigin })
+  const { app, handle } = createBaseApp({ runtime, settings, publicOrigin: settings.publicOrigin })
   mountSchemasAuth(app, {
     handle,
     settings,
-    publicOrigin: settings.schemasPublicOrigin,
+    publicOrigin: settings.publicOrigin,
     roles: () => roles,
     clientAddress,
   })
   return {
     app,
-    setRoles: (env: Settings.Env) => {
+    setRoles: (env: Record<string, string>) => {
       roles = rolesFrom(env)
     },
   }

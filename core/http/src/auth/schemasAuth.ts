@@ -10,11 +10,12 @@
  *
  * Mount these before the platform routes: `/api/{platform}/…` would otherwise answer for a platform `auth`.
  */
-import type { Cache, Hasher, Sessions, Settings } from "@coffer/kernel"
+import type { Cache, Hasher, Sessions } from "@coffer/kernel"
 import { Permissions, schemasSignedIn } from "@coffer/schemas"
 import { Accounts } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
+import type { ServiceSettings } from "../app/settings.js"
 import type { Handle } from "../runtime.js"
 import { Email, mountDevLogin, mountLogout } from "./devLogin.js"
 import { mountServiceOidc } from "./oidc.js"
@@ -27,11 +28,11 @@ export type SchemasAuthServices = Sessions.Sessions | Cache.Cache | Hasher.Hashe
 
 export interface SchemasAuthOptions {
   readonly handle: Handle<SchemasAuthServices>
-  readonly settings: Settings.Settings
+  readonly settings: ServiceSettings
   /** The schemas service's public origin: the cookie's name and `Secure` follow its scheme. */
   readonly publicOrigin: string | undefined
   /** The roles settings as they are now (`AppOptions.roles`), read on every request. */
-  readonly roles: () => Settings.Roles
+  readonly roles: () => Permissions.Roles
   /** `AppOptions.clientAddress`, for the per-client rate limit. */
   readonly clientAddress?: ((c: Context) => string | undefined) | undefined
   /** Whether the web app is served here: failed sign-ins then redirect to `/sign-in?error=<reason>`. */

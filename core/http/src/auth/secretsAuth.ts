@@ -10,10 +10,11 @@
  *
  * Mount these before any route with a path parameter under `/api`, so that none of those can shadow them.
  */
-import type { Cache, Hasher, Sessions, Settings } from "@coffer/kernel"
+import type { Cache, Hasher, Sessions } from "@coffer/kernel"
 import { type Accounts, developmentIdentity, developmentSignIn, secretsSignedIn } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
+import type { ServiceSettings } from "../app/settings.js"
 import type { Handle } from "../runtime.js"
 import { Email, mountDevLogin, mountLogout } from "./devLogin.js"
 import { mountServiceOidc } from "./oidc.js"
@@ -26,7 +27,7 @@ export type SecretsAuthServices = Sessions.Sessions | Accounts.Accounts | Cache.
 
 export interface SecretsAuthOptions {
   readonly handle: Handle<SecretsAuthServices>
-  readonly settings: Settings.Settings
+  readonly settings: ServiceSettings
   /** The secrets service's public origin: the cookie's name and `Secure` follow its scheme. */
   readonly publicOrigin: string | undefined
   /** `AppOptions.clientAddress`, for the per-client rate limit. */

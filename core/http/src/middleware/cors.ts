@@ -4,7 +4,7 @@
  * dashboard on another origin can use its session cookie. Other origins get no allow header at all, and
  * their preflights fall through to the routes (a 404). With no origin listed the middleware does nothing.
  *
- * Origins are compared in the normalised form `Settings.parse` produces, which is also the form browsers
+ * Origins are compared in the normalised form the host's settings parser produces, which is also the form browsers
  * send (`scheme://host[:port]`, lowercase, no default port).
  */
 import type { MiddlewareHandler } from "hono"

@@ -20,7 +20,6 @@ import {
   type Hasher,
   type Random,
   type Sessions,
-  type Settings,
   type StoreUnavailable,
   type TooManyRequests,
   Unauthorized,
@@ -28,6 +27,7 @@ import {
 import { type Access, Permissions, type SchemaStore, Tokens } from "@coffer/schemas"
 import { Effect } from "effect"
 import type { Context } from "hono"
+import type { ServiceSettings } from "../app/settings.js"
 import { credentialsGroup, credentialsOf } from "../auth/credentials.js"
 import type { Handle } from "../runtime.js"
 
@@ -43,11 +43,11 @@ export type SchemasRouteServices =
 
 export interface SchemasRoutes {
   readonly handle: Handle<SchemasRouteServices>
-  readonly settings: Settings.Settings
+  readonly settings: ServiceSettings
   /** The schemas service's public origin: the session cookie's name follows its scheme. */
   readonly publicOrigin: string | undefined
   /** The roles settings as they are now (`AppOptions.roles`). */
-  readonly roles: () => Settings.Roles
+  readonly roles: () => Permissions.Roles
   /** `AppOptions.clientAddress`, for the per-client rate limit on failed credentials. */
   readonly clientAddress?: ((c: Context) => string | undefined) | undefined
 }

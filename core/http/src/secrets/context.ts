@@ -16,7 +16,6 @@ import {
   type Random,
   type Readiness,
   type Sessions,
-  type Settings,
   type StoreUnavailable,
   type TooManyRequests,
   type Unauthorized,
@@ -24,6 +23,7 @@ import {
 import { type Accounts, type Actor, authenticateApiKey, type SecretStore } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Context } from "hono"
+import type { ServiceSettings } from "../app/settings.js"
 import { credentialsGroup, credentialsOf } from "../auth/credentials.js"
 import { notSignedIn } from "../auth/session.js"
 import type { Handle } from "../runtime.js"
@@ -42,7 +42,7 @@ export type SecretsRouteServices =
 
 export interface SecretsRoutes {
   readonly handle: Handle<SecretsRouteServices>
-  readonly settings: Settings.Settings
+  readonly settings: ServiceSettings
   /** The secrets service's public origin: invite links and the session cookie's name follow it. */
   readonly publicOrigin: string | undefined
   /** `AppOptions.clientAddress`: for the audit log's `ipAddress` and the per-client rate limit. */

@@ -4,7 +4,7 @@
  * without an app; and failed sign-ins landing on the sign-in page only when the app is served.
  */
 
-import { settingsFrom } from "@coffer/test-kit/http"
+import { schemasSettingsFrom, settingsFrom } from "@coffer/test-kit/http"
 import { schemasService } from "@coffer/test-kit/schemasService"
 import { makeRuntime } from "@coffer/test-kit/secretsService"
 import { afterAll, describe, expect, it } from "vitest"
@@ -37,7 +37,7 @@ const apps = {
   schemas: (withWeb: boolean) =>
     createSchemasApp({
       runtime: schemas.runtime,
-      settings: settingsFrom(),
+      settings: schemasSettingsFrom(),
       version: "1.0.0",
       web: withWeb ? web : undefined,
     }),

@@ -2,12 +2,11 @@
  * The roles table of seed 000 §5, settings × groups × platforms, one row per case. Roles are parsed from an
  * environment exactly as the host reads them, so the settings' own syntax is part of what is checked.
  */
-import { Settings } from "@coffer/kernel"
-import { Result } from "effect"
+import { rolesFrom } from "@coffer/test-kit/http"
 import { describe, expect, it } from "vitest"
 import { canManage, canWritePlatform, permissionsFor } from "./permissions.js"
 
-const roles = (env: Settings.Env) => Result.getOrThrow(Settings.parseRoles(env))
+const roles = rolesFrom
 
 const EDITOR = { OIDC_EDITOR_GROUP: "editors" }
 const ADMIN = { OIDC_ADMIN_GROUP: "admins" }

@@ -15,7 +15,20 @@
  * Rule 3 follows from using the session's groups: a session from before a platform's groups were configured
  * carries none of them, so it cannot write that platform until its holder signs in again.
  */
-import type { Settings } from "@coffer/kernel"
+/**
+ * The roles settings (seed 000 §5): which groups of the roles claim may edit and administer. The host reads them
+ * from `OIDC_ROLES_CLAIM`, `OIDC_EDITOR_GROUP`, `OIDC_ADMIN_GROUP` and `OIDC_PLATFORM_EDITORS`.
+ */
+export interface Roles {
+  /** The sign-in token claim that lists the user's groups. */
+  readonly claim: string
+  /** When set, only its members (and admins) can change configuration. */
+  readonly editorGroup: string | undefined
+  /** When set, only its members can delete platforms or versions and manage API tokens. */
+  readonly adminGroup: string | undefined
+  /** Platform name to the groups allowed to write it (one of them is needed); unlisted platforms are unaffected. */
+  readonly platformEditors: ReadonlyMap<string, ReadonlyArray<string>>
+}
 
 export interface Permissions {
   /** Whether the person can change configuration at all. */
@@ -28,19 +41,18 @@ export interface Permissions {
 
 type Groups = ReadonlyArray<string>
 
-const isAdmin = (groups: Groups, roles: Settings.Roles) =>
-  roles.adminGroup !== undefined && groups.includes(roles.adminGroup)
+const isAdmin = (groups: Groups, roles: Roles) => roles.adminGroup !== undefined && groups.includes(roles.adminGroup)
 
 /** Whether the person can change configuration (any platform not restricted by `OIDC_PLATFORM_EDITORS`). */
-export const canWrite = (groups: Groups, roles: Settings.Roles): boolean =>
+export const canWrite = (groups: Groups, roles: Roles): boolean =>
   roles.editorGroup === undefined || groups.includes(roles.editorGroup) || isAdmin(groups, roles)
 
 /** The admin permission. Without an admin group it goes with the right to change configuration. */
-export const canManage = (groups: Groups, roles: Settings.Roles): boolean =>
+export const canManage = (groups: Groups, roles: Roles): boolean =>
   roles.adminGroup === undefined ? canWrite(groups, roles) : isAdmin(groups, roles)
 
 /** Whether the person can change this platform: its versions, schemas and the platform itself. */
-export const canWritePlatform = (groups: Groups, roles: Settings.Roles, platform: string): boolean => {
+export const canWritePlatform = (groups: Groups, roles: Roles, platform: string): boolean => {
   if (!canWrite(groups, roles)) return false
   const editors = roles.platformEditors.get(platform)
   if (editors === undefined || isAdmin(groups, roles)) return true
@@ -53,7 +65,7 @@ export const canWritePlatform = (groups: Groups, roles: Settings.Roles, platform
  */
 export const permissionsFor = (
   groups: Groups,
-  roles: Settings.Roles,
+  roles: Roles,
   platforms: Iterable<string> = roles.platformEditors.keys(),
 ): Permissions => ({
   write: canWrite(groups, roles),

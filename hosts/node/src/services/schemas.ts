@@ -9,8 +9,8 @@ import type { SchemasServices } from "@coffer/http"
 import { Housekeeping, Sessions } from "@coffer/kernel"
 import { Tokens } from "@coffer/schemas"
 import { Layer } from "effect"
+import type { HostSettings } from "../config/hostSettings.js"
 import type { Infrastructure } from "../layers.js"
-import type { HostSettings } from "../settings.js"
 
 export const schemasLayer = (
   _settings: HostSettings,

@@ -9,8 +9,8 @@ import type { SecretsServices } from "@coffer/http"
 import { Housekeeping } from "@coffer/kernel"
 import { secretsHousekeeping } from "@coffer/secrets"
 import { Layer } from "effect"
+import type { HostSettings } from "../config/hostSettings.js"
 import type { Infrastructure } from "../layers.js"
-import type { HostSettings } from "../settings.js"
 
 export const secretsLayer = (
   _settings: HostSettings,

@@ -1,9 +1,9 @@
+import { Encoding } from "@coffer/kernel"
 import { Redacted, Result, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { toBase64 } from "./encoding.js"
 import * as Settings from "./Settings.js"
 
-const key = (fill: number) => toBase64(new Uint8Array(32).fill(fill))
+const key = (fill: number) => Encoding.toBase64(new Uint8Array(32).fill(fill))
 const KEY = key(1)
 /** The smallest valid production environment. */
 const PRODUCTION = { COFFER_MASTER_KEY: KEY }
@@ -203,7 +203,7 @@ const invalid: ReadonlyArray<InvalidCase> = [
   [{ COFFER_ENV: "dev" }, 'COFFER_ENV: expected "development" or "production", got "dev"'],
   [{ COFFER_ENV: "test" }, 'COFFER_ENV: expected "development" or "production", got "test"'],
   [{ COFFER_MASTER_KEY: "not-a-key" }, "COFFER_MASTER_KEY: expected base64 of 32 bytes"],
-  [{ COFFER_MASTER_KEY: toBase64(new Uint8Array(16)) }, "COFFER_MASTER_KEY: expected base64 of 32 bytes"],
+  [{ COFFER_MASTER_KEY: Encoding.toBase64(new Uint8Array(16)) }, "COFFER_MASTER_KEY: expected base64 of 32 bytes"],
   [
     { COFFER_MASTER_KEY_PREVIOUS: `${key(2)},short` },
     "COFFER_MASTER_KEY_PREVIOUS: expected comma-separated base64 keys of 32 bytes; entry 2 is not",

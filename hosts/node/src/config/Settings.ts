@@ -1,6 +1,7 @@
 /**
- * The host settings: every environment variable of DESIGN.md's host contract table, read and checked in one
- * pass. `parse` reports every bad setting at once, one line each, naming the variable and what is wrong, so
+ * The host settings: every environment variable of the host contract table (the README's configuration table),
+ * read and checked in one pass. This is the host's job: the apps of `@coffer/http` take only the few fields each
+ * reads (`appSettings.ts`). `parse` reports every bad setting at once, one line each, naming the variable and what is wrong, so
  * that a host can stop with a clear message; lines never contain the value of a secret (database and Redis
  * URLs, master keys, the OIDC client secret), and secrets are kept as `Redacted` so they cannot leak into logs.
  *
@@ -11,8 +12,9 @@
  * The roles settings (seed 000 §5) are "read on every request", so `parseRoles` is exported on its own for the
  * HTTP layer to re-read them cheaply from a live environment.
  */
+import { MemoryCache } from "@coffer/adapter-memory"
+import { Encoding } from "@coffer/kernel"
 import { Redacted, Result, Schema } from "effect"
-import { fromBase64 } from "./encoding.js"
 
 /** The environment as the host sees it (`process.env`, `Bun.env`, or a plain object in tests). */
 export type Env = Readonly<Record<string, string | undefined>>
@@ -43,7 +45,7 @@ export const Oidc = Schema.Struct({
 })
 export type Oidc = typeof Oidc.Type
 
-/** Schemas roles (seed 000 §5): which groups of the roles claim may edit and administer. */
+/** Schemas roles (seed 000 §5): `@coffer/schemas`' `Permissions.Roles`, read from the environment. */
 export const Roles = Schema.Struct({
   /** The sign-in token claim that lists the user's groups. */
   claim: Schema.NonEmptyString,
@@ -99,8 +101,8 @@ export const DEFAULT_DATABASE_URL = "sqlite:.coffer/coffer.db"
 export const DEFAULT_ROLES_CLAIM = "groups"
 export const DEFAULT_OIDC_NAME = "OpenID Connect"
 export const DEFAULT_RATE_LIMIT = 30
-export const DEFAULT_CACHE_MAX_ENTRIES = 100_000
-export const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024
+export const DEFAULT_CACHE_MAX_ENTRIES = MemoryCache.defaultLimits.maxEntries
+export const DEFAULT_CACHE_MAX_BYTES = MemoryCache.defaultLimits.maxBytes
 const MASTER_KEY_BYTES = 32
 
 /** What is wrong with one value, without the variable's name; `parse` prefixes it. */
@@ -196,7 +198,7 @@ const redisUrl: Check<Redacted.Redacted<string>> = (raw) => {
     : Result.succeed(Redacted.make(raw, { label: "COFFER_REDIS_URL" }))
 }
 
-const isMasterKey = (raw: string) => fromBase64(raw)?.length === MASTER_KEY_BYTES
+const isMasterKey = (raw: string) => Encoding.fromBase64(raw)?.length === MASTER_KEY_BYTES
 
 const masterKey: Check<Redacted.Redacted<string>> = (raw) =>
   isMasterKey(raw)

@@ -3,9 +3,9 @@
  * in development a missing master key is generated into `.coffer/master.key` instead.
  */
 import { resolve } from "node:path"
-import { Settings } from "@coffer/kernel"
 import { Redacted, Result } from "effect"
-import { loadOrCreateDevelopmentKey } from "./masterKey.js"
+import { loadOrCreateDevelopmentKey } from "../masterKey.js"
+import * as Settings from "./Settings.js"
 
 export const DEVELOPMENT_KEY_FILE = ".coffer/master.key"
 

@@ -1,0 +1,24 @@
+/**
+ * What the apps read of the host's configuration, and nothing more: no database URL, no master key, no ports.
+ * The host parses its environment (`@coffer/node`'s `config/`) and hands each app the fields it reads, its own
+ * public origin among them.
+ */
+import type { Permissions } from "@coffer/schemas"
+
+export interface ServiceSettings {
+  /** `COFFER_ENV`: `development` turns the development login on. */
+  readonly environment: "development" | "production"
+  /** `COFFER_RATE_LIMIT`: attempts per client address per minute on limited paths; `0` turns limits off. */
+  readonly rateLimit: number
+  /** `CORS_ORIGIN`: origins allowed to call the service from a browser, with credentials (normalised). */
+  readonly corsOrigins: ReadonlyArray<string>
+  /** This service's public origin (`COFFER_PUBLIC_ORIGIN` or `COFFER_SCHEMAS_PUBLIC_ORIGIN`): HSTS when https. */
+  readonly publicOrigin: string | undefined
+  /** The identity provider's display name (`OIDC_NAME`) when sign-in through one is configured. */
+  readonly oidc: { readonly name: string } | undefined
+}
+
+/** The schemas service reads its roles too (`OIDC_ROLES_CLAIM` and the group settings). */
+export interface SchemasSettings extends ServiceSettings {
+  readonly roles: Permissions.Roles
+}
