@@ -1,6 +1,7 @@
 /**
  * Hashing as a port: credentials are stored and looked up by SHA-256, and compared in constant time.
- * Adapters supply only `digest`; `make` builds the rest.
+ * Adapters supply only `digest`; `make` builds the rest, `makeSync` the same from a synchronous digest (a runtime
+ * with one, such as `node:crypto`, hashes a token on every request without a promise round trip).
  */
 import { Context, Effect, Layer } from "effect"
 import { toHex, utf8 } from "./encoding.js"
@@ -38,7 +39,11 @@ export const make = (digest: (bytes: Uint8Array) => Effect.Effect<Uint8Array>): 
   })
 }
 
-/** Web Crypto's SHA-256. */
+/** The same from a synchronous digest: no promise and no hand-off per hash. */
+export const makeSync = (digest: (bytes: Uint8Array) => Uint8Array): Hasher["Service"] =>
+  make((bytes) => Effect.sync(() => digest(bytes)))
+
+/** Web Crypto's SHA-256, for runtimes without a synchronous one. */
 export const layer: Layer.Layer<Hasher> = Layer.succeed(
   Hasher,
   make((bytes) =>

@@ -98,6 +98,24 @@ const currentGeneration: Effect.Effect<string | undefined, never, Cache.Cache | 
   },
 ).pipe(Effect.orElseSucceed(() => undefined))
 
+/**
+ * How many answers this process keeps decoded, by entry key. An entry key names its generation, and the generation
+ * is read from the cache on every lookup, so a decoded answer is served only while the cache would serve the same
+ * one: a write on any instance abandons it at once. Keeping the same object also lets the route keep its bytes.
+ */
+export const DECODED_SCHEMAS_MAX = 1_000
+/** Per cache: two runtimes in one process (tests, two services) never share answers. */
+const decodedByCache = new WeakMap<object, Map<string, SchemaLookup>>()
+
+const remember = (decodedAnswers: Map<string, SchemaLookup>, key: string, lookup: SchemaLookup) => {
+  if (decodedAnswers.size >= DECODED_SCHEMAS_MAX) {
+    const oldest = decodedAnswers.keys().next()
+    if (oldest.done !== true) decodedAnswers.delete(oldest.value)
+  }
+  decodedAnswers.set(key, lookup)
+  return lookup
+}
+
 /** The schema read through the cache; the store answers whenever the cache has nothing or cannot be reached. */
 export const lookupSchema = Effect.fnUntraced(function* (
   id: SchemaId,
@@ -106,9 +124,16 @@ export const lookupSchema = Effect.fnUntraced(function* (
   const generation = yield* currentGeneration
   if (generation === undefined) return yield* lookupInStore(id)
   const key = entryKey(generation, id)
+  let decodedAnswers = decodedByCache.get(cache)
+  if (decodedAnswers === undefined) {
+    decodedAnswers = new Map()
+    decodedByCache.set(cache, decodedAnswers)
+  }
+  const decodedHere = decodedAnswers.get(key)
+  if (decodedHere !== undefined) return decodedHere
   const cached = yield* cache.get(key).pipe(Effect.orElseSucceed(() => undefined))
   const decoded = cached === undefined ? Option.none() : decodeEntry(cached)
-  if (Option.isSome(decoded)) return fromEntry(id, decoded.value)
+  if (Option.isSome(decoded)) return remember(decodedAnswers, key, fromEntry(id, decoded.value))
   const found = yield* lookupInStore(id)
   yield* cache.set(key, encodeEntry(toEntry(found)), SCHEMA_CACHE_TTL_MS).pipe(Effect.ignore)
   return found

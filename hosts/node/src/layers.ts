@@ -2,7 +2,7 @@
  * Choosing adapters from settings: SQLite or Postgres, the in-process cache or Redis, and the cipher under the
  * configured master keys. This is the only place that knows which adapter serves which port.
  */
-import { XChaCha20Poly1305 } from "@coffer/adapter-crypto"
+import { NodeHasher, XChaCha20Poly1305 } from "@coffer/adapter-crypto"
 import { MemoryCache } from "@coffer/adapter-memory"
 import { OidcIdentity } from "@coffer/adapter-oidc"
 import { Postgres } from "@coffer/adapter-postgres"
@@ -13,7 +13,7 @@ import {
   type Cache,
   type Cipher,
   Clock,
-  Hasher,
+  type Hasher,
   type Identity,
   Random,
   type Readiness,
@@ -50,10 +50,11 @@ export const cipherLayer = (settings: HostSettings): Layer.Layer<Cipher.Cipher, 
 export const identityLayer = (settings: HostSettings): Layer.Layer<never, Identity.IdentityError> =>
   settings.oidc === undefined ? Layer.empty : OidcIdentity.layer(settings.oidc)
 
+/** SHA-256 through `node:crypto`, synchronous (Bun implements it too): a token check hashes on every request. */
 export const platformLayer: Layer.Layer<Clock.Clock | Random.Random | Hasher.Hasher> = Layer.mergeAll(
   Clock.layer,
   Random.layer,
-  Hasher.layer,
+  NodeHasher.layer,
 )
 
 /** What both services stand on: storage, cache, cipher, and the platform ports. */

@@ -8,6 +8,7 @@
  * send (`scheme://host[:port]`, lowercase, no default port).
  */
 import type { MiddlewareHandler } from "hono"
+import { type HeaderList, withPresetHeaders } from "./presetHeaders.js"
 
 export const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE"
 export const ALLOWED_HEADERS = "Authorization, Content-Type"
@@ -31,13 +32,18 @@ export const cors = (allowedOrigins: ReadonlyArray<string>): MiddlewareHandler =
         Vary: "Origin",
       })
     }
-    await next()
-    // The answer depends on Origin whenever origins are listed, so caches must key on it.
+    // Set before the route, so that the response is born with them (`presetHeaders.ts`); the answer depends on
+    // Origin whenever origins are listed, so caches must key on it.
+    const headers: HeaderList = isAllowed
+      ? [
+          ["Access-Control-Allow-Origin", origin],
+          ["Access-Control-Allow-Credentials", "true"],
+          ["Access-Control-Expose-Headers", EXPOSED_HEADERS],
+        ]
+      : []
     c.header("Vary", "Origin", { append: true })
-    if (isAllowed) {
-      c.header("Access-Control-Allow-Origin", origin)
-      c.header("Access-Control-Allow-Credentials", "true")
-      c.header("Access-Control-Expose-Headers", EXPOSED_HEADERS)
-    }
+    await withPresetHeaders(c, next, headers)
+    const vary = c.res.headers.get("Vary")
+    if (vary === null || !/(^|,)\s*origin\s*(,|$)/i.test(vary)) c.header("Vary", "Origin", { append: true })
   }
 }

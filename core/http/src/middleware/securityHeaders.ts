@@ -4,6 +4,7 @@
  * script, load nothing and be framed by no one. The web app's pages set their own, `'self'` only.
  */
 import type { MiddlewareHandler } from "hono"
+import { type HeaderList, withPresetHeaders } from "./presetHeaders.js"
 
 export const CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
@@ -16,16 +17,18 @@ export interface SecurityHeadersOptions {
 }
 
 export const securityHeaders = (options: SecurityHeadersOptions): MiddlewareHandler => {
-  const hsts = options.publicOrigin?.startsWith("https://") === true
-  return async (c, next) => {
-    await next()
-    c.header("X-Content-Type-Options", "nosniff")
-    c.header("X-Frame-Options", "DENY")
-    c.header("Referrer-Policy", "no-referrer")
+  const headers: HeaderList = [
+    ["X-Content-Type-Options", "nosniff"],
+    ["X-Frame-Options", "DENY"],
+    ["Referrer-Policy", "no-referrer"],
     // Web app pages bring their own policy (`../web/webApp.ts`); everything else may run and load nothing.
-    if (!c.res.headers.has("Content-Security-Policy")) c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    ["Content-Security-Policy", CONTENT_SECURITY_POLICY],
     // Keeps other sites from embedding responses as images or scripts; CORS requests are not affected.
-    c.header("Cross-Origin-Resource-Policy", "same-origin")
-    if (hsts) c.header("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY)
-  }
+    ["Cross-Origin-Resource-Policy", "same-origin"],
+    ...(options.publicOrigin?.startsWith("https://") === true
+      ? [["Strict-Transport-Security", STRICT_TRANSPORT_SECURITY] as const]
+      : []),
+  ]
+  // Set before the route (`presetHeaders.ts`), so that the light response path stays light.
+  return (c, next) => withPresetHeaders(c, next, headers)
 }

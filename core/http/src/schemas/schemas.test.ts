@@ -158,3 +158,40 @@ describe("PUT and GET /api/{platform}/{version}", () => {
     expect(({} as Record<string, unknown>).admin).toBeUndefined()
   })
 })
+
+describe("ETag and If-None-Match on GET /api/{platform}/{version}", () => {
+  it("answers an ETag, 304 without a body for a match, a new tag after a save, and checks credentials first", async () => {
+    const { person, withToken } = service({ OIDC_ADMIN_GROUP: "admins" })
+    const ada = await person("ada@example.com", ["admins"])
+    await createPlatforms(ada, { base: ["1.0.0"] })
+    await saveSchema(ada, "base/1.0.0", { theme: { color: "red" } })
+    const { client: ci, id } = await withToken(ada)
+    const first = await ci.request("GET", "/api/base/1.0.0")
+    const etag = first.headers.get("etag")
+    expect(first.status).toBe(200)
+    expect(etag).toMatch(/^"[0-9a-f]{32}"$/)
+    expect(first.headers.get("content-type")).toBe("application/json")
+    expect(first.headers.get("cache-control")).toBe("no-store")
+    // The same bytes answer the same tag, for a token and a session alike.
+    expect((await ada.request("GET", "/api/base/1.0.0")).headers.get("etag")).toBe(etag)
+
+    for (const header of [etag!, `W/${etag}`, `"other", ${etag}`, "*"]) {
+      const polled = await ci.request("GET", "/api/base/1.0.0", { headers: { "if-none-match": header } })
+      expect(polled).toMatchObject({ status: 304, body: undefined })
+      expect(polled.headers.get("etag")).toBe(etag)
+      expect(polled.headers.get("x-content-type-options")).toBe("nosniff")
+    }
+    expect((await ci.request("GET", "/api/base/1.0.0", { headers: { "if-none-match": '"other"' } })).status).toBe(200)
+
+    await saveSchema(ada, "base/1.0.0", { theme: { color: "blue" } })
+    const changed = await ci.request("GET", "/api/base/1.0.0", { headers: { "if-none-match": etag! } })
+    expect(changed.status).toBe(200)
+    expect(changed.body).toMatchObject({ output: { theme: { color: "blue" } } })
+    expect(changed.headers.get("etag")).not.toBe(etag)
+
+    // A tag never stands in for a credential: a revoked token is refused even when it names the current tag.
+    const current = changed.headers.get("etag")!
+    expect((await ada.request("DELETE", `/api/_ui/v1/tokens/${id}`)).status).toBe(200)
+    expect((await ci.request("GET", "/api/base/1.0.0", { headers: { "if-none-match": current } })).status).toBe(401)
+  })
+})

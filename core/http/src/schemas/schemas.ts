@@ -3,12 +3,16 @@
  * scoped token must cover every platform merged in) and `PUT /api/{platform}/{version}` `{ content }` (session
  * with write rights), which answers the saved schema and the dependents it re-processed.
  *
+ * A read answers an `ETag`, and `If-None-Match` naming it is answered 304 without the body: CI jobs that poll a
+ * schema cost almost nothing.
+ *
  * `{version}` is matched as one path segment: `+` in it is literal, and `%2B` decodes to the same `+`.
  */
 import { Schemas } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
 import { decodeJson } from "../middleware/jsonBody.js"
+import { answerSerialized, serializeJson } from "../serializedJson.js"
 import { actorOf, param, type SchemasRoutes } from "./context.js"
 
 const SaveBody = Schema.Struct({ content: Schema.Unknown })
@@ -18,12 +22,15 @@ const idOf = (platform: string, version: string) => ({ platform, version })
 export const mountSchemas = (app: Hono, routes: SchemasRoutes): void => {
   const { handle } = routes
 
+  // Answered from bytes kept per schema, with an ETag; `If-None-Match` on it is a 304 (`../serializedJson.ts`).
   app.get("/api/:platform/:version", (c) =>
     handle(
       c,
-      Effect.flatMap(actorOf(c, routes), (actor) =>
-        Schemas.readSchema(actor, idOf(param(c, "platform"), param(c, "version"))),
+      actorOf(c, routes).pipe(
+        Effect.flatMap((actor) => Schemas.readSchema(actor, idOf(param(c, "platform"), param(c, "version")))),
+        Effect.flatMap(serializeJson),
       ),
+      (serialized) => answerSerialized(c, serialized),
     ),
   )
 

@@ -39,6 +39,24 @@ const sourcesOf = (schema: {
   readonly sources: ReadonlyArray<string> | undefined
 }) => schema.sources ?? (schema.dependencies.length === 0 ? [schema.platform] : undefined)
 
+/**
+ * One view object per stored schema object: the schema cache hands out the same stored object for as long as its
+ * generation lasts, so the view (and the bytes a route keeps for it) lives exactly as long.
+ */
+const views = new WeakMap<object, SchemaView>()
+const viewOf = (schema: {
+  readonly content: Schema.JsonObject
+  readonly dependencies: ReadonlyArray<string>
+  readonly output: Schema.JsonObject
+}): SchemaView => {
+  let view = views.get(schema)
+  if (view === undefined) {
+    view = { content: schema.content, dependencies: schema.dependencies, output: schema.output }
+    views.set(schema, view)
+  }
+  return view
+}
+
 export const readSchema = Effect.fn("Schemas.readSchema")(function* (
   actor: Actor,
   id: SchemaId,
@@ -68,7 +86,7 @@ export const readSchema = Effect.fn("Schemas.readSchema")(function* (
           message: `This API token does not cover every platform merged into ${schemaKey(id)}`,
         })
       }
-      return { content: schema.content, dependencies: schema.dependencies, output: schema.output }
+      return viewOf(schema)
     }
   }
 })

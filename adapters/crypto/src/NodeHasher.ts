@@ -1,0 +1,16 @@
+/**
+ * The Hasher port on `node:crypto` (Node, and Bun, which implements it): SHA-256 computed synchronously. Checking
+ * an API token hashes it on every request; Web Crypto's `subtle.digest` would cost a promise and a hand-off to
+ * the thread pool each time, for 32 bytes of input.
+ */
+import { createHash } from "node:crypto"
+import { Hasher } from "@coffer/kernel"
+import { Layer } from "effect"
+
+/** A plain `Uint8Array` view of the digest, as Web Crypto's hasher returns (a `Buffer` is a subclass). */
+export const digest = (bytes: Uint8Array): Uint8Array => {
+  const hash = createHash("sha256").update(bytes).digest()
+  return new Uint8Array(hash.buffer, hash.byteOffset, hash.byteLength)
+}
+
+export const layer: Layer.Layer<Hasher.Hasher> = Layer.succeed(Hasher.Hasher, Hasher.makeSync(digest))

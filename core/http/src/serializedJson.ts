@@ -1,0 +1,52 @@
+/**
+ * JSON answers kept as bytes, with an entity tag, for values that are read far more often than they change (a
+ * schema polled by every CI job). The bytes and the tag are made once per value object and kept as long as the
+ * object lives (a `WeakMap`): a use case that hands out the same object for the same state (the schema cache
+ * does, per generation) is answered without serializing again, and a request whose `If-None-Match` names the tag
+ * is answered 304 without a body at all. A changed value is a new object, so a stale tag can never match it.
+ */
+import { Hasher } from "@coffer/kernel"
+import { Effect } from "effect"
+import type { Context } from "hono"
+
+export interface Serialized {
+  readonly body: Uint8Array
+  /** A strong tag: the first 128 bits of the body's SHA-256, quoted. */
+  readonly etag: string
+}
+
+const encoder = new TextEncoder()
+const known = new WeakMap<object, Serialized>()
+
+/** The value's JSON bytes and tag, made on first use and remembered for the object's lifetime. */
+export const serializeJson = (value: object): Effect.Effect<Serialized, never, Hasher.Hasher> => {
+  const found = known.get(value)
+  if (found !== undefined) return Effect.succeed(found)
+  const body = encoder.encode(JSON.stringify(value))
+  return Hasher.Hasher.use((hasher) => hasher.sha256Hex(body)).pipe(
+    Effect.map((hex) => {
+      const serialized = { body, etag: `"${hex.slice(0, 32)}"` }
+      known.set(value, serialized)
+      return serialized
+    }),
+  )
+}
+
+/** Whether an `If-None-Match` header names `etag` (weak comparison, as RFC 9110 asks for this header), or is `*`. */
+export const matches = (header: string | undefined, etag: string): boolean => {
+  if (header === undefined) return false
+  for (const candidate of header.split(",")) {
+    const tag = candidate.trim()
+    if (tag === "*" || tag === etag || tag === `W/${etag}`) return true
+  }
+  return false
+}
+
+/** 304 with the tag when the client holds these bytes already, else 200 with them. */
+export const answerSerialized = (c: Context, serialized: Serialized): Response =>
+  matches(c.req.header("If-None-Match"), serialized.etag)
+    ? c.body(null, 304, { ETag: serialized.etag })
+    : c.body(serialized.body as Uint8Array<ArrayBuffer>, 200, {
+        "Content-Type": "application/json",
+        ETag: serialized.etag,
+      })

@@ -1,0 +1,286 @@
+/**
+ * The hot paths of issue 10 (`pnpm bench`), each against the built Node host in a child process with the load
+ * driven from this process by autocannon (32 connections, a few seconds), and each figure printed beside its
+ * reference measured in the same run on the same machine:
+ * - the token-checked schema read (in-process cache, then Redis) against a bare Hono route on @hono/node-server
+ *   serving the same bytes (targets: 0.60× and 0.40×, p99 ≤ 5 ms), and a CI poll answered 304 by `If-None-Match`;
+ * - the audited secret read on SQLite and Postgres (target 3,000/s), beside pgbench select-only and simple-update
+ *   when pgbench is installed;
+ * - secret writes, 32 writers over 1,000 keys (target 2,000/s), every answer's version checked at the end: no
+ *   version handed out twice, none lost (each key's last version equals the writes it answered);
+ * - the `.env` and JSON exports of 1,000 and 10,000 secrets (target ≤ 250 ms, growth ≤ 11×);
+ * - the host's resident memory idle and at its peak under each load (targets 100 MB and 200 MB).
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createPostgresDatabase, hasPostgres, hasRedis, redisUrl } from "@coffer/contract"
+import { bench, describe } from "vitest"
+import { type Host, start } from "../src/host.js"
+import { hasPgbench, type Load, perSecond, pgbench, round, rssMb, runLoad, startReference } from "./load/load.js"
+
+const MASTER_KEY = Buffer.alloc(32, 7).toString("base64")
+const ROLES = { OIDC_EDITOR_GROUP: "editors", OIDC_ADMIN_GROUP: "admins" }
+const KEYS = 1_000
+
+const options = { time: 0, iterations: 1, warmupIterations: 0, warmupTime: 0 }
+
+/** Each scenario runs once however often the bench runner calls it: a scenario is a whole load run, not a sample. */
+const once = (scenario: () => Promise<void>) => {
+  let ran: Promise<void> | undefined
+  return () => {
+    ran ??= scenario()
+    return ran
+  }
+}
+
+const line = (label: string, load: Load) =>
+  `${label}: ${perSecond(load.requestsPerSecond)}, p99 ${load.p99Ms} ms, statuses ${JSON.stringify(load.statuses)}` +
+  `${load.errors > 0 ? `, ${load.errors} errors` : ""}, peak RSS ${round(load.peakRssMb)} MB`
+
+const json = async (response: Response) => {
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${response.status} ${response.url}: ${text}`)
+  return JSON.parse(text)
+}
+
+const signIn = async (base: string, email: string, groups?: ReadonlyArray<string>) => {
+  const response = await fetch(`${base}/api/auth/dev-login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(groups === undefined ? { email } : { email, groups }),
+  })
+  await json(response)
+  return response.headers.getSetCookie()[0]!.split(";")[0]!
+}
+
+const send = (base: string, cookie: string) => (method: string, path: string, body?: unknown) =>
+  fetch(`${base}${path}`, {
+    method,
+    headers: { cookie, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  }).then(json)
+
+interface Engine {
+  readonly name: "SQLite" | "Postgres"
+  readonly env: Record<string, string>
+  readonly cleanup: () => Promise<void>
+}
+
+const sqlite = async (): Promise<Engine> => {
+  const dir = mkdtempSync(join(tmpdir(), "coffer-hot-"))
+  return {
+    name: "SQLite",
+    env: { COFFER_DATABASE_URL: `sqlite:${join(dir, "bench.db")}` },
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
+const postgres = async (): Promise<Engine | undefined> => {
+  if (!(await hasPostgres())) return undefined
+  const database = await createPostgresDatabase("bench_hot")
+  return { name: "Postgres", env: { COFFER_DATABASE_URL: database.url }, cleanup: database.drop }
+}
+
+const serve = (engine: Engine, only: "schemas" | "secrets", env: Record<string, string> = {}) =>
+  start({
+    args: ["serve", "--only", only],
+    env: { COFFER_MASTER_KEY: MASTER_KEY, ...ROLES, ...engine.env, ...env },
+    timeoutMs: 30_000,
+  })
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 1_000))
+
+/** A schema whose output is close to the issue's 965 bytes. */
+const CONTENT = Object.fromEntries(
+  Array.from({ length: 24 }, (_, i) => [`feature_${i}`, { enabled: i % 2 === 0, rollout: i * 4, note: "stable" }]),
+)
+
+const tokenRead = async (redis: boolean) => {
+  const engine = await sqlite()
+  const host = await serve(engine, "schemas", redis ? { COFFER_REDIS_URL: redisUrl } : {})
+  const base = host.schemas!
+  try {
+    const idle = rssMb(host.child.pid!)
+    const editor = send(base, await signIn(base, "ed@example.com", ["editors"]))
+    const admin = send(base, await signIn(base, "root@example.com", ["admins"]))
+    const platform = `bench-${process.pid}-${redis ? "redis" : "memory"}`
+    await editor("POST", `/api/${platform}`, { name: platform, versions: ["1.0.0"] })
+    await editor("PUT", `/api/${platform}/1.0.0`, { content: CONTENT })
+    const { token } = await admin("POST", "/api/_ui/v1/tokens", { body: undefined, name: "bench" })
+    const url = `${base}/api/${platform}/1.0.0`
+    const headers = { authorization: `Bearer ${token}` }
+    const first = await fetch(url, { headers })
+    const bytes = new Uint8Array(await first.arrayBuffer())
+    const etag = first.headers.get("etag")
+    const reference = await startReference(bytes)
+    const bare = await runLoad({ url: `${reference.url}/api/${platform}/1.0.0`, pid: reference.child.pid! })
+    reference.stop()
+    await settle()
+    const coffer = await runLoad({ url, headers, pid: host.child.pid! })
+    const lines = [
+      `[token read${redis ? ", Redis" : ""}] ${bytes.length} B body, 32 connections`,
+      `  ${line("bare Hono route (reference)", bare)}`,
+      `  ${line("Coffer", coffer)}`,
+      `  ratio ${round(coffer.requestsPerSecond / bare.requestsPerSecond, 2)} (target ≥ ${redis ? "0.40" : "0.60"}), ` +
+        `p99 ${coffer.p99Ms} ms (target ≤ 5 ms), idle RSS ${round(idle)} MB (target ≤ 100 MB)`,
+    ]
+    if (etag !== null) {
+      const polled = await runLoad({ url, headers: { ...headers, "if-none-match": etag }, pid: host.child.pid! })
+      lines.push(`  ${line(`If-None-Match poll (ETag ${etag})`, polled)}`)
+    } else lines.push("  no ETag answered")
+    console.log(lines.join("\n"))
+  } finally {
+    await host.stop("SIGKILL")
+    await engine.cleanup()
+  }
+}
+
+interface SecretsHost {
+  readonly host: Host
+  readonly base: string
+  readonly call: ReturnType<typeof send>
+  readonly cookie: string
+}
+
+const secretsHost = async (engine: Engine): Promise<SecretsHost> => {
+  const host = await serve(engine, "secrets")
+  const base = host.secrets!
+  const cookie = await signIn(base, "ada@example.com")
+  const call = send(base, cookie)
+  await call("POST", "/api/projects", { name: "Bench" })
+  return { host, base, call, cookie }
+}
+
+const SECRETS = "/api/projects/bench/environments"
+
+/** Writes `count` secrets `KEY_<i>` into `env`, 32 at a time, through the API. */
+const fill = async (target: SecretsHost, env: string, count: number) => {
+  let next = 0
+  const load = await runLoad({
+    url: `${target.base}${SECRETS}/${env}/secrets`,
+    method: "POST",
+    headers: { cookie: target.cookie, "content-type": "application/json" },
+    body: () => JSON.stringify({ key: `KEY_${next++}`, value: `value-${next}-${"x".repeat(40)}` }),
+    amount: count,
+  })
+  if (load.statuses["2xx"] !== count) throw new Error(`filling ${env}: ${JSON.stringify(load.statuses)}`)
+}
+
+const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+const timed = async (url: string, cookie: string, runs = 7) => {
+  const times: Array<number> = []
+  for (let i = 0; i < runs; i++) {
+    const began = performance.now()
+    const response = await fetch(url, { headers: { cookie } })
+    await response.arrayBuffer()
+    if (!response.ok) throw new Error(`${response.status} ${url}`)
+    times.push(performance.now() - began)
+  }
+  return median(times)
+}
+
+const secretPaths = async (makeEngine: () => Promise<Engine | undefined>) => {
+  const engine = await makeEngine()
+  if (engine === undefined) return
+  const target = await secretsHost(engine)
+  const pid = target.host.child.pid!
+  try {
+    const idle = rssMb(pid)
+    const lines = [`[secrets on ${engine.name}] 32 connections, idle RSS ${round(idle)} MB (target ≤ 100 MB)`]
+    if (engine.name === "Postgres" && (await hasPgbench())) {
+      const pg = await pgbench()
+      lines.push(
+        `  pgbench (reference): select-only ${perSecond(pg.selectOnly)}, simple-update ${perSecond(pg.simpleUpdate)}`,
+      )
+    }
+    // Audited reads, with a read-scoped API key.
+    const S = `${target.base}${SECRETS}/development/secrets`
+    await target.call("POST", `${SECRETS}/development/secrets`, { key: "DATABASE_URL", value: "postgres://x" })
+    const { key } = await target.call("POST", "/api/api-keys", { name: "bench", projectSlug: "bench", scope: "read" })
+    const reads = await runLoad({ url: `${S}/DATABASE_URL`, headers: { authorization: `Bearer ${key}` }, pid })
+    lines.push(`  ${line("audited secret read", reads)} (target ≥ 3,000/s)`)
+
+    // Writes: 32 writers over 1,000 keys; every answer's version recorded per key.
+    const answered = new Map<string, Array<number>>()
+    const writes = await runLoad({
+      url: `${S}`,
+      method: "POST",
+      headers: { cookie: target.cookie, "content-type": "application/json" },
+      body: (context) => {
+        const name = `W_${Math.floor(Math.random() * KEYS)}`
+        context.key = name
+        return JSON.stringify({ key: name, value: `value-${Math.random()}` })
+      },
+      onResponse: (status, body, context) => {
+        if (status !== 200 && status !== 201) return
+        const versions = answered.get(context.key as string) ?? []
+        versions.push((JSON.parse(body) as { version: number }).version)
+        answered.set(context.key as string, versions)
+      },
+      pid,
+    })
+    const { secrets } = (await target.call("GET", `${SECRETS}/development/secrets`)) as {
+      secrets: Array<{ key: string; version: number }>
+    }
+    const latest = new Map(secrets.map((secret) => [secret.key, secret.version]))
+    let duplicated = 0
+    let lost = 0
+    for (const [name, versions] of answered) {
+      duplicated += versions.length - new Set(versions).size
+      if (latest.get(name) !== versions.length) lost += Math.abs((latest.get(name) ?? 0) - versions.length)
+    }
+    lines.push(
+      `  ${line("secret writes over 1,000 keys", writes)} (target ≥ 2,000/s); ` +
+        `${duplicated} duplicated and ${lost} lost versions (target 0 and 0)`,
+    )
+
+    // Exports of 1,000 and 10,000 secrets.
+    await fill(target, "staging", 1_000)
+    await fill(target, "production", 10_000)
+    const cookie = target.cookie
+    const exports = {
+      dotenv1k: await timed(`${target.base}${SECRETS}/staging/secrets/.env`, cookie),
+      dotenv10k: await timed(`${target.base}${SECRETS}/production/secrets/.env`, cookie),
+      json1k: await timed(`${target.base}${SECRETS}/staging/secrets/json`, cookie),
+      json10k: await timed(`${target.base}${SECRETS}/production/secrets/json`, cookie),
+    }
+    lines.push(
+      `  .env export: 1,000 in ${round(exports.dotenv1k)} ms, 10,000 in ${round(exports.dotenv10k)} ms ` +
+        `(target ≤ 250 ms), growth ${round(exports.dotenv10k / exports.dotenv1k, 2)}× (target ≤ 11×)`,
+      `  JSON export: 1,000 in ${round(exports.json1k)} ms, 10,000 in ${round(exports.json10k)} ms ` +
+        `(target ≤ 250 ms), growth ${round(exports.json10k / exports.json1k, 2)}× (target ≤ 11×)`,
+      `  RSS after the exports ${round(rssMb(pid))} MB (target ≤ 200 MB)`,
+    )
+    console.log(lines.join("\n"))
+  } finally {
+    await target.host.stop("SIGKILL")
+    await engine.cleanup()
+  }
+}
+
+describe("hot paths", () => {
+  bench(
+    "token-checked schema read, in-process cache",
+    once(() => tokenRead(false)),
+    options,
+  )
+  bench(
+    "token-checked schema read, Redis",
+    once(async () => {
+      if (await hasRedis()) await tokenRead(true)
+    }),
+    options,
+  )
+  bench(
+    "secret reads, writes and exports on SQLite",
+    once(() => secretPaths(sqlite)),
+    options,
+  )
+  bench(
+    "secret reads, writes and exports on Postgres",
+    once(() => secretPaths(postgres)),
+    options,
+  )
+})

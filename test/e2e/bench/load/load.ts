@@ -1,0 +1,143 @@
+/**
+ * What the hot-path benchmarks share: a load generator in this process (autocannon) against a host in a child
+ * process, the same-run reference server, pgbench when it is installed, and the child's resident memory read from
+ * `/proc` while the load runs. Each run is a few seconds: the figures are for comparing against the reference
+ * measured moments before, on the same machine, not for absolute claims.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { promisify } from "node:util"
+import autocannon from "autocannon"
+
+export const CONNECTIONS = 32
+export const DURATION_S = 3
+
+export interface Load {
+  readonly requestsPerSecond: number
+  readonly p99Ms: number
+  readonly errors: number
+  /** Responses by status class, e.g. `{ "2xx": 1000 }`. */
+  readonly statuses: Readonly<Record<string, number>>
+  /** The child's largest resident set seen while the load ran, in MB. */
+  readonly peakRssMb: number
+}
+
+/** The resident set of `pid` in MB, from `/proc/<pid>/status` (Linux). */
+export const rssMb = (pid: number): number => {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+  return match ? Number(match[1]) / 1024 : Number.NaN
+}
+
+export interface LoadOptions {
+  readonly url: string
+  readonly method?: "GET" | "POST"
+  readonly headers?: Record<string, string>
+  /**
+   * A body per request, for writes that spread over many keys; `context` is the connection's own (one request in
+   * flight per connection), handed to `onResponse` with the answer to that request.
+   */
+  readonly body?: (context: Record<string, unknown>) => string
+  readonly onResponse?: (status: number, body: string, context: Record<string, unknown>) => void
+  readonly connections?: number
+  readonly durationS?: number
+  /** A fixed number of requests instead of a duration. */
+  readonly amount?: number
+  /** The process whose memory is sampled while the load runs. */
+  readonly pid?: number
+}
+
+export const runLoad = async (options: LoadOptions): Promise<Load> => {
+  let peak = options.pid === undefined ? Number.NaN : rssMb(options.pid)
+  const sampler =
+    options.pid === undefined
+      ? undefined
+      : setInterval(() => {
+          peak = Math.max(peak, rssMb(options.pid!))
+        }, 100)
+  const { body, onResponse } = options
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? "GET",
+    headers: options.headers,
+    connections: options.connections ?? CONNECTIONS,
+    ...(options.amount === undefined ? { duration: options.durationS ?? DURATION_S } : { amount: options.amount }),
+    ...(body === undefined
+      ? {}
+      : {
+          requests: [
+            {
+              setupRequest: (request, context) => ({ ...request, body: body(context as Record<string, unknown>) }),
+              ...(onResponse === undefined
+                ? {}
+                : {
+                    onResponse: (status: number, text: string, context: object) =>
+                      onResponse(status, text, context as Record<string, unknown>),
+                  }),
+            },
+          ],
+        }),
+  })
+  if (sampler !== undefined) clearInterval(sampler)
+  const statuses: Record<string, number> = {}
+  for (const kind of ["1xx", "2xx", "3xx", "4xx", "5xx"] as const) if (result[kind] > 0) statuses[kind] = result[kind]
+  return {
+    requestsPerSecond: result.requests.average,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    statuses,
+    peakRssMb: peak,
+  }
+}
+
+/** Starts the reference server (`reference.mjs`) serving `body`; resolves with its URL and a stop. */
+export const startReference = (body: Uint8Array): Promise<{ url: string; child: ChildProcess; stop: () => void }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(import.meta.dirname, "reference.mjs")], {
+      env: { PATH: process.env.PATH ?? "", REFERENCE_BODY: Buffer.from(body).toString("base64") },
+      stdio: ["ignore", "pipe", "inherit"],
+    })
+    child.once("exit", (code) => reject(new Error(`reference server exited with ${code}`)))
+    child.stdout.on("data", (chunk: Buffer) => {
+      const match = /reference listening on (\S+)/.exec(chunk.toString())
+      if (match?.[1]) resolve({ url: match[1], child, stop: () => child.kill("SIGTERM") })
+    })
+  })
+
+const exec = promisify(execFile)
+
+/** Whether `pgbench` is on the path. */
+export const hasPgbench = async (): Promise<boolean> =>
+  exec("sh", ["-c", "command -v pgbench"]).then(
+    () => true,
+    () => false,
+  )
+
+/**
+ * pgbench against a database of its own (`coffer_pgbench`, scale 1, created once): the select-only and the
+ * simple-update scripts, 32 clients, 2 threads, a few seconds each. Transactions per second.
+ */
+export const pgbench = async (): Promise<{ selectOnly: number; simpleUpdate: number }> => {
+  const common = ["-h", "127.0.0.1", "-U", "postgres"]
+  await exec("psql", [...common, "-c", "CREATE DATABASE coffer_pgbench"]).catch(() => undefined)
+  await exec("pgbench", [...common, "-i", "-q", "-s", "1", "coffer_pgbench"])
+  const tps = async (script: string) => {
+    const { stdout } = await exec("pgbench", [
+      ...common,
+      "-b",
+      script,
+      "-c",
+      String(CONNECTIONS),
+      "-j",
+      "2",
+      "-T",
+      String(DURATION_S),
+      "coffer_pgbench",
+    ])
+    return Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? Number.NaN)
+  }
+  return { selectOnly: await tps("select-only"), simpleUpdate: await tps("simple-update") }
+}
+
+export const perSecond = (value: number) => `${Math.round(value).toLocaleString("en-US")}/s`
+export const round = (value: number, digits = 1) => value.toFixed(digits)
