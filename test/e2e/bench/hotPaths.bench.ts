@@ -7,7 +7,7 @@
  * - the audited secret read on SQLite and Postgres (target 3,000/s), beside pgbench select-only and simple-update
  *   when pgbench is installed;
  * - secret writes, 32 writers over 1,000 keys (target 2,000/s), every answer's version checked at the end: no
- *   version handed out twice, none lost (each key's last version equals the writes it answered);
+ *   version handed out twice, none lost (each key's store reaches every version it answered);
  * - the `.env` and JSON exports of 1,000 and 10,000 secrets (target ≤ 250 ms, growth ≤ 11×);
  * - the host's resident memory idle and at its peak under each load (targets 100 MB and 200 MB).
  */
@@ -225,15 +225,20 @@ const secretPaths = async (makeEngine: () => Promise<Engine | undefined>) => {
       secrets: Array<{ key: string; version: number }>
     }
     const latest = new Map(secrets.map((secret) => [secret.key, secret.version]))
+    // Lost: an answered version the store no longer reaches. Writes the store holds beyond the answers are those
+    // still in flight when the load generator stopped reading (at most one per connection), not a loss.
     let duplicated = 0
     let lost = 0
+    let unanswered = 0
     for (const [name, versions] of answered) {
       duplicated += versions.length - new Set(versions).size
-      if (latest.get(name) !== versions.length) lost += Math.abs((latest.get(name) ?? 0) - versions.length)
+      const stored = latest.get(name) ?? 0
+      lost += Math.max(0, Math.max(...versions) - stored)
+      unanswered += Math.max(0, stored - versions.length)
     }
     lines.push(
       `  ${line("secret writes over 1,000 keys", writes)} (target ≥ 2,000/s); ` +
-        `${duplicated} duplicated and ${lost} lost versions (target 0 and 0)`,
+        `${duplicated} duplicated and ${lost} lost versions (target 0 and 0), ${unanswered} in flight at the stop`,
     )
 
     // Exports of 1,000 and 10,000 secrets.
