@@ -48,12 +48,14 @@ import type {
   AlreadyMember,
   ApiKeyNotFound,
   EnvironmentExists,
+  EnvironmentGone,
   EnvironmentNotFound,
   InvalidName,
   InviteNotFound,
   InviteNotPending,
   MemberNotFound,
   ProjectExists,
+  ProjectGone,
   ProjectNotFound,
   SecretNotFound,
   SecretUnreadable,
@@ -87,6 +89,8 @@ export type HttpError =
   | InviteNotFound
   | InviteNotPending
   | ApiKeyNotFound
+  | ProjectGone
+  | EnvironmentGone
   | ProjectExists
   | EnvironmentExists
   | AlreadyMember
@@ -161,6 +165,9 @@ const rules: Rules = {
   InviteNotFound: 404,
   InviteNotPending: 404,
   ApiKeyNotFound: 404,
+  // Deleted while a write under it was under way: as missing as if it had never been.
+  ProjectGone: 404,
+  EnvironmentGone: 404,
   ProjectExists: 409,
   EnvironmentExists: 409,
   AlreadyMember: 409,
