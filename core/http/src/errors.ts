@@ -21,6 +21,7 @@ import type {
   Identity,
   NotFound,
   PayloadTooLarge,
+  SignIn,
   StoreUnavailable,
   TooManyRequests,
   Unauthorized,
@@ -78,6 +79,7 @@ export type HttpError =
   | UnsupportedMediaType
   | TooManyRequests
   | StoreUnavailable
+  | SignIn.SignInOff
   | AccountLinkRequired
   | InvalidName
   | ValueTooLarge
@@ -152,6 +154,8 @@ const rules: Rules = {
   // The message names the failing store for operators (it is logged); callers learn only that it failed,
   // and a check that could not be made fails closed (DESIGN.md "Token checks fail closed").
   StoreUnavailable: () => ({ status: 503, body: { error: UNAVAILABLE_MESSAGE } }),
+  // Seed 001 §7: OIDC not configured.
+  SignInOff: 404,
   AccountLinkRequired: 409,
   // Secrets (seed 001 §7): naming rules and the value limit, then the three 409s of the seed.
   InvalidName: 400,
