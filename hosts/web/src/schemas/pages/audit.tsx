@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { type AuditEntry, listAudit } from "../../api/schemas.js"
 import { Alert, formatTime, Loading } from "../../ui/components.js"
+import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { useAbilities } from "../session.js"
 
@@ -34,12 +35,15 @@ export const Audit = () => {
   const first = useAsync(async () => (abilities.manage ? listAudit() : undefined), [abilities.manage])
   const [older, setOlder] = useState<ReadonlyArray<AuditEntry>>([])
   const [next, setNext] = useState<string | null | undefined>()
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
   useEffect(() => {
     setOlder([])
     setNext(first.data?.next)
   }, [first.data])
+  const more = useAction(async (cursor: string) => {
+    const page = await listAudit(cursor)
+    setOlder((previous) => [...previous, ...page.entries])
+    setNext(page.next)
+  })
   if (!abilities.manage) {
     return (
       <section class="stack">
@@ -90,27 +94,10 @@ export const Audit = () => {
           </table>
         </div>
       )}
-      <Alert error={error} />
+      <Alert error={more.error} />
       {next === null || next === undefined ? null : (
         <div>
-          <button
-            type="button"
-            class="button"
-            disabled={busy}
-            onClick={async () => {
-              setBusy(true)
-              try {
-                const page = await listAudit(next)
-                setOlder((previous) => [...previous, ...page.entries])
-                setNext(page.next)
-                setError(undefined)
-              } catch (cause) {
-                setError(cause)
-              } finally {
-                setBusy(false)
-              }
-            }}
-          >
+          <button type="button" class="button" disabled={more.busy} onClick={() => more.run(next)}>
             Older entries
           </button>
         </div>

@@ -11,6 +11,7 @@ import { Alert, Field, Loading, Select } from "../../ui/components.js"
 import { memo } from "../../ui/memo.js"
 import { Link, navigate } from "../../ui/router.js"
 import { toast } from "../../ui/toast.js"
+import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { KIND_LABELS, KindBadge, KindOptions, LockIcon } from "../kinds.js"
 import { platformPath } from "../paths.js"
@@ -21,33 +22,22 @@ import { sortVersions } from "../versions.js"
 const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<DashboardPlatform> | undefined }) => {
   const [name, setName] = useState("")
   const [kind, setKind] = useState<Kind>("custom")
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
   const problem = name === "" ? undefined : platformNameError(name)
-  return (
-    <form
-      class="card stack"
-      aria-label="Create a platform"
-      onSubmit={async (event) => {
-        event.preventDefault()
-        setBusy(true)
-        try {
-          await createPlatform(name, kind)
-          toast(`Created platform ${name}`)
-          navigate(platformPath(name))
-        } catch (cause) {
-          setError(
-            cause instanceof ApiError && cause.status === 409
-              ? new Error(
-                  `A platform named “${name}” already exists. Platform names are unique; open it from the list or choose another name.`,
-                )
-              : cause,
+  const create = useAction(async () => {
+    try {
+      await createPlatform(name, kind)
+      toast(`Created platform ${name}`)
+      navigate(platformPath(name))
+    } catch (cause) {
+      throw cause instanceof ApiError && cause.status === 409
+        ? new Error(
+            `A platform named “${name}” already exists. Platform names are unique; open it from the list or choose another name.`,
           )
-        } finally {
-          setBusy(false)
-        }
-      }}
-    >
+        : cause
+    }
+  })
+  return (
+    <form class="card stack" aria-label="Create a platform" onSubmit={create.submit}>
       <h2>New platform</h2>
       <div class="row top">
         <Field
@@ -59,7 +49,7 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
           aria-invalid={problem !== undefined}
           onInput={(event) => {
             setName(event.currentTarget.value)
-            setError(undefined)
+            create.setError(undefined)
           }}
           hint={
             problem ??
@@ -72,9 +62,9 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
           <KindOptions />
         </Select>
       </div>
-      <Alert error={error} />
+      <Alert error={create.error} />
       <div>
-        <button class="button primary" type="submit" disabled={busy || name === "" || problem !== undefined}>
+        <button class="button primary" type="submit" disabled={create.busy || name === "" || problem !== undefined}>
           Create platform
         </button>
       </div>

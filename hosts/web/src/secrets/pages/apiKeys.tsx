@@ -16,10 +16,12 @@ import {
   type ProjectView,
   rotateApiKey,
 } from "../../api/secrets.js"
-import { Alert, Dialog, Field, formatTime, Loading, Select } from "../../ui/components.js"
+import { Alert, Field, formatTime, Loading, Select } from "../../ui/components.js"
+import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { navigate, useLocation } from "../../ui/router.js"
 import { ShownOnce } from "../../ui/shownOnce.js"
 import { toast } from "../../ui/toast.js"
+import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { useSession } from "../session.js"
 
@@ -55,35 +57,21 @@ const CreateKey = ({
   const [slug, setSlug] = useState(chosen ?? projects[0]?.slug ?? "")
   const [scope, setScope] = useState<MemberRole>("read")
   const [days, setDays] = useState("")
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
   const project = projects.find((candidate) => candidate.slug === slug)
   const mayWrite = project !== undefined && project.role !== "read"
+  const create = useAction(async () => {
+    const expiresInDays = daysOf(days)
+    const issued = await createApiKey({
+      name,
+      projectSlug: slug,
+      scope,
+      ...(expiresInDays === undefined ? {} : { expiresInDays }),
+    })
+    setName("")
+    await onCreated(issued)
+  })
   return (
-    <form
-      class="card stack"
-      aria-label="Create an API key"
-      onSubmit={async (event) => {
-        event.preventDefault()
-        setBusy(true)
-        try {
-          const expiresInDays = daysOf(days)
-          const issued = await createApiKey({
-            name,
-            projectSlug: slug,
-            scope,
-            ...(expiresInDays === undefined ? {} : { expiresInDays }),
-          })
-          setName("")
-          setError(undefined)
-          await onCreated(issued)
-        } catch (cause) {
-          setError(cause)
-        } finally {
-          setBusy(false)
-        }
-      }}
-    >
+    <form class="card stack" aria-label="Create an API key" onSubmit={create.submit}>
       <h2>New API key</h2>
       <p class="hint">A key acts as you within one project, never beyond your own rights there.</p>
       <Field
@@ -108,9 +96,9 @@ const CreateKey = ({
         </option>
       </Select>
       <ExpiryField value={days} onInput={setDays} hint="1 to 3650; leave empty for a key that never expires." />
-      <Alert error={error} />
+      <Alert error={create.error} />
       <div>
-        <button type="submit" class="button primary" disabled={busy || project === undefined}>
+        <button type="submit" class="button primary" disabled={create.busy || project === undefined}>
           Create API key
         </button>
       </div>
@@ -128,40 +116,21 @@ const RotateKey = ({
   readonly onRotated: (issued: IssuedApiKey) => Promise<void>
 }) => {
   const [days, setDays] = useState("")
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
   return (
-    <Dialog title={`Rotate ${apiKey.name}?`} onClose={onClose}>
-      <form
-        class="stack"
-        onSubmit={async (event) => {
-          event.preventDefault()
-          setBusy(true)
-          try {
-            await onRotated(await rotateApiKey(apiKey.id, daysOf(days)))
-          } catch (cause) {
-            setError(cause)
-            setBusy(false)
-          }
-        }}
-      >
-        <p>The key gets a new value, shown once; the old value stops working at once.</p>
-        <ExpiryField
-          value={days}
-          onInput={setDays}
-          hint={`Leave empty to keep its expiry (${apiKey.expiresAt === null ? "never" : formatTime(apiKey.expiresAt)}); a number counts from now.`}
-        />
-        <Alert error={error} />
-        <div class="actions">
-          <button type="button" class="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="button primary" disabled={busy}>
-            Rotate key
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <ConfirmDialog
+      title={`Rotate ${apiKey.name}?`}
+      action="Rotate key"
+      tone="primary"
+      onClose={onClose}
+      run={async () => onRotated(await rotateApiKey(apiKey.id, daysOf(days)))}
+    >
+      <p>The key gets a new value, shown once; the old value stops working at once.</p>
+      <ExpiryField
+        value={days}
+        onInput={setDays}
+        hint={`Leave empty to keep its expiry (${apiKey.expiresAt === null ? "never" : formatTime(apiKey.expiresAt)}); a number counts from now.`}
+      />
+    </ConfirmDialog>
   )
 }
 
@@ -173,44 +142,24 @@ const DeleteKey = ({
   readonly apiKey: ApiKeyView
   readonly onClose: () => void
   readonly onDeleted: () => Promise<void>
-}) => {
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
-  return (
-    <Dialog title={`Delete ${apiKey.name}?`} onClose={onClose}>
-      <form
-        class="stack"
-        onSubmit={async (event) => {
-          event.preventDefault()
-          setBusy(true)
-          try {
-            await deleteApiKey(apiKey.id)
-            await onDeleted()
-          } catch (cause) {
-            setError(cause)
-            setBusy(false)
-          }
-        }}
-      >
-        <p>Scripts using this key stop working at once. It cannot be undone.</p>
-        <Alert error={error} />
-        <div class="actions">
-          <button type="button" class="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="button danger" disabled={busy}>
-            Delete key
-          </button>
-        </div>
-      </form>
-    </Dialog>
-  )
-}
+}) => (
+  <ConfirmDialog
+    title={`Delete ${apiKey.name}?`}
+    action="Delete key"
+    onClose={onClose}
+    run={async () => {
+      await deleteApiKey(apiKey.id)
+      await onDeleted()
+    }}
+  >
+    <p>Scripts using this key stop working at once. It cannot be undone.</p>
+  </ConfirmDialog>
+)
 
 const expired = (key: ApiKeyView) => key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()
 
 export const ApiKeys = () => {
-  const { user } = useSession()
+  const { current: user } = useSession()
   const { search } = useLocation()
   const chosen = search.get("project") ?? undefined
   const projects = useAsync(listProjects, [])

@@ -7,6 +7,7 @@ import { listVersions, readVersion, restoreVersion, type VersionListItem } from 
 import { Alert, CopyButton, formatTime, Loading } from "../../ui/components.js"
 import { Link, type Params } from "../../ui/router.js"
 import { toast } from "../../ui/toast.js"
+import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { type ProjectData, ProjectFrame, projectPath } from "../projectFrame.js"
 
@@ -26,20 +27,8 @@ const VersionRow = ({
   readonly onRestored: () => void
 }) => {
   const [value, setValue] = useState<string>()
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run: act } = useAction((work: () => Promise<void>) => work())
   const slug = data.project.slug
-  const act = async (work: () => Promise<void>) => {
-    setBusy(true)
-    try {
-      await work()
-      setError(undefined)
-    } catch (cause) {
-      setError(cause)
-    } finally {
-      setBusy(false)
-    }
-  }
   return (
     <tr>
       <th scope="row">
