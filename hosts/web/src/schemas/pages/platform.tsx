@@ -20,6 +20,7 @@ import { Alert, Field, Loading, Select } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { memo } from "../../ui/memo.js"
 import { Link, navigate } from "../../ui/router.js"
+import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
@@ -67,14 +68,9 @@ const VersionRow = memo(
       </th>
       <td class="right">
         {onDelete === undefined ? null : (
-          <button
-            type="button"
-            class="button danger ghost small"
-            aria-label={`Delete version ${version}`}
-            onClick={() => onDelete(version)}
-          >
+          <RowAction label={`Delete version ${version}`} onClick={() => onDelete(version)}>
             Delete
-          </button>
+          </RowAction>
         )}
       </td>
     </tr>
@@ -185,24 +181,11 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
       {versions.length === 0 ? (
         <p class="muted">No versions yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Versions of {platform.name}, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Version (newest first)</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {versions.map((version) => (
-                <VersionRow key={version} platform={platform.name} version={version} onDelete={onDelete} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption={`Versions of ${platform.name}, newest first`} columns={["Version (newest first)"]} actions>
+          {versions.map((version) => (
+            <VersionRow key={version} platform={platform.name} version={version} onDelete={onDelete} />
+          ))}
+        </Table>
       )}
       {locked === undefined ? <AddVersion platform={platform.name} onAdded={loaded.reload} /> : null}
       {canDelete ? (

@@ -10,6 +10,7 @@ import { createPlatform, type DashboardPlatform, type Kind, listPlatforms } from
 import { Alert, Field, Loading, Select } from "../../ui/components.js"
 import { memo } from "../../ui/memo.js"
 import { Link, navigate } from "../../ui/router.js"
+import { Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
@@ -144,30 +145,15 @@ export const Platforms = () => {
                 : `${shown.length} of ${list.length} platforms`}
             </p>
           </div>
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">Platforms</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col" class="numeric">
-                    Versions
-                  </th>
-                  <th scope="col">Latest</th>
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((platform) => (
-                  <PlatformRow
-                    key={platform.name}
-                    platform={platform}
-                    locked={abilities.write ? abilities.lockedReason(platform.name) : undefined}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Platforms" columns={["Name", "Kind", { label: "Versions", class: "numeric" }, "Latest"]}>
+            {shown.map((platform) => (
+              <PlatformRow
+                key={platform.name}
+                platform={platform}
+                locked={abilities.write ? abilities.lockedReason(platform.name) : undefined}
+              />
+            ))}
+          </Table>
         </>
       )}
       {abilities.write ? <CreatePlatform existing={list} /> : null}

@@ -8,6 +8,7 @@ import { createToken, listPlatforms, listTokens, revokeToken, type TokenRecord }
 import { Alert, Field, formatTime, Loading } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { ShownOnce } from "../../ui/shownOnce.js"
+import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
@@ -132,50 +133,32 @@ export const Tokens = () => {
       ) : list.length === 0 ? (
         <p class="muted">There are no API tokens.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="stacked">
-            <caption class="visually-hidden">API tokens</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Hint</th>
-                <th scope="col">Platforms</th>
-                <th scope="col">Created by</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((record) => (
-                <tr key={record.id}>
-                  <th scope="row">{record.name}</th>
-                  <td data-label="Hint">
-                    <code>{record.hint}</code>
-                  </td>
-                  <td data-label="Platforms">
-                    {record.platforms === null ? "All platforms" : record.platforms.join(", ")}
-                  </td>
-                  <td data-label="Created by">{record.createdBy}</td>
-                  <td data-label="Created">{formatTime(record.createdAt)}</td>
-                  <td data-label="Last used">{formatTime(record.lastUsedAt)}</td>
-                  <td class="right">
-                    <button
-                      type="button"
-                      class="button danger ghost small"
-                      aria-label={`Revoke token ${record.name}`}
-                      onClick={() => setRevoking(record)}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="API tokens"
+          columns={["Name", "Hint", "Platforms", "Created by", "Created", "Last used"]}
+          actions
+          stacked
+        >
+          {list.map((record) => (
+            <tr key={record.id}>
+              <th scope="row">{record.name}</th>
+              <td data-label="Hint">
+                <code>{record.hint}</code>
+              </td>
+              <td data-label="Platforms">
+                {record.platforms === null ? "All platforms" : record.platforms.join(", ")}
+              </td>
+              <td data-label="Created by">{record.createdBy}</td>
+              <td data-label="Created">{formatTime(record.createdAt)}</td>
+              <td data-label="Last used">{formatTime(record.lastUsedAt)}</td>
+              <td class="right">
+                <RowAction label={`Revoke token ${record.name}`} onClick={() => setRevoking(record)}>
+                  Revoke
+                </RowAction>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       <CreateToken
         onCreated={(token, record) => {

@@ -20,6 +20,7 @@ import { Alert, Field, formatTime, Loading, Select } from "../../ui/components.j
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { navigate, useLocation } from "../../ui/router.js"
 import { ShownOnce } from "../../ui/shownOnce.js"
+import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
@@ -207,65 +208,46 @@ export const ApiKeys = () => {
       ) : list.length === 0 ? (
         <p class="muted">No API keys{chosen === undefined ? "" : " in this project"}.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="stacked">
-            <caption class="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Project</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Holder</th>
-                <th scope="col">Starts with</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((key) => (
-                <tr key={key.id}>
-                  <th scope="row">{key.name}</th>
-                  <td data-label="Project">{projectName(key.projectId)}</td>
-                  <td data-label="Scope">{key.scope}</td>
-                  <td data-label="Holder">{key.userEmail ?? key.userId}</td>
-                  <td data-label="Starts with">
-                    <code>{key.keyPrefix}…</code>
-                  </td>
-                  <td data-label="Last used">{formatTime(key.lastUsedAt)}</td>
-                  <td data-label="Expires">
-                    {key.expiresAt === null ? "never" : formatTime(key.expiresAt)}
-                    {expired(key) ? <span class="badge missing">expired</span> : null}
-                  </td>
-                  <td class="right">
-                    <div class="row">
-                      {key.userId === user?.id ? (
-                        <button
-                          type="button"
-                          class="button small"
-                          aria-label={`Rotate ${key.name}`}
-                          onClick={() => setRotating(key)}
-                        >
-                          Rotate
-                        </button>
-                      ) : null}
-                      <button
-                        type="button"
-                        class="button danger ghost small"
-                        aria-label={`Delete ${key.name}`}
-                        onClick={() => setDeleting(key)}
-                      >
-                        Delete
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="API keys"
+          columns={["Name", "Project", "Scope", "Holder", "Starts with", "Last used", "Expires"]}
+          actions
+          stacked
+        >
+          {list.map((key) => (
+            <tr key={key.id}>
+              <th scope="row">{key.name}</th>
+              <td data-label="Project">{projectName(key.projectId)}</td>
+              <td data-label="Scope">{key.scope}</td>
+              <td data-label="Holder">{key.userEmail ?? key.userId}</td>
+              <td data-label="Starts with">
+                <code>{key.keyPrefix}…</code>
+              </td>
+              <td data-label="Last used">{formatTime(key.lastUsedAt)}</td>
+              <td data-label="Expires">
+                {key.expiresAt === null ? "never" : formatTime(key.expiresAt)}
+                {expired(key) ? <span class="badge missing">expired</span> : null}
+              </td>
+              <td class="right">
+                <div class="row">
+                  {key.userId === user?.id ? (
+                    <button
+                      type="button"
+                      class="button small"
+                      aria-label={`Rotate ${key.name}`}
+                      onClick={() => setRotating(key)}
+                    >
+                      Rotate
+                    </button>
+                  ) : null}
+                  <RowAction label={`Delete ${key.name}`} onClick={() => setDeleting(key)}>
+                    Delete
+                  </RowAction>
+                </div>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       {projects.data === undefined ? null : projectList.length === 0 ? (
         <p class="muted">A key belongs to a project: create or join a project first.</p>

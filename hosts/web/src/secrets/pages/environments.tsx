@@ -7,6 +7,7 @@ import { createEnvironment, deleteEnvironment, type EnvironmentView, exportUrl }
 import { Alert, Field, formatTime } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import type { Params } from "../../ui/router.js"
+import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
@@ -76,63 +77,45 @@ const EnvironmentList = ({ data }: { readonly data: ProjectData }) => {
       {data.environments.length === 0 ? (
         <p class="muted">No environments.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Environments</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" class="hide-narrow">
-                  Created
-                </th>
-                <th scope="col">Download</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.environments.map((environment) => (
-                <tr key={environment.id}>
-                  <th scope="row">{environment.name}</th>
-                  <td class="hide-narrow">{formatTime(environment.createdAt)}</td>
-                  <td>
-                    <div class="row">
-                      <a
-                        class="button small"
-                        href={exportUrl(slug, environment.name, "dotenv")}
-                        download={`${environment.name}.env`}
-                        aria-label={`Download ${environment.name} as .env`}
-                      >
-                        .env
-                      </a>
-                      <a
-                        class="button small"
-                        href={exportUrl(slug, environment.name, "json")}
-                        download={`${environment.name}.json`}
-                        aria-label={`Download ${environment.name} as JSON`}
-                      >
-                        JSON
-                      </a>
-                    </div>
-                  </td>
-                  <td class="right">
-                    {data.canWrite ? (
-                      <button
-                        type="button"
-                        class="button danger ghost small"
-                        aria-label={`Delete environment ${environment.name}`}
-                        onClick={() => setDeleting(environment)}
-                      >
-                        Delete
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="Environments"
+          columns={["Name", { label: "Created", class: "hide-narrow" }, "Download"]}
+          actions
+        >
+          {data.environments.map((environment) => (
+            <tr key={environment.id}>
+              <th scope="row">{environment.name}</th>
+              <td class="hide-narrow">{formatTime(environment.createdAt)}</td>
+              <td>
+                <div class="row">
+                  <a
+                    class="button small"
+                    href={exportUrl(slug, environment.name, "dotenv")}
+                    download={`${environment.name}.env`}
+                    aria-label={`Download ${environment.name} as .env`}
+                  >
+                    .env
+                  </a>
+                  <a
+                    class="button small"
+                    href={exportUrl(slug, environment.name, "json")}
+                    download={`${environment.name}.json`}
+                    aria-label={`Download ${environment.name} as JSON`}
+                  >
+                    JSON
+                  </a>
+                </div>
+              </td>
+              <td class="right">
+                {data.canWrite ? (
+                  <RowAction label={`Delete environment ${environment.name}`} onClick={() => setDeleting(environment)}>
+                    Delete
+                  </RowAction>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       {data.canWrite ? <AddEnvironment data={data} /> : null}
       {deleting === undefined ? null : (

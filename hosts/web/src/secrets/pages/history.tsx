@@ -6,6 +6,7 @@ import { useState } from "preact/hooks"
 import { listVersions, readVersion, restoreVersion, type VersionListItem } from "../../api/secrets.js"
 import { Alert, CopyButton, formatTime, Loading } from "../../ui/components.js"
 import { Link, type Params } from "../../ui/router.js"
+import { Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
@@ -125,32 +126,19 @@ const VersionList = ({
           <Loading what="versions" />
         ) : null
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Versions, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Version</th>
-                <th scope="col">Written by</th>
-                <th scope="col">When</th>
-                <th scope="col">Value</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((item, index) => (
-                <VersionRow
-                  key={item.version}
-                  data={data}
-                  environment={environment}
-                  secretKey={secretKey}
-                  item={item}
-                  latest={index === 0}
-                  onRestored={() => void versions.reload()}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Versions, newest first" columns={["Version", "Written by", "When", "Value"]}>
+          {list.map((item, index) => (
+            <VersionRow
+              key={item.version}
+              data={data}
+              environment={environment}
+              secretKey={secretKey}
+              item={item}
+              latest={index === 0}
+              onRestored={() => void versions.reload()}
+            />
+          ))}
+        </Table>
       )}
     </>
   )

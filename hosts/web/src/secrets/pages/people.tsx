@@ -20,6 +20,7 @@ import { Alert, formatTime, Loading, Select } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { navigate, type Params } from "../../ui/router.js"
 import { ShownOnce } from "../../ui/shownOnce.js"
+import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
@@ -111,61 +112,42 @@ const Members = ({ data }: { readonly data: ProjectData }) => {
           <Loading what="members" />
         ) : null
       ) : (
-        <div class="table-wrap">
+        <Table
+          caption={`Members of ${data.project.name}`}
+          columns={["Person", "Role", { label: "Joined", class: "hide-narrow" }]}
+          actions
+          stacked
+        >
           {/* One block per person on phones: the role select and Remove stay in view without scrolling sideways. */}
-          <table class="stacked">
-            <caption class="visually-hidden">Members of {data.project.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Person</th>
-                <th scope="col">Role</th>
-                <th scope="col" class="hide-narrow">
-                  Joined
+          {list.map((member) => {
+            const self = member.userId === user?.id
+            return (
+              <tr key={member.userId}>
+                <th scope="row">
+                  {nameOf(member)}
+                  {self ? <span class="muted"> (you)</span> : null}
                 </th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <td data-label="Role">
+                  {isOwner && member.role !== "owner" ? (
+                    <RoleSelect data={data} member={member} onChanged={members.reload} />
+                  ) : (
+                    roleLabel(member.role)
+                  )}
+                </td>
+                <td class="hide-narrow">{formatTime(member.createdAt)}</td>
+                <td class="right">
+                  {member.role === "owner" ? null : self ? (
+                    <RowAction onClick={() => setRemoving(member)}>Leave project</RowAction>
+                  ) : isOwner ? (
+                    <RowAction label={`Remove ${nameOf(member)}`} onClick={() => setRemoving(member)}>
+                      Remove
+                    </RowAction>
+                  ) : null}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((member) => {
-                const self = member.userId === user?.id
-                return (
-                  <tr key={member.userId}>
-                    <th scope="row">
-                      {nameOf(member)}
-                      {self ? <span class="muted"> (you)</span> : null}
-                    </th>
-                    <td data-label="Role">
-                      {isOwner && member.role !== "owner" ? (
-                        <RoleSelect data={data} member={member} onChanged={members.reload} />
-                      ) : (
-                        roleLabel(member.role)
-                      )}
-                    </td>
-                    <td class="hide-narrow">{formatTime(member.createdAt)}</td>
-                    <td class="right">
-                      {member.role === "owner" ? null : self ? (
-                        <button type="button" class="button danger ghost small" onClick={() => setRemoving(member)}>
-                          Leave project
-                        </button>
-                      ) : isOwner ? (
-                        <button
-                          type="button"
-                          class="button danger ghost small"
-                          aria-label={`Remove ${nameOf(member)}`}
-                          onClick={() => setRemoving(member)}
-                        >
-                          Remove
-                        </button>
-                      ) : null}
-                    </td>
-                  </tr>
-                )
-              })}
-            </tbody>
-          </table>
-        </div>
+            )
+          })}
+        </Table>
       )}
       {removing === undefined ? null : (
         <RemoveMember
@@ -236,42 +218,27 @@ const Invites = ({ data }: { readonly data: ProjectData }) => {
       ) : list.length === 0 ? (
         <p class="muted">No pending invites.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Pending invites</caption>
-            <thead>
-              <tr>
-                <th scope="col">Role</th>
-                <th scope="col">Created</th>
-                <th scope="col" class="hide-narrow">
-                  Expires
-                </th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((invite) => (
-                <tr key={invite.id}>
-                  <td>{roleLabel(invite.role)}</td>
-                  <td>{formatTime(invite.createdAt)}</td>
-                  <td class="hide-narrow">{formatTime(invite.expiresAt)}</td>
-                  <td class="right">
-                    <button
-                      type="button"
-                      class="button danger ghost small"
-                      aria-label={`Withdraw the ${roleLabel(invite.role).toLowerCase()} invite created ${formatTime(invite.createdAt)}`}
-                      onClick={() => withdraw.run(invite)}
-                    >
-                      Withdraw
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="Pending invites"
+          columns={["Role", "Created", { label: "Expires", class: "hide-narrow" }]}
+          actions
+        >
+          {list.map((invite) => (
+            <tr key={invite.id}>
+              <td>{roleLabel(invite.role)}</td>
+              <td>{formatTime(invite.createdAt)}</td>
+              <td class="hide-narrow">{formatTime(invite.expiresAt)}</td>
+              <td class="right">
+                <RowAction
+                  label={`Withdraw the ${roleLabel(invite.role).toLowerCase()} invite created ${formatTime(invite.createdAt)}`}
+                  onClick={() => withdraw.run(invite)}
+                >
+                  Withdraw
+                </RowAction>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
     </>
   )

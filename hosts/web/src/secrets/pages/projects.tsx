@@ -8,6 +8,7 @@ import { createProject, deleteProject, listProjects, type ProjectView } from "..
 import { Alert, Field, formatTime, Loading } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { Link, navigate } from "../../ui/router.js"
+import { Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
@@ -99,48 +100,32 @@ export const Projects = () => {
       ) : list.length === 0 ? (
         <p class="muted">You are in no project yet. Create one below, or open an invite link someone sent you.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Your projects</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Address</th>
-                <th scope="col">Your role</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((project) => (
-                <tr key={project.id}>
-                  <td>
-                    <Link href={`/projects/${encodeURIComponent(project.slug)}`}>{project.name}</Link>
-                  </td>
-                  <td>
-                    <code>{project.slug}</code>
-                  </td>
-                  <td>{roleLabel(project.role)}</td>
-                  <td>{formatTime(project.createdAt)}</td>
-                  <td class="right">
-                    {project.role === "owner" ? (
-                      <button
-                        type="button"
-                        class="button danger ghost"
-                        aria-label={`Delete project ${project.name}`}
-                        onClick={() => setDeleting(project)}
-                      >
-                        Delete
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Your projects" columns={["Name", "Address", "Your role", "Created"]} actions>
+          {list.map((project) => (
+            <tr key={project.id}>
+              <td>
+                <Link href={`/projects/${encodeURIComponent(project.slug)}`}>{project.name}</Link>
+              </td>
+              <td>
+                <code>{project.slug}</code>
+              </td>
+              <td>{roleLabel(project.role)}</td>
+              <td>{formatTime(project.createdAt)}</td>
+              <td class="right">
+                {project.role === "owner" ? (
+                  <button
+                    type="button"
+                    class="button danger ghost"
+                    aria-label={`Delete project ${project.name}`}
+                    onClick={() => setDeleting(project)}
+                  >
+                    Delete
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       <CreateProject />
       {deleting === undefined ? null : (
