@@ -39,6 +39,7 @@ describe("Settings.parse defaults", () => {
       rateLimit: 30,
       cacheMaxEntries: 100_000,
       cacheMaxBytes: 64 * 1024 * 1024,
+      trustedProxies: [],
     })
     expect(settings.roles).toEqual({
       claim: "groups",
@@ -134,6 +135,12 @@ const valid: ReadonlyArray<ValidCase> = [
   ["COFFER_RATE_LIMIT", "120", (s) => s.rateLimit, 120],
   ["COFFER_CACHE_MAX_ENTRIES", "500", (s) => s.cacheMaxEntries, 500],
   ["COFFER_CACHE_MAX_BYTES", "1048576", (s) => s.cacheMaxBytes, 1048576],
+  [
+    "COFFER_TRUSTED_PROXIES",
+    "10.0.0.0/8, 192.0.2.7,fd00::/8, ::1",
+    (s) => s.trustedProxies,
+    ["10.0.0.0/8", "192.0.2.7", "fd00::/8", "::1"],
+  ],
 ]
 
 describe("Settings.parse accepts every variable's valid forms", () => {
@@ -261,6 +268,14 @@ const invalid: ReadonlyArray<InvalidCase> = [
   [{ COFFER_RATE_LIMIT: "ten" }, 'COFFER_RATE_LIMIT: expected a non-negative integer, got "ten"'],
   [{ COFFER_CACHE_MAX_ENTRIES: "0" }, 'COFFER_CACHE_MAX_ENTRIES: expected a positive integer, got "0"'],
   [{ COFFER_CACHE_MAX_BYTES: "1MB" }, 'COFFER_CACHE_MAX_BYTES: expected a positive integer, got "1MB"'],
+  [
+    { COFFER_TRUSTED_PROXIES: "10.0.0.1, 10.0.0.0/33" },
+    'COFFER_TRUSTED_PROXIES: expected comma-separated addresses or CIDR ranges such as 10.0.0.0/8 or fd00::/8, got "10.0.0.0/33"',
+  ],
+  [
+    { COFFER_TRUSTED_PROXIES: "proxy.internal" },
+    'COFFER_TRUSTED_PROXIES: expected comma-separated addresses or CIDR ranges such as 10.0.0.0/8 or fd00::/8, got "proxy.internal"',
+  ],
 ]
 
 describe("Settings.parse rejects each bad variable with one line", () => {

@@ -13,6 +13,7 @@
  * HTTP layer to re-read them cheaply from a live environment.
  */
 import { MemoryCache } from "@coffer/adapter-memory"
+import { trustedProxies } from "@coffer/http"
 import { Encoding } from "@coffer/kernel"
 import { Redacted, Result, Schema } from "effect"
 
@@ -91,6 +92,8 @@ export const Settings = Schema.Struct({
   cacheMaxEntries: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_CACHE_MAX_BYTES`: bytes of keys and values the in-process cache holds at most (oldest out first). */
   cacheMaxBytes: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /** `COFFER_TRUSTED_PROXIES`: addresses and CIDR ranges whose forwarding headers are believed (`@coffer/http`). */
+  trustedProxies: Schema.Array(Schema.String),
 })
 export type Settings = typeof Settings.Type
 
@@ -259,6 +262,16 @@ const origins: Check<ReadonlyArray<string>> = (raw) => {
   return Result.succeed(result)
 }
 
+const proxies: Check<ReadonlyArray<string>> = (raw) => {
+  const entries = splitList(raw, ",")
+  const parsed = trustedProxies(entries)
+  return Result.isSuccess(parsed)
+    ? Result.succeed(entries)
+    : Result.fail(
+        `expected comma-separated addresses or CIDR ranges such as 10.0.0.0/8 or fd00::/8, got ${quoted(parsed.failure)}`,
+      )
+}
+
 const httpUrl: Check<string> = (raw) => {
   const url = parseUrl(raw)
   return url !== undefined && (url.protocol === "https:" || url.protocol === "http:")
@@ -358,6 +371,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const rateLimit = read("COFFER_RATE_LIMIT", nonNegativeInteger, development ? 0 : DEFAULT_RATE_LIMIT)
   const cacheMaxEntries = read("COFFER_CACHE_MAX_ENTRIES", positiveInteger, DEFAULT_CACHE_MAX_ENTRIES)
   const cacheMaxBytes = read("COFFER_CACHE_MAX_BYTES", positiveInteger, DEFAULT_CACHE_MAX_BYTES)
+  const trustedProxies_ = read("COFFER_TRUSTED_PROXIES", proxies, [])
   if (reader.errors.length > 0) return Result.fail(reader.errors)
   return Result.succeed({
     host: host_,
@@ -376,5 +390,6 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     rateLimit,
     cacheMaxEntries,
     cacheMaxBytes,
+    trustedProxies: trustedProxies_,
   })
 }
