@@ -330,6 +330,50 @@ describe("Settings.parse rejects each bad variable with one line", () => {
   })
 })
 
+describe("Settings.parse refuses plain http where other machines can reach it, in production", () => {
+  const insecure = (variable: string, origin: string, host: string) =>
+    `${variable}: ${origin} is not https, and COFFER_HOST=${host} is reachable from other machines: sessions and secrets would travel unencrypted; use an https origin (TLS at a proxy) or set COFFER_ALLOW_INSECURE_HTTP=1`
+
+  it("stops on an http public origin on a non-loopback bind address, one line per origin", () => {
+    expect(errorsOf({ ...PRODUCTION, COFFER_HOST: "0.0.0.0", COFFER_PUBLIC_ORIGIN: "http://coffer.example" })).toEqual([
+      insecure("COFFER_PUBLIC_ORIGIN", "http://coffer.example", "0.0.0.0"),
+    ])
+    expect(
+      errorsOf({
+        ...PRODUCTION,
+        COFFER_HOST: "::",
+        COFFER_PUBLIC_ORIGIN: "http://a.example",
+        COFFER_SCHEMAS_PUBLIC_ORIGIN: "http://b.example:8787",
+      }),
+    ).toEqual([
+      insecure("COFFER_PUBLIC_ORIGIN", "http://a.example", "::"),
+      insecure("COFFER_SCHEMAS_PUBLIC_ORIGIN", "http://b.example:8787", "::"),
+    ])
+    expect(
+      errorsOf({ ...PRODUCTION, COFFER_HOST: "10.1.2.3", COFFER_SCHEMAS_PUBLIC_ORIGIN: "http://s.example" }),
+    ).toEqual([insecure("COFFER_SCHEMAS_PUBLIC_ORIGIN", "http://s.example", "10.1.2.3")])
+  })
+
+  it("accepts https origins, loopback bind addresses, development, and COFFER_ALLOW_INSECURE_HTTP=1", () => {
+    const http = { COFFER_PUBLIC_ORIGIN: "http://coffer.example", COFFER_SCHEMAS_PUBLIC_ORIGIN: "http://s.example" }
+    ok({ ...PRODUCTION, COFFER_HOST: "0.0.0.0", COFFER_PUBLIC_ORIGIN: "https://coffer.example" })
+    for (const host of ["127.0.0.1", "127.9.9.9", "::1", "localhost", "::ffff:127.0.0.1"]) {
+      ok({ ...PRODUCTION, ...http, COFFER_HOST: host })
+    }
+    ok({ COFFER_ENV: "development", ...http, COFFER_HOST: "0.0.0.0" })
+    ok({ ...PRODUCTION, ...http, COFFER_HOST: "0.0.0.0", COFFER_ALLOW_INSECURE_HTTP: "1" })
+    expect(errorsOf({ ...PRODUCTION, ...http, COFFER_HOST: "0.0.0.0", COFFER_ALLOW_INSECURE_HTTP: "0" })).toHaveLength(
+      2,
+    )
+  })
+
+  it("reports a COFFER_ALLOW_INSECURE_HTTP that is neither 1 nor 0", () => {
+    expect(errorsOf({ ...PRODUCTION, COFFER_ALLOW_INSECURE_HTTP: "yes" })).toEqual([
+      'COFFER_ALLOW_INSECURE_HTTP: expected 1 or 0, got "yes"',
+    ])
+  })
+})
+
 describe("Settings.parseRoles", () => {
   it("reads only the roles settings, ignoring everything else", () => {
     const result = Settings.parseRoles({ COFFER_SCHEMAS_PORT: "abc", OIDC_ADMIN_GROUP: "admins" })

@@ -13,7 +13,7 @@
  * HTTP layer to re-read them cheaply from a live environment.
  */
 import { MemoryCache } from "@coffer/adapter-memory"
-import { trustedProxies } from "@coffer/http"
+import { contains, parseAddress, parseRange, trustedProxies } from "@coffer/http"
 import { Encoding } from "@coffer/kernel"
 import { Redacted, Result, Schema } from "effect"
 
@@ -272,6 +272,37 @@ const proxies: Check<ReadonlyArray<string>> = (raw) => {
       )
 }
 
+const allowInsecureHttp: Check<boolean> = (raw) =>
+  raw === "1" || raw === "0" ? Result.succeed(raw === "1") : Result.fail(`expected 1 or 0, got ${quoted(raw)}`)
+
+const LOOPBACK = [parseRange("127.0.0.0/8")!, parseRange("::1")!]
+
+/** Whether only this machine can reach the bind address. */
+const isLoopback = (bindAddress: string) => {
+  const address = parseAddress(bindAddress)
+  return bindAddress === "localhost" || (address !== undefined && LOOPBACK.some((range) => contains(range, address)))
+}
+
+/**
+ * In production, a plain-http public origin on an address other machines reach would send session cookies and
+ * secrets unencrypted (and without `Secure`); it takes `COFFER_ALLOW_INSECURE_HTTP=1` to say that is meant.
+ */
+const refuseInsecureOrigins = (
+  reader: ReturnType<typeof makeReader>,
+  bindAddress: string,
+  origins: Readonly<Record<string, string | undefined>>,
+) => {
+  if (isLoopback(bindAddress)) return
+  for (const [name, value] of Object.entries(origins)) {
+    if (value?.startsWith("http://")) {
+      reader.report(
+        name,
+        `${value} is not https, and COFFER_HOST=${bindAddress} is reachable from other machines: sessions and secrets would travel unencrypted; use an https origin (TLS at a proxy) or set COFFER_ALLOW_INSECURE_HTTP=1`,
+      )
+    }
+  }
+}
+
 const httpUrl: Check<string> = (raw) => {
   const url = parseUrl(raw)
   return url !== undefined && (url.protocol === "https:" || url.protocol === "http:")
@@ -365,6 +396,13 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const previousMasterKeys_ = read("COFFER_MASTER_KEY_PREVIOUS", previousMasterKeys, [])
   const publicOrigin = read<string | undefined>("COFFER_PUBLIC_ORIGIN", origin, undefined)
   const schemasPublicOrigin = read<string | undefined>("COFFER_SCHEMAS_PUBLIC_ORIGIN", origin, undefined)
+  const allowInsecure = read("COFFER_ALLOW_INSECURE_HTTP", allowInsecureHttp, false)
+  if (!development && !allowInsecure) {
+    refuseInsecureOrigins(reader, host_, {
+      COFFER_PUBLIC_ORIGIN: publicOrigin,
+      COFFER_SCHEMAS_PUBLIC_ORIGIN: schemasPublicOrigin,
+    })
+  }
   const oidc = readOidc(reader)
   const roles = readRoles(reader)
   const corsOrigins = read("CORS_ORIGIN", origins, [])
