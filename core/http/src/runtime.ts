@@ -62,11 +62,7 @@ export const requestAnnotations = (c: Context) => ({ method: c.req.method, path:
  */
 export const makeHandle =
   <R, ER>(runtime: ManagedRuntime.ManagedRuntime<R, ER>): Handle<R> =>
-  <A, E extends HttpError>(
-    c: Context,
-    effect: Effect.Effect<A, E, R>,
-    onSuccess?: (value: A) => Answer,
-  ): Answer => {
+  <A, E extends HttpError>(c: Context, effect: Effect.Effect<A, E, R>, onSuccess?: (value: A) => Answer): Answer => {
     const answer = (exit: Exit.Exit<A, E | ER>): Answer => {
       if (Exit.isFailure(exit)) return respond(c, responseForCause(exit.cause))
       return onSuccess === undefined ? c.json(exit.value as never) : onSuccess(exit.value)

@@ -20,7 +20,9 @@ export class Cache extends Context.Service<
   {
     readonly get: (key: string) => Effect.Effect<string | undefined, StoreUnavailable>
     /** `get` of several keys at once, in their order: what a request needs fresh is read in one round trip. */
-    readonly getMany: (keys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string | undefined>, StoreUnavailable>
+    readonly getMany: (
+      keys: ReadonlyArray<string>,
+    ) => Effect.Effect<ReadonlyArray<string | undefined>, StoreUnavailable>
     /** Stores `value`; with `ttlMs` it expires after that many milliseconds. */
     readonly set: (key: string, value: string, ttlMs?: number) => Effect.Effect<void, StoreUnavailable>
     readonly delete: (key: string) => Effect.Effect<void, StoreUnavailable>

@@ -80,7 +80,13 @@ export const cacheSuite = (name: string, makeLayer: () => Layer.Layer<Cache.Cach
           yield* cache.set("b", "")
           yield* cache.set("brief", "x", 1)
           yield* Effect.sleep("20 millis")
-          expect(yield* cache.getMany(["b", "missing", "a", "brief", "a"])).toEqual(["", undefined, "1", undefined, "1"])
+          expect(yield* cache.getMany(["b", "missing", "a", "brief", "a"])).toEqual([
+            "",
+            undefined,
+            "1",
+            undefined,
+            "1",
+          ])
           yield* cache.delete("a")
           expect(yield* cache.getMany(["a", "b"])).toEqual([undefined, ""])
         }),
