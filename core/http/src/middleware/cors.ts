@@ -12,8 +12,8 @@ import { type HeaderList, withPresetHeaders } from "./presetHeaders.js"
 
 export const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE"
 export const ALLOWED_HEADERS = "Authorization, Content-Type"
-/** Headers a browser script may read besides the safelisted ones: rate limits and `.env` downloads. */
-export const EXPOSED_HEADERS = "Retry-After, Content-Disposition"
+/** Headers a browser script may read besides the safelisted ones: rate limits, `.env` downloads, request ids. */
+export const EXPOSED_HEADERS = "Retry-After, Content-Disposition, X-Request-Id"
 const PREFLIGHT_MAX_AGE_SECONDS = "600"
 
 export const cors = (allowedOrigins: ReadonlyArray<string>): MiddlewareHandler => {

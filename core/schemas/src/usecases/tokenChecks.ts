@@ -17,7 +17,7 @@
  * `lastUsedAt` is written at most once a minute per token, by whichever instance first counts a use in that
  * minute (an atomic `increment` on the cache), never on every request.
  */
-import { Cache, Clock, Hasher, type StoreUnavailable, Unauthorized } from "@coffer/kernel"
+import { Cache, Clock, Hasher, Metrics, type StoreUnavailable, Unauthorized } from "@coffer/kernel"
 import { Context, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import type { Token } from "../access.js"
 import { SchemaStore } from "../SchemaStore.js"
@@ -122,4 +122,4 @@ export const checkToken = Effect.fn("Schemas.checkToken")(function* (
     yield* SchemaStore.use((store) => store.touchToken(id, now))
   }
   return { _tag: "Token", tokenId: id, platforms }
-})
+}, Metrics.countCheck("token"))

@@ -11,7 +11,7 @@
  * `lastUsedAt` is kept without a database write on every request: a shared counter in the Cache lets one request
  * per key and minute through to the store, whichever instance serves it.
  */
-import { BadRequest, Cache, Clock, Forbidden, Hasher, parseLabel, Random, Unauthorized } from "@coffer/kernel"
+import { BadRequest, Cache, Clock, Forbidden, Hasher, Metrics, parseLabel, Random, Unauthorized } from "@coffer/kernel"
 import { Effect } from "effect"
 import { Accounts } from "../Accounts.js"
 import { type Actor, type ApiKeyActor, reachFor, reachProjectById, sessionOnly } from "../access.js"
@@ -94,7 +94,7 @@ export const authenticateApiKey = Effect.fn("Secrets.authenticateApiKey")(functi
     expiresAt: key.expiresAt,
   }
   return actor
-})
+}, Metrics.countCheck("api_key"))
 
 /** Own keys and every key of owned projects; with `projectSlug`, that project's only (404 when out of reach). */
 export const listApiKeys = Effect.fn("Secrets.listApiKeys")(function* (actor: Actor, projectSlug?: string) {

@@ -15,6 +15,7 @@
 import { MemoryCache } from "@coffer/adapter-memory"
 import { Encoding } from "@coffer/kernel"
 import { Redacted, Result, Schema } from "effect"
+import * as Operating from "./operatingSettings.js"
 
 /** The environment as the host sees it (`process.env`, `Bun.env`, or a plain object in tests). */
 export type Env = Readonly<Record<string, string | undefined>>
@@ -91,6 +92,7 @@ export const Settings = Schema.Struct({
   cacheMaxEntries: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_CACHE_MAX_BYTES`: bytes of keys and values the in-process cache holds at most (oldest out first). */
   cacheMaxBytes: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  ...Operating.fields,
 })
 export type Settings = typeof Settings.Type
 
@@ -358,6 +360,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const rateLimit = read("COFFER_RATE_LIMIT", nonNegativeInteger, development ? 0 : DEFAULT_RATE_LIMIT)
   const cacheMaxEntries = read("COFFER_CACHE_MAX_ENTRIES", positiveInteger, DEFAULT_CACHE_MAX_ENTRIES)
   const cacheMaxBytes = read("COFFER_CACHE_MAX_BYTES", positiveInteger, DEFAULT_CACHE_MAX_BYTES)
+  const operating = Operating.read(env, environment_, reader.report)
   if (reader.errors.length > 0) return Result.fail(reader.errors)
   return Result.succeed({
     host: host_,
@@ -376,5 +379,6 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     rateLimit,
     cacheMaxEntries,
     cacheMaxBytes,
+    ...operating,
   })
 }
