@@ -11,13 +11,14 @@ import { processMetricsLayer } from "./processMetrics.js"
 import { tracingLayer } from "./tracing.js"
 
 export const serviceTelemetryLayer = (settings: HostSettings, service: string): Layer.Layer<never> =>
-  Layer.mergeAll(
-    processMetricsLayer,
-    tracingLayer(settings.tracing, service),
-    Layer.succeed(References.CurrentLogAnnotations)({ service }),
-    Layer.succeed(Metric.CurrentMetricAttributes)({ service }),
-  ).pipe(
-    Layer.provideMerge(Layer.sync(Metric.MetricRegistry)(() => new Map())),
+  Layer.merge(processMetricsLayer, tracingLayer(settings.tracing, service)).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        Layer.sync(Metric.MetricRegistry)(() => new Map()),
+        Layer.succeed(Metric.CurrentMetricAttributes)({ service }),
+        Layer.succeed(References.CurrentLogAnnotations)({ service }),
+      ),
+    ),
     Layer.provideMerge(loggingLayer(settings.logFormat, settings.logLevel)),
   )
 
