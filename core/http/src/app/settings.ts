@@ -5,6 +5,7 @@
  */
 import type { Permissions } from "@coffer/schemas"
 import type { Redacted } from "effect"
+import type { TrustedProxies } from "../client/trustedProxies.js"
 
 export interface ServiceSettings {
   /** `COFFER_ENV`: `development` turns the development login on. */
@@ -15,6 +16,8 @@ export interface ServiceSettings {
   readonly corsOrigins: ReadonlyArray<string>
   /** This service's public origin (`COFFER_PUBLIC_ORIGIN` or `COFFER_SCHEMAS_PUBLIC_ORIGIN`): HSTS when https. */
   readonly publicOrigin: string | undefined
+  /** `COFFER_TRUSTED_PROXIES`: peers whose `X-Forwarded-For` and `-Proto` are believed; none when absent. */
+  readonly trustedProxies?: TrustedProxies | undefined
   /** The identity provider's display name (`OIDC_NAME`) when sign-in through one is configured. */
   readonly oidc: { readonly name: string } | undefined
   /** `COFFER_METRICS_TOKEN`: the bearer token `/metrics` asks for; without it `/metrics` is not served. */
