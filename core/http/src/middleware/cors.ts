@@ -4,6 +4,11 @@
  * dashboard on another origin can use its session cookie. Other origins get no allow header at all, and
  * their preflights fall through to the routes (a 404). With no origin listed the middleware does nothing.
  *
+ * Hand-written rather than `hono/cors`, for two tested rules (`middleware.test.ts`, "CORS"): `hono/cors` answers
+ * every `OPTIONS` itself, so an unlisted origin's preflight would get a 204 instead of falling through to a 404, and
+ * it sets its headers on `c.res` before the route and `Vary` after it, which builds a full response on the hot
+ * path (`presetHeaders.ts`, issue 10).
+ *
  * Origins are compared in the normalised form the host's settings parser produces, which is also the form browsers
  * send (`scheme://host[:port]`, lowercase, no default port).
  */
