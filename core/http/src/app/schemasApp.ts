@@ -8,6 +8,7 @@
 import type { Permissions } from "@coffer/schemas"
 import type { Hono } from "hono"
 import { mountSchemasAuth } from "../auth/schemasAuth.js"
+import { clientAddress } from "../client/client.js"
 import { mountSchemasRoutes, type SchemasRouteServices } from "../schemas/index.js"
 import { type AppOptions, createBaseApp } from "./base.js"
 import { instanceDescription } from "./secretsApp.js"
@@ -32,6 +33,7 @@ export const createSchemasApp = <ER>(options: SchemasAppOptions<ER>): Hono => {
   const { app, handle } = createBaseApp({
     runtime: options.runtime,
     settings: options.settings,
+    peerAddress: options.clientAddress,
     publicOrigin,
     web: options.web,
   })
@@ -51,7 +53,7 @@ export const createSchemasApp = <ER>(options: SchemasAppOptions<ER>): Hono => {
     settings: options.settings,
     publicOrigin,
     roles,
-    clientAddress: options.clientAddress,
+    clientAddress,
     webApp: options.web !== undefined,
   }
   mountSchemasAuth(app, routes)

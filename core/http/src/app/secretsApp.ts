@@ -7,6 +7,7 @@ import { Readiness, StoreUnavailable } from "@coffer/kernel"
 import { Duration, Effect } from "effect"
 import type { Hono } from "hono"
 import { mountSecretsAuth } from "../auth/secretsAuth.js"
+import { clientAddress } from "../client/client.js"
 import { mountSecretsRoutes, type SecretsRouteServices } from "../secrets/index.js"
 import { mountApiKeyIdentity } from "../secrets/me.js"
 import { type AppOptions, createBaseApp } from "./base.js"
@@ -34,6 +35,7 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
   const { app, handle } = createBaseApp({
     runtime: options.runtime,
     settings: options.settings,
+    peerAddress: options.clientAddress,
     publicOrigin: options.settings.publicOrigin,
     web: options.web,
   })
@@ -59,7 +61,7 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
     handle,
     settings: options.settings,
     publicOrigin: options.settings.publicOrigin,
-    clientAddress: options.clientAddress,
+    clientAddress,
     webApp: options.web !== undefined,
   }
   // Before the session `me`: a request with an API key is answered here, one without falls through to it.
