@@ -6,8 +6,8 @@
  * as epoch milliseconds.
  */
 import { fromIso, fromIsoOrNull, toIso } from "@coffer/kernel"
-import type { Insertable, Selectable } from "kysely"
 import type { AuditAction, KeyScope, MemberRole, Role, SecretStore } from "@coffer/secrets"
+import type { Insertable, Selectable } from "kysely"
 import type {
   SecretsApiKeyRow,
   SecretsAuditLogRow,
