@@ -14,6 +14,7 @@ import { Effect, Layer } from "effect"
 import { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"
 import type { SecretsUserRow } from "./tables/sessions.js"
+import { traced } from "./traced.js"
 
 const toUser = (row: Pick<SecretsUserRow, "id" | "email" | "created_at">): Accounts.User => ({
   id: row.id,
@@ -177,5 +178,5 @@ export const make: Effect.Effect<Accounts.Accounts["Service"], never, SqlDatabas
 /** The Accounts port on the `SqlDatabase` in context; the database must be migrated. */
 export const layer: Layer.Layer<Accounts.Accounts, never, SqlDatabase | Random.Random | Clock.Clock> = Layer.effect(
   Accounts.Accounts,
-  make,
+  Effect.map(make, (accounts) => traced("Accounts", accounts)),
 )
