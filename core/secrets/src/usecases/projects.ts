@@ -13,6 +13,7 @@ import type { ProjectExists, ProjectNotFound } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
 import { environmentView, type ProjectView, projectView } from "../views.js"
 import { auditRecord } from "./audit.js"
+import { forgetDataKey } from "./dataKeys.js"
 
 /** The projects the actor owns or belongs to; an API key sees its own project only. */
 export const listProjects = Effect.fn("Secrets.listProjects")(function* (actor: Actor) {
@@ -22,7 +23,7 @@ export const listProjects = Effect.fn("Secrets.listProjects")(function* (actor: 
   return { projects: visible.map(({ project, role }) => projectView(project, role)) }
 })
 
-/** What creating or deleting a project needs: the cipher makes its data key and forgets it. */
+/** What creating and deleting a project need: a data key comes from the cipher, and leaves its memory. */
 type CreateServices = SecretStore | Cipher.Cipher | Clock.Clock | Random.Random
 
 export const createProject = Effect.fn("Secrets.createProject")(function* (
@@ -73,7 +74,6 @@ export const deleteProject = Effect.fn("Secrets.deleteProject")(function* (
   })
   yield* store.deleteProject({ projectId: access.project.id, audit })
   // Its data key has nothing left to open: its unwrapped copy leaves this process's memory now.
-  const cipher = yield* Cipher.Cipher
-  yield* cipher.forget(access.project.dataKey)
+  yield* forgetDataKey(access.project.dataKey)
   return { ok: true as const }
 })
