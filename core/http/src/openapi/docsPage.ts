@@ -3,7 +3,8 @@
  * each opening onto its parameters, body, responses and their schemas, with a filter. It is served from this
  * package's own text (no CDN, nothing fetched from elsewhere) under a policy that allows only `'self'`: the script
  * and the style are files of their own, nothing is inline, and the script builds the page with DOM calls and
- * `textContent` only, so nothing in the document can become markup.
+ * `textContent` only, so nothing in the document can become markup. Its links are relative, so the reference works
+ * where an embedder mounts the app under a prefix (`/config/docs` reads `/config/openapi.json`).
  */
 
 export const DOCS_SCRIPT_PATH = "/docs/docs.js"
@@ -15,13 +16,13 @@ export const docsHtml = (title: string) => `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title.replace(/[<>&"]/g, "")} — API reference</title>
-<link rel="stylesheet" href="${DOCS_STYLE_PATH}">
-<script type="module" src="${DOCS_SCRIPT_PATH}"></script>
+<link rel="stylesheet" href="${DOCS_STYLE_PATH.slice(1)}">
+<script type="module" src="${DOCS_SCRIPT_PATH.slice(1)}"></script>
 </head>
 <body>
 <header><h1 id="title">API reference</h1><p id="version"></p>
 <input id="filter" type="search" placeholder="Filter by path, method or summary" aria-label="Filter"></header>
-<main id="reference" aria-busy="true"><p>Loading <a href="/openapi.json">/openapi.json</a>…</p></main>
+<main id="reference" aria-busy="true"><p>Loading <a href="openapi.json">openapi.json</a>…</p></main>
 </body>
 </html>
 `
@@ -136,9 +137,9 @@ const render = (document) => {
   })
 }
 
-fetch("/openapi.json", { headers: { accept: "application/json" } })
+fetch("openapi.json", { headers: { accept: "application/json" } })
   .then((response) => {
-    if (!response.ok) throw new Error("/openapi.json answered " + response.status)
+    if (!response.ok) throw new Error("openapi.json answered " + response.status)
     return response.json()
   })
   .then(render)

@@ -115,7 +115,7 @@ describe.each(["secrets", "schemas"] as const)("%s app with its web app", (servi
     const docs = await app.request("/docs")
     expect(docs.status).toBe(200)
     const html = await docs.text()
-    expect(html).toContain('<script type="module" src="/docs/docs.js">')
+    expect(html).toContain('<script type="module" src="docs/docs.js">')
     expect(html).not.toBe(INDEX)
     expect(docs.headers.get("Content-Security-Policy")).toBe(PAGE_CONTENT_SECURITY_POLICY)
   })
