@@ -23,7 +23,7 @@ export const make = Effect.gen(function* () {
     for (const user of users.values()) if (Accounts.emailKey(user.email) === key) return user
     return undefined
   }
-  const now = Effect.map(clock.now, (ms) => new Date(ms).toISOString())
+  const now = clock.now
 
   return Accounts.Accounts.of({
     findByIdentity: (issuer, subject) =>

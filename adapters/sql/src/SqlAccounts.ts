@@ -8,7 +8,7 @@
  * A failed statement that is neither an outage nor a constraint the port names is a bug in this file, so it
  * becomes a defect (500); an unreachable database stays `StoreUnavailable` (503).
  */
-import { Clock, Conflict, NotFound, Random } from "@coffer/kernel"
+import { Clock, Conflict, fromIso, NotFound, Random, toIso } from "@coffer/kernel"
 import { Accounts } from "@coffer/secrets"
 import { Effect, Layer } from "effect"
 import { SqlDatabase } from "./SqlDatabase.js"
@@ -18,14 +18,14 @@ import type { SecretsUserRow } from "./tables/sessions.js"
 const toUser = (row: Pick<SecretsUserRow, "id" | "email" | "created_at">): Accounts.User => ({
   id: row.id,
   email: row.email,
-  createdAt: row.created_at,
+  createdAt: fromIso(row.created_at),
 })
 
 export const make = Effect.gen(function* () {
   const database = yield* SqlDatabase
   const random = yield* Random.Random
   const clock = yield* Clock.Clock
-  const now = Effect.map(clock.now, (ms) => new Date(ms).toISOString())
+  const now = Effect.map(clock.now, toIso)
 
   const { statement, query, attemptTransaction } = SqlStore.make(database)
 
@@ -166,7 +166,7 @@ export const make = Effect.gen(function* () {
           identities: (byUser.get(row.id) ?? []).map((identity) => ({
             issuer: identity.issuer,
             subject: identity.subject,
-            createdAt: identity.created_at,
+            createdAt: fromIso(identity.created_at),
           })),
         }))
       }),

@@ -22,6 +22,17 @@ export { clearSessionCookie, readSessionCookie, sessionCookieName, setSessionCoo
 export { BACKCHANNEL_LOGOUT_PATH } from "./auth/oidc.js"
 export { type SameOriginOptions, sameOriginWrites } from "./auth/sameOrigin.js"
 export { currentSession, notSignedIn, requireSession } from "./auth/session.js"
+export { type ClientOptions, client, clientAddress, isHttps } from "./client/client.js"
+export { type Address, contains, parseAddress, parseRange, type Range } from "./client/ipRange.js"
+export {
+  type Client,
+  type ForwardingHeaders,
+  isTrusted,
+  NO_TRUSTED_PROXIES,
+  resolveClient,
+  type TrustedProxies,
+  trustedProxies,
+} from "./client/trustedProxies.js"
 export * from "./errors.js"
 export { bodyLimit, MAX_BODY_BYTES } from "./middleware/bodyLimit.js"
 export { ALLOWED_HEADERS, ALLOWED_METHODS, cors, EXPOSED_HEADERS } from "./middleware/cors.js"

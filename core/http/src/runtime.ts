@@ -21,15 +21,17 @@ import {
   unavailable,
 } from "./errors.js"
 
+/**
+ * A route's answer: the response itself when the use case finished without waiting on anything (a cached read),
+ * else a promise of it. Hono takes either.
+ */
+export type Answer = Response | Promise<Response>
+
 export interface Handle<R> {
   /** Runs `effect` and answers its value as JSON with status 200. */
-  <A, E extends HttpError>(c: Context, effect: Effect.Effect<A, E, R>): Promise<Response>
+  <A, E extends HttpError>(c: Context, effect: Effect.Effect<A, E, R>): Answer
   /** Runs `effect` and answers with `onSuccess(value)`. */
-  <A, E extends HttpError>(
-    c: Context,
-    effect: Effect.Effect<A, E, R>,
-    onSuccess: (value: A) => Response | Promise<Response>,
-  ): Promise<Response>
+  <A, E extends HttpError>(c: Context, effect: Effect.Effect<A, E, R>, onSuccess: (value: A) => Answer): Answer
 }
 
 /** The response for a failed run: an interruption (the runtime shutting down) is 503, a defect 500. */
@@ -53,20 +55,24 @@ export const logFailure = (cause: Cause.Cause<unknown>): Effect.Effect<void> => 
 /** Request identity for logs: method and path only, never the query string (it may carry a token). */
 export const requestAnnotations = (c: Context) => ({ method: c.req.method, path: c.req.path })
 
+/**
+ * One fiber per request. It starts at once and runs as far as it can before this returns: a use case that waits
+ * on nothing (a token-checked read served from the process's caches) has ended by then and is answered
+ * synchronously, without a promise or a further turn of the event loop; any other is answered when it ends.
+ */
 export const makeHandle =
   <R, ER>(runtime: ManagedRuntime.ManagedRuntime<R, ER>): Handle<R> =>
-  async <A, E extends HttpError>(
-    c: Context,
-    effect: Effect.Effect<A, E, R>,
-    onSuccess?: (value: A) => Response | Promise<Response>,
-  ): Promise<Response> => {
+  <A, E extends HttpError>(c: Context, effect: Effect.Effect<A, E, R>, onSuccess?: (value: A) => Answer): Answer => {
+    const answer = (exit: Exit.Exit<A, E | ER>): Answer => {
+      if (Exit.isFailure(exit)) return respond(c, responseForCause(exit.cause))
+      return onSuccess === undefined ? c.json(exit.value as never) : onSuccess(exit.value)
+    }
     // No abort signal on purpose: a client that hangs up must not interrupt a write between its change and its
     // audit entry; a use case, once started, runs to its end.
-    const exit = await runtime.runPromiseExit(
-      effect.pipe(Effect.tapCause(logFailure), Effect.annotateLogs(requestAnnotations(c))),
-    )
-    if (Exit.isFailure(exit)) return respond(c, responseForCause(exit.cause))
-    return onSuccess === undefined ? c.json(exit.value as never) : onSuccess(exit.value)
+    const fiber = runtime.runFork(effect.pipe(Effect.tapCause(logFailure), Effect.annotateLogs(requestAnnotations(c))))
+    const ended = fiber.pollUnsafe()
+    if (ended !== undefined) return answer(ended)
+    return new Promise<Exit.Exit<A, E | ER>>((resolve) => fiber.addObserver(resolve)).then(answer)
   }
 
 /** For `app.onError`: an exception escaped a route outside any effect. Logged in full, answered as a bare 500. */

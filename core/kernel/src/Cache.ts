@@ -4,6 +4,7 @@
  *
  * Rules every adapter MUST keep (each is checked by the contract suite in `test/contract`):
  * - `get` after `set` returns the value until its TTL passes, then `undefined`; `delete` removes at once.
+ * - `getMany` answers what `get` would for each key, in the order asked, in one round trip to the store.
  * - `increment` is atomic: N concurrent increments of one key end at N. The first increment of a key starts
  *   its window: the key expires `ttlMs` after it, whatever later increments do (a fixed window).
  * - `subscribe` has succeeded only once the subscription is active: a message published after that is
@@ -18,6 +19,10 @@ export class Cache extends Context.Service<
   Cache,
   {
     readonly get: (key: string) => Effect.Effect<string | undefined, StoreUnavailable>
+    /** `get` of several keys at once, in their order: what a request needs fresh is read in one round trip. */
+    readonly getMany: (
+      keys: ReadonlyArray<string>,
+    ) => Effect.Effect<ReadonlyArray<string | undefined>, StoreUnavailable>
     /** Stores `value`; with `ttlMs` it expires after that many milliseconds. */
     readonly set: (key: string, value: string, ttlMs?: number) => Effect.Effect<void, StoreUnavailable>
     readonly delete: (key: string) => Effect.Effect<void, StoreUnavailable>

@@ -13,8 +13,8 @@
  * - `link` attaches an identity to an existing user (`NotFound` when there is none); linking an identity of
  *   another user is a `Conflict` (unlink it first); linking it again to the same user changes nothing.
  * - `unlink` removes an identity (`NotFound` when unknown); the account stays, with its other identities.
- * - Times are ISO-8601 UTC (`Date.prototype.toISOString`); `list` is ordered by creation, oldest first, and
- *   each account's identities likewise.
+ * - Times are epoch milliseconds (`EpochMillis`, as at every port); `list` is ordered by creation, oldest first,
+ *   and each account's identities likewise.
  * - When the backing store cannot be reached every call fails with `StoreUnavailable`.
  */
 import type { Conflict, NotFound, StoreUnavailable } from "@coffer/kernel"
@@ -23,16 +23,16 @@ import { Context, type Effect, Schema } from "effect"
 export const User = Schema.Struct({
   id: Schema.String,
   email: Schema.String,
-  /** ISO-8601 UTC. */
-  createdAt: Schema.String,
+  /** Epoch milliseconds. */
+  createdAt: Schema.Number,
 })
 export type User = typeof User.Type
 
 export const Identity = Schema.Struct({
   issuer: Schema.String,
   subject: Schema.String,
-  /** ISO-8601 UTC. */
-  createdAt: Schema.String,
+  /** Epoch milliseconds. */
+  createdAt: Schema.Number,
 })
 export type Identity = typeof Identity.Type
 

@@ -4,6 +4,7 @@
  * same values in its OpenAPI document, and the conformance test holds every answer to them. Stored records carry
  * more (wrapped data keys, hashes) that must never leave the core; these functions are where it is left behind.
  */
+import { toIso, toIsoOrNull } from "@coffer/kernel"
 import { Effect, Schema } from "effect"
 import { Accounts } from "./Accounts.js"
 import { KeyScope, MemberRole, Role } from "./domain/permissions.js"
@@ -35,7 +36,7 @@ export const projectView = (project: ProjectRecord, role: Role): ProjectView => 
   name: project.name,
   slug: project.slug,
   ownerId: project.ownerId,
-  createdAt: project.createdAt,
+  createdAt: toIso(project.createdAt),
   role,
 })
 
@@ -51,7 +52,7 @@ export const environmentView = (environment: EnvironmentRecord): EnvironmentView
   id: environment.id,
   projectId: environment.projectId,
   name: environment.name,
-  createdAt: environment.createdAt,
+  createdAt: toIso(environment.createdAt),
 })
 
 /** A secret in a list: never its value. */
@@ -68,8 +69,8 @@ export const secretListItem = (secret: SecretRecord): SecretListItem => ({
   id: secret.id,
   key: secret.key,
   version: secret.version,
-  createdAt: secret.createdAt,
-  updatedAt: secret.updatedAt,
+  createdAt: toIso(secret.createdAt),
+  updatedAt: toIso(secret.updatedAt),
 })
 
 export const SecretView = Schema.Struct({ ...SecretListItem.fields, value: Schema.String }).annotate({
@@ -114,8 +115,8 @@ export type InviteView = typeof InviteView.Type
 export const inviteView = (invite: InviteRecord): InviteView => ({
   id: invite.id,
   role: invite.role,
-  createdAt: invite.createdAt,
-  expiresAt: invite.expiresAt,
+  createdAt: toIso(invite.createdAt),
+  expiresAt: toIso(invite.expiresAt),
 })
 
 /** An API key as lists show it: its prefix, never the key nor its hash. */
@@ -141,9 +142,9 @@ export const apiKeyView = (key: ApiKeyRecord, userEmail: string | null): ApiKeyV
   projectId: key.projectId,
   userId: key.userId,
   userEmail,
-  lastUsedAt: key.lastUsedAt,
-  expiresAt: key.expiresAt,
-  createdAt: key.createdAt,
+  lastUsedAt: toIsoOrNull(key.lastUsedAt),
+  expiresAt: toIsoOrNull(key.expiresAt),
+  createdAt: toIso(key.createdAt),
 })
 
 export const AuditView = Schema.Struct({
@@ -168,7 +169,7 @@ export const auditView = (entry: AuditRecord): AuditView => ({
   action: entry.action,
   targetKey: entry.targetKey,
   ipAddress: entry.ipAddress,
-  createdAt: entry.createdAt,
+  createdAt: toIso(entry.createdAt),
 })
 
 /**

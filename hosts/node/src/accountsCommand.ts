@@ -10,7 +10,7 @@
  */
 import { parseArgs } from "node:util"
 import { migrate, SqlAccounts, SqlSessions } from "@coffer/adapter-sql"
-import type { Sessions } from "@coffer/kernel"
+import { type Sessions, toIso } from "@coffer/kernel"
 import { Accounts, unlinkIdentity } from "@coffer/secrets"
 import { Effect, Layer } from "effect"
 import { loadSettings } from "./config/hostSettings.js"
@@ -46,12 +46,12 @@ const onDatabase = <A, E>(
 }
 
 const describeAccount = (account: Accounts.Account): string => {
-  const head = `${account.id}  ${account.email}  created ${account.createdAt}`
+  const head = `${account.id}  ${account.email}  created ${toIso(account.createdAt)}`
   const identities =
     account.identities.length === 0
       ? ["    (no identity: nobody signs in to this account)"]
       : account.identities.map(
-          (identity) => `    ${identity.issuer}  ${identity.subject}  linked ${identity.createdAt}`,
+          (identity) => `    ${identity.issuer}  ${identity.subject}  linked ${toIso(identity.createdAt)}`,
         )
   return [head, ...identities].join("\n")
 }

@@ -31,7 +31,10 @@ export type FetchHandler = (request: Request, env?: unknown) => Response | Promi
 export interface Listener {
   /** Binds `fetch` to `host:port` (`0` picks a free port, reported in `Listening`); rejects when it cannot. */
   readonly listen: (fetch: FetchHandler, host: string, port: number) => Promise<Listening>
-  /** The peer address of the request's connection, for per-client rate limits; proxies are not trusted. */
+  /**
+   * The peer address of the request's connection. Whether a peer is a proxy to believe is decided by the apps
+   * (`COFFER_TRUSTED_PROXIES`, `@coffer/http`'s `client`), never here.
+   */
   readonly clientAddress: (c: Context) => string | undefined
 }
 

@@ -26,7 +26,7 @@ export interface SecretStoreSuiteOptions<R> {
 type Store = SecretStore.SecretStore["Service"]
 
 const T0 = Date.UTC(2026, 0, 31, 12, 0, 0)
-const at = (offsetMs = 0) => new Date(T0 + offsetMs).toISOString()
+const at = (offsetMs = 0) => T0 + offsetMs
 
 let sequence = 0
 const nextId = (prefix: string) => `${prefix}-${(++sequence).toString().padStart(6, "0")}`
@@ -355,7 +355,7 @@ export const secretStoreSuite = <R>(
           for (const invite of [first, second, short]) {
             yield* store.createInvite({ invite, audit: audit(alpha.id, "invite.created", "read") })
           }
-          const pendingAt = (now: string) =>
+          const pendingAt = (now: number) =>
             Effect.map(store.listInvites(alpha.id), (invites) =>
               Order.sorted(invites, Order.newestFirst)
                 .filter((invite) => isPending(invite, now))
@@ -390,7 +390,7 @@ export const secretStoreSuite = <R>(
           expect((yield* store.findInvite(first.tokenHash))?.usedAt).toBe(at(5))
           expect((yield* store.findProject("alpha", ada))?.role).toBe("read")
           const bob = yield* person()
-          const accept = (inviteId: string, when: string) =>
+          const accept = (inviteId: string, when: number) =>
             store.acceptInvite({ inviteId, userId: bob, at: when, audit: audit(alpha.id, "member.joined", "x") })
           expect(yield* accept(first.id, at(6))).toBeUndefined()
           const withdraw = (inviteId: string) =>

@@ -8,7 +8,7 @@
  * race answers `VersionConflict`, after which the use case re-reads and tries again. The write is one compound
  * operation so that it costs one transaction; it compares a version and decides nothing else.
  */
-import { NotFound } from "@coffer/kernel"
+import { fromIso, NotFound, toIso } from "@coffer/kernel"
 import { EnvironmentExists, type SecretStore, VersionConflict } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Kysely } from "kysely"
@@ -77,7 +77,7 @@ export const environments = (
               id: environment.id,
               project_id: environment.projectId,
               name: environment.name,
-              created_at: environment.createdAt,
+              created_at: toIso(environment.createdAt),
             })
             .execute(),
         ).pipe(
@@ -131,7 +131,7 @@ export const environments = (
               version: Number(sealed.version),
               value: sealed.value,
               userId: sealed.user_id,
-              createdAt: sealed.created_at,
+              createdAt: fromIso(sealed.created_at),
             },
           }
         }),
@@ -141,6 +141,7 @@ export const environments = (
       const conflict = () =>
         new VersionConflict({ message: `Secret "${input.key}" changed while it was being written; try again` })
       const version = input.expectedVersion + 1
+      const at = toIso(input.at)
       const createOrAdvance =
         input.expectedVersion === 0
           ? statement((db) =>
@@ -151,8 +152,8 @@ export const environments = (
                   environment_id: input.environmentId,
                   key: input.key,
                   version,
-                  created_at: input.at,
-                  updated_at: input.at,
+                  created_at: at,
+                  updated_at: at,
                 })
                 .execute(),
             ).pipe(
@@ -163,7 +164,7 @@ export const environments = (
           : statement((db) =>
               db
                 .updateTable("secrets_secrets")
-                .set({ version, updated_at: input.at })
+                .set({ version, updated_at: at })
                 .where("environment_id", "=", input.environmentId)
                 .where("key", "=", input.key)
                 .where("version", "=", input.expectedVersion)
@@ -186,7 +187,7 @@ export const environments = (
                   version,
                   value: input.value,
                   user_id: input.userId,
-                  created_at: input.at,
+                  created_at: at,
                 })
                 .execute(),
             ).pipe(SqlStore.failOn("UniqueViolation", conflict))
@@ -219,7 +220,11 @@ export const environments = (
           .execute(),
       ).pipe(
         Effect.map((rows) =>
-          rows.map((row) => ({ version: Number(row.version), createdAt: row.created_at, userId: row.user_id })),
+          rows.map((row) => ({
+            version: Number(row.version),
+            createdAt: fromIso(row.created_at),
+            userId: row.user_id,
+          })),
         ),
       ),
 

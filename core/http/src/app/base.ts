@@ -11,6 +11,7 @@ import type { ManagedRuntime } from "effect"
 import { Hono, type Context as HonoContext } from "hono"
 import { BACKCHANNEL_LOGOUT_PATH } from "../auth/oidc.js"
 import { sameOriginWrites } from "../auth/sameOrigin.js"
+import { client } from "../client/client.js"
 import { errorResponse } from "../errors.js"
 import { bodyLimit } from "../middleware/bodyLimit.js"
 import { cors } from "../middleware/cors.js"
@@ -36,9 +37,9 @@ export interface AppOptions<R, ER = unknown, S extends ServiceSettings = Service
   /** The package version, reported by the instance endpoints. */
   readonly version: string
   /**
-   * The client's address, for per-address rate limits. Runtime-specific (the host reads the socket), so it is
-   * supplied by the host; without it every request counts as one client. `X-Forwarded-For` is never trusted
-   * here: a host behind a proxy decides whether to.
+   * The socket peer's address. Runtime-specific (the host reads its server), so it is supplied by the host;
+   * without it every request counts as one client. Forwarding headers are believed only from the peers listed in
+   * `settings.trustedProxies` (`../client/client.ts`), never from the host's reading.
    */
   readonly clientAddress?: (c: HonoContext) => string | undefined
   /**
@@ -50,7 +51,9 @@ export interface AppOptions<R, ER = unknown, S extends ServiceSettings = Service
 
 export interface BaseAppOptions<R, ER> {
   readonly runtime: ManagedRuntime.ManagedRuntime<R, ER>
-  readonly settings: Pick<ServiceSettings, "corsOrigins">
+  readonly settings: Pick<ServiceSettings, "corsOrigins" | "trustedProxies">
+  /** `AppOptions.clientAddress`: the socket's peer. */
+  readonly peerAddress?: ((c: HonoContext) => string | undefined) | undefined
   /** This service's public origin (HSTS is sent when it is https). */
   readonly publicOrigin: string | undefined
   /** Paths that accept non-JSON writes. */
@@ -63,6 +66,8 @@ export const createBaseApp = <R, ER>(
   options: BaseAppOptions<R, ER>,
 ): { readonly app: Hono; readonly handle: Handle<R> } => {
   const app = new Hono()
+  // First, so that every later step (rate limits, audit, cookies) reads one resolution of the client.
+  app.use(client({ peerAddress: options.peerAddress, trustedProxies: options.settings.trustedProxies }))
   app.use(noStore())
   app.use(securityHeaders({ publicOrigin: options.publicOrigin }))
   app.use(cors(options.settings.corsOrigins))

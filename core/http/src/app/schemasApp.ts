@@ -10,6 +10,7 @@ import { Schema } from "effect"
 import type { Hono } from "hono"
 import { sessionCookieName } from "../auth/cookie.js"
 import { mountSchemasAuth } from "../auth/schemasAuth.js"
+import { clientAddress } from "../client/client.js"
 import { PUBLIC } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { mountReference } from "../openapi/reference.js"
@@ -50,6 +51,7 @@ export const createSchemasApp = <ER>(options: SchemasAppOptions<ER>): Hono => {
   const { app, handle } = createBaseApp({
     runtime: options.runtime,
     settings: options.settings,
+    peerAddress: options.clientAddress,
     publicOrigin,
     web: options.web,
   })
@@ -69,7 +71,7 @@ export const createSchemasApp = <ER>(options: SchemasAppOptions<ER>): Hono => {
     settings: options.settings,
     publicOrigin,
     roles,
-    clientAddress: options.clientAddress,
+    clientAddress,
     webApp: options.web !== undefined,
   }
   mountSchemasAuth(app, routes)

@@ -8,6 +8,7 @@ import { Duration, Effect, Schema } from "effect"
 import type { Hono } from "hono"
 import { sessionCookieName } from "../auth/cookie.js"
 import { mountSecretsAuth } from "../auth/secretsAuth.js"
+import { clientAddress } from "../client/client.js"
 import { PUBLIC } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { mountReference } from "../openapi/reference.js"
@@ -83,6 +84,7 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
   const { app, handle } = createBaseApp({
     runtime: options.runtime,
     settings: options.settings,
+    peerAddress: options.clientAddress,
     publicOrigin: options.settings.publicOrigin,
     web: options.web,
   })
@@ -108,7 +110,7 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
     handle,
     settings: options.settings,
     publicOrigin: options.settings.publicOrigin,
-    clientAddress: options.clientAddress,
+    clientAddress,
     webApp: options.web !== undefined,
   }
   // Before the session `me`: a request with an API key is answered here, one without falls through to it.

@@ -4,6 +4,7 @@
  * public origin among them.
  */
 import type { Permissions } from "@coffer/schemas"
+import type { TrustedProxies } from "../client/trustedProxies.js"
 
 export interface ServiceSettings {
   /** `COFFER_ENV`: `development` turns the development login on. */
@@ -14,6 +15,8 @@ export interface ServiceSettings {
   readonly corsOrigins: ReadonlyArray<string>
   /** This service's public origin (`COFFER_PUBLIC_ORIGIN` or `COFFER_SCHEMAS_PUBLIC_ORIGIN`): HSTS when https. */
   readonly publicOrigin: string | undefined
+  /** `COFFER_TRUSTED_PROXIES`: peers whose `X-Forwarded-For` and `-Proto` are believed; none when absent. */
+  readonly trustedProxies?: TrustedProxies | undefined
   /** The identity provider's display name (`OIDC_NAME`) when sign-in through one is configured. */
   readonly oidc: { readonly name: string } | undefined
 }

@@ -1,7 +1,10 @@
 /**
  * The session cookie (DESIGN.md "Security decisions"): `HttpOnly`, `SameSite=Lax`, `Path=/`, seven days;
  * on an https public origin also `Secure` and the `__Host-` prefix, which the browser only accepts from a
- * secure origin for the whole host, so a sibling subdomain cannot plant or shadow it.
+ * secure origin for the whole host, so a sibling subdomain cannot plant or shadow it. `Secure` is also set when
+ * the request itself came over https, directly or through a trusted proxy (`X-Forwarded-Proto`): a cookie given
+ * over https is never sent back over plain http. The name follows the configured origin alone, so that it is
+ * the same on every request.
  *
  * Every cookie is named for its service (`coffer_secrets_session`, `coffer_schemas_oidc_state`): both services
  * often run on one host, and browsers tell cookies apart by host, not by port, so one shared name would let
@@ -10,8 +13,12 @@
 import { Sessions } from "@coffer/kernel"
 import type { Context } from "hono"
 import { deleteCookie, getCookie, setCookie } from "hono/cookie"
+import { isHttps } from "../client/client.js"
 
 export const isSecureOrigin = (publicOrigin: string | undefined) => publicOrigin?.startsWith("https://") === true
+
+/** Whether a cookie set on this request carries `Secure`. */
+export const secureCookie = (c: Context, publicOrigin: string | undefined) => isSecureOrigin(publicOrigin) || isHttps(c)
 
 /** `coffer_<service>_<purpose>`, with the `__Host-` prefix on an https public origin. */
 export const cookieName = (service: string, purpose: "session" | "oidc_state", publicOrigin: string | undefined) =>
@@ -37,9 +44,9 @@ export const setSessionCookie = (c: Context, service: string, publicOrigin: stri
     httpOnly: true,
     sameSite: "Lax",
     path: "/",
-    secure: isSecureOrigin(publicOrigin),
+    secure: secureCookie(c, publicOrigin),
     maxAge: Math.floor(Sessions.SESSION_LIFETIME_MS / 1000),
   })
 
 export const clearSessionCookie = (c: Context, service: string, publicOrigin: string | undefined) =>
-  deleteCookie(c, sessionCookieName(service, publicOrigin), { path: "/", secure: isSecureOrigin(publicOrigin) })
+  deleteCookie(c, sessionCookieName(service, publicOrigin), { path: "/", secure: secureCookie(c, publicOrigin) })

@@ -23,7 +23,7 @@ import { PUBLIC } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import type { Handle } from "../runtime.js"
-import { cookieName, isSecureOrigin, readSessionCookie, setSessionCookie } from "./cookie.js"
+import { cookieName, readSessionCookie, secureCookie, setSessionCookie } from "./cookie.js"
 import { limitAttempt, type RateLimitOptions, rateLimit } from "./rateLimit.js"
 import { safeReturnTo } from "./returnTo.js"
 import { answerSignInFailure, type Reply } from "./signInFailure.js"
@@ -113,8 +113,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
   const base = options.basePath ?? "/api/auth"
   const originOf = (c: Context) => publicOrigin ?? new URL(c.req.url).origin
   const redirectUriOf = (c: Context) => `${originOf(c)}${base}/oauth2/callback/oidc`
-  // Cookies follow the configured origin, as the session cookie does everywhere else (cookie.ts).
-  const secureCookies = isSecureOrigin(publicOrigin)
+  // Cookies follow the configured origin and the request's scheme, as the session cookie does (cookie.ts).
   const stateCookie = cookieName(service, "oidc_state", publicOrigin)
 
   if (options.rateLimit !== undefined) {
@@ -141,7 +140,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
           httpOnly: true,
           sameSite: "Lax",
           path: "/",
-          secure: secureCookies,
+          secure: secureCookie(context, publicOrigin),
           maxAge: SignIn.PENDING_SIGN_IN_TTL_MS / 1000,
         })
         return context.redirect(url, 302)
@@ -169,7 +168,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
         },
     )
     // The state cookie has served its purpose whatever the outcome.
-    deleteCookie(c, stateCookie, { path: "/", secure: secureCookies })
+    deleteCookie(c, stateCookie, { path: "/", secure: secureCookie(c, publicOrigin) })
     return handle(c, answerSignInFailure(callback, { webApp }), (reply) => reply(c))
   })
 

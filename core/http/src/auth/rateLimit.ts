@@ -1,6 +1,7 @@
 /**
  * Rate limits at the HTTP edge (DESIGN.md "Rate limits"): the kernel's `RateLimiter` keyed by the client
- * address the host supplies (`AppOptions.clientAddress`; never `X-Forwarded-For`, which any client can write).
+ * address (`../client/client.ts`: the socket's peer, or what a trusted proxy forwards; never what any client
+ * writes in `X-Forwarded-For`).
  *
  * Two forms, for the two kinds of limited path:
  * - `rateLimit(options)`, a middleware that counts every request to a path: sign-in start and callback,

@@ -6,7 +6,7 @@
  * Requests without the header fall through to the session route of `auth/secretsAuth.ts`, so mount this first.
  * A bad key is refused exactly as on every other route (401, counted against the client's rate limit).
  */
-import { NotFound } from "@coffer/kernel"
+import { NotFound, toIsoOrNull } from "@coffer/kernel"
 import { listProjects } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Hono } from "hono"
@@ -31,7 +31,7 @@ export const mountApiKeyIdentity = (app: Hono, routes: SecretsRoutes): void => {
           apiKey: {
             id: actor.keyId,
             scope: actor.scope,
-            expiresAt: actor.expiresAt,
+            expiresAt: toIsoOrNull(actor.expiresAt),
             project: { id: project.id, slug: project.slug, name: project.name },
           },
         }

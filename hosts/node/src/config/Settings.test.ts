@@ -39,6 +39,7 @@ describe("Settings.parse defaults", () => {
       rateLimit: 30,
       cacheMaxEntries: 100_000,
       cacheMaxBytes: 64 * 1024 * 1024,
+      trustedProxies: [],
     })
     expect(settings.roles).toEqual({
       claim: "groups",
@@ -134,6 +135,12 @@ const valid: ReadonlyArray<ValidCase> = [
   ["COFFER_RATE_LIMIT", "120", (s) => s.rateLimit, 120],
   ["COFFER_CACHE_MAX_ENTRIES", "500", (s) => s.cacheMaxEntries, 500],
   ["COFFER_CACHE_MAX_BYTES", "1048576", (s) => s.cacheMaxBytes, 1048576],
+  [
+    "COFFER_TRUSTED_PROXIES",
+    "10.0.0.0/8, 192.0.2.7,fd00::/8, ::1",
+    (s) => s.trustedProxies,
+    ["10.0.0.0/8", "192.0.2.7", "fd00::/8", "::1"],
+  ],
 ]
 
 describe("Settings.parse accepts every variable's valid forms", () => {
@@ -261,6 +268,14 @@ const invalid: ReadonlyArray<InvalidCase> = [
   [{ COFFER_RATE_LIMIT: "ten" }, 'COFFER_RATE_LIMIT: expected a non-negative integer, got "ten"'],
   [{ COFFER_CACHE_MAX_ENTRIES: "0" }, 'COFFER_CACHE_MAX_ENTRIES: expected a positive integer, got "0"'],
   [{ COFFER_CACHE_MAX_BYTES: "1MB" }, 'COFFER_CACHE_MAX_BYTES: expected a positive integer, got "1MB"'],
+  [
+    { COFFER_TRUSTED_PROXIES: "10.0.0.1, 10.0.0.0/33" },
+    'COFFER_TRUSTED_PROXIES: expected comma-separated addresses or CIDR ranges such as 10.0.0.0/8 or fd00::/8, got "10.0.0.0/33"',
+  ],
+  [
+    { COFFER_TRUSTED_PROXIES: "proxy.internal" },
+    'COFFER_TRUSTED_PROXIES: expected comma-separated addresses or CIDR ranges such as 10.0.0.0/8 or fd00::/8, got "proxy.internal"',
+  ],
 ]
 
 describe("Settings.parse rejects each bad variable with one line", () => {
@@ -312,6 +327,50 @@ describe("Settings.parse rejects each bad variable with one line", () => {
     const printed = `${JSON.stringify(settings)} ${String(settings.masterKey)} ${String(settings.redisUrl)}`
     expect(printed).not.toContain("TOPSECRET")
     expect(printed).not.toContain(KEY)
+  })
+})
+
+describe("Settings.parse refuses plain http where other machines can reach it, in production", () => {
+  const insecure = (variable: string, origin: string, host: string) =>
+    `${variable}: ${origin} is not https, and COFFER_HOST=${host} is reachable from other machines: sessions and secrets would travel unencrypted; use an https origin (TLS at a proxy) or set COFFER_ALLOW_INSECURE_HTTP=1`
+
+  it("stops on an http public origin on a non-loopback bind address, one line per origin", () => {
+    expect(errorsOf({ ...PRODUCTION, COFFER_HOST: "0.0.0.0", COFFER_PUBLIC_ORIGIN: "http://coffer.example" })).toEqual([
+      insecure("COFFER_PUBLIC_ORIGIN", "http://coffer.example", "0.0.0.0"),
+    ])
+    expect(
+      errorsOf({
+        ...PRODUCTION,
+        COFFER_HOST: "::",
+        COFFER_PUBLIC_ORIGIN: "http://a.example",
+        COFFER_SCHEMAS_PUBLIC_ORIGIN: "http://b.example:8787",
+      }),
+    ).toEqual([
+      insecure("COFFER_PUBLIC_ORIGIN", "http://a.example", "::"),
+      insecure("COFFER_SCHEMAS_PUBLIC_ORIGIN", "http://b.example:8787", "::"),
+    ])
+    expect(
+      errorsOf({ ...PRODUCTION, COFFER_HOST: "10.1.2.3", COFFER_SCHEMAS_PUBLIC_ORIGIN: "http://s.example" }),
+    ).toEqual([insecure("COFFER_SCHEMAS_PUBLIC_ORIGIN", "http://s.example", "10.1.2.3")])
+  })
+
+  it("accepts https origins, loopback bind addresses, development, and COFFER_ALLOW_INSECURE_HTTP=1", () => {
+    const http = { COFFER_PUBLIC_ORIGIN: "http://coffer.example", COFFER_SCHEMAS_PUBLIC_ORIGIN: "http://s.example" }
+    ok({ ...PRODUCTION, COFFER_HOST: "0.0.0.0", COFFER_PUBLIC_ORIGIN: "https://coffer.example" })
+    for (const host of ["127.0.0.1", "127.9.9.9", "::1", "localhost", "::ffff:127.0.0.1"]) {
+      ok({ ...PRODUCTION, ...http, COFFER_HOST: host })
+    }
+    ok({ COFFER_ENV: "development", ...http, COFFER_HOST: "0.0.0.0" })
+    ok({ ...PRODUCTION, ...http, COFFER_HOST: "0.0.0.0", COFFER_ALLOW_INSECURE_HTTP: "1" })
+    expect(errorsOf({ ...PRODUCTION, ...http, COFFER_HOST: "0.0.0.0", COFFER_ALLOW_INSECURE_HTTP: "0" })).toHaveLength(
+      2,
+    )
+  })
+
+  it("reports a COFFER_ALLOW_INSECURE_HTTP that is neither 1 nor 0", () => {
+    expect(errorsOf({ ...PRODUCTION, COFFER_ALLOW_INSECURE_HTTP: "yes" })).toEqual([
+      'COFFER_ALLOW_INSECURE_HTTP: expected 1 or 0, got "yes"',
+    ])
   })
 })
 

@@ -13,6 +13,7 @@
  * HTTP layer to re-read them cheaply from a live environment.
  */
 import { MemoryCache } from "@coffer/adapter-memory"
+import { contains, parseAddress, parseRange, trustedProxies } from "@coffer/http"
 import { Encoding } from "@coffer/kernel"
 import { Redacted, Result, Schema } from "effect"
 
@@ -91,6 +92,8 @@ export const Settings = Schema.Struct({
   cacheMaxEntries: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_CACHE_MAX_BYTES`: bytes of keys and values the in-process cache holds at most (oldest out first). */
   cacheMaxBytes: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /** `COFFER_TRUSTED_PROXIES`: addresses and CIDR ranges whose forwarding headers are believed (`@coffer/http`). */
+  trustedProxies: Schema.Array(Schema.String),
 })
 export type Settings = typeof Settings.Type
 
@@ -259,6 +262,47 @@ const origins: Check<ReadonlyArray<string>> = (raw) => {
   return Result.succeed(result)
 }
 
+const proxies: Check<ReadonlyArray<string>> = (raw) => {
+  const entries = splitList(raw, ",")
+  const parsed = trustedProxies(entries)
+  return Result.isSuccess(parsed)
+    ? Result.succeed(entries)
+    : Result.fail(
+        `expected comma-separated addresses or CIDR ranges such as 10.0.0.0/8 or fd00::/8, got ${quoted(parsed.failure)}`,
+      )
+}
+
+const allowInsecureHttp: Check<boolean> = (raw) =>
+  raw === "1" || raw === "0" ? Result.succeed(raw === "1") : Result.fail(`expected 1 or 0, got ${quoted(raw)}`)
+
+const LOOPBACK = [parseRange("127.0.0.0/8")!, parseRange("::1")!]
+
+/** Whether only this machine can reach the bind address. */
+const isLoopback = (bindAddress: string) => {
+  const address = parseAddress(bindAddress)
+  return bindAddress === "localhost" || (address !== undefined && LOOPBACK.some((range) => contains(range, address)))
+}
+
+/**
+ * In production, a plain-http public origin on an address other machines reach would send session cookies and
+ * secrets unencrypted (and without `Secure`); it takes `COFFER_ALLOW_INSECURE_HTTP=1` to say that is meant.
+ */
+const refuseInsecureOrigins = (
+  reader: ReturnType<typeof makeReader>,
+  bindAddress: string,
+  origins: Readonly<Record<string, string | undefined>>,
+) => {
+  if (isLoopback(bindAddress)) return
+  for (const [name, value] of Object.entries(origins)) {
+    if (value?.startsWith("http://")) {
+      reader.report(
+        name,
+        `${value} is not https, and COFFER_HOST=${bindAddress} is reachable from other machines: sessions and secrets would travel unencrypted; use an https origin (TLS at a proxy) or set COFFER_ALLOW_INSECURE_HTTP=1`,
+      )
+    }
+  }
+}
+
 const httpUrl: Check<string> = (raw) => {
   const url = parseUrl(raw)
   return url !== undefined && (url.protocol === "https:" || url.protocol === "http:")
@@ -352,12 +396,20 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const previousMasterKeys_ = read("COFFER_MASTER_KEY_PREVIOUS", previousMasterKeys, [])
   const publicOrigin = read<string | undefined>("COFFER_PUBLIC_ORIGIN", origin, undefined)
   const schemasPublicOrigin = read<string | undefined>("COFFER_SCHEMAS_PUBLIC_ORIGIN", origin, undefined)
+  const allowInsecure = read("COFFER_ALLOW_INSECURE_HTTP", allowInsecureHttp, false)
+  if (!development && !allowInsecure) {
+    refuseInsecureOrigins(reader, host_, {
+      COFFER_PUBLIC_ORIGIN: publicOrigin,
+      COFFER_SCHEMAS_PUBLIC_ORIGIN: schemasPublicOrigin,
+    })
+  }
   const oidc = readOidc(reader)
   const roles = readRoles(reader)
   const corsOrigins = read("CORS_ORIGIN", origins, [])
   const rateLimit = read("COFFER_RATE_LIMIT", nonNegativeInteger, development ? 0 : DEFAULT_RATE_LIMIT)
   const cacheMaxEntries = read("COFFER_CACHE_MAX_ENTRIES", positiveInteger, DEFAULT_CACHE_MAX_ENTRIES)
   const cacheMaxBytes = read("COFFER_CACHE_MAX_BYTES", positiveInteger, DEFAULT_CACHE_MAX_BYTES)
+  const trustedProxies_ = read("COFFER_TRUSTED_PROXIES", proxies, [])
   if (reader.errors.length > 0) return Result.fail(reader.errors)
   return Result.succeed({
     host: host_,
@@ -376,5 +428,6 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     rateLimit,
     cacheMaxEntries,
     cacheMaxBytes,
+    trustedProxies: trustedProxies_,
   })
 }

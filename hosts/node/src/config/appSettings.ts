@@ -1,14 +1,17 @@
 /**
  * What each app is handed of the host's settings: the few fields it reads (`@coffer/http`'s `ServiceSettings`),
- * never the database URL, the Redis URL or a master key. Each app gets its own public origin.
+ * never the database URL, the Redis URL or a master key. Each app gets its own public origin. The trusted proxies
+ * were checked by `Settings.parse`, so compiling them here cannot fail.
  */
-import type { SchemasSettings, ServiceSettings } from "@coffer/http"
+import { type SchemasSettings, type ServiceSettings, trustedProxies } from "@coffer/http"
+import { Result } from "effect"
 import type * as Settings from "./Settings.js"
 
 const common = (settings: Settings.Settings, publicOrigin: string | undefined): ServiceSettings => ({
   environment: settings.environment,
   rateLimit: settings.rateLimit,
   corsOrigins: settings.corsOrigins,
+  trustedProxies: Result.getOrThrow(trustedProxies(settings.trustedProxies)),
   publicOrigin,
   oidc: settings.oidc === undefined ? undefined : { name: settings.oidc.name },
 })
