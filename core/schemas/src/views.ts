@@ -114,8 +114,13 @@ export const ancestry = (found: Lineage.Ancestry): AncestryView => ({
   provenance: found.provenance.map((value) => ({ path: value.path, source: value.source })),
 })
 
-/** A schema that extends another, and its references to it as written. */
-export const DependentView = Schema.Struct({ ...SchemaId, extends: Schema.Array(Schema.String) })
+/** A schema that extends the given one directly or transitively. */
+export const DependentView = Schema.Struct({
+  ...SchemaId,
+  extends: Schema.Array(Schema.String).annotate({
+    description: "`platform/version` of each schema it extends among the given one and the other dependents",
+  }),
+})
 export type DependentView = typeof DependentView.Type
 
 export const dependent = (found: Lineage.Dependent): DependentView => ({

@@ -16,7 +16,7 @@ import {
   updateMemberRole,
 } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
-import type { Hono } from "hono"
+import type { Context, Hono } from "hono"
 import { rateLimit } from "../auth/rateLimit.js"
 import { Ok, SESSION } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
@@ -124,8 +124,8 @@ export const AcceptInvite = endpoint({
 
 export const mountPeople = (app: Hono, routes: SecretsRoutes): void => {
   const { handle } = routes
-  const slug = (c: { req: { param: (name: string) => string | undefined } }) => c.req.param("slug") ?? ""
-  const userId = (c: { req: { param: (name: string) => string | undefined } }) => c.req.param("userId") ?? ""
+  const slug = (c: Context) => c.req.param("slug") ?? ""
+  const userId = (c: Context) => c.req.param("userId") ?? ""
 
   route(app, ListMembers, (c) =>
     handle(
