@@ -13,6 +13,7 @@ import { Effect, Layer } from "effect"
 import { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"
 import type { SessionRow } from "./tables/sessions.js"
+import { traced } from "./traced.js"
 
 export type Service = "schemas" | "secrets"
 
@@ -79,4 +80,7 @@ export const makeStore = (options: Options): Effect.Effect<Sessions.SessionStore
 export const layer = (
   options: Options,
 ): Layer.Layer<Sessions.Sessions, never, SqlDatabase | Random.Random | Hasher.Hasher | Clock.Clock> =>
-  Layer.effect(Sessions.Sessions, Effect.flatMap(makeStore(options), Sessions.make))
+  Layer.effect(
+    Sessions.Sessions,
+    Effect.flatMap(makeStore(options), (store) => Sessions.make(traced("SessionStore", store))),
+  )

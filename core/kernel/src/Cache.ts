@@ -12,7 +12,8 @@
  * - When the backing store cannot be reached every call fails with `StoreUnavailable` quickly (well under a
  *   second), never hangs, and the adapter recovers by itself once the store is back.
  */
-import { Context, type Effect, type Scope, type Stream } from "effect"
+import { Context, Effect, Layer, Metric, type Scope, type Stream } from "effect"
+import { cacheLookups } from "./Metrics.js"
 import type { StoreUnavailable } from "./StoreUnavailable.js"
 
 export class Cache extends Context.Service<
@@ -35,3 +36,20 @@ export class Cache extends Context.Service<
     readonly subscribe: (channel: string) => Effect.Effect<Stream.Stream<string>, StoreUnavailable, Scope.Scope>
   }
 >()("@coffer/kernel/Cache") {}
+
+/**
+ * The same cache, with every `get` counted as a hit, a miss or an outage (`Metrics.cacheLookups`). A host wraps
+ * whichever adapter it chose, so that every adapter is measured the same way.
+ */
+export const withMetrics = (cache: Cache["Service"]): Cache["Service"] => ({
+  ...cache,
+  get: (key) =>
+    cache.get(key).pipe(
+      Effect.tap((value) => Metric.update(cacheLookups[value === undefined ? "miss" : "hit"], 1)),
+      Effect.tapError(() => Metric.update(cacheLookups.outage, 1)),
+    ),
+})
+
+/** `withMetrics` over a layer of the port. */
+export const layerWithMetrics = <E, R>(layer: Layer.Layer<Cache, E, R>): Layer.Layer<Cache, E, R> =>
+  Layer.effect(Cache, Effect.map(Cache, withMetrics)).pipe(Layer.provide(layer))

@@ -71,7 +71,9 @@ const errorsOf = (endpoint: Endpoint<unknown>): ReadonlyMap<number, Schema.Top> 
   const write = endpoint.method !== "GET"
   const session = endpoint.security.includes("session")
   if (endpoint.body !== undefined || write) for (const status of [400, 413, 415]) add(status)
-  if (endpoint.security.length > 0) for (const status of [401, 429, 503]) add(status)
+  if (endpoint.security.length > 0) add(401)
+  // Credentials a person or a client holds are checked against a store, and failures are rate-limited.
+  if (session || endpoint.security.includes("bearer")) for (const status of [429, 503]) add(status)
   // A bearer credential where only sessions are accepted, and a cookie write from a foreign origin.
   if ((session && !endpoint.security.includes("bearer")) || (session && write)) add(403)
   // A path parameter that names nothing (or nothing within reach).
@@ -230,6 +232,7 @@ export const openApiDocument = (endpoints: ReadonlyArray<Endpoint<unknown>>, inf
             "`Content-Type: application/json` and, when an `Origin` is sent, a same or allowed origin.",
         },
         bearer: { type: "http", scheme: "bearer", description: info.bearer },
+        metrics: { type: "http", scheme: "bearer", description: "The operator's `COFFER_METRICS_TOKEN`" },
       },
     },
   }

@@ -11,10 +11,10 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 
 /**
  * The credentials a route accepts (any one of them): the session cookie of a sign-in, or an
- * `Authorization: Bearer` header (an API token on the schemas service, an API key on the secrets service).
- * An empty list: public.
+ * `Authorization: Bearer` header (an API token on the schemas service, an API key on the secrets service), or the
+ * operator's metrics token (`COFFER_METRICS_TOKEN`, also a bearer header). An empty list: public.
  */
-export type Credential = "session" | "bearer"
+export type Credential = "session" | "bearer" | "metrics"
 
 /** A response that is not a JSON body described by a Schema: a redirect, a file, an empty answer. */
 export interface ResponseSpec {

@@ -13,7 +13,12 @@ import { describe, expect, it } from "vitest"
 
 const service = useSchemasServices()
 
-const PRODUCTION = { COFFER_ENV: "production", COFFER_MASTER_KEY: Buffer.alloc(32, 7).toString("base64") }
+/** Production, with the settings that mount optional routes (`/metrics`). */
+const PRODUCTION = {
+  COFFER_ENV: "production",
+  COFFER_MASTER_KEY: Buffer.alloc(32, 7).toString("base64"),
+  COFFER_METRICS_TOKEN: "a-metrics-token-of-some-length",
+}
 
 /** `METHOD /path` of every route the app would run, in OpenAPI's path form. */
 const routesOf = (app: Hono) =>
@@ -66,6 +71,7 @@ describe("the schemas service's OpenAPI document", () => {
     for (const env of [{}, PRODUCTION]) {
       const { app, documented } = service(env)
       expect(await operationsOf(documented)).toEqual(routesOf(app))
+      expect((await operationsOf(documented)).has("GET /metrics")).toBe(env === PRODUCTION)
       await expectReferencesResolve(documented)
     }
   })
@@ -137,6 +143,7 @@ describe("the secrets service's OpenAPI document", () => {
     for (const env of [{}, PRODUCTION]) {
       const { app, documented, runtime } = makeService(env)
       expect(await operationsOf(documented)).toEqual(routesOf(app))
+      expect((await operationsOf(documented)).has("GET /metrics")).toBe(env === PRODUCTION)
       await expectReferencesResolve(documented)
       await runtime.dispose()
     }

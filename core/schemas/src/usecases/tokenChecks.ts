@@ -22,7 +22,7 @@
  * cache at most once a minute too (`RevokedTokens.countsUse`), so the counter costs no round trip per request;
  * with several instances `lastUsedAt` may lag by up to two minutes.
  */
-import { Cache, Clock, Hasher, type StoreUnavailable, Unauthorized } from "@coffer/kernel"
+import { Cache, Clock, Hasher, Metrics, type StoreUnavailable, Unauthorized } from "@coffer/kernel"
 import { Context, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import type { Token } from "../access.js"
 import { SchemaStore } from "../SchemaStore.js"
@@ -161,4 +161,4 @@ export const checkToken = Effect.fn("Schemas.checkToken")(function* (
   return generation === undefined
     ? { _tag: "Token", tokenId: id, platforms }
     : { _tag: "Token", tokenId: id, platforms, generation }
-})
+}, Metrics.countCheck("token"))

@@ -17,6 +17,7 @@ import {
   Clock,
   Forbidden,
   Hasher,
+  Metrics,
   parseLabel,
   Random,
   toIsoOrNull,
@@ -104,7 +105,7 @@ export const authenticateApiKey = Effect.fn("Secrets.authenticateApiKey")(functi
     expiresAt: key.expiresAt,
   }
   return actor
-})
+}, Metrics.countCheck("api_key"))
 
 /** Own keys and every key of owned projects; with `projectSlug`, that project's only (404 when out of reach). */
 export const listApiKeys = Effect.fn("Secrets.listApiKeys")(function* (actor: Actor, projectSlug?: string) {
