@@ -64,7 +64,7 @@ import type {
   ValueTooLarge,
   VersionConflict,
 } from "@coffer/secrets"
-import { Predicate } from "effect"
+import { Predicate, Schema } from "effect"
 import type { Context } from "hono"
 import type { ContentfulStatusCode } from "hono/utils/http-status"
 
@@ -114,6 +114,22 @@ export type HttpError =
   | TokenNotFound
   | PlatformExists
   | DeletionBlocked
+
+/** The body of every error (seed 000 §2 "Error body", seed 001 §7); the OpenAPI document shows it. */
+export const ErrorBody = Schema.Struct({ error: Schema.String }).annotate({
+  identifier: "Error",
+  description: "Every error answer: a message for people, never a stack trace, a secret or a credential",
+})
+
+/** A deletion refused because schemas still extend the target (DESIGN.md "409 on blocked deletion"). */
+export const DeletionBlockedBody = Schema.Struct({
+  error: Schema.String,
+  blockedBy: Schema.Array(
+    Schema.Struct({ platform: Schema.String, version: Schema.String, extends: Schema.String }).annotate({
+      description: "A schema that still extends the target, and its `@extends` reference as written",
+    }),
+  ),
+}).annotate({ identifier: "DeletionBlocked" })
 
 export interface ErrorResponse {
   readonly status: ContentfulStatusCode
