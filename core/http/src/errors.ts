@@ -19,6 +19,7 @@ import type {
   Conflict,
   Forbidden,
   Identity,
+  MasterKeyCheck,
   NotFound,
   PayloadTooLarge,
   StoreUnavailable,
@@ -76,6 +77,7 @@ export type HttpError =
   | UnsupportedMediaType
   | TooManyRequests
   | StoreUnavailable
+  | MasterKeyCheck.MasterKeyMismatch
   | AccountLinkRequired
   | InvalidName
   | ValueTooLarge
@@ -148,6 +150,8 @@ const rules: Rules = {
   // The message names the failing store for operators (it is logged); callers learn only that it failed,
   // and a check that could not be made fails closed (DESIGN.md "Token checks fail closed").
   StoreUnavailable: () => ({ status: 503, body: { error: UNAVAILABLE_MESSAGE } }),
+  // Only `/readyz` meets it: the operator's probe learns which setting is wrong (it names no key).
+  MasterKeyMismatch: 503,
   AccountLinkRequired: 409,
   // Secrets (seed 001 §7): naming rules and the value limit, then the three 409s of the seed.
   InvalidName: 400,

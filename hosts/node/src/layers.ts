@@ -7,7 +7,7 @@ import { MemoryCache } from "@coffer/adapter-memory"
 import { OidcIdentity } from "@coffer/adapter-oidc"
 import { Postgres } from "@coffer/adapter-postgres"
 import { RedisCache } from "@coffer/adapter-redis"
-import { SqlDatabase } from "@coffer/adapter-sql"
+import { SqlDatabase, SqlKeyCanary } from "@coffer/adapter-sql"
 import { Sqlite } from "@coffer/adapter-sqlite"
 import {
   type Cache,
@@ -15,8 +15,9 @@ import {
   Clock,
   type Hasher,
   type Identity,
+  MasterKeyCheck,
   Random,
-  type Readiness,
+  Readiness,
   type StoreUnavailable,
 } from "@coffer/kernel"
 import { Effect, Layer, Redacted } from "effect"
@@ -57,9 +58,27 @@ export const platformLayer: Layer.Layer<Clock.Clock | Random.Random | Hasher.Has
   NodeHasher.layer,
 )
 
+/**
+ * Ready when the database answers and the master key opens what it holds (`MasterKeyCheck.verify`, a read and
+ * an unwrap: no side effects, as the port asks).
+ */
+const readinessLayer: Layer.Layer<
+  Readiness.Readiness,
+  never,
+  SqlDatabase.SqlDatabase | MasterKeyCheck.KeyCanary | Cipher.Cipher
+> = Layer.effect(
+  Readiness.Readiness,
+  Effect.gen(function* () {
+    const database = yield* Readiness.Readiness
+    const context = yield* Effect.context<MasterKeyCheck.KeyCanary | Cipher.Cipher>()
+    return { check: Effect.andThen(database.check, Effect.provide(MasterKeyCheck.verify, context)) }
+  }),
+).pipe(Layer.provide(SqlDatabase.layerReadiness))
+
 /** What both services stand on: storage, cache, cipher, and the platform ports. */
 export type Infrastructure =
   | SqlDatabase.SqlDatabase
+  | MasterKeyCheck.KeyCanary
   | Readiness.Readiness
   | Cache.Cache
   | Cipher.Cipher
@@ -74,10 +93,15 @@ export type Infrastructure =
 export const infrastructureLayer = (
   settings: HostSettings,
 ): Layer.Layer<Infrastructure, StoreUnavailable | Cipher.CipherError | Identity.IdentityError> =>
-  Layer.mergeAll(
-    SqlDatabase.layerReadiness,
-    platformLayer,
-    cacheLayer(settings),
-    cipherLayer(settings),
-    identityLayer(settings),
-  ).pipe(Layer.provideMerge(databaseLayer(settings)))
+  readinessLayer.pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        SqlKeyCanary.layer,
+        platformLayer,
+        cacheLayer(settings),
+        cipherLayer(settings),
+        identityLayer(settings),
+      ),
+    ),
+    Layer.provideMerge(databaseLayer(settings)),
+  )
