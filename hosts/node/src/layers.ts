@@ -31,7 +31,7 @@ export const databaseLayer = (settings: HostSettings): Layer.Layer<SqlDatabase.S
 export const cacheLayer = (settings: HostSettings): Layer.Layer<Cache.Cache> =>
   settings.redisUrl === undefined
     ? MemoryCache.layerWith({ maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes })
-    : RedisCache.layer({ url: settings.redisUrl })
+    : RedisCache.layer({ url: settings.redisUrl, prefix: settings.redisPrefix })
 
 export const cipherLayer = (settings: HostSettings): Layer.Layer<Cipher.Cipher, Cipher.CipherError> =>
   Layer.unwrap(
