@@ -8,4 +8,8 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: "node20",
+  // The user commands are bundled in (tsup bundles what is not a dependency; @coffer/cli is a devDependency):
+  // installed as a dependency, @coffer/cli's own `coffer` would compete with this package's for
+  // node_modules/.bin/coffer, and npm links whichever comes first.
+  noExternal: ["@coffer/cli"],
 })

@@ -18,6 +18,11 @@ describe("NodeHasher", () => {
     const bytes = new Uint8Array([0, 1, 2, 255])
     const [nodeBytes, webBytes] = await both((hasher) => hasher.sha256(bytes))
     expect(nodeBytes).toEqual(webBytes)
+    // Hex straight from node:crypto: bytes as bytes, text as its UTF-8.
+    const [nodeHex, webHex] = await both((hasher) => hasher.sha256Hex(bytes))
+    expect(nodeHex).toBe(webHex)
+    const [nodeText, webText] = await both((hasher) => hasher.sha256Hex("é€🔑"))
+    expect(nodeText).toBe(webText)
     // Runs without any asynchronous step: `runSync` would throw on one.
     expect(
       Effect.runSync(Hasher.Hasher.use((hasher) => hasher.sha256Hex("")).pipe(Effect.provide(NodeHasher.layer))),

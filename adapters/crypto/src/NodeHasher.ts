@@ -13,4 +13,7 @@ export const digest = (bytes: Uint8Array): Uint8Array => {
   return new Uint8Array(hash.buffer, hash.byteOffset, hash.byteLength)
 }
 
-export const layer: Layer.Layer<Hasher.Hasher> = Layer.succeed(Hasher.Hasher, Hasher.makeSync(digest))
+/** Lowercase hex of the SHA-256 of the bytes, or of the UTF-8 encoding of the text. */
+export const digestHex = (input: string | Uint8Array): string => createHash("sha256").update(input).digest("hex")
+
+export const layer: Layer.Layer<Hasher.Hasher> = Layer.succeed(Hasher.Hasher, Hasher.makeSync(digest, digestHex))

@@ -132,6 +132,7 @@ export const makeWith = (limits: Limits): Effect.Effect<Cache.Cache["Service"], 
 
     return Cache.Cache.of({
       get: (key) => atNow((now) => live(key, now)?.value),
+      getMany: (keys) => atNow((now) => keys.map((key) => live(key, now)?.value)),
       set: (key, value, ttlMs) =>
         atNow((now) => {
           store(key, { value, expiresAt: ttlMs === undefined ? undefined : expiryFrom(now, ttlMs) })

@@ -142,6 +142,7 @@ describe.runIf(await hasRedis())("RedisCache", () => {
         const cache = yield* Cache.Cache
         const outcomes = [
           yield* timedFailure(cache.get("k")),
+          yield* timedFailure(cache.getMany(["k", "l"])),
           yield* timedFailure(cache.set("k", "v", 1_000)),
           yield* timedFailure(cache.delete("k")),
           yield* timedFailure(cache.increment("k", 1_000)),
@@ -193,6 +194,7 @@ describe.runIf(await hasRedis())("RedisCache", () => {
 
           proxy.cut()
           expectFastOutage(yield* timedFailure(cache.get("k")))
+          expectFastOutage(yield* timedFailure(cache.getMany(["k", "n"])))
           expectFastOutage(yield* timedFailure(cache.increment("n", 10_000)))
           expectFastOutage(yield* timedFailure(cache.publish("events", "lost")))
 

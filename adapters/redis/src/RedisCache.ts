@@ -176,6 +176,12 @@ export const make = Effect.fnUntraced(function* (
 
   return Cache.Cache.of({
     get: (key) => attempt("GET", () => client.get(prefix + key)).pipe(Effect.map((value) => value ?? undefined)),
+    getMany: (keys) =>
+      keys.length === 0
+        ? Effect.succeed([])
+        : attempt("MGET", () => client.mget(keys.map((key) => prefix + key))).pipe(
+            Effect.map((values) => values.map((value) => value ?? undefined)),
+          ),
     set: (key, value, ttlMs) =>
       attempt("SET", () =>
         ttlMs === undefined ? client.set(prefix + key, value) : client.set(prefix + key, value, "PX", px(ttlMs)),

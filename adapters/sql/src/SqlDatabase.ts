@@ -14,6 +14,7 @@ import { Readiness, StoreUnavailable } from "@coffer/kernel"
 import { Context, Duration, Effect, Exit, Layer } from "effect"
 import { type Kysely, sql, type Transaction } from "kysely"
 import * as SqlError from "./SqlError.js"
+import * as SqlMetrics from "./SqlMetrics.js"
 import type { Tables } from "./Tables.js"
 
 export type Dialect = "sqlite" | "postgres"
@@ -60,7 +61,8 @@ export interface MakeOptions {
 /** Builds the service around a Kysely instance. The caller owns the instance's lifetime (see the dialect layers). */
 export const make = (options: MakeOptions): Service => {
   const { db, dialect } = options
-  const attempt = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: SqlError.fromCause })
+  const attempt = <A>(run: () => Promise<A>) =>
+    Effect.tryPromise({ try: run, catch: SqlError.fromCause }).pipe(Effect.tapError(SqlMetrics.countError))
 
   const query = <A>(run: (db: Kysely<Tables>) => Promise<A>) =>
     Effect.flatMap(OpenTransactions, (open) => attempt(() => run(open.get(db) ?? db)))

@@ -21,17 +21,20 @@ import { platforms } from "./schemas/platforms.js"
 import { schemas } from "./schemas/schemas.js"
 import { tokens } from "./schemas/tokens.js"
 import { writing } from "./schemas/writing.js"
+import { traced } from "./traced.js"
 
 /** The store on the `SqlDatabase` in context; the database must be migrated. */
 export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = Effect.map(SqlStore.current, (store) => {
   const transaction = writing(store)
-  return SchemaStore.of({
-    ...platforms(store),
-    ...schemas(store, transaction),
-    ...tokens(store, transaction),
-    ...auditLog(store),
-    transaction,
-  })
+  return SchemaStore.of(
+    traced("SchemaStore", {
+      ...platforms(store),
+      ...schemas(store, transaction),
+      ...tokens(store, transaction),
+      ...auditLog(store),
+      transaction,
+    }),
+  )
 })
 
 /** The SchemaStore on the `SqlDatabase` in context; the database must be migrated. */

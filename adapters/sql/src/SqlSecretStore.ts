@@ -19,17 +19,20 @@ import { apiKeys } from "./secrets/apiKeys.js"
 import { audited, auditLog } from "./secrets/audit.js"
 import { environments } from "./secrets/environments.js"
 import { projects } from "./secrets/projects.js"
+import { traced } from "./traced.js"
 
 export const make: Effect.Effect<SecretStore.SecretStore["Service"], never, SqlDatabase> = Effect.map(
   SqlStore.current,
   (store) => {
     const audit = audited(store)
-    return SecretStore.SecretStore.of({
-      ...projects(store, audit),
-      ...environments(store, audit),
-      ...apiKeys(store, audit),
-      ...auditLog(store),
-    })
+    return SecretStore.SecretStore.of(
+      traced("SecretStore", {
+        ...projects(store, audit),
+        ...environments(store, audit),
+        ...apiKeys(store, audit),
+        ...auditLog(store),
+      }),
+    )
   },
 )
 

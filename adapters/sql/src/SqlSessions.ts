@@ -8,11 +8,12 @@
  * outage is a bug in this file, not a condition a caller can handle, so it becomes a defect (500), while an
  * unreachable database stays `StoreUnavailable` (503).
  */
-import { type Clock, type Hasher, type Random, Sessions } from "@coffer/kernel"
+import { type Clock, fromIso, type Hasher, type Random, Sessions, toIso } from "@coffer/kernel"
 import { Effect, Layer } from "effect"
 import { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"
 import type { SessionRow } from "./tables/sessions.js"
+import { traced } from "./traced.js"
 
 export type Service = "schemas" | "secrets"
 
@@ -31,8 +32,8 @@ const toRow = (session: Sessions.Session): SessionRow => ({
   issuer: session.issuer ?? null,
   subject: session.subject ?? null,
   provider_session_id: session.providerSessionId ?? null,
-  created_at: new Date(session.createdAt).toISOString(),
-  expires_at: new Date(session.expiresAt).toISOString(),
+  created_at: toIso(session.createdAt),
+  expires_at: toIso(session.expiresAt),
 })
 
 const fromRow = (row: SessionRow): Sessions.Session => ({
@@ -43,8 +44,8 @@ const fromRow = (row: SessionRow): Sessions.Session => ({
   ...(row.issuer === null ? {} : { issuer: row.issuer }),
   ...(row.subject === null ? {} : { subject: row.subject }),
   ...(row.provider_session_id === null ? {} : { providerSessionId: row.provider_session_id }),
-  createdAt: Date.parse(row.created_at),
-  expiresAt: Date.parse(row.expires_at),
+  createdAt: fromIso(row.created_at),
+  expiresAt: fromIso(row.expires_at),
 })
 
 /** The store over one service's table, on the `SqlDatabase` in context (transactions reach it; see there). */
@@ -71,9 +72,7 @@ export const makeStore = (options: Options): Effect.Effect<Sessions.SessionStore
           return statement.execute()
         }).pipe(Effect.map(deleted)),
       removeExpired: (now) =>
-        query((db) => db.deleteFrom(table).where("expires_at", "<=", new Date(now).toISOString()).execute()).pipe(
-          Effect.map(deleted),
-        ),
+        query((db) => db.deleteFrom(table).where("expires_at", "<=", toIso(now)).execute()).pipe(Effect.map(deleted)),
     } satisfies Sessions.SessionStore
   })
 
@@ -81,4 +80,7 @@ export const makeStore = (options: Options): Effect.Effect<Sessions.SessionStore
 export const layer = (
   options: Options,
 ): Layer.Layer<Sessions.Sessions, never, SqlDatabase | Random.Random | Hasher.Hasher | Clock.Clock> =>
-  Layer.effect(Sessions.Sessions, Effect.flatMap(makeStore(options), Sessions.make))
+  Layer.effect(
+    Sessions.Sessions,
+    Effect.flatMap(makeStore(options), (store) => Sessions.make(traced("SessionStore", store))),
+  )

@@ -14,10 +14,11 @@
  * expected outcome. No store looks at `_tag` itself.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
-import { Effect } from "effect"
+import { Effect, Schedule } from "effect"
 import type { Kysely } from "kysely"
 import * as SqlDatabase from "./SqlDatabase.js"
 import { hasReason, isSqlError, type ReasonOf, type ReasonTag, type SqlError } from "./SqlError.js"
+import * as SqlMetrics from "./SqlMetrics.js"
 import type { Tables } from "./Tables.js"
 
 /** How often a transaction that lost a serialization conflict or a deadlock is run again. */
@@ -68,9 +69,11 @@ export interface SqlStore {
 /** The helpers over one database. */
 export const make = (database: SqlDatabase.Service): SqlStore => {
   const attemptTransaction: SqlStore["attemptTransaction"] = (effect) =>
-    database
-      .withTransaction(effect)
-      .pipe(Effect.retry({ times: CONFLICT_RETRIES, while: hasReason("TransactionConflict") }))
+    // `Effect.retry` tells each run its attempt number: every run after the first is a transaction run again.
+    Effect.flatMap(Schedule.CurrentMetadata, ({ attempt }) => (attempt > 0 ? SqlMetrics.countRetry : Effect.void)).pipe(
+      Effect.andThen(database.withTransaction(effect)),
+      Effect.retry({ times: CONFLICT_RETRIES, while: hasReason("TransactionConflict") }),
+    )
   return {
     database,
     statement: database.query,

@@ -22,6 +22,7 @@ import type {
   MasterKeyCheck,
   NotFound,
   PayloadTooLarge,
+  SignIn,
   StoreUnavailable,
   TooManyRequests,
   Unauthorized,
@@ -49,12 +50,14 @@ import type {
   AlreadyMember,
   ApiKeyNotFound,
   EnvironmentExists,
+  EnvironmentGone,
   EnvironmentNotFound,
   InvalidName,
   InviteNotFound,
   InviteNotPending,
   MemberNotFound,
   ProjectExists,
+  ProjectGone,
   ProjectNotFound,
   SecretNotFound,
   SecretUnreadable,
@@ -78,6 +81,7 @@ export type HttpError =
   | TooManyRequests
   | StoreUnavailable
   | MasterKeyCheck.MasterKeyMismatch
+  | SignIn.SignInOff
   | AccountLinkRequired
   | InvalidName
   | ValueTooLarge
@@ -89,6 +93,8 @@ export type HttpError =
   | InviteNotFound
   | InviteNotPending
   | ApiKeyNotFound
+  | ProjectGone
+  | EnvironmentGone
   | ProjectExists
   | EnvironmentExists
   | AlreadyMember
@@ -152,6 +158,8 @@ const rules: Rules = {
   StoreUnavailable: () => ({ status: 503, body: { error: UNAVAILABLE_MESSAGE } }),
   // Only `/readyz` meets it: the operator's probe learns which setting is wrong (it names no key).
   MasterKeyMismatch: 503,
+  // Seed 001 §7: OIDC not configured.
+  SignInOff: 404,
   AccountLinkRequired: 409,
   // Secrets (seed 001 §7): naming rules and the value limit, then the three 409s of the seed.
   InvalidName: 400,
@@ -165,6 +173,9 @@ const rules: Rules = {
   InviteNotFound: 404,
   InviteNotPending: 404,
   ApiKeyNotFound: 404,
+  // Deleted while a write under it was under way: as missing as if it had never been.
+  ProjectGone: 404,
+  EnvironmentGone: 404,
   ProjectExists: 409,
   EnvironmentExists: 409,
   AlreadyMember: 409,

@@ -52,7 +52,12 @@ export {
   STRICT_TRANSPORT_SECURITY,
   securityHeaders,
 } from "./middleware/securityHeaders.js"
-export { type Handle, logFailure, makeHandle, reportException, responseForCause } from "./runtime.js"
+export { METRICS_PATH, mountMetrics, PROMETHEUS_CONTENT_TYPE, prometheusText } from "./observability/metricsRoute.js"
+export { MAX_REQUEST_ID_LENGTH, REQUEST_ID_HEADER, requestId } from "./observability/requestId.js"
+export { MAX_QUEUED_LINES, type RequestLine } from "./observability/requestLog.js"
+export { noteFailure, type RequestState, requestSpan, requestTelemetry } from "./observability/requestTelemetry.js"
+export { methodLabel, routeTemplate, UNMATCHED_ROUTE } from "./observability/route.js"
+export { type Handle, makeHandle, reportException, responseForCause } from "./runtime.js"
 export {
   IMMUTABLE_CACHE_CONTROL,
   isReservedPath,

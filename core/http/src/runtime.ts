@@ -4,32 +4,28 @@
  * effect on it and turns the outcome into a response: success through the route's own answer (JSON by
  * default), failure through the one error table of `errors.ts`.
  *
- * Failures that a caller cannot act on are logged through the runtime's logger, with the method and path but
- * never headers, query strings or bodies (where credentials and secret values travel): defects and unknown
- * errors in full, 5xx errors by message. The host is expected to build the runtime's layers before serving,
- * so that a layer that cannot be built stops the start instead of failing each request.
+ * The use case runs under the request's span when tracing is on, and a failure is handed to the request's
+ * telemetry (`observability/requestTelemetry.ts`), whose log line carries the cause of every 5xx, once, beside
+ * the request id, method and route template, never headers, query strings or bodies (where credentials and secret
+ * values travel). The host is expected to build the runtime's layers before serving, so that a layer that cannot
+ * be built stops the start instead of failing each request.
  */
 import { Cause, Effect, Exit, type ManagedRuntime } from "effect"
 import type { Context } from "hono"
-import {
-  type ErrorResponse,
-  type HttpError,
-  internalError,
-  isHttpError,
-  respond,
-  toErrorResponse,
-  unavailable,
-} from "./errors.js"
+import { type ErrorResponse, type HttpError, internalError, respond, toErrorResponse, unavailable } from "./errors.js"
+import { noteFailure, requestSpan } from "./observability/requestTelemetry.js"
+
+/**
+ * A route's answer: the response itself when the use case finished without waiting on anything (a cached read),
+ * else a promise of it. Hono takes either.
+ */
+export type Answer = Response | Promise<Response>
 
 export interface Handle<R> {
   /** Runs `effect` and answers its value as JSON with status 200. */
-  <A, E extends HttpError>(c: Context, effect: Effect.Effect<A, E, R>): Promise<Response>
+  <A, E extends HttpError>(c: Context, effect: Effect.Effect<A, E, R>): Answer
   /** Runs `effect` and answers with `onSuccess(value)`. */
-  <A, E extends HttpError>(
-    c: Context,
-    effect: Effect.Effect<A, E, R>,
-    onSuccess: (value: A) => Response | Promise<Response>,
-  ): Promise<Response>
+  <A, E extends HttpError>(c: Context, effect: Effect.Effect<A, E, R>, onSuccess: (value: A) => Answer): Answer
 }
 
 /** The response for a failed run: an interruption (the runtime shutting down) is 503, a defect 500. */
@@ -39,42 +35,32 @@ export const responseForCause = (cause: Cause.Cause<unknown>): ErrorResponse => 
   return error._tag === "Success" ? toErrorResponse(error.success) : internalError
 }
 
-/** Logs what operators need to see; 4xx errors are the caller's business and are not logged. */
-export const logFailure = (cause: Cause.Cause<unknown>): Effect.Effect<void> => {
-  if (Cause.hasInterruptsOnly(cause)) return Effect.void
-  const error = Cause.findError(cause)
-  if (error._tag === "Success" && isHttpError(error.success)) {
-    const { status } = toErrorResponse(error.success)
-    return status >= 500 ? Effect.logWarning(`${error.success._tag}: ${error.success.message}`) : Effect.void
-  }
-  return Effect.logError("Unhandled failure", cause)
-}
-
-/** Request identity for logs: method and path only, never the query string (it may carry a token). */
-export const requestAnnotations = (c: Context) => ({ method: c.req.method, path: c.req.path })
-
+/**
+ * One fiber per request. It starts at once and runs as far as it can before this returns: a use case that waits
+ * on nothing (a token-checked read served from the process's caches) has ended by then and is answered
+ * synchronously, without a promise or a further turn of the event loop; any other is answered when it ends.
+ */
 export const makeHandle =
   <R, ER>(runtime: ManagedRuntime.ManagedRuntime<R, ER>): Handle<R> =>
-  async <A, E extends HttpError>(
-    c: Context,
-    effect: Effect.Effect<A, E, R>,
-    onSuccess?: (value: A) => Response | Promise<Response>,
-  ): Promise<Response> => {
+  <A, E extends HttpError>(c: Context, effect: Effect.Effect<A, E, R>, onSuccess?: (value: A) => Answer): Answer => {
+    const answer = (exit: Exit.Exit<A, E | ER>): Answer => {
+      if (Exit.isFailure(exit)) {
+        noteFailure(c, exit.cause)
+        return respond(c, responseForCause(exit.cause))
+      }
+      return onSuccess === undefined ? c.json(exit.value as never) : onSuccess(exit.value)
+    }
     // No abort signal on purpose: a client that hangs up must not interrupt a write between its change and its
     // audit entry; a use case, once started, runs to its end.
-    const exit = await runtime.runPromiseExit(
-      effect.pipe(Effect.tapCause(logFailure), Effect.annotateLogs(requestAnnotations(c))),
-    )
-    if (Exit.isFailure(exit)) return respond(c, responseForCause(exit.cause))
-    return onSuccess === undefined ? c.json(exit.value as never) : onSuccess(exit.value)
+    const span = requestSpan(c)
+    const fiber = runtime.runFork(span === undefined ? effect : Effect.withParentSpan(effect, span))
+    const ended = fiber.pollUnsafe()
+    if (ended !== undefined) return answer(ended)
+    return new Promise<Exit.Exit<A, E | ER>>((resolve) => fiber.addObserver(resolve)).then(answer)
   }
 
 /** For `app.onError`: an exception escaped a route outside any effect. Logged in full, answered as a bare 500. */
-export const reportException =
-  <R, ER>(runtime: ManagedRuntime.ManagedRuntime<R, ER>) =>
-  (error: Error, c: Context): Response => {
-    runtime.runFork(
-      Effect.logError("Unhandled exception", Cause.die(error)).pipe(Effect.annotateLogs(requestAnnotations(c))),
-    )
-    return respond(c, internalError)
-  }
+export const reportException = (error: Error, c: Context): Response => {
+  noteFailure(c, Cause.die(error))
+  return respond(c, internalError)
+}

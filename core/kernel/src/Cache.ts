@@ -4,6 +4,7 @@
  *
  * Rules every adapter MUST keep (each is checked by the contract suite in `test/contract`):
  * - `get` after `set` returns the value until its TTL passes, then `undefined`; `delete` removes at once.
+ * - `getMany` answers what `get` would for each key, in the order asked, in one round trip to the store.
  * - `increment` is atomic: N concurrent increments of one key end at N. The first increment of a key starts
  *   its window: the key expires `ttlMs` after it, whatever later increments do (a fixed window).
  * - `subscribe` has succeeded only once the subscription is active: a message published after that is
@@ -11,13 +12,18 @@
  * - When the backing store cannot be reached every call fails with `StoreUnavailable` quickly (well under a
  *   second), never hangs, and the adapter recovers by itself once the store is back.
  */
-import { Context, type Effect, type Scope, type Stream } from "effect"
+import { Context, Effect, Layer, Metric, type Scope, type Stream } from "effect"
+import { cacheLookups } from "./Metrics.js"
 import type { StoreUnavailable } from "./StoreUnavailable.js"
 
 export class Cache extends Context.Service<
   Cache,
   {
     readonly get: (key: string) => Effect.Effect<string | undefined, StoreUnavailable>
+    /** `get` of several keys at once, in their order: what a request needs fresh is read in one round trip. */
+    readonly getMany: (
+      keys: ReadonlyArray<string>,
+    ) => Effect.Effect<ReadonlyArray<string | undefined>, StoreUnavailable>
     /** Stores `value`; with `ttlMs` it expires after that many milliseconds. */
     readonly set: (key: string, value: string, ttlMs?: number) => Effect.Effect<void, StoreUnavailable>
     readonly delete: (key: string) => Effect.Effect<void, StoreUnavailable>
@@ -30,3 +36,20 @@ export class Cache extends Context.Service<
     readonly subscribe: (channel: string) => Effect.Effect<Stream.Stream<string>, StoreUnavailable, Scope.Scope>
   }
 >()("@coffer/kernel/Cache") {}
+
+/**
+ * The same cache, with every `get` counted as a hit, a miss or an outage (`Metrics.cacheLookups`). A host wraps
+ * whichever adapter it chose, so that every adapter is measured the same way.
+ */
+export const withMetrics = (cache: Cache["Service"]): Cache["Service"] => ({
+  ...cache,
+  get: (key) =>
+    cache.get(key).pipe(
+      Effect.tap((value) => Metric.update(cacheLookups[value === undefined ? "miss" : "hit"], 1)),
+      Effect.tapError(() => Metric.update(cacheLookups.outage, 1)),
+    ),
+})
+
+/** `withMetrics` over a layer of the port. */
+export const layerWithMetrics = <E, R>(layer: Layer.Layer<Cache, E, R>): Layer.Layer<Cache, E, R> =>
+  Layer.effect(Cache, Effect.map(Cache, withMetrics)).pipe(Layer.provide(layer))

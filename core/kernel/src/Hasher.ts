@@ -39,9 +39,19 @@ export const make = (digest: (bytes: Uint8Array) => Effect.Effect<Uint8Array>): 
   })
 }
 
-/** The same from a synchronous digest: no promise and no hand-off per hash. */
-export const makeSync = (digest: (bytes: Uint8Array) => Uint8Array): Hasher["Service"] =>
-  make((bytes) => Effect.sync(() => digest(bytes)))
+/**
+ * The same from a synchronous digest: no promise and no hand-off per hash. A runtime that can also hash straight
+ * to hex (`node:crypto`'s `digest("hex")`) passes `digestHex`, sparing the conversion of every token's hash.
+ */
+export const makeSync = (
+  digest: (bytes: Uint8Array) => Uint8Array,
+  digestHex?: (input: string | Uint8Array) => string,
+): Hasher["Service"] => {
+  const hasher = make((bytes) => Effect.sync(() => digest(bytes)))
+  return digestHex === undefined
+    ? hasher
+    : Hasher.of({ ...hasher, sha256Hex: (input) => Effect.sync(() => digestHex(input)) })
+}
 
 /** Web Crypto's SHA-256, for runtimes without a synchronous one. */
 export const layer: Layer.Layer<Hasher> = Layer.succeed(

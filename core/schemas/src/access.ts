@@ -28,6 +28,11 @@ export interface Token {
   readonly tokenId: string
   /** `null` reads every platform. */
   readonly platforms: ReadonlyArray<string> | null
+  /**
+   * The schema cache's generation as the check found it, read in the same round trip as the token's entry
+   * (`checkToken`), so that the read this token makes asks the cache nothing more. Absent when there was none.
+   */
+  readonly generation?: string | undefined
 }
 
 export type Actor = Person | Token

@@ -116,12 +116,16 @@ const remember = (decodedAnswers: Map<string, SchemaLookup>, key: string, lookup
   return lookup
 }
 
-/** The schema read through the cache; the store answers whenever the cache has nothing or cannot be reached. */
+/**
+ * The schema read through the cache; the store answers whenever the cache has nothing or cannot be reached.
+ * `known` is the generation when the request has read it already (with its token check), sparing a round trip.
+ */
 export const lookupSchema = Effect.fnUntraced(function* (
   id: SchemaId,
+  known?: string,
 ): Effect.fn.Return<SchemaLookup, StoreUnavailable, SchemaStore | Cache.Cache | Random.Random> {
   const cache = yield* Cache.Cache
-  const generation = yield* currentGeneration
+  const generation = known ?? (yield* currentGeneration)
   if (generation === undefined) return yield* lookupInStore(id)
   const key = entryKey(generation, id)
   let decodedAnswers = decodedByCache.get(cache)

@@ -6,8 +6,8 @@
  * the few promises below that a use case cannot keep from outside, because they need several rows to change (or
  * be read) at once.
  *
- * Rows carry times as ISO-8601 UTC text (`Date.prototype.toISOString`), so comparing the strings compares the
- * instants. Secret values reach a store only sealed (`Cipher.seal`); API keys and invite tokens only as their
+ * Rows carry times as epoch milliseconds (`EpochMillis`, the kernel's one time type at the ports); how a store
+ * keeps them is its own affair (the SQL store writes ISO 8601 text). Secret values reach a store only sealed (`Cipher.seal`); API keys and invite tokens only as their
  * SHA-256. A store never sees a plaintext value or a credential.
  *
  * Rules every adapter MUST keep (each is checked by the contract suite in `test/contract/src/secretStore.ts`):
@@ -32,22 +32,29 @@
  *    transaction; when the person is already in the project it fails with `AlreadyMember` and the invite stays
  *    unused. Of concurrent accepts of one invite at most one succeeds. Whether an invite has expired is the use
  *    case's question (`isPending`), asked before.
- * 8. Parents. A write under a parent that no longer exists (an environment deleted meanwhile) fails with
- *    `NotFound` instead of leaving an orphan.
+ * 8. Parents. A write under a parent that no longer exists (deleted meanwhile) fails with `ProjectGone` or
+ *    `EnvironmentGone` instead of leaving an orphan.
  * 9. Failures. A store that cannot be reached fails with `StoreUnavailable`, never with a wrong answer.
  */
-import type { NotFound, StoreUnavailable } from "@coffer/kernel"
+import type { EpochMillis, StoreUnavailable } from "@coffer/kernel"
 import { Context, type Effect } from "effect"
 import type { AuditAction } from "./domain/audit.js"
 import type { KeyScope, MemberRole, Role } from "./domain/permissions.js"
-import type { AlreadyMember, EnvironmentExists, ProjectExists, VersionConflict } from "./errors.js"
+import type {
+  AlreadyMember,
+  EnvironmentExists,
+  EnvironmentGone,
+  ProjectExists,
+  ProjectGone,
+  VersionConflict,
+} from "./errors.js"
 
 export interface ProjectRecord {
   readonly id: string
   readonly name: string
   readonly slug: string
   readonly ownerId: string
-  readonly createdAt: string
+  readonly createdAt: EpochMillis
   /** The project's data key, wrapped by the master key (`Cipher.newDataKey`). */
   readonly dataKey: string
 }
@@ -62,14 +69,14 @@ export interface EnvironmentRecord {
   readonly id: string
   readonly projectId: string
   readonly name: string
-  readonly createdAt: string
+  readonly createdAt: EpochMillis
 }
 
 /** A person in a project. The owner is one too, with role `owner`, from the project's creation. */
 export interface MemberRecord {
   readonly userId: string
   readonly role: Role
-  readonly createdAt: string
+  readonly createdAt: EpochMillis
 }
 
 export interface InviteRecord {
@@ -79,10 +86,10 @@ export interface InviteRecord {
   /** SHA-256 (hex) of the invite token; the token itself is never stored. */
   readonly tokenHash: string
   readonly createdBy: string
-  readonly createdAt: string
-  readonly expiresAt: string
+  readonly createdAt: EpochMillis
+  readonly expiresAt: EpochMillis
   /** When it was accepted; `null` while pending. A withdrawn invite has no row. */
-  readonly usedAt: string | null
+  readonly usedAt: EpochMillis | null
 }
 
 export interface SecretRecord {
@@ -91,13 +98,13 @@ export interface SecretRecord {
   readonly key: string
   /** The current (highest) version. */
   readonly version: number
-  readonly createdAt: string
-  readonly updatedAt: string
+  readonly createdAt: EpochMillis
+  readonly updatedAt: EpochMillis
 }
 
 export interface VersionRecord {
   readonly version: number
-  readonly createdAt: string
+  readonly createdAt: EpochMillis
   /** Who wrote it; `null` for versions imported from before history was kept. */
   readonly userId: string | null
 }
@@ -125,9 +132,9 @@ export interface ApiKeyRecord {
   /** SHA-256 (hex) of the key; the key itself is never stored. */
   readonly keyHash: string
   readonly scope: KeyScope
-  readonly expiresAt: string | null
-  readonly lastUsedAt: string | null
-  readonly createdAt: string
+  readonly expiresAt: EpochMillis | null
+  readonly lastUsedAt: EpochMillis | null
+  readonly createdAt: EpochMillis
 }
 
 export interface AuditRecord {
@@ -142,7 +149,7 @@ export interface AuditRecord {
   /** Never a secret value (see `domain/audit.ts`). */
   readonly targetKey: string
   readonly ipAddress: string | null
-  readonly createdAt: string
+  readonly createdAt: EpochMillis
 }
 
 /** A read that may come with an audit record written in the same transaction (rule 2). */
@@ -165,7 +172,7 @@ export interface WriteSecretInput {
   /** Sealed for version `expectedVersion + 1`. */
   readonly value: string
   readonly userId: string
-  readonly at: string
+  readonly at: EpochMillis
   readonly audit: AuditRecord
 }
 
@@ -212,7 +219,7 @@ export class SecretStore extends Context.Service<
     readonly createInvite: (input: {
       readonly invite: InviteRecord
       readonly audit: AuditRecord
-    }) => Effect.Effect<void, NotFound | StoreUnavailable>
+    }) => Effect.Effect<void, ProjectGone | StoreUnavailable>
     /** The project's invites, used or not (a withdrawn invite has no row). */
     readonly listInvites: (projectId: string) => Effect.Effect<ReadonlyArray<InviteRecord>, StoreUnavailable>
     /** The invite with this token hash, in whatever state. */
@@ -227,12 +234,12 @@ export class SecretStore extends Context.Service<
      * Housekeeping: removes every invite that can no longer be accepted at `now` (used, or expired: the
      * complement of `isPending`); answers how many. Accepting one answers 404 whether its row is there or not.
      */
-    readonly removeSpentInvites: (now: string) => Effect.Effect<number, StoreUnavailable>
+    readonly removeSpentInvites: (now: EpochMillis) => Effect.Effect<number, StoreUnavailable>
     /** Rule 7. The project joined; undefined when the invite is used (or gone). `at` is the joining time. */
     readonly acceptInvite: (input: {
       readonly inviteId: string
       readonly userId: string
-      readonly at: string
+      readonly at: EpochMillis
       readonly audit: AuditRecord
     }) => Effect.Effect<ProjectRecord | undefined, AlreadyMember | StoreUnavailable>
 
@@ -245,7 +252,7 @@ export class SecretStore extends Context.Service<
     readonly createEnvironment: (input: {
       readonly environment: EnvironmentRecord
       readonly audit: AuditRecord
-    }) => Effect.Effect<void, EnvironmentExists | NotFound | StoreUnavailable>
+    }) => Effect.Effect<void, EnvironmentExists | ProjectGone | StoreUnavailable>
     /** Deletes the environment with its secrets and their history; false when it is already gone. */
     readonly deleteEnvironment: (input: {
       readonly environmentId: string
@@ -270,7 +277,7 @@ export class SecretStore extends Context.Service<
       input: WriteSecretInput,
     ) => Effect.Effect<
       { readonly secretId: string; readonly version: number },
-      VersionConflict | NotFound | StoreUnavailable
+      VersionConflict | EnvironmentGone | StoreUnavailable
     >
     /** Deletes the secret and its history; false when there is none. */
     readonly deleteSecret: (input: {
@@ -289,7 +296,7 @@ export class SecretStore extends Context.Service<
     readonly createApiKey: (input: {
       readonly apiKey: ApiKeyRecord
       readonly audit: AuditRecord
-    }) => Effect.Effect<void, NotFound | StoreUnavailable>
+    }) => Effect.Effect<void, ProjectGone | StoreUnavailable>
     readonly findApiKeyByHash: (keyHash: string) => Effect.Effect<ApiKeyRecord | undefined, StoreUnavailable>
     readonly findApiKey: (id: string) => Effect.Effect<ApiKeyRecord | undefined, StoreUnavailable>
     /** Every key of these projects (who may see which is `seesApiKey`'s question). */
@@ -301,7 +308,7 @@ export class SecretStore extends Context.Service<
       readonly id: string
       readonly keyHash: string
       readonly keyPrefix: string
-      readonly expiresAt: string | null
+      readonly expiresAt: EpochMillis | null
       readonly audit: AuditRecord
     }) => Effect.Effect<boolean, StoreUnavailable>
     readonly deleteApiKey: (input: {
@@ -309,7 +316,7 @@ export class SecretStore extends Context.Service<
       readonly audit: AuditRecord
     }) => Effect.Effect<boolean, StoreUnavailable>
     /** Records a use; bookkeeping only, so it writes no audit record. */
-    readonly touchApiKey: (id: string, at: string) => Effect.Effect<void, StoreUnavailable>
+    readonly touchApiKey: (id: string, at: EpochMillis) => Effect.Effect<void, StoreUnavailable>
 
     // Audit log
     readonly listAudit: (input: {

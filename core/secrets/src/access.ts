@@ -9,7 +9,7 @@
  * (rule 4); only then does the permission matrix decide, and a "no" there is a 403. A key acts with its holder's
  * current role, read at every use, so a holder moved down to `read` loses write access through their keys at once.
  */
-import { Forbidden } from "@coffer/kernel"
+import { type EpochMillis, Forbidden } from "@coffer/kernel"
 import { Effect } from "effect"
 import { type Action, can, type KeyScope, type Role, type Standing } from "./domain/permissions.js"
 import { isSlug } from "./domain/slug.js"
@@ -34,8 +34,8 @@ export interface ApiKeyActor extends Person {
   /** The only project the key reaches; every other one answers 404. */
   readonly projectId: string
   readonly scope: KeyScope
-  /** When the key stops working (ISO 8601), or `null` for never; `GET /api/auth/me` tells the key's holder. */
-  readonly expiresAt: string | null
+  /** When the key stops working, or `null` for never; `GET /api/auth/me` tells the key's holder. */
+  readonly expiresAt: EpochMillis | null
 }
 
 export type Actor = SessionActor | ApiKeyActor

@@ -3,6 +3,7 @@
  * be sent as JSON. Stored records carry more (wrapped data keys, hashes) that must never leave the core; these
  * functions are where it is left behind.
  */
+import { toIso, toIsoOrNull } from "@coffer/kernel"
 import { Effect } from "effect"
 import { Accounts } from "./Accounts.js"
 import type { Role } from "./domain/permissions.js"
@@ -29,7 +30,7 @@ export const projectView = (project: ProjectRecord, role: Role): ProjectView => 
   name: project.name,
   slug: project.slug,
   ownerId: project.ownerId,
-  createdAt: project.createdAt,
+  createdAt: toIso(project.createdAt),
   role,
 })
 
@@ -44,7 +45,7 @@ export const environmentView = (environment: EnvironmentRecord): EnvironmentView
   id: environment.id,
   projectId: environment.projectId,
   name: environment.name,
-  createdAt: environment.createdAt,
+  createdAt: toIso(environment.createdAt),
 })
 
 export interface SecretListItem {
@@ -59,8 +60,8 @@ export const secretListItem = (secret: SecretRecord): SecretListItem => ({
   id: secret.id,
   key: secret.key,
   version: secret.version,
-  createdAt: secret.createdAt,
-  updatedAt: secret.updatedAt,
+  createdAt: toIso(secret.createdAt),
+  updatedAt: toIso(secret.updatedAt),
 })
 
 export interface SecretView extends SecretListItem {
@@ -98,8 +99,8 @@ export interface InviteView {
 export const inviteView = (invite: InviteRecord): InviteView => ({
   id: invite.id,
   role: invite.role,
-  createdAt: invite.createdAt,
-  expiresAt: invite.expiresAt,
+  createdAt: toIso(invite.createdAt),
+  expiresAt: toIso(invite.expiresAt),
 })
 
 export interface ApiKeyView {
@@ -123,9 +124,9 @@ export const apiKeyView = (key: ApiKeyRecord, userEmail: string | null): ApiKeyV
   projectId: key.projectId,
   userId: key.userId,
   userEmail,
-  lastUsedAt: key.lastUsedAt,
-  expiresAt: key.expiresAt,
-  createdAt: key.createdAt,
+  lastUsedAt: toIsoOrNull(key.lastUsedAt),
+  expiresAt: toIsoOrNull(key.expiresAt),
+  createdAt: toIso(key.createdAt),
 })
 
 export interface AuditView {
@@ -149,7 +150,7 @@ export const auditView = (entry: AuditRecord): AuditView => ({
   action: entry.action,
   targetKey: entry.targetKey,
   ipAddress: entry.ipAddress,
-  createdAt: entry.createdAt,
+  createdAt: toIso(entry.createdAt),
 })
 
 /**

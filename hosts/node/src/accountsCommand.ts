@@ -10,7 +10,7 @@
  */
 import { parseArgs } from "node:util"
 import { migrate, SqlAccounts, SqlSessions } from "@coffer/adapter-sql"
-import type { Sessions } from "@coffer/kernel"
+import { type Sessions, toIso } from "@coffer/kernel"
 import { Accounts, unlinkIdentity } from "@coffer/secrets"
 import { Effect, Layer } from "effect"
 import { loadSettings } from "./config/hostSettings.js"
@@ -45,7 +45,14 @@ const onDatabase = <A, E>(
   )
 }
 
-const describeAccount = (account: Accounts.Account): string => {
+/** An account as operators read it, in the list and its `--json` form: times as ISO 8601. */
+const accountView = (account: Accounts.Account) => ({
+  ...account,
+  createdAt: toIso(account.createdAt),
+  identities: account.identities.map((identity) => ({ ...identity, createdAt: toIso(identity.createdAt) })),
+})
+
+const describeAccount = (account: ReturnType<typeof accountView>): string => {
   const head = `${account.id}  ${account.email}  created ${account.createdAt}`
   const identities =
     account.identities.length === 0
@@ -75,10 +82,12 @@ export const accountsCommand = async (args: ReadonlyArray<string>, env: NodeJS.P
   const accounts = Accounts.Accounts
   switch (name) {
     case "list": {
-      const listed = await onDatabase(
-        env,
-        Effect.flatMap(accounts, (store) => store.list()),
-      )
+      const listed = (
+        await onDatabase(
+          env,
+          Effect.flatMap(accounts, (store) => store.list()),
+        )
+      ).map(accountView)
       if (values.json === true) return console.log(JSON.stringify(listed, null, 2))
       return console.log(listed.length === 0 ? "coffer: no accounts" : listed.map(describeAccount).join("\n"))
     }

@@ -10,7 +10,7 @@ import { RedisCache } from "@coffer/adapter-redis"
 import { SqlDatabase, SqlKeyCanary } from "@coffer/adapter-sql"
 import { Sqlite } from "@coffer/adapter-sqlite"
 import {
-  type Cache,
+  Cache,
   type Cipher,
   Clock,
   type Hasher,
@@ -28,10 +28,13 @@ export const databaseLayer = (settings: HostSettings): Layer.Layer<SqlDatabase.S
     ? Sqlite.layer({ filename: settings.database.filename })
     : Postgres.layer({ url: settings.database.url })
 
+/** Either cache, its reads counted as hits, misses and outages (`/metrics`). */
 export const cacheLayer = (settings: HostSettings): Layer.Layer<Cache.Cache> =>
-  settings.redisUrl === undefined
-    ? MemoryCache.layerWith({ maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes })
-    : RedisCache.layer({ url: settings.redisUrl, prefix: settings.redisPrefix })
+  Cache.layerWithMetrics(
+    settings.redisUrl === undefined
+      ? MemoryCache.layerWith({ maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes })
+      : RedisCache.layer({ url: settings.redisUrl, prefix: settings.redisPrefix }),
+  )
 
 export const cipherLayer = (settings: HostSettings): Layer.Layer<Cipher.Cipher, Cipher.CipherError> =>
   Layer.unwrap(

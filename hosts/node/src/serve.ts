@@ -11,10 +11,11 @@ import type { Hono } from "hono"
 import { schemasAppSettings, secretsAppSettings } from "./config/appSettings.js"
 import type { HostSettings } from "./config/hostSettings.js"
 import * as Settings from "./config/Settings.js"
-import { infrastructureLayer } from "./layers.js"
+import { type Infrastructure, infrastructureLayer } from "./layers.js"
 import { type Listener, type Listening, nodeListener } from "./listen.js"
 import { schemasLayer } from "./services/schemas.js"
 import { secretsLayer } from "./services/secrets.js"
+import { loggingLayer, serviceTelemetryLayer } from "./telemetry/telemetry.js"
 import { version } from "./version.js"
 import { loadWebApp } from "./webApp.js"
 
@@ -61,11 +62,20 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
   const { clientAddress } = listener
   // One memo map: the infrastructure is built once and shared by both services' runtimes.
   const memoMap = Layer.makeMemoMapUnsafe()
-  const infrastructure = infrastructureLayer(settings)
+  // The process's loggers reach the infrastructure's own fibers too (a Redis subscription that drops, say).
+  const infrastructure = infrastructureLayer(settings).pipe(
+    Layer.provideMerge(loggingLayer(settings.logFormat, settings.logLevel)),
+  )
   const base = ManagedRuntime.make(infrastructure, { memoMap })
+  // Each service on the shared infrastructure, with its own metrics, log label and tracer (`telemetry/`).
+  const serviceRuntime = <A, E>(service: Service, layer: Layer.Layer<A, E, Infrastructure>) =>
+    ManagedRuntime.make(
+      Layer.provideMerge(layer, Layer.merge(infrastructure, serviceTelemetryLayer(settings, service))),
+      { memoMap },
+    )
   const runtimes = {
-    schemas: ManagedRuntime.make(Layer.provideMerge(schemasLayer(settings), infrastructure), { memoMap }),
-    secrets: ManagedRuntime.make(Layer.provideMerge(secretsLayer(settings), infrastructure), { memoMap }),
+    schemas: serviceRuntime("schemas", schemasLayer(settings)),
+    secrets: serviceRuntime("secrets", secretsLayer(settings)),
   }
   const dispose = async () => {
     await Promise.all([runtimes.schemas.dispose(), runtimes.secrets.dispose()])
@@ -80,6 +90,8 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
   try {
     // A master key that does not open the stored data stops the start (MasterKeyCheck), naming the setting.
     await base.runPromise(Effect.andThen(migrate, MasterKeyCheck.atStart))
+    // Built before listening, so that a layer that cannot be built stops the start instead of failing requests.
+    await Promise.all(services.map((service) => runtimes[service].context()))
     const ports: Record<Service, number> = { schemas: settings.schemasPort, secrets: settings.secretsPort }
     for (const service of services) {
       // The public origin defaults to the bound port, known only once listening (port 0 picks one).

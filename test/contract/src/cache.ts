@@ -71,6 +71,27 @@ export const cacheSuite = (name: string, makeLayer: () => Layer.Layer<Cache.Cach
         }),
       ))
 
+    it("gets many keys at once, in the order asked, absent and expired ones as undefined", () =>
+      run(
+        Effect.gen(function* () {
+          const cache = yield* Cache.Cache
+          expect(yield* cache.getMany([])).toEqual([])
+          yield* cache.set("a", "1")
+          yield* cache.set("b", "")
+          yield* cache.set("brief", "x", 1)
+          yield* Effect.sleep("20 millis")
+          expect(yield* cache.getMany(["b", "missing", "a", "brief", "a"])).toEqual([
+            "",
+            undefined,
+            "1",
+            undefined,
+            "1",
+          ])
+          yield* cache.delete("a")
+          expect(yield* cache.getMany(["a", "b"])).toEqual([undefined, ""])
+        }),
+      ))
+
     it("keeps unicode keys and values intact", () =>
       run(
         Effect.gen(function* () {

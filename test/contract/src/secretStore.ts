@@ -13,8 +13,15 @@
  * checked against a real failure; the memory store writes in one synchronous step that cannot fail halfway, so
  * it has nothing to break and those tests are switched off for it by name.
  */
-import { NotFound } from "@coffer/kernel"
-import { Accounts, type AuditAction, isPending, Order, SecretStore } from "@coffer/secrets"
+import {
+  Accounts,
+  type AuditAction,
+  EnvironmentGone,
+  isPending,
+  Order,
+  ProjectGone,
+  SecretStore,
+} from "@coffer/secrets"
 import { Cause, Context, Effect, Exit, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 
@@ -26,7 +33,7 @@ export interface SecretStoreSuiteOptions<R> {
 type Store = SecretStore.SecretStore["Service"]
 
 const T0 = Date.UTC(2026, 0, 31, 12, 0, 0)
-const at = (offsetMs = 0) => new Date(T0 + offsetMs).toISOString()
+const at = (offsetMs = 0) => T0 + offsetMs
 
 let sequence = 0
 const nextId = (prefix: string) => `${prefix}-${(++sequence).toString().padStart(6, "0")}`
@@ -270,6 +277,23 @@ export const secretStoreSuite = <R>(
           expect(
             yield* store.deleteProject({ projectId: alpha.id, audit: audit(alpha.id, "project.deleted", "alpha") }),
           ).toBe(false)
+          // Nothing new is written under the deleted project, and no audit record either (rules 1 and 8).
+          const orphans = [
+            store.createInvite({
+              invite: { ...invite, id: nextId("invite"), tokenHash: nextId("hash") },
+              audit: audit(alpha.id, "invite.created", "read"),
+            }),
+            store.createEnvironment({
+              environment: { id: nextId("env"), projectId: alpha.id, name: "qa", createdAt: at() },
+              audit: audit(alpha.id, "environment.created", "qa"),
+            }),
+            store.createApiKey({
+              apiKey: apiKeyRecord(alpha.id, ownerId),
+              audit: audit(alpha.id, "api_key.created", "k"),
+            }),
+          ]
+          for (const write of orphans) expect(yield* Effect.flip(write)).toBeInstanceOf(ProjectGone)
+          expect(yield* store.listAudit({ projectId: alpha.id, limit: 50, offset: 0 })).toEqual(log)
           // The slug is free again.
           yield* project("alpha")
         }),
@@ -355,7 +379,7 @@ export const secretStoreSuite = <R>(
           for (const invite of [first, second, short]) {
             yield* store.createInvite({ invite, audit: audit(alpha.id, "invite.created", "read") })
           }
-          const pendingAt = (now: string) =>
+          const pendingAt = (now: number) =>
             Effect.map(store.listInvites(alpha.id), (invites) =>
               Order.sorted(invites, Order.newestFirst)
                 .filter((invite) => isPending(invite, now))
@@ -390,7 +414,7 @@ export const secretStoreSuite = <R>(
           expect((yield* store.findInvite(first.tokenHash))?.usedAt).toBe(at(5))
           expect((yield* store.findProject("alpha", ada))?.role).toBe("read")
           const bob = yield* person()
-          const accept = (inviteId: string, when: string) =>
+          const accept = (inviteId: string, when: number) =>
             store.acceptInvite({ inviteId, userId: bob, at: when, audit: audit(alpha.id, "member.joined", "x") })
           expect(yield* accept(first.id, at(6))).toBeUndefined()
           const withdraw = (inviteId: string) =>
@@ -497,7 +521,7 @@ export const secretStoreSuite = <R>(
               audit: audit(alpha.id, "secret.created", "K"),
             }),
           )
-          expect(orphan).toBeInstanceOf(NotFound)
+          expect(orphan).toBeInstanceOf(EnvironmentGone)
         }),
       ))
 

@@ -5,53 +5,22 @@
  * opens the page in a signed-in tab and waits for its 1,000th row. The figures are printed with the target beside
  * them, and a median over the target fails the run once both are measured.
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { loadSettings, type Running, serve } from "@coffer/node"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { bench, describe } from "vitest"
+import { type BrowserScene, median, post, startScene } from "./browserBench.js"
 
 const COUNT = 1_000
 const TARGET_MS = 1_000
 
-interface Scene {
-  readonly running: Running
-  readonly base: string
-  readonly context: BrowserContext
+interface Scene extends BrowserScene {
   readonly page: Page
-  readonly directory: string
-}
-
-const post = async (base: string, path: string, body: unknown, cookie?: string) => {
-  const response = await fetch(`${base}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(cookie === undefined ? {} : { cookie }) },
-    body: JSON.stringify(body),
-  })
-  if (!response.ok) throw new Error(`POST ${path} answered ${response.status}`)
-  return response
 }
 
 let scene: Promise<Scene> | undefined
 const prepare = () => {
   scene ??= (async () => {
-    const directory = mkdtempSync(join(tmpdir(), "coffer-dashboard-bench-"))
-    const settings = loadSettings({
-      COFFER_ENV: "development",
-      COFFER_DATABASE_URL: `sqlite:${join(directory, "bench.db")}`,
-      COFFER_MASTER_KEY: Buffer.alloc(32, 7).toString("base64"),
-      COFFER_SCHEMAS_PORT: "0",
-    })
-    const running = await serve({ settings, services: ["schemas"], env: {}, log: () => {} })
-    const base = running.listening.schemas!.url.replace(/\/$/, "")
-    const page = await fetch(`${base}/platforms`)
-    if (!(page.headers.get("content-type") ?? "").startsWith("text/html")) {
-      throw new Error("the dashboard is not built: run `pnpm build` (or `node hosts/web/scripts/build.mjs`) first")
-    }
-    const login = await post(base, "/api/auth/dev-login", { email: "bench@example.com" })
-    const [name, value] = login.headers.getSetCookie()[0]!.split(";")[0]!.split("=") as [string, string]
-    const cookie = `${name}=${value}`
+    const started = await startScene("schemas")
+    const { base, cookie } = started
     const kinds = ["ios", "android", "web", "service", "custom"]
     for (let start = 0; start < COUNT; start += 50) {
       await Promise.all(
@@ -66,14 +35,8 @@ const prepare = () => {
       index % 10 === 0 ? `${index}.0.0-rc.1` : `${Math.floor(index / 100)}.${index % 100}.0+b.${index}`,
     )
     await post(base, "/api/many", { name: "many", versions }, cookie)
-    const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "coffer-bench-chromium-")), {
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-      viewport: { width: 1440, height: 900 },
-    })
-    await context.addCookies([{ name, value, url: base }])
-    return { running, base, context, page: await context.newPage(), directory }
+    const { page } = await started.open()
+    return { ...started, page }
   })()
   return scene
 }
@@ -96,8 +59,6 @@ const render = async (label: string, path: string, rows: string) => {
   runs.push(elapsed)
   figures[label] = runs
 }
-
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 const options = (label: string) => ({
   time: 0,
@@ -130,10 +91,7 @@ describe("dashboard lists in Chromium", () => {
   bench(
     "close",
     async () => {
-      const ready = await prepare()
-      await ready.context.close()
-      await ready.running.close(0)
-      rmSync(ready.directory, { recursive: true, force: true })
+      await (await prepare()).close()
       if (missed.length > 0) throw new Error(missed.join("; "))
     },
     { time: 0, iterations: 1, warmupIterations: 0 },

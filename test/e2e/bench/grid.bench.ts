@@ -5,52 +5,25 @@
  * in a signed-in tab and waits for its 1,000th row with its last cell drawn. The median is printed beside the
  * target, and a median over the target fails the run.
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { loadSettings, type Running, serve } from "@coffer/node"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { bench, describe } from "vitest"
+import { type BrowserScene, median, post, startScene } from "./browserBench.js"
 
 const KEYS = 1_000
 const ENVIRONMENTS = ["development", "staging", "production"] as const
 const TARGET_MS = 1_000
 const PARALLEL = 50
 
-interface Scene {
-  readonly running: Running
-  readonly base: string
+interface Scene extends BrowserScene {
   readonly slug: string
-  readonly context: BrowserContext
   readonly page: Page
-  readonly directory: string
-}
-
-const post = async (base: string, path: string, body: unknown, cookie?: string) => {
-  const response = await fetch(`${base}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(cookie === undefined ? {} : { cookie }) },
-    body: JSON.stringify(body),
-  })
-  if (!response.ok) throw new Error(`POST ${path} answered ${response.status}`)
-  return response
 }
 
 let scene: Promise<Scene> | undefined
 const prepare = () => {
   scene ??= (async () => {
-    const directory = mkdtempSync(join(tmpdir(), "coffer-grid-bench-"))
-    const settings = loadSettings({
-      COFFER_ENV: "development",
-      COFFER_DATABASE_URL: `sqlite:${join(directory, "bench.db")}`,
-      COFFER_MASTER_KEY: Buffer.alloc(32, 7).toString("base64"),
-      COFFER_SECRETS_PORT: "0",
-    })
-    const running = await serve({ settings, services: ["secrets"], env: {}, log: () => {} })
-    const base = running.listening.secrets!.url.replace(/\/$/, "")
-    const login = await post(base, "/api/auth/dev-login", { email: "bench@example.com" })
-    const [name, value] = login.headers.getSetCookie()[0]!.split(";")[0]!.split("=") as [string, string]
-    const cookie = `${name}=${value}`
+    const started = await startScene("secrets")
+    const { base, cookie } = started
     const created = await post(base, "/api/projects", { name: "Grid bench" }, cookie)
     const { project } = (await created.json()) as { project: { slug: string } }
     const writes = ENVIRONMENTS.flatMap((environment, column) =>
@@ -71,15 +44,8 @@ const prepare = () => {
           ),
       )
     }
-    const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "coffer-bench-chromium-")), {
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-      viewport: { width: 1440, height: 900 },
-    })
-    await context.addCookies([{ name, value, url: base }])
-    const page = await context.newPage()
-    return { running, base, slug: project.slug, context, page, directory }
+    const { page } = await started.open()
+    return { ...started, slug: project.slug, page }
   })()
   return scene
 }
@@ -99,8 +65,6 @@ const render = async () => {
     .waitFor({ timeout: 10_000 })
   runs.push(performance.now() - began)
 }
-
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 describe("secrets grid in Chromium", () => {
   bench("grid of 1,000 keys × 3 environments", render, {
@@ -122,10 +86,7 @@ describe("secrets grid in Chromium", () => {
   bench(
     "close",
     async () => {
-      const ready = await prepare()
-      await ready.context.close()
-      await ready.running.close(0)
-      rmSync(ready.directory, { recursive: true, force: true })
+      await (await prepare()).close()
     },
     { time: 0, iterations: 1, warmupIterations: 0 },
   )

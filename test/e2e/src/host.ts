@@ -67,9 +67,8 @@ const lacking: Readonly<Record<HostName, Readonly<Record<string, string>>>> = { 
 /** Why `host` lacks `capability`, or `undefined` when it has it. */
 export const lacks = (host: HostName, capability: string): string | undefined => lacking[host][capability]
 
-/** The program and arguments that run `coffer <args>` on a host. */
-const command = (host: HostName, args: ReadonlyArray<string>): [string, Array<string>] => {
-  const file = bins[host]
+/** The program and arguments that run `coffer <args>` on a host, from `file` (the workspace's build by default). */
+const command = (host: HostName, args: ReadonlyArray<string>, file = bins[host]): [string, Array<string>] => {
   // A missing build would otherwise surface as a module-not-found trace from the child.
   if (!existsSync(file)) throw new Error(`${file} is missing: run \`pnpm build\` first`)
   if (host === "node") return [process.execPath, [file, ...args]]
@@ -91,6 +90,8 @@ export interface Host {
 export interface StartOptions {
   /** Which host runs the command; `node` by default. */
   readonly host?: HostName
+  /** The command's file; the workspace's build of the host by default (the packed-install test runs an installed one). */
+  readonly bin?: string
   readonly env?: Readonly<Record<string, string>>
   readonly args?: ReadonlyArray<string>
   /** Working directory; a fresh temporary one by default, so `.coffer/` files do not leak between tests. */
@@ -130,7 +131,7 @@ export const start = async (options: StartOptions = {}): Promise<Host> => {
   const host = options.host ?? defaultHost
   const args = options.args ?? ["serve"]
   const expected = args.includes("--only") ? 1 : 2
-  const [file, argv] = command(host, args)
+  const [file, argv] = command(host, args, options.bin)
   const child = spawn(file, argv, {
     cwd: options.cwd ?? freshDirectory(),
     env: {

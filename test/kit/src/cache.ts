@@ -27,6 +27,7 @@ const behind = (cache: Cache.Cache["Service"], state: Switch & { calls?: number 
       })
   return Cache.Cache.of({
     get: guard(cache.get),
+    getMany: guard(cache.getMany),
     set: guard(cache.set),
     delete: guard(cache.delete),
     increment: guard(cache.increment),
@@ -69,6 +70,7 @@ export const manualCache = (now: () => number) => {
   const cache = behind(
     Cache.Cache.of({
       get: (key) => Effect.sync(() => live(key)?.value),
+      getMany: (keys) => Effect.sync(() => keys.map((key) => live(key)?.value)),
       set: (key, value, ttlMs) =>
         Effect.sync(() => void entries.set(key, { value, expiresAt: ttlMs === undefined ? undefined : now() + ttlMs })),
       delete: (key) => Effect.sync(() => void entries.delete(key)),

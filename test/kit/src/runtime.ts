@@ -3,12 +3,14 @@
  * log (level, message, pretty cause), so a test can assert that a failure was logged and that nothing secret was.
  */
 import { Readiness, StoreUnavailable } from "@coffer/kernel"
-import { Cause, Effect, Layer, Logger, ManagedRuntime } from "effect"
+import { Cause, Effect, Layer, Logger, ManagedRuntime, References } from "effect"
 
 export interface LogEntry {
   readonly level: string
   readonly message: string
   readonly cause: string
+  /** The log's annotations (a request line's `requestId`, `route`, `status`…). */
+  readonly annotations: Readonly<Record<string, unknown>>
 }
 
 /** A logger layer that appends every entry to `logs`. */
@@ -20,6 +22,7 @@ export const captureLogs = () => {
         level: options.logLevel,
         message: [options.message].flat().map(String).join(" "),
         cause: Cause.pretty(options.cause),
+        annotations: options.fiber.getRef(References.CurrentLogAnnotations),
       })
     }),
   ])

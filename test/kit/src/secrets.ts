@@ -80,7 +80,7 @@ export const makeWorld = (options: { readonly keyring?: Cipher.Keyring } = {}) =
     exit: <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof layer>>) => runtime.runPromiseExit(effect),
     /** A new person, signed in. */
     person: (email = `person${++count}@example.com`): SessionActor => {
-      const user = { id: `user-${++count}`, email, createdAt: new Date(START).toISOString() }
+      const user = { id: `user-${++count}`, email, createdAt: START }
       accounts.users.set(user.id, user)
       return { kind: "session", userId: user.id, email, ipAddress: "203.0.113.7" }
     },

@@ -2,10 +2,12 @@
  * The audit log of the SQL schema store: appended one entry at a time, paged newest first by `at`, then `id`
  * (port rule 9), the cursor excluding its own entry and everything newer.
  */
+
+import { fromIso, toIso } from "@coffer/kernel"
 import type { AuditEntry, SchemaStore } from "@coffer/schemas"
 import { Effect } from "effect"
 import type * as SqlStore from "../SqlStore.js"
-import { iso, json, ms } from "./rows.js"
+import { json } from "./rows.js"
 
 export type AuditPart = Pick<SchemaStore["Service"], "appendAudit" | "listAudit">
 
@@ -16,7 +18,7 @@ export const auditLog = ({ query }: SqlStore.SqlStore): AuditPart => ({
         .insertInto("schemas_audit")
         .values({
           id: entry.id,
-          at: iso(entry.at),
+          at: toIso(entry.at),
           actor: entry.actor,
           action: entry.action,
           target: entry.target,
@@ -28,7 +30,7 @@ export const auditLog = ({ query }: SqlStore.SqlStore): AuditPart => ({
     query((db) => {
       let statement = db.selectFrom("schemas_audit").selectAll()
       if (before !== undefined) {
-        const at = iso(before.at)
+        const at = toIso(before.at)
         statement = statement.where((eb) =>
           eb.or([eb("at", "<", at), eb.and([eb("at", "=", at), eb("id", "<", before.id)])]),
         )
@@ -39,7 +41,7 @@ export const auditLog = ({ query }: SqlStore.SqlStore): AuditPart => ({
         rows.map(
           (row): AuditEntry => ({
             id: row.id,
-            at: ms(row.at),
+            at: fromIso(row.at),
             actor: row.actor,
             action: row.action as AuditEntry["action"],
             target: row.target,

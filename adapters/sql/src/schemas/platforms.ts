@@ -3,12 +3,14 @@
  * writes that add and remove them. Lists are sorted in JavaScript with the domain's order (`sortVersions`,
  * code-unit order for names), so both dialects answer alike whatever the database's collation.
  */
+
+import { toIso } from "@coffer/kernel"
 import type { PlatformData, SchemaStore } from "@coffer/schemas"
 import { Effect, type Schema } from "effect"
 import type * as SqlStore from "../SqlStore.js"
 import type { SchemasVersionRow } from "../tables/schemas.js"
 import { chunks, eachChunk } from "./chunks.js"
-import { byName, iso, parseObject, recordOf } from "./rows.js"
+import { byName, parseObject, recordOf } from "./rows.js"
 
 export type PlatformsPart = Pick<
   SchemaStore["Service"],
@@ -105,7 +107,7 @@ export const platforms = ({ query }: SqlStore.SqlStore): PlatformsPart => {
       query((db) =>
         db
           .insertInto("schemas_platforms")
-          .values({ name, kind: kind ?? null, created_at: iso(at) })
+          .values({ name, kind: kind ?? null, created_at: toIso(at) })
           .onConflict((conflict) => conflict.column("name").doNothing())
           .executeTakeFirst(),
       ).pipe(Effect.map((result) => Number(result.numInsertedOrUpdatedRows ?? 0) > 0)),
@@ -119,7 +121,7 @@ export const platforms = ({ query }: SqlStore.SqlStore): PlatformsPart => {
         : query((db) =>
             db
               .insertInto("schemas_versions")
-              .values(versions.map((version) => ({ platform, version, created_at: iso(at) })))
+              .values(versions.map((version) => ({ platform, version, created_at: toIso(at) })))
               .onConflict((conflict) => conflict.columns(["platform", "version"]).doNothing())
               .execute(),
           ).pipe(Effect.asVoid),

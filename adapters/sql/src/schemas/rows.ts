@@ -5,12 +5,10 @@
  * Times are stored as ISO 8601 text and cross the port as epoch milliseconds; JSON columns hold the port's
  * values as text.
  */
+import { fromIso } from "@coffer/kernel"
 import { type PlatformKind, type PlatformRecord, type Revision, type StoredToken, sortVersions } from "@coffer/schemas"
 import type { Schema } from "effect"
 import type { SchemasRevisionRow, SchemasTokenRow } from "../tables/schemas.js"
-
-export const iso = (ms: number) => new Date(ms).toISOString()
-export const ms = (text: string) => Date.parse(text)
 
 /** Code-unit order, the same on every dialect whatever its collation. */
 export const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
@@ -31,9 +29,9 @@ export const tokenOf = (row: SchemasTokenRow): StoredToken => ({
   name: row.name,
   platforms: row.platforms === null ? null : parseList(row.platforms),
   hint: row.hint,
-  createdAt: ms(row.created_at),
+  createdAt: fromIso(row.created_at),
   createdBy: row.created_by,
-  lastUsedAt: row.last_used_at === null ? undefined : ms(row.last_used_at),
+  lastUsedAt: row.last_used_at === null ? undefined : fromIso(row.last_used_at),
   hash: row.token_hash,
 })
 
@@ -42,5 +40,5 @@ export const revisionOf = (row: SchemasRevisionRow): Revision => ({
   content: parseObject(row.content),
   output: row.output === null ? undefined : parseObject(row.output),
   savedBy: row.saved_by,
-  savedAt: ms(row.saved_at),
+  savedAt: fromIso(row.saved_at),
 })

@@ -3,12 +3,14 @@
  * `@extends` list yields and appends one revision, in one writing transaction (port rule 4); a cascade's outputs
  * go in batched statements without revisions.
  */
+
+import { fromIso, toIso } from "@coffer/kernel"
 import { type DependencyEdge, dependencyEdges, type SchemaStore } from "@coffer/schemas"
 import { Effect } from "effect"
 import { sql } from "kysely"
 import type * as SqlStore from "../SqlStore.js"
 import { chunks, eachChunk, OUTPUT_CHUNK } from "./chunks.js"
-import { iso, json, ms, parseList, parseObject, revisionOf, sortedDistinct } from "./rows.js"
+import { json, parseList, parseObject, revisionOf, sortedDistinct } from "./rows.js"
 import type { Writing } from "./writing.js"
 
 export type SchemasPart = Pick<
@@ -95,7 +97,7 @@ export const schemas = ({ query }: SqlStore.SqlStore, transaction: Writing): Sch
                 dependencies: json(write.dependencies),
                 output: json(write.output),
                 sources: write.sources === undefined ? null : json(sortedDistinct(write.sources)),
-                saved_at: iso(write.savedAt),
+                saved_at: toIso(write.savedAt),
                 saved_by: write.savedBy,
               })
               .where("platform", "=", write.platform)
@@ -121,7 +123,7 @@ export const schemas = ({ query }: SqlStore.SqlStore, transaction: Writing): Sch
                 revision: Number(last?.revision ?? 0) + 1,
                 content: json(write.content),
                 output: json(write.output),
-                saved_at: iso(write.savedAt),
+                saved_at: toIso(write.savedAt),
                 saved_by: write.savedBy,
               })
               .execute(),
@@ -176,7 +178,11 @@ export const schemas = ({ query }: SqlStore.SqlStore, transaction: Writing): Sch
           .execute(),
       ).pipe(
         Effect.map((rows) =>
-          rows.map((row) => ({ revision: Number(row.revision), savedBy: row.saved_by, savedAt: ms(row.saved_at) })),
+          rows.map((row) => ({
+            revision: Number(row.revision),
+            savedBy: row.saved_by,
+            savedAt: fromIso(row.saved_at),
+          })),
         ),
       ),
     findRevision: (id, revision) =>

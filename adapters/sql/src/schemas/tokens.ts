@@ -1,10 +1,12 @@
 /**
  * API tokens of the schemas service, on SQL: found by hash only, the plaintext never stored (port rule 8).
  */
+
+import { toIso } from "@coffer/kernel"
 import type { SchemaStore, TokenRecord } from "@coffer/schemas"
 import { Effect } from "effect"
 import type * as SqlStore from "../SqlStore.js"
-import { byName, iso, json, tokenOf } from "./rows.js"
+import { byName, json, tokenOf } from "./rows.js"
 import type { Writing } from "./writing.js"
 
 export type TokensPart = Pick<
@@ -23,9 +25,9 @@ export const tokens = ({ query }: SqlStore.SqlStore, transaction: Writing): Toke
           token_hash: token.hash,
           hint: token.hint,
           platforms: token.platforms === null ? null : json(token.platforms),
-          created_at: iso(token.createdAt),
+          created_at: toIso(token.createdAt),
           created_by: token.createdBy,
-          last_used_at: token.lastUsedAt === undefined ? null : iso(token.lastUsedAt),
+          last_used_at: token.lastUsedAt === undefined ? null : toIso(token.lastUsedAt),
         })
         .execute(),
     ).pipe(Effect.asVoid),
@@ -57,7 +59,7 @@ export const tokens = ({ query }: SqlStore.SqlStore, transaction: Writing): Toke
     query((db) =>
       db
         .updateTable("schemas_tokens")
-        .set({ last_used_at: iso(at) })
+        .set({ last_used_at: toIso(at) })
         .where("id", "=", id)
         .execute(),
     ).pipe(Effect.asVoid),

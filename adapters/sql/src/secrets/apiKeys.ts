@@ -2,11 +2,12 @@
  * API keys on SQL: only their SHA-256 is stored, looked up by hash on every use. Which keys a person sees is the
  * use case's question (`seesApiKey`); the store lists every key of the projects it is given.
  */
+import { toIso, toIsoOrNull } from "@coffer/kernel"
 import type { SecretStore } from "@coffer/secrets"
 import { Effect } from "effect"
 import * as SqlStore from "../SqlStore.js"
 import type { Audited } from "./audit.js"
-import { projectNotFound } from "./projects.js"
+import { projectGone } from "./projects.js"
 import { toApiKey } from "./rows.js"
 
 type Store = SecretStore.SecretStore["Service"]
@@ -33,12 +34,12 @@ export const apiKeys = (store: SqlStore.SqlStore, { audited, auditedChange }: Au
               key_prefix: apiKey.keyPrefix,
               key_hash: apiKey.keyHash,
               scope: apiKey.scope,
-              expires_at: apiKey.expiresAt,
-              last_used_at: apiKey.lastUsedAt,
-              created_at: apiKey.createdAt,
+              expires_at: toIsoOrNull(apiKey.expiresAt),
+              last_used_at: toIsoOrNull(apiKey.lastUsedAt),
+              created_at: toIso(apiKey.createdAt),
             })
             .execute(),
-        ).pipe(SqlStore.failOn("ForeignKeyViolation", projectNotFound), Effect.asVoid),
+        ).pipe(SqlStore.failOn("ForeignKeyViolation", projectGone), Effect.asVoid),
       ),
 
     findApiKeyByHash: (keyHash) =>
@@ -66,7 +67,7 @@ export const apiKeys = (store: SqlStore.SqlStore, { audited, auditedChange }: Au
       auditedChange(audit, (db) =>
         db
           .updateTable("secrets_api_keys")
-          .set({ key_hash: keyHash, key_prefix: keyPrefix, expires_at: expiresAt })
+          .set({ key_hash: keyHash, key_prefix: keyPrefix, expires_at: toIsoOrNull(expiresAt) })
           .where("id", "=", id)
           .executeTakeFirst(),
       ),
@@ -75,8 +76,12 @@ export const apiKeys = (store: SqlStore.SqlStore, { audited, auditedChange }: Au
       auditedChange(audit, (db) => db.deleteFrom("secrets_api_keys").where("id", "=", id).executeTakeFirst()),
 
     touchApiKey: (id, at) =>
-      query((db) => db.updateTable("secrets_api_keys").set({ last_used_at: at }).where("id", "=", id).execute()).pipe(
-        Effect.asVoid,
-      ),
+      query((db) =>
+        db
+          .updateTable("secrets_api_keys")
+          .set({ last_used_at: toIso(at) })
+          .where("id", "=", id)
+          .execute(),
+      ).pipe(Effect.asVoid),
   }
 }

@@ -8,19 +8,19 @@
  * race answers `VersionConflict`, after which the use case re-reads and tries again. The write is one compound
  * operation so that it costs one transaction; it compares a version and decides nothing else.
  */
-import { NotFound } from "@coffer/kernel"
-import { EnvironmentExists, type SecretStore, VersionConflict } from "@coffer/secrets"
+import { fromIso, toIso } from "@coffer/kernel"
+import { EnvironmentExists, EnvironmentGone, type SecretStore, VersionConflict } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Kysely } from "kysely"
 import * as SqlStore from "../SqlStore.js"
 import type { Tables } from "../Tables.js"
 import type { Audited } from "./audit.js"
-import { projectNotFound } from "./projects.js"
+import { projectGone } from "./projects.js"
 import { toEnvironment, toSecret } from "./rows.js"
 
 type Store = SecretStore.SecretStore["Service"]
 
-const environmentNotFound = () => new NotFound({ message: "The environment no longer exists" })
+const environmentGone = () => new EnvironmentGone()
 
 export type EnvironmentsPart = Pick<
   Store,
@@ -77,7 +77,7 @@ export const environments = (
               id: environment.id,
               project_id: environment.projectId,
               name: environment.name,
-              created_at: environment.createdAt,
+              created_at: toIso(environment.createdAt),
             })
             .execute(),
         ).pipe(
@@ -89,7 +89,7 @@ export const environments = (
                 message: `An environment named "${environment.name}" exists in this project`,
               }),
           ),
-          SqlStore.failOn("ForeignKeyViolation", projectNotFound),
+          SqlStore.failOn("ForeignKeyViolation", projectGone),
           Effect.asVoid,
         ),
       ),
@@ -131,7 +131,7 @@ export const environments = (
               version: Number(sealed.version),
               value: sealed.value,
               userId: sealed.user_id,
-              createdAt: sealed.created_at,
+              createdAt: fromIso(sealed.created_at),
             },
           }
         }),
@@ -141,6 +141,7 @@ export const environments = (
       const conflict = () =>
         new VersionConflict({ message: `Secret "${input.key}" changed while it was being written; try again` })
       const version = input.expectedVersion + 1
+      const at = toIso(input.at)
       const createOrAdvance =
         input.expectedVersion === 0
           ? statement((db) =>
@@ -151,19 +152,19 @@ export const environments = (
                   environment_id: input.environmentId,
                   key: input.key,
                   version,
-                  created_at: input.at,
-                  updated_at: input.at,
+                  created_at: at,
+                  updated_at: at,
                 })
                 .execute(),
             ).pipe(
               SqlStore.failOn("UniqueViolation", conflict),
-              SqlStore.failOn("ForeignKeyViolation", environmentNotFound),
+              SqlStore.failOn("ForeignKeyViolation", environmentGone),
               Effect.as(input.newSecretId),
             )
           : statement((db) =>
               db
                 .updateTable("secrets_secrets")
-                .set({ version, updated_at: input.at })
+                .set({ version, updated_at: at })
                 .where("environment_id", "=", input.environmentId)
                 .where("key", "=", input.key)
                 .where("version", "=", input.expectedVersion)
@@ -186,7 +187,7 @@ export const environments = (
                   version,
                   value: input.value,
                   user_id: input.userId,
-                  created_at: input.at,
+                  created_at: at,
                 })
                 .execute(),
             ).pipe(SqlStore.failOn("UniqueViolation", conflict))
@@ -219,7 +220,11 @@ export const environments = (
           .execute(),
       ).pipe(
         Effect.map((rows) =>
-          rows.map((row) => ({ version: Number(row.version), createdAt: row.created_at, userId: row.user_id })),
+          rows.map((row) => ({
+            version: Number(row.version),
+            createdAt: fromIso(row.created_at),
+            userId: row.user_id,
+          })),
         ),
       ),
 

@@ -6,8 +6,8 @@
  * that follows fails on the primary key when the person is in already, and the rollback leaves the invite unused.
  * Whether an invite has expired is the use case's question, asked before.
  */
-import { NotFound } from "@coffer/kernel"
-import { AlreadyMember, ProjectExists, type Role, type SecretStore } from "@coffer/secrets"
+import { fromIso, toIso, toIsoOrNull } from "@coffer/kernel"
+import { AlreadyMember, ProjectExists, ProjectGone, type Role, type SecretStore } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Kysely } from "kysely"
 import * as SqlStore from "../SqlStore.js"
@@ -17,7 +17,7 @@ import { changed, projectColumns, toAccess, toInvite, toProject } from "./rows.j
 
 type Store = SecretStore.SecretStore["Service"]
 
-export const projectNotFound = () => new NotFound({ message: "The project no longer exists" })
+export const projectGone = () => new ProjectGone()
 
 export type ProjectsPart = Pick<
   Store,
@@ -64,7 +64,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
                 slug: project.slug,
                 owner_id: project.ownerId,
                 data_key: project.dataKey,
-                created_at: project.createdAt,
+                created_at: toIso(project.createdAt),
               })
               .execute(),
           ).pipe(
@@ -81,7 +81,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
                 project_id: project.id,
                 user_id: project.ownerId,
                 role: "owner",
-                created_at: project.createdAt,
+                created_at: toIso(project.createdAt),
               })
               .execute(),
           )
@@ -94,7 +94,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
                   id: environment.id,
                   project_id: environment.projectId,
                   name: environment.name,
-                  created_at: environment.createdAt,
+                  created_at: toIso(environment.createdAt),
                 })),
               )
               .execute(),
@@ -121,7 +121,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
     listMembers: (projectId) =>
       query((db) => db.selectFrom("secrets_members").selectAll().where("project_id", "=", projectId).execute()).pipe(
         Effect.map((rows) =>
-          rows.map((row) => ({ userId: row.user_id, role: row.role as Role, createdAt: row.created_at })),
+          rows.map((row) => ({ userId: row.user_id, role: row.role as Role, createdAt: fromIso(row.created_at) })),
         ),
       ),
 
@@ -171,13 +171,13 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
               role: invite.role,
               token_hash: invite.tokenHash,
               created_by: invite.createdBy,
-              created_at: invite.createdAt,
-              expires_at: invite.expiresAt,
-              used_at: invite.usedAt,
+              created_at: toIso(invite.createdAt),
+              expires_at: toIso(invite.expiresAt),
+              used_at: toIsoOrNull(invite.usedAt),
               used_by: null,
             })
             .execute(),
-        ).pipe(SqlStore.failOn("ForeignKeyViolation", projectNotFound), Effect.asVoid),
+        ).pipe(SqlStore.failOn("ForeignKeyViolation", projectGone), Effect.asVoid),
       ),
 
     listInvites: (projectId) =>
@@ -205,7 +205,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
       query((db) =>
         db
           .deleteFrom("secrets_invites")
-          .where((row) => row.or([row("used_at", "is not", null), row("expires_at", "<=", now)]))
+          .where((row) => row.or([row("used_at", "is not", null), row("expires_at", "<=", toIso(now))]))
           .executeTakeFirst(),
       ).pipe(Effect.map((result) => Number(result.numDeletedRows))),
 
@@ -215,7 +215,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
           const invite = yield* statement((db) =>
             db
               .updateTable("secrets_invites")
-              .set({ used_at: at, used_by: userId })
+              .set({ used_at: toIso(at), used_by: userId })
               .where("id", "=", inviteId)
               .where("used_at", "is", null)
               .returning(["project_id", "role"])
@@ -225,7 +225,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
           yield* statement((db) =>
             db
               .insertInto("secrets_members")
-              .values({ project_id: invite.project_id, user_id: userId, role: invite.role, created_at: at })
+              .values({ project_id: invite.project_id, user_id: userId, role: invite.role, created_at: toIso(at) })
               .execute(),
           ).pipe(
             SqlStore.failOn("UniqueViolation", () => new AlreadyMember({ message: "You are already in this project" })),

@@ -1,7 +1,11 @@
 /**
  * How the secrets tables' rows (migration `0004_secrets`) become the port's records and back. Shared by the SQL
  * secret store's parts; nothing here runs a statement.
+ *
+ * Times are stored as ISO 8601 text (fixed width, so the database compares them as instants) and cross the port
+ * as epoch milliseconds.
  */
+import { fromIso, fromIsoOrNull, toIso } from "@coffer/kernel"
 import type { AuditAction, KeyScope, MemberRole, Role, SecretStore } from "@coffer/secrets"
 import type {
   SecretsApiKeyRow,
@@ -17,7 +21,7 @@ export const toProject = (row: SecretsProjectRow): SecretStore.ProjectRecord => 
   name: row.name,
   slug: row.slug,
   ownerId: row.owner_id,
-  createdAt: row.created_at,
+  createdAt: fromIso(row.created_at),
   dataKey: row.data_key,
 })
 
@@ -25,7 +29,7 @@ export const toEnvironment = (row: SecretsEnvironmentRow): SecretStore.Environme
   id: row.id,
   projectId: row.project_id,
   name: row.name,
-  createdAt: row.created_at,
+  createdAt: fromIso(row.created_at),
 })
 
 export const toInvite = (row: SecretsInviteRow): SecretStore.InviteRecord => ({
@@ -34,9 +38,9 @@ export const toInvite = (row: SecretsInviteRow): SecretStore.InviteRecord => ({
   role: row.role as MemberRole,
   tokenHash: row.token_hash,
   createdBy: row.created_by,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  usedAt: row.used_at,
+  createdAt: fromIso(row.created_at),
+  expiresAt: fromIso(row.expires_at),
+  usedAt: fromIsoOrNull(row.used_at),
 })
 
 export const toSecret = (row: SecretsSecretRow): SecretStore.SecretRecord => ({
@@ -44,8 +48,8 @@ export const toSecret = (row: SecretsSecretRow): SecretStore.SecretRecord => ({
   environmentId: row.environment_id,
   key: row.key,
   version: Number(row.version),
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
+  createdAt: fromIso(row.created_at),
+  updatedAt: fromIso(row.updated_at),
 })
 
 export const toApiKey = (row: SecretsApiKeyRow): SecretStore.ApiKeyRecord => ({
@@ -56,9 +60,9 @@ export const toApiKey = (row: SecretsApiKeyRow): SecretStore.ApiKeyRecord => ({
   keyPrefix: row.key_prefix,
   keyHash: row.key_hash,
   scope: row.scope as KeyScope,
-  expiresAt: row.expires_at,
-  lastUsedAt: row.last_used_at,
-  createdAt: row.created_at,
+  expiresAt: fromIsoOrNull(row.expires_at),
+  lastUsedAt: fromIsoOrNull(row.last_used_at),
+  createdAt: fromIso(row.created_at),
 })
 
 export const toAudit = (row: SecretsAuditLogRow): SecretStore.AuditRecord => ({
@@ -70,7 +74,7 @@ export const toAudit = (row: SecretsAuditLogRow): SecretStore.AuditRecord => ({
   action: row.action as AuditAction,
   targetKey: row.target_key,
   ipAddress: row.ip_address,
-  createdAt: row.created_at,
+  createdAt: fromIso(row.created_at),
 })
 
 export const auditRow = (entry: SecretStore.AuditRecord): SecretsAuditLogRow => ({
@@ -82,7 +86,7 @@ export const auditRow = (entry: SecretStore.AuditRecord): SecretsAuditLogRow => 
   action: entry.action,
   target_key: entry.targetKey,
   ip_address: entry.ipAddress,
-  created_at: entry.createdAt,
+  created_at: toIso(entry.createdAt),
 })
 
 export const changed = (result: { readonly numUpdatedRows?: bigint; readonly numDeletedRows?: bigint }) =>

@@ -1,10 +1,11 @@
 /**
- * The stack both apps stand on, in the order that makes every rule hold for every response:
- * `no-store` and the security headers outermost (so errors, 404s and preflights carry them), then CORS (so a
+ * The stack both apps stand on, in the order that makes every rule hold for every response: the request's
+ * telemetry outermost (its log line, metrics and span see the final answer, errors included) and its
+ * `X-Request-Id`, then `no-store` and the security headers (so errors, 404s and preflights carry them), then CORS (so a
  * listed origin can read even a 413), then the content-type and size checks that reject a request before any
  * route runs. Unknown paths answer 404 `{ error: "Not found" }`, or the web app when one is served and the path is
- * the app's (`../web/webApp.ts`: the app is the not-found handler, so it shadows no route); an exception that escapes a route answers
- * a bare 500 and is logged through the runtime.
+ * the app's (`../web/webApp.ts`: the app is the not-found handler, so it shadows no route); an exception that escapes a
+ * route answers a bare 500 and is logged in the request's line. `/metrics` is mounted when a token is configured.
  */
 import { NotFound } from "@coffer/kernel"
 import type { ManagedRuntime } from "effect"
@@ -18,6 +19,9 @@ import { cors } from "../middleware/cors.js"
 import { jsonWrites } from "../middleware/jsonWrites.js"
 import { noStore } from "../middleware/noStore.js"
 import { securityHeaders } from "../middleware/securityHeaders.js"
+import { mountMetrics } from "../observability/metricsRoute.js"
+import { requestId } from "../observability/requestId.js"
+import { requestTelemetry } from "../observability/requestTelemetry.js"
 import { type Handle, makeHandle, reportException } from "../runtime.js"
 import { type WebApp, webResponse } from "../web/webApp.js"
 import type { ServiceSettings } from "./settings.js"
@@ -44,7 +48,7 @@ export interface AppOptions<R, ER = unknown, S extends ServiceSettings = Service
 
 export interface BaseAppOptions<R, ER> {
   readonly runtime: ManagedRuntime.ManagedRuntime<R, ER>
-  readonly settings: Pick<ServiceSettings, "corsOrigins" | "trustedProxies">
+  readonly settings: Pick<ServiceSettings, "corsOrigins" | "trustedProxies" | "metricsToken">
   /** `AppOptions.clientAddress`: the socket's peer. */
   readonly peerAddress?: ((c: HonoContext) => string | undefined) | undefined
   /** This service's public origin (HSTS is sent when it is https). */
@@ -59,8 +63,10 @@ export const createBaseApp = <R, ER>(
   options: BaseAppOptions<R, ER>,
 ): { readonly app: Hono; readonly handle: Handle<R> } => {
   const app = new Hono()
-  // First, so that every later step (rate limits, audit, cookies) reads one resolution of the client.
+  app.use(requestTelemetry(options.runtime))
+  // Before every later step (rate limits, audit, cookies), so that they read one resolution of the client.
   app.use(client({ peerAddress: options.peerAddress, trustedProxies: options.settings.trustedProxies }))
+  app.use(requestId())
   app.use(noStore())
   app.use(securityHeaders({ publicOrigin: options.publicOrigin }))
   app.use(cors(options.settings.corsOrigins))
@@ -75,6 +81,7 @@ export const createBaseApp = <R, ER>(
       (web === undefined ? undefined : webResponse(web, c.req.method, c.req.path)) ??
       errorResponse(c, new NotFound({ message: "Not found" })),
   )
-  app.onError(reportException(options.runtime))
+  app.onError(reportException)
+  mountMetrics(app, options.runtime, options.settings.metricsToken)
   return { app, handle: makeHandle(options.runtime) }
 }

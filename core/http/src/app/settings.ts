@@ -4,6 +4,7 @@
  * public origin among them.
  */
 import type { Permissions } from "@coffer/schemas"
+import type { Redacted } from "effect"
 import type { TrustedProxies } from "../client/trustedProxies.js"
 
 export interface ServiceSettings {
@@ -19,6 +20,8 @@ export interface ServiceSettings {
   readonly trustedProxies?: TrustedProxies | undefined
   /** The identity provider's display name (`OIDC_NAME`) when sign-in through one is configured. */
   readonly oidc: { readonly name: string } | undefined
+  /** `COFFER_METRICS_TOKEN`: the bearer token `/metrics` asks for; without it `/metrics` is not served. */
+  readonly metricsToken?: Redacted.Redacted<string> | undefined
 }
 
 /** The schemas service reads its roles too (`OIDC_ROLES_CLAIM` and the group settings). */

@@ -36,8 +36,8 @@ export interface CredentialResolver<A, E, R> {
   readonly publicOrigin: string | undefined
   /** The 401 message for an `Authorization` header that is not a bearer token. */
   readonly malformed: string
-  /** The 401 message for a request with no credential at all. */
-  readonly anonymous: string
+  /** The 401 for a request with no credential at all, made only when it is the answer. */
+  readonly anonymous: () => Unauthorized
   /** The caller a bearer token stands for; its `Unauthorized` counts as a failed credential. */
   readonly byToken: (token: string) => Effect.Effect<A, E | Unauthorized, R>
   /** The caller a live session stands for. */
@@ -71,7 +71,7 @@ export const credentialsOf = <A, E, R>(
       // A cookie that names no live session is a failed credential; no credential at all is not.
       return c.req.header("Cookie")?.includes(`${sessionCookieName(resolver.service, resolver.publicOrigin)}=`) === true
         ? failed(notSignedIn())
-        : Effect.fail(new Unauthorized({ message: resolver.anonymous }))
+        : Effect.fail(resolver.anonymous())
     },
   )
 }

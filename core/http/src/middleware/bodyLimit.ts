@@ -2,6 +2,9 @@
  * Request bodies over 1 MiB answer 413 `{ error }` before any route runs (DESIGN.md "Limits on input").
  * A declared `Content-Length` is checked up front; a chunked body is counted while it is read and the
  * request is cut off as soon as it passes the limit, so no more than the limit is ever held in memory.
+ *
+ * `GET`, `HEAD` and `OPTIONS` pass untouched: @hono/node-server gives them no body, and asking for one would make it
+ * build a full web `Request` (headers, abort signal) that a read has no use for, a sixth of a token read's CPU.
  */
 import { PayloadTooLarge } from "@coffer/kernel"
 import type { MiddlewareHandler } from "hono"
@@ -10,12 +13,16 @@ import { errorResponse } from "../errors.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
-export const bodyLimit = (maxBytes: number = MAX_BODY_BYTES): MiddlewareHandler =>
-  honoBodyLimit({
+const BODILESS = new Set(["GET", "HEAD", "OPTIONS"])
+
+export const bodyLimit = (maxBytes: number = MAX_BODY_BYTES): MiddlewareHandler => {
+  const limit = honoBodyLimit({
     maxSize: maxBytes,
     onError: (c) =>
       errorResponse(c, new PayloadTooLarge({ message: `Request body is larger than ${describeBytes(maxBytes)}` })),
   })
+  return (c, next) => (BODILESS.has(c.req.method) ? next() : limit(c, next))
+}
 
 const describeBytes = (bytes: number) =>
   bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`

@@ -4,6 +4,11 @@
  * dashboard on another origin can use its session cookie. Other origins get no allow header at all, and
  * their preflights fall through to the routes (a 404). With no origin listed the middleware does nothing.
  *
+ * Hand-written rather than `hono/cors`, for two tested rules (`middleware.test.ts`, "CORS"): `hono/cors` answers
+ * every `OPTIONS` itself, so an unlisted origin's preflight would get a 204 instead of falling through to a 404, and
+ * it sets its headers on `c.res` before the route and `Vary` after it, which builds a full response on the hot
+ * path (`presetHeaders.ts`, issue 10).
+ *
  * Origins are compared in the normalised form the host's settings parser produces, which is also the form browsers
  * send (`scheme://host[:port]`, lowercase, no default port).
  */
@@ -12,8 +17,8 @@ import { type HeaderList, withPresetHeaders } from "./presetHeaders.js"
 
 export const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE"
 export const ALLOWED_HEADERS = "Authorization, Content-Type"
-/** Headers a browser script may read besides the safelisted ones: rate limits and `.env` downloads. */
-export const EXPOSED_HEADERS = "Retry-After, Content-Disposition"
+/** Headers a browser script may read besides the safelisted ones: rate limits, `.env` downloads, request ids. */
+export const EXPOSED_HEADERS = "Retry-After, Content-Disposition, X-Request-Id"
 const PREFLIGHT_MAX_AGE_SECONDS = "600"
 
 export const cors = (allowedOrigins: ReadonlyArray<string>): MiddlewareHandler => {

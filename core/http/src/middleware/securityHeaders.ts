@@ -2,6 +2,10 @@
  * The usual security headers on every response (DESIGN.md "Security decisions"). The API answers JSON and plain
  * text only, so its content security policy allows nothing at all: a response opened as a page can run no
  * script, load nothing and be framed by no one. The web app's pages set their own, `'self'` only.
+ *
+ * Hand-written rather than `hono/secure-headers`, which sets its headers after the route, so that
+ * @hono/node-server builds a full response for every request (`presetHeaders.ts`, issue 10), and which would
+ * overwrite the web app's own policy.
  */
 import type { MiddlewareHandler } from "hono"
 import { type HeaderList, withPresetHeaders } from "./presetHeaders.js"

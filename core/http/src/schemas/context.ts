@@ -73,7 +73,7 @@ export const actorOf = (c: Context, routes: SchemasRoutes): Effect.Effect<Access
     clientAddress: routes.clientAddress,
     publicOrigin: routes.publicOrigin,
     malformed: "Authorization must be Bearer <API token>",
-    anonymous: notAuthenticated().message,
+    anonymous: notAuthenticated,
     byToken: (token) =>
       Effect.flatMap(Tokens.checkToken(token), (checked) =>
         dashboard

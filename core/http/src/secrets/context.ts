@@ -73,7 +73,7 @@ export const actorOf = (
     publicOrigin: routes.publicOrigin,
     // What `authenticateApiKey` answers for a key of the wrong shape, which a non-bearer header is.
     malformed: "Invalid API key",
-    anonymous: notSignedIn().message,
+    anonymous: notSignedIn,
     byToken: (token) => authenticateApiKey(token, ipAddress),
     bySession: (session) =>
       Effect.succeed<Actor>({ kind: "session", userId: session.userId, email: session.email, ipAddress }),

@@ -71,7 +71,7 @@ export const readSchema = Effect.fn("Schemas.readSchema")(function* (
   // Nor can a version the version-string rules refuse: answered at once and never cached, so a reader looping
   // over made-up strings costs neither a round trip nor a cache entry.
   if (!isValidVersion(id.version)) return yield* new VersionNotFound(id)
-  const found = yield* lookupSchema(id)
+  const found = yield* lookupSchema(id, actor._tag === "Token" ? actor.generation : undefined)
   switch (found._tag) {
     case "PlatformMissing":
       return yield* new PlatformNotFound({ platform: id.platform })

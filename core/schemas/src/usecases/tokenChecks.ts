@@ -5,7 +5,10 @@
  * Checking a token goes through the Cache port on every request, and fails closed: when the cache (Redis) cannot
  * be reached the check fails with `StoreUnavailable` (503), never falls back to "allowed", and answers again by
  * itself once the cache is back. A valid token is cached for `TOKEN_CHECK_TTL_MS`, so the database is asked about
- * a busy token about once a minute whatever the number of instances.
+ * a busy token about once a minute whatever the number of instances. The check is one round trip to the cache: the
+ * token's entry (whose presence is the revocation signal) and the schema cache's generation are read together
+ * (`getMany`), the generation riding on the `Token` actor to the read it authorises; the entry's text is decoded
+ * once per process and remembered, so a busy token costs a hash, one cache read and a map lookup.
  *
  * Revocation is immediate everywhere: the revoking instance deletes the cache entry (inside the transaction, so a
  * cache that cannot be reached refuses the revocation instead of leaving a live entry behind), then publishes the
@@ -15,12 +18,15 @@
  * and cached its answer just after the delete.
  *
  * `lastUsedAt` is written at most once a minute per token, by whichever instance first counts a use in that
- * minute (an atomic `increment` on the cache), never on every request.
+ * minute (an atomic `increment` on the cache), never on every request. Each instance counts a token's use with the
+ * cache at most once a minute too (`RevokedTokens.countsUse`), so the counter costs no round trip per request;
+ * with several instances `lastUsedAt` may lag by up to two minutes.
  */
-import { Cache, Clock, Hasher, type StoreUnavailable, Unauthorized } from "@coffer/kernel"
+import { Cache, Clock, Hasher, Metrics, type StoreUnavailable, Unauthorized } from "@coffer/kernel"
 import { Context, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import type { Token } from "../access.js"
 import { SchemaStore } from "../SchemaStore.js"
+import { GENERATION_KEY } from "../schemaCache.js"
 
 export const TOKEN_PREFIX = "cfs_"
 /** `cfs_` and 43 base64url characters; anything much longer is not worth hashing. */
@@ -42,15 +48,38 @@ const GrantJson = Schema.fromJsonString(Grant)
 const decodeGrant = Schema.decodeUnknownOption(GrantJson)
 const encodeGrant = Schema.encodeSync(GrantJson)
 
+/** How many decoded grants the process keeps, by their cached text; the oldest leaves first. */
+const DECODED_GRANTS_MAX = 1_000
+const decodedGrants = new Map<string, typeof Grant.Type>()
+
+/** The grant a cached text holds, decoded once per text: the same text always decodes to the same grant. */
+const grantOf = (text: string): typeof Grant.Type | undefined => {
+  const known = decodedGrants.get(text)
+  if (known !== undefined) return known
+  const decoded = decodeGrant(text)
+  if (Option.isNone(decoded)) return undefined
+  if (decodedGrants.size >= DECODED_GRANTS_MAX) decodedGrants.delete(decodedGrants.keys().next().value!)
+  decodedGrants.set(text, decoded.value)
+  return decoded.value
+}
+
 /** The short hint shown in token lists: the prefix and the last four characters. */
 export const hintOf = (token: string) => `${TOKEN_PREFIX}…${token.slice(-4)}`
 
-/** The hashes this instance knows to be revoked, each for one cache lifetime (after which no entry survives). */
+/**
+ * What this instance remembers of token checks: the hashes it knows to be revoked, each for one cache lifetime
+ * (after which no entry survives), and the tokens whose use it has counted lately.
+ */
 export class RevokedTokens extends Context.Service<
   RevokedTokens,
   {
     readonly has: (hash: string) => Effect.Effect<boolean>
     readonly add: (hash: string) => Effect.Effect<void>
+    /**
+     * Whether a use of token `id` is the first this instance sees in `LAST_USED_PERIOD_MS`: only such a use is
+     * counted with the cache, the others cost nothing.
+     */
+    readonly countsUse: (id: string) => Effect.Effect<boolean>
   }
 >()("@coffer/schemas/RevokedTokens") {
   /**
@@ -74,6 +103,16 @@ export class RevokedTokens extends Context.Service<
           for (const [known, expiry] of until) if (expiry <= now) until.delete(known)
           until.set(hash, now + TOKEN_CHECK_TTL_MS)
         })
+      const countedUntil = new Map<string, number>()
+      const countsUse = (id: string) =>
+        Effect.map(clock.now, (now) => {
+          const counted = countedUntil.get(id)
+          if (counted !== undefined && counted > now) return false
+          // Once a period per token: dropping the stale marks here keeps the map to the tokens in use.
+          for (const [known, expiry] of countedUntil) if (expiry <= now) countedUntil.delete(known)
+          countedUntil.set(id, now + LAST_USED_PERIOD_MS)
+          return true
+        })
       const listen = Effect.scoped(
         Effect.gen(function* () {
           const messages = yield* cache.subscribe(INVALIDATION_CHANNEL)
@@ -83,7 +122,7 @@ export class RevokedTokens extends Context.Service<
         }),
       )
       yield* listen.pipe(Effect.retry(Schedule.spaced("1 second")), Effect.forkScoped)
-      return RevokedTokens.of({ has, add })
+      return RevokedTokens.of({ has, add, countsUse })
     }),
   )
 }
@@ -105,11 +144,9 @@ export const checkToken = Effect.fn("Schemas.checkToken")(function* (
   const revoked = yield* RevokedTokens
   const hash = yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token))
   const key = tokenCacheKey(hash)
-  const cached = yield* cache.get(key)
-  const decoded = cached === undefined ? Option.none<typeof Grant.Type>() : decodeGrant(cached)
-  let grant: typeof Grant.Type
-  if (Option.isSome(decoded)) grant = decoded.value
-  else {
+  const [cached, generation] = yield* cache.getMany([key, GENERATION_KEY])
+  let grant = cached === undefined ? undefined : grantOf(cached)
+  if (grant === undefined) {
     const stored = yield* SchemaStore.use((store) => store.findTokenByHash(hash))
     if (stored === undefined) return yield* invalidToken()
     grant = { id: stored.id, platforms: stored.platforms }
@@ -117,9 +154,11 @@ export const checkToken = Effect.fn("Schemas.checkToken")(function* (
   }
   if (yield* revoked.has(hash)) return yield* invalidToken()
   const { id, platforms } = grant
-  if ((yield* cache.increment(lastUsedKey(id), LAST_USED_PERIOD_MS)) === 1) {
+  if ((yield* revoked.countsUse(id)) && (yield* cache.increment(lastUsedKey(id), LAST_USED_PERIOD_MS)) === 1) {
     const now = yield* Clock.Clock.use((clock) => clock.now)
     yield* SchemaStore.use((store) => store.touchToken(id, now))
   }
-  return { _tag: "Token", tokenId: id, platforms }
-})
+  return generation === undefined
+    ? { _tag: "Token", tokenId: id, platforms }
+    : { _tag: "Token", tokenId: id, platforms, generation }
+}, Metrics.countCheck("token"))

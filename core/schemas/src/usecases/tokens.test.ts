@@ -74,7 +74,13 @@ describe("checkToken", () => {
     const env = environment()
     await withPlatforms(env, ["ios"])
     const { token, record } = await env.run(TokenAdmin.createToken(admin, { name: "CI", platforms: ["ios"] }))
-    expect(await env.run(checkToken(token))).toEqual({ _tag: "Token", tokenId: record.id, platforms: ["ios"] })
+    // The schema cache's generation (started by the platform's creation) is read with the check and travels on.
+    expect(await env.run(checkToken(token))).toEqual({
+      _tag: "Token",
+      tokenId: record.id,
+      platforms: ["ios"],
+      generation: expect.any(String),
+    })
     for (const bad of ["", "cfs_", `${token}x`, token.replace("cfs_", "cfk_"), `cfs_${"A".repeat(200)}`]) {
       expect(await env.flip(checkToken(bad))).toMatchObject({
         _tag: "Unauthorized",

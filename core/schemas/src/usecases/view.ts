@@ -14,6 +14,7 @@
  */
 import type { StoreUnavailable } from "@coffer/kernel"
 import { Effect, Result, type Schema } from "effect"
+import { measureCascade } from "../cascadeMetrics.js"
 import { type CascadeTrigger, type DependencyEdge, makeCascadePlanner } from "../domain/cascade.js"
 import { validateContent } from "../domain/content.js"
 import type { ResolveError } from "../domain/errors.js"
@@ -200,4 +201,4 @@ export const cascade = Effect.fnUntraced(function* (
     reprocessed.push({ ...id, output: resolved.success.output, sources: resolved.success.sources })
   }
   return reprocessed
-})
+}, measureCascade)

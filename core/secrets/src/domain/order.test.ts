@@ -8,9 +8,9 @@ describe("orders", () => {
 
   it("puts the newest first, then the greater id for records of one instant", () => {
     const rows = [
-      { id: "01", createdAt: "2026-01-01T00:00:00.000Z" },
-      { id: "03", createdAt: "2026-01-02T00:00:00.000Z" },
-      { id: "02", createdAt: "2026-01-02T00:00:00.000Z" },
+      { id: "01", createdAt: Date.parse("2026-01-01T00:00:00.000Z") },
+      { id: "03", createdAt: Date.parse("2026-01-02T00:00:00.000Z") },
+      { id: "02", createdAt: Date.parse("2026-01-02T00:00:00.000Z") },
     ]
     expect(sorted(rows, newestFirst).map((row) => row.id)).toEqual(["03", "02", "01"])
   })
@@ -29,10 +29,10 @@ describe("orders", () => {
 
   it("lists the owner first, then members by joining time", () => {
     const members = [
-      { userId: "c", role: "read", createdAt: "2026-01-03T00:00:00.000Z" },
-      { userId: "b", role: "write", createdAt: "2026-01-02T00:00:00.000Z" },
-      { userId: "z", role: "owner", createdAt: "2026-01-04T00:00:00.000Z" },
-      { userId: "a", role: "read", createdAt: "2026-01-02T00:00:00.000Z" },
+      { userId: "c", role: "read", createdAt: Date.parse("2026-01-03T00:00:00.000Z") },
+      { userId: "b", role: "write", createdAt: Date.parse("2026-01-02T00:00:00.000Z") },
+      { userId: "z", role: "owner", createdAt: Date.parse("2026-01-04T00:00:00.000Z") },
+      { userId: "a", role: "read", createdAt: Date.parse("2026-01-02T00:00:00.000Z") },
     ]
     expect(sorted(members, membersOrder).map((m) => m.userId)).toEqual(["z", "a", "b", "c"])
   })

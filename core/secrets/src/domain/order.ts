@@ -9,9 +9,9 @@
 /** UTF-16 code unit order. */
 export const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
-/** Newest first by creation time, then by id (ids are sortable, so records of one instant keep their order). */
-export const newestFirst = <A extends { readonly createdAt: string; readonly id: string }>(a: A, b: A): number =>
-  byCodeUnits(b.createdAt, a.createdAt) || byCodeUnits(b.id, a.id)
+/** Newest first by creation time (epoch milliseconds), then by id, so records of one instant keep one order. */
+export const newestFirst = <A extends { readonly createdAt: number; readonly id: string }>(a: A, b: A): number =>
+  b.createdAt - a.createdAt || byCodeUnits(b.id, a.id)
 
 /** Projects by slug. */
 export const bySlug = <A extends { readonly project: { readonly slug: string } }>(a: A, b: A): number =>
@@ -27,12 +27,12 @@ export const byKey = <A extends { readonly key: string }>(a: A, b: A): number =>
 export const byVersionDescending = <A extends { readonly version: number }>(a: A, b: A): number => b.version - a.version
 
 /** Members: the owner first, then by joining time (and by id, for people who joined in the same instant). */
-export const membersOrder = <A extends { readonly role: string; readonly createdAt: string; readonly userId: string }>(
+export const membersOrder = <A extends { readonly role: string; readonly createdAt: number; readonly userId: string }>(
   a: A,
   b: A,
 ): number =>
   Number(b.role === "owner") - Number(a.role === "owner") ||
-  byCodeUnits(a.createdAt, b.createdAt) ||
+  a.createdAt - b.createdAt ||
   byCodeUnits(a.userId, b.userId)
 
 /** A sorted copy: stores answer read-only arrays. */

@@ -1,17 +1,22 @@
 import { describe, expect, it } from "vitest"
 import { isChangeableMember, isPending, seesApiKey } from "./people.js"
 
-const now = "2026-01-08T00:00:00.000Z"
+const now = Date.parse("2026-01-08T00:00:00.000Z")
 
 describe("isPending", () => {
   it("is true for an unused invite until its expiry, and false from that instant on", () => {
-    expect(isPending({ usedAt: null, expiresAt: "2026-01-08T00:00:00.001Z" }, now)).toBe(true)
+    expect(isPending({ usedAt: null, expiresAt: Date.parse("2026-01-08T00:00:00.001Z") }, now)).toBe(true)
     expect(isPending({ usedAt: null, expiresAt: now }, now)).toBe(false)
-    expect(isPending({ usedAt: null, expiresAt: "2026-01-01T00:00:00.000Z" }, now)).toBe(false)
+    expect(isPending({ usedAt: null, expiresAt: Date.parse("2026-01-01T00:00:00.000Z") }, now)).toBe(false)
   })
 
   it("is false for a used invite, however long it had left", () => {
-    expect(isPending({ usedAt: "2026-01-07T00:00:00.000Z", expiresAt: "2027-01-01T00:00:00.000Z" }, now)).toBe(false)
+    expect(
+      isPending(
+        { usedAt: Date.parse("2026-01-07T00:00:00.000Z"), expiresAt: Date.parse("2027-01-01T00:00:00.000Z") },
+        now,
+      ),
+    ).toBe(false)
   })
 })
 

@@ -4,8 +4,8 @@
  * sees. The use cases apply them; stores only keep the rows they read.
  */
 
-/** An invite can be used (or withdrawn) while it is unused and not expired at `now` (ISO 8601, as stored). */
-export const isPending = (invite: { readonly usedAt: string | null; readonly expiresAt: string }, now: string) =>
+/** An invite can be used (or withdrawn) while it is unused and not expired at `now` (epoch milliseconds). */
+export const isPending = (invite: { readonly usedAt: number | null; readonly expiresAt: number }, now: number) =>
   invite.usedAt === null && invite.expiresAt > now
 
 /**

@@ -11,7 +11,18 @@
  * `lastUsedAt` is kept without a database write on every request: a shared counter in the Cache lets one request
  * per key and minute through to the store, whichever instance serves it.
  */
-import { BadRequest, Cache, Clock, Forbidden, Hasher, parseLabel, Random, Unauthorized } from "@coffer/kernel"
+import {
+  BadRequest,
+  Cache,
+  Clock,
+  Forbidden,
+  Hasher,
+  Metrics,
+  parseLabel,
+  Random,
+  toIsoOrNull,
+  Unauthorized,
+} from "@coffer/kernel"
 import { Effect } from "effect"
 import { Accounts } from "../Accounts.js"
 import { type Actor, type ApiKeyActor, reachFor, reachProjectById, sessionOnly } from "../access.js"
@@ -21,7 +32,7 @@ import { type KeyScope, mayHoldScope } from "../domain/permissions.js"
 import { ApiKeyNotFound } from "../errors.js"
 import { type ApiKeyRecord, SecretStore } from "../SecretStore.js"
 import { apiKeyView, emailsOf } from "../views.js"
-import { auditRecord, iso } from "./audit.js"
+import { auditRecord } from "./audit.js"
 
 /** API keys carry this prefix (DESIGN.md "Credentials"). */
 export const API_KEY_PREFIX = "cfk_"
@@ -61,7 +72,7 @@ const noteUse = (key: ApiKeyRecord, now: number) =>
   Effect.gen(function* () {
     const cache = yield* Cache.Cache
     const count = yield* cache.increment(`secrets:api-key-used:${key.id}`, LAST_USED_RESOLUTION_MS)
-    if (count === 1) yield* SecretStore.use((store) => store.touchApiKey(key.id, iso(now)))
+    if (count === 1) yield* SecretStore.use((store) => store.touchApiKey(key.id, now))
   }).pipe(Effect.ignore)
 
 /**
@@ -77,7 +88,7 @@ export const authenticateApiKey = Effect.fn("Secrets.authenticateApiKey")(functi
   const key = yield* store.findApiKeyByHash(yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)))
   if (key === undefined) return yield* invalidKey()
   const now = yield* Clock.Clock.use((clock) => clock.now)
-  if (key.expiresAt !== null && key.expiresAt <= iso(now)) {
+  if (key.expiresAt !== null && key.expiresAt <= now) {
     return yield* new Unauthorized({ message: "API key has expired" })
   }
   const holder = yield* Accounts.use((accounts) => accounts.findById(key.userId))
@@ -94,7 +105,7 @@ export const authenticateApiKey = Effect.fn("Secrets.authenticateApiKey")(functi
     expiresAt: key.expiresAt,
   }
   return actor
-})
+}, Metrics.countCheck("api_key"))
 
 /** Own keys and every key of owned projects; with `projectSlug`, that project's only (404 when out of reach). */
 export const listApiKeys = Effect.fn("Secrets.listApiKeys")(function* (actor: Actor, projectSlug?: string) {
@@ -154,13 +165,13 @@ export const createApiKey = Effect.fn("Secrets.createApiKey")(function* (
     keyPrefix: prefix,
     keyHash: hash,
     scope,
-    expiresAt: expiresInDays === undefined ? null : iso(now + expiresInDays * DAY_MS),
+    expiresAt: expiresInDays === undefined ? null : now + expiresInDays * DAY_MS,
     lastUsedAt: null,
-    createdAt: iso(now),
+    createdAt: now,
   }
   const audit = yield* auditRecord(person, access.project.id, null, { action: "api_key.created", name })
   yield* SecretStore.use((store) => store.createApiKey({ apiKey, audit }))
-  return { id: apiKey.id, key, prefix, name, scope, expiresAt: apiKey.expiresAt }
+  return { id: apiKey.id, key, prefix, name, scope, expiresAt: toIsoOrNull(apiKey.expiresAt) }
 })
 
 /** The key with this id if the person may see it (own key, or a key of a project they own); 404 otherwise. */
@@ -191,13 +202,13 @@ export const rotateApiKey = Effect.fn("Secrets.rotateApiKey")(function* (
   }
   const now = yield* Clock.Clock.use((clock) => clock.now)
   const { key, prefix, hash } = yield* newKey
-  const expiresAt = expiresInDays === undefined ? current.expiresAt : iso(now + expiresInDays * DAY_MS)
+  const expiresAt = expiresInDays === undefined ? current.expiresAt : now + expiresInDays * DAY_MS
   const audit = yield* auditRecord(person, current.projectId, null, { action: "api_key.rotated", name: current.name })
   const rotated = yield* SecretStore.use((store) =>
     store.rotateApiKey({ id, keyHash: hash, keyPrefix: prefix, expiresAt, audit }),
   )
   if (!rotated) return yield* keyNotFound()
-  return { id, key, prefix, name: current.name, scope: current.scope, expiresAt }
+  return { id, key, prefix, name: current.name, scope: current.scope, expiresAt: toIsoOrNull(expiresAt) }
 })
 
 /** Own key, or any key of an owned project; it stops working at once. */

@@ -15,8 +15,6 @@ import { type AuditEvent, targetKey } from "../domain/audit.js"
 import { type AuditRecord, SecretStore } from "../SecretStore.js"
 import { auditView } from "../views.js"
 
-export const iso = (millis: number): string => new Date(millis).toISOString()
-
 /** The audit record of `event`, done by `actor` in project `projectId` (and environment, where there is one). */
 export const auditRecord = Effect.fnUntraced(function* (
   actor: Actor,
@@ -35,7 +33,7 @@ export const auditRecord = Effect.fnUntraced(function* (
     action: event.action,
     targetKey: targetKey(event),
     ipAddress: actor.ipAddress,
-    createdAt: iso(now),
+    createdAt: now,
   }
   return record
 })

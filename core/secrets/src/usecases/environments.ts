@@ -10,7 +10,7 @@ import { byName, sorted } from "../domain/order.js"
 import { EnvironmentNotFound } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
 import { environmentView } from "../views.js"
-import { auditRecord, iso } from "./audit.js"
+import { auditRecord } from "./audit.js"
 
 export const environmentNotFound = () => new EnvironmentNotFound()
 
@@ -44,7 +44,7 @@ export const createEnvironment = Effect.fn("Secrets.createEnvironment")(function
     id: yield* Random.Random.use((random) => random.id),
     projectId: access.project.id,
     name,
-    createdAt: iso(yield* Clock.Clock.use((clock) => clock.now)),
+    createdAt: yield* Clock.Clock.use((clock) => clock.now),
   }
   const audit = yield* auditRecord(actor, access.project.id, environment.id, {
     action: "environment.created",

@@ -6,7 +6,6 @@
 import { Clock, Sessions, type StoreUnavailable } from "@coffer/kernel"
 import { Effect } from "effect"
 import { SecretStore } from "../SecretStore.js"
-import { iso } from "./audit.js"
 
 export interface HousekeepingReport {
   readonly sessions: number
@@ -20,6 +19,6 @@ export const secretsHousekeeping: Effect.Effect<
 > = Effect.gen(function* () {
   const now = yield* Clock.Clock.use((clock) => clock.now)
   const sessions = yield* Sessions.Sessions.use((sessions) => sessions.removeExpired)
-  const invites = yield* SecretStore.use((store) => store.removeSpentInvites(iso(now)))
+  const invites = yield* SecretStore.use((store) => store.removeSpentInvites(now))
   return { sessions, invites }
 }).pipe(Effect.withSpan("Secrets.housekeeping"))

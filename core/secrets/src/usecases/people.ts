@@ -7,7 +7,7 @@
  * owner cannot leave (the project would have nobody to manage it): both are 400, and deleting the project is the
  * way out.
  */
-import { BadRequest, Clock, Hasher, Random } from "@coffer/kernel"
+import { BadRequest, Clock, Hasher, Random, toIso } from "@coffer/kernel"
 import { Effect } from "effect"
 import { Accounts } from "../Accounts.js"
 import { type Actor, authorize, reachFor, reachProject, sessionOnly } from "../access.js"
@@ -17,7 +17,7 @@ import type { MemberRole } from "../domain/permissions.js"
 import { InviteNotFound, InviteNotPending, MemberNotFound } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
 import { emailsOf, inviteView, projectView } from "../views.js"
-import { auditRecord, iso } from "./audit.js"
+import { auditRecord } from "./audit.js"
 
 /** Seed 001 §8. */
 export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000
@@ -43,7 +43,7 @@ export const listMembers = Effect.fn("Secrets.listMembers")(function* (actor: Ac
       userId: member.userId,
       email: emailOf(member.userId),
       role: member.role,
-      createdAt: member.createdAt,
+      createdAt: toIso(member.createdAt),
     })),
   }
 })
@@ -95,7 +95,7 @@ export const listInvites = Effect.fn("Secrets.listInvites")(function* (actor: Ac
   const person = yield* sessionOnly(actor)
   const access = yield* reachFor(person, slug, "managePeople")
   const store = yield* SecretStore
-  const now = iso(yield* Clock.Clock.use((clock) => clock.now))
+  const now = yield* Clock.Clock.use((clock) => clock.now)
   const invites = (yield* store.listInvites(access.project.id)).filter((invite) => isPending(invite, now))
   return { invites: sorted(invites, newestFirst).map(inviteView) }
 })
@@ -118,8 +118,8 @@ export const createInvite = Effect.fn("Secrets.createInvite")(function* (
     role: input.role,
     tokenHash: yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)),
     createdBy: person.userId,
-    createdAt: iso(now),
-    expiresAt: iso(now + INVITE_LIFETIME_MS),
+    createdAt: now,
+    expiresAt: now + INVITE_LIFETIME_MS,
     usedAt: null,
   }
   const audit = yield* auditRecord(person, access.project.id, null, { action: "invite.created", role: input.role })
@@ -132,7 +132,7 @@ export const deleteInvite = Effect.fn("Secrets.deleteInvite")(function* (actor: 
   const person = yield* sessionOnly(actor)
   const access = yield* reachFor(person, slug, "managePeople")
   const store = yield* SecretStore
-  const now = iso(yield* Clock.Clock.use((clock) => clock.now))
+  const now = yield* Clock.Clock.use((clock) => clock.now)
   const invite = (yield* store.listInvites(access.project.id)).find((candidate) => candidate.id === inviteId)
   if (invite === undefined || !isPending(invite, now)) return yield* new InviteNotFound()
   const audit = yield* auditRecord(person, access.project.id, null, { action: "invite.deleted", role: invite.role })
@@ -150,7 +150,7 @@ export const acceptInvite = Effect.fn("Secrets.acceptInvite")(function* (actor: 
   const gone = new InviteNotPending()
   if (!INVITE_TOKEN_SHAPE.test(token)) return yield* gone
   const store = yield* SecretStore
-  const now = iso(yield* Clock.Clock.use((clock) => clock.now))
+  const now = yield* Clock.Clock.use((clock) => clock.now)
   const invite = yield* store.findInvite(yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)))
   if (invite === undefined || !isPending(invite, now)) return yield* gone
   const audit = yield* auditRecord(person, invite.projectId, null, {

@@ -12,7 +12,7 @@ import { deriveSlug, parseProjectName } from "../domain/slug.js"
 import type { ProjectExists } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
 import { environmentView, type ProjectView, projectView } from "../views.js"
-import { auditRecord, iso } from "./audit.js"
+import { auditRecord } from "./audit.js"
 
 /** The projects the actor owns or belongs to; an API key sees its own project only. */
 export const listProjects = Effect.fn("Secrets.listProjects")(function* (actor: Actor) {
@@ -40,7 +40,7 @@ export const createProject = Effect.fn("Secrets.createProject")(function* (
   const store = yield* SecretStore
   const cipher = yield* Cipher.Cipher
   const random = yield* Random.Random
-  const createdAt = iso(yield* Clock.Clock.use((clock) => clock.now))
+  const createdAt = yield* Clock.Clock.use((clock) => clock.now)
   const dataKey = yield* cipher.newDataKey.pipe(Effect.orDie)
   const project = { id: yield* random.id, name, slug, ownerId: person.userId, createdAt, dataKey }
   const environments = yield* Effect.forEach(DEFAULT_ENVIRONMENTS, (environment) =>
@@ -69,5 +69,7 @@ export const deleteProject = Effect.fn("Secrets.deleteProject")(function* (actor
     slug: access.project.slug,
   })
   yield* store.deleteProject({ projectId: access.project.id, audit })
+  // Its data key has nothing left to open: its unwrapped copy leaves this process's memory now.
+  yield* Cipher.Cipher.use((cipher) => cipher.forget(access.project.dataKey))
   return { ok: true as const }
 })

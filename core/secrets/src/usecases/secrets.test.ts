@@ -248,7 +248,8 @@ describe("encryption at rest", () => {
       SecretStore.use((store) => store.readSecret({ environmentId: environment!.id, key: "A" })),
     )
     // Write A's ciphertext as B's next version, as an attacker with database access could.
-    const audit = { ...(await world.run(listAuditLog(ada, "alpha", { limit: "1" }))).auditLog[0]!, id: "forged" }
+    const shown = (await world.run(listAuditLog(ada, "alpha", { limit: "1" }))).auditLog[0]!
+    const audit = { ...shown, id: "forged", createdAt: Date.parse(shown.createdAt) }
     await world.run(
       SecretStore.use((store) =>
         store.writeSecret({
@@ -258,7 +259,7 @@ describe("encryption at rest", () => {
           newSecretId: "unused",
           value: sealedA!.sealed!.value,
           userId: ada.userId,
-          at: "2026-01-01T00:00:00.000Z",
+          at: Date.parse("2026-01-01T00:00:00.000Z"),
           audit: { ...audit, action: "secret.updated" },
         }),
       ),

@@ -12,7 +12,7 @@
  * environment names in paths are looked up as given: keys that break today's rules (imported data) stay
  * reachable, and anything else simply is not found.
  */
-import { BadRequest, Cipher, Clock, type Forbidden, type NotFound, Random, type StoreUnavailable } from "@coffer/kernel"
+import { BadRequest, Cipher, Clock, type Forbidden, Random, type StoreUnavailable, toIso } from "@coffer/kernel"
 import { Effect, Schedule } from "effect"
 import { type Access, type Actor, reachFor } from "../access.js"
 import type { AuditEvent } from "../domain/audit.js"
@@ -20,6 +20,7 @@ import { toDotenv, toJsonExport } from "../domain/dotenv.js"
 import { type InvalidName, parseSecretKey, parseSecretValue, type ValueTooLarge } from "../domain/names.js"
 import { byKey, byVersionDescending, sorted } from "../domain/order.js"
 import {
+  type EnvironmentGone,
   type EnvironmentNotFound,
   type ProjectNotFound,
   SecretNotFound,
@@ -29,7 +30,7 @@ import {
 } from "../errors.js"
 import { type EnvironmentRecord, type SecretRecord, SecretStore } from "../SecretStore.js"
 import { emailsOf, type SecretView, secretListItem, type VersionView } from "../views.js"
-import { auditRecord, iso } from "./audit.js"
+import { auditRecord } from "./audit.js"
 import { findEnvironment } from "./environments.js"
 
 /** The associated data a version's value is sealed with: it names the row the ciphertext belongs to. */
@@ -44,12 +45,11 @@ type ReadError =
   | EnvironmentNotFound
   | SecretNotFound
   | SecretVersionNotFound
-  | NotFound
   | Forbidden
   | SecretUnreadable
   | StoreUnavailable
 /** How writing a value can fail, besides the ways reading can. */
-type WriteError = ReadError | BadRequest | InvalidName | ValueTooLarge | VersionConflict
+type WriteError = ReadError | BadRequest | InvalidName | ValueTooLarge | VersionConflict | EnvironmentGone
 
 const secretNotFound = () => new SecretNotFound()
 const versionNotFound = () => new SecretVersionNotFound()
@@ -110,7 +110,7 @@ const writeNextVersion = (
     const store = yield* SecretStore
     const current = yield* store.findSecret(environment.id, key)
     const expectedVersion = current?.version ?? 0
-    const at = iso(yield* Clock.Clock.use((clock) => clock.now))
+    const at = yield* Clock.Clock.use((clock) => clock.now)
     const written = yield* store.writeSecret({
       environmentId: environment.id,
       key,
@@ -209,7 +209,7 @@ export const listVersions = Effect.fn("Secrets.listVersions")(function* (
   return {
     versions: versions.map((version) => ({
       version: version.version,
-      createdAt: version.createdAt,
+      createdAt: toIso(version.createdAt),
       userId: version.userId,
       userEmail: emailOf(version.userId),
     })),
@@ -241,7 +241,7 @@ export const getVersion = Effect.fn("Secrets.getVersion")(function* (
   if (found === undefined) return yield* secretNotFound()
   if (found.sealed === undefined) return yield* versionNotFound()
   const value = yield* open(access, environment, key, version, found.sealed.value)
-  return { secret: { key: found.secret.key, value, version, createdAt: found.sealed.createdAt } }
+  return { secret: { key: found.secret.key, value, version, createdAt: toIso(found.sealed.createdAt) } }
 })
 
 /** The old value becomes a new version; audited as `secret.restored` of `<KEY>@<n>` (the version brought back). */

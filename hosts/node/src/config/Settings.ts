@@ -16,6 +16,7 @@ import { MemoryCache } from "@coffer/adapter-memory"
 import { contains, parseAddress, parseRange, trustedProxies } from "@coffer/http"
 import { Encoding } from "@coffer/kernel"
 import { Redacted, Result, Schema } from "effect"
+import * as Operating from "./operatingSettings.js"
 
 /** The environment as the host sees it (`process.env`, `Bun.env`, or a plain object in tests). */
 export type Env = Readonly<Record<string, string | undefined>>
@@ -96,6 +97,7 @@ export const Settings = Schema.Struct({
   cacheMaxBytes: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_TRUSTED_PROXIES`: addresses and CIDR ranges whose forwarding headers are believed (`@coffer/http`). */
   trustedProxies: Schema.Array(Schema.String),
+  ...Operating.fields,
 })
 export type Settings = typeof Settings.Type
 
@@ -419,6 +421,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const cacheMaxEntries = read("COFFER_CACHE_MAX_ENTRIES", positiveInteger, DEFAULT_CACHE_MAX_ENTRIES)
   const cacheMaxBytes = read("COFFER_CACHE_MAX_BYTES", positiveInteger, DEFAULT_CACHE_MAX_BYTES)
   const trustedProxies_ = read("COFFER_TRUSTED_PROXIES", proxies, [])
+  const operating = Operating.read(env, environment_, reader.report)
   if (reader.errors.length > 0) return Result.fail(reader.errors)
   return Result.succeed({
     host: host_,
@@ -439,5 +442,6 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     cacheMaxEntries,
     cacheMaxBytes,
     trustedProxies: trustedProxies_,
+    ...operating,
   })
 }

@@ -14,6 +14,7 @@ const common = (settings: Settings.Settings, publicOrigin: string | undefined): 
   trustedProxies: Result.getOrThrow(trustedProxies(settings.trustedProxies)),
   publicOrigin,
   oidc: settings.oidc === undefined ? undefined : { name: settings.oidc.name },
+  metricsToken: settings.metricsToken,
 })
 
 /** The secrets app's settings; its public origin is `COFFER_PUBLIC_ORIGIN` unless the host knows better. */

@@ -18,6 +18,14 @@ export class ApiError extends Error {
   }
 }
 
+/** How a person may sign in, as both services' instance descriptions say it. */
+export interface SignInOptions {
+  /** The identity provider's button: its name and where it starts the sign-in; `null` when none is set up. */
+  readonly oidc: { readonly name: string; readonly url: string } | null
+  /** The development login (development mode only). */
+  readonly development: boolean
+}
+
 type Listener = () => void
 const unauthorizedListeners = new Set<Listener>()
 

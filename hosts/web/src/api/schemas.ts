@@ -4,7 +4,7 @@
  * server code reaches the bundle.
  */
 import type { Lineage, Permissions, PlatformKind, Views } from "@coffer/schemas"
-import { del, get, post, request, segment } from "./client.js"
+import { del, get, post, request, type SignInOptions, segment } from "./client.js"
 
 export type Kind = PlatformKind
 export type DashboardPlatform = ReturnType<typeof Views.dashboardPlatform>
@@ -32,10 +32,7 @@ export interface SchemasInstance {
   readonly name: string
   readonly version: string
   readonly interfaceVersion: string
-  readonly signIn: {
-    readonly oidc: { readonly name: string; readonly url: string } | null
-    readonly development: boolean
-  }
+  readonly signIn: SignInOptions
 }
 
 /** A schema (`GET /api/{platform}/{version}`). */

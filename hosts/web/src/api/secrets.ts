@@ -14,7 +14,7 @@ import type {
   VersionListItem,
   VersionView,
 } from "@coffer/secrets"
-import { del, get, patch, post, segment } from "./client.js"
+import { del, get, patch, post, type SignInOptions, segment } from "./client.js"
 
 export type {
   ApiKeyView,
@@ -38,10 +38,7 @@ export interface User {
 export interface Instance {
   readonly name: string
   readonly version: string
-  readonly signIn: {
-    readonly oidc: { readonly name: string; readonly url: string } | null
-    readonly development: boolean
-  }
+  readonly signIn: SignInOptions
 }
 
 const project = (slug: string) => `/api/projects/${segment(slug)}`

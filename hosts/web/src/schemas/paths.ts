@@ -1,7 +1,11 @@
 /** The dashboard's addresses, in one place: every link and navigation builds them here. */
+import type { NavItem } from "../ui/layout.js"
+
 const seg = (value: string) => encodeURIComponent(value)
 
 export const platformsPath = "/platforms"
+/** Where a lost person is sent: the platform list. */
+export const home: NavItem = { href: platformsPath, label: "Go to the platforms" }
 export const platformPath = (platform: string) => `/platforms/${seg(platform)}`
 export type SchemaTab = "content" | "output" | "inheritance" | "history"
 export const schemaPath = (platform: string, version: string, tab: SchemaTab = "content") =>

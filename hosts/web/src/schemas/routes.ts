@@ -3,6 +3,7 @@
  * per tab (`tabs/`). `navFor` is the header's links: tokens and the audit log only for admins.
  */
 import type { SessionPermissions } from "../api/schemas.js"
+import type { NavItem } from "../ui/layout.js"
 import type { Route } from "../ui/router.js"
 import { Audit } from "./pages/audit.js"
 import { Platform } from "./pages/platform.js"
@@ -22,9 +23,7 @@ export const routes: ReadonlyArray<Route> = [
   { path: "/audit", page: Audit },
 ]
 
-export const navFor = (
-  permissions: SessionPermissions,
-): ReadonlyArray<{ readonly href: string; readonly label: string }> => [
+export const navFor = (permissions: SessionPermissions): ReadonlyArray<NavItem> => [
   { href: "/platforms", label: "Platforms" },
   ...(permissions.manage
     ? [

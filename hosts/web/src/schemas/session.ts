@@ -3,18 +3,10 @@
  * `GET /api/auth/get-session` answered. The permissions only decide what the page offers; the service decides
  * again on every request, and a refusal it gives is shown where the person acted.
  */
-import { createContext } from "preact"
-import { useContext } from "preact/hooks"
 import type { SchemasSession } from "../api/schemas.js"
+import { sessionContext } from "../ui/session.js"
 
-export interface Session {
-  readonly current: SchemasSession | undefined
-  readonly setCurrent: (session: SchemasSession | undefined) => void
-}
-
-export const SessionContext = createContext<Session>({ current: undefined, setCurrent: () => undefined })
-
-export const useSession = () => useContext(SessionContext)
+export const { Context: SessionContext, useSession } = sessionContext<SchemasSession>()
 
 /** What the signed-in person may do, as the page asks it. */
 export interface Abilities {

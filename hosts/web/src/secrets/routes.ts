@@ -3,6 +3,7 @@
  * tabs of a project's pages are `projectTabs` in `tabs.ts`. A new page adds a line to `routes` and, if it is a
  * place to go, one to `nav` or `projectTabs`.
  */
+import type { NavItem } from "../ui/layout.js"
 import type { Route } from "../ui/router.js"
 import { ApiKeys } from "./pages/apiKeys.js"
 import { Audit } from "./pages/audit.js"
@@ -30,7 +31,10 @@ export const routes: ReadonlyArray<Route> = [
   { path: "/api-keys", page: ApiKeys },
 ]
 
-export const nav: ReadonlyArray<{ readonly href: string; readonly label: string }> = [
+/** Where a lost person is sent, and where one signs in to: their projects. */
+export const home: NavItem = { href: "/projects", label: "Go to your projects" }
+
+export const nav: ReadonlyArray<NavItem> = [
   { href: "/projects", label: "Projects" },
   { href: "/api-keys", label: "API keys" },
 ]

@@ -14,6 +14,7 @@ import {
 import { Alert, CopyButton, Dialog, Field, formatTime, Select, TextArea } from "../ui/components.js"
 import { Link } from "../ui/router.js"
 import { toast } from "../ui/toast.js"
+import { useAction } from "../ui/useAction.js"
 import { type GridRow, type Revealed, revealedKey } from "./grid.js"
 import { projectPath } from "./projectFrame.js"
 
@@ -42,19 +43,7 @@ const EnvironmentValue = ({
 }) => {
   const [mode, setMode] = useState<"view" | "edit" | "delete">("view")
   const [draft, setDraft] = useState("")
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
-  const act = async (work: () => Promise<void>) => {
-    setBusy(true)
-    try {
-      await work()
-      setError(undefined)
-    } catch (cause) {
-      setError(cause)
-    } finally {
-      setBusy(false)
-    }
-  }
+  const { busy, error, run: act } = useAction((work: () => Promise<void>) => work())
   const name = environment.name
   return (
     <section class="env-value" aria-label={`${secretKey} in ${name}`}>
@@ -257,31 +246,19 @@ export const AddSecretDialog = ({
   const [key, setKey] = useState("")
   const [value, setValue] = useState("")
   const [environment, setEnvironment] = useState(environments[0]?.name ?? "")
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
+  const { busy, error, submit } = useAction(async () => {
+    const answer = await setSecret(project.slug, environment, key, value)
+    toast(
+      answer.action === "created"
+        ? `Added ${key} to ${environment}`
+        : `Updated ${key} in ${environment} (version ${answer.version})`,
+    )
+    onSaved(environment, key, value)
+    onClose()
+  })
   return (
     <Dialog title="Add a secret" onClose={onClose}>
-      <form
-        class="stack"
-        onSubmit={async (event) => {
-          event.preventDefault()
-          setBusy(true)
-          try {
-            const answer = await setSecret(project.slug, environment, key, value)
-            toast(
-              answer.action === "created"
-                ? `Added ${key} to ${environment}`
-                : `Updated ${key} in ${environment} (version ${answer.version})`,
-            )
-            onSaved(environment, key, value)
-            onClose()
-          } catch (cause) {
-            setError(cause)
-          } finally {
-            setBusy(false)
-          }
-        }}
-      >
+      <form class="stack" onSubmit={submit}>
         <Field
           label="Key"
           name="key"

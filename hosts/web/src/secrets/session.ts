@@ -1,13 +1,5 @@
 /** The signed-in person, known app-wide once `/api/auth/me` answered. */
-import { createContext } from "preact"
-import { useContext } from "preact/hooks"
 import type { User } from "../api/secrets.js"
+import { sessionContext } from "../ui/session.js"
 
-export interface Session {
-  readonly user: User | undefined
-  readonly setUser: (user: User | undefined) => void
-}
-
-export const SessionContext = createContext<Session>({ user: undefined, setUser: () => undefined })
-
-export const useSession = () => useContext(SessionContext)
+export const { Context: SessionContext, useSession } = sessionContext<User>()

@@ -5,9 +5,15 @@ import { post } from "../api/client.js"
 import { Alert } from "./components.js"
 import { Link, useLocation } from "./router.js"
 
+/** A place the header links to. */
+export interface NavItem {
+  readonly href: string
+  readonly label: string
+}
+
 export interface LayoutProps {
   readonly title: string
-  readonly nav: ReadonlyArray<{ readonly href: string; readonly label: string }>
+  readonly nav: ReadonlyArray<NavItem>
   /** The signed-in person's e-mail, or `undefined` when signed out. */
   readonly user: string | undefined
   readonly onSignedOut: () => void

@@ -1,31 +1,46 @@
 /**
- * A credential the server answers only once (an invite link, an API key): shown in full with a copy button and a
- * plain warning that it cannot be shown again, until the person closes it.
+ * A credential the server answers only once (an invite link, an API key, an API token): shown in full with a
+ * copy button and a plain warning that it cannot be shown again, until the person closes it. In the page where
+ * the person acted, or, given a `title`, as a dialog of its own.
  */
-import { CopyButton } from "./components.js"
+import type { ComponentChildren } from "preact"
+import { CopyButton, Dialog } from "./components.js"
 
-export const ShownOnce = ({
-  label,
-  value,
-  onDone,
-}: {
+export interface ShownOnceProps {
   /** What the value is, e.g. "Invite link"; names the value and its copy button. */
   readonly label: string
   readonly value: string
   readonly onDone: () => void
-}) => (
-  <section class="notice stack" aria-label={label}>
+  /** Shows it as a modal dialog with this title. */
+  readonly title?: string
+  /** A further word on the warning, e.g. that only a hash is kept. */
+  readonly note?: ComponentChildren
+}
+
+const Panel = ({ label, value, onDone, note, modal }: ShownOnceProps & { readonly modal: boolean }) => (
+  // A dialog is its own frame; in the page, the notice sets it apart from what is around it.
+  <section class={modal ? "stack" : "notice stack"} aria-label={label}>
     <p>
       <strong>{label}</strong>: shown only this once. Copy it now; it cannot be shown again.
+      {note === undefined ? null : <> {note}</>}
     </p>
     <output class="secret-value" aria-label={`${label} value`}>
       {value}
     </output>
     <div class="row">
       <CopyButton value={value} label={`Copy the ${label.toLowerCase()}`} />
-      <button type="button" class="button ghost" onClick={onDone}>
+      <button type="button" class={modal ? "button primary" : "button ghost"} onClick={onDone}>
         Done
       </button>
     </div>
   </section>
 )
+
+export const ShownOnce = (props: ShownOnceProps) =>
+  props.title === undefined ? (
+    <Panel {...props} modal={false} />
+  ) : (
+    <Dialog title={props.title} onClose={props.onDone}>
+      <Panel {...props} modal />
+    </Dialog>
+  )

@@ -1,4 +1,4 @@
-/** Accessibility checks shared by the Secrets app's browser tests. */
+/** Accessibility and layout checks shared by both apps' browser tests. */
 import type { Page } from "playwright-core"
 
 /**

@@ -4,9 +4,9 @@
  * their own box), with screenshots for a person to look at (`test/e2e/screenshots/dashboard-*.png`); a platform
  * can be created, opened and its version deleted with the keyboard alone; every control has an accessible name.
  */
-import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Host, start } from "../host.js"
+import { sidewaysOverflow, unnamedControls } from "./a11y.js"
 import { useBrowser } from "./browser.js"
 import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 
@@ -21,19 +21,6 @@ beforeAll(async () => {
 afterAll(() => host?.stop())
 
 const WIDTHS = [375, 1440] as const
-
-/** Controls (buttons, links, fields) that a screen reader would announce without a name. */
-const unnamedControls = (page: Page) =>
-  page.evaluate(() =>
-    [...document.querySelectorAll("button, a[href], input, select, textarea")]
-      .filter((element) => {
-        const labelled = element.getAttribute("aria-label") ?? element.getAttribute("aria-labelledby")
-        const labels = (element as HTMLInputElement).labels
-        const text = element.textContent?.trim() ?? ""
-        return !labelled && (labels === null || labels === undefined || labels.length === 0) && text === ""
-      })
-      .map((element) => element.outerHTML.slice(0, 120)),
-  )
 
 describe("layout", () => {
   it("fits every page at 375 and 1440 px, with every control named", async () => {
@@ -64,9 +51,7 @@ describe("layout", () => {
       const signIn = await browser.open(`${base}/sign-in`, { width, height: 900 })
       await signIn.getByLabel("Groups").waitFor()
       await browser.screenshot(signIn, `dashboard-sign-in-${width}`)
-      expect(await signIn.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(
-        0,
-      )
+      expect(await sidewaysOverflow(signIn)).toBeLessThanOrEqual(0)
     }
     const page = await signedIn(browser, base, email, "/platforms")
     for (const width of WIDTHS) {
@@ -75,8 +60,7 @@ describe("layout", () => {
         await page.goto(`${base}${path}`)
         await page.getByText(landmark, { exact: true }).first().waitFor()
         await browser.screenshot(page, `dashboard-${name}-${width}`)
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
-        expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0)
+        expect(await sidewaysOverflow(page), `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0)
         expect(await unnamedControls(page), `${name} at ${width} px`).toEqual([])
       }
     }

@@ -36,13 +36,13 @@ describe("API tokens", () => {
     await page.getByRole("button", { name: "Create token" }).click()
     let shown = page.getByRole("dialog", { name: "Token ci-all created" })
     await shown.waitFor()
-    const all = await shown.getByLabel("The new token").inputValue()
+    const all = (await shown.getByLabel("Token ci-all value").textContent())!
     expect(all).toMatch(/^cfs_/)
-    await shown.getByRole("button", { name: "Copy the token" }).click()
+    await shown.getByRole("button", { name: "Copy the token ci-all" }).click()
     await page.getByText("Copied to the clipboard").waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(all)
     await shown.getByRole("button", { name: "Done" }).click()
-    expect(await page.getByLabel("The new token").count()).toBe(0)
+    expect(await page.getByLabel("Token ci-all value").count()).toBe(0)
     expect(await readWith(all, `/api/${web}`)).toBe(200)
 
     // Chosen platforms only.
@@ -52,7 +52,7 @@ describe("API tokens", () => {
     await page.getByLabel(ios, { exact: true }).check()
     await page.getByRole("button", { name: "Create token" }).click()
     shown = page.getByRole("dialog", { name: "Token ci-ios created" })
-    const scoped = await shown.getByLabel("The new token").inputValue()
+    const scoped = (await shown.getByLabel("Token ci-ios value").textContent())!
     await shown.getByRole("button", { name: "Done" }).click()
     expect(await readWith(scoped, `/api/${ios}`)).toBe(200)
     expect(await readWith(scoped, `/api/${web}`)).toBe(404)

@@ -5,6 +5,8 @@
 import { useEffect, useState } from "preact/hooks"
 import { type AuditEntry, listAudit } from "../../api/schemas.js"
 import { Alert, formatTime, Loading } from "../../ui/components.js"
+import { Table } from "../../ui/table.js"
+import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { useAbilities } from "../session.js"
 
@@ -34,12 +36,15 @@ export const Audit = () => {
   const first = useAsync(async () => (abilities.manage ? listAudit() : undefined), [abilities.manage])
   const [older, setOlder] = useState<ReadonlyArray<AuditEntry>>([])
   const [next, setNext] = useState<string | null | undefined>()
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
   useEffect(() => {
     setOlder([])
     setNext(first.data?.next)
   }, [first.data])
+  const more = useAction(async (cursor: string) => {
+    const page = await listAudit(cursor)
+    setOlder((previous) => [...previous, ...page.entries])
+    setNext(page.next)
+  })
   if (!abilities.manage) {
     return (
       <section class="stack">
@@ -62,55 +67,24 @@ export const Audit = () => {
       ) : entries.length === 0 ? (
         <p class="muted">Nothing has been recorded yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="stacked">
-            <caption class="visually-hidden">Audit log, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">Target</th>
-                <th scope="col">Detail</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <tr key={entry.id}>
-                  <td data-label="When">{formatTime(entry.at)}</td>
-                  <td data-label="Who">{entry.actor}</td>
-                  <td data-label="What">{ACTIONS[entry.action] ?? entry.action}</td>
-                  <td data-label="Target">
-                    <code>{entry.target}</code>
-                  </td>
-                  <td data-label="Detail">{detailOf(entry.detail)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Audit log, newest first" columns={["When", "Who", "What", "Target", "Detail"]} stacked>
+          {entries.map((entry) => (
+            <tr key={entry.id}>
+              <td data-label="When">{formatTime(entry.at)}</td>
+              <td data-label="Who">{entry.actor}</td>
+              <td data-label="What">{ACTIONS[entry.action] ?? entry.action}</td>
+              <td data-label="Target">
+                <code>{entry.target}</code>
+              </td>
+              <td data-label="Detail">{detailOf(entry.detail)}</td>
+            </tr>
+          ))}
+        </Table>
       )}
-      <Alert error={error} />
+      <Alert error={more.error} />
       {next === null || next === undefined ? null : (
         <div>
-          <button
-            type="button"
-            class="button"
-            disabled={busy}
-            onClick={async () => {
-              setBusy(true)
-              try {
-                const page = await listAudit(next)
-                setOlder((previous) => [...previous, ...page.entries])
-                setNext(page.next)
-                setError(undefined)
-              } catch (cause) {
-                setError(cause)
-              } finally {
-                setBusy(false)
-              }
-            }}
-          >
+          <button type="button" class="button" disabled={more.busy} onClick={() => more.run(next)}>
             Older entries
           </button>
         </div>

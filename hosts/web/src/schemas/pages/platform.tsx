@@ -16,10 +16,13 @@ import {
   type Kind,
   readPlatform,
 } from "../../api/schemas.js"
-import { Alert, Dialog, Field, Loading, Select } from "../../ui/components.js"
+import { Alert, Field, Loading, Select } from "../../ui/components.js"
+import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { memo } from "../../ui/memo.js"
 import { Link, navigate } from "../../ui/router.js"
+import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
+import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { DeletionRefusal } from "../blocked.js"
 import { KindBadge, KindOptions } from "../kinds.js"
@@ -65,14 +68,9 @@ const VersionRow = memo(
       </th>
       <td class="right">
         {onDelete === undefined ? null : (
-          <button
-            type="button"
-            class="button danger ghost small"
-            aria-label={`Delete version ${version}`}
-            onClick={() => onDelete(version)}
-          >
+          <RowAction label={`Delete version ${version}`} onClick={() => onDelete(version)}>
             Delete
-          </button>
+          </RowAction>
         )}
       </td>
     </tr>
@@ -81,30 +79,16 @@ const VersionRow = memo(
 
 const AddVersion = ({ platform, onAdded }: { readonly platform: string; readonly onAdded: () => Promise<void> }) => {
   const [version, setVersion] = useState("")
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
   const problem = version === "" ? undefined : versionError(version)
+  const add = useAction(async () => {
+    await addVersion(platform, version)
+    // The list first, then the word: the toast never stands beside a list that lacks the version.
+    await onAdded()
+    toast(`Added version ${version}`)
+    setVersion("")
+  })
   return (
-    <form
-      class="card stack"
-      aria-label="Add a version"
-      onSubmit={async (event) => {
-        event.preventDefault()
-        setBusy(true)
-        try {
-          await addVersion(platform, version)
-          // The list first, then the word: the toast never stands beside a list that lacks the version.
-          await onAdded()
-          toast(`Added version ${version}`)
-          setVersion("")
-          setError(undefined)
-        } catch (cause) {
-          setError(cause)
-        } finally {
-          setBusy(false)
-        }
-      }}
-    >
+    <form class="card stack" aria-label="Add a version" onSubmit={add.submit}>
       <h2>Add a version</h2>
       <Field
         label="Version"
@@ -116,15 +100,15 @@ const AddVersion = ({ platform, onAdded }: { readonly platform: string; readonly
         aria-invalid={problem !== undefined}
         onInput={(event) => {
           setVersion(event.currentTarget.value)
-          setError(undefined)
+          add.setError(undefined)
         }}
         hint={
           problem ?? "A semantic version: MAJOR.MINOR.PATCH, optionally -prerelease and +build; at most 128 characters."
         }
       />
-      <Alert error={error} />
+      <Alert error={add.error} />
       <div>
-        <button class="button primary" type="submit" disabled={busy || version === "" || problem !== undefined}>
+        <button class="button primary" type="submit" disabled={add.busy || version === "" || problem !== undefined}>
           Add version
         </button>
       </div>
@@ -140,83 +124,21 @@ const ChangeKind = ({
   readonly onChanged: () => Promise<void>
 }) => {
   const [kind, setKind] = useState<Kind>(platform.kind)
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
+  const change = useAction(async () => {
+    await changeKind(platform.name, kind)
+    await onChanged()
+    toast(`${platform.name} is now of kind ${kind}`)
+  })
   return (
-    <form
-      class="row end"
-      aria-label="Change the kind"
-      onSubmit={async (event) => {
-        event.preventDefault()
-        setBusy(true)
-        try {
-          await changeKind(platform.name, kind)
-          setError(undefined)
-          await onChanged()
-          toast(`${platform.name} is now of kind ${kind}`)
-        } catch (cause) {
-          setError(cause)
-        } finally {
-          setBusy(false)
-        }
-      }}
-    >
+    <form class="row end" aria-label="Change the kind" onSubmit={change.submit}>
       <Select label="Kind" name="kind" value={kind} onChange={(event) => setKind(event.currentTarget.value as Kind)}>
         <KindOptions />
       </Select>
-      <button class="button" type="submit" disabled={busy || kind === platform.kind}>
+      <button class="button" type="submit" disabled={change.busy || kind === platform.kind}>
         Change kind
       </button>
-      <Alert error={error} />
+      <Alert error={change.error} />
     </form>
-  )
-}
-
-/** The confirmation of a deletion; a refusal stays in the dialog, where the person acted. */
-const ConfirmDeletion = ({
-  title,
-  body,
-  action,
-  run,
-  onClose,
-}: {
-  readonly title: string
-  readonly body: string
-  readonly action: string
-  readonly run: () => Promise<void>
-  readonly onClose: () => void
-}) => {
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
-  return (
-    <Dialog title={title} onClose={onClose}>
-      <div class="stack">
-        <p>{body}</p>
-        <DeletionRefusal error={error} />
-        <div class="actions">
-          <button type="button" class="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            class="button danger"
-            disabled={busy}
-            onClick={async () => {
-              setBusy(true)
-              try {
-                await run()
-              } catch (cause) {
-                setError(cause)
-              } finally {
-                setBusy(false)
-              }
-            }}
-          >
-            {action}
-          </button>
-        </div>
-      </div>
-    </Dialog>
   )
 }
 
@@ -259,24 +181,11 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
       {versions.length === 0 ? (
         <p class="muted">No versions yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Versions of {platform.name}, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Version (newest first)</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {versions.map((version) => (
-                <VersionRow key={version} platform={platform.name} version={version} onDelete={onDelete} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption={`Versions of ${platform.name}, newest first`} columns={["Version (newest first)"]} actions>
+          {versions.map((version) => (
+            <VersionRow key={version} platform={platform.name} version={version} onDelete={onDelete} />
+          ))}
+        </Table>
       )}
       {locked === undefined ? <AddVersion platform={platform.name} onAdded={loaded.reload} /> : null}
       {canDelete ? (
@@ -296,22 +205,27 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
         </div>
       ) : null}
       {deleting === undefined ? null : deleting.version === undefined ? (
-        <ConfirmDeletion
+        <ConfirmDialog
           title={`Delete platform ${platform.name}?`}
-          body={`This deletes ${platform.name}, its ${platform.versions.length} versions, their schemas and history. It cannot be undone.`}
           action="Delete platform"
+          refusal={DeletionRefusal}
           onClose={() => setDeleting(undefined)}
           run={async () => {
             await deletePlatform(platform.name)
             toast(`Deleted platform ${platform.name}`)
             navigate(platformsPath)
           }}
-        />
+        >
+          <p>
+            This deletes {platform.name}, its {platform.versions.length} versions, their schemas and history. It cannot
+            be undone.
+          </p>
+        </ConfirmDialog>
       ) : (
-        <ConfirmDeletion
+        <ConfirmDialog
           title={`Delete version ${deleting.version}?`}
-          body={`This deletes version ${deleting.version} of ${platform.name}, its schema and its history. It cannot be undone.`}
           action="Delete version"
+          refusal={DeletionRefusal}
           onClose={() => setDeleting(undefined)}
           run={async () => {
             await deleteVersion(platform.name, deleting.version!)
@@ -319,7 +233,11 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
             setDeleting(undefined)
             toast(`Deleted version ${deleting.version}`)
           }}
-        />
+        >
+          <p>
+            This deletes version {deleting.version} of {platform.name}, its schema and its history. It cannot be undone.
+          </p>
+        </ConfirmDialog>
       )}
     </section>
   )

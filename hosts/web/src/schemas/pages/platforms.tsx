@@ -10,7 +10,9 @@ import { createPlatform, type DashboardPlatform, type Kind, listPlatforms } from
 import { Alert, Field, Loading, Select } from "../../ui/components.js"
 import { memo } from "../../ui/memo.js"
 import { Link, navigate } from "../../ui/router.js"
+import { Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
+import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { KIND_LABELS, KindBadge, KindOptions, LockIcon } from "../kinds.js"
 import { platformPath } from "../paths.js"
@@ -21,33 +23,22 @@ import { sortVersions } from "../versions.js"
 const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<DashboardPlatform> | undefined }) => {
   const [name, setName] = useState("")
   const [kind, setKind] = useState<Kind>("custom")
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
   const problem = name === "" ? undefined : platformNameError(name)
-  return (
-    <form
-      class="card stack"
-      aria-label="Create a platform"
-      onSubmit={async (event) => {
-        event.preventDefault()
-        setBusy(true)
-        try {
-          await createPlatform(name, kind)
-          toast(`Created platform ${name}`)
-          navigate(platformPath(name))
-        } catch (cause) {
-          setError(
-            cause instanceof ApiError && cause.status === 409
-              ? new Error(
-                  `A platform named “${name}” already exists. Platform names are unique; open it from the list or choose another name.`,
-                )
-              : cause,
+  const create = useAction(async () => {
+    try {
+      await createPlatform(name, kind)
+      toast(`Created platform ${name}`)
+      navigate(platformPath(name))
+    } catch (cause) {
+      throw cause instanceof ApiError && cause.status === 409
+        ? new Error(
+            `A platform named “${name}” already exists. Platform names are unique; open it from the list or choose another name.`,
           )
-        } finally {
-          setBusy(false)
-        }
-      }}
-    >
+        : cause
+    }
+  })
+  return (
+    <form class="card stack" aria-label="Create a platform" onSubmit={create.submit}>
       <h2>New platform</h2>
       <div class="row top">
         <Field
@@ -59,7 +50,7 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
           aria-invalid={problem !== undefined}
           onInput={(event) => {
             setName(event.currentTarget.value)
-            setError(undefined)
+            create.setError(undefined)
           }}
           hint={
             problem ??
@@ -72,9 +63,9 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
           <KindOptions />
         </Select>
       </div>
-      <Alert error={error} />
+      <Alert error={create.error} />
       <div>
-        <button class="button primary" type="submit" disabled={busy || name === "" || problem !== undefined}>
+        <button class="button primary" type="submit" disabled={create.busy || name === "" || problem !== undefined}>
           Create platform
         </button>
       </div>
@@ -154,30 +145,15 @@ export const Platforms = () => {
                 : `${shown.length} of ${list.length} platforms`}
             </p>
           </div>
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">Platforms</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col" class="numeric">
-                    Versions
-                  </th>
-                  <th scope="col">Latest</th>
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((platform) => (
-                  <PlatformRow
-                    key={platform.name}
-                    platform={platform}
-                    locked={abilities.write ? abilities.lockedReason(platform.name) : undefined}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Platforms" columns={["Name", "Kind", { label: "Versions", class: "numeric" }, "Latest"]}>
+            {shown.map((platform) => (
+              <PlatformRow
+                key={platform.name}
+                platform={platform}
+                locked={abilities.write ? abilities.lockedReason(platform.name) : undefined}
+              />
+            ))}
+          </Table>
         </>
       )}
       {abilities.write ? <CreatePlatform existing={list} /> : null}

@@ -7,16 +7,16 @@
 import { ApiError } from "../../api/client.js"
 import { readSchema, type Schema } from "../../api/schemas.js"
 import { Alert, Loading } from "../../ui/components.js"
+import { NotFound } from "../../ui/notFound.js"
 import { Link } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { LockedNotice } from "../lock.js"
-import { platformPath, platformsPath, type SchemaTab, schemaPath } from "../paths.js"
+import { home, platformPath, platformsPath, type SchemaTab, schemaPath } from "../paths.js"
 import { useAbilities } from "../session.js"
 import { ContentTab } from "../tabs/content.js"
 import { HistoryTab } from "../tabs/history.js"
 import { InheritanceTab } from "../tabs/inheritance.js"
 import { OutputTab } from "../tabs/output.js"
-import { NotFound } from "./notFound.js"
 
 const TABS: ReadonlyArray<{ readonly tab: SchemaTab; readonly label: string }> = [
   { tab: "content", label: "Content" },
@@ -50,7 +50,7 @@ export const SchemaPage = ({ params }: { readonly params: Readonly<Record<string
   const tab = (params.tab ?? "content") as SchemaTab
   const abilities = useAbilities()
   const loaded = useAsync(() => loadSchema(platform, version), [platform, version])
-  if (!TABS.some((item) => item.tab === tab)) return <NotFound />
+  if (!TABS.some((item) => item.tab === tab)) return <NotFound home={home} />
   const locked = abilities.lockedReason(platform)
   const head = (
     <>

@@ -5,8 +5,12 @@
  */
 import { useState } from "preact/hooks"
 import { createToken, listPlatforms, listTokens, revokeToken, type TokenRecord } from "../../api/schemas.js"
-import { Alert, CopyButton, Dialog, Field, formatTime, Loading } from "../../ui/components.js"
+import { Alert, Field, formatTime, Loading } from "../../ui/components.js"
+import { ConfirmDialog } from "../../ui/confirmDialog.js"
+import { ShownOnce } from "../../ui/shownOnce.js"
+import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
+import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { useAbilities } from "../session.js"
 
@@ -15,29 +19,15 @@ const CreateToken = ({ onCreated }: { readonly onCreated: (token: string, record
   const [name, setName] = useState("")
   const [scope, setScope] = useState<"all" | "chosen">("all")
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set())
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
   const names = (platforms.data ?? []).map((platform) => platform.name).sort()
+  const create = useAction(async () => {
+    const answer = await createToken(name, scope === "all" ? undefined : [...chosen].sort())
+    setName("")
+    setChosen(new Set())
+    onCreated(answer.token, answer.record)
+  })
   return (
-    <form
-      class="card stack"
-      aria-label="Create an API token"
-      onSubmit={async (event) => {
-        event.preventDefault()
-        setBusy(true)
-        try {
-          const answer = await createToken(name, scope === "all" ? undefined : [...chosen].sort())
-          setError(undefined)
-          setName("")
-          setChosen(new Set())
-          onCreated(answer.token, answer.record)
-        } catch (cause) {
-          setError(cause)
-        } finally {
-          setBusy(false)
-        }
-      }}
-    >
+    <form class="card stack" aria-label="Create an API token" onSubmit={create.submit}>
       <h2>New API token</h2>
       <p class="hint">Tokens are read-only: services and CI jobs read schemas with them.</p>
       <Field
@@ -81,12 +71,12 @@ const CreateToken = ({ onCreated }: { readonly onCreated: (token: string, record
           </fieldset>
         ) : null}
       </fieldset>
-      <Alert error={error} />
+      <Alert error={create.error} />
       <div>
         <button
           class="button primary"
           type="submit"
-          disabled={busy || name.trim() === "" || (scope === "chosen" && chosen.size === 0)}
+          disabled={create.busy || name.trim() === "" || (scope === "chosen" && chosen.size === 0)}
         >
           Create token
         </button>
@@ -95,79 +85,26 @@ const CreateToken = ({ onCreated }: { readonly onCreated: (token: string, record
   )
 }
 
-const ShownOnce = ({
-  token,
-  record,
-  onClose,
-}: {
-  readonly token: string
-  readonly record: TokenRecord
-  readonly onClose: () => void
-}) => (
-  <Dialog title={`Token ${record.name} created`} onClose={onClose}>
-    <div class="stack">
-      <p>
-        <strong>Copy it now: it is shown only this once.</strong> Coffer keeps only its hash.
-      </p>
-      <Field
-        label="The new token"
-        readOnly
-        value={token}
-        class="mono"
-        onFocus={(event) => event.currentTarget.select()}
-      />
-      <div class="actions">
-        <CopyButton value={token} label="Copy the token" />
-        <button type="button" class="button primary" onClick={onClose}>
-          Done
-        </button>
-      </div>
-    </div>
-  </Dialog>
-)
-
 const RevokeToken = ({
   record,
   onDone,
 }: {
   readonly record: TokenRecord
   readonly onDone: (revoked: boolean) => void
-}) => {
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
-  return (
-    <Dialog title={`Revoke ${record.name}?`} onClose={() => onDone(false)}>
-      <div class="stack">
-        <p>Every service using this token ({record.hint}) loses access at once. This cannot be undone.</p>
-        <Alert error={error} />
-        <div class="actions">
-          <button type="button" class="button" onClick={() => onDone(false)}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            class="button danger"
-            disabled={busy}
-            onClick={async () => {
-              setBusy(true)
-              try {
-                await revokeToken(record.id)
-                toast(`Revoked ${record.name}`)
-                onDone(true)
-              } catch (cause) {
-                setError(cause)
-              } finally {
-                setBusy(false)
-              }
-            }}
-          >
-            Revoke token
-          </button>
-        </div>
-      </div>
-    </Dialog>
-  )
-}
+}) => (
+  <ConfirmDialog
+    title={`Revoke ${record.name}?`}
+    action="Revoke token"
+    onClose={() => onDone(false)}
+    run={async () => {
+      await revokeToken(record.id)
+      toast(`Revoked ${record.name}`)
+      onDone(true)
+    }}
+  >
+    <p>Every service using this token ({record.hint}) loses access at once. This cannot be undone.</p>
+  </ConfirmDialog>
+)
 
 export const Tokens = () => {
   const abilities = useAbilities()
@@ -196,50 +133,32 @@ export const Tokens = () => {
       ) : list.length === 0 ? (
         <p class="muted">There are no API tokens.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="stacked">
-            <caption class="visually-hidden">API tokens</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Hint</th>
-                <th scope="col">Platforms</th>
-                <th scope="col">Created by</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((record) => (
-                <tr key={record.id}>
-                  <th scope="row">{record.name}</th>
-                  <td data-label="Hint">
-                    <code>{record.hint}</code>
-                  </td>
-                  <td data-label="Platforms">
-                    {record.platforms === null ? "All platforms" : record.platforms.join(", ")}
-                  </td>
-                  <td data-label="Created by">{record.createdBy}</td>
-                  <td data-label="Created">{formatTime(record.createdAt)}</td>
-                  <td data-label="Last used">{formatTime(record.lastUsedAt)}</td>
-                  <td class="right">
-                    <button
-                      type="button"
-                      class="button danger ghost small"
-                      aria-label={`Revoke token ${record.name}`}
-                      onClick={() => setRevoking(record)}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="API tokens"
+          columns={["Name", "Hint", "Platforms", "Created by", "Created", "Last used"]}
+          actions
+          stacked
+        >
+          {list.map((record) => (
+            <tr key={record.id}>
+              <th scope="row">{record.name}</th>
+              <td data-label="Hint">
+                <code>{record.hint}</code>
+              </td>
+              <td data-label="Platforms">
+                {record.platforms === null ? "All platforms" : record.platforms.join(", ")}
+              </td>
+              <td data-label="Created by">{record.createdBy}</td>
+              <td data-label="Created">{formatTime(record.createdAt)}</td>
+              <td data-label="Last used">{formatTime(record.lastUsedAt)}</td>
+              <td class="right">
+                <RowAction label={`Revoke token ${record.name}`} onClick={() => setRevoking(record)}>
+                  Revoke
+                </RowAction>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       <CreateToken
         onCreated={(token, record) => {
@@ -248,7 +167,13 @@ export const Tokens = () => {
         }}
       />
       {created === undefined ? null : (
-        <ShownOnce token={created.token} record={created.record} onClose={() => setCreated(undefined)} />
+        <ShownOnce
+          title={`Token ${created.record.name} created`}
+          label={`Token ${created.record.name}`}
+          value={created.token}
+          note="Coffer keeps only its hash."
+          onDone={() => setCreated(undefined)}
+        />
       )}
       {revoking === undefined ? null : (
         <RevokeToken

@@ -10,6 +10,7 @@ import { saveSchema } from "../../api/schemas.js"
 import { Alert } from "../../ui/components.js"
 import { Link } from "../../ui/router.js"
 import { toast } from "../../ui/toast.js"
+import { useAction } from "../../ui/useAction.js"
 import { checkContent, REFERENCE_FORMS } from "../content.js"
 import { lineOfReference, schemasNamedIn } from "../errorPlaces.js"
 import type { SchemaData } from "../pages/schema.js"
@@ -24,39 +25,30 @@ interface Saved {
 
 export const ContentTab = ({ platform, version, schema, canWrite, reload }: SchemaData) => {
   const [text, setText] = useState(() => pretty(schema?.content ?? {}))
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
   const [saved, setSaved] = useState<Saved>()
   const check = checkContent(text)
+  const save = useAction(async () => {
+    if (!check.ok) return
+    try {
+      const answer = await saveSchema(platform, version, check.content)
+      setSaved({ output: answer.schema.output, reprocessed: answer.reprocessed })
+      toast(
+        `Saved ${platform}/${version}${answer.reprocessed.length === 0 ? "" : `; re-processed ${answer.reprocessed.length} dependents`}`,
+      )
+      await reload()
+    } catch (cause) {
+      setSaved(undefined)
+      throw cause
+    }
+  })
+  const { busy, error, setError } = save
   const serverLine =
     error instanceof Error && check.ok ? lineOfReference(text, check.references, error.message) : undefined
   const places = error instanceof Error ? schemasNamedIn(error.message) : []
   return (
     <div class="stack">
       {schema === null ? <p class="muted">Nothing has been saved for this version yet.</p> : null}
-      <form
-        class="stack"
-        aria-label="Schema content"
-        onSubmit={async (event) => {
-          event.preventDefault()
-          if (!check.ok) return
-          setBusy(true)
-          try {
-            const answer = await saveSchema(platform, version, check.content)
-            setError(undefined)
-            setSaved({ output: answer.schema.output, reprocessed: answer.reprocessed })
-            toast(
-              `Saved ${platform}/${version}${answer.reprocessed.length === 0 ? "" : `; re-processed ${answer.reprocessed.length} dependents`}`,
-            )
-            await reload()
-          } catch (cause) {
-            setError(cause)
-            setSaved(undefined)
-          } finally {
-            setBusy(false)
-          }
-        }}
-      >
+      <form class="stack" aria-label="Schema content" onSubmit={save.submit}>
         <div class="field">
           <label for="schema-content">Content (JSON)</label>
           <textarea

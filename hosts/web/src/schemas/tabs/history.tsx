@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { listPlatforms, listRevisions, type RevisionSummary, readRevision, readSchema } from "../../api/schemas.js"
 import { Alert, formatTime, Loading, Select } from "../../ui/components.js"
+import { Table } from "../../ui/table.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { diffJson } from "../diff.js"
 import { DiffView } from "../diffView.js"
@@ -143,27 +144,15 @@ export const HistoryTab = ({ platform, version, schema }: SchemaData) => {
         <p class="muted">No revisions yet: nothing has been saved for this version.</p>
       ) : (
         <>
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">Revisions, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Revision</th>
-                  <th scope="col">Saved</th>
-                  <th scope="col">By</th>
-                </tr>
-              </thead>
-              <tbody>
-                {revisions.map((revision) => (
-                  <tr key={revision.revision}>
-                    <th scope="row">{revision.revision}</th>
-                    <td>{formatTime(revision.savedAt)}</td>
-                    <td>{revision.savedBy}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Revisions, newest first" columns={["Revision", "Saved", "By"]}>
+            {revisions.map((revision) => (
+              <tr key={revision.revision}>
+                <th scope="row">{revision.revision}</th>
+                <td>{formatTime(revision.savedAt)}</td>
+                <td>{revision.savedBy}</td>
+              </tr>
+            ))}
+          </Table>
           {more === undefined ? null : (
             <div>
               <button type="button" class="button" onClick={more}>

@@ -16,10 +16,13 @@ import {
   type ProjectView,
   rotateApiKey,
 } from "../../api/secrets.js"
-import { Alert, Dialog, Field, formatTime, Loading, Select } from "../../ui/components.js"
+import { Alert, Field, formatTime, Loading, Select } from "../../ui/components.js"
+import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { navigate, useLocation } from "../../ui/router.js"
 import { ShownOnce } from "../../ui/shownOnce.js"
+import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
+import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { useSession } from "../session.js"
 
@@ -55,35 +58,21 @@ const CreateKey = ({
   const [slug, setSlug] = useState(chosen ?? projects[0]?.slug ?? "")
   const [scope, setScope] = useState<MemberRole>("read")
   const [days, setDays] = useState("")
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
   const project = projects.find((candidate) => candidate.slug === slug)
   const mayWrite = project !== undefined && project.role !== "read"
+  const create = useAction(async () => {
+    const expiresInDays = daysOf(days)
+    const issued = await createApiKey({
+      name,
+      projectSlug: slug,
+      scope,
+      ...(expiresInDays === undefined ? {} : { expiresInDays }),
+    })
+    setName("")
+    await onCreated(issued)
+  })
   return (
-    <form
-      class="card stack"
-      aria-label="Create an API key"
-      onSubmit={async (event) => {
-        event.preventDefault()
-        setBusy(true)
-        try {
-          const expiresInDays = daysOf(days)
-          const issued = await createApiKey({
-            name,
-            projectSlug: slug,
-            scope,
-            ...(expiresInDays === undefined ? {} : { expiresInDays }),
-          })
-          setName("")
-          setError(undefined)
-          await onCreated(issued)
-        } catch (cause) {
-          setError(cause)
-        } finally {
-          setBusy(false)
-        }
-      }}
-    >
+    <form class="card stack" aria-label="Create an API key" onSubmit={create.submit}>
       <h2>New API key</h2>
       <p class="hint">A key acts as you within one project, never beyond your own rights there.</p>
       <Field
@@ -108,9 +97,9 @@ const CreateKey = ({
         </option>
       </Select>
       <ExpiryField value={days} onInput={setDays} hint="1 to 3650; leave empty for a key that never expires." />
-      <Alert error={error} />
+      <Alert error={create.error} />
       <div>
-        <button type="submit" class="button primary" disabled={busy || project === undefined}>
+        <button type="submit" class="button primary" disabled={create.busy || project === undefined}>
           Create API key
         </button>
       </div>
@@ -128,40 +117,21 @@ const RotateKey = ({
   readonly onRotated: (issued: IssuedApiKey) => Promise<void>
 }) => {
   const [days, setDays] = useState("")
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
   return (
-    <Dialog title={`Rotate ${apiKey.name}?`} onClose={onClose}>
-      <form
-        class="stack"
-        onSubmit={async (event) => {
-          event.preventDefault()
-          setBusy(true)
-          try {
-            await onRotated(await rotateApiKey(apiKey.id, daysOf(days)))
-          } catch (cause) {
-            setError(cause)
-            setBusy(false)
-          }
-        }}
-      >
-        <p>The key gets a new value, shown once; the old value stops working at once.</p>
-        <ExpiryField
-          value={days}
-          onInput={setDays}
-          hint={`Leave empty to keep its expiry (${apiKey.expiresAt === null ? "never" : formatTime(apiKey.expiresAt)}); a number counts from now.`}
-        />
-        <Alert error={error} />
-        <div class="actions">
-          <button type="button" class="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="button primary" disabled={busy}>
-            Rotate key
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <ConfirmDialog
+      title={`Rotate ${apiKey.name}?`}
+      action="Rotate key"
+      tone="primary"
+      onClose={onClose}
+      run={async () => onRotated(await rotateApiKey(apiKey.id, daysOf(days)))}
+    >
+      <p>The key gets a new value, shown once; the old value stops working at once.</p>
+      <ExpiryField
+        value={days}
+        onInput={setDays}
+        hint={`Leave empty to keep its expiry (${apiKey.expiresAt === null ? "never" : formatTime(apiKey.expiresAt)}); a number counts from now.`}
+      />
+    </ConfirmDialog>
   )
 }
 
@@ -173,44 +143,24 @@ const DeleteKey = ({
   readonly apiKey: ApiKeyView
   readonly onClose: () => void
   readonly onDeleted: () => Promise<void>
-}) => {
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
-  return (
-    <Dialog title={`Delete ${apiKey.name}?`} onClose={onClose}>
-      <form
-        class="stack"
-        onSubmit={async (event) => {
-          event.preventDefault()
-          setBusy(true)
-          try {
-            await deleteApiKey(apiKey.id)
-            await onDeleted()
-          } catch (cause) {
-            setError(cause)
-            setBusy(false)
-          }
-        }}
-      >
-        <p>Scripts using this key stop working at once. It cannot be undone.</p>
-        <Alert error={error} />
-        <div class="actions">
-          <button type="button" class="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="button danger" disabled={busy}>
-            Delete key
-          </button>
-        </div>
-      </form>
-    </Dialog>
-  )
-}
+}) => (
+  <ConfirmDialog
+    title={`Delete ${apiKey.name}?`}
+    action="Delete key"
+    onClose={onClose}
+    run={async () => {
+      await deleteApiKey(apiKey.id)
+      await onDeleted()
+    }}
+  >
+    <p>Scripts using this key stop working at once. It cannot be undone.</p>
+  </ConfirmDialog>
+)
 
 const expired = (key: ApiKeyView) => key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()
 
 export const ApiKeys = () => {
-  const { user } = useSession()
+  const { current: user } = useSession()
   const { search } = useLocation()
   const chosen = search.get("project") ?? undefined
   const projects = useAsync(listProjects, [])
@@ -258,65 +208,46 @@ export const ApiKeys = () => {
       ) : list.length === 0 ? (
         <p class="muted">No API keys{chosen === undefined ? "" : " in this project"}.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="stacked">
-            <caption class="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Project</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Holder</th>
-                <th scope="col">Starts with</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((key) => (
-                <tr key={key.id}>
-                  <th scope="row">{key.name}</th>
-                  <td data-label="Project">{projectName(key.projectId)}</td>
-                  <td data-label="Scope">{key.scope}</td>
-                  <td data-label="Holder">{key.userEmail ?? key.userId}</td>
-                  <td data-label="Starts with">
-                    <code>{key.keyPrefix}…</code>
-                  </td>
-                  <td data-label="Last used">{formatTime(key.lastUsedAt)}</td>
-                  <td data-label="Expires">
-                    {key.expiresAt === null ? "never" : formatTime(key.expiresAt)}
-                    {expired(key) ? <span class="badge missing">expired</span> : null}
-                  </td>
-                  <td class="right">
-                    <div class="row">
-                      {key.userId === user?.id ? (
-                        <button
-                          type="button"
-                          class="button small"
-                          aria-label={`Rotate ${key.name}`}
-                          onClick={() => setRotating(key)}
-                        >
-                          Rotate
-                        </button>
-                      ) : null}
-                      <button
-                        type="button"
-                        class="button danger ghost small"
-                        aria-label={`Delete ${key.name}`}
-                        onClick={() => setDeleting(key)}
-                      >
-                        Delete
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="API keys"
+          columns={["Name", "Project", "Scope", "Holder", "Starts with", "Last used", "Expires"]}
+          actions
+          stacked
+        >
+          {list.map((key) => (
+            <tr key={key.id}>
+              <th scope="row">{key.name}</th>
+              <td data-label="Project">{projectName(key.projectId)}</td>
+              <td data-label="Scope">{key.scope}</td>
+              <td data-label="Holder">{key.userEmail ?? key.userId}</td>
+              <td data-label="Starts with">
+                <code>{key.keyPrefix}…</code>
+              </td>
+              <td data-label="Last used">{formatTime(key.lastUsedAt)}</td>
+              <td data-label="Expires">
+                {key.expiresAt === null ? "never" : formatTime(key.expiresAt)}
+                {expired(key) ? <span class="badge missing">expired</span> : null}
+              </td>
+              <td class="right">
+                <div class="row">
+                  {key.userId === user?.id ? (
+                    <button
+                      type="button"
+                      class="button small"
+                      aria-label={`Rotate ${key.name}`}
+                      onClick={() => setRotating(key)}
+                    >
+                      Rotate
+                    </button>
+                  ) : null}
+                  <RowAction label={`Delete ${key.name}`} onClick={() => setDeleting(key)}>
+                    Delete
+                  </RowAction>
+                </div>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       {projects.data === undefined ? null : projectList.length === 0 ? (
         <p class="muted">A key belongs to a project: create or join a project first.</p>

@@ -6,6 +6,7 @@ import { useMemo, useState } from "preact/hooks"
 import { listSecrets, readSecret } from "../../api/secrets.js"
 import { Alert, Loading, Select } from "../../ui/components.js"
 import type { Params } from "../../ui/router.js"
+import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { buildRows, type GridRow } from "../grid.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
@@ -22,9 +23,12 @@ const CompareRow = ({
   readonly names: readonly [string, string]
 }) => {
   const [values, setValues] = useState<Values>()
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
   const [left, right] = row.cells
+  const reveal = useAction(async () => {
+    const read = (name: string, present: boolean) =>
+      present ? readSecret(slug, name, row.key).then((answer) => answer.secret.value) : undefined
+    setValues([await read(names[0], left !== undefined), await read(names[1], right !== undefined)])
+  })
   const verdict =
     values === undefined
       ? left === undefined
@@ -59,21 +63,9 @@ const CompareRow = ({
           <button
             type="button"
             class="button small"
-            disabled={busy}
+            disabled={reveal.busy}
             aria-label={`Reveal ${row.key} in ${names[0]} and ${names[1]}`}
-            onClick={async () => {
-              setBusy(true)
-              try {
-                const read = (name: string, present: boolean) =>
-                  present ? readSecret(slug, name, row.key).then((answer) => answer.secret.value) : undefined
-                setValues([await read(names[0], left !== undefined), await read(names[1], right !== undefined)])
-                setError(undefined)
-              } catch (cause) {
-                setError(cause)
-              } finally {
-                setBusy(false)
-              }
-            }}
+            onClick={() => reveal.run()}
           >
             Reveal
           </button>
@@ -87,7 +79,7 @@ const CompareRow = ({
             Hide
           </button>
         )}
-        <Alert error={error} />
+        <Alert error={reveal.error} />
       </td>
     </tr>
   )

@@ -4,9 +4,12 @@
  */
 import { useState } from "preact/hooks"
 import { createEnvironment, deleteEnvironment, type EnvironmentView, exportUrl } from "../../api/secrets.js"
-import { Alert, Dialog, Field, formatTime } from "../../ui/components.js"
+import { Alert, Field, formatTime } from "../../ui/components.js"
+import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import type { Params } from "../../ui/router.js"
+import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
+import { useAction } from "../../ui/useAction.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
 
 const DeleteEnvironment = ({
@@ -17,75 +20,34 @@ const DeleteEnvironment = ({
   readonly data: ProjectData
   readonly environment: EnvironmentView
   readonly onClose: () => void
-}) => {
-  const [typed, setTyped] = useState("")
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
-  return (
-    <Dialog title={`Delete ${environment.name}?`} onClose={onClose}>
-      <form
-        class="stack"
-        onSubmit={async (event) => {
-          event.preventDefault()
-          setBusy(true)
-          try {
-            await deleteEnvironment(data.project.slug, environment.name)
-            // The list is fresh before the toast says it is done, so nothing deleted is still shown beside it.
-            await data.reload()
-            onClose()
-            toast(`Deleted ${environment.name}`)
-          } catch (cause) {
-            setError(cause)
-          } finally {
-            setBusy(false)
-          }
-        }}
-      >
-        <p>Every secret of {environment.name}, with its history, is deleted. It cannot be undone.</p>
-        <Field
-          label={`Type ${environment.name} to confirm`}
-          autoComplete="off"
-          value={typed}
-          onInput={(event) => setTyped(event.currentTarget.value)}
-        />
-        <Alert error={error} />
-        <div class="actions">
-          <button type="button" class="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="button danger" disabled={busy || typed !== environment.name}>
-            Delete environment
-          </button>
-        </div>
-      </form>
-    </Dialog>
-  )
-}
+}) => (
+  <ConfirmDialog
+    title={`Delete ${environment.name}?`}
+    action="Delete environment"
+    typed={environment.name}
+    onClose={onClose}
+    run={async () => {
+      await deleteEnvironment(data.project.slug, environment.name)
+      // The list is fresh before the toast says it is done, so nothing deleted is still shown beside it.
+      await data.reload()
+      onClose()
+      toast(`Deleted ${environment.name}`)
+    }}
+  >
+    <p>Every secret of {environment.name}, with its history, is deleted. It cannot be undone.</p>
+  </ConfirmDialog>
+)
 
 const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
   const [name, setName] = useState("")
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
+  const add = useAction(async () => {
+    const { environment } = await createEnvironment(data.project.slug, name)
+    toast(`Added ${environment.name}`)
+    setName("")
+    await data.reload()
+  })
   return (
-    <form
-      class="card stack"
-      aria-label="Add an environment"
-      onSubmit={async (event) => {
-        event.preventDefault()
-        setBusy(true)
-        try {
-          const { environment } = await createEnvironment(data.project.slug, name)
-          toast(`Added ${environment.name}`)
-          setName("")
-          setError(undefined)
-          await data.reload()
-        } catch (cause) {
-          setError(cause)
-        } finally {
-          setBusy(false)
-        }
-      }}
-    >
+    <form class="card stack" aria-label="Add an environment" onSubmit={add.submit}>
       <h2>New environment</h2>
       <Field
         label="Environment name"
@@ -96,9 +58,9 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
         hint="Letters, digits, _, - and . (at most 64)."
         onInput={(event) => setName(event.currentTarget.value)}
       />
-      <Alert error={error} />
+      <Alert error={add.error} />
       <div>
-        <button type="submit" class="button primary" disabled={busy}>
+        <button type="submit" class="button primary" disabled={add.busy}>
           Add environment
         </button>
       </div>
@@ -115,63 +77,45 @@ const EnvironmentList = ({ data }: { readonly data: ProjectData }) => {
       {data.environments.length === 0 ? (
         <p class="muted">No environments.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Environments</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" class="hide-narrow">
-                  Created
-                </th>
-                <th scope="col">Download</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.environments.map((environment) => (
-                <tr key={environment.id}>
-                  <th scope="row">{environment.name}</th>
-                  <td class="hide-narrow">{formatTime(environment.createdAt)}</td>
-                  <td>
-                    <div class="row">
-                      <a
-                        class="button small"
-                        href={exportUrl(slug, environment.name, "dotenv")}
-                        download={`${environment.name}.env`}
-                        aria-label={`Download ${environment.name} as .env`}
-                      >
-                        .env
-                      </a>
-                      <a
-                        class="button small"
-                        href={exportUrl(slug, environment.name, "json")}
-                        download={`${environment.name}.json`}
-                        aria-label={`Download ${environment.name} as JSON`}
-                      >
-                        JSON
-                      </a>
-                    </div>
-                  </td>
-                  <td class="right">
-                    {data.canWrite ? (
-                      <button
-                        type="button"
-                        class="button danger ghost small"
-                        aria-label={`Delete environment ${environment.name}`}
-                        onClick={() => setDeleting(environment)}
-                      >
-                        Delete
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="Environments"
+          columns={["Name", { label: "Created", class: "hide-narrow" }, "Download"]}
+          actions
+        >
+          {data.environments.map((environment) => (
+            <tr key={environment.id}>
+              <th scope="row">{environment.name}</th>
+              <td class="hide-narrow">{formatTime(environment.createdAt)}</td>
+              <td>
+                <div class="row">
+                  <a
+                    class="button small"
+                    href={exportUrl(slug, environment.name, "dotenv")}
+                    download={`${environment.name}.env`}
+                    aria-label={`Download ${environment.name} as .env`}
+                  >
+                    .env
+                  </a>
+                  <a
+                    class="button small"
+                    href={exportUrl(slug, environment.name, "json")}
+                    download={`${environment.name}.json`}
+                    aria-label={`Download ${environment.name} as JSON`}
+                  >
+                    JSON
+                  </a>
+                </div>
+              </td>
+              <td class="right">
+                {data.canWrite ? (
+                  <RowAction label={`Delete environment ${environment.name}`} onClick={() => setDeleting(environment)}>
+                    Delete
+                  </RowAction>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       {data.canWrite ? <AddEnvironment data={data} /> : null}
       {deleting === undefined ? null : (

@@ -6,7 +6,9 @@ import { useState } from "preact/hooks"
 import { listVersions, readVersion, restoreVersion, type VersionListItem } from "../../api/secrets.js"
 import { Alert, CopyButton, formatTime, Loading } from "../../ui/components.js"
 import { Link, type Params } from "../../ui/router.js"
+import { Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
+import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { type ProjectData, ProjectFrame, projectPath } from "../projectFrame.js"
 
@@ -26,20 +28,8 @@ const VersionRow = ({
   readonly onRestored: () => void
 }) => {
   const [value, setValue] = useState<string>()
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run: act } = useAction((work: () => Promise<void>) => work())
   const slug = data.project.slug
-  const act = async (work: () => Promise<void>) => {
-    setBusy(true)
-    try {
-      await work()
-      setError(undefined)
-    } catch (cause) {
-      setError(cause)
-    } finally {
-      setBusy(false)
-    }
-  }
   return (
     <tr>
       <th scope="row">
@@ -136,32 +126,19 @@ const VersionList = ({
           <Loading what="versions" />
         ) : null
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Versions, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Version</th>
-                <th scope="col">Written by</th>
-                <th scope="col">When</th>
-                <th scope="col">Value</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((item, index) => (
-                <VersionRow
-                  key={item.version}
-                  data={data}
-                  environment={environment}
-                  secretKey={secretKey}
-                  item={item}
-                  latest={index === 0}
-                  onRestored={() => void versions.reload()}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Versions, newest first" columns={["Version", "Written by", "When", "Value"]}>
+          {list.map((item, index) => (
+            <VersionRow
+              key={item.version}
+              data={data}
+              environment={environment}
+              secretKey={secretKey}
+              item={item}
+              latest={index === 0}
+              onRestored={() => void versions.reload()}
+            />
+          ))}
+        </Table>
       )}
     </>
   )

@@ -10,6 +10,7 @@ import { ApiError } from "../../api/client.js"
 import { acceptInvite, type ProjectView } from "../../api/secrets.js"
 import { Alert, Loading } from "../../ui/components.js"
 import { Link, navigate } from "../../ui/router.js"
+import { useAction } from "../../ui/useAction.js"
 import { projectPath } from "../projectFrame.js"
 import { roleLabel } from "../roles.js"
 import { useSession } from "../session.js"
@@ -45,12 +46,24 @@ const explain = (error: unknown, email: string | undefined): unknown => {
 }
 
 export const AcceptInvite = () => {
-  const { user } = useSession()
+  const { current: user } = useSession()
   const [token] = useState(tokenNow)
-  const [error, setError] = useState<unknown>()
   const [joined, setJoined] = useState<ProjectView>()
-  const [busy, setBusy] = useState(false)
   const [spent, setSpent] = useState(false)
+  const accept = useAction(async (token: string, email: string) => {
+    try {
+      const answer = await acceptInvite(token)
+      sessionStorage.removeItem(PENDING)
+      setJoined(answer.project)
+    } catch (cause) {
+      // A link that is used up, or not for this person, stays so; after a 429 or 503 it may work.
+      if (cause instanceof ApiError && (cause.status === 404 || cause.status === 409)) {
+        sessionStorage.removeItem(PENDING)
+        setSpent(true)
+      }
+      throw explain(cause, email)
+    }
+  })
   useEffect(() => {
     if (user === undefined && token !== undefined) navigate(`/sign-in?returnTo=${encodeURIComponent("/invite")}`)
   }, [user, token])
@@ -74,7 +87,7 @@ export const AcceptInvite = () => {
           <p>
             You were invited to a project. Accept to join it as <strong>{user.email}</strong>.
           </p>
-          <Alert error={error} />
+          <Alert error={accept.error} />
           <div class="actions">
             <Link class="button" href="/projects">
               Your projects
@@ -82,24 +95,8 @@ export const AcceptInvite = () => {
             <button
               type="button"
               class="button primary"
-              disabled={busy || spent}
-              onClick={async () => {
-                setBusy(true)
-                try {
-                  const answer = await acceptInvite(token)
-                  sessionStorage.removeItem(PENDING)
-                  setJoined(answer.project)
-                } catch (cause) {
-                  // A link that is used up, or not for this person, stays so; after a 429 or 503 it may work.
-                  if (cause instanceof ApiError && (cause.status === 404 || cause.status === 409)) {
-                    sessionStorage.removeItem(PENDING)
-                    setSpent(true)
-                  }
-                  setError(explain(cause, user.email))
-                } finally {
-                  setBusy(false)
-                }
-              }}
+              disabled={accept.busy || spent}
+              onClick={() => accept.run(token, user.email)}
             >
               Accept invite
             </button>

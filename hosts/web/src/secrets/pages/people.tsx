@@ -16,10 +16,13 @@ import {
   removeMember,
   updateMemberRole,
 } from "../../api/secrets.js"
-import { Alert, Dialog, formatTime, Loading, Select } from "../../ui/components.js"
+import { Alert, formatTime, Loading, Select } from "../../ui/components.js"
+import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { navigate, type Params } from "../../ui/router.js"
 import { ShownOnce } from "../../ui/shownOnce.js"
+import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
+import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
 import { roleLabel } from "../roles.js"
@@ -40,44 +43,23 @@ const RemoveMember = ({
   readonly leaving: boolean
   readonly onClose: () => void
   readonly onRemoved: () => Promise<void>
-}) => {
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
-  const title = leaving ? `Leave ${data.project.name}?` : `Remove ${nameOf(member)}?`
-  return (
-    <Dialog title={title} onClose={onClose}>
-      <form
-        class="stack"
-        onSubmit={async (event) => {
-          event.preventDefault()
-          setBusy(true)
-          try {
-            await removeMember(data.project.slug, member.userId)
-            await onRemoved()
-          } catch (cause) {
-            setError(cause)
-            setBusy(false)
-          }
-        }}
-      >
-        <p>
-          {leaving
-            ? "You lose access to its secrets at once, and your API keys for it are deleted. Only a new invite brings you back."
-            : `${nameOf(member)} loses access at once, and their API keys for this project are deleted.`}
-        </p>
-        <Alert error={error} />
-        <div class="actions">
-          <button type="button" class="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="button danger" disabled={busy}>
-            {leaving ? "Leave project" : "Remove member"}
-          </button>
-        </div>
-      </form>
-    </Dialog>
-  )
-}
+}) => (
+  <ConfirmDialog
+    title={leaving ? `Leave ${data.project.name}?` : `Remove ${nameOf(member)}?`}
+    action={leaving ? "Leave project" : "Remove member"}
+    onClose={onClose}
+    run={async () => {
+      await removeMember(data.project.slug, member.userId)
+      await onRemoved()
+    }}
+  >
+    <p>
+      {leaving
+        ? "You lose access to its secrets at once, and your API keys for it are deleted. Only a new invite brings you back."
+        : `${nameOf(member)} loses access at once, and their API keys for this project are deleted.`}
+    </p>
+  </ConfirmDialog>
+)
 
 const RoleSelect = ({
   data,
@@ -88,41 +70,35 @@ const RoleSelect = ({
   readonly member: MemberView
   readonly onChanged: () => Promise<void>
 }) => {
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
+  const change = useAction(async (select: HTMLSelectElement) => {
+    const role = select.value as MemberRole
+    try {
+      await updateMemberRole(data.project.slug, member.userId, role)
+      await onChanged()
+      toast(`${nameOf(member)} now: ${roleLabel(role)}`)
+    } catch (cause) {
+      select.value = member.role
+      throw cause
+    }
+  })
   return (
     <>
       <select
         aria-label={`Role of ${nameOf(member)}`}
         value={member.role}
-        disabled={busy}
-        onChange={async (event) => {
-          const select = event.currentTarget
-          const role = select.value as MemberRole
-          setBusy(true)
-          try {
-            await updateMemberRole(data.project.slug, member.userId, role)
-            await onChanged()
-            setError(undefined)
-            toast(`${nameOf(member)} now: ${roleLabel(role)}`)
-          } catch (cause) {
-            select.value = member.role
-            setError(cause)
-          } finally {
-            setBusy(false)
-          }
-        }}
+        disabled={change.busy}
+        onChange={(event) => void change.run(event.currentTarget)}
       >
         <option value="read">{roleLabel("read")}</option>
         <option value="write">{roleLabel("write")}</option>
       </select>
-      <Alert error={error} />
+      <Alert error={change.error} />
     </>
   )
 }
 
 const Members = ({ data }: { readonly data: ProjectData }) => {
-  const { user } = useSession()
+  const { current: user } = useSession()
   const members = useAsync(() => listMembers(data.project.slug), [data.project.slug])
   const [removing, setRemoving] = useState<MemberView>()
   const isOwner = data.project.role === "owner"
@@ -136,61 +112,42 @@ const Members = ({ data }: { readonly data: ProjectData }) => {
           <Loading what="members" />
         ) : null
       ) : (
-        <div class="table-wrap">
-          {/* One block per person on phones: the role select and Remove stay in view without scrolling sideways. */}
-          <table class="stacked">
-            <caption class="visually-hidden">Members of {data.project.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Person</th>
-                <th scope="col">Role</th>
-                <th scope="col" class="hide-narrow">
-                  Joined
+        // One block per person on phones: the role select and Remove stay in view without scrolling sideways.
+        <Table
+          caption={`Members of ${data.project.name}`}
+          columns={["Person", "Role", { label: "Joined", class: "hide-narrow" }]}
+          actions
+          stacked
+        >
+          {list.map((member) => {
+            const self = member.userId === user?.id
+            return (
+              <tr key={member.userId}>
+                <th scope="row">
+                  {nameOf(member)}
+                  {self ? <span class="muted"> (you)</span> : null}
                 </th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <td data-label="Role">
+                  {isOwner && member.role !== "owner" ? (
+                    <RoleSelect data={data} member={member} onChanged={members.reload} />
+                  ) : (
+                    roleLabel(member.role)
+                  )}
+                </td>
+                <td class="hide-narrow">{formatTime(member.createdAt)}</td>
+                <td class="right">
+                  {member.role === "owner" ? null : self ? (
+                    <RowAction onClick={() => setRemoving(member)}>Leave project</RowAction>
+                  ) : isOwner ? (
+                    <RowAction label={`Remove ${nameOf(member)}`} onClick={() => setRemoving(member)}>
+                      Remove
+                    </RowAction>
+                  ) : null}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((member) => {
-                const self = member.userId === user?.id
-                return (
-                  <tr key={member.userId}>
-                    <th scope="row">
-                      {nameOf(member)}
-                      {self ? <span class="muted"> (you)</span> : null}
-                    </th>
-                    <td data-label="Role">
-                      {isOwner && member.role !== "owner" ? (
-                        <RoleSelect data={data} member={member} onChanged={members.reload} />
-                      ) : (
-                        roleLabel(member.role)
-                      )}
-                    </td>
-                    <td class="hide-narrow">{formatTime(member.createdAt)}</td>
-                    <td class="right">
-                      {member.role === "owner" ? null : self ? (
-                        <button type="button" class="button danger ghost small" onClick={() => setRemoving(member)}>
-                          Leave project
-                        </button>
-                      ) : isOwner ? (
-                        <button
-                          type="button"
-                          class="button danger ghost small"
-                          aria-label={`Remove ${nameOf(member)}`}
-                          onClick={() => setRemoving(member)}
-                        >
-                          Remove
-                        </button>
-                      ) : null}
-                    </td>
-                  </tr>
-                )
-              })}
-            </tbody>
-          </table>
-        </div>
+            )
+          })}
+        </Table>
       )}
       {removing === undefined ? null : (
         <RemoveMember
@@ -220,40 +177,20 @@ const Invites = ({ data }: { readonly data: ProjectData }) => {
   const invites = useAsync(() => listInvites(slug), [slug])
   const [role, setRole] = useState<MemberRole>("read")
   const [link, setLink] = useState<string>()
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
-  const [withdrawError, setWithdrawError] = useState<unknown>()
-  const withdraw = async (invite: InviteView) => {
-    try {
-      await deleteInvite(slug, invite.id)
-      setWithdrawError(undefined)
-      await invites.reload()
-      toast("Invite withdrawn: its link no longer works")
-    } catch (cause) {
-      setWithdrawError(cause)
-    }
-  }
+  const create = useAction(async () => {
+    const answer = await createInvite(slug, role)
+    setLink(answer.url)
+    await invites.reload()
+  })
+  const withdraw = useAction(async (pending: InviteView) => {
+    await deleteInvite(slug, pending.id)
+    await invites.reload()
+    toast("Invite withdrawn: its link no longer works")
+  })
   const list = invites.data?.invites
   return (
     <>
-      <form
-        class="card stack"
-        aria-label="Invite someone"
-        onSubmit={async (event) => {
-          event.preventDefault()
-          setBusy(true)
-          try {
-            const answer = await createInvite(slug, role)
-            setLink(answer.url)
-            setError(undefined)
-            await invites.reload()
-          } catch (cause) {
-            setError(cause)
-          } finally {
-            setBusy(false)
-          }
-        }}
-      >
+      <form class="card stack" aria-label="Invite someone" onSubmit={create.submit}>
         <h2>Invite someone</h2>
         <p class="hint">
           An invite is a link that works once, for 7 days, for whoever opens it first while signed in. Send it to the
@@ -263,9 +200,9 @@ const Invites = ({ data }: { readonly data: ProjectData }) => {
           <option value="read">{roleLabel("read")}</option>
           <option value="write">{roleLabel("write")}</option>
         </Select>
-        <Alert error={error} />
+        <Alert error={create.error} />
         <div>
-          <button type="submit" class="button primary" disabled={busy}>
+          <button type="submit" class="button primary" disabled={create.busy}>
             Create invite link
           </button>
         </div>
@@ -273,7 +210,7 @@ const Invites = ({ data }: { readonly data: ProjectData }) => {
       </form>
       <h2>Pending invites</h2>
       <Alert error={invites.error} />
-      <Alert error={withdrawError} />
+      <Alert error={withdraw.error} />
       {list === undefined ? (
         invites.loading ? (
           <Loading what="invites" />
@@ -281,42 +218,27 @@ const Invites = ({ data }: { readonly data: ProjectData }) => {
       ) : list.length === 0 ? (
         <p class="muted">No pending invites.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Pending invites</caption>
-            <thead>
-              <tr>
-                <th scope="col">Role</th>
-                <th scope="col">Created</th>
-                <th scope="col" class="hide-narrow">
-                  Expires
-                </th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((invite) => (
-                <tr key={invite.id}>
-                  <td>{roleLabel(invite.role)}</td>
-                  <td>{formatTime(invite.createdAt)}</td>
-                  <td class="hide-narrow">{formatTime(invite.expiresAt)}</td>
-                  <td class="right">
-                    <button
-                      type="button"
-                      class="button danger ghost small"
-                      aria-label={`Withdraw the ${roleLabel(invite.role).toLowerCase()} invite created ${formatTime(invite.createdAt)}`}
-                      onClick={() => withdraw(invite)}
-                    >
-                      Withdraw
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="Pending invites"
+          columns={["Role", "Created", { label: "Expires", class: "hide-narrow" }]}
+          actions
+        >
+          {list.map((invite) => (
+            <tr key={invite.id}>
+              <td>{roleLabel(invite.role)}</td>
+              <td>{formatTime(invite.createdAt)}</td>
+              <td class="hide-narrow">{formatTime(invite.expiresAt)}</td>
+              <td class="right">
+                <RowAction
+                  label={`Withdraw the ${roleLabel(invite.role).toLowerCase()} invite created ${formatTime(invite.createdAt)}`}
+                  onClick={() => withdraw.run(invite)}
+                >
+                  Withdraw
+                </RowAction>
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
     </>
   )

@@ -5,42 +5,34 @@
 import { useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { createProject, deleteProject, listProjects, type ProjectView } from "../../api/secrets.js"
-import { Alert, Dialog, Field, formatTime, Loading } from "../../ui/components.js"
+import { Alert, Field, formatTime, Loading } from "../../ui/components.js"
+import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { Link, navigate } from "../../ui/router.js"
+import { Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
+import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { roleLabel } from "../roles.js"
 import { slugOf } from "../slug.js"
 
 const CreateProject = () => {
   const [name, setName] = useState("")
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
   const slug = slugOf(name)
-  return (
-    <form
-      class="card stack"
-      aria-label="Create a project"
-      onSubmit={async (event) => {
-        event.preventDefault()
-        setBusy(true)
-        try {
-          const { project } = await createProject(name)
-          toast(`Created ${project.name}`)
-          navigate(`/projects/${encodeURIComponent(project.slug)}`)
-        } catch (cause) {
-          setError(
-            cause instanceof ApiError && cause.status === 409
-              ? new Error(
-                  `A project with the address “${slug}” already exists: names that differ only in case, accents or punctuation make the same address. Choose another name.`,
-                )
-              : cause,
+  const create = useAction(async () => {
+    try {
+      const { project } = await createProject(name)
+      toast(`Created ${project.name}`)
+      navigate(`/projects/${encodeURIComponent(project.slug)}`)
+    } catch (cause) {
+      throw cause instanceof ApiError && cause.status === 409
+        ? new Error(
+            `A project with the address “${slug}” already exists: names that differ only in case, accents or punctuation make the same address. Choose another name.`,
           )
-        } finally {
-          setBusy(false)
-        }
-      }}
-    >
+        : cause
+    }
+  })
+  return (
+    <form class="card stack" aria-label="Create a project" onSubmit={create.submit}>
       <h2>New project</h2>
       <Field
         label="Project name"
@@ -50,7 +42,7 @@ const CreateProject = () => {
         value={name}
         onInput={(event) => {
           setName(event.currentTarget.value)
-          setError(undefined)
+          create.setError(undefined)
         }}
         hint={
           name.trim() === "" ? (
@@ -65,9 +57,9 @@ const CreateProject = () => {
         }
       />
       <p class="hint">It starts with the environments development, staging and production.</p>
-      <Alert error={error} />
+      <Alert error={create.error} />
       <div>
-        <button class="button primary" type="submit" disabled={busy || slug === undefined}>
+        <button class="button primary" type="submit" disabled={create.busy || slug === undefined}>
           Create project
         </button>
       </div>
@@ -75,53 +67,23 @@ const CreateProject = () => {
   )
 }
 
-const DeleteProject = ({ project, onDone }: { readonly project: ProjectView; readonly onDone: () => void }) => {
-  const [typed, setTyped] = useState("")
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
-  const close = () => onDone()
-  return (
-    <Dialog title={`Delete ${project.name}?`} onClose={close}>
-      <form
-        class="stack"
-        onSubmit={async (event) => {
-          event.preventDefault()
-          setBusy(true)
-          try {
-            await deleteProject(project.slug)
-            toast(`Deleted ${project.name}`)
-            onDone()
-          } catch (cause) {
-            setError(cause)
-          } finally {
-            setBusy(false)
-          }
-        }}
-      >
-        <p>
-          This deletes its environments, every secret and its history, its members and its API keys. It cannot be
-          undone.
-        </p>
-        <Field
-          label={`Type ${project.slug} to confirm`}
-          name="confirm"
-          autoComplete="off"
-          value={typed}
-          onInput={(event) => setTyped(event.currentTarget.value)}
-        />
-        <Alert error={error} />
-        <div class="actions">
-          <button type="button" class="button" onClick={close}>
-            Cancel
-          </button>
-          <button class="button danger" type="submit" disabled={busy || typed !== project.slug}>
-            Delete project
-          </button>
-        </div>
-      </form>
-    </Dialog>
-  )
-}
+const DeleteProject = ({ project, onDone }: { readonly project: ProjectView; readonly onDone: () => void }) => (
+  <ConfirmDialog
+    title={`Delete ${project.name}?`}
+    action="Delete project"
+    typed={project.slug}
+    onClose={onDone}
+    run={async () => {
+      await deleteProject(project.slug)
+      toast(`Deleted ${project.name}`)
+      onDone()
+    }}
+  >
+    <p>
+      This deletes its environments, every secret and its history, its members and its API keys. It cannot be undone.
+    </p>
+  </ConfirmDialog>
+)
 
 export const Projects = () => {
   const projects = useAsync(listProjects, [])
@@ -138,48 +100,32 @@ export const Projects = () => {
       ) : list.length === 0 ? (
         <p class="muted">You are in no project yet. Create one below, or open an invite link someone sent you.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Your projects</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Address</th>
-                <th scope="col">Your role</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((project) => (
-                <tr key={project.id}>
-                  <td>
-                    <Link href={`/projects/${encodeURIComponent(project.slug)}`}>{project.name}</Link>
-                  </td>
-                  <td>
-                    <code>{project.slug}</code>
-                  </td>
-                  <td>{roleLabel(project.role)}</td>
-                  <td>{formatTime(project.createdAt)}</td>
-                  <td class="right">
-                    {project.role === "owner" ? (
-                      <button
-                        type="button"
-                        class="button danger ghost"
-                        aria-label={`Delete project ${project.name}`}
-                        onClick={() => setDeleting(project)}
-                      >
-                        Delete
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Your projects" columns={["Name", "Address", "Your role", "Created"]} actions>
+          {list.map((project) => (
+            <tr key={project.id}>
+              <td>
+                <Link href={`/projects/${encodeURIComponent(project.slug)}`}>{project.name}</Link>
+              </td>
+              <td>
+                <code>{project.slug}</code>
+              </td>
+              <td>{roleLabel(project.role)}</td>
+              <td>{formatTime(project.createdAt)}</td>
+              <td class="right">
+                {project.role === "owner" ? (
+                  <button
+                    type="button"
+                    class="button danger ghost"
+                    aria-label={`Delete project ${project.name}`}
+                    onClick={() => setDeleting(project)}
+                  >
+                    Delete
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       <CreateProject />
       {deleting === undefined ? null : (

@@ -1,0 +1,19 @@
+/**
+ * A span per store call (issue 16, traces): every method of a store that returns an effect runs under a span named
+ * `<Port>.<method>` (`SchemaStore.findTokenByHash`), so that a trace shows each request's use case and, under it,
+ * what it asked of the database. One wrapper for every SQL store, rather than a span written into each method.
+ */
+import { Effect } from "effect"
+
+export const traced = <S extends object>(port: string, service: S): S =>
+  Object.fromEntries(
+    Object.entries(service).map(([name, member]) => [
+      name,
+      typeof member === "function"
+        ? (...args: ReadonlyArray<unknown>) => {
+            const result: unknown = member(...args)
+            return Effect.isEffect(result) ? Effect.withSpan(result, `${port}.${name}`, { kind: "client" }) : result
+          }
+        : member,
+    ]),
+  ) as S

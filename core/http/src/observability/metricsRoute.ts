@@ -1,0 +1,42 @@
+/**
+ * `GET /metrics` (issue 16): the service's metrics in Prometheus' text format, read from the registry of its own
+ * runtime, so each service's port shows its own. Only when a token is configured (`COFFER_METRICS_TOKEN`): without
+ * one the path is not mounted and answers 404 like any unknown path. A scrape must send `Authorization: Bearer
+ * <token>`, compared in constant time; anything else is 401.
+ *
+ * The encoder is Effect's own (`PrometheusMetrics`), loaded at the first scrape: a service nobody scrapes does not
+ * carry it.
+ */
+import { Hasher, Unauthorized } from "@coffer/kernel"
+import { type Context, type ManagedRuntime, Redacted } from "effect"
+import type { Hono } from "hono"
+import { bearerToken } from "../auth/credentials.js"
+import { errorResponse } from "../errors.js"
+
+export const METRICS_PATH = "/metrics"
+
+/** The media type of Prometheus' text exposition format. */
+export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+/** The registry of `context` in Prometheus' text format. */
+export const prometheusText = async (context: Context.Context<never>): Promise<string> => {
+  const { formatUnsafe } = await import("effect/observability/PrometheusMetrics")
+  return formatUnsafe(context)
+}
+
+export const mountMetrics = <R, ER>(
+  app: Hono,
+  runtime: ManagedRuntime.ManagedRuntime<R, ER>,
+  token: Redacted.Redacted<string> | undefined,
+): void => {
+  if (token === undefined) return
+  app.get(METRICS_PATH, async (c) => {
+    const given = bearerToken(c.req.header("Authorization") ?? "")
+    if (given === undefined || !Hasher.timingSafeEqual(given, Redacted.value(token))) {
+      c.header("WWW-Authenticate", "Bearer")
+      return errorResponse(c, new Unauthorized({ message: "A metrics token is required" }))
+    }
+    const text = await prometheusText((await runtime.context()) as Context.Context<never>)
+    return c.body(text, 200, { "Content-Type": PROMETHEUS_CONTENT_TYPE })
+  })
+}

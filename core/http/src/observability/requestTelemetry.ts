@@ -1,0 +1,135 @@
+/**
+ * What every request leaves behind (issue 16): one log line (`requestLog.ts`), its count and duration in the
+ * service's metrics (`httpMetrics.ts`), and, when tracing is on, a server span that continues the caller's W3C
+ * `traceparent` and is the parent of the use case's spans (`runtime.ts` runs the use case under it).
+ *
+ * Mounted outermost, so that it times the whole answer and sees the final status, errors included. It reads the
+ * runtime's services once (loggers' level, metric registry, tracer) and then works synchronously: no Effect run and
+ * no await per request, and nothing is set on the response after the route except `X-Request-Id` on the rare
+ * response made outside the context (the web app's files), as `presetHeaders.ts` explains.
+ */
+import { Cause, Clock, Context, Exit, LogLevel, type ManagedRuntime, Option, References, Tracer } from "effect"
+import { fromRecordUnsafe } from "effect/http/Headers"
+import { w3c } from "effect/http/HttpTraceContext"
+import type { Context as HonoContext, MiddlewareHandler } from "hono"
+import { makeHttpMetrics } from "./httpMetrics.js"
+import { REQUEST_ID_HEADER } from "./requestId.js"
+import { makeRequestLog } from "./requestLog.js"
+import { methodLabel, routeTemplate } from "./route.js"
+
+/** What the route's code tells the middleware about a request: the span to run under, and why it failed. */
+export interface RequestState {
+  readonly span: Tracer.Span | undefined
+  failure: Cause.Cause<unknown> | undefined
+}
+
+const STATE = "cofferRequest"
+
+declare module "hono" {
+  interface ContextVariableMap {
+    [STATE]: RequestState
+  }
+}
+
+/** The request's span, when tracing is on, for the use case to run under. */
+export const requestSpan = (c: HonoContext): Tracer.Span | undefined => c.get(STATE)?.span
+
+/** Records why the request failed; a 5xx logs it in its request line, so that each failure is logged once. */
+export const noteFailure = (c: HonoContext, cause: Cause.Cause<unknown>): void => {
+  const state = c.get(STATE)
+  if (state !== undefined) state.failure = cause
+}
+
+/** What the middleware reads of the runtime, once. */
+interface Instruments {
+  readonly context: Context.Context<never>
+  /** Whether `Info` lines pass the runtime's minimum level; 5xx lines are `Error` and always pass. */
+  readonly info: boolean
+  /** The tracer when tracing is on (`References.TracerEnabled`), else nothing: no span is made. */
+  readonly tracer: Tracer.Tracer | undefined
+  readonly clock: Clock.Clock
+}
+
+const instrumentsOf = (context: Context.Context<never>): Instruments => ({
+  context,
+  info: !LogLevel.isGreaterThan(Context.get(context, References.MinimumLogLevel), "Info"),
+  tracer: Context.get(context, References.TracerEnabled) ? Context.get(context, Tracer.Tracer) : undefined,
+  clock: Context.get(context, Clock.Clock),
+})
+
+/** The caller's span, from a valid W3C `traceparent` header. */
+const callerSpan = (c: HonoContext): Option.Option<Tracer.AnySpan> => {
+  const traceparent = c.req.header("traceparent")
+  return traceparent === undefined ? Option.none() : w3c(fromRecordUnsafe({ traceparent }))
+}
+
+const startSpan = (tracer: Tracer.Tracer, clock: Clock.Clock, c: HonoContext, method: string, route: string) => {
+  const parent = callerSpan(c)
+  const span = tracer.span({
+    name: `${method} ${route}`,
+    parent,
+    annotations: Context.empty(),
+    links: [],
+    startTime: clock.currentTimeNanosUnsafe(),
+    kind: "server",
+    root: Option.isNone(parent),
+    sampled: Option.match(parent, { onNone: () => true, onSome: (caller) => caller.sampled }),
+  })
+  span.attribute("http.request.method", method)
+  span.attribute("http.route", route)
+  return span
+}
+
+const endSpan = (span: Tracer.Span, clock: Clock.Clock, state: RequestState, status: number, requestId: string) => {
+  span.attribute("http.response.status_code", status)
+  span.attribute("coffer.request_id", requestId)
+  const exit = status >= 500 ? Exit.failCause(state.failure ?? Cause.fail(`HTTP ${status}`)) : Exit.void
+  span.end(clock.currentTimeNanosUnsafe(), exit)
+}
+
+/** Milliseconds to two decimals: enough to compare requests, short enough to read. */
+const roundMs = (ms: number) => Math.round(ms * 100) / 100
+
+export const requestTelemetry = <R, ER>(runtime: ManagedRuntime.ManagedRuntime<R, ER>): MiddlewareHandler => {
+  const log = makeRequestLog(runtime)
+  const record = makeHttpMetrics()
+  let instruments: Instruments | undefined
+  // A runtime whose layers cannot be built answers every request with an error; the request still gets through.
+  const load = () =>
+    runtime.context().then(
+      (context) => (instruments = instrumentsOf(context as Context.Context<never>)),
+      () => undefined,
+    )
+  return async (c, next) => {
+    const started = performance.now()
+    const tools = instruments ?? (await load())
+    const method = methodLabel(c.req.method)
+    const route = routeTemplate(c)
+    const span = tools?.tracer === undefined ? undefined : startSpan(tools.tracer, tools.clock, c, method, route)
+    const state: RequestState = { span, failure: undefined }
+    c.set(STATE, state)
+    await next()
+    const ms = performance.now() - started
+    const requestId = c.get("requestId")
+    if (!c.res.headers.has(REQUEST_ID_HEADER)) c.header(REQUEST_ID_HEADER, requestId)
+    if (tools === undefined) return
+    const { status } = c.res
+    record(tools.context, method, route, status, ms / 1000)
+    if (span !== undefined) endSpan(span, tools.clock, state, status, requestId)
+    const failed = status >= 500
+    if (!failed && !tools.info) return
+    log({
+      level: failed ? "Error" : "Info",
+      message: `${method} ${route} ${status}`,
+      fields: {
+        requestId,
+        method,
+        route,
+        status,
+        durationMs: roundMs(ms),
+        ...(span === undefined ? {} : { traceId: span.traceId }),
+      },
+      cause: failed ? state.failure : undefined,
+    })
+  }
+}

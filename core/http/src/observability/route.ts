@@ -1,0 +1,27 @@
+/**
+ * What logs, metrics and spans call a request: its method and its route template (`/api/:platform/:version`),
+ * never the raw path or query string, which carry names, ids and sometimes credentials, and would give metrics one
+ * series per URL. Both are closed sets: an unknown method is `OTHER`, a path no route takes is `unmatched`.
+ */
+import type { Context } from "hono"
+import { matchedRoutes } from "hono/route"
+
+/** The route template of a request that no route takes (a 404, a preflight, the web app's pages). */
+export const UNMATCHED_ROUTE = "unmatched"
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
+/** The request's method, or `OTHER` for anything a client made up. */
+export const methodLabel = (method: string): string => (METHODS.has(method) ? method : "OTHER")
+
+/**
+ * The template of the first route that matches the request, which is the one that answers it: Hono matches every
+ * route before any middleware runs, so this is known from the start, even when a middleware answers first (a 413
+ * on a write is still counted under its route). Middleware mounted with `app.use` match every path as `*`.
+ */
+export const routeTemplate = (c: Context): string => {
+  for (const route of matchedRoutes(c)) {
+    if (route.path !== "*" && route.path !== "/*") return route.path
+  }
+  return UNMATCHED_ROUTE
+}

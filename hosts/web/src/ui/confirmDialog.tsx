@@ -1,0 +1,68 @@
+/**
+ * The confirmation before a change that cannot be undone (a deletion, a revocation, a rotation): what will
+ * happen, optionally a name the person must type first (where much goes with it), Cancel, and the action's
+ * button. A refusal stays in the dialog, where the person acted; the dialog closes only when `run` decides so.
+ */
+import type { ComponentChildren, ComponentType } from "preact"
+import { useState } from "preact/hooks"
+import { Alert, Dialog, Field } from "./components.js"
+import { useAction } from "./useAction.js"
+
+export interface ConfirmDialogProps {
+  readonly title: string
+  /** What happens, and any fields the action takes. */
+  readonly children: ComponentChildren
+  /** The action button's words, e.g. "Delete project". */
+  readonly action: string
+  /** Text the person must type before the action is offered, e.g. the project's slug. */
+  readonly typed?: string
+  /** `danger` for what destroys, `primary` for what only replaces. */
+  readonly tone?: "danger" | "primary"
+  /** How a refusal is shown; `Alert` unless the service's refusal says more (the schemas that block a deletion). */
+  readonly refusal?: ComponentType<{ readonly error: unknown }>
+  readonly run: () => Promise<void>
+  readonly onClose: () => void
+}
+
+export const ConfirmDialog = ({
+  title,
+  children,
+  action,
+  typed,
+  tone = "danger",
+  refusal: Refusal = Alert,
+  run,
+  onClose,
+}: ConfirmDialogProps) => {
+  const [confirmation, setConfirmation] = useState("")
+  const { busy, error, submit } = useAction(run)
+  return (
+    <Dialog title={title} onClose={onClose}>
+      <form class="stack" onSubmit={submit}>
+        {children}
+        {typed === undefined ? null : (
+          <Field
+            label={`Type ${typed} to confirm`}
+            name="confirm"
+            autoComplete="off"
+            value={confirmation}
+            onInput={(event) => setConfirmation(event.currentTarget.value)}
+          />
+        )}
+        <Refusal error={error} />
+        <div class="actions">
+          <button type="button" class="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="submit"
+            class={`button ${tone}`}
+            disabled={busy || (typed !== undefined && confirmation !== typed)}
+          >
+            {action}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}

@@ -1,0 +1,140 @@
+/**
+ * Operating a real host (README "Operating Coffer"), on every host `hosts` lists: a JSON log line per request,
+ * `/metrics` behind its token on each service's port, and traces exported over OTLP/HTTP to a small receiver in
+ * this test, which checks the spans of one request and their parent links: request → use case → store call.
+ */
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterEach, describe, expect, it } from "vitest"
+import { type Host, hosts, start } from "./host.js"
+
+const METRICS_TOKEN = "e2e-metrics-token-0123456789"
+const TRACE_ID = "5af7183fc1d2e3a4b5c6d7e8f9a0b1c2"
+const CALLER_SPAN_ID = "a1b2c3d4e5f60718"
+
+const running: Array<Host> = []
+const servers: Array<Server> = []
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((host) => host.stop("SIGKILL")))
+  await Promise.all(servers.splice(0).map((server) => new Promise((done) => server.close(done))))
+})
+
+interface OtlpSpan {
+  readonly traceId: string
+  readonly spanId: string
+  readonly parentSpanId?: string
+  readonly name: string
+  readonly kind: number
+}
+
+/** An OTLP/HTTP JSON receiver: keeps every span posted to `/v1/traces`, with its resource's service name. */
+const otlpReceiver = async () => {
+  const spans: Array<OtlpSpan & { readonly service: string }> = []
+  const server = createServer((request, response) => {
+    let body = ""
+    request.on("data", (chunk) => {
+      body += chunk
+    })
+    request.on("end", () => {
+      if (request.url === "/v1/traces") {
+        const data = JSON.parse(body) as {
+          resourceSpans: Array<{
+            resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }
+            scopeSpans: Array<{ spans: Array<OtlpSpan> }>
+          }>
+        }
+        for (const resource of data.resourceSpans) {
+          const service =
+            resource.resource.attributes.find((attribute) => attribute.key === "service.name")?.value.stringValue ?? ""
+          for (const scope of resource.scopeSpans) for (const span of scope.spans) spans.push({ ...span, service })
+        }
+      }
+      response.writeHead(200, { "Content-Type": "application/json" }).end("{}")
+    })
+  })
+  servers.push(server)
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done))
+  return { spans, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
+}
+
+/** The JSON lines the host printed. */
+const jsonLines = (output: string): Array<Record<string, unknown>> =>
+  output.split("\n").flatMap((line) => {
+    if (!line.startsWith("{")) return []
+    return [JSON.parse(line) as Record<string, unknown>]
+  })
+
+describe.each(hosts)("operating coffer on %s", (kind) => {
+  it("logs one JSON line per request and serves each service's metrics behind the token", async () => {
+    const host = await start({
+      host: kind,
+      env: { COFFER_LOG_FORMAT: "json", COFFER_METRICS_TOKEN: METRICS_TOKEN },
+    })
+    running.push(host)
+    const read = await fetch(`${host.schemas}/api/ios?token=cfs_not-for-logs`, {
+      headers: { "X-Request-Id": "e2e-request-1" },
+    })
+    expect(read.status).toBe(401)
+    expect(read.headers.get("X-Request-Id")).toBe("e2e-request-1")
+    await expect
+      .poll(() => jsonLines(host.output()).find((line) => line.requestId === "e2e-request-1"))
+      .toMatchObject({
+        level: "INFO",
+        service: "schemas",
+        method: "GET",
+        route: "/api/:platform",
+        status: 401,
+        durationMs: expect.any(Number),
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      })
+    expect(host.output()).not.toContain("cfs_not-for-logs")
+
+    expect((await fetch(`${host.schemas}/metrics`)).status).toBe(401)
+    const wrong = await fetch(`${host.schemas}/metrics`, { headers: { Authorization: "Bearer not-the-token-at-all" } })
+    expect(wrong.status).toBe(401)
+    const authorization = { Authorization: `Bearer ${METRICS_TOKEN}` }
+    const schemas = await (await fetch(`${host.schemas}/metrics`, { headers: authorization })).text()
+    expect(schemas).toContain(
+      'coffer_http_requests_total{service="schemas",method="GET",route="/api/:platform",status="401"} 1',
+    )
+    expect(schemas).toMatch(/^coffer_process_resident_memory_bytes\{service="schemas"\} \d+$/m)
+    expect(schemas).toMatch(/^coffer_process_event_loop_delay_seconds\{service="schemas",quantile="0\.99"\} [\d.e-]+$/m)
+    // Each port serves its own service's metrics.
+    await fetch(`${host.secrets}/healthz`)
+    const secrets = await (await fetch(`${host.secrets}/metrics`, { headers: authorization })).text()
+    expect(secrets).toContain(
+      'coffer_http_requests_total{service="secrets",method="GET",route="/healthz",status="200"} 1',
+    )
+    expect(secrets).not.toContain('service="schemas"')
+  })
+
+  it("exports a span per request, use case and store call over OTLP, continuing the caller's trace", async () => {
+    const receiver = await otlpReceiver()
+    const host = await start({
+      host: kind,
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_BSP_SCHEDULE_DELAY: "100",
+      },
+    })
+    running.push(host)
+    // A token check that misses the cache asks the store: request → Schemas.checkToken → SchemaStore.findTokenByHash.
+    const response = await fetch(`${host.schemas}/api/ios`, {
+      headers: {
+        Authorization: `Bearer cfs_${"A".repeat(43)}`,
+        traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-01`,
+      },
+    })
+    expect(response.status).toBe(401)
+    const byName = (name: string) => receiver.spans.find((span) => span.traceId === TRACE_ID && span.name === name)
+    await expect.poll(() => byName("SchemaStore.findTokenByHash"), { timeout: 10_000 }).toBeDefined()
+    const request = byName("GET /api/:platform")!
+    const useCase = byName("Schemas.checkToken")!
+    const store = byName("SchemaStore.findTokenByHash")!
+    expect(request.parentSpanId).toBe(CALLER_SPAN_ID)
+    expect(useCase.parentSpanId).toBe(request.spanId)
+    expect(store.parentSpanId).toBe(useCase.spanId)
+    expect(request.service).toBe("coffer-schemas")
+  })
+})
