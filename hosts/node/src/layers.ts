@@ -5,7 +5,7 @@
 import { NodeHasher, XChaCha20Poly1305 } from "@coffer/adapter-crypto"
 import { MemoryCache } from "@coffer/adapter-memory"
 import { OidcIdentity } from "@coffer/adapter-oidc"
-import { Postgres } from "@coffer/adapter-postgres"
+import { PgPubSub, Postgres } from "@coffer/adapter-postgres"
 import { RedisCache } from "@coffer/adapter-redis"
 import { SqlDatabase, SqlKeyCanary } from "@coffer/adapter-sql"
 import { Sqlite } from "@coffer/adapter-sqlite"
@@ -28,13 +28,22 @@ export const databaseLayer = (settings: HostSettings): Layer.Layer<SqlDatabase.S
     ? Sqlite.layer({ filename: settings.database.filename })
     : Postgres.layer({ url: settings.database.url })
 
-/** Either cache, its reads counted as hits, misses and outages (`/metrics`). */
-export const cacheLayer = (settings: HostSettings): Layer.Layer<Cache.Cache> =>
-  Cache.layerWithMetrics(
-    settings.redisUrl === undefined
-      ? MemoryCache.layerWith({ maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes })
-      : RedisCache.layer({ url: settings.redisUrl, prefix: settings.redisPrefix }),
+/**
+ * Redis when set; else the in-process cache, whose invalidations travel over Postgres `LISTEN/NOTIFY` when the
+ * database is Postgres (several instances, no Redis: a revocation still reaches every one at once). Reads are
+ * counted as hits, misses and outages (`/metrics`).
+ */
+export const cacheLayer = (settings: HostSettings): Layer.Layer<Cache.Cache, StoreUnavailable> => {
+  if (settings.redisUrl !== undefined) {
+    return Cache.layerWithMetrics(RedisCache.layer({ url: settings.redisUrl, prefix: settings.redisPrefix }))
+  }
+  const memory = MemoryCache.layerWith({ maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes })
+  return Cache.layerWithMetrics(
+    settings.database._tag === "Postgres"
+      ? PgPubSub.layer({ url: settings.database.url }).pipe(Layer.provide(memory))
+      : memory,
   )
+}
 
 export const cipherLayer = (settings: HostSettings): Layer.Layer<Cipher.Cipher, Cipher.CipherError> =>
   Layer.unwrap(

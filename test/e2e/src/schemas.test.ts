@@ -531,13 +531,19 @@ describe.runIf(await hasRedis())("schemas service with Redis cut off", () => {
   })
 })
 
-describe.runIf((await hasPostgres()) && (await hasRedis()))("two instances on one Postgres and one Redis", () => {
+// Without Redis, invalidations travel over Postgres LISTEN/NOTIFY (@coffer/adapter-postgres PgPubSub).
+const sharing: ReadonlyArray<readonly [string, Record<string, string>]> = [
+  ...((await hasRedis()) ? [["one Redis", { COFFER_REDIS_URL: redisUrl }] as const] : []),
+  ["no Redis", {}],
+]
+
+describe.runIf(await hasPostgres()).each(sharing)("two instances on one Postgres and %s", (_name, cache) => {
   it("see each other's revocations and saves at once", async () => {
     const database = await postgresDatabase()
     // One master key for both, as for any instances sharing a database (each would otherwise generate its own).
     const env = {
       COFFER_DATABASE_URL: database.url,
-      COFFER_REDIS_URL: redisUrl,
+      ...cache,
       COFFER_MASTER_KEY: randomBytes(32).toString("base64"),
     }
     const first = await start({ args: ["serve", "--only", "schemas"], env })
