@@ -19,6 +19,7 @@ import type {
   Conflict,
   Forbidden,
   Identity,
+  MasterKeyCheck,
   NotFound,
   PayloadTooLarge,
   SignIn,
@@ -79,6 +80,7 @@ export type HttpError =
   | UnsupportedMediaType
   | TooManyRequests
   | StoreUnavailable
+  | MasterKeyCheck.MasterKeyMismatch
   | SignIn.SignInOff
   | AccountLinkRequired
   | InvalidName
@@ -170,6 +172,8 @@ const rules: Rules = {
   // The message names the failing store for operators (it is logged); callers learn only that it failed,
   // and a check that could not be made fails closed (DESIGN.md "Token checks fail closed").
   StoreUnavailable: () => ({ status: 503, body: { error: UNAVAILABLE_MESSAGE } }),
+  // Only `/readyz` meets it: the operator's probe learns which setting is wrong (it names no key).
+  MasterKeyMismatch: 503,
   // Seed 001 §7: OIDC not configured.
   SignInOff: 404,
   AccountLinkRequired: 409,
