@@ -6,6 +6,7 @@
 import { cipherSuite } from "@coffer/contract"
 import { Cipher, Encoding } from "@coffer/kernel"
 import { Effect, Redacted, Result } from "effect"
+import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
 import { XChaCha20Poly1305 } from "./index.js"
 
@@ -149,5 +150,66 @@ describe("parseMasterKeys", () => {
     expect(result.failure.message).toContain("not 16")
     expect(result.failure.message.includes(bad)).toBe(false)
     expect(Result.isFailure(parse(`${Encoding.toBase64(keyA)},`))).toBe(true)
+  })
+})
+
+describe("unwrapped data keys in memory", () => {
+  /** The real primitive, counting the data keys it unwraps (decryptions whose output is a 32-byte key). */
+  const counting = () => {
+    const counts = { unwraps: 0 }
+    const primitives: Cipher.Primitives = {
+      ...XChaCha20Poly1305.primitives,
+      decrypt: (key, nonce, ciphertext, aad) => {
+        const plaintext = XChaCha20Poly1305.primitives.decrypt(key, nonce, ciphertext, aad)
+        if (Encoding.fromUtf8.decode(aad).includes("cdk1")) counts.unwraps++
+        return plaintext
+      },
+    }
+    const masterKey = Redacted.make(XChaCha20Poly1305.primitives.randomBytes(32))
+    return { counts, make: Cipher.make(primitives, { current: masterKey, previous: [] }) }
+  }
+
+  it("unwraps a data key once for many values, again after forget or after its time is up", async () => {
+    const { counts, make } = counting()
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const cipher = yield* make
+        const dataKey = yield* cipher.newDataKey
+        const sealed = yield* cipher.seal(dataKey, "s3cret", "row")
+        for (let i = 0; i < 5; i++) expect(yield* cipher.open(dataKey, sealed, "row")).toBe("s3cret")
+        expect(counts.unwraps).toBe(1)
+        // A project deleted, a wrap replaced: the next use unwraps again.
+        yield* cipher.forget(dataKey)
+        expect(yield* cipher.open(dataKey, sealed, "row")).toBe("s3cret")
+        expect(counts.unwraps).toBe(2)
+        yield* TestClock.adjust(Cipher.DATA_KEY_TTL_MS - 1)
+        yield* cipher.open(dataKey, sealed, "row")
+        expect(counts.unwraps).toBe(2)
+        yield* TestClock.adjust(1)
+        yield* cipher.open(dataKey, sealed, "row")
+        expect(counts.unwraps).toBe(3)
+        // A value that does not open under the kept key still fails, and the key stays usable.
+        expect((yield* Effect.flip(cipher.open(dataKey, sealed, "another row")))._tag).toBe("CipherError")
+        expect(yield* cipher.open(dataKey, sealed, "row")).toBe("s3cret")
+        expect(counts.unwraps).toBe(3)
+      }).pipe(Effect.provide(TestClock.layer())),
+    )
+  })
+
+  it("keeps at most DATA_KEYS_MAX keys, dropping the one used longest ago", async () => {
+    const { counts, make } = counting()
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const cipher = yield* make
+        const keys: Array<string> = []
+        for (let i = 0; i <= Cipher.DATA_KEYS_MAX; i++) keys.push(yield* cipher.newDataKey)
+        const sealed = yield* cipher.seal(keys[0]!, "first", "row")
+        for (const key of keys.slice(1)) yield* cipher.seal(key, "x", "row")
+        expect(counts.unwraps).toBe(Cipher.DATA_KEYS_MAX + 1)
+        // The first key was used longest ago and left when the last came in.
+        expect(yield* cipher.open(keys[0]!, sealed, "row")).toBe("first")
+        expect(counts.unwraps).toBe(Cipher.DATA_KEYS_MAX + 2)
+      }),
+    )
   })
 })

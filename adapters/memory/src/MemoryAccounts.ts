@@ -2,7 +2,7 @@
  * The Accounts port (secrets service) in process memory: for tests, embedding and single-process development.
  * Every call runs synchronously, so each one is atomic without locks.
  */
-import { Clock, Conflict, NotFound, Random } from "@coffer/kernel"
+import { Clock, Random } from "@coffer/kernel"
 import { Accounts } from "@coffer/secrets"
 import { Effect, Layer } from "effect"
 
@@ -37,9 +37,9 @@ export const make = Effect.gen(function* () {
       const id = yield* random.id
       const createdAt = yield* now
       if (identities.has(identityKey(input.issuer, input.subject))) {
-        return yield* new Conflict({ message: Accounts.messages.identityTaken })
+        return yield* new Accounts.IdentityTaken({ ofAnotherAccount: false })
       }
-      if (holderOf(input.email) !== undefined) return yield* new Conflict({ message: Accounts.messages.emailTaken })
+      if (holderOf(input.email) !== undefined) return yield* new Accounts.EmailTaken()
       const user: Accounts.User = { id, email: input.email, createdAt }
       users.set(id, user)
       identities.set(identityKey(input.issuer, input.subject), {
@@ -52,10 +52,10 @@ export const make = Effect.gen(function* () {
     }),
     updateEmail: Effect.fnUntraced(function* (id, email) {
       const user = users.get(id)
-      if (user === undefined) return yield* new NotFound({ message: Accounts.messages.noUser(id) })
+      if (user === undefined) return yield* new Accounts.AccountNotFound({ userId: id })
       const holder = holderOf(email)
       if (holder !== undefined && holder.id !== id) {
-        return yield* new Conflict({ message: Accounts.messages.emailTaken })
+        return yield* new Accounts.EmailTaken()
       }
       const updated = { ...user, email }
       users.set(id, updated)
@@ -63,17 +63,17 @@ export const make = Effect.gen(function* () {
     }),
     link: Effect.fnUntraced(function* (userId, issuer, subject) {
       const createdAt = yield* now
-      if (!users.has(userId)) return yield* new NotFound({ message: Accounts.messages.noUser(userId) })
+      if (!users.has(userId)) return yield* new Accounts.AccountNotFound({ userId })
       const existing = identities.get(identityKey(issuer, subject))
       if (existing !== undefined) {
         if (existing.userId === userId) return
-        return yield* new Conflict({ message: Accounts.messages.identityOfOther })
+        return yield* new Accounts.IdentityTaken({ ofAnotherAccount: true })
       }
       identities.set(identityKey(issuer, subject), { issuer, subject, userId, createdAt })
     }),
     unlink: Effect.fnUntraced(function* (issuer, subject) {
       if (!identities.delete(identityKey(issuer, subject))) {
-        return yield* new NotFound({ message: Accounts.messages.noIdentity })
+        return yield* new Accounts.IdentityNotFound()
       }
     }),
     list: () =>

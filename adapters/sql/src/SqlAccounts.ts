@@ -2,13 +2,13 @@
  * The Accounts port (secrets service) on SQL: `secrets_users` and `secrets_identities` (migration
  * `0002_sessions`). The port's rules are kept by the schema where a race could break them: the identity is
  * the primary key of `secrets_identities`, and `email_key` is unique, so two first sign-ins racing cannot
- * both create an account; the loser's `UniqueViolation` becomes the port's `Conflict`. A user and its first
+ * both create an account; the loser's `UniqueViolation` becomes the port's `IdentityTaken` or `EmailTaken`. A user and its first
  * identity are written in one transaction.
  *
  * A failed statement that is neither an outage nor a constraint the port names is a bug in this file, so it
  * becomes a defect (500); an unreachable database stays `StoreUnavailable` (503).
  */
-import { Clock, Conflict, fromIso, NotFound, Random, toIso } from "@coffer/kernel"
+import { Clock, fromIso, Random, toIso } from "@coffer/kernel"
 import { Accounts } from "@coffer/secrets"
 import { Effect, Layer } from "effect"
 import { SqlDatabase } from "./SqlDatabase.js"
@@ -54,7 +54,7 @@ export const make = Effect.gen(function* () {
   const createConflict = (input: Accounts.NewAccount) =>
     Effect.flatMap(identityOwner(input.issuer, input.subject), (owner) =>
       Effect.fail(
-        new Conflict({ message: owner === undefined ? Accounts.messages.emailTaken : Accounts.messages.identityTaken }),
+        owner === undefined ? new Accounts.EmailTaken() : new Accounts.IdentityTaken({ ofAnotherAccount: false }),
       ),
     )
 
@@ -106,10 +106,10 @@ export const make = Effect.gen(function* () {
           .returning(["id", "email", "created_at"])
           .executeTakeFirst(),
       ).pipe(
-        SqlStore.failOn("UniqueViolation", () => new Conflict({ message: Accounts.messages.emailTaken })),
+        SqlStore.failOn("UniqueViolation", () => new Accounts.EmailTaken()),
         SqlStore.settle,
       )
-      if (updated === undefined) return yield* new NotFound({ message: Accounts.messages.noUser(id) })
+      if (updated === undefined) return yield* new Accounts.AccountNotFound({ userId: id })
       return toUser(updated)
     }),
     link: Effect.fnUntraced(function* (userId, issuer, subject) {
@@ -117,7 +117,7 @@ export const make = Effect.gen(function* () {
       // Checked before and, for a racing caller, after the insert: the same owner is success, another a conflict.
       const answerFor = Effect.fnUntraced(function* (owner: string | undefined) {
         if (owner === userId) return true
-        if (owner !== undefined) return yield* new Conflict({ message: Accounts.messages.identityOfOther })
+        if (owner !== undefined) return yield* new Accounts.IdentityTaken({ ofAnotherAccount: true })
         return false
       })
       if (yield* answerFor(yield* identityOwner(issuer, subject))) return
@@ -127,7 +127,7 @@ export const make = Effect.gen(function* () {
           .values({ issuer, subject, user_id: userId, created_at: createdAt })
           .execute(),
       ).pipe(
-        SqlStore.failOn("ForeignKeyViolation", () => new NotFound({ message: Accounts.messages.noUser(userId) })),
+        SqlStore.failOn("ForeignKeyViolation", () => new Accounts.AccountNotFound({ userId })),
         SqlStore.catchReason("UniqueViolation", () => Effect.flatMap(identityOwner(issuer, subject), answerFor)),
         SqlStore.settle,
       )
@@ -140,7 +140,7 @@ export const make = Effect.gen(function* () {
           .where("subject", "=", subject)
           .executeTakeFirst(),
       )
-      if (result.numDeletedRows === 0n) return yield* new NotFound({ message: Accounts.messages.noIdentity })
+      if (result.numDeletedRows === 0n) return yield* new Accounts.IdentityNotFound()
     }),
     list: () =>
       Effect.gen(function* () {

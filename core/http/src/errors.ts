@@ -21,6 +21,7 @@ import type {
   Identity,
   NotFound,
   PayloadTooLarge,
+  SignIn,
   StoreUnavailable,
   TooManyRequests,
   Unauthorized,
@@ -48,12 +49,14 @@ import type {
   AlreadyMember,
   ApiKeyNotFound,
   EnvironmentExists,
+  EnvironmentGone,
   EnvironmentNotFound,
   InvalidName,
   InviteNotFound,
   InviteNotPending,
   MemberNotFound,
   ProjectExists,
+  ProjectGone,
   ProjectNotFound,
   SecretNotFound,
   SecretUnreadable,
@@ -76,6 +79,7 @@ export type HttpError =
   | UnsupportedMediaType
   | TooManyRequests
   | StoreUnavailable
+  | SignIn.SignInOff
   | AccountLinkRequired
   | InvalidName
   | ValueTooLarge
@@ -87,6 +91,8 @@ export type HttpError =
   | InviteNotFound
   | InviteNotPending
   | ApiKeyNotFound
+  | ProjectGone
+  | EnvironmentGone
   | ProjectExists
   | EnvironmentExists
   | AlreadyMember
@@ -148,6 +154,8 @@ const rules: Rules = {
   // The message names the failing store for operators (it is logged); callers learn only that it failed,
   // and a check that could not be made fails closed (DESIGN.md "Token checks fail closed").
   StoreUnavailable: () => ({ status: 503, body: { error: UNAVAILABLE_MESSAGE } }),
+  // Seed 001 §7: OIDC not configured.
+  SignInOff: 404,
   AccountLinkRequired: 409,
   // Secrets (seed 001 §7): naming rules and the value limit, then the three 409s of the seed.
   InvalidName: 400,
@@ -161,6 +169,9 @@ const rules: Rules = {
   InviteNotFound: 404,
   InviteNotPending: 404,
   ApiKeyNotFound: 404,
+  // Deleted while a write under it was under way: as missing as if it had never been.
+  ProjectGone: 404,
+  EnvironmentGone: 404,
   ProjectExists: 409,
   EnvironmentExists: 409,
   AlreadyMember: 409,

@@ -17,6 +17,11 @@
  *
  * - wrapped data key: `cdk1.<masterKeyId>.<base64url(nonce || ciphertext)>`, AAD = `associatedData(["cdk1", id])`
  * - sealed value:     `csv1.<base64url(nonce || ciphertext)>`, AAD = `associatedData(["csv1", associatedData])`
+ *
+ * Unwrapped data keys are kept in process memory, never anywhere else, for a bounded time and number
+ * (`DATA_KEYS_MAX`, `DATA_KEY_TTL_MS`), by the text of their wrap: a busy project's reads and writes unwrap its
+ * key once, not once per value. A key leaving the memory (its time is up, the bound is reached, or `forget` is
+ * called when its project is deleted or its wrap replaced) is overwritten with zeros.
  */
 import { Context, Effect, Redacted, Schema } from "effect"
 import { fromBase64Url, fromUtf8, toBase64Url, toHex, utf8 } from "./encoding.js"
@@ -44,8 +49,15 @@ export class Cipher extends Context.Service<
      * only: it answers for keys that are no longer in the keyring, and fails only on a malformed blob.
      */
     readonly keyIdOf: (dataKey: string) => Effect.Effect<string, CipherError>
+    /** Drops this wrapped key's unwrapped copy from memory, if one is kept (its project deleted, its wrap replaced). */
+    readonly forget: (dataKey: string) => Effect.Effect<void>
   }
 >()("@coffer/kernel/Cipher") {}
+
+/** How many unwrapped data keys a process keeps at most; the one used longest ago leaves first. */
+export const DATA_KEYS_MAX = 1_000
+/** How long an unwrapped data key is kept after it was unwrapped. */
+export const DATA_KEY_TTL_MS = 5 * 60_000
 
 /** Master and data keys are 256-bit. */
 export const KEY_LENGTH = 32
@@ -174,12 +186,12 @@ export const make = Effect.fnUntraced(function* (
       : Effect.succeed({ keyId: match[1], ...payload })
   }
 
-  const wrap = (dataKey: Uint8Array) =>
-    attempt(() => {
-      const nonce = primitives.randomBytes(nonceLength)
-      const ciphertext = primitives.encrypt(Redacted.value(current), nonce, dataKey, wrapAad(currentKeyId))
-      return `${DATA_KEY_FORMAT}.${currentKeyId}.${toBase64Url(concat(nonce, ciphertext))}`
-    }, "could not wrap the data key")
+  const wrapNow = (dataKey: Uint8Array) => {
+    const nonce = primitives.randomBytes(nonceLength)
+    const ciphertext = primitives.encrypt(Redacted.value(current), nonce, dataKey, wrapAad(currentKeyId))
+    return `${DATA_KEY_FORMAT}.${currentKeyId}.${toBase64Url(concat(nonce, ciphertext))}`
+  }
+  const wrap = (dataKey: Uint8Array) => attempt(() => wrapNow(dataKey), "could not wrap the data key")
 
   const unwrap = (wrapped: string) =>
     Effect.gen(function* () {
@@ -199,9 +211,53 @@ export const make = Effect.fnUntraced(function* (
       return dataKey
     })
 
-  /** Lends the raw data key to `use` and zeroes it afterwards, whatever the outcome. */
-  const withDataKey = <A>(wrapped: string, use: (dataKey: Uint8Array) => Effect.Effect<A, CipherError>) =>
-    Effect.acquireUseRelease(unwrap(wrapped), use, (dataKey) => Effect.sync(() => dataKey.fill(0)))
+  /** Unwrapped keys by wrap, in order of last use; each zeroed as it leaves. */
+  const unwrapped = new Map<string, { readonly key: Uint8Array; readonly until: number }>()
+  const drop = (wrapped: string) => {
+    unwrapped.get(wrapped)?.key.fill(0)
+    unwrapped.delete(wrapped)
+  }
+  const keep = (wrapped: string, key: Uint8Array, now: number) => {
+    drop(wrapped)
+    if (unwrapped.size >= DATA_KEYS_MAX) drop(unwrapped.keys().next().value!)
+    unwrapped.set(wrapped, { key, until: now + DATA_KEY_TTL_MS })
+  }
+  const kept = (wrapped: string, now: number) => {
+    const found = unwrapped.get(wrapped)
+    if (found === undefined) return undefined
+    if (found.until <= now) {
+      drop(wrapped)
+      return undefined
+    }
+    // Moved to the end: the order of the map is the order of last use.
+    unwrapped.delete(wrapped)
+    unwrapped.set(wrapped, found)
+    return found.key
+  }
+
+  /**
+   * Runs `run` with the raw data key, from memory or freshly unwrapped (and then kept); whatever it throws becomes
+   * a `CipherError` with `message`. The key is taken and used in one synchronous step, so no other fiber can
+   * evict (and zero) it in between.
+   */
+  const withDataKey = <A>(wrapped: string, run: (dataKey: Uint8Array) => A, message: string) =>
+    Effect.clockWith((clock) => {
+      const now = clock.currentTimeMillisUnsafe()
+      const inMemory = attempt(() => {
+        const key = kept(wrapped, now)
+        return key === undefined ? undefined : { value: run(key) }
+      }, message)
+      return Effect.flatMap(inMemory, (done) =>
+        done !== undefined
+          ? Effect.succeed(done.value)
+          : Effect.flatMap(unwrap(wrapped), (fresh) =>
+              attempt(() => {
+                keep(wrapped, fresh, now)
+                return run(fresh)
+              }, message),
+            ),
+      )
+    })
 
   const checkText = (text: string, what: string) =>
     LONE_SURROGATE.test(text) ? fail(`the ${what} is not well-formed Unicode (it has a lone surrogate)`) : Effect.void
@@ -217,12 +273,14 @@ export const make = Effect.fnUntraced(function* (
       Effect.gen(function* () {
         yield* checkText(plaintext, "plaintext")
         yield* checkText(aad, "associated data")
-        return yield* withDataKey(dataKey, (key) =>
-          attempt(() => {
+        return yield* withDataKey(
+          dataKey,
+          (key) => {
             const nonce = primitives.randomBytes(nonceLength)
             const ciphertext = primitives.encrypt(key, nonce, utf8.encode(plaintext), sealAad(aad))
             return `${SEALED_FORMAT}.${toBase64Url(concat(nonce, ciphertext))}`
-          }, "could not seal the value"),
+          },
+          "could not seal the value",
         )
       }),
     open: (dataKey, sealed, aad) =>
@@ -231,18 +289,21 @@ export const make = Effect.fnUntraced(function* (
         const payload = match?.[1] === undefined ? undefined : payloadOf(match[1])
         if (payload === undefined) return yield* fail(`the sealed value is not a ${SEALED_FORMAT} blob`)
         yield* checkText(aad, "associated data")
-        return yield* withDataKey(dataKey, (key) =>
-          attempt(() => {
+        return yield* withDataKey(
+          dataKey,
+          (key) => {
             const bytes = primitives.decrypt(key, payload.nonce, payload.ciphertext, sealAad(aad))
             try {
               return fromUtf8.decode(bytes)
             } finally {
               bytes.fill(0)
             }
-          }, "the sealed value does not open: it was altered, or belongs to another data key or associated data"),
+          },
+          "the sealed value does not open: it was altered, or belongs to another data key or associated data",
         )
       }),
-    rewrap: (dataKey) => withDataKey(dataKey, wrap),
+    rewrap: (dataKey) => withDataKey(dataKey, wrapNow, "could not wrap the data key"),
     keyIdOf: (dataKey) => Effect.map(parseDataKey(dataKey), ({ keyId }) => keyId),
+    forget: (dataKey) => Effect.sync(() => drop(dataKey)),
   })
 })

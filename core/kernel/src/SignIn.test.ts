@@ -145,7 +145,7 @@ describe("SignIn", () => {
       ]),
       { oidc: false },
     )
-    expect(errors.map((error) => error._tag)).toEqual(["NotFound", "NotFound", "NotFound"])
+    expect(errors.map((error) => error._tag)).toEqual(["SignInOff", "SignInOff", "SignInOff"])
     expect(errors[0]?.message).toBe("Sign-in with OpenID Connect is not configured")
   })
 

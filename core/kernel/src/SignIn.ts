@@ -22,7 +22,7 @@
  */
 import { Effect, Option, Schema } from "effect"
 import * as Cache from "./Cache.js"
-import { BadRequest, NotFound } from "./errors.js"
+import { BadRequest } from "./errors.js"
 import * as Hasher from "./Hasher.js"
 import * as Identity from "./Identity.js"
 import * as Sessions from "./Sessions.js"
@@ -44,10 +44,17 @@ const MAX_STATE_LENGTH = 512
  */
 export type SignedInStep<E, R> = (signedIn: Identity.SignedIn) => Effect.Effect<Sessions.NewSession, E, R>
 
-export const off = () => new NotFound({ message: "Sign-in with OpenID Connect is not configured" })
+/** The host configured no identity provider (seed 001 §4: the OIDC routes answer 404). */
+export class SignInOff extends Schema.TaggedError<SignInOff>()("SignInOff", {}) {
+  override get message(): string {
+    return "Sign-in with OpenID Connect is not configured"
+  }
+}
+
+export const off = () => new SignInOff()
 
 /** The Identity service, or `off` (404) when the host has configured none. */
-export const identity: Effect.Effect<Identity.Identity["Service"], NotFound> = Effect.flatMap(
+export const identity: Effect.Effect<Identity.Identity["Service"], SignInOff> = Effect.flatMap(
   Effect.serviceOption(Identity.Identity),
   (service) => (Option.isSome(service) ? Effect.succeed(service.value) : Effect.fail(off())),
 )
@@ -135,7 +142,7 @@ export interface FinishInput {
   readonly previousSession: string | undefined
 }
 
-export type FinishError<E> = NotFound | Identity.IdentityError | StoreUnavailable | E
+export type FinishError<E> = SignInOff | Identity.IdentityError | StoreUnavailable | E
 
 /** The verified identity of a callback and where the person wanted to go. */
 const verifyCallback = Effect.fnUntraced(function* (input: FinishInput) {

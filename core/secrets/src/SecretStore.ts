@@ -32,15 +32,22 @@
  *    transaction; when the person is already in the project it fails with `AlreadyMember` and the invite stays
  *    unused. Of concurrent accepts of one invite at most one succeeds. Whether an invite has expired is the use
  *    case's question (`isPending`), asked before.
- * 8. Parents. A write under a parent that no longer exists (an environment deleted meanwhile) fails with
- *    `NotFound` instead of leaving an orphan.
+ * 8. Parents. A write under a parent that no longer exists (deleted meanwhile) fails with `ProjectGone` or
+ *    `EnvironmentGone` instead of leaving an orphan.
  * 9. Failures. A store that cannot be reached fails with `StoreUnavailable`, never with a wrong answer.
  */
-import type { EpochMillis, NotFound, StoreUnavailable } from "@coffer/kernel"
+import type { EpochMillis, StoreUnavailable } from "@coffer/kernel"
 import { Context, type Effect } from "effect"
 import type { AuditAction } from "./domain/audit.js"
 import type { KeyScope, MemberRole, Role } from "./domain/permissions.js"
-import type { AlreadyMember, EnvironmentExists, ProjectExists, VersionConflict } from "./errors.js"
+import type {
+  AlreadyMember,
+  EnvironmentExists,
+  EnvironmentGone,
+  ProjectExists,
+  ProjectGone,
+  VersionConflict,
+} from "./errors.js"
 
 export interface ProjectRecord {
   readonly id: string
@@ -212,7 +219,7 @@ export class SecretStore extends Context.Service<
     readonly createInvite: (input: {
       readonly invite: InviteRecord
       readonly audit: AuditRecord
-    }) => Effect.Effect<void, NotFound | StoreUnavailable>
+    }) => Effect.Effect<void, ProjectGone | StoreUnavailable>
     /** The project's invites, used or not (a withdrawn invite has no row). */
     readonly listInvites: (projectId: string) => Effect.Effect<ReadonlyArray<InviteRecord>, StoreUnavailable>
     /** The invite with this token hash, in whatever state. */
@@ -245,7 +252,7 @@ export class SecretStore extends Context.Service<
     readonly createEnvironment: (input: {
       readonly environment: EnvironmentRecord
       readonly audit: AuditRecord
-    }) => Effect.Effect<void, EnvironmentExists | NotFound | StoreUnavailable>
+    }) => Effect.Effect<void, EnvironmentExists | ProjectGone | StoreUnavailable>
     /** Deletes the environment with its secrets and their history; false when it is already gone. */
     readonly deleteEnvironment: (input: {
       readonly environmentId: string
@@ -270,7 +277,7 @@ export class SecretStore extends Context.Service<
       input: WriteSecretInput,
     ) => Effect.Effect<
       { readonly secretId: string; readonly version: number },
-      VersionConflict | NotFound | StoreUnavailable
+      VersionConflict | EnvironmentGone | StoreUnavailable
     >
     /** Deletes the secret and its history; false when there is none. */
     readonly deleteSecret: (input: {
@@ -289,7 +296,7 @@ export class SecretStore extends Context.Service<
     readonly createApiKey: (input: {
       readonly apiKey: ApiKeyRecord
       readonly audit: AuditRecord
-    }) => Effect.Effect<void, NotFound | StoreUnavailable>
+    }) => Effect.Effect<void, ProjectGone | StoreUnavailable>
     readonly findApiKeyByHash: (keyHash: string) => Effect.Effect<ApiKeyRecord | undefined, StoreUnavailable>
     readonly findApiKey: (id: string) => Effect.Effect<ApiKeyRecord | undefined, StoreUnavailable>
     /** Every key of these projects (who may see which is `seesApiKey`'s question). */

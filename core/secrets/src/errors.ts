@@ -61,6 +61,23 @@ export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKey
   }
 }
 
+/**
+ * The project was deleted while a write under it was under way (SecretStore rule 8): a store refuses the orphan.
+ * Still a 404, with words that say it was there a moment ago.
+ */
+export class ProjectGone extends Schema.TaggedError<ProjectGone>()("ProjectGone", {}) {
+  override get message(): string {
+    return "The project no longer exists"
+  }
+}
+
+/** The environment was deleted while a secret was being written into it (SecretStore rule 8). */
+export class EnvironmentGone extends Schema.TaggedError<EnvironmentGone>()("EnvironmentGone", {}) {
+  override get message(): string {
+    return "The environment no longer exists"
+  }
+}
+
 /** A project with this slug exists already (seed 001 §4: 409). Slugs get no suffix, so the actor renames. */
 export class ProjectExists extends Schema.TaggedError<ProjectExists>()("ProjectExists", {
   slug: Schema.String,

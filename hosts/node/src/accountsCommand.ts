@@ -45,13 +45,20 @@ const onDatabase = <A, E>(
   )
 }
 
-const describeAccount = (account: Accounts.Account): string => {
-  const head = `${account.id}  ${account.email}  created ${toIso(account.createdAt)}`
+/** An account as operators read it, in the list and its `--json` form: times as ISO 8601. */
+const accountView = (account: Accounts.Account) => ({
+  ...account,
+  createdAt: toIso(account.createdAt),
+  identities: account.identities.map((identity) => ({ ...identity, createdAt: toIso(identity.createdAt) })),
+})
+
+const describeAccount = (account: ReturnType<typeof accountView>): string => {
+  const head = `${account.id}  ${account.email}  created ${account.createdAt}`
   const identities =
     account.identities.length === 0
       ? ["    (no identity: nobody signs in to this account)"]
       : account.identities.map(
-          (identity) => `    ${identity.issuer}  ${identity.subject}  linked ${toIso(identity.createdAt)}`,
+          (identity) => `    ${identity.issuer}  ${identity.subject}  linked ${identity.createdAt}`,
         )
   return [head, ...identities].join("\n")
 }
@@ -75,10 +82,12 @@ export const accountsCommand = async (args: ReadonlyArray<string>, env: NodeJS.P
   const accounts = Accounts.Accounts
   switch (name) {
     case "list": {
-      const listed = await onDatabase(
-        env,
-        Effect.flatMap(accounts, (store) => store.list()),
-      )
+      const listed = (
+        await onDatabase(
+          env,
+          Effect.flatMap(accounts, (store) => store.list()),
+        )
+      ).map(accountView)
       if (values.json === true) return console.log(JSON.stringify(listed, null, 2))
       return console.log(listed.length === 0 ? "coffer: no accounts" : listed.map(describeAccount).join("\n"))
     }

@@ -83,12 +83,15 @@ export const accountsSuite = (
           const sameIdentity = yield* Effect.flip(
             accounts.create({ email: "other@example.com", issuer: ISSUER, subject: "sub-1" }),
           )
-          expect(sameIdentity._tag).toBe("Conflict")
+          expect(sameIdentity).toMatchObject({
+            _tag: "IdentityTaken",
+            message: "This identity already signs in to an account",
+          })
           expect(yield* accounts.findByEmail("other@example.com")).toBeUndefined()
           const sameEmail = yield* Effect.flip(
             accounts.create({ email: "ADA@example.com", issuer: OTHER_ISSUER, subject: "sub-9" }),
           )
-          expect(sameEmail._tag).toBe("Conflict")
+          expect(sameEmail).toMatchObject({ _tag: "EmailTaken", message: "Another account has this e-mail address" })
           expect(yield* accounts.findByIdentity(OTHER_ISSUER, "sub-9")).toBeUndefined()
           expect(yield* accounts.list()).toEqual([
             { ...ada, identities: [{ issuer: ISSUER, subject: "sub-1", createdAt: ada.createdAt }] },
@@ -107,7 +110,7 @@ export const accountsSuite = (
           )
           expect(attempts.filter((attempt) => attempt._tag === "Success")).toHaveLength(1)
           for (const attempt of attempts) {
-            if (attempt._tag === "Failure") expect(attempt.failure._tag).toBe("Conflict")
+            if (attempt._tag === "Failure") expect(attempt.failure._tag).toBe("EmailTaken")
           }
           const listed = yield* accounts.list()
           expect(listed).toHaveLength(1)
@@ -138,11 +141,11 @@ export const accountsSuite = (
           // A change of case of one's own address is not a conflict.
           expect((yield* accounts.updateEmail(ada.id, "Ada@New.Example.com")).email).toBe("Ada@New.Example.com")
           const taken = yield* Effect.flip(accounts.updateEmail(ada.id, "BOB@example.com"))
-          expect(taken._tag).toBe("Conflict")
+          expect(taken._tag).toBe("EmailTaken")
           expect((yield* accounts.findById(ada.id))?.email).toBe("Ada@New.Example.com")
           expect(yield* accounts.findByEmail("bob@example.com")).toEqual(bob)
           const missing = yield* Effect.flip(accounts.updateEmail("no-such-id", "x@example.com"))
-          expect(missing._tag).toBe("NotFound")
+          expect(missing).toMatchObject({ _tag: "AccountNotFound", message: 'No account with id "no-such-id"' })
         }),
       ))
 
@@ -163,10 +166,13 @@ export const accountsSuite = (
           const ada = yield* accounts.create({ email: "ada@example.com", issuer: ISSUER, subject: "sub-1" })
           const bob = yield* accounts.create({ email: "bob@example.com", issuer: ISSUER, subject: "sub-2" })
           const stolen = yield* Effect.flip(accounts.link(ada.id, ISSUER, "sub-2"))
-          expect(stolen._tag).toBe("Conflict")
+          expect(stolen).toMatchObject({
+            _tag: "IdentityTaken",
+            message: "This identity signs in to another account; unlink it first",
+          })
           expect(yield* accounts.findByIdentity(ISSUER, "sub-2")).toEqual(bob)
           const nobody = yield* Effect.flip(accounts.link("no-such-id", ISSUER, "sub-3"))
-          expect(nobody._tag).toBe("NotFound")
+          expect(nobody._tag).toBe("AccountNotFound")
           expect(yield* accounts.findByIdentity(ISSUER, "sub-3")).toBeUndefined()
         }),
       ))
@@ -181,7 +187,7 @@ export const accountsSuite = (
           expect(yield* accounts.findByIdentity(OTHER_ISSUER, "ada-elsewhere")).toEqual(ada)
           expect(yield* accounts.findById(ada.id)).toEqual(ada)
           const again = yield* Effect.flip(accounts.unlink(ISSUER, "sub-1"))
-          expect(again._tag).toBe("NotFound")
+          expect(again).toMatchObject({ _tag: "IdentityNotFound", message: "No account signs in with this identity" })
           // Once unlinked, the identity can be linked to another account.
           const bob = yield* accounts.create({ email: "bob@example.com", issuer: ISSUER, subject: "sub-2" })
           yield* accounts.link(bob.id, ISSUER, "sub-1")

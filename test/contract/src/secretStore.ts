@@ -13,8 +13,15 @@
  * checked against a real failure; the memory store writes in one synchronous step that cannot fail halfway, so
  * it has nothing to break and those tests are switched off for it by name.
  */
-import { NotFound } from "@coffer/kernel"
-import { Accounts, type AuditAction, isPending, Order, SecretStore } from "@coffer/secrets"
+import {
+  Accounts,
+  type AuditAction,
+  EnvironmentGone,
+  isPending,
+  Order,
+  ProjectGone,
+  SecretStore,
+} from "@coffer/secrets"
 import { Cause, Context, Effect, Exit, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 
@@ -270,6 +277,23 @@ export const secretStoreSuite = <R>(
           expect(
             yield* store.deleteProject({ projectId: alpha.id, audit: audit(alpha.id, "project.deleted", "alpha") }),
           ).toBe(false)
+          // Nothing new is written under the deleted project, and no audit record either (rules 1 and 8).
+          const orphans = [
+            store.createInvite({
+              invite: { ...invite, id: nextId("invite"), tokenHash: nextId("hash") },
+              audit: audit(alpha.id, "invite.created", "read"),
+            }),
+            store.createEnvironment({
+              environment: { id: nextId("env"), projectId: alpha.id, name: "qa", createdAt: at() },
+              audit: audit(alpha.id, "environment.created", "qa"),
+            }),
+            store.createApiKey({
+              apiKey: apiKeyRecord(alpha.id, ownerId),
+              audit: audit(alpha.id, "api_key.created", "k"),
+            }),
+          ]
+          for (const write of orphans) expect(yield* Effect.flip(write)).toBeInstanceOf(ProjectGone)
+          expect(yield* store.listAudit({ projectId: alpha.id, limit: 50, offset: 0 })).toEqual(log)
           // The slug is free again.
           yield* project("alpha")
         }),
@@ -497,7 +521,7 @@ export const secretStoreSuite = <R>(
               audit: audit(alpha.id, "secret.created", "K"),
             }),
           )
-          expect(orphan).toBeInstanceOf(NotFound)
+          expect(orphan).toBeInstanceOf(EnvironmentGone)
         }),
       ))
 

@@ -152,6 +152,9 @@ describe("development login on the built host", () => {
 /** Each `coffer accounts` call starts a process that loads the whole host: allow for a slow machine. */
 const CLI_TEST_TIMEOUT_MS = 90_000
 
+/** How operators read times: ISO 8601 UTC with milliseconds. */
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+
 describe("coffer accounts", () => {
   it(
     "lists, links and unlinks identities on the host's database; a collision answers 409 until linked",
@@ -183,13 +186,21 @@ describe("coffer accounts", () => {
         expect.objectContaining({
           id: ada.id,
           email: "ada@example.com",
-          identities: [expect.objectContaining({ issuer: DEV_ISSUER, subject: "ada@example.com" })],
+          createdAt: expect.stringMatching(ISO_TIME),
+          identities: [
+            expect.objectContaining({
+              issuer: DEV_ISSUER,
+              subject: "ada@example.com",
+              createdAt: expect.stringMatching(ISO_TIME),
+            }),
+          ],
         }),
         expect.objectContaining({ id: bob.id, email: "bob@example.com" }),
       ])
       const text = await coffer("list")
       expect(text.stdout).toContain(ada.id)
-      expect(text.stdout).toContain(`${DEV_ISSUER}  ada@example.com`)
+      expect(text.stdout).toContain(`${DEV_ISSUER}  ada@example.com  linked 20`)
+      expect(text.stdout).toMatch(/ {2}created \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\n/)
 
       // Another identity for Ada's account.
       const linked = await coffer("link", ada.id, "https://id.example.com", "ada-at-idp")

@@ -138,6 +138,18 @@ const workspaceBetterSqlite3 = (): string => {
   return realpathSync(join(owner.dir, "node_modules", BETTER_SQLITE3))
 }
 
+/** npm settings a user chooses for every project: where the registry is and how to reach it. */
+const USER_SETTINGS = /^npm_config_(registry|cache|userconfig|cafile|proxy|https_proxy|noproxy|strict_ssl)$/i
+
+/**
+ * The environment npm installs in: the caller's, less what a package manager that started the tests left for
+ * its scripts (`npm_config_local_prefix` would point npm at the workspace instead of the fresh project).
+ */
+const npmEnvironment = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(npm|pnpm)_/i.test(name) || USER_SETTINGS.test(name)),
+  )
+
 export interface Install {
   /** The packages the project depends on: a public package's name, or a third-party one with its version. */
   readonly dependencies: ReadonlyArray<string>
@@ -166,7 +178,7 @@ export const install = async (dir: string, packed: ReadonlyArray<Packed>, plan: 
   const manifest = { name: "coffer-packed-install", private: true, type: "module", dependencies, overrides }
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`)
   const flags = ["--ignore-scripts", "--omit=optional", "--prefer-offline", "--no-audit", "--no-fund"]
-  await exec("npm", ["install", ...flags, "--loglevel=error"], { cwd: dir })
+  await exec("npm", ["install", ...flags, "--loglevel=error"], { cwd: dir, env: npmEnvironment() })
   const installed = join(dir, "node_modules", BETTER_SQLITE3)
   if (existsSync(installed)) {
     mkdirSync(dirname(join(installed, NATIVE_BINARY)), { recursive: true })

@@ -7,7 +7,7 @@ import type { SecretStore } from "@coffer/secrets"
 import { Effect } from "effect"
 import * as SqlStore from "../SqlStore.js"
 import type { Audited } from "./audit.js"
-import { projectNotFound } from "./projects.js"
+import { projectGone } from "./projects.js"
 import { toApiKey } from "./rows.js"
 
 type Store = SecretStore.SecretStore["Service"]
@@ -39,7 +39,7 @@ export const apiKeys = (store: SqlStore.SqlStore, { audited, auditedChange }: Au
               created_at: toIso(apiKey.createdAt),
             })
             .execute(),
-        ).pipe(SqlStore.failOn("ForeignKeyViolation", projectNotFound), Effect.asVoid),
+        ).pipe(SqlStore.failOn("ForeignKeyViolation", projectGone), Effect.asVoid),
       ),
 
     findApiKeyByHash: (keyHash) =>

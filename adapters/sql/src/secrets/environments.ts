@@ -8,19 +8,19 @@
  * race answers `VersionConflict`, after which the use case re-reads and tries again. The write is one compound
  * operation so that it costs one transaction; it compares a version and decides nothing else.
  */
-import { fromIso, NotFound, toIso } from "@coffer/kernel"
-import { EnvironmentExists, type SecretStore, VersionConflict } from "@coffer/secrets"
+import { fromIso, toIso } from "@coffer/kernel"
+import { EnvironmentExists, EnvironmentGone, type SecretStore, VersionConflict } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Kysely } from "kysely"
 import * as SqlStore from "../SqlStore.js"
 import type { Tables } from "../Tables.js"
 import type { Audited } from "./audit.js"
-import { projectNotFound } from "./projects.js"
+import { projectGone } from "./projects.js"
 import { toEnvironment, toSecret } from "./rows.js"
 
 type Store = SecretStore.SecretStore["Service"]
 
-const environmentNotFound = () => new NotFound({ message: "The environment no longer exists" })
+const environmentGone = () => new EnvironmentGone()
 
 export type EnvironmentsPart = Pick<
   Store,
@@ -89,7 +89,7 @@ export const environments = (
                 message: `An environment named "${environment.name}" exists in this project`,
               }),
           ),
-          SqlStore.failOn("ForeignKeyViolation", projectNotFound),
+          SqlStore.failOn("ForeignKeyViolation", projectGone),
           Effect.asVoid,
         ),
       ),
@@ -158,7 +158,7 @@ export const environments = (
                 .execute(),
             ).pipe(
               SqlStore.failOn("UniqueViolation", conflict),
-              SqlStore.failOn("ForeignKeyViolation", environmentNotFound),
+              SqlStore.failOn("ForeignKeyViolation", environmentGone),
               Effect.as(input.newSecretId),
             )
           : statement((db) =>

@@ -6,8 +6,8 @@
  * that follows fails on the primary key when the person is in already, and the rollback leaves the invite unused.
  * Whether an invite has expired is the use case's question, asked before.
  */
-import { fromIso, NotFound, toIso, toIsoOrNull } from "@coffer/kernel"
-import { AlreadyMember, ProjectExists, type Role, type SecretStore } from "@coffer/secrets"
+import { fromIso, toIso, toIsoOrNull } from "@coffer/kernel"
+import { AlreadyMember, ProjectExists, ProjectGone, type Role, type SecretStore } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Kysely } from "kysely"
 import * as SqlStore from "../SqlStore.js"
@@ -17,7 +17,7 @@ import { changed, projectColumns, toAccess, toInvite, toProject } from "./rows.j
 
 type Store = SecretStore.SecretStore["Service"]
 
-export const projectNotFound = () => new NotFound({ message: "The project no longer exists" })
+export const projectGone = () => new ProjectGone()
 
 export type ProjectsPart = Pick<
   Store,
@@ -177,7 +177,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
               used_by: null,
             })
             .execute(),
-        ).pipe(SqlStore.failOn("ForeignKeyViolation", projectNotFound), Effect.asVoid),
+        ).pipe(SqlStore.failOn("ForeignKeyViolation", projectGone), Effect.asVoid),
       ),
 
     listInvites: (projectId) =>

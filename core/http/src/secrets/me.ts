@@ -6,8 +6,8 @@
  * Requests without the header fall through to the session route of `auth/secretsAuth.ts`, so mount this first.
  * A bad key is refused exactly as on every other route (401, counted against the client's rate limit).
  */
-import { NotFound, toIsoOrNull } from "@coffer/kernel"
-import { listProjects } from "@coffer/secrets"
+import { toIsoOrNull } from "@coffer/kernel"
+import { listProjects, ProjectNotFound } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Hono } from "hono"
 import { ME_PATH } from "../auth/secretsAuth.js"
@@ -25,7 +25,7 @@ export const mountApiKeyIdentity = (app: Hono, routes: SecretsRoutes): void => {
         // A key reaches exactly one project, and this lists exactly what it reaches.
         const { projects } = yield* listProjects(actor)
         const project = projects.find((candidate) => candidate.id === actor.projectId)
-        if (project === undefined) return yield* new NotFound({ message: "Project not found" })
+        if (project === undefined) return yield* new ProjectNotFound()
         return {
           user,
           apiKey: {

@@ -7,12 +7,18 @@
  * and its audit record atomic (rules 1 and 2) and lets exactly one of several concurrent writers win (rules 3
  * and 7). Records are frozen copies, so a caller cannot change stored state by mutating what it was given.
  */
-import { NotFound } from "@coffer/kernel"
 import { Effect, Layer } from "effect"
 import { newestFirst } from "../domain/order.js"
 import { isPending } from "../domain/people.js"
 import type { MemberRole } from "../domain/permissions.js"
-import { AlreadyMember, EnvironmentExists, ProjectExists, VersionConflict } from "../errors.js"
+import {
+  AlreadyMember,
+  EnvironmentExists,
+  EnvironmentGone,
+  ProjectExists,
+  ProjectGone,
+  VersionConflict,
+} from "../errors.js"
 import {
   type ApiKeyRecord,
   type AuditRecord,
@@ -67,8 +73,6 @@ export const make = (): SecretStore["Service"] => {
     for (const secret of secretsOf(environment.id)) dropSecret(secret)
     environments.delete(environment.id)
   }
-
-  const parentGone = (what: string) => Effect.fail(new NotFound({ message: `${what} no longer exists` }))
 
   return SecretStore.of({
     createProject: ({ project, environments: initial, audit: entry }) =>
@@ -144,7 +148,7 @@ export const make = (): SecretStore["Service"] => {
 
     createInvite: ({ invite, audit: entry }) =>
       Effect.suspend(() => {
-        if (!projects.has(invite.projectId)) return parentGone("The project")
+        if (!projects.has(invite.projectId)) return Effect.fail(new ProjectGone())
         invites.set(invite.id, frozen(invite))
         record(entry)
         return Effect.void
@@ -199,8 +203,8 @@ export const make = (): SecretStore["Service"] => {
       Effect.sync(() => environmentsOf(projectId).find((environment) => environment.name === name)),
 
     createEnvironment: ({ environment, audit: entry }) =>
-      Effect.suspend((): Effect.Effect<void, EnvironmentExists | NotFound> => {
-        if (!projects.has(environment.projectId)) return parentGone("The project")
+      Effect.suspend((): Effect.Effect<void, EnvironmentExists | ProjectGone> => {
+        if (!projects.has(environment.projectId)) return Effect.fail(new ProjectGone())
         if (environmentsOf(environment.projectId).some((existing) => existing.name === environment.name)) {
           return Effect.fail(
             new EnvironmentExists({
@@ -238,8 +242,8 @@ export const make = (): SecretStore["Service"] => {
       }),
 
     writeSecret: (input) =>
-      Effect.suspend((): Effect.Effect<{ secretId: string; version: number }, VersionConflict | NotFound> => {
-        if (!environments.has(input.environmentId)) return parentGone("The environment")
+      Effect.suspend((): Effect.Effect<{ secretId: string; version: number }, VersionConflict | EnvironmentGone> => {
+        if (!environments.has(input.environmentId)) return Effect.fail(new EnvironmentGone())
         const existing = findSecretSync(input.environmentId, input.key)
         const current = existing?.version ?? 0
         if (current !== input.expectedVersion) {
@@ -293,7 +297,7 @@ export const make = (): SecretStore["Service"] => {
 
     createApiKey: ({ apiKey, audit: entry }) =>
       Effect.suspend(() => {
-        if (!projects.has(apiKey.projectId)) return parentGone("The project")
+        if (!projects.has(apiKey.projectId)) return Effect.fail(new ProjectGone())
         apiKeys.set(apiKey.id, frozen(apiKey))
         record(entry)
         return Effect.void

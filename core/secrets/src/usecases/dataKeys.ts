@@ -50,7 +50,10 @@ export const rewrapDataKeys = Effect.fn("Secrets.rewrapDataKeys")(function* (): 
       continue
     }
     // Only the wrap that was read is replaced; a project deleted meanwhile is simply gone.
-    if (yield* store.replaceDataKey({ projectId, expected: dataKey, next: next.success })) rewrapped++
+    if (yield* store.replaceDataKey({ projectId, expected: dataKey, next: next.success })) {
+      rewrapped++
+      yield* cipher.forget(dataKey)
+    }
   }
   const report: RewrapReport = { total: keys.length, rewrapped, current, failed, currentKeyId: cipher.currentKeyId }
   return report

@@ -69,5 +69,7 @@ export const deleteProject = Effect.fn("Secrets.deleteProject")(function* (actor
     slug: access.project.slug,
   })
   yield* store.deleteProject({ projectId: access.project.id, audit })
+  // Its data key has nothing left to open: its unwrapped copy leaves this process's memory now.
+  yield* Cipher.Cipher.use((cipher) => cipher.forget(access.project.dataKey))
   return { ok: true as const }
 })

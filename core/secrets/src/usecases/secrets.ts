@@ -12,16 +12,7 @@
  * environment names in paths are looked up as given: keys that break today's rules (imported data) stay
  * reachable, and anything else simply is not found.
  */
-import {
-  BadRequest,
-  Cipher,
-  Clock,
-  type Forbidden,
-  type NotFound,
-  Random,
-  type StoreUnavailable,
-  toIso,
-} from "@coffer/kernel"
+import { BadRequest, Cipher, Clock, type Forbidden, Random, type StoreUnavailable, toIso } from "@coffer/kernel"
 import { Effect, Schedule } from "effect"
 import { type Access, type Actor, reachFor } from "../access.js"
 import type { AuditEvent } from "../domain/audit.js"
@@ -29,6 +20,7 @@ import { toDotenv, toJsonExport } from "../domain/dotenv.js"
 import { type InvalidName, parseSecretKey, parseSecretValue, type ValueTooLarge } from "../domain/names.js"
 import { byKey, byVersionDescending, sorted } from "../domain/order.js"
 import {
+  type EnvironmentGone,
   type EnvironmentNotFound,
   type ProjectNotFound,
   SecretNotFound,
@@ -53,12 +45,11 @@ type ReadError =
   | EnvironmentNotFound
   | SecretNotFound
   | SecretVersionNotFound
-  | NotFound
   | Forbidden
   | SecretUnreadable
   | StoreUnavailable
 /** How writing a value can fail, besides the ways reading can. */
-type WriteError = ReadError | BadRequest | InvalidName | ValueTooLarge | VersionConflict
+type WriteError = ReadError | BadRequest | InvalidName | ValueTooLarge | VersionConflict | EnvironmentGone
 
 const secretNotFound = () => new SecretNotFound()
 const versionNotFound = () => new SecretVersionNotFound()

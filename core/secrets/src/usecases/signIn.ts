@@ -10,7 +10,7 @@
  *   that account, because matching by e-mail would let whoever controls an address at some provider take over
  *   the account.
  */
-import { type Identity, type NotFound, Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
+import { type Identity, Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
 import { Effect, Schema } from "effect"
 import * as Accounts from "../Accounts.js"
 
@@ -40,9 +40,9 @@ export const signIn = Effect.fn("Secrets.signIn")(function* (input: SignInInput)
   if (known !== undefined) {
     if (known.email === input.email) return known
     return yield* accounts.updateEmail(known.id, input.email).pipe(
-      Effect.catchTag("Conflict", () => Effect.succeed(known)),
+      Effect.catchTag("EmailTaken", () => Effect.succeed(known)),
       // The identity was found a moment ago and identities go with their account: nothing deletes accounts.
-      Effect.catchTag("NotFound", (error) => Effect.die(error)),
+      Effect.catchTag("AccountNotFound", (error) => Effect.die(error)),
     )
   }
   // The e-mail may be held because a concurrent first sign-in of this same identity has just created the
@@ -51,8 +51,10 @@ export const signIn = Effect.fn("Secrets.signIn")(function* (input: SignInInput)
     winner === undefined ? Effect.fail(linkRequired()) : Effect.succeed(winner),
   )
   if ((yield* accounts.findByEmail(input.email)) !== undefined) return yield* identityOrLinkRequired
-  // A Conflict means another sign-in won a race, with this identity or with this e-mail: the same question.
-  return yield* accounts.create(input).pipe(Effect.catchTag("Conflict", () => identityOrLinkRequired))
+  // Either refusal means another sign-in won a race, with this identity or with this e-mail: the same question.
+  return yield* accounts
+    .create(input)
+    .pipe(Effect.catchTag(["IdentityTaken", "EmailTaken"], () => identityOrLinkRequired))
 })
 
 /**
@@ -86,16 +88,15 @@ export const secretsSignedIn = (
 /**
  * An operator's unlink (`coffer accounts unlink`): the identity signs in to no account from now on, and the
  * sessions it started end now rather than after their seven days. Sessions are ended even when the identity is
- * already unlinked (`NotFound` is still answered), so rerunning a command whose revocation failed finishes the job.
+ * already unlinked (`IdentityNotFound` is still answered), so rerunning a command whose revocation failed finishes the job.
  * Answers how many sessions ended.
  */
 export const unlinkIdentity: (
   issuer: string,
   subject: string,
-) => Effect.Effect<number, NotFound | StoreUnavailable, Accounts.Accounts | Sessions.Sessions> = Effect.fn(
-  "Secrets.unlinkIdentity",
-)(function* (issuer: string, subject: string) {
-  const unlinked = yield* Effect.exit((yield* Accounts.Accounts).unlink(issuer, subject))
-  const ended = yield* (yield* Sessions.Sessions).revokeWhere({ issuer, subject })
-  return yield* Effect.as(unlinked, ended)
-})
+) => Effect.Effect<number, Accounts.IdentityNotFound | StoreUnavailable, Accounts.Accounts | Sessions.Sessions> =
+  Effect.fn("Secrets.unlinkIdentity")(function* (issuer: string, subject: string) {
+    const unlinked = yield* Effect.exit((yield* Accounts.Accounts).unlink(issuer, subject))
+    const ended = yield* (yield* Sessions.Sessions).revokeWhere({ issuer, subject })
+    return yield* Effect.as(unlinked, ended)
+  })

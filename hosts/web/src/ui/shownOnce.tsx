@@ -18,7 +18,8 @@ export interface ShownOnceProps {
 }
 
 const Panel = ({ label, value, onDone, note, modal }: ShownOnceProps & { readonly modal: boolean }) => (
-  <section class="notice stack" aria-label={label}>
+  // A dialog is its own frame; in the page, the notice sets it apart from what is around it.
+  <section class={modal ? "stack" : "notice stack"} aria-label={label}>
     <p>
       <strong>{label}</strong>: shown only this once. Copy it now; it cannot be shown again.
       {note === undefined ? null : <> {note}</>}

@@ -112,13 +112,13 @@ const Members = ({ data }: { readonly data: ProjectData }) => {
           <Loading what="members" />
         ) : null
       ) : (
+        // One block per person on phones: the role select and Remove stay in view without scrolling sideways.
         <Table
           caption={`Members of ${data.project.name}`}
           columns={["Person", "Role", { label: "Joined", class: "hide-narrow" }]}
           actions
           stacked
         >
-          {/* One block per person on phones: the role select and Remove stay in view without scrolling sideways. */}
           {list.map((member) => {
             const self = member.userId === user?.id
             return (
