@@ -21,6 +21,9 @@ export const memoryRuntime = (options: { readonly cache?: Layer.Layer<Cache.Cach
     ),
   )
 
+/** The `X-Request-Id` the in-process services send with every call. */
+export const TEST_REQUEST_ID = "test-kit"
+
 /** Tests name the client in a header; a host reads the socket instead. */
 export const CLIENT_HEADER = "x-test-client"
 export const clientAddress = (c: Context) => c.req.header(CLIENT_HEADER)

@@ -10,7 +10,7 @@ import { Tokens } from "@coffer/schemas"
 import { Layer, ManagedRuntime } from "effect"
 import { afterEach, expect } from "vitest"
 import { switchableCache } from "./cache.js"
-import { platform, schemasSettingsFrom } from "./http.js"
+import { platform, schemasSettingsFrom, TEST_REQUEST_ID } from "./http.js"
 import { conformance } from "./openapi.js"
 
 export interface Client {
@@ -43,7 +43,12 @@ export const schemasService = (env: Settings.Env = {}) => {
     const hasBody = options.body !== undefined
     const response = await app.request(`http://coffer.test${path}`, {
       method,
-      headers: { ...(hasBody ? { "content-type": "application/json" } : {}), ...options.headers },
+      // One request id for every call, so that two answers compare equal when only their ids would differ.
+      headers: {
+        "x-request-id": TEST_REQUEST_ID,
+        ...(hasBody ? { "content-type": "application/json" } : {}),
+        ...options.headers,
+      },
       ...(hasBody ? { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) } : {}),
     })
     const text = await response.text()

@@ -12,7 +12,7 @@ import type { Settings } from "@coffer/node"
 import { MemorySecretStore } from "@coffer/secrets"
 import { Layer, ManagedRuntime, Redacted } from "effect"
 import type { Context } from "hono"
-import { CLIENT_HEADER, settingsFrom } from "./http.js"
+import { CLIENT_HEADER, settingsFrom, TEST_REQUEST_ID } from "./http.js"
 import { conformance } from "./openapi.js"
 import { captureLogs, flippableReadiness } from "./runtime.js"
 
@@ -76,7 +76,8 @@ export const makeService = (env: Settings.Env = {}) => {
     path: string,
     options: { as?: As; body?: unknown; headers?: Record<string, string> } = {},
   ): Promise<Call> => {
-    const headers: Record<string, string> = { ...options.headers }
+    // One request id for every call, so that two answers compare equal when only their ids would differ.
+    const headers: Record<string, string> = { "x-request-id": TEST_REQUEST_ID, ...options.headers }
     if (options.as !== undefined && "cookie" in options.as) headers.cookie = options.as.cookie
     if (options.as !== undefined && "key" in options.as) headers.authorization = `Bearer ${options.as.key}`
     let body: string | undefined
