@@ -8,7 +8,10 @@ import type { SchemasTables } from "./tables/schemas.js"
 import type { SecretsTables } from "./tables/secrets.js"
 import type { SessionTables } from "./tables/sessions.js"
 
-/** Facts about the database itself: `created_at` (ISO-8601 UTC), `schema_version` (last migration name). */
+/**
+ * Facts about the database itself: `created_at` (ISO-8601 UTC), `schema_version` (last migration name),
+ * `master_key_canary` (a data key wrapped at first start, `SqlKeyCanary`).
+ */
 export interface CofferMetaTable {
   key: string
   value: string

@@ -19,6 +19,7 @@ import type {
   Conflict,
   Forbidden,
   Identity,
+  MasterKeyCheck,
   NotFound,
   PayloadTooLarge,
   SignIn,
@@ -64,7 +65,7 @@ import type {
   ValueTooLarge,
   VersionConflict,
 } from "@coffer/secrets"
-import { Predicate } from "effect"
+import { Predicate, Schema } from "effect"
 import type { Context } from "hono"
 import type { ContentfulStatusCode } from "hono/utils/http-status"
 
@@ -79,6 +80,7 @@ export type HttpError =
   | UnsupportedMediaType
   | TooManyRequests
   | StoreUnavailable
+  | MasterKeyCheck.MasterKeyMismatch
   | SignIn.SignInOff
   | AccountLinkRequired
   | InvalidName
@@ -114,6 +116,22 @@ export type HttpError =
   | TokenNotFound
   | PlatformExists
   | DeletionBlocked
+
+/** The body of every error (seed 000 §2 "Error body", seed 001 §7); the OpenAPI document shows it. */
+export const ErrorBody = Schema.Struct({ error: Schema.String }).annotate({
+  identifier: "Error",
+  description: "Every error answer: a message for people, never a stack trace, a secret or a credential",
+})
+
+/** A deletion refused because schemas still extend the target (DESIGN.md "409 on blocked deletion"). */
+export const DeletionBlockedBody = Schema.Struct({
+  error: Schema.String,
+  blockedBy: Schema.Array(
+    Schema.Struct({ platform: Schema.String, version: Schema.String, extends: Schema.String }).annotate({
+      description: "A schema that still extends the target, and its `@extends` reference as written",
+    }),
+  ),
+}).annotate({ identifier: "DeletionBlocked" })
 
 export interface ErrorResponse {
   readonly status: ContentfulStatusCode
@@ -154,6 +172,8 @@ const rules: Rules = {
   // The message names the failing store for operators (it is logged); callers learn only that it failed,
   // and a check that could not be made fails closed (DESIGN.md "Token checks fail closed").
   StoreUnavailable: () => ({ status: 503, body: { error: UNAVAILABLE_MESSAGE } }),
+  // Only `/readyz` meets it: the operator's probe learns which setting is wrong (it names no key).
+  MasterKeyMismatch: 503,
   // Seed 001 §7: OIDC not configured.
   SignInOff: 404,
   AccountLinkRequired: 409,

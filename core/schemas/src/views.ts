@@ -1,46 +1,107 @@
 /**
  * The resources of seed 000 §2 and §4 as the endpoints answer them, in one place, as `@coffer/secrets` keeps
- * its own (`views.ts` there): platforms, token records and audit entries with ISO-8601 times. Stored records
- * carry more (token hashes) that must never leave the core; these functions are where it is left behind.
- * Fields a record does not have are left out, not `null`.
+ * its own (`views.ts` there): platforms, schemas, token records and audit entries with ISO-8601 times. Each is a
+ * Schema, and its type is the Schema's: the HTTP layer describes its answers with these same values in its
+ * OpenAPI document, and the conformance test holds every answer to them. Stored records carry more (token hashes)
+ * that must never leave the core; the functions below are where it is left behind. Fields a record does not have
+ * are left out, not `null`.
  */
+import { Schema } from "effect"
+import { PlatformKind } from "./domain/platform.js"
 import type { AuditEntry, PlatformRecord, Revision, RevisionSummary, TokenRecord } from "./SchemaStore.js"
 import type * as Lineage from "./usecases/lineage.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+const Time = Schema.String.annotate({ description: "ISO 8601, UTC", format: "date-time" })
+const Versions = Schema.Array(Schema.String).annotate({ description: "Version strings, in semantic-version order" })
+
 /** An item of `GET /api/schemas`: `name` and `versions` (§4). */
-export const platformSummary = (platform: PlatformRecord) => ({ name: platform.name, versions: platform.versions })
+export const PlatformSummary = Schema.Struct({ name: Schema.String, versions: Versions }).annotate({
+  identifier: "PlatformSummary",
+})
+export type PlatformSummary = typeof PlatformSummary.Type
+
+export const platformSummary = (platform: PlatformRecord): PlatformSummary => ({
+  name: platform.name,
+  versions: platform.versions,
+})
 
 /** `GET /api/{platform}`: `name`, `versions` and, when set, `kind`. */
-export const platformDetail = (platform: PlatformRecord) => ({
+export const PlatformDetail = Schema.Struct({
+  name: Schema.String,
+  versions: Versions,
+  kind: Schema.optionalKey(PlatformKind),
+}).annotate({ identifier: "Platform" })
+export type PlatformDetail = typeof PlatformDetail.Type
+
+export const platformDetail = (platform: PlatformRecord): PlatformDetail => ({
   name: platform.name,
   versions: platform.versions,
   ...(platform.kind === undefined ? {} : { kind: platform.kind }),
 })
 
 /** A platform as the dashboard lists it: `kind` always present, `custom` for records without one (§2). */
-export const dashboardPlatform = (platform: PlatformRecord) => ({
+export const DashboardPlatform = Schema.Struct({
+  name: Schema.String,
+  kind: PlatformKind,
+  versions: Versions,
+}).annotate({ identifier: "DashboardPlatform" })
+export type DashboardPlatform = typeof DashboardPlatform.Type
+
+export const dashboardPlatform = (platform: PlatformRecord): DashboardPlatform => ({
   name: platform.name,
   kind: platform.kind ?? "custom",
   versions: platform.versions,
 })
 
+/** A schema as the data endpoints show it (§2 "Schema"). */
+export const SchemaView = Schema.Struct({
+  content: Schema.JsonObject,
+  dependencies: Schema.Array(Schema.String).annotate({ description: "The `@extends` references as written" }),
+  output: Schema.JsonObject,
+}).annotate({ identifier: "Schema", description: "Content, declared dependencies, and the resolved output" })
+export type SchemaView = typeof SchemaView.Type
+
 /** An item of a schema's history: `{ revision, savedAt, savedBy }`. */
-export const revisionSummary = (revision: RevisionSummary) => ({
+export const RevisionSummaryView = Schema.Struct({ revision: Schema.Int, savedAt: Time, savedBy: Schema.String })
+export type RevisionSummaryView = typeof RevisionSummaryView.Type
+
+export const revisionSummary = (revision: RevisionSummary): RevisionSummaryView => ({
   revision: revision.revision,
   savedAt: iso(revision.savedAt),
   savedBy: revision.savedBy,
 })
 
 /** One revision whole; `output` is `null` for revisions saved before outputs were kept with them. */
-export const revisionDetail = (revision: Revision) => ({
+export const RevisionDetailView = Schema.Struct({
+  ...RevisionSummaryView.fields,
+  content: Schema.JsonObject,
+  output: Schema.NullOr(Schema.JsonObject),
+})
+export type RevisionDetailView = typeof RevisionDetailView.Type
+
+export const revisionDetail = (revision: Revision): RevisionDetailView => ({
   ...revisionSummary(revision),
   content: revision.content,
   output: revision.output ?? null,
 })
 
-export const ancestry = (found: Lineage.Ancestry) => ({
+const SchemaId = { platform: Schema.String, version: Schema.String }
+
+/** A schema's ancestors up to the roots, and the schema each value of its output comes from. */
+export const AncestryView = Schema.Struct({
+  ancestors: Schema.Array(
+    Schema.Struct({
+      ...SchemaId,
+      parents: Schema.Array(Schema.Struct({ reference: Schema.String, ...SchemaId })),
+    }),
+  ),
+  provenance: Schema.Array(Schema.Struct({ path: Schema.Array(Schema.String), source: Schema.String })),
+})
+export type AncestryView = typeof AncestryView.Type
+
+export const ancestry = (found: Lineage.Ancestry): AncestryView => ({
   ancestors: found.ancestors.map((node) => ({
     platform: node.platform,
     version: node.version,
@@ -53,8 +114,34 @@ export const ancestry = (found: Lineage.Ancestry) => ({
   provenance: found.provenance.map((value) => ({ path: value.path, source: value.source })),
 })
 
+/** A schema that extends the given one directly or transitively. */
+export const DependentView = Schema.Struct({
+  ...SchemaId,
+  extends: Schema.Array(Schema.String).annotate({
+    description: "`platform/version` of each schema it extends among the given one and the other dependents",
+  }),
+})
+export type DependentView = typeof DependentView.Type
+
+export const dependent = (found: Lineage.Dependent): DependentView => ({
+  platform: found.platform,
+  version: found.version,
+  extends: found.extends,
+})
+
 /** A token record (§2): never the token, nor its hash. */
-export const tokenRecord = (record: TokenRecord) => ({
+export const TokenRecordView = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  platforms: Schema.NullOr(Schema.Array(Schema.String)).annotate({ description: "`null`: every platform" }),
+  hint: Schema.String,
+  createdAt: Time,
+  createdBy: Schema.String,
+  lastUsedAt: Schema.optionalKey(Time),
+}).annotate({ identifier: "TokenRecord" })
+export type TokenRecordView = typeof TokenRecordView.Type
+
+export const tokenRecord = (record: TokenRecord): TokenRecordView => ({
   id: record.id,
   name: record.name,
   platforms: record.platforms,
@@ -64,11 +151,28 @@ export const tokenRecord = (record: TokenRecord) => ({
   ...(record.lastUsedAt === undefined ? {} : { lastUsedAt: iso(record.lastUsedAt) }),
 })
 
-export const auditEntry = (entry: AuditEntry) => ({
+export const AuditEntryView = Schema.Struct({
+  id: Schema.String,
+  at: Time,
+  actor: Schema.String,
+  action: Schema.Literals(["platform.delete", "platform.kind", "version.delete", "token.create", "token.revoke"]),
+  target: Schema.String,
+  detail: Schema.optionalKey(Schema.Record(Schema.String, Schema.Json)),
+}).annotate({ identifier: "SchemasAuditEntry" })
+export type AuditEntryView = typeof AuditEntryView.Type
+
+export const auditEntry = (entry: AuditEntry): AuditEntryView => ({
   id: entry.id,
   at: iso(entry.at),
   actor: entry.actor,
   action: entry.action,
   target: entry.target,
   ...(entry.detail === undefined ? {} : { detail: entry.detail }),
+})
+
+/** `GET /api/auth/get-session`'s `permissions` (§2 "Session permissions"). */
+export const PermissionsView = Schema.Struct({
+  write: Schema.Boolean,
+  manage: Schema.Boolean,
+  restricted: Schema.Array(Schema.String).annotate({ description: "Platforms the person cannot change" }),
 })

@@ -27,7 +27,8 @@
  *    (`EnvironmentExists`), one secret per key within an environment, one membership per person and project
  *    (`AlreadyMember`), one API key per hash, one invite per token hash.
  * 6. Order. Lists come in any order (the use cases sort them), except the audit log, which a store answers a page
- *    at a time: newest first by `createdAt`, then `id`, both descending.
+ *    at a time: newest first by `createdAt`, and records of one millisecond in the reverse of the order they were
+ *    appended, whatever their ids, the same on every instance that shares the store.
  * 7. Invites. `acceptInvite` takes an invite only if it is still unused, and makes the person a member in the same
  *    transaction; when the person is already in the project it fails with `AlreadyMember` and the invite stays
  *    unused. Of concurrent accepts of one invite at most one succeeds. Whether an invite has expired is the use

@@ -1,12 +1,13 @@
 /**
  * The resources of seed 001 §2 as the use cases answer them: plain data with exactly the seed's fields, ready to
- * be sent as JSON. Stored records carry more (wrapped data keys, hashes) that must never leave the core; these
- * functions are where it is left behind.
+ * be sent as JSON. Each is a Schema, and its type is the Schema's: the HTTP layer describes its answers with these
+ * same values in its OpenAPI document, and the conformance test holds every answer to them. Stored records carry
+ * more (wrapped data keys, hashes) that must never leave the core; these functions are where it is left behind.
  */
 import { toIso, toIsoOrNull } from "@coffer/kernel"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { Accounts } from "./Accounts.js"
-import type { Role } from "./domain/permissions.js"
+import { KeyScope, MemberRole, Role } from "./domain/permissions.js"
 import type {
   ApiKeyRecord,
   AuditRecord,
@@ -16,14 +17,19 @@ import type {
   SecretRecord,
 } from "./SecretStore.js"
 
-export interface ProjectView {
-  readonly id: string
-  readonly name: string
-  readonly slug: string
-  readonly ownerId: string
-  readonly createdAt: string
-  readonly role: Role
-}
+const Time = Schema.String.annotate({ description: "ISO 8601, UTC", format: "date-time" })
+const Version = Schema.Int.annotate({ description: "1 on creation, one more on each update or restore" })
+
+/** A project as its lists show it, with the caller's role in it. */
+export const ProjectView = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  slug: Schema.String,
+  ownerId: Schema.String,
+  createdAt: Time,
+  role: Role,
+}).annotate({ identifier: "Project" })
+export type ProjectView = typeof ProjectView.Type
 
 export const projectView = (project: ProjectRecord, role: Role): ProjectView => ({
   id: project.id,
@@ -34,12 +40,13 @@ export const projectView = (project: ProjectRecord, role: Role): ProjectView => 
   role,
 })
 
-export interface EnvironmentView {
-  readonly id: string
-  readonly projectId: string
-  readonly name: string
-  readonly createdAt: string
-}
+export const EnvironmentView = Schema.Struct({
+  id: Schema.String,
+  projectId: Schema.String,
+  name: Schema.String,
+  createdAt: Time,
+}).annotate({ identifier: "Environment" })
+export type EnvironmentView = typeof EnvironmentView.Type
 
 export const environmentView = (environment: EnvironmentRecord): EnvironmentView => ({
   id: environment.id,
@@ -48,13 +55,15 @@ export const environmentView = (environment: EnvironmentRecord): EnvironmentView
   createdAt: toIso(environment.createdAt),
 })
 
-export interface SecretListItem {
-  readonly id: string
-  readonly key: string
-  readonly version: number
-  readonly createdAt: string
-  readonly updatedAt: string
-}
+/** A secret in a list: never its value. */
+export const SecretListItem = Schema.Struct({
+  id: Schema.String,
+  key: Schema.String,
+  version: Version,
+  createdAt: Time,
+  updatedAt: Time,
+}).annotate({ identifier: "SecretListItem" })
+export type SecretListItem = typeof SecretListItem.Type
 
 export const secretListItem = (secret: SecretRecord): SecretListItem => ({
   id: secret.id,
@@ -64,37 +73,44 @@ export const secretListItem = (secret: SecretRecord): SecretListItem => ({
   updatedAt: toIso(secret.updatedAt),
 })
 
-export interface SecretView extends SecretListItem {
-  readonly value: string
-}
+export const SecretView = Schema.Struct({ ...SecretListItem.fields, value: Schema.String }).annotate({
+  identifier: "Secret",
+})
+export type SecretView = typeof SecretView.Type
 
-export interface VersionListItem {
-  readonly version: number
-  readonly createdAt: string
-  readonly userId: string | null
-  readonly userEmail: string | null
-}
+/** An item of a secret's history: never the value; `userId` is null for versions written before history was kept. */
+export const VersionListItem = Schema.Struct({
+  version: Version,
+  createdAt: Time,
+  userId: Schema.NullOr(Schema.String),
+  userEmail: Schema.NullOr(Schema.String),
+}).annotate({ identifier: "SecretVersionListItem" })
+export type VersionListItem = typeof VersionListItem.Type
 
-export interface VersionView {
-  readonly key: string
-  readonly value: string
-  readonly version: number
-  readonly createdAt: string
-}
+export const VersionView = Schema.Struct({
+  key: Schema.String,
+  value: Schema.String,
+  version: Version,
+  createdAt: Time,
+}).annotate({ identifier: "SecretVersion" })
+export type VersionView = typeof VersionView.Type
 
-export interface MemberView {
-  readonly userId: string
-  readonly email: string | null
-  readonly role: Role
-  readonly createdAt: string
-}
+export const MemberView = Schema.Struct({
+  userId: Schema.String,
+  email: Schema.NullOr(Schema.String),
+  role: Role,
+  createdAt: Time,
+}).annotate({ identifier: "Member", description: "The owner is listed first, with role `owner`" })
+export type MemberView = typeof MemberView.Type
 
-export interface InviteView {
-  readonly id: string
-  readonly role: string
-  readonly createdAt: string
-  readonly expiresAt: string
-}
+/** A pending invite: never its token. */
+export const InviteView = Schema.Struct({
+  id: Schema.String,
+  role: MemberRole,
+  createdAt: Time,
+  expiresAt: Time,
+}).annotate({ identifier: "Invite" })
+export type InviteView = typeof InviteView.Type
 
 export const inviteView = (invite: InviteRecord): InviteView => ({
   id: invite.id,
@@ -103,18 +119,20 @@ export const inviteView = (invite: InviteRecord): InviteView => ({
   expiresAt: toIso(invite.expiresAt),
 })
 
-export interface ApiKeyView {
-  readonly id: string
-  readonly name: string
-  readonly keyPrefix: string
-  readonly scope: string
-  readonly projectId: string
-  readonly userId: string
-  readonly userEmail: string | null
-  readonly lastUsedAt: string | null
-  readonly expiresAt: string | null
-  readonly createdAt: string
-}
+/** An API key as lists show it: its prefix, never the key nor its hash. */
+export const ApiKeyView = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  keyPrefix: Schema.String,
+  scope: KeyScope,
+  projectId: Schema.String,
+  userId: Schema.String,
+  userEmail: Schema.NullOr(Schema.String),
+  lastUsedAt: Schema.NullOr(Time),
+  expiresAt: Schema.NullOr(Time),
+  createdAt: Time,
+}).annotate({ identifier: "ApiKey" })
+export type ApiKeyView = typeof ApiKeyView.Type
 
 export const apiKeyView = (key: ApiKeyRecord, userEmail: string | null): ApiKeyView => ({
   id: key.id,
@@ -129,17 +147,18 @@ export const apiKeyView = (key: ApiKeyRecord, userEmail: string | null): ApiKeyV
   createdAt: toIso(key.createdAt),
 })
 
-export interface AuditView {
-  readonly id: string
-  readonly userId: string
-  readonly userEmail: string
-  readonly projectId: string
-  readonly environmentId: string | null
-  readonly action: string
-  readonly targetKey: string
-  readonly ipAddress: string | null
-  readonly createdAt: string
-}
+export const AuditView = Schema.Struct({
+  id: Schema.String,
+  userId: Schema.String,
+  userEmail: Schema.String,
+  projectId: Schema.String,
+  environmentId: Schema.NullOr(Schema.String),
+  action: Schema.String,
+  targetKey: Schema.String,
+  ipAddress: Schema.NullOr(Schema.String),
+  createdAt: Time,
+}).annotate({ identifier: "AuditEntry" })
+export type AuditView = typeof AuditView.Type
 
 export const auditView = (entry: AuditRecord): AuditView => ({
   id: entry.id,

@@ -11,7 +11,8 @@
  * (never keys) are printed; a data key that no configured master key can open is reported and the exit code is 1.
  */
 import { parseArgs } from "node:util"
-import { migrate, SqlSecretStore } from "@coffer/adapter-sql"
+import { migrate, SqlKeyCanary, SqlSecretStore } from "@coffer/adapter-sql"
+import { MasterKeyCheck } from "@coffer/kernel"
 import { type RewrapReport, rewrapDataKeys } from "@coffer/secrets"
 import { Effect, Layer } from "effect"
 import { loadSettings } from "./config/hostSettings.js"
@@ -25,8 +26,15 @@ export const rotateDataKeys = (env: NodeJS.ProcessEnv): Promise<RewrapReport> =>
   return Effect.runPromise(
     Effect.gen(function* () {
       yield* migrate
-      return yield* Effect.provide(rewrapDataKeys(), Layer.mergeAll(SqlSecretStore.layer, cipherLayer(settings)))
-    }).pipe(Effect.provide(database)),
+      const report = yield* rewrapDataKeys()
+      // The start's master key check opens the canary: it moves to the new key with the projects' keys (a key
+      // that opens no project's data key is reported as such first).
+      if (report.failed.length === 0) yield* MasterKeyCheck.rewrapCanary
+      return report
+    }).pipe(
+      Effect.provide(Layer.mergeAll(SqlSecretStore.layer, SqlKeyCanary.layer, cipherLayer(settings))),
+      Effect.provide(database),
+    ),
   )
 }
 

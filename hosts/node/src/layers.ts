@@ -5,9 +5,9 @@
 import { NodeHasher, XChaCha20Poly1305 } from "@coffer/adapter-crypto"
 import { MemoryCache } from "@coffer/adapter-memory"
 import { OidcIdentity } from "@coffer/adapter-oidc"
-import { Postgres } from "@coffer/adapter-postgres"
+import { PgPubSub, Postgres } from "@coffer/adapter-postgres"
 import { RedisCache } from "@coffer/adapter-redis"
-import { SqlDatabase } from "@coffer/adapter-sql"
+import { SqlDatabase, SqlKeyCanary } from "@coffer/adapter-sql"
 import { Sqlite } from "@coffer/adapter-sqlite"
 import {
   Cache,
@@ -15,8 +15,9 @@ import {
   Clock,
   type Hasher,
   type Identity,
+  MasterKeyCheck,
   Random,
-  type Readiness,
+  Readiness,
   type StoreUnavailable,
 } from "@coffer/kernel"
 import { Effect, Layer, Redacted } from "effect"
@@ -27,13 +28,22 @@ export const databaseLayer = (settings: HostSettings): Layer.Layer<SqlDatabase.S
     ? Sqlite.layer({ filename: settings.database.filename })
     : Postgres.layer({ url: settings.database.url })
 
-/** Either cache, its reads counted as hits, misses and outages (`/metrics`). */
-export const cacheLayer = (settings: HostSettings): Layer.Layer<Cache.Cache> =>
-  Cache.layerWithMetrics(
-    settings.redisUrl === undefined
-      ? MemoryCache.layerWith({ maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes })
-      : RedisCache.layer({ url: settings.redisUrl }),
+/**
+ * Redis when set; else the in-process cache, whose invalidations travel over Postgres `LISTEN/NOTIFY` when the
+ * database is Postgres (several instances, no Redis: a revocation still reaches every one at once). Reads are
+ * counted as hits, misses and outages (`/metrics`).
+ */
+export const cacheLayer = (settings: HostSettings): Layer.Layer<Cache.Cache, StoreUnavailable> => {
+  if (settings.redisUrl !== undefined) {
+    return Cache.layerWithMetrics(RedisCache.layer({ url: settings.redisUrl, prefix: settings.redisPrefix }))
+  }
+  const memory = MemoryCache.layerWith({ maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes })
+  return Cache.layerWithMetrics(
+    settings.database._tag === "Postgres"
+      ? PgPubSub.layer({ url: settings.database.url }).pipe(Layer.provide(memory))
+      : memory,
   )
+}
 
 export const cipherLayer = (settings: HostSettings): Layer.Layer<Cipher.Cipher, Cipher.CipherError> =>
   Layer.unwrap(
@@ -60,9 +70,27 @@ export const platformLayer: Layer.Layer<Clock.Clock | Random.Random | Hasher.Has
   NodeHasher.layer,
 )
 
+/**
+ * Ready when the database answers and the master key opens what it holds (`MasterKeyCheck.verify`, a read and
+ * an unwrap: no side effects, as the port asks).
+ */
+const readinessLayer: Layer.Layer<
+  Readiness.Readiness,
+  never,
+  SqlDatabase.SqlDatabase | MasterKeyCheck.KeyCanary | Cipher.Cipher
+> = Layer.effect(
+  Readiness.Readiness,
+  Effect.gen(function* () {
+    const database = yield* Readiness.Readiness
+    const context = yield* Effect.context<MasterKeyCheck.KeyCanary | Cipher.Cipher>()
+    return { check: Effect.andThen(database.check, Effect.provide(MasterKeyCheck.verify, context)) }
+  }),
+).pipe(Layer.provide(SqlDatabase.layerReadiness))
+
 /** What both services stand on: storage, cache, cipher, and the platform ports. */
 export type Infrastructure =
   | SqlDatabase.SqlDatabase
+  | MasterKeyCheck.KeyCanary
   | Readiness.Readiness
   | Cache.Cache
   | Cipher.Cipher
@@ -77,10 +105,15 @@ export type Infrastructure =
 export const infrastructureLayer = (
   settings: HostSettings,
 ): Layer.Layer<Infrastructure, StoreUnavailable | Cipher.CipherError | Identity.IdentityError> =>
-  Layer.mergeAll(
-    SqlDatabase.layerReadiness,
-    platformLayer,
-    cacheLayer(settings),
-    cipherLayer(settings),
-    identityLayer(settings),
-  ).pipe(Layer.provideMerge(databaseLayer(settings)))
+  readinessLayer.pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        SqlKeyCanary.layer,
+        platformLayer,
+        cacheLayer(settings),
+        cipherLayer(settings),
+        identityLayer(settings),
+      ),
+    ),
+    Layer.provideMerge(databaseLayer(settings)),
+  )

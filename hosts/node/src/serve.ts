@@ -5,7 +5,8 @@
  */
 import { migrate } from "@coffer/adapter-sql"
 import { createSchemasApp, createSecretsApp, type WebApp } from "@coffer/http"
-import { Layer, ManagedRuntime, Result } from "effect"
+import { MasterKeyCheck } from "@coffer/kernel"
+import { Effect, Layer, ManagedRuntime, Result } from "effect"
 import type { Hono } from "hono"
 import { schemasAppSettings, secretsAppSettings } from "./config/appSettings.js"
 import type { HostSettings } from "./config/hostSettings.js"
@@ -87,7 +88,8 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
     services.map((service) => [service, settings.web === false ? undefined : loadWebApp(service)]),
   ) as Partial<Record<Service, WebApp>>
   try {
-    await base.runPromise(migrate)
+    // A master key that does not open the stored data stops the start (MasterKeyCheck), naming the setting.
+    await base.runPromise(Effect.andThen(migrate, MasterKeyCheck.atStart))
     // Built before listening, so that a layer that cannot be built stops the start instead of failing requests.
     await Promise.all(services.map((service) => runtimes[service].context()))
     const ports: Record<Service, number> = { schemas: settings.schemasPort, secrets: settings.secretsPort }

@@ -72,6 +72,59 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
       expect(error.retryable).toBe(false)
     })
 
+    it("numbers the secrets audit records written before 0007 in the order they were shown, and goes on after them", async () => {
+      const { rows, dialect } = await run(
+        Effect.gen(function* () {
+          const database = yield* SqlDatabase.SqlDatabase
+          const names = Object.keys(migrations).sort()
+          const upTo = (test: (name: string) => boolean) =>
+            database.query(async (db) => {
+              for (const name of names.filter(test)) await migrations[name]!.up(db)
+            })
+          yield* upTo((name) => name < "0007")
+          const record = (id: string, created_at: string) => ({
+            id,
+            project_id: "p",
+            environment_id: null,
+            user_id: "u",
+            user_email: "u@example.com",
+            action: "secret.read",
+            target_key: id,
+            ip_address: null,
+            created_at,
+          })
+          // Shown until now by time, then id: a, b (one millisecond), then c.
+          yield* database.query((db) =>
+            db
+              .insertInto("secrets_audit_log")
+              .values([
+                record("b", "2026-01-31T12:00:00.000Z"),
+                record("c", "2026-01-31T12:00:00.001Z"),
+                record("a", "2026-01-31T12:00:00.000Z"),
+              ] as never)
+              .execute(),
+          )
+          yield* upTo((name) => name >= "0007")
+          // Postgres numbers what comes next itself (the SQLite store takes the next number in its insert).
+          if (database.dialect === "postgres") {
+            yield* database.query((db) =>
+              db.insertInto("secrets_audit_log").values(record("d", "2026-01-31T12:00:00.000Z")).execute(),
+            )
+          }
+          const rows = yield* database.query((db) =>
+            db.selectFrom("secrets_audit_log").select(["id", "seq"]).orderBy("seq").execute(),
+          )
+          return { rows: rows.map((row) => [row.id, Number(row.seq)]), dialect: database.dialect }
+        }),
+      )
+      const numbered = [
+        ["a", 1],
+        ["b", 2],
+        ["c", 3],
+      ]
+      expect(rows).toEqual(dialect === "postgres" ? [...numbered, ["d", 4]] : numbered)
+    })
+
     it("keeps both audit logs append-only in the database: UPDATE and DELETE are refused, rows stay", async () => {
       const at = new Date(0).toISOString()
       const outcome = await run(

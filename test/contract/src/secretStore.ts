@@ -810,6 +810,29 @@ export const secretStoreSuite = <R>(
         }),
       ))
 
+    it("answers records of one millisecond in the reverse of the order they were appended, whatever their ids (rule 6)", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha } = yield* project("alpha")
+          // Ids that sort against the order of appends: the store's order must not come from them.
+          for (const [id, name] of [
+            ["z-0003", "first"],
+            ["m-0002", "second"],
+            ["a-0001", "third"],
+          ] as const) {
+            yield* store.createEnvironment({
+              environment: { id: nextId("env"), projectId: alpha.id, name, createdAt: at(50) },
+              audit: audit(alpha.id, "environment.created", name, { id, createdAt: at(50) }),
+            })
+          }
+          const page = (limit: number, offset: number) =>
+            Effect.map(store.listAudit({ projectId: alpha.id, limit, offset }), (log) => log.map((e) => e.targetKey))
+          expect(yield* page(3, 0)).toEqual(["third", "second", "first"])
+          expect(yield* page(1, 1)).toEqual(["second"])
+          expect(yield* page(10, 2)).toEqual(["first", "alpha"])
+        }),
+      ))
+
     it("replaces a data key only if it is still the one read", () =>
       run(({ store, project }) =>
         Effect.gen(function* () {

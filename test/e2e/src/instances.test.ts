@@ -4,8 +4,8 @@
  * secret written on A reads on B, and rate-limit counts are one count across both. The schemas side of two
  * instances (token revocation, saves) is covered in schemas.test.ts.
  *
- * The host has no Redis key prefix setting, so both instances use the default one; what they share there is kept
- * apart from other runs by unique data: each client speaks from a loopback address of its own (127.x.y.z), which
+ * Both instances use the default Redis key prefix (`COFFER_REDIS_PREFIX`, as one deployment does); what they
+ * share there is kept apart from other runs by unique data: each client speaks from a loopback address of its own (127.x.y.z), which
  * is the address rate limits count by.
  */
 import { randomBytes } from "node:crypto"

@@ -8,7 +8,16 @@
  * One pack and two npm installs serve every test, so the file runs in the `e2e-node` project only (`.node.`);
  * it starts the Bun host itself. It needs `pnpm build` first, like every end-to-end test.
  */
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  writeFileSync,
+} from "node:fs"
 import { rm } from "node:fs/promises"
 import { builtinModules } from "node:module"
 import { tmpdir } from "node:os"
@@ -102,22 +111,40 @@ const STATIC_IMPORTS = [
 const DYNAMIC_IMPORT = /\bimport\(\s*["']([^"'\n]+)["']\s*\)/g
 const PACKAGE_NAME = /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/
 
-/** The packages a packed package's JavaScript imports, each with whether any import of it is static. */
-const importsOf = (p: Packed): Map<string, { readonly static: boolean }> => {
-  const found = new Map<string, { static: boolean }>()
+/** In a bundled declaration file: `import … from "x"`, `export … from "x"` and `import("x")` types. */
+const TYPE_IMPORT = /\b(?:from\s*|import\(\s*)["']([^"'\n]+)["']/g
+
+type Imports = Map<string, { readonly static: boolean }>
+
+/** The packages that `files` of a packed package import, by the patterns given, each with whether one is static. */
+const scan = (p: Packed, files: RegExp, patterns: ReadonlyArray<readonly [RegExp, boolean]>): Imports => {
+  const found: Imports = new Map()
   const note = (specifier: string, isStatic: boolean) => {
     if (specifier.startsWith(".") || specifier.startsWith("/") || isBuiltin(specifier)) return
     const name = packageOf(specifier)
     if (!PACKAGE_NAME.test(name)) throw new Error(`${p.name}: "${specifier}" is no module specifier`)
     found.set(name, { static: (found.get(name)?.static ?? false) || isStatic })
   }
-  for (const file of p.files.filter((f) => /\.[cm]?js$/.test(f))) {
+  for (const file of p.files.filter((f) => files.test(f))) {
     const code = readFileSync(join(p.unpacked, file), "utf8")
-    for (const pattern of STATIC_IMPORTS) for (const [, specifier] of code.matchAll(pattern)) note(specifier!, true)
-    for (const [, specifier] of code.matchAll(DYNAMIC_IMPORT)) note(specifier!, false)
+    for (const [pattern, isStatic] of patterns) {
+      for (const [, specifier] of code.matchAll(pattern)) note(specifier!, isStatic)
+    }
   }
   return found
 }
+
+/** What a packed package's JavaScript imports: statically, or only with `import()` (lazily). */
+const importsOf = (p: Packed): Imports =>
+  scan(p, /\.[cm]?js$/, [...STATIC_IMPORTS.map((pattern) => [pattern, true] as const), [DYNAMIC_IMPORT, false]])
+
+/** What a packed package's type declarations import: a consumer's compiler must find each. */
+const typeImportsOf = (p: Packed): Imports => scan(p, /\.d\.[cm]?ts$/, [[TYPE_IMPORT, true]])
+
+/** Everything a packed package imports, code and types. */
+const allImportsOf = (p: Packed): ReadonlyArray<string> => [
+  ...new Set([...importsOf(p).keys(), ...typeImportsOf(p).keys()]),
+]
 
 const dependencyFields = ["dependencies", "peerDependencies", "optionalDependencies", "devDependencies"] as const
 
@@ -176,15 +203,8 @@ describe("every public package, as packed", () => {
         p.files.filter((f) => /\.[cm]?tsx?$/.test(f) && !/\.d\.[cm]?ts$/.test(f)),
         p.name,
       ).toEqual([])
-      const imported = [...importsOf(p).keys()]
-      for (const file of p.files.filter((f) => /\.d\.[cm]?ts$/.test(f))) {
-        const declarations = readFileSync(join(p.unpacked, file), "utf8")
-        for (const [, specifier] of declarations.matchAll(/\b(?:from|import\()\s*["']([^"']+)["']/g)) {
-          imported.push(packageOf(specifier!))
-        }
-      }
       expect(
-        imported.filter((name) => TEST_PACKAGES.includes(name)),
+        allImportsOf(p).filter((name) => TEST_PACKAGES.includes(name)),
         p.name,
       ).toEqual([])
     }
@@ -208,10 +228,10 @@ describe("every public package, as packed", () => {
     }
   })
 
-  it("declares every package its JavaScript imports (npm's flat tree would hide the ones it forgot)", () => {
+  it("declares every package its code and its types import (npm's flat tree would hide the ones it forgot)", () => {
     for (const p of packed) {
       const declared = { ...p.manifest.dependencies, ...p.manifest.peerDependencies }
-      const missing = [...importsOf(p).keys()].filter((name) => name !== p.name && declared[name] === undefined)
+      const missing = allImportsOf(p).filter((name) => name !== p.name && declared[name] === undefined)
       expect(missing, p.name).toEqual([])
     }
   })
@@ -347,11 +367,14 @@ describe("installed with npm into a fresh project", () => {
     TEST_TIMEOUT_MS,
   )
 
+  /** An example's program files (its tests stay behind). */
+  const exampleSources = (dir: string) =>
+    ts.sys.readDirectory(join(dir, "src"), [".ts"]).filter((file) => !/\.test\.ts$/.test(file))
+
   /** Writes an example's sources into the project as JavaScript, type annotations removed and nothing bundled. */
   const transpileExample = (dir: string): string => {
     const into = join(project, "examples", basename(dir))
-    const sources = ts.sys.readDirectory(join(dir, "src"), [".ts"]).filter((file) => !/\.test\.ts$/.test(file))
-    for (const file of sources) {
+    for (const file of exampleSources(dir)) {
       const output = ts.transpileModule(readFileSync(file, "utf8"), {
         compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
         fileName: file,
@@ -362,6 +385,44 @@ describe("installed with npm into a fresh project", () => {
     }
     return into
   }
+
+  it(
+    "type-checks every example against the installed declarations, as a consumer's compiler resolves them",
+    () => {
+      const roots = examples.flatMap((example) =>
+        exampleSources(example.dir).map((file) => {
+          const copy = join(project, "typed", basename(example.dir), file.slice(example.dir.length + 1))
+          mkdirSync(dirname(copy), { recursive: true })
+          copyFileSync(file, copy)
+          return copy
+        }),
+      )
+      const program = ts.createProgram(roots, {
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        verbatimModuleSyntax: true,
+        noEmit: true,
+        // The packages' own declarations are checked through their use; effect's and hono's are not ours to check.
+        skipLibCheck: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        types: ["node"],
+        typeRoots: [join(root, "node_modules/@types")],
+      })
+      const problems = ts
+        .getPreEmitDiagnostics(program)
+        .map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`)
+      expect(problems).toEqual([])
+      const declarations = program
+        .getSourceFiles()
+        .map((file) => file.fileName)
+        .filter((file) => file.includes("/@coffer/"))
+      expect(declarations.length).toBeGreaterThan(0)
+      for (const file of declarations) expect(file.startsWith(join(project, "node_modules/@coffer/")), file).toBe(true)
+    },
+    TEST_TIMEOUT_MS,
+  )
 
   it.each(examples.map((example) => [basename(example.dir), example.dir] as const))(
     "runs the example %s against the installed packages, printing what its README shows",

@@ -8,6 +8,7 @@
  * 500 is left out: no request a client can make is meant to produce one.
  */
 
+import { randomBytes } from "node:crypto"
 import { request as httpRequest } from "node:http"
 import { createPostgresDatabase, hasPostgres, hasRedis, redisUrl, startTcpProxy, type TcpProxy } from "@coffer/contract"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -530,10 +531,21 @@ describe.runIf(await hasRedis())("schemas service with Redis cut off", () => {
   })
 })
 
-describe.runIf((await hasPostgres()) && (await hasRedis()))("two instances on one Postgres and one Redis", () => {
+// Without Redis, invalidations travel over Postgres LISTEN/NOTIFY (@coffer/adapter-postgres PgPubSub).
+const sharing: ReadonlyArray<readonly [string, Record<string, string>]> = [
+  ...((await hasRedis()) ? [["one Redis", { COFFER_REDIS_URL: redisUrl }] as const] : []),
+  ["no Redis", {}],
+]
+
+describe.runIf(await hasPostgres()).each(sharing)("two instances on one Postgres and %s", (_name, cache) => {
   it("see each other's revocations and saves at once", async () => {
     const database = await postgresDatabase()
-    const env = { COFFER_DATABASE_URL: database.url, COFFER_REDIS_URL: redisUrl }
+    // One master key for both, as for any instances sharing a database (each would otherwise generate its own).
+    const env = {
+      COFFER_DATABASE_URL: database.url,
+      ...cache,
+      COFFER_MASTER_KEY: randomBytes(32).toString("base64"),
+    }
     const first = await start({ args: ["serve", "--only", "schemas"], env })
     const second = await start({ args: ["serve", "--only", "schemas"], env })
     try {

@@ -11,6 +11,7 @@ import { Layer, ManagedRuntime } from "effect"
 import { afterEach, expect } from "vitest"
 import { switchableCache } from "./cache.js"
 import { platform, schemasSettingsFrom, TEST_REQUEST_ID } from "./http.js"
+import { conformance } from "./openapi.js"
 
 export interface Client {
   readonly request: (
@@ -31,6 +32,8 @@ export const schemasService = (env: Settings.Env = {}) => {
   const settings = schemasSettingsFrom(env)
   let roles = settings.roles
   const app = createSchemasApp({ runtime, settings, version: "9.9.9", roles: () => roles })
+  // Every answer a test gets is held to the app's own OpenAPI document.
+  const documented = conformance(app)
 
   const raw = async (
     method: string,
@@ -49,9 +52,13 @@ export const schemasService = (env: Settings.Env = {}) => {
       ...(hasBody ? { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) } : {}),
     })
     const text = await response.text()
+    await documented.check(method, path, { status: response.status, headers: response.headers, text })
     return {
       status: response.status,
-      body: text === "" ? undefined : (JSON.parse(text) as unknown),
+      body:
+        text === "" || !/json/.test(response.headers.get("content-type") ?? "")
+          ? undefined
+          : (JSON.parse(text) as unknown),
       headers: response.headers,
     }
   }
@@ -86,6 +93,7 @@ export const schemasService = (env: Settings.Env = {}) => {
   return {
     app,
     runtime,
+    documented,
     cache: cacheState,
     anonymous: client({}),
     client,

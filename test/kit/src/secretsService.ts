@@ -13,6 +13,7 @@ import { MemorySecretStore } from "@coffer/secrets"
 import { Layer, ManagedRuntime, Redacted } from "effect"
 import type { Context } from "hono"
 import { CLIENT_HEADER, settingsFrom, TEST_REQUEST_ID } from "./http.js"
+import { conformance } from "./openapi.js"
 import { captureLogs, flippableReadiness } from "./runtime.js"
 
 export { CLIENT_HEADER }
@@ -67,6 +68,8 @@ export const makeService = (env: Settings.Env = {}) => {
   const { runtime, clock, logs, setReady } = makeRuntime()
   const settings = settingsFrom({ COFFER_PUBLIC_ORIGIN: "https://coffer.example", ...env })
   const app = createSecretsApp({ runtime, settings, version: "9.9.9", clientAddress })
+  // Every answer a test gets is held to the app's own OpenAPI document.
+  const documented = conformance(app)
 
   const call = async (
     method: string,
@@ -84,6 +87,7 @@ export const makeService = (env: Settings.Env = {}) => {
     }
     const response = await app.request(`https://coffer.example${path}`, { method, headers, body })
     const text = await response.text()
+    await documented.check(method, path, { status: response.status, headers: response.headers, text })
     let parsed: unknown
     try {
       parsed = JSON.parse(text)
@@ -106,7 +110,7 @@ export const makeService = (env: Settings.Env = {}) => {
     return { cookie, userId: user.id, as: { cookie } as const }
   }
 
-  return { app, runtime, clock, logs, call, signIn, setReady }
+  return { app, runtime, clock, logs, call, signIn, setReady, documented }
 }
 
 export type Service = ReturnType<typeof makeService>

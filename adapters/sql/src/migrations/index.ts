@@ -12,7 +12,8 @@
  *   run alone or share one database with the other.
  * - Column types: only `text` and `integer`. `integer` is 32-bit on Postgres: use it for counts, version
  *   numbers and booleans (0/1; SQLite has no boolean, and one representation keeps the stores dialect-free).
- *   No `boolean`, `jsonb`, `timestamp`, `bytea`/`blob`, `serial` or autoincrement.
+ *   No `boolean`, `jsonb`, `timestamp`, `bytea`/`blob`, `serial` or autoincrement. The one exception is
+ *   `secrets_audit_log.seq` (`0007_secrets_audit_sequence`): the order of appends, a Postgres identity column.
  * - Timestamps: `text`, ISO-8601 UTC exactly as `Date.prototype.toISOString()` writes it
  *   (`2026-01-31T12:00:00.000Z`): fixed width, so comparing strings compares instants, in both dialects.
  * - Ids: `text`, made by the application (random or natural keys), never by the database.
@@ -32,7 +33,7 @@ import { secretsMigrations } from "./secrets.js"
 import { sessionsMigrations } from "./sessions.js"
 
 /**
- * Numbers are taken in order across areas (0002 sessions, 0003 schemas, 0004 secrets, 0006 audit, then the
+ * Numbers are taken in order across areas (0002 sessions, 0003 schemas, 0004 secrets, 0006 and 0007 audit, then the
  * next free number); a duplicate name would silently drop a migration, so `index.test.ts` checks there is none.
  */
 export const migrations: Readonly<Record<string, Migration>> = {

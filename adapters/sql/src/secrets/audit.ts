@@ -2,8 +2,10 @@
  * The audit log of the SQL secret store, and the one way every part of it appends a record: in the transaction of
  * the change the record describes (port rules 1 and 2), so both commit or neither does.
  *
- * The log is paged by the database, so its order must not depend on the collation: Postgres compares the two sort
- * columns with `collate "C"`, code unit order, as SQLite does by default.
+ * The log is paged by the database, newest first by `created_at`, then by `seq`, the order of appends (migration
+ * `0007_secrets_audit_sequence`): Postgres numbers a record with its identity column, SQLite in the insert,
+ * where the next number is safe to take because SQLite runs one writer at a time. The order must not depend on
+ * the collation: Postgres compares `created_at` with `collate "C"`, code unit order, as SQLite does by default.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
 import type { SecretStore } from "@coffer/secrets"
@@ -36,8 +38,13 @@ export interface Audited {
 }
 
 export const audited = (store: SqlStore.SqlStore): Audited => {
+  const nextSeq = sql<number>`(select coalesce(max(seq), 0) + 1 from secrets_audit_log)`
+  const row =
+    store.database.dialect === "sqlite"
+      ? (entry: AuditRecord) => ({ ...auditRow(entry), seq: nextSeq })
+      : (entry: AuditRecord) => auditRow(entry)
   const append = (entry: AuditRecord) =>
-    Effect.asVoid(store.statement((db) => db.insertInto("secrets_audit_log").values(auditRow(entry)).execute()))
+    Effect.asVoid(store.statement((db) => db.insertInto("secrets_audit_log").values(row(entry)).execute()))
   return {
     append,
     audited: (entry, change) => store.transaction(Effect.tap(change, () => append(entry))),
@@ -52,10 +59,7 @@ export const audited = (store: SqlStore.SqlStore): Audited => {
 
 /** The port's audit-log reads. */
 export const auditLog = (store: SqlStore.SqlStore): Pick<SecretStore.SecretStore["Service"], "listAudit"> => {
-  const orderExpression = (column: "created_at" | "id") =>
-    store.database.dialect === "postgres"
-      ? sql<string>`${sql.ref(column)} collate "C"`
-      : sql<string>`${sql.ref(column)}`
+  const byTime = store.database.dialect === "postgres" ? sql<string>`created_at collate "C"` : sql<string>`created_at`
   return {
     listAudit: ({ projectId, limit, offset }) =>
       store
@@ -64,8 +68,8 @@ export const auditLog = (store: SqlStore.SqlStore): Pick<SecretStore.SecretStore
             .selectFrom("secrets_audit_log")
             .selectAll()
             .where("project_id", "=", projectId)
-            .orderBy(orderExpression("created_at"), "desc")
-            .orderBy(orderExpression("id"), "desc")
+            .orderBy(byTime, "desc")
+            .orderBy("seq", "desc")
             .limit(limit)
             .offset(offset)
             .execute(),

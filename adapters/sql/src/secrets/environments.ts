@@ -11,12 +11,13 @@
 import { fromIso, toIso } from "@coffer/kernel"
 import { EnvironmentExists, EnvironmentGone, type SecretStore, VersionConflict } from "@coffer/secrets"
 import { Effect } from "effect"
-import type { Kysely } from "kysely"
+import type { Kysely, QueryCreator } from "kysely"
 import * as SqlStore from "../SqlStore.js"
 import type { Tables } from "../Tables.js"
+import type { SecretsAuditLogRow } from "../tables/secrets.js"
 import type { Audited } from "./audit.js"
 import { projectGone } from "./projects.js"
-import { toEnvironment, toSecret } from "./rows.js"
+import { auditRow, toEnvironment, toSecret } from "./rows.js"
 
 type Store = SecretStore.SecretStore["Service"]
 
@@ -36,6 +37,60 @@ export type EnvironmentsPart = Pick<
   | "listVersions"
   | "exportSecrets"
 >
+
+/** The audit log's columns, in the order an insert from a select fills them. */
+const AUDIT_COLUMNS = [
+  "id",
+  "project_id",
+  "environment_id",
+  "user_id",
+  "user_email",
+  "action",
+  "target_key",
+  "ip_address",
+  "created_at",
+] as const satisfies ReadonlyArray<keyof SecretsAuditLogRow>
+
+/** A secret and the asked version (its current one by default), in one statement; the version's columns are null when it has none. */
+const readSecretRow = (db: QueryCreator<Tables>, environmentId: string, key: string, version: number | undefined) =>
+  db
+    .selectFrom("secrets_secrets as s")
+    .leftJoin("secrets_secret_versions as v", (join) =>
+      join
+        .onRef("v.secret_id", "=", "s.id")
+        .on((eb) =>
+          version === undefined ? eb("v.version", "=", eb.ref("s.version")) : eb("v.version", "=", version),
+        ),
+    )
+    .select([
+      "s.id",
+      "s.environment_id",
+      "s.key",
+      "s.version",
+      "s.created_at",
+      "s.updated_at",
+      "v.version as sealed_version",
+      "v.value as sealed_value",
+      "v.user_id as sealed_user_id",
+      "v.created_at as sealed_created_at",
+    ])
+    .where("s.environment_id", "=", environmentId)
+    .where("s.key", "=", key)
+
+type ReadRow = NonNullable<Awaited<ReturnType<ReturnType<typeof readSecretRow>["executeTakeFirst"]>>>
+
+const toRead = (row: ReadRow) => ({
+  secret: toSecret(row),
+  sealed:
+    row.sealed_version === null || row.sealed_value === null || row.sealed_created_at === null
+      ? undefined
+      : {
+          version: Number(row.sealed_version),
+          value: row.sealed_value,
+          userId: row.sealed_user_id,
+          createdAt: fromIso(row.sealed_created_at),
+        },
+})
 
 export const environments = (
   store: SqlStore.SqlStore,
@@ -109,33 +164,40 @@ export const environments = (
         Effect.map((row) => (row === undefined ? undefined : toSecret(row))),
       ),
 
-    readSecret: ({ environmentId, key, version, audit }) =>
-      store.transaction(
+    readSecret: ({ environmentId, key, version, audit }) => {
+      const read = (db: QueryCreator<Tables>) => readSecretRow(db, environmentId, key, version)
+      const answer = (row: ReadRow | undefined) => (row === undefined ? undefined : toRead(row))
+      // Postgres: the read and its audit record are one statement (a data-modifying CTE), so one round trip and
+      // all or nothing by itself. SQLite has no such CTE: there it is one transaction of the two statements.
+      if (audit !== undefined && store.database.dialect === "postgres") {
+        return query((db) =>
+          db
+            .with("found", read)
+            .with("logged", (db) =>
+              db
+                .insertInto("secrets_audit_log")
+                .columns(AUDIT_COLUMNS)
+                .expression((eb) => {
+                  const row = auditRow(audit)
+                  return eb
+                    .selectFrom("found")
+                    .select(AUDIT_COLUMNS.map((column) => eb.val(row[column]).as(column)))
+                    .where("found.sealed_version", "is not", null)
+                }),
+            )
+            .selectFrom("found")
+            .selectAll()
+            .executeTakeFirst(),
+        ).pipe(Effect.map(answer))
+      }
+      return store.transaction(
         Effect.gen(function* () {
-          const row = yield* statement((db) => selectSecret(db, environmentId, key))
-          if (row === undefined) return undefined
-          const secret = toSecret(row)
-          const sealed = yield* statement((db) =>
-            db
-              .selectFrom("secrets_secret_versions")
-              .selectAll()
-              .where("secret_id", "=", secret.id)
-              .where("version", "=", version ?? secret.version)
-              .executeTakeFirst(),
-          )
-          if (sealed === undefined) return { secret, sealed: undefined }
-          if (audit !== undefined) yield* append(audit)
-          return {
-            secret,
-            sealed: {
-              version: Number(sealed.version),
-              value: sealed.value,
-              userId: sealed.user_id,
-              createdAt: fromIso(sealed.created_at),
-            },
-          }
+          const row = yield* statement((db) => read(db).executeTakeFirst())
+          if (row?.sealed_version != null && audit !== undefined) yield* append(audit)
+          return answer(row)
         }),
-      ),
+      )
+    },
 
     writeSecret: (input) => {
       const conflict = () =>

@@ -7,6 +7,7 @@
  */
 import { fromIso, fromIsoOrNull, toIso } from "@coffer/kernel"
 import type { AuditAction, KeyScope, MemberRole, Role, SecretStore } from "@coffer/secrets"
+import type { Insertable, Selectable } from "kysely"
 import type {
   SecretsApiKeyRow,
   SecretsAuditLogRow,
@@ -65,7 +66,7 @@ export const toApiKey = (row: SecretsApiKeyRow): SecretStore.ApiKeyRecord => ({
   createdAt: fromIso(row.created_at),
 })
 
-export const toAudit = (row: SecretsAuditLogRow): SecretStore.AuditRecord => ({
+export const toAudit = (row: Selectable<SecretsAuditLogRow>): SecretStore.AuditRecord => ({
   id: row.id,
   projectId: row.project_id,
   environmentId: row.environment_id,
@@ -77,7 +78,7 @@ export const toAudit = (row: SecretsAuditLogRow): SecretStore.AuditRecord => ({
   createdAt: fromIso(row.created_at),
 })
 
-export const auditRow = (entry: SecretStore.AuditRecord): SecretsAuditLogRow => ({
+export const auditRow = (entry: SecretStore.AuditRecord): Insertable<SecretsAuditLogRow> => ({
   id: entry.id,
   project_id: entry.projectId,
   environment_id: entry.environmentId,

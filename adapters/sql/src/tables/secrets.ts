@@ -2,6 +2,7 @@
  * Row types of the secrets tables (migration `0004_secrets`). Times are ISO-8601 UTC text; sealed values and
  * wrapped data keys are the Cipher port's text blobs; credentials are SHA-256 hex.
  */
+import type { Generated } from "kysely"
 
 export interface SecretsProjectRow {
   id: string
@@ -82,6 +83,8 @@ export interface SecretsAuditLogRow {
   target_key: string
   ip_address: string | null
   created_at: string
+  /** The order of appends (migration `0007_secrets_audit_sequence`): given by the database, never by the store. */
+  seq: Generated<number>
 }
 
 export interface SecretsTables {

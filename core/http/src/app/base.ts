@@ -26,6 +26,13 @@ import { type Handle, makeHandle, reportException } from "../runtime.js"
 import { type WebApp, webResponse } from "../web/webApp.js"
 import type { ServiceSettings } from "./settings.js"
 
+/** The limits every route keeps, as the OpenAPI documents state them (DESIGN.md "Limits on input"). */
+export const LIMITS_DESCRIPTION =
+  "Limits: request bodies over 1 MiB answer 413 and JSON nested deeper than 100 levels 400, before any work; " +
+  "sign-in, development login, invite acceptance and failed credentials are rate-limited per client address " +
+  "(`COFFER_RATE_LIMIT` a minute; 429 with `Retry-After`). Every error is `{ error }` JSON; every answer carries " +
+  "`Cache-Control: no-store`. What is out of the caller's reach answers 404."
+
 export interface AppOptions<R, ER = unknown, S extends ServiceSettings = ServiceSettings> {
   /** Built once by the host from the chosen layers; routes run their use cases on it. */
   readonly runtime: ManagedRuntime.ManagedRuntime<R, ER>

@@ -6,12 +6,18 @@
  */
 
 import type { Permissions } from "@coffer/schemas"
+import { Schema } from "effect"
 import type { Hono } from "hono"
+import { sessionCookieName } from "../auth/cookie.js"
 import { mountSchemasAuth } from "../auth/schemasAuth.js"
 import { clientAddress } from "../client/client.js"
+import { PUBLIC } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { mountReference } from "../openapi/reference.js"
+import { route } from "../openapi/route.js"
 import { mountSchemasRoutes, type SchemasRouteServices } from "../schemas/index.js"
-import { type AppOptions, createBaseApp } from "./base.js"
-import { instanceDescription } from "./secretsApp.js"
+import { type AppOptions, createBaseApp, LIMITS_DESCRIPTION } from "./base.js"
+import { Instance, instanceDescription } from "./secretsApp.js"
 import type { SchemasSettings } from "./settings.js"
 
 /** The interface description's own version (seed 000 §9 rule 2). */
@@ -28,6 +34,18 @@ export interface SchemasAppOptions<ER> extends AppOptions<SchemasServices, ER, S
   readonly roles?: () => Permissions.Roles
 }
 
+export const GetSchemasInstance = endpoint({
+  method: "GET",
+  path: "/api/_ui/v1/instance",
+  summary: "The instance description",
+  description: "`interfaceVersion` is the version of this interface description.",
+  tag: "Service",
+  security: PUBLIC,
+  responses: {
+    200: Schema.Struct({ ...Instance.fields, interfaceVersion: Schema.Literal(SCHEMAS_INTERFACE_VERSION) }),
+  },
+})
+
 export const createSchemasApp = <ER>(options: SchemasAppOptions<ER>): Hono => {
   const { publicOrigin } = options.settings
   const { app, handle } = createBaseApp({
@@ -39,7 +57,7 @@ export const createSchemasApp = <ER>(options: SchemasAppOptions<ER>): Hono => {
   })
   // `signIn` tells the dashboard which sign-in to offer, as the secrets service's instance description does.
   const { signIn } = instanceDescription(options.settings, options.version)
-  app.get("/api/_ui/v1/instance", (c) =>
+  route(app, GetSchemasInstance, (c) =>
     c.json({
       name: "coffer-schemas",
       version: options.version,
@@ -58,5 +76,15 @@ export const createSchemasApp = <ER>(options: SchemasAppOptions<ER>): Hono => {
   }
   mountSchemasAuth(app, routes)
   mountSchemasRoutes(app, routes)
+  mountReference(app, {
+    title: "Coffer Schemas",
+    version: SCHEMAS_INTERFACE_VERSION,
+    description:
+      "Platform configuration schemas with inheritance (seed 000): platforms and versions, schemas that `@extends` " +
+      "others (re-resolved in cascade on save), API tokens, deletion, the dashboard endpoints under `/api/_ui/v1`. " +
+      `Services and CI read with a bearer token; people sign in for a session. ${LIMITS_DESCRIPTION}`,
+    bearer: "A read-only API token (`cfs_…`): GET and HEAD on the data endpoints; a write with it answers 403",
+    sessionCookie: sessionCookieName("schemas", undefined),
+  })
   return app
 }

@@ -3,14 +3,19 @@
  * (`mountSecretsAuth`) and the domain routes of `../secrets/` (projects, people, environments, secrets and their
  * history, exports, API keys, audit log). Sign-in routes are mounted first, so no parameterised path shadows them.
  */
-import { Readiness, StoreUnavailable } from "@coffer/kernel"
-import { Duration, Effect } from "effect"
+import { Readiness as ReadinessCheck, StoreUnavailable } from "@coffer/kernel"
+import { Duration, Effect, Schema } from "effect"
 import type { Hono } from "hono"
+import { sessionCookieName } from "../auth/cookie.js"
 import { mountSecretsAuth } from "../auth/secretsAuth.js"
 import { clientAddress } from "../client/client.js"
+import { PUBLIC } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { mountReference } from "../openapi/reference.js"
+import { route } from "../openapi/route.js"
 import { mountSecretsRoutes, type SecretsRouteServices } from "../secrets/index.js"
 import { mountApiKeyIdentity } from "../secrets/me.js"
-import { type AppOptions, createBaseApp } from "./base.js"
+import { type AppOptions, createBaseApp, LIMITS_DESCRIPTION } from "./base.js"
 import type { ServiceSettings } from "./settings.js"
 
 /** The services the secrets routes need from the runtime. */
@@ -31,6 +36,50 @@ export const instanceDescription = (settings: Pick<ServiceSettings, "oidc" | "en
   },
 })
 
+/** The instance description (seed 001 §2): what the sign-in page offers. */
+export const Instance = Schema.Struct({
+  name: Schema.String,
+  version: Schema.String,
+  signIn: Schema.Struct({
+    oidc: Schema.NullOr(Schema.Struct({ name: Schema.String, url: Schema.String })),
+    development: Schema.Boolean,
+  }),
+}).annotate({ identifier: "Instance" })
+
+const TAG = "Service"
+const Ok = { description: "`ok`", contentType: "text/plain" }
+
+export const GetInstance = endpoint({
+  method: "GET",
+  path: "/api/instance",
+  summary: "The instance description",
+  tag: TAG,
+  security: PUBLIC,
+  responses: { 200: Instance },
+})
+export const GetRoot = endpoint({
+  ...GetInstance,
+  path: "/",
+  summary: "The instance description (when the web app is not served)",
+})
+export const Liveness = endpoint({
+  method: "GET",
+  path: "/healthz",
+  summary: "Liveness: `ok` while the process runs",
+  tag: TAG,
+  security: PUBLIC,
+  responses: { 200: Ok },
+})
+export const Readiness = endpoint({
+  method: "GET",
+  path: "/readyz",
+  summary: "Readiness: `ok` when the database is reachable",
+  tag: TAG,
+  security: PUBLIC,
+  responses: { 200: Ok },
+  errors: [503],
+})
+
 export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): Hono => {
   const { app, handle } = createBaseApp({
     runtime: options.runtime,
@@ -41,11 +90,11 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
   })
   const instance = instanceDescription(options.settings, options.version)
 
-  app.get("/healthz", (c) => c.text("ok"))
-  app.get("/readyz", (c) =>
+  route(app, Liveness, (c) => c.text("ok"))
+  route(app, Readiness, (c) =>
     handle(
       c,
-      Readiness.Readiness.use((readiness) => readiness.check).pipe(
+      ReadinessCheck.Readiness.use((readiness) => readiness.check).pipe(
         Effect.timeoutOrElse({
           duration: READINESS_TIMEOUT,
           orElse: () => Effect.fail(new StoreUnavailable({ store: "database", message: "Readiness check timed out" })),
@@ -54,9 +103,9 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
       () => c.text("ok"),
     ),
   )
-  app.get("/api/instance", (c) => c.json(instance))
+  route(app, GetInstance, (c) => c.json(instance))
   // Seed 001 §4: `GET /` gives the instance description when the web app is not served; else `/` is the app.
-  if (options.web === undefined) app.get("/", (c) => c.json(instance))
+  if (options.web === undefined) route(app, GetRoot, (c) => c.json(instance))
   const routes = {
     handle,
     settings: options.settings,
@@ -68,5 +117,14 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
   mountApiKeyIdentity(app, routes)
   mountSecretsAuth(app, routes)
   mountSecretsRoutes(app, routes)
+  mountReference(app, {
+    title: "Coffer Secrets",
+    version: options.version,
+    description:
+      "Encrypted secrets per project and environment (seed 001): projects, people and invites, environments, " +
+      `secrets and their history, exports, API keys, the audit log. ${LIMITS_DESCRIPTION}`,
+    bearer: "An API key (`cfk_…`): acts as its holder within one project and scope; 401 once expired",
+    sessionCookie: sessionCookieName("secrets", undefined),
+  })
   return app
 }

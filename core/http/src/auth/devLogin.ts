@@ -16,7 +16,9 @@ import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
 import { errorResponse, type HttpError } from "../errors.js"
-import { decodeJson } from "../middleware/jsonBody.js"
+import { Ok, PUBLIC } from "../openapi/common.js"
+import { type Endpoint, endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
 import type { Handle } from "../runtime.js"
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from "./cookie.js"
 import { rateLimit } from "./rateLimit.js"
@@ -50,13 +52,49 @@ export interface DevLoginOptions<B, E, R> {
   /** Names the rate-limit group `<service>:dev-login`. */
   readonly service: string
   readonly body: Schema.Decoder<B>
+  /** The `user` the service answers, for the document. */
+  readonly user: Schema.Top
   readonly signIn: DevSignIn<B, E, R>
 }
 
+/** The development login as the document describes it, with the service's body and user. */
+const devLoginEndpoint = <B>(body: Schema.Decoder<B>, user: Schema.Top): Endpoint<B> =>
+  endpoint({
+    method: "POST",
+    path: DEV_LOGIN_PATH,
+    summary: "Development login",
+    description:
+      "Only with `COFFER_ENV=development` (404 otherwise). Starts a session (the cookie is set) as the person of " +
+      "this address. Rate-limited per client.",
+    tag: "Sign-in",
+    security: PUBLIC,
+    body,
+    responses: {
+      200: {
+        description: "Signed in; the session cookie is set",
+        schema: Schema.Struct({ user }),
+        headers: { "Set-Cookie": "The session cookie" },
+      },
+    },
+    errors: [404, 429],
+  })
+
+export const Logout = endpoint({
+  method: "POST",
+  path: LOGOUT_PATH,
+  summary: "Sign out",
+  description: "Ends the session server-side and clears the cookie; `{ ok: true }` also when there was none.",
+  tag: "Sign-in",
+  security: PUBLIC,
+  responses: { 200: Ok },
+  errors: [503],
+})
+
 export const mountDevLogin = <B, E extends HttpError, R>(app: Hono, options: DevLoginOptions<B, E, R>): void => {
   const { handle, settings, publicOrigin } = options
+  const described = devLoginEndpoint(options.body, options.user)
   if (settings.environment !== "development") {
-    app.post(DEV_LOGIN_PATH, (c) => errorResponse(c, devLoginOff()))
+    route(app, described, (c) => errorResponse(c, devLoginOff()))
     return
   }
   const limit = rateLimit(handle, {
@@ -64,20 +102,23 @@ export const mountDevLogin = <B, E extends HttpError, R>(app: Hono, options: Dev
     limit: settings.rateLimit,
     clientAddress: options.clientAddress,
   })
-  app.post(DEV_LOGIN_PATH, limit, (c) =>
-    handle(
-      c,
-      Effect.gen(function* () {
-        const body = yield* decodeJson(c, options.body)
-        const { session, user } = yield* options.signIn(body)
-        const token = yield* SignIn.startSession(readSessionCookie(c, options.service, publicOrigin), session)
-        return { token, user }
-      }),
-      ({ token, user }) => {
-        setSessionCookie(c, options.service, publicOrigin, token)
-        return c.json({ user })
-      },
-    ),
+  route(
+    app,
+    described,
+    (c, input) =>
+      handle(
+        c,
+        Effect.gen(function* () {
+          const { session, user } = yield* options.signIn(yield* input.body)
+          const token = yield* SignIn.startSession(readSessionCookie(c, options.service, publicOrigin), session)
+          return { token, user }
+        }),
+        ({ token, user }) => {
+          setSessionCookie(c, options.service, publicOrigin, token)
+          return c.json({ user })
+        },
+      ),
+    [limit],
   )
 }
 
@@ -101,7 +142,7 @@ export const mountLogout = (
     readonly publicOrigin: string | undefined
   },
 ) =>
-  app.post(LOGOUT_PATH, (c) =>
+  route(app, Logout, (c) =>
     options.handle(c, endSession(c, options.service, options.publicOrigin), () => {
       clearSessionCookie(c, options.service, options.publicOrigin)
       return c.json({ ok: true })

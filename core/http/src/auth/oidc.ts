@@ -14,11 +14,14 @@
  *   checked because the provider or a store is down answers 503, so the provider may retry.
  */
 import { BadRequest, type Cache, type Hasher, type Sessions, SignIn } from "@coffer/kernel"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
 import { deleteCookie, getCookie, setCookie } from "hono/cookie"
 import type { ServiceSettings } from "../app/settings.js"
 import type { HttpError } from "../errors.js"
+import { PUBLIC } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
 import type { Handle } from "../runtime.js"
 import { cookieName, readSessionCookie, secureCookie, setSessionCookie } from "./cookie.js"
 import { limitAttempt, type RateLimitOptions, rateLimit } from "./rateLimit.js"
@@ -57,6 +60,50 @@ export interface OidcRoutesOptions<E, R> {
  */
 export const BACKCHANNEL_LOGOUT_PATH = "/api/auth/backchannel-logout"
 
+const TAG = "Sign-in"
+const SIGN_IN_FAILURES =
+  "When the web app is served, a failed sign-in redirects to `/sign-in?error=<reason>` (expired, rejected, " +
+  "refused, email, linking, off, unavailable) instead of answering `{ error }`."
+
+/** The OIDC routes as the document describes them, under `base`. */
+const oidcEndpoints = (base: string) => ({
+  start: endpoint({
+    method: "GET",
+    path: `${base}/oidc/start`,
+    summary: "Start signing in with the identity provider",
+    description: `Redirects to the provider; 404 when sign-in is not configured. ${SIGN_IN_FAILURES}`,
+    tag: TAG,
+    security: PUBLIC,
+    query: {
+      returnTo: { schema: Schema.String, description: "A path on this site to return to (default `/`)" },
+    },
+    responses: { 302: { description: "To the provider", headers: { Location: "The provider's sign-in page" } } },
+    errors: [400, 403, 404, 429, 503],
+  }),
+  callback: endpoint({
+    method: "GET",
+    path: `${base}/oauth2/callback/oidc`,
+    summary: "The identity provider's redirect back",
+    description: `Starts the session and redirects to \`returnTo\`. ${SIGN_IN_FAILURES}`,
+    tag: TAG,
+    security: PUBLIC,
+    responses: {
+      302: { description: "Signed in; to `returnTo`", headers: { Location: "returnTo", "Set-Cookie": "The session" } },
+    },
+    errors: [400, 403, 404, 409, 429, 503],
+  }),
+  backchannel: endpoint({
+    method: "POST",
+    path: `${base}/backchannel-logout`,
+    summary: "Back-channel logout (OIDC Back-Channel Logout 1.0)",
+    description: "A form (`application/x-www-form-urlencoded`) with `logout_token`; ends that person's sessions.",
+    tag: TAG,
+    security: PUBLIC,
+    responses: { 200: { description: "Logged out; no body" } },
+    errors: [400, 404, 429, 503],
+  }),
+})
+
 /** Refused logout tokens count against the client; a token that could not be checked (503) is not its doing. */
 const refusedLogout = (error: HttpError) =>
   error._tag === "BadRequest" || (error._tag === "IdentityError" && error.reason !== "unavailable")
@@ -75,8 +122,9 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
     app.use(`${base}/oauth2/callback/oidc`, signInLimit)
   }
   const limits = options.rateLimit
+  const described = oidcEndpoints(base)
 
-  app.get(`${base}/oidc/start`, (c) => {
+  route(app, described.start, (c) => {
     const values = c.req.queries("returnTo") ?? []
     const returnTo = values.length > 1 ? undefined : safeReturnTo(values[0])
     const start = Effect.gen(function* () {
@@ -103,7 +151,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
     return handle(c, answered, (reply) => reply(c))
   })
 
-  app.get(`${base}/oauth2/callback/oidc`, (c) => {
+  route(app, described.callback, (c) => {
     const input: SignIn.FinishInput = {
       state: c.req.query("state"),
       boundState: getCookie(c, stateCookie),
@@ -124,7 +172,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
     return handle(c, answerSignInFailure(callback, { webApp }), (reply) => reply(c))
   })
 
-  app.post(`${base}/backchannel-logout`, (c) => {
+  route(app, described.backchannel, (c) => {
     const logout = Effect.gen(function* () {
       // Sign-in being off is said before anything about the request.
       yield* SignIn.identity

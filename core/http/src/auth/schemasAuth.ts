@@ -11,11 +11,14 @@
  * Mount these before the platform routes: `/api/{platform}/…` would otherwise answer for a platform `auth`.
  */
 import type { Cache, Hasher, Sessions } from "@coffer/kernel"
-import { Permissions, schemasSignedIn } from "@coffer/schemas"
+import { Permissions, schemasSignedIn, Views } from "@coffer/schemas"
 import { Accounts } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
+import { SESSION } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
 import type { Handle } from "../runtime.js"
 import { Email, mountDevLogin, mountLogout } from "./devLogin.js"
 import { mountServiceOidc } from "./oidc.js"
@@ -49,6 +52,24 @@ const DevLoginBody = Schema.Struct({
   groups: Schema.optional(Schema.Array(Group).check(Schema.isMaxLength(MAX_GROUPS))),
 })
 
+/** Who is signed in, as the sign-in routes answer it. */
+const User = Schema.Struct({ id: Schema.String, email: Schema.String, groups: Schema.Array(Schema.String) })
+
+export const GetSession = endpoint({
+  method: "GET",
+  path: GET_SESSION_PATH,
+  summary: "The session and its permissions",
+  description: "Permissions are worked out on every request from the roles settings as they are now.",
+  tag: "Sign-in",
+  security: SESSION,
+  responses: {
+    200: Schema.Struct({
+      session: Schema.Struct({ user: User, createdAt: Schema.String, expiresAt: Schema.String }),
+      permissions: Views.PermissionsView,
+    }),
+  },
+})
+
 /** The schemas person of a development login. */
 export const developmentUserId = (email: string) => `dev:${Accounts.emailKey(email)}`
 
@@ -65,6 +86,7 @@ export const mountSchemasAuth = (app: Hono, options: SchemasAuthOptions): void =
     ...options,
     service: "schemas",
     body: DevLoginBody,
+    user: User,
     signIn: (body) => {
       const session = { userId: developmentUserId(body.email), email: body.email, groups: [...new Set(body.groups)] }
       return Effect.succeed({ session, user: userOf(session) })
@@ -72,7 +94,7 @@ export const mountSchemasAuth = (app: Hono, options: SchemasAuthOptions): void =
   })
   mountLogout(app, { handle, service: "schemas", publicOrigin })
 
-  app.get(GET_SESSION_PATH, (c) =>
+  route(app, GetSession, (c) =>
     handle(
       c,
       Effect.map(requireSession(c, "schemas", publicOrigin), (session) => ({

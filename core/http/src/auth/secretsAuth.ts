@@ -11,10 +11,13 @@
  * Mount these before any route with a path parameter under `/api`, so that none of those can shadow them.
  */
 import type { Cache, Hasher, Sessions } from "@coffer/kernel"
-import { type Accounts, developmentIdentity, developmentSignIn, secretsSignedIn } from "@coffer/secrets"
+import { type Accounts, developmentIdentity, developmentSignIn, KeyScope, secretsSignedIn } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
+import { SESSION_OR_BEARER } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
 import type { Handle } from "../runtime.js"
 import { Email, mountDevLogin, mountLogout } from "./devLogin.js"
 import { mountServiceOidc } from "./oidc.js"
@@ -38,6 +41,34 @@ export interface SecretsAuthOptions {
 
 const DevLoginBody = Schema.Struct({ email: Email })
 
+/** Who is signed in (seed 001 §2 "user"). */
+export const User = Schema.Struct({ id: Schema.String, email: Schema.String }).annotate({ identifier: "User" })
+
+export const Me = endpoint({
+  method: "GET",
+  path: ME_PATH,
+  summary: "Who is signed in",
+  description:
+    "With an API key, also the key: `apiKey: { id, scope, expiresAt, project: { id, slug, name } }` " +
+    "(`../secrets/me.ts` answers those requests).",
+  tag: "Sign-in",
+  security: SESSION_OR_BEARER,
+  responses: {
+    200: Schema.Struct({
+      user: User,
+      apiKey: Schema.optionalKey(
+        Schema.Struct({
+          id: Schema.String,
+          scope: KeyScope,
+          expiresAt: Schema.NullOr(Schema.String),
+          project: Schema.Struct({ id: Schema.String, slug: Schema.String, name: Schema.String }),
+        }),
+      ),
+    }),
+  },
+  errors: [404],
+})
+
 export const mountSecretsAuth = (app: Hono, options: SecretsAuthOptions): void => {
   const { handle, publicOrigin } = options
 
@@ -45,6 +76,7 @@ export const mountSecretsAuth = (app: Hono, options: SecretsAuthOptions): void =
     ...options,
     service: "secrets",
     body: DevLoginBody,
+    user: User,
     signIn: ({ email }) =>
       Effect.map(developmentSignIn(email), (user) => ({
         session: { userId: user.id, email: user.email, groups: [], ...developmentIdentity(email) },
@@ -53,7 +85,7 @@ export const mountSecretsAuth = (app: Hono, options: SecretsAuthOptions): void =
   })
   mountLogout(app, { handle, service: "secrets", publicOrigin })
 
-  app.get(ME_PATH, (c) =>
+  route(app, Me, (c) =>
     handle(
       c,
       Effect.map(requireSession(c, "secrets", publicOrigin), (session) => ({

@@ -12,6 +12,8 @@ import { type Context, type ManagedRuntime, Redacted } from "effect"
 import type { Hono } from "hono"
 import { bearerToken } from "../auth/credentials.js"
 import { errorResponse } from "../errors.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
 
 export const METRICS_PATH = "/metrics"
 
@@ -24,13 +26,24 @@ export const prometheusText = async (context: Context.Context<never>): Promise<s
   return formatUnsafe(context)
 }
 
+export const GetMetrics = endpoint({
+  method: "GET",
+  path: METRICS_PATH,
+  summary: "Metrics in Prometheus' text format",
+  description:
+    "Mounted only when `COFFER_METRICS_TOKEN` is set (404 otherwise); the scrape sends it as a bearer token.",
+  tag: "Service",
+  security: ["metrics"],
+  responses: { 200: { description: "The metrics", contentType: "text/plain" } },
+})
+
 export const mountMetrics = <R, ER>(
   app: Hono,
   runtime: ManagedRuntime.ManagedRuntime<R, ER>,
   token: Redacted.Redacted<string> | undefined,
 ): void => {
   if (token === undefined) return
-  app.get(METRICS_PATH, async (c) => {
+  route(app, GetMetrics, async (c) => {
     const given = bearerToken(c.req.header("Authorization") ?? "")
     if (given === undefined || !Hasher.timingSafeEqual(given, Redacted.value(token))) {
       c.header("WWW-Authenticate", "Bearer")

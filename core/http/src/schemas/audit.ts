@@ -5,8 +5,11 @@
  */
 import { BadRequest } from "@coffer/kernel"
 import { AuditLog, Views } from "@coffer/schemas"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
+import { SESSION } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
 import { actorOf, DASHBOARD_PREFIX, type SchemasRoutes } from "./context.js"
 
 /** `limit` from the query: digits only, so that `1e2` or `10abc` are refused rather than half-read. */
@@ -17,10 +20,30 @@ const limitOf = (raw: string | undefined): Effect.Effect<number | undefined, Bad
     : Effect.fail(new BadRequest({ message: "limit must be an integer from 1 to 200" }))
 }
 
+export const ListAudit = endpoint({
+  method: "GET",
+  path: `${DASHBOARD_PREFIX}/audit`,
+  summary: "The audit log, newest first",
+  description: "Deletions, kind changes and token creation and revocation. Admin permission.",
+  tag: "Dashboard",
+  security: SESSION,
+  query: {
+    limit: { schema: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 200 })), description: "Default 50" },
+    before: { schema: Schema.String, description: "The `next` of the previous page" },
+  },
+  responses: {
+    200: Schema.Struct({
+      entries: Schema.Array(Views.AuditEntryView),
+      next: Schema.NullOr(Schema.String).annotate({ description: "The `before` of the next page; null at the end" }),
+    }),
+  },
+  errors: [400, 403],
+})
+
 export const mountAudit = (app: Hono, routes: SchemasRoutes): void => {
   const { handle } = routes
 
-  app.get(`${DASHBOARD_PREFIX}/audit`, (c) =>
+  route(app, ListAudit, (c) =>
     handle(
       c,
       Effect.gen(function* () {

@@ -93,5 +93,12 @@ export const actorOf = (c: Context, routes: SchemasRoutes): Effect.Effect<Access
   })
 }
 
+/** The path parameters of the schemas routes, as the OpenAPI document describes them. */
+export const PLATFORM_PARAM = { platform: "The platform's name" }
+export const VERSION_PARAMS = {
+  ...PLATFORM_PARAM,
+  version: "A version string; `+` is literal in a path, so `+` and `%2B` name the same version",
+}
+
 /** A path parameter as the route matched it (Hono has already decoded it; `+` stays `+`). */
 export const param = (c: Context, name: string): string => c.req.param(name) ?? ""

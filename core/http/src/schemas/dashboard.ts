@@ -13,47 +13,114 @@
 import { Platforms, Views } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { decodeJson } from "../middleware/jsonBody.js"
-import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes } from "./context.js"
+import { DeletionBlockedBody } from "../errors.js"
+import { Ok, SESSION } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
+import { actorOf, DASHBOARD_PREFIX, PLATFORM_PARAM, param, type SchemasRoutes, VERSION_PARAMS } from "./context.js"
 
-const CreatePlatformBody = Schema.Struct({ name: Schema.String, kind: Schema.optional(Schema.Unknown) })
-// Checked by the use case, which names the allowed kinds in its message.
-const KindBody = Schema.Struct({ kind: Schema.Unknown })
+// `kind` is checked by the use case, which names the allowed kinds in its message.
+const Kind = Schema.Unknown.annotate({ description: "One of ios, android, web, service, custom" })
+const CreatePlatformBody = Schema.Struct({
+  name: Schema.String.annotate({ description: "At most 64 characters; letters, digits, `_`, `-`, `.`" }),
+  kind: Schema.optional(Kind),
+})
+const KindBody = Schema.Struct({ kind: Kind })
+const PlatformChanged = Schema.Struct({ ...Ok.fields, platform: Views.DashboardPlatform })
+
+const TAG = "Dashboard"
+
+export const ListDashboardPlatforms = endpoint({
+  method: "GET",
+  path: `${DASHBOARD_PREFIX}/platforms`,
+  summary: "List platforms with their kinds",
+  tag: TAG,
+  security: SESSION,
+  responses: { 200: Schema.Array(Views.DashboardPlatform) },
+  errors: [403],
+})
+
+export const ChangeKind = endpoint({
+  method: "PATCH",
+  path: `${DASHBOARD_PREFIX}/platforms/:platform`,
+  summary: "Change a platform's kind",
+  description: "Write rights on the platform; audited as `platform.kind`.",
+  tag: TAG,
+  security: SESSION,
+  params: PLATFORM_PARAM,
+  body: KindBody,
+  responses: { 200: PlatformChanged },
+  errors: [403, 404],
+})
+
+export const CreatePlatform = endpoint({
+  method: "POST",
+  path: `${DASHBOARD_PREFIX}/platforms`,
+  summary: "Create a platform with no versions",
+  tag: TAG,
+  security: SESSION,
+  body: CreatePlatformBody,
+  responses: { 201: Schema.Struct({ ...Ok.fields, platform: Views.PlatformDetail }) },
+  errors: [403, 409],
+})
+
+export const DeletePlatform = endpoint({
+  method: "DELETE",
+  path: `${DASHBOARD_PREFIX}/platforms/:platform`,
+  summary: "Delete a platform, its versions and history",
+  description: "Admin permission; refused with 409 while a schema of another platform extends it. Audited.",
+  tag: TAG,
+  security: SESSION,
+  params: PLATFORM_PARAM,
+  responses: { 200: Ok },
+  errors: [403, 404, [409, DeletionBlockedBody]],
+})
+
+export const DeleteVersion = endpoint({
+  method: "DELETE",
+  path: `${DASHBOARD_PREFIX}/platforms/:platform/versions/:version`,
+  summary: "Delete one version and its history",
+  description: "Admin permission; refused with 409 while a schema of another platform extends it. Audited.",
+  tag: TAG,
+  security: SESSION,
+  params: VERSION_PARAMS,
+  responses: { 200: Ok },
+  errors: [403, 404, [409, DeletionBlockedBody]],
+})
 
 export const mountDashboardPlatforms = (app: Hono, routes: SchemasRoutes): void => {
   const { handle } = routes
 
-  app.get(`${DASHBOARD_PREFIX}/platforms`, (c) =>
+  route(app, ListDashboardPlatforms, (c) =>
     handle(c, Effect.flatMap(actorOf(c, routes), Platforms.listPlatforms), (platforms) =>
       c.json(platforms.map(Views.dashboardPlatform)),
     ),
   )
 
-  app.patch(`${DASHBOARD_PREFIX}/platforms/:platform`, (c) =>
+  route(app, ChangeKind, (c, { body }) =>
     handle(
       c,
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
-        const { kind } = yield* decodeJson(c, KindBody)
+        const { kind } = yield* body
         return yield* Platforms.changeKind(actor, param(c, "platform"), kind)
       }),
       (platform) => c.json({ ok: true, platform: Views.dashboardPlatform(platform) }),
     ),
   )
 
-  app.post(`${DASHBOARD_PREFIX}/platforms`, (c) =>
+  route(app, CreatePlatform, (c, { body }) =>
     handle(
       c,
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
-        const body = yield* decodeJson(c, CreatePlatformBody)
-        return yield* Platforms.createPlatform(actor, body)
+        return yield* Platforms.createPlatform(actor, yield* body)
       }),
       (platform) => c.json({ ok: true, platform: Views.platformDetail(platform) }, 201),
     ),
   )
 
-  app.delete(`${DASHBOARD_PREFIX}/platforms/:platform`, (c) =>
+  route(app, DeletePlatform, (c) =>
     handle(
       c,
       Effect.flatMap(actorOf(c, routes), (actor) => Platforms.deletePlatform(actor, param(c, "platform"))),
@@ -61,7 +128,7 @@ export const mountDashboardPlatforms = (app: Hono, routes: SchemasRoutes): void 
     ),
   )
 
-  app.delete(`${DASHBOARD_PREFIX}/platforms/:platform/versions/:version`, (c) =>
+  route(app, DeleteVersion, (c) =>
     handle(
       c,
       Effect.flatMap(actorOf(c, routes), (actor) =>

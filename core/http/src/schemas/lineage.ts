@@ -12,9 +12,12 @@
  */
 import { BadRequest } from "@coffer/kernel"
 import { History, Lineage, Views } from "@coffer/schemas"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
-import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes } from "./context.js"
+import { SESSION } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
+import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes, VERSION_PARAMS } from "./context.js"
 
 const VERSION_PATH = `${DASHBOARD_PREFIX}/platforms/:platform/versions/:version`
 
@@ -28,10 +31,66 @@ const integerOf = (raw: string | undefined, name: string): Effect.Effect<number 
     : Effect.fail(new BadRequest({ message: `${name} must be a positive integer` }))
 }
 
+const TAG = "Dashboard"
+const Next = Schema.NullOr(Schema.Int).annotate({ description: "The `before` of the next page; null at the end" })
+
+export const ListRevisions = endpoint({
+  method: "GET",
+  path: `${VERSION_PATH}/revisions`,
+  summary: "A schema's history, newest first",
+  tag: TAG,
+  security: SESSION,
+  params: VERSION_PARAMS,
+  query: {
+    limit: { schema: Schema.Int, description: "Revisions per page" },
+    before: { schema: Schema.Int, description: "The `next` of the previous page" },
+  },
+  responses: {
+    200: Schema.Struct({
+      revisions: Schema.Array(Views.RevisionSummaryView),
+      next: Next,
+    }),
+  },
+  errors: [400, 404],
+})
+
+export const GetRevision = endpoint({
+  method: "GET",
+  path: `${VERSION_PATH}/revisions/:revision`,
+  summary: "One revision of a schema",
+  tag: TAG,
+  security: SESSION,
+  params: { ...VERSION_PARAMS, revision: "The revision number" },
+  responses: { 200: Views.RevisionDetailView },
+  errors: [400, 404],
+})
+
+export const GetAncestors = endpoint({
+  method: "GET",
+  path: `${VERSION_PATH}/ancestors`,
+  summary: "What a schema inherits from, and where each output value comes from",
+  tag: TAG,
+  security: SESSION,
+  params: VERSION_PARAMS,
+  responses: { 200: Views.AncestryView },
+  errors: [400, 404],
+})
+
+export const GetDependents = endpoint({
+  method: "GET",
+  path: `${VERSION_PATH}/dependents`,
+  summary: "Every schema that extends this one, in re-processing order",
+  tag: TAG,
+  security: SESSION,
+  params: VERSION_PARAMS,
+  responses: { 200: Schema.Struct({ dependents: Schema.Array(Views.DependentView) }) },
+  errors: [400, 404],
+})
+
 export const mountLineage = (app: Hono, routes: SchemasRoutes): void => {
   const { handle } = routes
 
-  app.get(`${VERSION_PATH}/revisions`, (c) =>
+  route(app, ListRevisions, (c) =>
     handle(
       c,
       Effect.gen(function* () {
@@ -44,7 +103,7 @@ export const mountLineage = (app: Hono, routes: SchemasRoutes): void => {
     ),
   )
 
-  app.get(`${VERSION_PATH}/revisions/:revision`, (c) =>
+  route(app, GetRevision, (c) =>
     handle(
       c,
       Effect.gen(function* () {
@@ -56,7 +115,7 @@ export const mountLineage = (app: Hono, routes: SchemasRoutes): void => {
     ),
   )
 
-  app.get(`${VERSION_PATH}/ancestors`, (c) =>
+  route(app, GetAncestors, (c) =>
     handle(
       c,
       Effect.flatMap(actorOf(c, routes), (actor) => Lineage.ancestorsOf(actor, idOf(c))),
@@ -64,18 +123,11 @@ export const mountLineage = (app: Hono, routes: SchemasRoutes): void => {
     ),
   )
 
-  app.get(`${VERSION_PATH}/dependents`, (c) =>
+  route(app, GetDependents, (c) =>
     handle(
       c,
       Effect.flatMap(actorOf(c, routes), (actor) => Lineage.dependentsOf(actor, idOf(c))),
-      (dependents) =>
-        c.json({
-          dependents: dependents.map((dependent) => ({
-            platform: dependent.platform,
-            version: dependent.version,
-            extends: dependent.extends,
-          })),
-        }),
+      (dependents) => c.json({ dependents: dependents.map(Views.dependent) }),
     ),
   )
 }

@@ -6,26 +6,65 @@
 import { Platforms, Views } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { decodeJson } from "../middleware/jsonBody.js"
-import { actorOf, param, type SchemasRoutes } from "./context.js"
+import { DeletionBlockedBody } from "../errors.js"
+import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
+import { actorOf, PLATFORM_PARAM, param, type SchemasRoutes } from "./context.js"
 
 const PlatformBody = Schema.Struct({
   name: Schema.String,
   versions: Schema.Array(Schema.String),
   // Checked by the use case, which names the allowed kinds in its message.
-  kind: Schema.optional(Schema.Unknown),
+  kind: Schema.optional(Schema.Unknown).annotate({ description: "One of ios, android, web, service, custom" }),
+})
+
+export const ListPlatforms = endpoint({
+  method: "GET",
+  path: "/api/schemas",
+  summary: "List platforms",
+  description: "Every platform the caller may read (a scoped token sees only its platforms).",
+  tag: "Platforms",
+  security: SESSION_OR_BEARER,
+  responses: { 200: Schema.Array(Views.PlatformSummary) },
+})
+
+export const GetPlatform = endpoint({
+  method: "GET",
+  path: "/api/:platform",
+  summary: "Get a platform",
+  tag: "Platforms",
+  security: SESSION_OR_BEARER,
+  params: PLATFORM_PARAM,
+  responses: { 200: Views.PlatformDetail },
+  errors: [404],
+})
+
+export const PutPlatform = endpoint({
+  method: "POST",
+  path: "/api/:platform",
+  summary: "Create or update a platform",
+  description:
+    "Omitting `kind` keeps the existing kind. A `versions` list that leaves existing versions out deletes them " +
+    "(admin permission; 409 while another platform's schema extends them). Session with write rights.",
+  tag: "Platforms",
+  security: SESSION_OR_BEARER,
+  params: PLATFORM_PARAM,
+  body: PlatformBody,
+  responses: { 201: Ok },
+  errors: [403, [409, DeletionBlockedBody]],
 })
 
 export const mountPlatforms = (app: Hono, routes: SchemasRoutes): void => {
   const { handle } = routes
 
-  app.get("/api/schemas", (c) =>
+  route(app, ListPlatforms, (c) =>
     handle(c, Effect.flatMap(actorOf(c, routes), Platforms.listPlatforms), (platforms) =>
       c.json(platforms.map(Views.platformSummary)),
     ),
   )
 
-  app.get("/api/:platform", (c) =>
+  route(app, GetPlatform, (c) =>
     handle(
       c,
       Effect.flatMap(actorOf(c, routes), (actor) => Platforms.getPlatform(actor, param(c, "platform"))),
@@ -33,13 +72,12 @@ export const mountPlatforms = (app: Hono, routes: SchemasRoutes): void => {
     ),
   )
 
-  app.post("/api/:platform", (c) =>
+  route(app, PutPlatform, (c, { body }) =>
     handle(
       c,
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
-        const body = yield* decodeJson(c, PlatformBody)
-        yield* Platforms.putPlatform(actor, param(c, "platform"), body)
+        yield* Platforms.putPlatform(actor, param(c, "platform"), yield* body)
       }),
       () => c.json({ ok: true }, 201),
     ),

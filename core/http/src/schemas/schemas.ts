@@ -8,22 +8,67 @@
  *
  * `{version}` is matched as one path segment: `+` in it is literal, and `%2B` decodes to the same `+`.
  */
-import { Schemas } from "@coffer/schemas"
+import { Schemas, Views } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { decodeJson } from "../middleware/jsonBody.js"
+import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
 import { answerSerialized, serializeJson } from "../serializedJson.js"
-import { actorOf, param, type SchemasRoutes } from "./context.js"
+import { actorOf, param, type SchemasRoutes, VERSION_PARAMS } from "./context.js"
 
-const SaveBody = Schema.Struct({ content: Schema.Unknown })
+const SaveBody = Schema.Struct({
+  content: Schema.Unknown.annotate({
+    description:
+      "A plain JSON object; `@extends` (a `platform/spec` string or an array of them, at most 32, none twice) " +
+      "names what it inherits from",
+  }),
+})
 
-const idOf = (platform: string, version: string) => ({ platform, version })
+export const GetSchema = endpoint({
+  method: "GET",
+  path: "/api/:platform/:version",
+  summary: "Read a schema",
+  description:
+    "Answers an `ETag`; a request whose `If-None-Match` names it is answered 304 without a body. A scoped token " +
+    "must cover every platform merged into the output (403 otherwise).",
+  tag: "Schemas",
+  security: SESSION_OR_BEARER,
+  params: VERSION_PARAMS,
+  responses: {
+    200: { description: "The schema", schema: Views.SchemaView, headers: { ETag: "The tag of these bytes" } },
+    304: { description: "Not modified: the `If-None-Match` tag is current", headers: { ETag: "The current tag" } },
+  },
+  errors: [403, 404],
+})
+
+export const SaveSchema = endpoint({
+  method: "PUT",
+  path: "/api/:platform/:version",
+  summary: "Save a schema",
+  description:
+    "The version must exist. Every schema that depends on this one is re-resolved in the same transaction and " +
+    "listed in `reprocessed`. Limits: inheritance at most 1,000 deep, a resolved output at most 4 MiB.",
+  tag: "Schemas",
+  security: SESSION_OR_BEARER,
+  params: VERSION_PARAMS,
+  body: SaveBody,
+  responses: {
+    200: Schema.Struct({
+      ...Ok.fields,
+      schema: Views.SchemaView,
+      reprocessed: Schema.Array(Schema.String).annotate({ description: "`platform/version` of each dependent" }),
+    }),
+  },
+  errors: [403, 404],
+})
 
 export const mountSchemas = (app: Hono, routes: SchemasRoutes): void => {
   const { handle } = routes
+  const idOf = (platform: string, version: string) => ({ platform, version })
 
   // Answered from bytes kept per schema, with an ETag; `If-None-Match` on it is a 304 (`../serializedJson.ts`).
-  app.get("/api/:platform/:version", (c) =>
+  route(app, GetSchema, (c) =>
     handle(
       c,
       actorOf(c, routes).pipe(
@@ -34,13 +79,13 @@ export const mountSchemas = (app: Hono, routes: SchemasRoutes): void => {
     ),
   )
 
-  app.put("/api/:platform/:version", (c) =>
+  route(app, SaveSchema, (c, { body }) =>
     handle(
       c,
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
         // A missing `content` is a 400 here; any present value goes to the use case, which wants a plain object.
-        const { content } = yield* decodeJson(c, SaveBody)
+        const { content } = yield* body
         return yield* Schemas.saveSchema(actor, idOf(param(c, "platform"), param(c, "version")), content)
       }),
       (saved) => c.json({ ok: true, schema: saved.schema, reprocessed: saved.reprocessed }),

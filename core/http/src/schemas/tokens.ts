@@ -6,37 +6,76 @@
 import { TokenAdmin, Views } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { decodeJson } from "../middleware/jsonBody.js"
+import { Ok, SESSION } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
 import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes } from "./context.js"
 
 const TokenBody = Schema.Struct({
   name: Schema.String,
-  /** Omitted or `null`: every platform. */
-  platforms: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))),
+  platforms: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))).annotate({
+    description: "Omitted or `null`: every platform",
+  }),
+})
+
+const TAG = "API tokens"
+
+export const ListTokens = endpoint({
+  method: "GET",
+  path: `${DASHBOARD_PREFIX}/tokens`,
+  summary: "List API tokens",
+  description: "Admin permission.",
+  tag: TAG,
+  security: SESSION,
+  responses: { 200: Schema.Array(Views.TokenRecordView) },
+  errors: [403],
+})
+
+export const CreateToken = endpoint({
+  method: "POST",
+  path: `${DASHBOARD_PREFIX}/tokens`,
+  summary: "Create an API token",
+  description: "Admin permission. The token (`cfs_…`) is shown this once; only its SHA-256 is kept.",
+  tag: TAG,
+  security: SESSION,
+  body: TokenBody,
+  responses: { 201: Schema.Struct({ token: Schema.String, record: Views.TokenRecordView }) },
+  errors: [403],
+})
+
+export const RevokeToken = endpoint({
+  method: "DELETE",
+  path: `${DASHBOARD_PREFIX}/tokens/:id`,
+  summary: "Revoke an API token",
+  description: "Admin permission. The token stops working at once, on every instance.",
+  tag: TAG,
+  security: SESSION,
+  params: { id: "The token record's id" },
+  responses: { 200: Ok },
+  errors: [403, 404],
 })
 
 export const mountTokens = (app: Hono, routes: SchemasRoutes): void => {
   const { handle } = routes
 
-  app.get(`${DASHBOARD_PREFIX}/tokens`, (c) =>
+  route(app, ListTokens, (c) =>
     handle(c, Effect.flatMap(actorOf(c, routes), TokenAdmin.listTokens), (records) =>
       c.json(records.map(Views.tokenRecord)),
     ),
   )
 
-  app.post(`${DASHBOARD_PREFIX}/tokens`, (c) =>
+  route(app, CreateToken, (c, { body }) =>
     handle(
       c,
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
-        const body = yield* decodeJson(c, TokenBody)
-        return yield* TokenAdmin.createToken(actor, body)
+        return yield* TokenAdmin.createToken(actor, yield* body)
       }),
       ({ token, record }) => c.json({ token, record: Views.tokenRecord(record) }, 201),
     ),
   )
 
-  app.delete(`${DASHBOARD_PREFIX}/tokens/:id`, (c) =>
+  route(app, RevokeToken, (c) =>
     handle(
       c,
       Effect.flatMap(actorOf(c, routes), (actor) => TokenAdmin.revokeToken(actor, param(c, "id"))),

@@ -5,15 +5,47 @@
 import { Platforms } from "@coffer/schemas"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { decodeJson } from "../middleware/jsonBody.js"
-import { actorOf, param, type SchemasRoutes } from "./context.js"
+import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
+import { actorOf, PLATFORM_PARAM, param, type SchemasRoutes } from "./context.js"
 
-const VersionBody = Schema.Struct({ version: Schema.String })
+const VersionBody = Schema.Struct({
+  version: Schema.String.annotate({
+    description:
+      "A semantic version, build metadata allowed; at most 128 characters of letters, digits, `.`, `-`, `+`; " +
+      "never trimmed",
+  }),
+})
+
+export const ListVersions = endpoint({
+  method: "GET",
+  path: "/api/:platform/versions",
+  summary: "List a platform's versions",
+  tag: "Platforms",
+  security: SESSION_OR_BEARER,
+  params: PLATFORM_PARAM,
+  responses: { 200: Schema.Array(Schema.String) },
+  errors: [404],
+})
+
+export const AddVersion = endpoint({
+  method: "POST",
+  path: "/api/:platform/versions",
+  summary: "Add a version",
+  description: "The platform must exist. Session with write rights on the platform.",
+  tag: "Platforms",
+  security: SESSION_OR_BEARER,
+  params: PLATFORM_PARAM,
+  body: VersionBody,
+  responses: { 201: Ok },
+  errors: [403, 404],
+})
 
 export const mountVersions = (app: Hono, routes: SchemasRoutes): void => {
   const { handle } = routes
 
-  app.get("/api/:platform/versions", (c) =>
+  route(app, ListVersions, (c) =>
     handle(
       c,
       Effect.flatMap(actorOf(c, routes), (actor) => Platforms.getPlatform(actor, param(c, "platform"))),
@@ -21,12 +53,12 @@ export const mountVersions = (app: Hono, routes: SchemasRoutes): void => {
     ),
   )
 
-  app.post("/api/:platform/versions", (c) =>
+  route(app, AddVersion, (c, { body }) =>
     handle(
       c,
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
-        const { version } = yield* decodeJson(c, VersionBody)
+        const { version } = yield* body
         yield* Platforms.addVersion(actor, param(c, "platform"), version)
       }),
       () => c.json({ ok: true }, 201),

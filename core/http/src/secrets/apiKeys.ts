@@ -1,48 +1,122 @@
 /** API keys (seed 001 §4 "API keys"; session only): list, create (201), rotate, delete. */
-import { createApiKey, deleteApiKey, KeyScope, listApiKeys, rotateApiKey } from "@coffer/secrets"
+import {
+  ApiKeyView,
+  createApiKey,
+  deleteApiKey,
+  KeyScope,
+  listApiKeys,
+  MAX_EXPIRES_IN_DAYS,
+  MIN_EXPIRES_IN_DAYS,
+  rotateApiKey,
+} from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { decodeJson, optionalJson } from "../middleware/jsonBody.js"
+import { Ok, SESSION } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
 import { type SecretsRoutes, withActor } from "./context.js"
 
 // Whole-number and range checks are the use case's, so the message names the rule; here only the JSON types.
+const ExpiresInDays = Schema.optional(Schema.Number).annotate({
+  description: `A whole number of days from ${MIN_EXPIRES_IN_DAYS} to ${MAX_EXPIRES_IN_DAYS}`,
+})
 const CreateApiKeyBody = Schema.Struct({
   name: Schema.String,
   projectSlug: Schema.String,
-  scope: Schema.optional(KeyScope),
-  expiresInDays: Schema.optional(Schema.Number),
+  scope: Schema.optional(KeyScope).annotate({ description: "Default `read`; `write` needs write access" }),
+  expiresInDays: ExpiresInDays,
 })
-const RotateApiKeyBody = Schema.Struct({ expiresInDays: Schema.optional(Schema.Number) })
+const RotateApiKeyBody = Schema.Struct({ expiresInDays: ExpiresInDays })
+
+/** A key as issued: the only time it is shown; only its SHA-256 is kept. */
+const IssuedKey = Schema.Struct({
+  id: Schema.String,
+  key: Schema.String.annotate({ description: "The key (`cfk_…`), shown this once" }),
+  prefix: Schema.String,
+  name: Schema.String,
+  scope: KeyScope,
+  expiresAt: Schema.NullOr(Schema.String),
+}).annotate({ identifier: "IssuedApiKey" })
+
+const TAG = "API keys"
+const KEY_PARAM = { id: "The key's id" }
+
+export const ListApiKeys = endpoint({
+  method: "GET",
+  path: "/api/api-keys",
+  summary: "The caller's keys, and every key of projects they own",
+  tag: TAG,
+  security: SESSION,
+  query: { project: { schema: Schema.String, description: "Only this project's keys (its slug)" } },
+  responses: { 200: Schema.Struct({ apiKeys: Schema.Array(ApiKeyView) }) },
+  errors: [403, 404],
+})
+
+export const CreateApiKey = endpoint({
+  method: "POST",
+  path: "/api/api-keys",
+  summary: "Create an API key",
+  description: "Read members can create only read keys. No expiry unless `expiresInDays` is given.",
+  tag: TAG,
+  security: SESSION,
+  body: CreateApiKeyBody,
+  responses: { 201: IssuedKey },
+  errors: [403, 404],
+})
+
+export const RotateApiKey = endpoint({
+  method: "POST",
+  path: "/api/api-keys/:id/rotate",
+  summary: "Rotate an API key",
+  description: "Own keys only; the lifetime is unchanged unless `expiresInDays` is given. The body may be left out.",
+  tag: TAG,
+  security: SESSION,
+  params: KEY_PARAM,
+  body: RotateApiKeyBody,
+  bodyOptional: true,
+  responses: { 200: IssuedKey },
+  errors: [403, 404],
+})
+
+export const DeleteApiKey = endpoint({
+  method: "DELETE",
+  path: "/api/api-keys/:id",
+  summary: "Delete an API key",
+  description: "Own keys, or any key of a project the caller owns; the key stops working at once.",
+  tag: TAG,
+  security: SESSION,
+  params: KEY_PARAM,
+  responses: { 200: Ok },
+  errors: [403, 404],
+})
 
 export const mountApiKeys = (app: Hono, routes: SecretsRoutes): void => {
   const { handle } = routes
-  app.get("/api/api-keys", (c) =>
+  route(app, ListApiKeys, (c) =>
     handle(
       c,
       withActor(c, routes, (actor) => listApiKeys(actor, c.req.query("project"))),
     ),
   )
-  app.post("/api/api-keys", (c) =>
+  route(app, CreateApiKey, (c, { body }) =>
     handle(
       c,
-      withActor(c, routes, (actor) =>
-        Effect.flatMap(decodeJson(c, CreateApiKeyBody), (body) => createApiKey(actor, body)),
-      ),
+      withActor(c, routes, (actor) => Effect.flatMap(body, (input) => createApiKey(actor, input))),
       (created) => c.json(created, 201),
     ),
   )
-  app.post("/api/api-keys/:id/rotate", (c) =>
+  route(app, RotateApiKey, (c, { body }) =>
     handle(
       c,
       withActor(c, routes, (actor) =>
-        Effect.flatMap(optionalJson(c, RotateApiKeyBody), (body) => rotateApiKey(actor, c.req.param("id"), body)),
+        Effect.flatMap(body, (input) => rotateApiKey(actor, c.req.param("id") ?? "", input)),
       ),
     ),
   )
-  app.delete("/api/api-keys/:id", (c) =>
+  route(app, DeleteApiKey, (c) =>
     handle(
       c,
-      withActor(c, routes, (actor) => deleteApiKey(actor, c.req.param("id"))),
+      withActor(c, routes, (actor) => deleteApiKey(actor, c.req.param("id") ?? "")),
     ),
   )
 }

@@ -109,5 +109,10 @@ export const withValueReader = <A, E, R extends SecretsRouteServices>(
         : use(actor),
   )
 
+/** The path parameters of the secrets routes, as the OpenAPI document describes them (seed 001 §4). */
+export const PROJECT_PARAM = { slug: "The project's slug" }
+export const ENVIRONMENT_PARAMS = { ...PROJECT_PARAM, env: "The environment's name" }
+export const SECRET_PARAMS = { ...ENVIRONMENT_PARAMS, key: "The secret's key" }
+
 /** The public origin for links, or the request's own when none is configured (an app built without a host). */
 export const originFor = (c: Context, routes: SecretsRoutes): string => routes.publicOrigin ?? new URL(c.req.url).origin

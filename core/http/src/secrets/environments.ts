@@ -1,36 +1,84 @@
 /** Environments of a project (seed 001 §4 "Environments"): list, create (201; 409 when it exists), delete. */
-import { createEnvironment, deleteEnvironment, listEnvironments } from "@coffer/secrets"
+import {
+  createEnvironment,
+  deleteEnvironment,
+  ENVIRONMENT_NAME_MAX_LENGTH,
+  EnvironmentView,
+  listEnvironments,
+} from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { decodeJson } from "../middleware/jsonBody.js"
-import { type SecretsRoutes, withActor } from "./context.js"
+import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
+import { ENVIRONMENT_PARAMS, PROJECT_PARAM, type SecretsRoutes, withActor } from "./context.js"
 
-const CreateEnvironmentBody = Schema.Struct({ name: Schema.String })
+const CreateEnvironmentBody = Schema.Struct({
+  name: Schema.String.annotate({
+    description: `Letters, digits, \`_\`, \`-\`, \`.\`; at most ${ENVIRONMENT_NAME_MAX_LENGTH} characters`,
+  }),
+})
+
+const TAG = "Environments"
+const BASE = "/api/projects/:slug/environments"
+
+export const ListEnvironments = endpoint({
+  method: "GET",
+  path: BASE,
+  summary: "A project's environments",
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: PROJECT_PARAM,
+  responses: { 200: Schema.Struct({ environments: Schema.Array(EnvironmentView) }) },
+  errors: [404],
+})
+
+export const CreateEnvironment = endpoint({
+  method: "POST",
+  path: BASE,
+  summary: "Add an environment",
+  description: "Write access.",
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: PROJECT_PARAM,
+  body: CreateEnvironmentBody,
+  responses: { 201: Schema.Struct({ environment: EnvironmentView }) },
+  errors: [403, 404, 409],
+})
+
+export const DeleteEnvironment = endpoint({
+  method: "DELETE",
+  path: `${BASE}/:env`,
+  summary: "Delete an environment and its secrets",
+  description: "Write access.",
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: ENVIRONMENT_PARAMS,
+  responses: { 200: Ok },
+  errors: [403, 404],
+})
 
 export const mountEnvironments = (app: Hono, routes: SecretsRoutes): void => {
   const { handle } = routes
-  const base = "/api/projects/:slug/environments"
-  app.get(base, (c) =>
+  route(app, ListEnvironments, (c) =>
     handle(
       c,
-      withActor(c, routes, (actor) => listEnvironments(actor, c.req.param("slug"))),
+      withActor(c, routes, (actor) => listEnvironments(actor, c.req.param("slug") ?? "")),
     ),
   )
-  app.post(base, (c) =>
+  route(app, CreateEnvironment, (c, { body }) =>
     handle(
       c,
       withActor(c, routes, (actor) =>
-        Effect.flatMap(decodeJson(c, CreateEnvironmentBody), (body) =>
-          createEnvironment(actor, c.req.param("slug"), body),
-        ),
+        Effect.flatMap(body, (input) => createEnvironment(actor, c.req.param("slug") ?? "", input)),
       ),
       (created) => c.json(created, 201),
     ),
   )
-  app.delete(`${base}/:env`, (c) =>
+  route(app, DeleteEnvironment, (c) =>
     handle(
       c,
-      withActor(c, routes, (actor) => deleteEnvironment(actor, c.req.param("slug"), c.req.param("env"))),
+      withActor(c, routes, (actor) => deleteEnvironment(actor, c.req.param("slug") ?? "", c.req.param("env") ?? "")),
     ),
   )
 }

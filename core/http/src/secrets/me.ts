@@ -4,6 +4,7 @@
  * session form `{ user }` additively with `apiKey: { id, scope, expiresAt, project: { id, slug, name } }`.
  *
  * Requests without the header fall through to the session route of `auth/secretsAuth.ts`, so mount this first.
+ * It is the same operation as that route (`Me`), which describes both answers in the OpenAPI document.
  * A bad key is refused exactly as on every other route (401, counted against the client's rate limit).
  */
 import { toIsoOrNull } from "@coffer/kernel"

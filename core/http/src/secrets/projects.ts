@@ -1,34 +1,82 @@
 /** Projects (seed 001 §4 "Projects"): list, create (201), get with environments, delete (owner only). */
-import { createProject, deleteProject, getProject, listProjects } from "@coffer/secrets"
+import { createProject, deleteProject, EnvironmentView, getProject, listProjects, ProjectView } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Hono } from "hono"
-import { decodeJson } from "../middleware/jsonBody.js"
-import { type SecretsRoutes, withActor } from "./context.js"
+import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
+import { PROJECT_PARAM, type SecretsRoutes, withActor } from "./context.js"
 
-const CreateProjectBody = Schema.Struct({ name: Schema.String })
+const CreateProjectBody = Schema.Struct({
+  name: Schema.String.annotate({ description: "The slug is derived from it" }),
+})
+
+const TAG = "Projects"
+
+export const ListProjects = endpoint({
+  method: "GET",
+  path: "/api/projects",
+  summary: "Projects the caller owns or belongs to",
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  responses: { 200: Schema.Struct({ projects: Schema.Array(ProjectView) }) },
+})
+
+export const CreateProject = endpoint({
+  method: "POST",
+  path: "/api/projects",
+  summary: "Create a project",
+  description: "Also creates the environments development, staging and production. Sessions only.",
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  body: CreateProjectBody,
+  responses: { 201: Schema.Struct({ project: ProjectView }) },
+  errors: [403, 409],
+})
+
+export const GetProject = endpoint({
+  method: "GET",
+  path: "/api/projects/:slug",
+  summary: "A project and its environments",
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: PROJECT_PARAM,
+  responses: { 200: Schema.Struct({ project: ProjectView, environments: Schema.Array(EnvironmentView) }) },
+  errors: [404],
+})
+
+export const DeleteProject = endpoint({
+  method: "DELETE",
+  path: "/api/projects/:slug",
+  summary: "Delete a project",
+  description: "Owner only; deletes its environments, secrets, members and API keys.",
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: PROJECT_PARAM,
+  responses: { 200: Ok },
+  errors: [403, 404],
+})
 
 export const mountProjects = (app: Hono, routes: SecretsRoutes): void => {
   const { handle } = routes
-  app.get("/api/projects", (c) => handle(c, withActor(c, routes, listProjects)))
-  app.post("/api/projects", (c) =>
+  route(app, ListProjects, (c) => handle(c, withActor(c, routes, listProjects)))
+  route(app, CreateProject, (c, { body }) =>
     handle(
       c,
-      withActor(c, routes, (actor) =>
-        Effect.flatMap(decodeJson(c, CreateProjectBody), (body) => createProject(actor, body)),
-      ),
+      withActor(c, routes, (actor) => Effect.flatMap(body, (input) => createProject(actor, input))),
       (created) => c.json(created, 201),
     ),
   )
-  app.get("/api/projects/:slug", (c) =>
+  route(app, GetProject, (c) =>
     handle(
       c,
-      withActor(c, routes, (actor) => getProject(actor, c.req.param("slug"))),
+      withActor(c, routes, (actor) => getProject(actor, c.req.param("slug") ?? "")),
     ),
   )
-  app.delete("/api/projects/:slug", (c) =>
+  route(app, DeleteProject, (c) =>
     handle(
       c,
-      withActor(c, routes, (actor) => deleteProject(actor, c.req.param("slug"))),
+      withActor(c, routes, (actor) => deleteProject(actor, c.req.param("slug") ?? "")),
     ),
   )
 }

@@ -12,39 +12,172 @@ import {
   listSecrets,
   listVersions,
   restoreVersion,
+  SECRET_KEY_MAX_LENGTH,
+  SECRET_VALUE_MAX_BYTES,
+  SecretListItem,
+  SecretView,
   setSecret,
+  VersionListItem,
+  VersionView,
 } from "@coffer/secrets"
 import { Effect, Schema } from "effect"
 import type { Context, Hono } from "hono"
-import { decodeJson } from "../middleware/jsonBody.js"
-import { type SecretsRoutes, withActor, withValueReader } from "./context.js"
+import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
+import { endpoint } from "../openapi/endpoint.js"
+import { route } from "../openapi/route.js"
+import { ENVIRONMENT_PARAMS, SECRET_PARAMS, type SecretsRoutes, withActor, withValueReader } from "./context.js"
 
-const SetSecretBody = Schema.Struct({ key: Schema.String, value: Schema.String })
+const SetSecretBody = Schema.Struct({
+  key: Schema.String.annotate({
+    description: `Letters, digits, \`_\`, \`-\`, \`.\`; at most ${SECRET_KEY_MAX_LENGTH} characters`,
+  }),
+  value: Schema.String.annotate({
+    description: `Any string, the empty one included; at most ${SECRET_VALUE_MAX_BYTES} bytes of UTF-8 (413 beyond)`,
+  }),
+})
 
 /** `attachment; filename="<env>.env"`; characters that would break the quoted string are replaced. */
 export const attachment = (filename: string) => `attachment; filename="${filename.replace(/["\\\r\n]/g, "_")}"`
 
+const TAG = "Secrets"
+const BASE = "/api/projects/:slug/environments/:env/secrets"
+const VERSION_PARAMS = { ...SECRET_PARAMS, n: "The version number" }
+const VALUE_READ = "Audited. A session request that the browser marks `Sec-Fetch-Site: cross-site` is refused with 403."
+const Written = (action: string) =>
+  Schema.Struct({ ok: Schema.Literal(true), action: Schema.Literal(action), version: Schema.Int })
+
+export const ListSecrets = endpoint({
+  method: "GET",
+  path: BASE,
+  summary: "An environment's secrets, sorted by key, without values",
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: ENVIRONMENT_PARAMS,
+  responses: { 200: Schema.Struct({ secrets: Schema.Array(SecretListItem) }) },
+  errors: [404],
+})
+
+export const SetSecret = endpoint({
+  method: "POST",
+  path: BASE,
+  summary: "Set a secret",
+  description: "A new key is version 1 (201); an existing key gets its next version (200). Write access.",
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: ENVIRONMENT_PARAMS,
+  body: SetSecretBody,
+  responses: { 201: Written("created"), 200: Written("updated") },
+  errors: [403, 404, 409],
+})
+
+export const ExportDotenv = endpoint({
+  method: "GET",
+  path: `${BASE}/.env`,
+  summary: "Export as a .env file",
+  description: `One \`KEY=value\` per line, quoted so that nothing is expanded. ${VALUE_READ}`,
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: ENVIRONMENT_PARAMS,
+  responses: {
+    200: {
+      description: "The file",
+      contentType: "text/plain",
+      headers: { "Content-Disposition": 'attachment; filename="<env>.env"' },
+    },
+  },
+  errors: [403, 404],
+})
+
+export const ExportJson = endpoint({
+  method: "GET",
+  path: `${BASE}/json`,
+  summary: "Export as JSON",
+  description: `Every key and its value, exactly. ${VALUE_READ}`,
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: ENVIRONMENT_PARAMS,
+  responses: { 200: Schema.Record(Schema.String, Schema.String) },
+  errors: [403, 404],
+})
+
+export const GetSecret = endpoint({
+  method: "GET",
+  path: `${BASE}/:key`,
+  summary: "Read a secret and its value",
+  description: VALUE_READ,
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: SECRET_PARAMS,
+  responses: { 200: Schema.Struct({ secret: SecretView }) },
+  errors: [403, 404],
+})
+
+export const DeleteSecret = endpoint({
+  method: "DELETE",
+  path: `${BASE}/:key`,
+  summary: "Delete a secret and its history",
+  description: "Write access.",
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: SECRET_PARAMS,
+  responses: { 200: Ok },
+  errors: [403, 404],
+})
+
+export const ListVersions = endpoint({
+  method: "GET",
+  path: `${BASE}/:key/versions`,
+  summary: "A secret's versions, newest first, without values",
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: SECRET_PARAMS,
+  responses: { 200: Schema.Struct({ versions: Schema.Array(VersionListItem) }) },
+  errors: [404],
+})
+
+export const GetVersion = endpoint({
+  method: "GET",
+  path: `${BASE}/:key/versions/:n`,
+  summary: "Read one version of a secret",
+  description: `Audited as \`secret.read\` of \`<KEY>@<n>\`. ${VALUE_READ}`,
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: VERSION_PARAMS,
+  responses: { 200: Schema.Struct({ secret: VersionView }) },
+  errors: [400, 403, 404],
+})
+
+export const RestoreVersion = endpoint({
+  method: "POST",
+  path: `${BASE}/:key/versions/:n/restore`,
+  summary: "Restore a version",
+  description: "The old value becomes a new version; audited as `secret.restored`. Write access.",
+  tag: TAG,
+  security: SESSION_OR_BEARER,
+  params: VERSION_PARAMS,
+  responses: { 200: Written("restored") },
+  errors: [400, 403, 404, 409],
+})
+
 export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
   const { handle } = routes
-  const base = "/api/projects/:slug/environments/:env/secrets"
   const params = (c: Context) => [c.req.param("slug") ?? "", c.req.param("env") ?? ""] as const
+  const key = (c: Context) => c.req.param("key") ?? ""
 
-  app.get(base, (c) =>
+  route(app, ListSecrets, (c) =>
     handle(
       c,
       withActor(c, routes, (actor) => listSecrets(actor, ...params(c))),
     ),
   )
-  app.post(base, (c) =>
+  route(app, SetSecret, (c, { body }) =>
     handle(
       c,
-      withActor(c, routes, (actor) =>
-        Effect.flatMap(decodeJson(c, SetSecretBody), (body) => setSecret(actor, ...params(c), body)),
-      ),
+      withActor(c, routes, (actor) => Effect.flatMap(body, (input) => setSecret(actor, ...params(c), input))),
       (written) => c.json(written, written.action === "created" ? 201 : 200),
     ),
   )
-  app.get(`${base}/.env`, (c) =>
+  route(app, ExportDotenv, (c) =>
     handle(
       c,
       withValueReader(c, routes, (actor) => exportDotenv(actor, ...params(c))),
@@ -55,40 +188,40 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
         }),
     ),
   )
-  app.get(`${base}/json`, (c) =>
+  route(app, ExportJson, (c) =>
     handle(
       c,
       withValueReader(c, routes, (actor) => exportJson(actor, ...params(c))),
     ),
   )
-  app.get(`${base}/:key`, (c) =>
+  route(app, GetSecret, (c) =>
     handle(
       c,
-      withValueReader(c, routes, (actor) => getSecret(actor, ...params(c), c.req.param("key"))),
+      withValueReader(c, routes, (actor) => getSecret(actor, ...params(c), key(c))),
     ),
   )
-  app.delete(`${base}/:key`, (c) =>
+  route(app, DeleteSecret, (c) =>
     handle(
       c,
-      withActor(c, routes, (actor) => deleteSecret(actor, ...params(c), c.req.param("key"))),
+      withActor(c, routes, (actor) => deleteSecret(actor, ...params(c), key(c))),
     ),
   )
-  app.get(`${base}/:key/versions`, (c) =>
+  route(app, ListVersions, (c) =>
     handle(
       c,
-      withActor(c, routes, (actor) => listVersions(actor, ...params(c), c.req.param("key"))),
+      withActor(c, routes, (actor) => listVersions(actor, ...params(c), key(c))),
     ),
   )
-  app.get(`${base}/:key/versions/:n`, (c) =>
+  route(app, GetVersion, (c) =>
     handle(
       c,
-      withValueReader(c, routes, (actor) => getVersion(actor, ...params(c), c.req.param("key"), c.req.param("n"))),
+      withValueReader(c, routes, (actor) => getVersion(actor, ...params(c), key(c), c.req.param("n") ?? "")),
     ),
   )
-  app.post(`${base}/:key/versions/:n/restore`, (c) =>
+  route(app, RestoreVersion, (c) =>
     handle(
       c,
-      withActor(c, routes, (actor) => restoreVersion(actor, ...params(c), c.req.param("key"), c.req.param("n"))),
+      withActor(c, routes, (actor) => restoreVersion(actor, ...params(c), key(c), c.req.param("n") ?? "")),
     ),
   )
 }

@@ -94,8 +94,7 @@ describe.each(["secrets", "schemas"] as const)("%s app with its web app", (servi
     "/api/",
     "/api/nothing-here",
     "/api/projects/acme/environments/x/secrets/KEY/nope/deeper",
-    "/openapi.json",
-    "/docs",
+    "/docs/nothing-here",
     "/metrics",
   ])("leaves %s to the API: its JSON answer with the API policy, never the page", async (path) => {
     const response = await app.request(path)
@@ -106,6 +105,19 @@ describe.each(["secrets", "schemas"] as const)("%s app with its web app", (servi
     expect(await response.json()).toHaveProperty("error")
     expect(response.headers.get("Content-Security-Policy")).toBe(CONTENT_SECURITY_POLICY)
     expect(response.headers.get("Cache-Control")).toBe("no-store")
+  })
+
+  it("answers /openapi.json and /docs with the service's document and reference, never the app's page", async () => {
+    const document = await app.request("/openapi.json")
+    expect(document.status).toBe(200)
+    expect(document.headers.get("Content-Type")).toMatch(/^application\/json/)
+    expect(await document.json()).toMatchObject({ openapi: "3.1.0" })
+    const docs = await app.request("/docs")
+    expect(docs.status).toBe(200)
+    const html = await docs.text()
+    expect(html).toContain('<script type="module" src="docs/docs.js">')
+    expect(html).not.toBe(INDEX)
+    expect(docs.headers.get("Content-Security-Policy")).toBe(PAGE_CONTENT_SECURITY_POLICY)
   })
 
   it("keeps API answers as they were: JSON, no-store, default-src 'none'", async () => {

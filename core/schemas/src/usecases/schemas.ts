@@ -19,14 +19,11 @@ import { isValidVersion } from "../domain/version.js"
 import { PlatformNotFound, SchemaNotFound, VersionNotFound } from "../errors.js"
 import { SchemaStore } from "../SchemaStore.js"
 import { invalidateSchemas, invalidateSchemasAfterCommit, lookupSchema } from "../schemaCache.js"
+import type { SchemaView } from "../views.js"
 import { cascade, emptyView, ensurePlatforms, loadClosure, resolverOf, type StoreView } from "./view.js"
 
-/** A schema as the data endpoints show it. */
-export interface SchemaView {
-  readonly content: Schema.JsonObject
-  readonly dependencies: ReadonlyArray<string>
-  readonly output: Schema.JsonObject
-}
+/** A schema as the data endpoints show it (`../views.ts`). */
+export type { SchemaView } from "../views.js"
 
 /**
  * The sources a scoped token must cover. A schema saved before sources were recorded has none on record: when it

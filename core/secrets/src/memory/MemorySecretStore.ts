@@ -8,7 +8,6 @@
  * and 7). Records are frozen copies, so a caller cannot change stored state by mutating what it was given.
  */
 import { Effect, Layer } from "effect"
-import { newestFirst } from "../domain/order.js"
 import { isPending } from "../domain/people.js"
 import type { MemberRole } from "../domain/permissions.js"
 import {
@@ -337,9 +336,12 @@ export const make = (): SecretStore["Service"] => {
 
     listAudit: ({ projectId, limit, offset }) =>
       Effect.sync(() =>
-        audit
+        // The one order a store keeps, since the log is answered a page at a time: newest first, and in one
+        // millisecond the last appended first (the array holds appends in order, and sorting is stable).
+        [...audit]
+          .reverse()
           .filter((entry) => entry.projectId === projectId)
-          .sort(newestFirst) // the one order a store keeps: the log is answered a page at a time
+          .sort((a, b) => b.createdAt - a.createdAt)
           .slice(offset, offset + limit),
       ),
 

@@ -6,7 +6,8 @@
  * text, so that `limit=1e2`, `limit=10abc` or `limit=` are refused rather than read as something the actor did
  * not write.
  *
- * Ids come from the kernel's `sortableId`, so stores order "newest first" by `createdAt, id` exactly.
+ * Ids come from the kernel's `sortableId`, like the schemas log's; the order of records of one millisecond is the
+ * store's (SecretStore rule 6: the order they were appended).
  */
 import { BadRequest, Clock, Random, sortableId } from "@coffer/kernel"
 import { Effect } from "effect"

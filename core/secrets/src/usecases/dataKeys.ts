@@ -24,6 +24,10 @@ export interface RewrapReport {
   readonly currentKeyId: string
 }
 
+/** Drops a data key's unwrapped copy from this process's memory (its project deleted, its wrap replaced). */
+export const forgetDataKey = (dataKey: string): Effect.Effect<void, never, Cipher.Cipher> =>
+  Cipher.Cipher.use((cipher) => cipher.forget(dataKey))
+
 /** What a re-wrapping run needs: the store and the cipher with the new master key current. */
 type Services = SecretStore | Cipher.Cipher
 

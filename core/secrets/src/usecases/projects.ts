@@ -9,10 +9,11 @@ import { type Actor, authorize, reachFor, sessionOnly } from "../access.js"
 import { DEFAULT_ENVIRONMENTS, type InvalidName } from "../domain/names.js"
 import { byName, bySlug, sorted } from "../domain/order.js"
 import { deriveSlug, parseProjectName } from "../domain/slug.js"
-import type { ProjectExists } from "../errors.js"
+import type { ProjectExists, ProjectNotFound } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
 import { environmentView, type ProjectView, projectView } from "../views.js"
 import { auditRecord } from "./audit.js"
+import { forgetDataKey } from "./dataKeys.js"
 
 /** The projects the actor owns or belongs to; an API key sees its own project only. */
 export const listProjects = Effect.fn("Secrets.listProjects")(function* (actor: Actor) {
@@ -22,7 +23,7 @@ export const listProjects = Effect.fn("Secrets.listProjects")(function* (actor: 
   return { projects: visible.map(({ project, role }) => projectView(project, role)) }
 })
 
-/** What creating a project needs: a data key comes from the cipher. */
+/** What creating and deleting a project need: a data key comes from the cipher, and leaves its memory. */
 type CreateServices = SecretStore | Cipher.Cipher | Clock.Clock | Random.Random
 
 export const createProject = Effect.fn("Secrets.createProject")(function* (
@@ -60,7 +61,10 @@ export const getProject = Effect.fn("Secrets.getProject")(function* (actor: Acto
 })
 
 /** Owner only; everything in the project goes with it. */
-export const deleteProject = Effect.fn("Secrets.deleteProject")(function* (actor: Actor, slug: string) {
+export const deleteProject = Effect.fn("Secrets.deleteProject")(function* (
+  actor: Actor,
+  slug: string,
+): Effect.fn.Return<{ readonly ok: true }, ProjectNotFound | Forbidden | StoreUnavailable, CreateServices> {
   const access = yield* reachFor(actor, slug, "read")
   yield* authorize(access, "deleteProject")
   const store = yield* SecretStore
@@ -70,6 +74,6 @@ export const deleteProject = Effect.fn("Secrets.deleteProject")(function* (actor
   })
   yield* store.deleteProject({ projectId: access.project.id, audit })
   // Its data key has nothing left to open: its unwrapped copy leaves this process's memory now.
-  yield* Cipher.Cipher.use((cipher) => cipher.forget(access.project.dataKey))
+  yield* forgetDataKey(access.project.dataKey)
   return { ok: true as const }
 })

@@ -30,6 +30,7 @@ describe("Settings.parse defaults", () => {
       secretsPort: 8788,
       database: { _tag: "Sqlite", filename: ".coffer/coffer.db" },
       redisUrl: undefined,
+      redisPrefix: "coffer:",
       environment: "production",
       previousMasterKeys: [],
       publicOrigin: undefined,
@@ -102,6 +103,7 @@ const valid: ReadonlyArray<ValidCase> = [
   ],
   ["COFFER_REDIS_URL", "redis://:pw@cache:6379/0", (s) => Redacted.value(s.redisUrl!), "redis://:pw@cache:6379/0"],
   ["COFFER_REDIS_URL", "rediss://cache", (s) => Redacted.value(s.redisUrl!), "rediss://cache"],
+  ["COFFER_REDIS_PREFIX", "staging:coffer:", (s) => s.redisPrefix, "staging:coffer:"],
   ["COFFER_ENV", "production", (s) => s.environment, "production"],
   ["COFFER_MASTER_KEY", key(7), (s) => Redacted.value(s.masterKey!), key(7)],
   [
@@ -263,6 +265,10 @@ const invalid: ReadonlyArray<InvalidCase> = [
   [
     { CORS_ORIGIN: "*" },
     'CORS_ORIGIN: "*" is not allowed (credentials are allowed for listed origins); list the origins instead',
+  ],
+  [
+    { COFFER_REDIS_PREFIX: "two words" },
+    'COFFER_REDIS_PREFIX: expected 1-64 printable ASCII characters without spaces, such as coffer:, got "two words"',
   ],
   [{ COFFER_RATE_LIMIT: "-5" }, 'COFFER_RATE_LIMIT: expected a non-negative integer, got "-5"'],
   [{ COFFER_RATE_LIMIT: "ten" }, 'COFFER_RATE_LIMIT: expected a non-negative integer, got "ten"'],

@@ -71,6 +71,8 @@ export const Settings = Schema.Struct({
   database: Database,
   /** `COFFER_REDIS_URL`; unset means the in-process cache. */
   redisUrl: Schema.UndefinedOr(Schema.Redacted(Schema.String)),
+  /** `COFFER_REDIS_PREFIX`: what every Redis key and channel starts with, so deployments can share one Redis. */
+  redisPrefix: Schema.NonEmptyString,
   /** `COFFER_ENV`. */
   environment: Environment,
   /** `COFFER_MASTER_KEY`, base64 of 32 bytes; absent only in development, where the host generates one. */
@@ -103,6 +105,7 @@ export const DEFAULT_HOST = "127.0.0.1"
 export const DEFAULT_SCHEMAS_PORT = 8787
 export const DEFAULT_SECRETS_PORT = 8788
 export const DEFAULT_DATABASE_URL = "sqlite:.coffer/coffer.db"
+export const DEFAULT_REDIS_PREFIX = "coffer:"
 export const DEFAULT_ROLES_CLAIM = "groups"
 export const DEFAULT_OIDC_NAME = "OpenID Connect"
 export const DEFAULT_RATE_LIMIT = 30
@@ -202,6 +205,11 @@ const redisUrl: Check<Redacted.Redacted<string>> = (raw) => {
       )
     : Result.succeed(Redacted.make(raw, { label: "COFFER_REDIS_URL" }))
 }
+
+const redisPrefix: Check<string> = (raw) =>
+  /^[\x21-\x7e]{1,64}$/.test(raw)
+    ? Result.succeed(raw)
+    : Result.fail(`expected 1-64 printable ASCII characters without spaces, such as coffer:, got ${quoted(raw)}`)
 
 const isMasterKey = (raw: string) => Encoding.fromBase64(raw)?.length === MASTER_KEY_BYTES
 
@@ -388,6 +396,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     filename: DEFAULT_DATABASE_URL.slice("sqlite:".length),
   })
   const redisUrl_ = read<Redacted.Redacted<string> | undefined>("COFFER_REDIS_URL", redisUrl, undefined)
+  const redisPrefix_ = read("COFFER_REDIS_PREFIX", redisPrefix, DEFAULT_REDIS_PREFIX)
   // A bad COFFER_ENV is reported; the other checks then assume production, the stricter mode.
   const environment_ = read("COFFER_ENV", environment, "production")
   const development = environment_ === "development"
@@ -420,6 +429,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     secretsPort,
     database: database_,
     redisUrl: redisUrl_,
+    redisPrefix: redisPrefix_,
     environment: environment_,
     masterKey: masterKey_,
     previousMasterKeys: previousMasterKeys_,

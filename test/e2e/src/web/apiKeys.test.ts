@@ -5,35 +5,29 @@
  * key but cannot rotate it. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
 import type { Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Host, start } from "../host.js"
+import { describe, expect, it } from "vitest"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { useBrowser } from "./browser.js"
+import { useService } from "./service.js"
 
 const browser = useBrowser()
 
-let host: Host
-let base: string
-beforeAll(async () => {
-  host = await start({ args: ["serve", "--only", "secrets"] })
-  base = host.secrets!
-})
-afterAll(() => host?.stop())
+const served = useService("secrets")
 
 let count = 0
 const unique = (what: string) => `${what}${++count}-${Date.now()}`
 
 const signedIn = async (email: string, path: string) => {
-  const page = await browser.open(`${base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+  const page = await browser.open(`${served.base}/sign-in?returnTo=${encodeURIComponent(path)}`)
   await signInPage(page, email)
-  await page.waitForURL(`${base}${path}`)
+  await page.waitForURL(`${served.base}${path}`)
   return page
 }
 
 /** What the API answers a request made with `key` for the project's development secrets. */
 const statusWith = async (key: string, slug: string) =>
   (
-    await fetch(`${base}/api/projects/${slug}/environments/development/secrets`, {
+    await fetch(`${served.base}/api/projects/${slug}/environments/development/secrets`, {
       headers: { Authorization: `Bearer ${key}` },
     })
   ).status
@@ -58,7 +52,7 @@ const rows = (page: Page) => page.getByRole("table", { name: "API keys" }).locat
 describe("API keys", () => {
   it("creates with scope and expiry (shown once), filters by project, rotates and deletes", async () => {
     const email = `${unique("keys")}@example.com`
-    const api = await apiAs(base, email)
+    const api = await apiAs(served.base, email)
     const first = unique("Alpha")
     const second = unique("Beta")
     const alpha = await seedProject(api, first)
@@ -88,7 +82,7 @@ describe("API keys", () => {
 
     // Filter by project, kept in the address.
     await page.locator(".toolbar").getByLabel("Project").selectOption({ label: first })
-    await page.waitForURL(`${base}/api-keys?project=${alpha}`)
+    await page.waitForURL(`${served.base}/api-keys?project=${alpha}`)
     await page.getByRole("row", { name: /^ci / }).waitFor({ state: "detached" })
     expect(await rows(page).count()).toBe(1)
 
@@ -103,7 +97,7 @@ describe("API keys", () => {
 
     // Delete from the unfiltered list.
     await page.locator(".toolbar").getByLabel("Project").selectOption({ label: "All projects" })
-    await page.waitForURL(`${base}/api-keys`)
+    await page.waitForURL(`${served.base}/api-keys`)
     await page.getByRole("button", { name: "Delete ci" }).click()
     await page.getByRole("dialog", { name: "Delete ci?" }).getByRole("button", { name: "Delete key" }).click()
     await page.getByText("Deleted ci").waitFor()
@@ -114,8 +108,8 @@ describe("API keys", () => {
   it("lets a read member create only read keys; the owner sees, cannot rotate, and deletes them", async () => {
     const ownerEmail = `${unique("owner")}@example.com`
     const memberEmail = `${unique("reader")}@example.com`
-    const owner = await apiAs(base, ownerEmail)
-    const member = await apiAs(base, memberEmail)
+    const owner = await apiAs(served.base, ownerEmail)
+    const member = await apiAs(served.base, memberEmail)
     const name = unique("Shared")
     const slug = await seedProject(owner, name)
     await addMember(owner, member, slug, "read")
@@ -128,7 +122,7 @@ describe("API keys", () => {
     expect(await statusWith(key, slug)).toBe(200)
     await page.getByRole("button", { name: "Rotate reader-key" }).waitFor()
 
-    const ownerPage = await browser.openOther(`${base}/sign-in?returnTo=/api-keys`)
+    const ownerPage = await browser.openOther(`${served.base}/sign-in?returnTo=/api-keys`)
     await signInPage(ownerPage, ownerEmail)
     await ownerPage.getByRole("row", { name: /^reader-key / }).waitFor()
     expect(await ownerPage.getByRole("row", { name: /^reader-key / }).textContent()).toContain(memberEmail)

@@ -4,27 +4,21 @@
  * Newer move between pages, and Back returns to the page before. Fails on a console error, a page error or a
  * CSP violation (`browser.ts`).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Host, start } from "../host.js"
+import { describe, expect, it } from "vitest"
 import { apiAs, seedProject, signInPage } from "./api.js"
 import { useBrowser } from "./browser.js"
+import { useService } from "./service.js"
 
 const browser = useBrowser()
 
-let host: Host
-let base: string
-beforeAll(async () => {
-  host = await start({ args: ["serve", "--only", "secrets"] })
-  base = host.secrets!
-})
-afterAll(() => host?.stop())
+const served = useService("secrets")
 
 const WRITES = 60
 
 describe("audit log", () => {
   it("pages newest first with action, target, environment, person, address and time", async () => {
     const email = `audit-${Date.now()}@example.com`
-    const api = await apiAs(base, email)
+    const api = await apiAs(served.base, email)
     const slug = await seedProject(api, `Audit ${Date.now()}`)
     for (let index = 1; index <= WRITES; index++) {
       // Entries in one millisecond have no order among them (the log orders by time): keep the writes apart.
@@ -36,9 +30,9 @@ describe("audit log", () => {
     }
     // 1 project.created + 60 secret.created: two pages of 50.
     const path = `/projects/${slug}/audit`
-    const page = await browser.open(`${base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+    const page = await browser.open(`${served.base}/sign-in?returnTo=${encodeURIComponent(path)}`)
     await signInPage(page, email)
-    await page.waitForURL(`${base}${path}`)
+    await page.waitForURL(`${served.base}${path}`)
     const table = page.getByRole("table", { name: /page 1, newest first/ })
     await table.waitFor()
     const rows = table.locator("tbody tr")
@@ -50,7 +44,7 @@ describe("audit log", () => {
     expect(await page.getByRole("button", { name: "Newer" }).isDisabled()).toBe(true)
 
     await page.getByRole("button", { name: "Older" }).click()
-    await page.waitForURL(`${base}${path}?page=2`)
+    await page.waitForURL(`${served.base}${path}?page=2`)
     const second = page.getByRole("table", { name: /page 2, newest first/ }).locator("tbody tr")
     await second.first().waitFor()
     expect(await second.count()).toBe(11)
@@ -66,7 +60,7 @@ describe("audit log", () => {
     await page.getByRole("table", { name: /page 1, newest first/ }).waitFor()
     await page.getByRole("button", { name: "Older" }).click()
     await page.getByRole("button", { name: "Newer" }).click()
-    await page.waitForURL(`${base}${path}`)
+    await page.waitForURL(`${served.base}${path}`)
     // The table names the page whose rows it holds, so waiting for "page 1" waits for page 1's rows.
     const again = page.getByRole("table", { name: /page 1, newest first/ })
     await again.waitFor()

@@ -4,28 +4,22 @@
  * their own box), with screenshots for a person to look at (`test/e2e/screenshots/dashboard-*.png`); a platform
  * can be created, opened and its version deleted with the keyboard alone; every control has an accessible name.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Host, start } from "../host.js"
+import { describe, expect, it } from "vitest"
 import { sidewaysOverflow, unnamedControls } from "./a11y.js"
 import { useBrowser } from "./browser.js"
 import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
+import { useService } from "./service.js"
 
 const browser = useBrowser()
 
-let host: Host
-let base: string
-beforeAll(async () => {
-  host = await start({ args: ["serve", "--only", "schemas"] })
-  base = host.schemas!
-})
-afterAll(() => host?.stop())
+const served = useService("schemas")
 
 const WIDTHS = [375, 1440] as const
 
 describe("layout", () => {
   it("fits every page at 375 and 1440 px, with every control named", async () => {
     const email = `layout-${Date.now()}@example.com`
-    const api = await schemasAs(base, email)
+    const api = await schemasAs(served.base, email)
     const root = unique("base")
     const app = unique("mobile-app-with-a-long-name")
     await seedPlatforms(api, {
@@ -48,16 +42,16 @@ describe("layout", () => {
     ]
     // Signed out first: the sign-in page.
     for (const width of WIDTHS) {
-      const signIn = await browser.open(`${base}/sign-in`, { width, height: 900 })
+      const signIn = await browser.open(`${served.base}/sign-in`, { width, height: 900 })
       await signIn.getByLabel("Groups").waitFor()
       await browser.screenshot(signIn, `dashboard-sign-in-${width}`)
       expect(await sidewaysOverflow(signIn)).toBeLessThanOrEqual(0)
     }
-    const page = await signedIn(browser, base, email, "/platforms")
+    const page = await signedIn(browser, served.base, email, "/platforms")
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
       for (const [name, path, landmark] of pages) {
-        await page.goto(`${base}${path}`)
+        await page.goto(`${served.base}${path}`)
         await page.getByText(landmark, { exact: true }).first().waitFor()
         await browser.screenshot(page, `dashboard-${name}-${width}`)
         expect(await sidewaysOverflow(page), `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0)
@@ -70,7 +64,7 @@ describe("layout", () => {
 describe("keyboard", () => {
   it("creates a platform, adds and deletes a version with the keyboard alone", async () => {
     const email = `keys-${Date.now()}@example.com`
-    const page = await signedIn(browser, base, email, "/platforms")
+    const page = await signedIn(browser, served.base, email, "/platforms")
     await page.reload()
     await page.getByLabel("Platform name").waitFor()
     // The skip link is the first stop and moves focus to the content.
@@ -83,7 +77,7 @@ describe("keyboard", () => {
     await page.getByLabel("Platform name").focus()
     await page.keyboard.type(name)
     await page.keyboard.press("Enter")
-    await page.waitForURL(`${base}/platforms/${name}`)
+    await page.waitForURL(`${served.base}/platforms/${name}`)
     await page.getByLabel("Version", { exact: true }).focus()
     await page.keyboard.type("1.0.0")
     await page.keyboard.press("Enter")

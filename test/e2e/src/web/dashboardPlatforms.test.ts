@@ -6,32 +6,26 @@
  * deleting a version and a platform after a confirmation, and a refused deletion listing the blocking schemas as
  * links. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Host, start } from "../host.js"
+import { describe, expect, it } from "vitest"
 import { useBrowser } from "./browser.js"
 import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
+import { useService } from "./service.js"
 
 const browser = useBrowser()
 
-let host: Host
-let base: string
-beforeAll(async () => {
-  host = await start({ args: ["serve", "--only", "schemas"] })
-  base = host.schemas!
-})
-afterAll(() => host?.stop())
+const served = useService("schemas")
 
 describe("the platforms list", () => {
   it("shows kinds with their descriptions, searches, creates a platform, explains a taken name", async () => {
     const email = `lister-${Date.now()}@example.com`
-    const api = await schemasAs(base, email)
+    const api = await schemasAs(served.base, email)
     const mobile = unique("mobile")
     const legacy = unique("legacy")
     await seedPlatforms(api, {
       [mobile]: { versions: ["1.0.0", "1.2.0"], kind: "ios" },
       [legacy]: ["0.1.0"],
     })
-    const page = await signedIn(browser, base, email, "/platforms")
+    const page = await signedIn(browser, served.base, email, "/platforms")
     const row = (name: string) => page.getByRole("row", { name: new RegExp(name) })
     await row(mobile).waitFor()
     expect(await row(mobile).textContent()).toContain("iOSAn iPhone or iPad app")
@@ -69,7 +63,7 @@ describe("the platforms list", () => {
     await name.fill(created)
     await page.getByLabel("Kind", { exact: true }).selectOption("web")
     await page.getByRole("button", { name: "Create platform" }).click()
-    await page.waitForURL(`${base}/platforms/${created}`)
+    await page.waitForURL(`${served.base}/platforms/${created}`)
     await page.getByRole("heading", { name: created }).waitFor()
     await page.getByText("No versions yet.").waitFor()
     expect(await api.call("GET", `/api/${created}`)).toEqual({ name: created, versions: [], kind: "web" })
@@ -77,10 +71,10 @@ describe("the platforms list", () => {
 
   it("changes a platform's kind", async () => {
     const email = `kind-${Date.now()}@example.com`
-    const api = await schemasAs(base, email)
+    const api = await schemasAs(served.base, email)
     const name = unique("svc")
     await seedPlatforms(api, { [name]: ["1.0.0"] })
-    const page = await signedIn(browser, base, email, `/platforms/${name}`)
+    const page = await signedIn(browser, served.base, email, `/platforms/${name}`)
     await page.getByText("Custom", { exact: true }).first().waitFor()
     await page.getByLabel("Kind", { exact: true }).selectOption("service")
     await page.getByRole("button", { name: "Change kind" }).click()
@@ -93,10 +87,10 @@ describe("the platforms list", () => {
 describe("a platform's versions", () => {
   it("lists versions newest first with pre-release and build marked, and checks a new version as it is typed", async () => {
     const email = `versions-${Date.now()}@example.com`
-    const api = await schemasAs(base, email)
+    const api = await schemasAs(served.base, email)
     const name = unique("app")
     await seedPlatforms(api, { [name]: ["1.10.0", "1.2.0", "2.0.0-rc.1", "2.0.0-beta.2", "1.2.0+b.7", "2.0.0"] })
-    const page = await signedIn(browser, base, email, `/platforms/${name}`)
+    const page = await signedIn(browser, served.base, email, `/platforms/${name}`)
     const table = page.getByRole("table", { name: `Versions of ${name}, newest first` })
     await table.waitFor()
     const versions = await table.locator("tbody th code").allTextContents()
@@ -148,13 +142,13 @@ describe("a platform's versions", () => {
 
   it("deletes a version and a platform after confirming; a blocked deletion lists the schemas as links", async () => {
     const email = `deleter-${Date.now()}@example.com`
-    const api = await schemasAs(base, email)
+    const api = await schemasAs(served.base, email)
     const baseName = unique("base")
     const child = unique("child")
     await seedPlatforms(api, { [baseName]: ["1.0.0", "2.0.0"], [child]: ["1.0.0"] })
     await saveSchema(api, `${baseName}/1.0.0`, { a: 1 })
     await saveSchema(api, `${child}/1.0.0`, { "@extends": `${baseName}/1.0.0`, b: 2 })
-    const page = await signedIn(browser, base, email, `/platforms/${baseName}`)
+    const page = await signedIn(browser, served.base, email, `/platforms/${baseName}`)
 
     // Blocked: the child extends 1.0.0.
     await page.getByRole("button", { name: "Delete version 1.0.0" }).click()
@@ -179,16 +173,16 @@ describe("a platform's versions", () => {
     dialog = page.getByRole("dialog", { name: `Delete platform ${baseName}?` })
     await dialog.getByRole("button", { name: "Delete platform" }).click()
     await dialog.getByRole("link", { name: `${child}/1.0.0` }).click()
-    await page.waitForURL(`${base}/platforms/${child}/versions/1.0.0`)
+    await page.waitForURL(`${served.base}/platforms/${child}/versions/1.0.0`)
     await page.getByLabel("Content (JSON)").waitFor()
 
     // Once the child no longer extends it, the platform can be deleted.
     await api.call("DELETE", `/api/_ui/v1/platforms/${child}`)
-    await page.goto(`${base}/platforms/${baseName}`)
+    await page.goto(`${served.base}/platforms/${baseName}`)
     await page.getByRole("button", { name: `Delete platform ${baseName}` }).click()
     dialog = page.getByRole("dialog", { name: `Delete platform ${baseName}?` })
     await dialog.getByRole("button", { name: "Delete platform" }).click()
-    await page.waitForURL(`${base}/platforms`)
+    await page.waitForURL(`${served.base}/platforms`)
     await page.getByText(`Deleted platform ${baseName}`).waitFor()
     await expect(api.call("GET", `/api/${baseName}`)).rejects.toThrow(/404/)
   })

@@ -6,20 +6,14 @@
  * dependents) and the History tab (revisions, a diff of two, a diff of outputs across versions).
  */
 import type { Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Host, start } from "../host.js"
+import { describe, expect, it } from "vitest"
 import { useBrowser } from "./browser.js"
 import { type SchemasApi, saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
+import { useService } from "./service.js"
 
 const browser = useBrowser()
 
-let host: Host
-let base: string
-beforeAll(async () => {
-  host = await start({ args: ["serve", "--only", "schemas"] })
-  base = host.schemas!
-})
-afterAll(() => host?.stop())
+const served = useService("schemas")
 
 interface Family {
   readonly api: SchemasApi
@@ -32,7 +26,7 @@ interface Family {
 /** root/1.0.0 ← mid/1.0.0 ← leaf/1.0.0 (through a range), each adding and overriding values. */
 const family = async (): Promise<Family> => {
   const email = `schemas-${Date.now()}@example.com`
-  const api = await schemasAs(base, email)
+  const api = await schemasAs(served.base, email)
   const root = unique("root")
   const mid = unique("mid")
   const leaf = unique("leaf")
@@ -49,7 +43,7 @@ const checkOf = (page: Page) => page.locator("#schema-content-check")
 describe("the Content tab", () => {
   it("checks the content as it is typed, saves, and shows the output and the re-processed dependents", async () => {
     const { api, email, root, mid, leaf } = await family()
-    const page = await signedIn(browser, base, email, `/platforms/${mid}/versions/1.0.0`)
+    const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)
     const editor = editorOf(page)
     await editor.waitFor()
     expect(JSON.parse(await editor.inputValue())).toEqual({ "@extends": `${root}/1.0.0`, nested: { y: 2 }, b: 2 })
@@ -87,12 +81,12 @@ describe("the Content tab", () => {
       output: { a: 1, nested: { x: 1, y: 5 }, b: 20, c: 3 },
     })
     await saved.getByRole("link", { name: `${leaf}/1.0.0` }).click()
-    await page.waitForURL(`${base}/platforms/${leaf}/versions/1.0.0`)
+    await page.waitForURL(`${served.base}/platforms/${leaf}/versions/1.0.0`)
   })
 
   it("shows an unresolved reference and a circular chain at the editor, with where they arise", async () => {
     const { api, email, root, mid, leaf } = await family()
-    const page = await signedIn(browser, base, email, `/platforms/${root}/versions/1.0.0`)
+    const page = await signedIn(browser, served.base, email, `/platforms/${root}/versions/1.0.0`)
     const editor = editorOf(page)
     await editor.waitFor()
     await editor.fill(JSON.stringify({ a: 1, "@extends": `${mid}/9.0.0` }, null, 2))
@@ -118,7 +112,7 @@ describe("the Content tab", () => {
 describe("the Output, Inheritance and History tabs", () => {
   it("marks each output value with the schema it came from", async () => {
     const { email, root, mid, leaf } = await family()
-    const page = await signedIn(browser, base, email, `/platforms/${leaf}/versions/1.0.0/output`)
+    const page = await signedIn(browser, served.base, email, `/platforms/${leaf}/versions/1.0.0/output`)
     const table = page.getByRole("table", { name: `Output of ${leaf}/1.0.0` })
     await table.waitFor()
     const rows = await table
@@ -139,12 +133,12 @@ describe("the Output, Inheritance and History tabs", () => {
       .getByRole("link", { name: `${mid}/1.0.0` })
       .first()
       .click()
-    await page.waitForURL(`${base}/platforms/${mid}/versions/1.0.0`)
+    await page.waitForURL(`${served.base}/platforms/${mid}/versions/1.0.0`)
   })
 
   it("shows the parents up to the root and the dependents", async () => {
     const { email, root, mid, leaf } = await family()
-    const page = await signedIn(browser, base, email, `/platforms/${leaf}/versions/1.0.0/inheritance`)
+    const page = await signedIn(browser, served.base, email, `/platforms/${leaf}/versions/1.0.0/inheritance`)
     const chain = page.getByRole("list", { name: "Inheritance chain" })
     await chain.waitFor()
     const items = chain.locator(":scope > li")
@@ -154,7 +148,7 @@ describe("the Output, Inheritance and History tabs", () => {
     expect(await items.nth(2).textContent()).toBe(`${root}/1.0.0root`)
     await page.getByText("No schema extends this one: a save here re-processes nothing else.").waitFor()
 
-    await page.goto(`${base}/platforms/${root}/versions/1.0.0/inheritance`)
+    await page.goto(`${served.base}/platforms/${root}/versions/1.0.0/inheritance`)
     await page.getByText("This schema extends nothing: it is a root.").waitFor()
     const dependents = page.getByRole("list", { name: "Dependents" })
     await dependents.waitFor()
@@ -164,7 +158,7 @@ describe("the Output, Inheritance and History tabs", () => {
   it("lists revisions, diffs any two, and diffs the output against another version's", async () => {
     const { api, email, root, mid } = await family()
     await saveSchema(api, `${mid}/1.0.0`, { "@extends": `${root}/1.0.0`, nested: { y: 3 }, b: 2, d: 4 })
-    const page = await signedIn(browser, base, email, `/platforms/${mid}/versions/1.0.0/history`)
+    const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0/history`)
     const revisions = page.getByRole("table", { name: "Revisions, newest first" })
     await revisions.waitFor()
     expect(await revisions.locator("tbody th").allTextContents()).toEqual(["2", "1"])

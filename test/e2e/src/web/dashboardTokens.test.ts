@@ -4,32 +4,26 @@
  * against the API), the list with hint, scope, creator, creation and last use, revoking after a confirmation
  * (the token stops working at once); the audit log newest first, fifty entries a page.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Host, start } from "../host.js"
+import { describe, expect, it } from "vitest"
 import { useBrowser } from "./browser.js"
 import { schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
+import { useService } from "./service.js"
 
 const browser = useBrowser()
 
-let host: Host
-let base: string
-beforeAll(async () => {
-  host = await start({ args: ["serve", "--only", "schemas"] })
-  base = host.schemas!
-})
-afterAll(() => host?.stop())
+const served = useService("schemas")
 
 const readWith = (token: string, path: string) =>
-  fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${token}` } }).then((response) => response.status)
+  fetch(`${served.base}${path}`, { headers: { Authorization: `Bearer ${token}` } }).then((response) => response.status)
 
 describe("API tokens", () => {
   it("creates, shows once, copies, lists and revokes tokens", async () => {
     const email = `tokens-${Date.now()}@example.com`
-    const api = await schemasAs(base, email)
+    const api = await schemasAs(served.base, email)
     const ios = unique("ios")
     const web = unique("web")
     await seedPlatforms(api, { [ios]: ["1.0.0"], [web]: ["1.0.0"] })
-    const page = await signedIn(browser, base, email, "/tokens")
+    const page = await signedIn(browser, served.base, email, "/tokens")
 
     // Every platform.
     await page.getByLabel("Token name").fill("ci-all")
@@ -87,12 +81,12 @@ describe("API tokens", () => {
 describe("the audit log", () => {
   it("lists entries newest first, fifty a page", async () => {
     const email = `audit-${Date.now()}@example.com`
-    const api = await schemasAs(base, email)
+    const api = await schemasAs(served.base, email)
     const prefix = unique("audited")
     for (let index = 0; index < 55; index++) {
       await api.call("POST", "/api/_ui/v1/tokens", { name: `${prefix}-${index}` })
     }
-    const page = await signedIn(browser, base, email, "/audit")
+    const page = await signedIn(browser, served.base, email, "/audit")
     const table = page.getByRole("table", { name: "Audit log, newest first" })
     await table.waitFor()
     expect(await table.locator("tbody tr").count()).toBe(50)

@@ -4,28 +4,22 @@
  * their own box), every control has an accessible name, and screenshots are left for a person to look at
  * (`test/e2e/screenshots/secrets-*.png`, gitignored); an API key is created and deleted with the keyboard alone.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Host, start } from "../host.js"
+import { describe, expect, it } from "vitest"
 import { overflowing, sidewaysOverflow, unnamedControls } from "./a11y.js"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { useBrowser } from "./browser.js"
+import { useService } from "./service.js"
 
 const browser = useBrowser()
 
-let host: Host
-let base: string
-beforeAll(async () => {
-  host = await start({ args: ["serve", "--only", "secrets"] })
-  base = host.secrets!
-})
-afterAll(() => host?.stop())
+const served = useService("secrets")
 
 const WIDTHS = [375, 1440] as const
 
 describe("layout", () => {
   it("fits every page at 375 and 1440 px, with every control named", async () => {
     const email = `layout-with-a-rather-long-address-${Date.now()}@example.com`
-    const owner = await apiAs(base, email)
+    const owner = await apiAs(served.base, email)
     const slug = await seedProject(owner, `Payments platform ${Date.now()}`, {
       development: {
         DATABASE_URL: "postgres://dev.internal:5432/payments",
@@ -39,7 +33,7 @@ describe("layout", () => {
       key: "DATABASE_URL",
       value: "postgres://dev2.internal:5432/payments",
     })
-    const member = await apiAs(base, `member-${Date.now()}@example.com`)
+    const member = await apiAs(served.base, `member-${Date.now()}@example.com`)
     await addMember(owner, member, slug, "write")
     await owner.call("POST", `/api/projects/${slug}/invites`, { role: "write" })
     await owner.call("POST", "/api/api-keys", {
@@ -61,19 +55,19 @@ describe("layout", () => {
       ["audit", `/projects/${slug}/audit`, "Created API key"],
     ]
     for (const width of WIDTHS) {
-      const signIn = await browser.open(`${base}/sign-in?error=expired`, { width, height: 900 })
+      const signIn = await browser.open(`${served.base}/sign-in?error=expired`, { width, height: 900 })
       await signIn.getByLabel("E-mail").waitFor()
       await browser.screenshot(signIn, `secrets-sign-in-${width}`)
       expect(await sidewaysOverflow(signIn), `sign-in at ${width} px scrolls sideways`).toBeLessThanOrEqual(0)
       expect(await unnamedControls(signIn), `sign-in at ${width} px`).toEqual([])
     }
-    const page = await browser.open(`${base}/sign-in`)
+    const page = await browser.open(`${served.base}/sign-in`)
     await signInPage(page, email)
-    await page.waitForURL(`${base}/projects`)
+    await page.waitForURL(`${served.base}/projects`)
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
       for (const [name, path, landmark] of pages) {
-        await page.goto(`${base}${path}`)
+        await page.goto(`${served.base}${path}`)
         await page.getByText(landmark, { exact: true }).first().waitFor()
         await browser.screenshot(page, `secrets-${name}-${width}`)
         expect(
@@ -83,22 +77,22 @@ describe("layout", () => {
         expect(await unnamedControls(page), `${name} at ${width} px`).toEqual([])
       }
       // The shown-once link and the secret dialog, as they appear over the page.
-      await page.goto(`${base}/projects/${slug}/people`)
+      await page.goto(`${served.base}/projects/${slug}/people`)
       await page.getByRole("button", { name: "Create invite link" }).click()
       await page.getByLabel("Invite link value").waitFor()
       await browser.screenshot(page, `secrets-invite-link-${width}`)
       expect(await sidewaysOverflow(page), `invite link at ${width} px`).toBeLessThanOrEqual(0)
-      await page.goto(`${base}/projects/${slug}`)
+      await page.goto(`${served.base}/projects/${slug}`)
       await page.getByRole("button", { name: "DATABASE_URL" }).click()
       await page.getByRole("dialog", { name: "DATABASE_URL" }).waitFor()
       await browser.screenshot(page, `secrets-secret-dialog-${width}`)
       expect(await unnamedControls(page), `secret dialog at ${width} px`).toEqual([])
     }
     // The invite page, signed in as someone new.
-    const guest = await browser.openOther(`${base}/sign-in`, { width: 375, height: 900 })
+    const guest = await browser.openOther(`${served.base}/sign-in`, { width: 375, height: 900 })
     await signInPage(guest, `guest-${Date.now()}@example.com`)
-    await guest.waitForURL(`${base}/projects`)
-    await guest.goto(`${base}/invite#${token}`)
+    await guest.waitForURL(`${served.base}/projects`)
+    await guest.goto(`${served.base}/invite#${token}`)
     await guest.getByRole("button", { name: "Accept invite" }).waitFor()
     await browser.screenshot(guest, "secrets-invite-375")
     expect(await unnamedControls(guest)).toEqual([])
@@ -108,11 +102,11 @@ describe("layout", () => {
 describe("keyboard", () => {
   it("creates an API key, copies it and deletes it with the keyboard alone", async () => {
     const email = `keys-${Date.now()}@example.com`
-    const api = await apiAs(base, email)
+    const api = await apiAs(served.base, email)
     await seedProject(api, `Keyboard ${Date.now()}`)
-    const page = await browser.open(`${base}/sign-in?returnTo=%2Fapi-keys`)
+    const page = await browser.open(`${served.base}/sign-in?returnTo=%2Fapi-keys`)
     await signInPage(page, email)
-    await page.waitForURL(`${base}/api-keys`)
+    await page.waitForURL(`${served.base}/api-keys`)
     await page.reload()
     await page.getByLabel("Key name").waitFor()
     // The skip link is the first stop and moves focus to the content.

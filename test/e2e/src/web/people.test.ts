@@ -6,20 +6,14 @@
  * error, a page error or a CSP violation (`browser.ts`).
  */
 import type { Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Host, start } from "../host.js"
+import { describe, expect, it } from "vitest"
 import { type ApiSession, addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { useBrowser } from "./browser.js"
+import { useService } from "./service.js"
 
 const browser = useBrowser()
 
-let host: Host
-let base: string
-beforeAll(async () => {
-  host = await start({ args: ["serve", "--only", "secrets"] })
-  base = host.secrets!
-})
-afterAll(() => host?.stop())
+const served = useService("secrets")
 
 let people = 0
 const emailOf = (what: string) => `${what}${++people}-${Date.now()}@example.com`
@@ -27,12 +21,12 @@ const emailOf = (what: string) => `${what}${++people}-${Date.now()}@example.com`
 /** The owner of a new project, signed in on its People page in the first browser. */
 const ownerOnPeople = async () => {
   const email = emailOf("owner")
-  const api = await apiAs(base, email)
+  const api = await apiAs(served.base, email)
   const slug = await seedProject(api, `People ${people} ${Date.now()}`)
   const path = `/projects/${slug}/people`
-  const page = await browser.open(`${base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+  const page = await browser.open(`${served.base}/sign-in?returnTo=${encodeURIComponent(path)}`)
   await signInPage(page, email)
-  await page.waitForURL(`${base}${path}`)
+  await page.waitForURL(`${served.base}${path}`)
   await page.getByRole("table", { name: /Members of/ }).waitFor()
   return { api, slug, page, email }
 }
@@ -48,7 +42,7 @@ const inviteOnPage = async (page: Page, role: "Can read" | "Can write") => {
 }
 
 /** The invite page for `link`'s token on this host (the link itself names the configured public origin). */
-const invitePage = (link: string) => `${base}/invite#${link.split("#")[1]}`
+const invitePage = (link: string) => `${served.base}/invite#${link.split("#")[1]}`
 
 const membersOf = async (api: ApiSession, slug: string) =>
   (await api.call<{ members: ReadonlyArray<{ email: string; role: string }> }>("GET", `/api/projects/${slug}/members`))
@@ -74,7 +68,7 @@ describe("invites", () => {
     // The token is in no address the server sees.
     expect(guest.url()).not.toContain("cfi_")
     await signInPage(guest, guestEmail)
-    await guest.waitForURL(`${base}/invite`)
+    await guest.waitForURL(`${served.base}/invite`)
     await guest.getByText(`Accept to join it as ${guestEmail}`).waitFor()
     await guest.getByRole("button", { name: "Accept invite" }).click()
     await guest.getByRole("status").filter({ hasText: "You joined" }).waitFor()
@@ -99,12 +93,12 @@ describe("invites", () => {
   it("explains an invite for someone already in the project (409), which stays usable", async () => {
     const owner = await ownerOnPeople()
     const memberEmail = emailOf("member")
-    const member = await apiAs(base, memberEmail)
+    const member = await apiAs(served.base, memberEmail)
     await addMember(owner.api, member, owner.slug, "read")
     const link = await inviteOnPage(owner.page, "Can read")
-    const page = await browser.openOther(`${base}/sign-in`)
+    const page = await browser.openOther(`${served.base}/sign-in`)
     await signInPage(page, memberEmail)
-    await page.waitForURL(`${base}/projects`)
+    await page.waitForURL(`${served.base}/projects`)
     await page.goto(invitePage(link))
     await page.getByRole("button", { name: "Accept invite" }).click()
     await page
@@ -126,9 +120,9 @@ describe("invites", () => {
     await owner.page.getByText("Invite withdrawn: its link no longer works").waitFor()
     await owner.page.getByText("No pending invites.").waitFor()
 
-    const page = await browser.openOther(`${base}/sign-in`)
+    const page = await browser.openOther(`${served.base}/sign-in`)
     await signInPage(page, emailOf("late"))
-    await page.waitForURL(`${base}/projects`)
+    await page.waitForURL(`${served.base}/projects`)
     await page.goto(invitePage(link))
     await page.getByRole("button", { name: "Accept invite" }).click()
     await page.getByRole("alert").filter({ hasText: "withdrawn by the project's owner" }).waitFor()
@@ -136,7 +130,7 @@ describe("invites", () => {
   })
 
   it("explains an address without an invite in it", async () => {
-    const page = await browser.open(`${base}/invite`)
+    const page = await browser.open(`${served.base}/invite`)
     await page.getByRole("alert").filter({ hasText: "This address has no invite in it" }).waitFor()
   })
 })
@@ -145,7 +139,7 @@ describe("members", () => {
   it("changes a member's role and removes them", async () => {
     const owner = await ownerOnPeople()
     const memberEmail = emailOf("member")
-    const member = await apiAs(base, memberEmail)
+    const member = await apiAs(served.base, memberEmail)
     await addMember(owner.api, member, owner.slug, "read")
     await owner.page.reload()
     // Owner first, as the owner; nobody can change or remove the owner.
@@ -168,21 +162,21 @@ describe("members", () => {
 
   it("lets a member leave the project", async () => {
     const ownerEmail = emailOf("owner")
-    const owner = await apiAs(base, ownerEmail)
+    const owner = await apiAs(served.base, ownerEmail)
     const slug = await seedProject(owner, `Leave ${people} ${Date.now()}`)
     const memberEmail = emailOf("member")
-    const member = await apiAs(base, memberEmail)
+    const member = await apiAs(served.base, memberEmail)
     await addMember(owner, member, slug, "write")
     const path = `/projects/${slug}/people`
-    const page = await browser.openOther(`${base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+    const page = await browser.openOther(`${served.base}/sign-in?returnTo=${encodeURIComponent(path)}`)
     await signInPage(page, memberEmail)
-    await page.waitForURL(`${base}${path}`)
+    await page.waitForURL(`${served.base}${path}`)
     await rowOf(page, memberEmail).getByRole("button", { name: "Leave project" }).click()
     await page
       .getByRole("dialog", { name: /^Leave / })
       .getByRole("button", { name: "Leave project" })
       .click()
-    await page.waitForURL(`${base}/projects`)
+    await page.waitForURL(`${served.base}/projects`)
     await page.getByText(/^You left /).waitFor()
     expect((await membersOf(owner, slug)).map((entry) => entry.email)).toEqual([ownerEmail])
   })

@@ -8,28 +8,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Host, start } from "../host.js"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { useBrowser } from "./browser.js"
+import { useService } from "./service.js"
 
 const browser = useBrowser()
 
-let host: Host
-let base: string
-beforeAll(async () => {
-  host = await start({ args: ["serve", "--only", "secrets"] })
-  base = host.secrets!
-})
-afterAll(() => host?.stop())
+const served = useService("secrets")
 
 const signedIn = async (email: string, path: string) => {
-  const page = await browser.open(`${base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+  const page = await browser.open(`${served.base}/sign-in?returnTo=${encodeURIComponent(path)}`)
   await signInPage(page, email)
-  await page.waitForURL(`${base}${path}`)
+  await page.waitForURL(`${served.base}${path}`)
   return page
 }
 
 describe("refusals where the person acted", () => {
   it("explains a bad key (400) and a value over the limit (413) in the dialog, keeping what was typed", async () => {
     const email = `refused-${Date.now()}@example.com`
-    const owner = await apiAs(base, email)
+    const owner = await apiAs(served.base, email)
     const slug = await seedProject(owner, `Refusals ${Date.now()}`)
     const page = await signedIn(email, `/projects/${slug}`)
     await page.getByRole("button", { name: "Add secret" }).click()
@@ -51,8 +46,8 @@ describe("refusals where the person acted", () => {
   it("explains 403 when the person's role was lowered while the page was open", async () => {
     const ownerEmail = `owner403-${Date.now()}@example.com`
     const memberEmail = `member403-${Date.now()}@example.com`
-    const owner = await apiAs(base, ownerEmail)
-    const member = await apiAs(base, memberEmail)
+    const owner = await apiAs(served.base, ownerEmail)
+    const member = await apiAs(served.base, memberEmail)
     const slug = await seedProject(owner, `Lowered ${Date.now()}`)
     await addMember(owner, member, slug, "write")
     const page = await signedIn(memberEmail, `/projects/${slug}`)
@@ -67,7 +62,7 @@ describe("refusals where the person acted", () => {
 
   it("explains 404 when the project was deleted while open, and a project out of reach", async () => {
     const email = `gone-${Date.now()}@example.com`
-    const owner = await apiAs(base, email)
+    const owner = await apiAs(served.base, email)
     const slug = await seedProject(owner, `Gone ${Date.now()}`, { development: { KEY: "v" } })
     const page = await signedIn(email, `/projects/${slug}`)
     await page.getByRole("button", { name: "KEY", exact: true }).click()
@@ -78,7 +73,7 @@ describe("refusals where the person acted", () => {
       .getByText(/^Not found: /)
       .waitFor()
 
-    await page.goto(`${base}/projects/${slug}`)
+    await page.goto(`${served.base}/projects/${slug}`)
     await page.getByRole("heading", { name: "Project not found" }).waitFor()
   })
 })

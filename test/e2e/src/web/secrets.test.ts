@@ -6,29 +6,23 @@
  */
 import { readFileSync } from "node:fs"
 import type { Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Host, start } from "../host.js"
+import { describe, expect, it } from "vitest"
 import { type ApiSession, addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { useBrowser } from "./browser.js"
+import { useService } from "./service.js"
 
 const browser = useBrowser()
 
-let host: Host
-let base: string
-beforeAll(async () => {
-  host = await start({ args: ["serve", "--only", "secrets"] })
-  base = host.secrets!
-})
-afterAll(() => host?.stop())
+const served = useService("secrets")
 
 let people = 0
 /** A new person with an API session, and a page signed in as them at `path`. */
 const person = async (path: string): Promise<{ api: ApiSession; page: Page; email: string }> => {
   const email = `person${++people}-${Date.now()}@example.com`
-  const api = await apiAs(base, email)
-  const page = await browser.open(`${base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+  const api = await apiAs(served.base, email)
+  const page = await browser.open(`${served.base}/sign-in?returnTo=${encodeURIComponent(path)}`)
   await signInPage(page, email)
-  await page.waitForURL(`${base}${path}`)
+  await page.waitForURL(`${served.base}${path}`)
   return { api, page, email }
 }
 
@@ -52,7 +46,7 @@ describe("the secrets grid", () => {
       staging: { API_URL: "https://staging.example" },
     })
     const { page } = owner
-    await page.goto(`${base}/projects/${slug}`)
+    await page.goto(`${served.base}/projects/${slug}`)
     await page.getByRole("table", { name: /Secrets of/ }).waitFor()
     // Columns in the order the service lists environments: development, production, staging.
     expect(await page.locator("thead th").allTextContents()).toEqual(["Key", "development", "production", "staging"])
@@ -126,12 +120,12 @@ describe("the secrets grid", () => {
   })
 
   it("shows a read member no write controls", async () => {
-    const owner = await apiAs(base, `owner-read-${Date.now()}@example.com`)
+    const owner = await apiAs(served.base, `owner-read-${Date.now()}@example.com`)
     const slug = await seedProject(owner, `Readable ${Date.now()}`, { development: { TOKEN: "t" } })
     const reader = await person("/projects")
     await addMember(owner, reader.api, slug, "read")
     const { page } = reader
-    await page.goto(`${base}/projects/${slug}`)
+    await page.goto(`${served.base}/projects/${slug}`)
     await page.getByRole("button", { name: "TOKEN" }).click()
     await page.getByRole("button", { name: "Reveal TOKEN in development" }).click()
     await page.getByLabel("Value of TOKEN in development").waitFor()
@@ -152,10 +146,10 @@ describe("history", () => {
     const slug = await seedProject(owner.api, `History ${people}`, { development: { KEY: "one" } })
     await owner.api.call("POST", `/api/projects/${slug}/environments/development/secrets`, { key: "KEY", value: "two" })
     const { page } = owner
-    await page.goto(`${base}/projects/${slug}`)
+    await page.goto(`${served.base}/projects/${slug}`)
     await page.getByRole("button", { name: "KEY", exact: true }).click()
     await page.getByRole("link", { name: "History of KEY in development" }).click()
-    await page.waitForURL(`${base}/projects/${slug}/environments/development/secrets/KEY/history`)
+    await page.waitForURL(`${served.base}/projects/${slug}/environments/development/secrets/KEY/history`)
     const rows = page.getByRole("table", { name: "Versions, newest first" }).locator("tbody tr")
     await rows.nth(1).waitFor()
     expect(await rows.count()).toBe(2)
@@ -185,7 +179,7 @@ describe("bulk import", () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Import ${people}`, { staging: { SAME: "s", CHANGE_ME: "old" } })
     const { page } = owner
-    await page.goto(`${base}/projects/${slug}`)
+    await page.goto(`${served.base}/projects/${slug}`)
     await page.getByRole("button", { name: "Import…" }).click()
     const dialog = page.getByRole("dialog", { name: "Import secrets" })
     await dialog.getByLabel("Into environment").selectOption("staging")
@@ -218,7 +212,7 @@ describe("bulk import", () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Import file ${people}`)
     const { page } = owner
-    await page.goto(`${base}/projects/${slug}`)
+    await page.goto(`${served.base}/projects/${slug}`)
     await page.getByRole("button", { name: "Import…" }).click()
     const dialog = page.getByRole("dialog", { name: "Import secrets" })
     await dialog.getByLabel("Choose a .env or JSON file").setInputFiles({
@@ -241,7 +235,7 @@ describe("compare", () => {
       staging: { SHARED: "same", DIFFERS: "b", STAGING_ONLY: "s" },
     })
     const { page } = owner
-    await page.goto(`${base}/projects/${slug}/compare`)
+    await page.goto(`${served.base}/projects/${slug}/compare`)
     await page.getByLabel("with").selectOption("staging")
     const row = (key: string) => page.getByRole("row", { name: new RegExp(`^${key}`) })
     await row("SHARED").waitFor()
@@ -265,7 +259,7 @@ describe("environments", () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Envs ${people}`, { development: { PLAIN: "v", SPACED: "a b" } })
     const { page } = owner
-    await page.goto(`${base}/projects/${slug}/environments`)
+    await page.goto(`${served.base}/projects/${slug}/environments`)
     await page.getByLabel("Environment name").fill("qa")
     await page.getByRole("button", { name: "Add environment" }).click()
     await page.getByRole("row", { name: /^qa/ }).waitFor()

@@ -2,29 +2,23 @@
  * The Secrets app in Chromium on the built host: signing in (development login, `returnTo`, each `?error=`
  * reason as a sentence), an expired session sending the person to sign in and back, and the projects page.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Host, start } from "../host.js"
+import { describe, expect, it } from "vitest"
 import { signInPage as signIn } from "./api.js"
 import { useBrowser } from "./browser.js"
+import { useService } from "./service.js"
 
 const browser = useBrowser()
 
-let host: Host
-let base: string
-beforeAll(async () => {
-  host = await start({ args: ["serve", "--only", "secrets"] })
-  base = host.secrets!
-})
-afterAll(() => host?.stop())
+const served = useService("secrets")
 
 describe("sign-in page", () => {
   it("sends a signed-out visitor to sign in, then back to the page they asked for", async () => {
-    const page = await browser.open(`${base}/projects?from=link`)
+    const page = await browser.open(`${served.base}/projects?from=link`)
     await page.waitForURL(/\/sign-in\?returnTo=/)
     expect(new URL(page.url()).searchParams.get("returnTo")).toBe("/projects?from=link")
     await expect(page.getByRole("heading", { name: "Sign in" }).isVisible()).resolves.toBe(true)
     await signIn(page, "ada@example.com")
-    await page.waitForURL(`${base}/projects?from=link`)
+    await page.waitForURL(`${served.base}/projects?from=link`)
     await page.getByRole("heading", { name: "Projects" }).waitFor()
     await expect(page.getByText("ada@example.com").isVisible()).resolves.toBe(true)
   })
@@ -39,26 +33,26 @@ describe("sign-in page", () => {
     ["unavailable", "unavailable right now"],
     ["something-else", "did not succeed"],
   ])("says what ?error=%s means", async (reason, sentence) => {
-    const page = await browser.open(`${base}/sign-in?error=${reason}`)
+    const page = await browser.open(`${served.base}/sign-in?error=${reason}`)
     const alert = page.getByRole("alert")
     await alert.first().waitFor()
     expect(await alert.first().textContent()).toContain(sentence)
   })
 
   it("ignores a returnTo that leaves the site", async () => {
-    const page = await browser.open(`${base}/sign-in?returnTo=//evil.example/x`)
+    const page = await browser.open(`${served.base}/sign-in?returnTo=//evil.example/x`)
     await signIn(page, "bob@example.com")
-    await page.waitForURL(`${base}/projects`)
+    await page.waitForURL(`${served.base}/projects`)
   })
 
   it("shows no identity-provider button when none is configured", async () => {
-    const page = await browser.open(`${base}/sign-in`)
+    const page = await browser.open(`${served.base}/sign-in`)
     await page.getByLabel("E-mail").waitFor()
     expect(await page.getByRole("link", { name: "OpenID Connect" }).count()).toBe(0)
   })
 
   it("returns to sign-in and back when the session ends while the person works", async () => {
-    const page = await browser.open(`${base}/sign-in`)
+    const page = await browser.open(`${served.base}/sign-in`)
     await signIn(page, "carol@example.com")
     // The list has loaded: no request of the page is still on its way when the session goes.
     await page.getByText("You are in no project yet").waitFor()
@@ -67,21 +61,21 @@ describe("sign-in page", () => {
     await page.getByRole("button", { name: "Create project" }).click()
     await page.waitForURL(/\/sign-in\?returnTo=%2Fprojects/)
     await signIn(page, "carol@example.com")
-    await page.waitForURL(`${base}/projects`)
+    await page.waitForURL(`${served.base}/projects`)
   })
 })
 
 describe("projects page", () => {
   it("creates a project with its slug shown first, explains a taken slug, and deletes with a typed confirmation", async () => {
-    const page = await browser.open(`${base}/sign-in`)
+    const page = await browser.open(`${served.base}/sign-in`)
     await signIn(page, "dan@example.com")
     await page.getByRole("heading", { name: "Projects" }).waitFor()
     await page.getByLabel("Project name").fill("Café Élan")
     expect(await page.getByTestId("slug-preview").textContent()).toBe("/projects/cafe-elan")
     await page.getByRole("button", { name: "Create project" }).click()
-    await page.waitForURL(`${base}/projects/cafe-elan`)
+    await page.waitForURL(`${served.base}/projects/cafe-elan`)
 
-    await page.goto(`${base}/projects`)
+    await page.goto(`${served.base}/projects`)
     const row = page.getByRole("row", { name: /Café Élan/ })
     await row.waitFor()
     expect(await row.textContent()).toContain("Owner")

@@ -1,0 +1,13 @@
+/** Answers and credentials many endpoints share. */
+import { Schema } from "effect"
+import type { Credential } from "./endpoint.js"
+
+/** `{ ok: true }`: the change is made. */
+export const Ok = Schema.Struct({ ok: Schema.Literal(true) }).annotate({ identifier: "Ok" })
+
+/** A session or a bearer credential (an API token, an API key). */
+export const SESSION_OR_BEARER: ReadonlyArray<Credential> = ["session", "bearer"]
+/** A session only. */
+export const SESSION: ReadonlyArray<Credential> = ["session"]
+/** No credential. */
+export const PUBLIC: ReadonlyArray<Credential> = []

@@ -1,0 +1,239 @@
+/**
+ * The OpenAPI 3.1 document of an app, built from the `Endpoint`s its routes were registered with
+ * (`./route.ts`). Every Schema (request bodies, responses, query parameters) goes through Effect's own JSON Schema
+ * compiler in one pass, as `effect/unstable/httpapi`'s generator does: schemas annotated with an `identifier`
+ * become `components.schemas`, shared by every operation that answers them.
+ *
+ * Request bodies are described open (keys the Schema does not name are ignored by the decoder, and the seeds allow
+ * them); responses closed (`additionalProperties: false`), so a field that a view does not declare, a secret value
+ * in a list for one, fails the conformance test instead of slipping out.
+ *
+ * The errors every route of a kind answers are added here, as the shared stack (`../app/base.ts`) and the error
+ * table (`../errors.ts`) give them: 400, 413 and 415 for a write, 401, 429 and 503 behind a credential, 403 where a
+ * token is refused or a cookie write may come from another origin, 404 where a path parameter may name nothing,
+ * 500 for all.
+ */
+import { JsonSchema, Schema, SchemaRepresentation } from "effect"
+import { ErrorBody } from "../errors.js"
+import { MAX_JSON_DEPTH } from "../middleware/jsonBody.js"
+import {
+  type Answer,
+  type Credential,
+  type Endpoint,
+  openApiPath,
+  pathParameters,
+  type ResponseSpec,
+} from "./endpoint.js"
+
+export interface DocumentInfo {
+  readonly title: string
+  readonly version: string
+  readonly description: string
+  /** What the bearer credential is on this service ("API token `cfs_…`", "API key `cfk_…`"). */
+  readonly bearer: string
+  /** The session cookie's name (without the `__Host-` prefix it takes on an https origin). */
+  readonly sessionCookie: string
+}
+
+type Json = Readonly<Record<string, unknown>>
+
+/** What each status means, for responses that say nothing more. */
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  200: "OK",
+  201: "Created",
+  302: "Redirect",
+  304: "Not modified: the `If-None-Match` tag is current",
+  400: "Invalid input: a bad or missing body field, malformed JSON, JSON nested deeper than 100 levels",
+  401: "No credential, or an unknown, revoked or expired one",
+  403: "Not allowed for this role, credential or origin",
+  404: "Not found, or out of the caller's reach",
+  409: "Conflict with the current state",
+  413: "Request body larger than 1 MiB, or a value over its limit",
+  415: "The body is not `application/json`",
+  429: "Too many attempts from this client; retry after `Retry-After` seconds",
+  500: "Unexpected server error; no detail is given",
+  503: "A store (database or cache) is unavailable; checks fail closed",
+}
+
+const statusText = (status: number) => STATUS_TEXT[status] ?? "Answer"
+
+const isSchema = (answer: Answer): answer is Schema.Top => Schema.isSchema(answer)
+
+const specOf = (status: number, answer: Answer): ResponseSpec =>
+  isSchema(answer) ? { description: statusText(status), schema: answer } : answer
+
+/** The error statuses of `endpoint`, with the body Schema of each. */
+const errorsOf = (endpoint: Endpoint<unknown>): ReadonlyMap<number, Schema.Top> => {
+  const errors = new Map<number, Schema.Top>()
+  const add = (status: number, schema: Schema.Top = ErrorBody) => {
+    if (!errors.has(status) || schema !== ErrorBody) errors.set(status, schema)
+  }
+  const write = endpoint.method !== "GET"
+  const session = endpoint.security.includes("session")
+  if (endpoint.body !== undefined || write) for (const status of [400, 413, 415]) add(status)
+  if (endpoint.security.length > 0) add(401)
+  // Credentials a person or a client holds are checked against a store, and failures are rate-limited.
+  if (session || endpoint.security.includes("bearer")) for (const status of [429, 503]) add(status)
+  // A bearer credential where only sessions are accepted, and a cookie write from a foreign origin.
+  if ((session && !endpoint.security.includes("bearer")) || (session && write)) add(403)
+  // A path parameter that names nothing (or nothing within reach).
+  if (pathParameters(endpoint.path).length > 0) add(404)
+  for (const error of endpoint.errors ?? []) {
+    if (typeof error === "number") add(error)
+    else add(error[0], error[1])
+  }
+  add(500)
+  return new Map([...errors].sort(([a], [b]) => a - b))
+}
+
+/**
+ * Compiles `schemas` to OpenAPI 3.1 JSON Schemas in one pass, so identified schemas become shared components.
+ * `closed`: whether objects refuse keys they do not name.
+ */
+const compile = (schemas: ReadonlyArray<Schema.Top>, closed: boolean) => {
+  if (schemas.length === 0) return { schemas: [], definitions: {} }
+  const asts = schemas.map((schema) => Schema.toCodecJson(schema).ast)
+  const representations = SchemaRepresentation.toRepresentations(asts as [(typeof asts)[0], ...typeof asts])
+  return JsonSchema.toMultiDocumentOpenApi3_1(
+    SchemaRepresentation.toJsonSchemaMultiDocument(representations, {
+      onExcessProperty: closed ? "error" : "ignore",
+    }),
+  )
+}
+
+/** Collects schemas to compile, and hands back a slot that is filled once they are. */
+class Compiler {
+  private readonly pending: Array<{ readonly schema: Schema.Top; readonly target: Record<string, unknown> }> = []
+  constructor(private readonly closed: boolean) {}
+
+  schema(schema: Schema.Top): Record<string, unknown> {
+    const target: Record<string, unknown> = {}
+    this.pending.push({ schema, target })
+    return target
+  }
+
+  run(components: Record<string, unknown>): void {
+    const compiled = compile(
+      this.pending.map((entry) => entry.schema),
+      this.closed,
+    )
+    this.pending.forEach((entry, index) => {
+      Object.assign(entry.target, compiled.schemas[index])
+    })
+    for (const [name, definition] of Object.entries(compiled.definitions)) {
+      const known = components[name]
+      if (known !== undefined && JSON.stringify(known) !== JSON.stringify(definition)) {
+        throw new Error(`Two different schemas are named ${name}`)
+      }
+      components[name] = definition
+    }
+  }
+}
+
+const securityOf = (credentials: ReadonlyArray<Credential>) => credentials.map((credential) => ({ [credential]: [] }))
+
+const operationId = (endpoint: Endpoint<unknown>) =>
+  `${endpoint.method.toLowerCase()}${openApiPath(endpoint.path)
+    .split(/[^A-Za-z0-9]+/)
+    .filter((word) => word !== "")
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join("")}`
+
+/** The OpenAPI 3.1 document of these endpoints. */
+export const openApiDocument = (endpoints: ReadonlyArray<Endpoint<unknown>>, info: DocumentInfo): Json => {
+  const requests = new Compiler(false)
+  const responses = new Compiler(true)
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const endpoint of endpoints) {
+    const parameters = [
+      ...pathParameters(endpoint.path).map((name) => ({
+        name,
+        in: "path",
+        required: true,
+        description: endpoint.params?.[name],
+        schema: { type: "string" },
+      })),
+      ...Object.entries(endpoint.query ?? {}).map(([name, parameter]) => ({
+        name,
+        in: "query",
+        required: false,
+        description: parameter.description,
+        schema: requests.schema(parameter.schema),
+      })),
+    ]
+    const answers: Record<string, unknown> = {}
+    const describe = (status: number, spec: ResponseSpec) => {
+      answers[String(status)] = {
+        description: spec.description,
+        ...(spec.headers === undefined
+          ? {}
+          : {
+              headers: Object.fromEntries(
+                Object.entries(spec.headers).map(([name, description]) => [
+                  name,
+                  { description, schema: { type: "string" } },
+                ]),
+              ),
+            }),
+        ...(spec.schema === undefined
+          ? spec.contentType === undefined
+            ? {}
+            : { content: { [spec.contentType]: { schema: { type: "string" } } } }
+          : { content: { [spec.contentType ?? "application/json"]: { schema: responses.schema(spec.schema) } } }),
+      }
+    }
+    for (const [status, answer] of Object.entries(endpoint.responses))
+      describe(Number(status), specOf(Number(status), answer))
+    for (const [status, schema] of errorsOf(endpoint)) {
+      describe(status, {
+        description: statusText(status),
+        schema,
+        ...(status === 429 ? { headers: { "Retry-After": "Seconds until the client may try again" } } : {}),
+      })
+    }
+    const body = endpoint.body
+    const operation = {
+      operationId: operationId(endpoint),
+      summary: endpoint.summary,
+      ...(endpoint.description === undefined ? {} : { description: endpoint.description }),
+      tags: [endpoint.tag],
+      security: securityOf(endpoint.security),
+      ...(parameters.length === 0 ? {} : { parameters }),
+      ...(body === undefined
+        ? {}
+        : {
+            requestBody: {
+              required: endpoint.bodyOptional !== true,
+              description: `JSON, at most 1 MiB, nested at most ${MAX_JSON_DEPTH} levels; keys not listed are ignored.`,
+              content: { "application/json": { schema: requests.schema(body as unknown as Schema.Top) } },
+            },
+          }),
+      responses: answers,
+    }
+    const path = openApiPath(endpoint.path)
+    paths[path] = { ...paths[path], [endpoint.method.toLowerCase()]: operation }
+  }
+  const schemas: Record<string, unknown> = {}
+  requests.run(schemas)
+  responses.run(schemas)
+  return {
+    openapi: "3.1.0",
+    info: { title: info.title, version: info.version, description: info.description },
+    paths,
+    components: {
+      schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
+      securitySchemes: {
+        session: {
+          type: "apiKey",
+          in: "cookie",
+          name: info.sessionCookie,
+          description:
+            "The session cookie set by a sign-in (OIDC or the development login). Writes carrying it need " +
+            "`Content-Type: application/json` and, when an `Origin` is sent, a same or allowed origin.",
+        },
+        bearer: { type: "http", scheme: "bearer", description: info.bearer },
+        metrics: { type: "http", scheme: "bearer", description: "The operator's `COFFER_METRICS_TOKEN`" },
+      },
+    },
+  }
+}

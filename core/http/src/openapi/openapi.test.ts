@@ -1,0 +1,198 @@
+/**
+ * The OpenAPI documents of both services (`./document.ts`): every route of each Hono app is a documented operation
+ * and every documented operation is a route; every reference resolves; and every endpoint, exercised in process
+ * through the test kit, answers what its document says (the kit's clients check each answer against the served
+ * document, decoding the body with Effect Schemas read back from its JSON Schemas, unknown fields refused).
+ */
+
+import type { Conformance } from "@coffer/test-kit/openapi"
+import { createPlatforms, saveSchema, useSchemasServices } from "@coffer/test-kit/schemasService"
+import { makeService, populate } from "@coffer/test-kit/secretsService"
+import type { Hono } from "hono"
+import { describe, expect, it } from "vitest"
+
+const service = useSchemasServices()
+
+/** Production, with the settings that mount optional routes (`/metrics`). */
+const PRODUCTION = {
+  COFFER_ENV: "production",
+  COFFER_MASTER_KEY: Buffer.alloc(32, 7).toString("base64"),
+  COFFER_METRICS_TOKEN: "a-metrics-token-of-some-length",
+}
+
+/** `METHOD /path` of every route the app would run, in OpenAPI's path form. */
+const routesOf = (app: Hono) =>
+  new Set(
+    app.routes
+      .filter((route) => route.method !== "ALL")
+      .map((route) => `${route.method} ${route.path.replace(/:([A-Za-z]+)/g, "{$1}")}`),
+  )
+
+const operationsOf = async (documented: Conformance) => {
+  const document = await documented.document()
+  return new Set(
+    Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    ),
+  )
+}
+
+/** Every `$ref` in the document names a component schema it has. */
+const expectReferencesResolve = async (documented: Conformance) => {
+  const document = await documented.document()
+  const refs = JSON.stringify(document).match(/"\$ref":"[^"]+"/g) ?? []
+  expect(refs.length).toBeGreaterThan(0)
+  for (const ref of refs) {
+    const name = ref.slice('"$ref":"#/components/schemas/'.length, -1)
+    expect(document.components.schemas, ref).toHaveProperty([name])
+  }
+}
+
+/** Every operation was answered at least once, with a success unless listed in `errorsOnly`. */
+const expectCovered = async (documented: Conformance, errorsOnly: ReadonlyArray<string>) => {
+  const seen = [...documented.seen]
+  for (const operation of await operationsOf(documented)) {
+    const answers = seen.filter((key) => key.startsWith(`${operation} `))
+    expect(answers, `${operation} was never exercised`).not.toEqual([])
+    if (!errorsOnly.includes(operation)) {
+      expect(
+        answers.some((key) => /\s[23]\d\d$/.test(key)),
+        `${operation} never succeeded`,
+      ).toBe(true)
+    }
+  }
+}
+
+/** Without an identity provider in process the OIDC routes can only refuse (404: sign-in off). */
+const OIDC = ["GET /api/auth/oidc/start", "GET /api/auth/oauth2/callback/oidc", "POST /api/auth/backchannel-logout"]
+
+describe("the schemas service's OpenAPI document", () => {
+  it("documents every route of the app, and nothing that is not a route", async () => {
+    for (const env of [{}, PRODUCTION]) {
+      const { app, documented } = service(env)
+      expect(await operationsOf(documented)).toEqual(routesOf(app))
+      expect((await operationsOf(documented)).has("GET /metrics")).toBe(env === PRODUCTION)
+      await expectReferencesResolve(documented)
+    }
+  })
+
+  it("describes security, errors and limits", async () => {
+    const { documented } = service()
+    const document = (await documented.document()) as unknown as {
+      info: { description: string }
+      components: { securitySchemes: Record<string, unknown> }
+      paths: Record<string, Record<string, { security: unknown; responses: Record<string, unknown> }>>
+    }
+    expect(document.components.securitySchemes).toMatchObject({
+      session: { type: "apiKey", in: "cookie", name: "coffer_schemas_session" },
+      bearer: { type: "http", scheme: "bearer" },
+    })
+    expect(document.info.description).toMatch(/1 MiB/)
+    const read = document.paths["/api/{platform}/{version}"]!.get!
+    expect(read.security).toEqual([{ session: [] }, { bearer: [] }])
+    expect(Object.keys(read.responses)).toEqual(expect.arrayContaining(["200", "304", "401", "403", "404", "503"]))
+    const remove = document.paths["/api/_ui/v1/platforms/{platform}"]!.delete!
+    expect(remove.security).toEqual([{ session: [] }])
+    expect(JSON.stringify(remove.responses["409"])).toContain("DeletionBlocked")
+    expect(document.paths["/openapi.json"]!.get!.security).toEqual([])
+  })
+
+  it("answers every endpoint as documented", async () => {
+    const { person, withToken, anonymous, documented } = service()
+    const admin = await person("root@example.com")
+    await createPlatforms(admin, { base: ["1.0.0"], app: ["1.0.0"] })
+    await admin.request("POST", "/api/base/versions", { body: { version: "1.1.0+build.7" } })
+    await admin.request("GET", "/api/base/versions")
+    await saveSchema(admin, "base/1.0.0", { a: 1, nested: { b: [1, 2] } })
+    await saveSchema(admin, "app/1.0.0", { "@extends": "base/^1.0.0", c: true })
+    const { client: token, id } = await withToken(admin)
+    const read = await token.request("GET", "/api/app/1.0.0")
+    await token.request("GET", "/api/app/1.0.0", { headers: { "if-none-match": read.headers.get("etag")! } })
+    await token.request("GET", "/api/schemas")
+    await token.request("GET", "/api/app")
+    await admin.request("GET", "/api/_ui/v1/instance")
+    await admin.request("GET", "/api/auth/get-session")
+    await admin.request("GET", "/api/_ui/v1/platforms")
+    await admin.request("POST", "/api/_ui/v1/platforms", { body: { name: "tv", kind: "web" } })
+    await admin.request("PATCH", "/api/_ui/v1/platforms/tv", { body: { kind: "service" } })
+    const version = "/api/_ui/v1/platforms/base/versions/1.0.0"
+    await admin.request("GET", `${version}/revisions`)
+    await admin.request("GET", `${version}/revisions/1`)
+    await admin.request("GET", `${version}/ancestors`)
+    await admin.request("GET", `${version}/dependents`)
+    await admin.request("GET", "/api/_ui/v1/tokens")
+    await admin.request("DELETE", `/api/_ui/v1/tokens/${id}`)
+    expect((await admin.request("DELETE", "/api/_ui/v1/platforms/base")).status).toBe(409)
+    expect((await admin.request("DELETE", "/api/_ui/v1/platforms/app/versions/1.0.0")).status).toBe(200)
+    await admin.request("DELETE", "/api/_ui/v1/platforms/tv")
+    await admin.request("GET", "/api/_ui/v1/audit")
+    await admin.request("POST", "/api/auth/dev-login", { body: { email: "again@example.com", groups: ["a"] } })
+    await admin.request("POST", "/api/auth/logout")
+    for (const path of ["/openapi.json", "/docs", "/docs/docs.js", "/docs/docs.css"])
+      await anonymous.request("GET", path)
+    for (const path of OIDC) {
+      const [method, url] = path.split(" ") as [string, string]
+      expect((await anonymous.request(method, url)).status).toBe(404)
+    }
+    await expectCovered(documented, OIDC)
+  })
+})
+
+describe("the secrets service's OpenAPI document", () => {
+  it("documents every route of the app, and nothing that is not a route", async () => {
+    for (const env of [{}, PRODUCTION]) {
+      const { app, documented, runtime } = makeService(env)
+      expect(await operationsOf(documented)).toEqual(routesOf(app))
+      expect((await operationsOf(documented)).has("GET /metrics")).toBe(env === PRODUCTION)
+      await expectReferencesResolve(documented)
+      await runtime.dispose()
+    }
+  })
+
+  it("answers every endpoint as documented", async () => {
+    const secretsService = makeService()
+    const { call, documented, signIn } = secretsService
+    const world = await populate(secretsService)
+    const { owner, writer, writeKey, secrets } = world
+    await call("GET", "/api/instance")
+    await call("GET", "/")
+    await call("GET", "/healthz")
+    await call("GET", "/readyz")
+    await call("GET", "/api/auth/me", { as: owner.as })
+    await call("GET", "/api/auth/me", { as: writeKey })
+    await call("GET", "/api/projects", { as: owner.as })
+    await call("GET", "/api/projects/alpha", { as: owner.as })
+    await call("GET", "/api/projects/alpha/environments", { as: owner.as })
+    await call("POST", "/api/projects/alpha/environments", { as: owner.as, body: { name: "qa" } })
+    await call("DELETE", "/api/projects/alpha/environments/qa", { as: owner.as })
+    await call("GET", secrets, { as: writeKey })
+    await call("GET", `${secrets}/EXISTING`, { as: owner.as })
+    await call("GET", `${secrets}/EXISTING/versions`, { as: owner.as })
+    await call("GET", `${secrets}/EXISTING/versions/1`, { as: owner.as })
+    await call("POST", `${secrets}/EXISTING/versions/1/restore`, { as: owner.as })
+    await call("GET", `${secrets}/.env`, { as: owner.as })
+    await call("GET", `${secrets}/json`, { as: owner.as })
+    await call("DELETE", `${secrets}/EXISTING`, { as: owner.as })
+    await call("GET", "/api/projects/alpha/members", { as: owner.as })
+    await call("PATCH", `/api/projects/alpha/members/${writer.userId}`, { as: owner.as, body: { role: "read" } })
+    await call("DELETE", `/api/projects/alpha/members/${writer.userId}`, { as: owner.as })
+    await call("GET", "/api/projects/alpha/invites", { as: owner.as })
+    await call("DELETE", `/api/projects/alpha/invites/${world.inviteId}`, { as: owner.as })
+    const keys = await call("GET", "/api/api-keys?project=alpha", { as: owner.as })
+    const created = await call("POST", "/api/api-keys", { as: owner.as, body: { name: "ci", projectSlug: "alpha" } })
+    await call("POST", `/api/api-keys/${created.body.id}/rotate`, { as: owner.as, body: { expiresInDays: 30 } })
+    await call("DELETE", `/api/api-keys/${created.body.id}`, { as: owner.as })
+    expect(keys.body.apiKeys.length).toBeGreaterThan(0)
+    await call("GET", "/api/projects/alpha/audit-log?limit=5", { as: owner.as })
+    await call("DELETE", "/api/projects/alpha", { as: owner.as })
+    await call("POST", "/api/auth/dev-login", { body: { email: "again@example.com" } })
+    await call("POST", "/api/auth/logout", { as: (await signIn("again@example.com")).as })
+    for (const path of ["/openapi.json", "/docs", "/docs/docs.js", "/docs/docs.css"]) await call("GET", path)
+    for (const path of OIDC) {
+      const [method, url] = path.split(" ") as [string, string]
+      expect((await call(method, url)).status).toBe(404)
+    }
+    await expectCovered(documented, OIDC)
+    await secretsService.runtime.dispose()
+  })
+})

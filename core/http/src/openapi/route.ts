@@ -1,0 +1,46 @@
+/**
+ * Registering a route from its `Endpoint`: the route is added to the Hono app and its description to the app's
+ * list, which `/openapi.json` is built from. The handler gets the request body as an effect that decodes it
+ * with the endpoint's own Schema (`decodeJson`, or `optionalJson` for an optional body), so the Schema that the
+ * document shows is the one that refuses a bad body with 400.
+ */
+import type { BadRequest, UnsupportedMediaType } from "@coffer/kernel"
+import { Effect } from "effect"
+import type { Context, Hono, MiddlewareHandler } from "hono"
+import { decodeJson, optionalJson } from "../middleware/jsonBody.js"
+import type { Endpoint } from "./endpoint.js"
+
+/** What a handler receives besides the request. */
+export interface RouteInput<B> {
+  /** The body decoded with the endpoint's Schema; 400, 413 or 415 through the error table otherwise. */
+  readonly body: Effect.Effect<B, BadRequest | UnsupportedMediaType>
+}
+
+export type RouteHandler<B> = (c: Context, input: RouteInput<B>) => Response | Promise<Response>
+
+const described = new WeakMap<Hono, Array<Endpoint<unknown>>>()
+
+/** Every endpoint registered on `app`, in the order it was registered. */
+export const endpointsOf = (app: Hono): ReadonlyArray<Endpoint<unknown>> => described.get(app) ?? []
+
+const noBody: Effect.Effect<never> = Effect.die(new Error("This endpoint declares no request body"))
+
+/**
+ * Adds the route of `endpoint` to `app`, behind `middleware` (rate limits, which count before the route runs), and
+ * records it for the document.
+ */
+export const route = <B>(
+  app: Hono,
+  endpoint: Endpoint<B>,
+  handler: RouteHandler<B>,
+  middleware: ReadonlyArray<MiddlewareHandler> = [],
+): void => {
+  const list = described.get(app) ?? []
+  // The body type matters only to the handler; the document reads the Schema as it is.
+  list.push(endpoint as Endpoint<unknown>)
+  described.set(app, list)
+  const schema = endpoint.body
+  const read = endpoint.bodyOptional === true ? optionalJson : decodeJson
+  const last: MiddlewareHandler = async (c) => handler(c, { body: schema === undefined ? noBody : read(c, schema) })
+  app.on(endpoint.method, [endpoint.path], ...middleware, last)
+}

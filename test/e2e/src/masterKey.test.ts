@@ -1,0 +1,120 @@
+/**
+ * A wrong master key stops the start (issue 15, item 4). A key that is well-formed but not the one the data was
+ * written with is refused with one line naming COFFER_MASTER_KEY: against a project's data key, and on a
+ * database with no project yet against the canary sealed at its first start. `/readyz` says the same when the
+ * stored data stops matching the key of a running instance.
+ */
+import { randomBytes } from "node:crypto"
+import { createRequire } from "node:module"
+import { join, resolve } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { defaultHost, freshDirectory, type Host, run, start } from "./host.js"
+
+// The SQLite driver the host uses, loaded by path (this package does not depend on it).
+const hostRequire = createRequire(resolve(import.meta.dirname, "../../../hosts/node/package.json"))
+/** Runs `sql` on a database file the host may have open (WAL mode), and closes it. */
+// biome-ignore lint/suspicious/noExplicitAny: the driver is loaded by path, without its types.
+const onFile = <A>(file: string, use: (db: any) => A): A => {
+  const db = new (hostRequire("better-sqlite3"))(file)
+  try {
+    db.pragma("busy_timeout = 5000")
+    return use(db)
+  } finally {
+    db.close()
+  }
+}
+
+const masterKey = () => randomBytes(32).toString("base64")
+const LINE = /^coffer: COFFER_MASTER_KEY does not open the data in this database/m
+
+const running: Array<Host> = []
+afterAll(async () => {
+  await Promise.all(running.map((host) => host.stop("SIGKILL")))
+})
+
+/** A database file of its own, in a directory of its own. */
+const freshDatabase = () => {
+  const file = join(freshDirectory(), "coffer.db")
+  return { file, env: { COFFER_DATABASE_URL: `sqlite:${file}`, COFFER_SECRETS_PORT: "0" } }
+}
+
+const serve = async (env: Record<string, string>) => {
+  const host = await start({ host: defaultHost, args: ["serve", "--only", "secrets"], env })
+  running.push(host)
+  return host
+}
+
+const refusedStart = (env: Record<string, string>) =>
+  run(["serve", "--only", "secrets"], { host: defaultHost, env: { COFFER_ENV: "development", ...env } })
+
+const signIn = async (base: string) => {
+  const response = await fetch(`${base}/api/auth/dev-login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: "ada@example.com" }),
+  })
+  expect(response.status).toBe(200)
+  return response.headers.getSetCookie()[0]!.split(";")[0]!
+}
+
+describe(`the master key check at start (${defaultHost})`, () => {
+  it("refuses another valid key once a project exists, naming COFFER_MASTER_KEY; the right key still starts", async () => {
+    const database = freshDatabase()
+    const key = masterKey()
+    const first = await serve({ ...database.env, COFFER_MASTER_KEY: key })
+    const cookie = await signIn(first.secrets!)
+    const created = await fetch(`${first.secrets}/api/projects`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ name: "Shop" }),
+    })
+    expect(created.status).toBe(201)
+    await first.stop()
+
+    const wrong = masterKey()
+    const refused = await refusedStart({ ...database.env, COFFER_MASTER_KEY: wrong })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(LINE)
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1)
+    expect(refused.stdout).not.toMatch(/listening/)
+    expect(refused.stdout + refused.stderr).not.toContain(wrong)
+
+    // During a rotation the old key, given as previous, opens the data.
+    const rotating = await serve({ ...database.env, COFFER_MASTER_KEY: wrong, COFFER_MASTER_KEY_PREVIOUS: key })
+    expect((await fetch(`${rotating.secrets}/readyz`)).status).toBe(200)
+    await rotating.stop()
+    const again = await serve({ ...database.env, COFFER_MASTER_KEY: key })
+    expect((await fetch(`${again.secrets}/readyz`)).status).toBe(200)
+    await again.stop()
+  })
+
+  it("refuses another valid key on a database with no project, by the canary sealed at its first start", async () => {
+    const database = freshDatabase()
+    const first = await serve({ ...database.env, COFFER_MASTER_KEY: masterKey() })
+    await first.stop()
+    const refused = await refusedStart({ ...database.env, COFFER_MASTER_KEY: masterKey() })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(LINE)
+  })
+
+  it("answers /readyz 503 naming COFFER_MASTER_KEY when the stored data no longer matches the running key", async () => {
+    // A canary sealed under another key, taken from a database of its own.
+    const other = freshDatabase()
+    const otherHost = await serve({ ...other.env, COFFER_MASTER_KEY: masterKey() })
+    await otherHost.stop()
+    const foreign = onFile(
+      other.file,
+      (db) => db.prepare("select value from coffer_meta where key = 'master_key_canary'").get().value as string,
+    )
+
+    const database = freshDatabase()
+    const host = await serve({ ...database.env, COFFER_MASTER_KEY: masterKey() })
+    expect((await fetch(`${host.secrets}/readyz`)).status).toBe(200)
+    onFile(database.file, (db) =>
+      db.prepare("update coffer_meta set value = ? where key = 'master_key_canary'").run(foreign),
+    )
+    const ready = await fetch(`${host.secrets}/readyz`)
+    expect(ready.status).toBe(503)
+    expect(await ready.json()).toEqual({ error: expect.stringMatching(/^COFFER_MASTER_KEY does not open the data/) })
+  })
+})

@@ -1,0 +1,116 @@
+/**
+ * Holding an app's answers to its own OpenAPI document. `conformance(app)` reads the document the app serves at
+ * `/openapi.json`; `check` then finds the operation a request reached (its method and the most specific path
+ * template that matches, literal segments first), and requires the answer's status to be documented and its body
+ * to match the documented schema. The JSON Schemas are read back into Effect Schemas
+ * (`SchemaRepresentation.fromJsonSchemaDocument`) and the body is decoded with them, excess properties refused, so
+ * a field the document does not declare is as much a failure as a missing one.
+ *
+ * The in-process services of this kit (`schemasService.ts`, `secretsService.ts`) check every answer they get, so
+ * every app test is also a conformance test; `seen` says which operations and statuses were checked.
+ */
+import { JsonSchema, Schema, SchemaRepresentation } from "effect"
+
+interface Operation {
+  readonly responses: Readonly<Record<string, { readonly content?: Readonly<Record<string, { schema: unknown }>> }>>
+}
+
+interface Document {
+  readonly paths: Readonly<Record<string, Readonly<Record<string, Operation>>>>
+  readonly components: { readonly schemas: Readonly<Record<string, JsonSchema.JsonSchema>> }
+}
+
+export interface Answer {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+}
+
+/** A template's segments: a string is literal, `undefined` a parameter. */
+const segmentsOf = (template: string) =>
+  template.split("/").map((segment) => (segment.startsWith("{") ? undefined : segment))
+
+const matches = (template: ReadonlyArray<string | undefined>, segments: ReadonlyArray<string>) =>
+  template.length === segments.length &&
+  template.every((segment, index) => segment === undefined || segment === segments[index])
+
+/** More literal segments, earlier, wins: `/api/{platform}/versions` over `/api/{platform}/{version}`. */
+const specificity = (template: ReadonlyArray<string | undefined>) =>
+  template.map((segment) => (segment === undefined ? "0" : "1")).join("")
+
+export interface Conformance {
+  /** Throws when the answer is not what the document says this request may get. */
+  readonly check: (method: string, url: string, answer: Answer) => Promise<void>
+  /** `METHOD /template STATUS` of every answer checked. */
+  readonly seen: ReadonlySet<string>
+  readonly document: () => Promise<Document>
+}
+
+export const conformance = (app: {
+  readonly request: (input: string, init?: RequestInit) => Response | Promise<Response>
+}): Conformance => {
+  let loaded: Promise<Document> | undefined
+  const document = () => {
+    loaded ??= Promise.resolve(app.request("http://coffer.test/openapi.json")).then(
+      (response) => response.json() as Promise<Document>,
+    )
+    return loaded
+  }
+  const validators = new Map<string, (body: unknown) => void>()
+  const seen = new Set<string>()
+
+  const validatorOf = (doc: Document, key: string, schema: unknown) => {
+    let validate = validators.get(key)
+    if (validate === undefined) {
+      const definitions = Object.fromEntries(
+        Object.entries(doc.components.schemas).map(([name, definition]) => [
+          name,
+          JsonSchema.fromSchemaOpenApi3_1(definition).schema,
+        ]),
+      )
+      const root = JsonSchema.fromSchemaOpenApi3_1(schema as JsonSchema.JsonSchema)
+      const decoder = SchemaRepresentation.fromJsonSchemaDocument({ ...root, definitions }, { patterns: "apply" })
+      const decode = Schema.decodeUnknownResult(decoder as Schema.Codec<unknown>, { onExcessProperty: "error" })
+      validate = (body) => {
+        const result = decode(body)
+        if (result._tag === "Failure")
+          throw new Error(`${key}: the body does not match the document: ${result.failure}`)
+      }
+      validators.set(key, validate)
+    }
+    return validate
+  }
+
+  const check = async (method: string, url: string, answer: Answer) => {
+    const verb = method.toUpperCase() === "HEAD" ? "get" : method.toLowerCase()
+    if (verb === "options") return
+    const doc = await document()
+    const path = new URL(url, "http://coffer.test").pathname
+    const segments = path.split("/")
+    const candidates = Object.keys(doc.paths)
+      .map((template) => ({ template, segments: segmentsOf(template) }))
+      .filter(
+        (candidate) => doc.paths[candidate.template]?.[verb] !== undefined && matches(candidate.segments, segments),
+      )
+      .sort((a, b) => specificity(b.segments).localeCompare(specificity(a.segments)))
+    const found = candidates[0]
+    // No route has this method and path: the app's not-found answer, which no operation describes.
+    if (found === undefined) return
+    const key = `${verb.toUpperCase()} ${found.template} ${answer.status}`
+    const response = doc.paths[found.template]![verb]!.responses[String(answer.status)]
+    if (response === undefined) throw new Error(`${key}: this status is not documented (body ${answer.text})`)
+    seen.add(key)
+    const content = Object.entries(response.content ?? {})
+    if (content.length === 0) {
+      if (answer.text !== "") throw new Error(`${key}: documented without a body, answered ${answer.text}`)
+      return
+    }
+    const contentType = answer.headers.get("content-type") ?? ""
+    const entry = content.find(([type]) => contentType.startsWith(type))
+    if (entry === undefined) throw new Error(`${key}: answered ${contentType}, documented ${content.map(([t]) => t)}`)
+    if (entry[0] !== "application/json" || method.toUpperCase() === "HEAD") return
+    validatorOf(doc, key, entry[1].schema)(JSON.parse(answer.text))
+  }
+
+  return { check, seen, document }
+}
