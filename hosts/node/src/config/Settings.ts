@@ -13,9 +13,30 @@
  * HTTP layer to re-read them cheaply from a live environment.
  */
 import { MemoryCache } from "@coffer/adapter-memory"
-import { contains, parseAddress, parseRange, trustedProxies } from "@coffer/http"
-import { Encoding } from "@coffer/kernel"
 import { Redacted, Result, Schema } from "effect"
+import {
+  allowInsecureHttp,
+  database,
+  environment,
+  host,
+  httpUrl,
+  MASTER_KEY_BYTES,
+  makeReader,
+  masterKey,
+  nonNegativeInteger,
+  origin,
+  origins,
+  platformEditors,
+  port,
+  positiveInteger,
+  previousMasterKeys,
+  proxies,
+  type Reader,
+  redisPrefix,
+  redisUrl,
+  text,
+} from "./checks.js"
+import { refuseInsecureOrigins } from "./insecureOrigins.js"
 import * as Operating from "./operatingSettings.js"
 
 /** The environment as the host sees it (`process.env`, `Bun.env`, or a plain object in tests). */
@@ -111,241 +132,7 @@ export const DEFAULT_OIDC_NAME = "OpenID Connect"
 export const DEFAULT_RATE_LIMIT = 30
 export const DEFAULT_CACHE_MAX_ENTRIES = MemoryCache.defaultLimits.maxEntries
 export const DEFAULT_CACHE_MAX_BYTES = MemoryCache.defaultLimits.maxBytes
-const MASTER_KEY_BYTES = 32
-
-/** What is wrong with one value, without the variable's name; `parse` prefixes it. */
-type Check<A> = (raw: string) => Result.Result<A, string>
-
-/** Reads variables and collects one line per bad one, so that all problems are reported together. */
-const makeReader = (env: Env) => {
-  const errors: Array<string> = []
-  const raw = (name: string): string | undefined => {
-    const value = env[name]?.trim()
-    return value === undefined || value === "" ? undefined : value
-  }
-  const report = (name: string, problem: string) => {
-    errors.push(`${name}: ${problem}`)
-  }
-  /** The checked value, `fallback` when unset, or `fallback` after reporting the problem. */
-  const read = <A>(name: string, check: Check<A>, fallback: A): A => {
-    const value = raw(name)
-    if (value === undefined) return fallback
-    const result = check(value)
-    if (Result.isSuccess(result)) return result.success
-    report(name, result.failure)
-    return fallback
-  }
-  return { errors, raw, report, read }
-}
-
-const quoted = (value: string) => JSON.stringify(value)
-
-const port: Check<number> = (raw) =>
-  /^\d{1,5}$/.test(raw) && Number(raw) <= 65535
-    ? Result.succeed(Number(raw))
-    : Result.fail(`expected a port number 0-65535, got ${quoted(raw)}`)
-
-const host: Check<string> = (raw) =>
-  /^[A-Za-z0-9.:%_-]+$/.test(raw)
-    ? Result.succeed(raw)
-    : Result.fail(`expected a bind address such as 127.0.0.1, 0.0.0.0 or ::, got ${quoted(raw)}`)
-
-const environment: Check<Environment> = (raw) =>
-  raw === "development" || raw === "production"
-    ? Result.succeed(raw)
-    : Result.fail(`expected "development" or "production", got ${quoted(raw)}`)
-
-const nonNegativeInteger: Check<number> = (raw) =>
-  /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw))
-    ? Result.succeed(Number(raw))
-    : Result.fail(`expected a non-negative integer, got ${quoted(raw)}`)
-
-const positiveInteger: Check<number> = (raw) =>
-  /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) && Number(raw) >= 1
-    ? Result.succeed(Number(raw))
-    : Result.fail(`expected a positive integer, got ${quoted(raw)}`)
-
-const parseUrl = (raw: string): URL | undefined => (URL.canParse(raw) ? new URL(raw) : undefined)
-
-/** The scheme is never secret, the rest of a URL may be: only the scheme is ever echoed. */
-const schemeOf = (raw: string) => /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(raw)?.[0]
-
-const describeScheme = (raw: string) => {
-  const scheme = schemeOf(raw)
-  return scheme === undefined ? "a value with no scheme" : `scheme ${quoted(scheme)}`
-}
-
-const database: Check<Database> = (raw) => {
-  const expected = "expected sqlite:<file>, sqlite::memory: or postgres://…"
-  if (raw.startsWith("sqlite:")) {
-    const filename = raw.slice("sqlite:".length)
-    if (filename === "") return Result.fail(`${expected}, got sqlite: without a file name`)
-    if (filename.startsWith("//")) {
-      return Result.fail(`${expected}, got sqlite://…; write sqlite:<file>, for example sqlite:.coffer/coffer.db`)
-    }
-    return Result.succeed({ _tag: "Sqlite", filename })
-  }
-  const scheme = schemeOf(raw)
-  if (scheme === "postgres:" || scheme === "postgresql:") {
-    return parseUrl(raw) === undefined
-      ? Result.fail(`${expected}, got a postgres URL that does not parse (check the escaping of the password)`)
-      : Result.succeed({ _tag: "Postgres", url: Redacted.make(raw, { label: "COFFER_DATABASE_URL" }) })
-  }
-  return Result.fail(`${expected}, got ${describeScheme(raw)}`)
-}
-
-const redisUrl: Check<Redacted.Redacted<string>> = (raw) => {
-  const scheme = schemeOf(raw)
-  if (scheme !== "redis:" && scheme !== "rediss:") {
-    return Result.fail(`expected redis://… or rediss://…, got ${describeScheme(raw)}`)
-  }
-  return parseUrl(raw) === undefined
-    ? Result.fail(
-        `expected redis://… or rediss://…, got a URL that does not parse (check the escaping of the password)`,
-      )
-    : Result.succeed(Redacted.make(raw, { label: "COFFER_REDIS_URL" }))
-}
-
-const redisPrefix: Check<string> = (raw) =>
-  /^[\x21-\x7e]{1,64}$/.test(raw)
-    ? Result.succeed(raw)
-    : Result.fail(`expected 1-64 printable ASCII characters without spaces, such as coffer:, got ${quoted(raw)}`)
-
-const isMasterKey = (raw: string) => Encoding.fromBase64(raw)?.length === MASTER_KEY_BYTES
-
-const masterKey: Check<Redacted.Redacted<string>> = (raw) =>
-  isMasterKey(raw)
-    ? Result.succeed(Redacted.make(raw, { label: "COFFER_MASTER_KEY" }))
-    : Result.fail(`expected base64 of ${MASTER_KEY_BYTES} bytes`)
-
-const previousMasterKeys: Check<ReadonlyArray<Redacted.Redacted<string>>> = (raw) => {
-  const entries = splitList(raw, ",")
-  const bad = entries.flatMap((entry, index) => (isMasterKey(entry) ? [] : [index + 1]))
-  if (bad.length > 0) {
-    const which = bad.length === 1 ? `entry ${bad[0]} is` : `entries ${bad.join(", ")} are`
-    return Result.fail(`expected comma-separated base64 keys of ${MASTER_KEY_BYTES} bytes; ${which} not`)
-  }
-  return Result.succeed(entries.map((entry) => Redacted.make(entry, { label: "COFFER_MASTER_KEY_PREVIOUS" })))
-}
-
-/** Splits on `separator`, trims, and drops empty entries (a trailing separator is harmless). */
-const splitList = (raw: string, separator: string) =>
-  raw
-    .split(separator)
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "")
-
-/** `scheme://host[:port]` with nothing after it but an optional `/`; returns the normalised origin. */
-const toOrigin = (raw: string): string | undefined => {
-  const url = parseUrl(raw)
-  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) return undefined
-  if (url.username !== "" || url.password !== "" || url.pathname !== "/" || url.search !== "" || url.hash !== "") {
-    return undefined
-  }
-  if (/[?#]/.test(raw)) return undefined
-  return url.origin
-}
-
-const origin: Check<string> = (raw) => {
-  const normalised = toOrigin(raw)
-  return normalised === undefined
-    ? Result.fail(
-        `expected an origin such as https://coffer.example.com (scheme, host, optional port, no path), got ${quoted(raw)}`,
-      )
-    : Result.succeed(normalised)
-}
-
-const origins: Check<ReadonlyArray<string>> = (raw) => {
-  const result: Array<string> = []
-  for (const entry of splitList(raw, ",")) {
-    if (entry === "*") {
-      return Result.fail(`"*" is not allowed (credentials are allowed for listed origins); list the origins instead`)
-    }
-    const normalised = toOrigin(entry)
-    if (normalised === undefined) {
-      return Result.fail(
-        `expected comma-separated origins such as https://app.example.com (no path), got ${quoted(entry)}`,
-      )
-    }
-    if (!result.includes(normalised)) result.push(normalised)
-  }
-  return Result.succeed(result)
-}
-
-const proxies: Check<ReadonlyArray<string>> = (raw) => {
-  const entries = splitList(raw, ",")
-  const parsed = trustedProxies(entries)
-  return Result.isSuccess(parsed)
-    ? Result.succeed(entries)
-    : Result.fail(
-        `expected comma-separated addresses or CIDR ranges such as 10.0.0.0/8 or fd00::/8, got ${quoted(parsed.failure)}`,
-      )
-}
-
-const allowInsecureHttp: Check<boolean> = (raw) =>
-  raw === "1" || raw === "0" ? Result.succeed(raw === "1") : Result.fail(`expected 1 or 0, got ${quoted(raw)}`)
-
-const LOOPBACK = [parseRange("127.0.0.0/8")!, parseRange("::1")!]
-
-/** Whether only this machine can reach the bind address. */
-const isLoopback = (bindAddress: string) => {
-  const address = parseAddress(bindAddress)
-  return bindAddress === "localhost" || (address !== undefined && LOOPBACK.some((range) => contains(range, address)))
-}
-
-/**
- * In production, a plain-http public origin on an address other machines reach would send session cookies and
- * secrets unencrypted (and without `Secure`); it takes `COFFER_ALLOW_INSECURE_HTTP=1` to say that is meant.
- */
-const refuseInsecureOrigins = (
-  reader: ReturnType<typeof makeReader>,
-  bindAddress: string,
-  origins: Readonly<Record<string, string | undefined>>,
-) => {
-  if (isLoopback(bindAddress)) return
-  for (const [name, value] of Object.entries(origins)) {
-    if (value?.startsWith("http://")) {
-      reader.report(
-        name,
-        `${value} is not https, and COFFER_HOST=${bindAddress} is reachable from other machines: sessions and secrets would travel unencrypted; use an https origin (TLS at a proxy) or set COFFER_ALLOW_INSECURE_HTTP=1`,
-      )
-    }
-  }
-}
-
-const httpUrl: Check<string> = (raw) => {
-  const url = parseUrl(raw)
-  return url !== undefined && (url.protocol === "https:" || url.protocol === "http:")
-    ? Result.succeed(raw)
-    : Result.fail(`expected an http(s) URL such as https://id.example.com, got ${quoted(raw)}`)
-}
-
-const text: Check<string> = (raw) => Result.succeed(raw)
-
-/** `platform:g1,g2;platform2:g3`; a platform listed twice is ambiguous and rejected. */
-const platformEditors: Check<ReadonlyMap<string, ReadonlyArray<string>>> = (raw) => {
-  const map = new Map<string, ReadonlyArray<string>>()
-  const expected = `expected platform:group[,group…] entries separated by ";"`
-  for (const entry of splitList(raw, ";")) {
-    const colon = entry.indexOf(":")
-    const platform = colon === -1 ? "" : entry.slice(0, colon).trim()
-    const groups =
-      colon === -1
-        ? []
-        : entry
-            .slice(colon + 1)
-            .split(",")
-            .map((group) => group.trim())
-    if (platform === "" || groups.length === 0 || groups.some((group) => group === "" || group.includes(":"))) {
-      return Result.fail(`${expected}, got malformed entry ${quoted(entry)}`)
-    }
-    if (map.has(platform)) return Result.fail(`platform ${quoted(platform)} is listed twice`)
-    map.set(platform, groups)
-  }
-  return Result.succeed(map)
-}
-
-const readRoles = (reader: ReturnType<typeof makeReader>): Roles => ({
+const readRoles = (reader: Reader): Roles => ({
   claim: reader.read("OIDC_ROLES_CLAIM", text, DEFAULT_ROLES_CLAIM),
   editorGroup: reader.read<string | undefined>("OIDC_EDITOR_GROUP", text, undefined),
   adminGroup: reader.read<string | undefined>("OIDC_ADMIN_GROUP", text, undefined),
@@ -353,7 +140,7 @@ const readRoles = (reader: ReturnType<typeof makeReader>): Roles => ({
 })
 
 /** Issuer and client id go together; a secret or a name without them is a mistake worth reporting. */
-const readOidc = (reader: ReturnType<typeof makeReader>): Oidc | undefined => {
+const readOidc = (reader: Reader): Oidc | undefined => {
   const issuer = reader.read<string | undefined>("OIDC_ISSUER", httpUrl, undefined)
   const clientId = reader.read<string | undefined>("OIDC_CLIENT_ID", text, undefined)
   const clientSecret = reader.raw("OIDC_CLIENT_SECRET")
