@@ -17,13 +17,16 @@ import { createSchemasApp, type SchemasSettings } from "@coffer/http"
 import { Clock, Hasher, Random } from "@coffer/kernel"
 import { Tokens } from "@coffer/schemas"
 import { serve } from "@hono/node-server"
-import { Layer, ManagedRuntime } from "effect"
+import { Layer, ManagedRuntime, References } from "effect"
 import { Hono } from "hono"
 import { mount } from "hono/mount"
 
 /** What the Schemas routes ask of the runtime, all in process memory: nothing survives a restart. */
 const schemasLayer = Layer.mergeAll(MemorySchemaStore.layer, MemorySessions.layer, Tokens.RevokedTokens.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(MemoryCache.layer, Clock.layer, Random.layer, Hasher.layer)),
+  // The app logs one line per request at Info through the runtime's logger. This walk-through prints its own lines
+  // instead, so only warnings and errors (a 5xx with its cause) are logged; an embedder picks its own level.
+  Layer.provideMerge(Layer.succeed(References.MinimumLogLevel)("Warn")),
 )
 
 export type SchemasRuntime = ManagedRuntime.ManagedRuntime<Layer.Success<typeof schemasLayer>, never>

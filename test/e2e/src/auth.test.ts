@@ -162,6 +162,8 @@ describe("coffer accounts", () => {
       const cwd = freshDirectory()
       const env = { COFFER_ENV: "development" }
       const coffer = (...args: string[]) => run(["accounts", ...args], { env, cwd })
+      // Account ids are base64url, so one in 64 starts with "-": positionals go after "--", as an operator would.
+      const link = (userId: string, issuer: string, subject: string) => coffer("link", "--", userId, issuer, subject)
       const list = async () => {
         const result = await coffer("list", "--json")
         expect(result.code).toBe(0)
@@ -203,17 +205,17 @@ describe("coffer accounts", () => {
       expect(text.stdout).toMatch(/ {2}created \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\n/)
 
       // Another identity for Ada's account.
-      const linked = await coffer("link", ada.id, "https://id.example.com", "ada-at-idp")
+      const linked = await link(ada.id, "https://id.example.com", "ada-at-idp")
       expect(linked.code).toBe(0)
       expect((await list())[0]?.identities.map((identity) => identity.subject)).toEqual([
         "ada@example.com",
         "ada-at-idp",
       ])
       // An identity of one account cannot be linked to another, nor to an account that does not exist.
-      const stolen = await coffer("link", bob.id, "https://id.example.com", "ada-at-idp")
+      const stolen = await link(bob.id, "https://id.example.com", "ada-at-idp")
       expect(stolen.code).toBe(1)
       expect(stolen.stderr).toMatch(/^coffer: .*unlink it first/m)
-      const nobody = await coffer("link", "no-such-account", "https://id.example.com", "x")
+      const nobody = await link("no-such-account", "https://id.example.com", "x")
       expect(nobody.code).toBe(1)
 
       // The collision: Ada's development identity goes; signing in with it again is an unknown identity whose
@@ -229,7 +231,7 @@ describe("coffer accounts", () => {
       expect((await refused.json()).error).toContain("coffer accounts link")
       expect(refused.headers.getSetCookie()).toEqual([])
       expect(await list()).toHaveLength(2)
-      expect((await coffer("link", ada.id, DEV_ISSUER, "ada@example.com")).code).toBe(0)
+      expect((await link(ada.id, DEV_ISSUER, "ada@example.com")).code).toBe(0)
       const after = await devLogin("ada@example.com")
       expect(after.status).toBe(200)
       expect((await after.json()).user.id).toBe(ada.id)
