@@ -41,10 +41,10 @@ describe("XChaCha20Poly1305 primitive", () => {
     const sealed = await Effect.runPromise(
       Effect.gen(function* () {
         const cipher = yield* Cipher.Cipher
-        return yield* cipher.seal(yield* cipher.newDataKey, "", "row")
+        return yield* cipher.seal(yield* cipher.newDataKey, "", "row", 1)
       }).pipe(Effect.provide(XChaCha20Poly1305.layer({ masterKey }))),
     )
-    expect(Encoding.fromBase64Url(sealed.slice("csv1.".length))?.length).toBe(24 + 16)
+    expect(Encoding.fromBase64Url(sealed.slice("csv2.1.".length))?.length).toBe(24 + 16)
   })
 })
 
@@ -66,6 +66,24 @@ describe("XChaCha20Poly1305 stored blobs", () => {
       }).pipe(Effect.provide(XChaCha20Poly1305.layer({ masterKey }))),
     )
     expect(opened).toEqual({ keyId, value: "pinned value \u2713\n" })
+  })
+
+  it("opens a csv2 value (data key version 2, the secret id bound) written by an earlier version", async () => {
+    const sealedV2 = "csv2.2.7z-cm0Kd5tV-1vC43Mzm7TuRKpU_mLHPtK246tzeS3leKOUjiRiAXP4FN_3aY3vjsjxNq8Nxa3Pi"
+    const rowV2 = Cipher.associatedData(["project", "development", "secret", "API_KEY", "1"])
+    const opened = await Effect.runPromise(
+      Effect.gen(function* () {
+        const cipher = yield* Cipher.Cipher
+        return {
+          header: Cipher.sealedHeader(sealedV2),
+          value: yield* cipher.open(dataKey, sealedV2, rowV2),
+          asVersionOne: yield* Effect.flip(cipher.open(dataKey, sealedV2.replace("csv2.2.", "csv2.1."), rowV2)),
+        }
+      }).pipe(Effect.provide(XChaCha20Poly1305.layer({ masterKey }))),
+    )
+    expect(opened.header).toEqual({ format: "csv2", dataKeyVersion: 2 })
+    expect(opened.value).toBe("pinned value \u2713\n")
+    expect(opened.asVersionOne._tag).toBe("CipherError")
   })
 })
 
@@ -166,7 +184,11 @@ describe("unwrapped data keys in memory", () => {
       },
     }
     const masterKey = Redacted.make(XChaCha20Poly1305.primitives.randomBytes(32))
-    return { counts, make: Cipher.make(primitives, { current: masterKey, previous: [] }) }
+    return {
+      counts,
+      make: Cipher.make(primitives, { current: masterKey, previous: [] }),
+      makeWith: (memory: Cipher.DataKeyMemory) => Cipher.make(primitives, { current: masterKey, previous: [] }, memory),
+    }
   }
 
   it("unwraps a data key once for many values, again after forget or after its time is up", async () => {
@@ -175,7 +197,7 @@ describe("unwrapped data keys in memory", () => {
       Effect.gen(function* () {
         const cipher = yield* make
         const dataKey = yield* cipher.newDataKey
-        const sealed = yield* cipher.seal(dataKey, "s3cret", "row")
+        const sealed = yield* cipher.seal(dataKey, "s3cret", "row", 1)
         for (let i = 0; i < 5; i++) expect(yield* cipher.open(dataKey, sealed, "row")).toBe("s3cret")
         expect(counts.unwraps).toBe(1)
         // A project deleted, a wrap replaced: the next use unwraps again.
@@ -203,13 +225,39 @@ describe("unwrapped data keys in memory", () => {
         const cipher = yield* make
         const keys: Array<string> = []
         for (let i = 0; i <= Cipher.DATA_KEYS_MAX; i++) keys.push(yield* cipher.newDataKey)
-        const sealed = yield* cipher.seal(keys[0]!, "first", "row")
-        for (const key of keys.slice(1)) yield* cipher.seal(key, "x", "row")
+        const sealed = yield* cipher.seal(keys[0]!, "first", "row", 1)
+        for (const key of keys.slice(1)) yield* cipher.seal(key, "x", "row", 1)
         expect(counts.unwraps).toBe(Cipher.DATA_KEYS_MAX + 1)
         // The first key was used longest ago and left when the last came in.
         expect(yield* cipher.open(keys[0]!, sealed, "row")).toBe("first")
         expect(counts.unwraps).toBe(Cipher.DATA_KEYS_MAX + 2)
       }),
+    )
+  })
+
+  it("keeps the bounds the host sets (COFFER_DATA_KEYS_MAX, COFFER_DATA_KEY_TTL_SECONDS)", async () => {
+    const { counts, makeWith } = counting()
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const cipher = yield* makeWith({ max: 2, ttlMs: 1_000 })
+        const [a, b, c] = [yield* cipher.newDataKey, yield* cipher.newDataKey, yield* cipher.newDataKey]
+        const sealed = yield* cipher.seal(a, "kept", "row", 1)
+        yield* cipher.seal(b, "x", "row", 1)
+        expect(counts.unwraps).toBe(2)
+        expect(yield* cipher.open(a, sealed, "row")).toBe("kept")
+        expect(counts.unwraps).toBe(2)
+        // A third key makes b leave (used longest ago), not a.
+        yield* cipher.seal(c, "x", "row", 1)
+        yield* cipher.open(a, sealed, "row")
+        expect(counts.unwraps).toBe(3)
+        yield* cipher.seal(b, "x", "row", 1)
+        expect(counts.unwraps).toBe(4)
+        // Its time is a second, not five minutes.
+        yield* TestClock.adjust(1_000)
+        yield* cipher.open(a, sealed, "row")
+        expect(counts.unwraps).toBe(5)
+        expect((yield* Effect.flip(makeWith({ max: 0, ttlMs: 1_000 })))._tag).toBe("CipherError")
+      }).pipe(Effect.provide(TestClock.layer())),
     )
   })
 })

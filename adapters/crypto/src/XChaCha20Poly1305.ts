@@ -4,12 +4,14 @@
  * This module supplies only the AEAD primitive; `Cipher.make` in the kernel builds the envelope (blob formats,
  * master-key ids, keyring, associated data) on top of it. XChaCha20's 24-byte nonce is large enough to draw at
  * random for every encryption without tracking counters, which is what lets many stateless instances share
- * one master key. `@noble/ciphers` is pure JavaScript, so the same code runs on Node and Bun.
+ * one master key. `@noble/ciphers` is pure JavaScript, so the same code runs on Node and Bun; where `node:crypto`
+ * gives the same bytes natively (Node), `make` uses that instead.
  */
 import { Cipher, Encoding } from "@coffer/kernel"
 import { xchacha20poly1305 } from "@noble/ciphers/chacha.js"
 import { randomBytes } from "@noble/ciphers/utils.js"
 import { Effect, Layer, Redacted } from "effect"
+import * as Native from "./NodeXChaCha20Poly1305.js"
 
 /** XChaCha20-Poly1305 with 24-byte nonces from the platform CSPRNG. */
 export const primitives: Cipher.Primitives = {
@@ -25,11 +27,20 @@ export interface Options {
   readonly masterKey: Redacted.Redacted<Uint8Array>
   /** Still unwrap data keys made before a rotation (`COFFER_MASTER_KEY_PREVIOUS`). */
   readonly previousKeys?: ReadonlyArray<Redacted.Redacted<Uint8Array>> | undefined
+  /** The bounds of the unwrapped data keys kept in memory; `Cipher.DEFAULT_DATA_KEY_MEMORY` when unset. */
+  readonly dataKeyMemory?: Cipher.DataKeyMemory | undefined
 }
 
-/** The Cipher service; fails when a key is not 32 bytes. */
+/**
+ * The Cipher service; fails when a key is not 32 bytes. On Node the cipher runs natively (`NodeXChaCha20Poly1305`),
+ * elsewhere in JavaScript; the blobs are the same.
+ */
 export const make = (options: Options): Effect.Effect<Cipher.Cipher["Service"], Cipher.CipherError> =>
-  Cipher.make(primitives, { current: options.masterKey, previous: options.previousKeys ?? [] })
+  Cipher.make(
+    Native.primitives ?? primitives,
+    { current: options.masterKey, previous: options.previousKeys ?? [] },
+    options.dataKeyMemory,
+  )
 
 export const layer = (options: Options): Layer.Layer<Cipher.Cipher, Cipher.CipherError> =>
   Layer.effect(Cipher.Cipher, make(options))

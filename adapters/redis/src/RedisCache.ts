@@ -9,7 +9,7 @@
  */
 import { Cache, StoreUnavailable } from "@coffer/kernel"
 import { type Cause, Effect, Layer, Queue, Redacted, Schedule, type Scope, Stream } from "effect"
-import { Redis, type RedisOptions } from "ioredis"
+import type { Redis, RedisOptions } from "ioredis"
 
 export interface Options {
   /** `redis://[[user]:password@]host:port[/db]` or `rediss://…`; pass it `Redacted` when it holds a password. */
@@ -80,6 +80,8 @@ export const make = Effect.fnUntraced(function* (
   const timeoutMs = options.commandTimeoutMs ?? 500
   const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
   const context = yield* Effect.context<never>()
+  // Loaded when a cache is built, so that a host without Redis never holds the driver in memory.
+  const { Redis: RedisClient } = yield* Effect.promise(() => import("ioredis"))
   let closing = false
 
   // Connection state goes to the log on change only (lost, back), without the URL, which may hold a password.
@@ -103,7 +105,7 @@ export const make = Effect.fnUntraced(function* (
 
   const connect = (role: string) =>
     Effect.acquireRelease(
-      Effect.sync(() => watch(new Redis(url, clientOptions(timeoutMs, `coffer-cache-${role}`)), role)),
+      Effect.sync(() => watch(new RedisClient(url, clientOptions(timeoutMs, `coffer-cache-${role}`)), role)),
       (client) =>
         Effect.sync(() => {
           closing = true

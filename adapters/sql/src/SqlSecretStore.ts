@@ -6,7 +6,8 @@
  * The store decides nothing: orders, pending invites, who sees which key and who may be changed are the use
  * cases' (see the port). It keeps the port's promises that need several rows at once: each write and its audit
  * record, and each audited read and its record, run in one transaction (rules 1 and 2); versions advance by
- * compare-and-set (rule 3, `secrets/environments.ts`); an invite is taken once (rule 7, `secrets/projects.ts`).
+ * compare-and-set (rule 3, `secrets/environments.ts`); an invite is taken once (rule 7, `secrets/projects.ts`); data keys and re-sealed values change by
+ * compare-and-set (rule 10, `secrets/dataKeys.ts`).
  *
  * Failures go through `SqlStore`: a violation the port names becomes its error, a lost conflict reruns the
  * transaction, anything else is a defect (500), and an unreachable database stays `StoreUnavailable` (503).
@@ -17,6 +18,7 @@ import type { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"
 import { apiKeys } from "./secrets/apiKeys.js"
 import { audited, auditLog } from "./secrets/audit.js"
+import { dataKeys } from "./secrets/dataKeys.js"
 import { environments } from "./secrets/environments.js"
 import { projects } from "./secrets/projects.js"
 import { traced } from "./traced.js"
@@ -31,6 +33,7 @@ export const make: Effect.Effect<SecretStore.SecretStore["Service"], never, SqlD
         ...environments(store, audit),
         ...apiKeys(store, audit),
         ...auditLog(store),
+        ...dataKeys(store),
       }),
     )
   },

@@ -2,7 +2,9 @@
  * The SQLite dialect against the SQL foundation contract, in memory and on a file, plus what only SQLite does:
  * opening (and failing to open) a file, and reporting a closed database as unavailable.
  */
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { migrate, SqlDatabase } from "@coffer/adapter-sql"
@@ -73,5 +75,44 @@ describe("Sqlite.layer", () => {
     )
     expect(errors.ping._tag).toBe("StoreUnavailable")
     expect(errors.query._tag).toBe("StoreUnavailable")
+  })
+
+  it("lets a transaction that reads and then writes wait for another process's write instead of failing", async () => {
+    // Another process (an operator's `coffer keys rotate` beside the service) writes while a transaction of this
+    // one has read and not yet written: begun IMMEDIATE, the transaction holds the write lock and the other
+    // process waits its turn; begun DEFERRED, the other would commit first and this transaction fail with SQLITE_BUSY.
+    const filename = freshFile()
+    const driver = createRequire(import.meta.url).resolve("better-sqlite3")
+    /** The other process; `wrote` settles once its insert committed, `exit` with its exit code. */
+    const otherProcess = () => {
+      const script = `const D = require(${JSON.stringify(driver)}); const db = new D(${JSON.stringify(filename)});
+        db.pragma("busy_timeout = 5000"); db.prepare("insert into coffer_meta (key, value) values ('other', 'x')").run();
+        process.stdout.write("wrote")`
+      const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "ignore"] })
+      const wrote = new Promise<void>((done) => child.stdout.on("data", () => done()))
+      const exit = new Promise<number | null>((done) => child.on("exit", done))
+      return { wrote, exit }
+    }
+    const outcome = await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* migrate
+        let other: ReturnType<typeof otherProcess> | undefined
+        yield* SqlDatabase.withTransaction(
+          Effect.gen(function* () {
+            yield* SqlDatabase.query((db) => db.selectFrom("coffer_meta").selectAll().execute())
+            other = otherProcess()
+            // Until the other process wrote (it cannot while this transaction holds the lock), or long enough.
+            yield* Effect.promise(() => Promise.race([other!.wrote, new Promise((done) => setTimeout(done, 2_000))]))
+            yield* SqlDatabase.query((db) => db.insertInto("coffer_meta").values({ key: "mine", value: "y" }).execute())
+          }),
+        )
+        const code = yield* Effect.promise(() => other!.exit)
+        const keys = yield* SqlDatabase.query((db) =>
+          db.selectFrom("coffer_meta").select("key").where("key", "in", ["mine", "other"]).orderBy("key").execute(),
+        )
+        return { code, keys: keys.map((row) => row.key) }
+      }).pipe(Effect.provide(Sqlite.layer({ filename }))),
+    )
+    expect(outcome).toEqual({ code: 0, keys: ["mine", "other"] })
   })
 })

@@ -5,20 +5,25 @@
  * native better-sqlite3 addon.
  *
  * SQLite serves one process: Kysely funnels every query through the file's single connection, one at a time,
- * and a transaction holds that connection until it ends. Several instances need the Postgres dialect.
+ * and a transaction holds that connection until it ends. Several instances need the Postgres dialect. An operator's
+ * command (`coffer keys rotate`) may still write beside the running service: transactions begin IMMEDIATE, so each
+ * takes the write lock at its start, waiting up to the busy timeout, instead of failing at once with SQLITE_BUSY
+ * when a transaction that began by reading wants to write after the other process wrote.
  */
 import { mkdir } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
 import { SqlDatabase, type Tables } from "@coffer/adapter-sql"
 import { StoreUnavailable } from "@coffer/kernel"
 import { Effect, Layer, type Scope } from "effect"
-import { type Dialect, Kysely, SqliteDialect } from "kysely"
+import { CompiledQuery, type Dialect, type Driver, Kysely, SqliteDialect } from "kysely"
 
 export interface Options {
   /** A file path (its parent directory is created) or `:memory:` for a private in-memory database. */
   readonly filename: string
   /** How long a statement waits for a lock held by another connection before failing with `Timeout`. */
   readonly busyTimeoutMs?: number | undefined
+  /** Compiled statements kept for reuse (better-sqlite3; bun:sqlite keeps its own); `STATEMENT_CACHE_MAX` unset. */
+  readonly statementCacheMax?: number | undefined
 }
 
 /** The part of both drivers' database handles this module uses: enough to set pragmas and to close. */
@@ -32,7 +37,38 @@ const memory = ":memory:"
 // A variable specifier: type checkers and bundlers leave it alone, and only Bun can resolve it.
 const bunSqliteModule = "bun:sqlite"
 
-const openHandle = async (filename: string): Promise<{ handle: SqliteHandle; dialect: Dialect }> => {
+/**
+ * The dialect with transactions begun by `begin immediate` (see the module doc). SQLite upgrades a deferred
+ * transaction from reading to writing without calling the busy handler, to avoid deadlocks, so a read-then-write
+ * transaction would fail whenever another process had written meanwhile; an immediate one waits its turn.
+ */
+const immediateTransactions = (dialect: Dialect): Dialect => ({
+  createAdapter: () => dialect.createAdapter(),
+  createIntrospector: (db) => dialect.createIntrospector(db),
+  createQueryCompiler: () => dialect.createQueryCompiler(),
+  createDriver: (): Driver => {
+    const driver = dialect.createDriver()
+    return {
+      init: () => driver.init(),
+      acquireConnection: () => driver.acquireConnection(),
+      beginTransaction: async (connection) => {
+        await connection.executeQuery(CompiledQuery.raw("begin immediate"))
+      },
+      commitTransaction: (connection) => driver.commitTransaction(connection),
+      rollbackTransaction: (connection) => driver.rollbackTransaction(connection),
+      releaseConnection: (connection) => driver.releaseConnection(connection),
+      destroy: () => driver.destroy(),
+      ...(driver.savepoint && { savepoint: driver.savepoint.bind(driver) }),
+      ...(driver.rollbackToSavepoint && { rollbackToSavepoint: driver.rollbackToSavepoint.bind(driver) }),
+      ...(driver.releaseSavepoint && { releaseSavepoint: driver.releaseSavepoint.bind(driver) }),
+    }
+  },
+})
+
+const openHandle = async (
+  filename: string,
+  statementCacheMax: number,
+): Promise<{ handle: SqliteHandle; dialect: Dialect }> => {
   if ("Bun" in globalThis) {
     const { Database } = await import(/* @vite-ignore */ bunSqliteModule)
     const { BunSqliteDialect } = await import("kysely-bun-sqlite")
@@ -41,10 +77,10 @@ const openHandle = async (filename: string): Promise<{ handle: SqliteHandle; dia
   }
   const { default: Database } = await import("better-sqlite3")
   const database = new Database(filename)
-  return { handle: database, dialect: new SqliteDialect({ database: reusingStatements(database) }) }
+  return { handle: database, dialect: new SqliteDialect({ database: reusingStatements(database, statementCacheMax) }) }
 }
 
-/** How many compiled statements the better-sqlite3 connection keeps; the store issues a few dozen shapes. */
+/** How many compiled statements the better-sqlite3 connection keeps by default; the store issues a few dozen shapes. */
 export const STATEMENT_CACHE_MAX = 256
 
 type BetterSqlite = import("better-sqlite3").Database
@@ -56,7 +92,7 @@ type Statement = ReturnType<BetterSqlite["prepare"]>
  * safe because the driver runs one query at a time on the file's single connection. The oldest statement is
  * dropped when the bound is reached (bun:sqlite caches its own statements).
  */
-const reusingStatements = (database: BetterSqlite) => {
+const reusingStatements = (database: BetterSqlite, max: number) => {
   const statements = new Map<string, Statement>()
   return {
     close: () => database.close(),
@@ -64,7 +100,7 @@ const reusingStatements = (database: BetterSqlite) => {
       const known = statements.get(sql)
       if (known !== undefined) return known
       const statement = database.prepare(sql)
-      if (statements.size >= STATEMENT_CACHE_MAX) statements.delete(statements.keys().next().value as string)
+      if (statements.size >= max) statements.delete(statements.keys().next().value as string)
       statements.set(sql, statement)
       return statement
     },
@@ -83,14 +119,17 @@ const pragmas = (filename: string, busyTimeoutMs: number): ReadonlyArray<string>
 
 const open = async (options: Options): Promise<{ handle: SqliteHandle; db: Kysely<Tables> }> => {
   if (options.filename !== memory) await mkdir(dirname(resolve(options.filename)), { recursive: true })
-  const { handle, dialect } = await openHandle(options.filename)
+  const { handle, dialect } = await openHandle(
+    options.filename,
+    Math.max(1, Math.trunc(options.statementCacheMax ?? STATEMENT_CACHE_MAX)),
+  )
   try {
     for (const pragma of pragmas(options.filename, options.busyTimeoutMs ?? 5_000)) handle.exec(pragma)
   } catch (error) {
     handle.close()
     throw error
   }
-  return { handle, db: new Kysely<Tables>({ dialect }) }
+  return { handle, db: new Kysely<Tables>({ dialect: immediateTransactions(dialect) }) }
 }
 
 const close = async ({ handle, db }: { handle: SqliteHandle; db: Kysely<Tables> }): Promise<void> => {

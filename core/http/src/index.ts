@@ -45,7 +45,8 @@ export {
   readJson,
 } from "./middleware/jsonBody.js"
 export { isJsonContentType, type JsonWritesOptions, jsonWrites } from "./middleware/jsonWrites.js"
-export { noStore } from "./middleware/noStore.js"
+export { NO_STORE } from "./middleware/noStore.js"
+export { type HeaderList, presetHeaders } from "./middleware/presetHeaders.js"
 export {
   CONTENT_SECURITY_POLICY,
   type SecurityHeadersOptions,
@@ -53,10 +54,11 @@ export {
   securityHeaders,
 } from "./middleware/securityHeaders.js"
 export { METRICS_PATH, mountMetrics, PROMETHEUS_CONTENT_TYPE, prometheusText } from "./observability/metricsRoute.js"
-export { MAX_REQUEST_ID_LENGTH, REQUEST_ID_HEADER, requestId } from "./observability/requestId.js"
+export { MAX_REQUEST_ID_LENGTH, REQUEST_ID_HEADER, resolveRequestId } from "./observability/requestId.js"
 export { MAX_QUEUED_LINES, type RequestLine } from "./observability/requestLog.js"
 export { noteFailure, type RequestState, requestSpan, requestTelemetry } from "./observability/requestTelemetry.js"
 export { methodLabel, routeTemplate, UNMATCHED_ROUTE } from "./observability/route.js"
+export { header } from "./request/header.js"
 export { type Handle, makeHandle, reportException, responseForCause } from "./runtime.js"
 export {
   IMMUTABLE_CACHE_CONTROL,

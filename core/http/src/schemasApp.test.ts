@@ -22,12 +22,31 @@ describe("schemas app", () => {
   })
 
   it("answers 404 JSON outside its paths", async () => {
-    for (const path of ["/", "/healthz", "/api/_ui/v1/nope", "/api/a/b/c/d", "/nothing/here"]) {
+    for (const path of ["/", "/api/_ui/v1/nope", "/api/a/b/c/d", "/nothing/here"]) {
       const response = await app.request(path)
       expect(response.status).toBe(404)
       expect(await response.json()).toEqual({ error: "Not found" })
       expect(response.headers.get("Cache-Control")).toBe("no-store")
     }
+  })
+
+  it("answers its probes as the secrets service does: /healthz ok, /readyz following the database", async () => {
+    const health = await app.request("/healthz")
+    expect(health.status).toBe(200)
+    expect(await health.text()).toBe("ok")
+    expect((await app.request("/readyz")).status).toBe(200)
+    fixture.setReady(false)
+    try {
+      const down = await app.request("/readyz")
+      expect(down.status).toBe(503)
+      expect(await down.json()).toEqual({ error: "Service unavailable" })
+      expect((await app.request("/healthz")).status).toBe(200)
+    } finally {
+      fixture.setReady(true)
+    }
+    const up = await app.request("/readyz")
+    expect(up.status).toBe(200)
+    expect(await up.text()).toBe("ok")
   })
 
   it("reads the secrets service's paths as platforms, which need a credential", async () => {

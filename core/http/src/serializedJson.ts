@@ -8,6 +8,7 @@
 import { Hasher } from "@coffer/kernel"
 import { Effect } from "effect"
 import type { Context } from "hono"
+import { header } from "./request/header.js"
 
 export interface Serialized {
   readonly body: Uint8Array
@@ -33,9 +34,9 @@ export const serializeJson = (value: object): Effect.Effect<Serialized, never, H
 }
 
 /** Whether an `If-None-Match` header names `etag` (weak comparison, as RFC 9110 asks for this header), or is `*`. */
-export const matches = (header: string | undefined, etag: string): boolean => {
-  if (header === undefined) return false
-  for (const candidate of header.split(",")) {
+export const matches = (ifNoneMatch: string | undefined, etag: string): boolean => {
+  if (ifNoneMatch === undefined) return false
+  for (const candidate of ifNoneMatch.split(",")) {
     const tag = candidate.trim()
     if (tag === "*" || tag === etag || tag === `W/${etag}`) return true
   }
@@ -44,7 +45,7 @@ export const matches = (header: string | undefined, etag: string): boolean => {
 
 /** 304 with the tag when the client holds these bytes already, else 200 with them. */
 export const answerSerialized = (c: Context, serialized: Serialized): Response =>
-  matches(c.req.header("If-None-Match"), serialized.etag)
+  matches(header(c, "If-None-Match"), serialized.etag)
     ? c.body(null, 304, { ETag: serialized.etag })
     : c.body(serialized.body as Uint8Array<ArrayBuffer>, 200, {
         "Content-Type": "application/json",

@@ -16,15 +16,38 @@
  * so an adapter supplies only `encrypt`/`decrypt`/`randomBytes` and every adapter writes the same blobs:
  *
  * - wrapped data key: `cdk1.<masterKeyId>.<base64url(nonce || ciphertext)>`, AAD = `associatedData(["cdk1", id])`
- * - sealed value:     `csv1.<base64url(nonce || ciphertext)>`, AAD = `associatedData(["csv1", associatedData])`
+ * - sealed value:     `csv2.<dataKeyVersion>.<base64url(nonce || ciphertext)>`,
+ *                     AAD = `associatedData(["csv2", dataKeyVersion, associatedData])`
+ * - sealed value, before data keys had versions: `csv1.<base64url(nonce || ciphertext)>`,
+ *                     AAD = `associatedData(["csv1", associatedData])`; still opened, never written
+ *
+ * A project's data key has versions (1, 2, … : `coffer keys rotate --data-keys`); a `csv2` value names the version
+ * that sealed it, so its reader picks that key (`sealedHeader`), and the version is bound into the AAD, so a value
+ * whose header names another version does not open. A `csv1` value was sealed under version 1.
  *
  * Unwrapped data keys are kept in process memory, never anywhere else, for a bounded time and number
- * (`DATA_KEYS_MAX`, `DATA_KEY_TTL_MS`), by the text of their wrap: a busy project's reads and writes unwrap its
+ * (`DataKeyMemory`: by default `DATA_KEYS_MAX`, `DATA_KEY_TTL_MS`), by the text of their wrap: a busy project's reads and writes unwrap its
  * key once, not once per value. A key leaving the memory (its time is up, the bound is reached, or `forget` is
  * called when its project is deleted or its wrap replaced) is overwritten with zeros.
  */
 import { Context, Effect, Redacted, Schema } from "effect"
-import { fromBase64Url, fromUtf8, toBase64Url, toHex, utf8 } from "./encoding.js"
+import { fromCanonicalBase64Url, fromUtf8, toBase64Url, toHex, utf8 } from "./encoding.js"
+import {
+  isDataKeyVersion,
+  LEGACY_SEALED_FORMAT,
+  SEALED_FORMAT,
+  type SealedHeader,
+  sealedPrefix,
+  splitSealed,
+} from "./sealedFormat.js"
+
+export {
+  LEGACY_SEALED_FORMAT,
+  SEALED_FORMAT,
+  type SealedHeader,
+  sealedHeader,
+  sealedPrefix,
+} from "./sealedFormat.js"
 
 export class CipherError extends Schema.TaggedError<CipherError>()("CipherError", {
   /** Never contains key material or plaintext. */
@@ -38,10 +61,26 @@ export class Cipher extends Context.Service<
     readonly currentKeyId: string
     /** A new random data key, wrapped under the current master key. */
     readonly newDataKey: Effect.Effect<string, CipherError>
-    /** Seals UTF-8 `plaintext` under the wrapped data key, bound to `associatedData`. */
-    readonly seal: (dataKey: string, plaintext: string, associatedData: string) => Effect.Effect<string, CipherError>
-    /** Opens a blob made by `seal` with the same data key and associated data. */
+    /**
+     * Seals UTF-8 `plaintext` under the wrapped data key, bound to `associatedData`, as a `csv2` blob naming
+     * `dataKeyVersion`, the version the caller keeps this data key under.
+     */
+    readonly seal: (
+      dataKey: string,
+      plaintext: string,
+      associatedData: string,
+      dataKeyVersion: number,
+    ) => Effect.Effect<string, CipherError>
+    /**
+     * Opens a blob made by `seal` (or a `csv1` blob from before data keys had versions) with the same data key and
+     * associated data; `sealedHeader` says which data key version and which associated data the blob needs.
+     */
     readonly open: (dataKey: string, sealed: string, associatedData: string) => Effect.Effect<string, CipherError>
+    /**
+     * Opens many blobs sealed under one data key, in order, in one synchronous loop with the key unwrapped once
+     * (an export of thousands of values); fails as `open` would on the first that does not open.
+     */
+    readonly openAll: (dataKey: string, blobs: ReadonlyArray<SealedBlob>) => Effect.Effect<Array<string>, CipherError>
     /** The same data key, wrapped under the current master key; values sealed under it still open. */
     readonly rewrap: (dataKey: string) => Effect.Effect<string, CipherError>
     /**
@@ -54,10 +93,26 @@ export class Cipher extends Context.Service<
   }
 >()("@coffer/kernel/Cipher") {}
 
-/** How many unwrapped data keys a process keeps at most; the one used longest ago leaves first. */
+/** A value as `seal` made it, with the associated data it was sealed with. */
+export interface SealedBlob {
+  readonly sealed: string
+  readonly associatedData: string
+}
+
+/** How many unwrapped data keys a process keeps at most, by default; the one used longest ago leaves first. */
 export const DATA_KEYS_MAX = 1_000
-/** How long an unwrapped data key is kept after it was unwrapped. */
+/** How long an unwrapped data key is kept after it was unwrapped, by default. */
 export const DATA_KEY_TTL_MS = 5 * 60_000
+
+/** The bounds of the unwrapped data keys kept in memory (the host's `COFFER_DATA_KEYS_MAX`, `…_TTL_SECONDS`). */
+export interface DataKeyMemory {
+  /** Keys kept at most (at least 1). */
+  readonly max: number
+  /** How long each is kept after it was unwrapped. */
+  readonly ttlMs: number
+}
+
+export const DEFAULT_DATA_KEY_MEMORY: DataKeyMemory = { max: DATA_KEYS_MAX, ttlMs: DATA_KEY_TTL_MS }
 
 /** Master and data keys are 256-bit. */
 export const KEY_LENGTH = 32
@@ -87,13 +142,11 @@ export interface Primitives {
 
 /** Format tag of a wrapped data key. */
 export const DATA_KEY_FORMAT = "cdk1"
-/** Format tag of a sealed value. */
-export const SEALED_FORMAT = "csv1"
 
 /**
  * Encodes parts as one associated-data string, each prefixed by its length (`3:abc0:`), so that no two lists
- * of parts encode alike: `["ab", "c"]` and `["a", "bc"]` differ, as do `["a:b"]` and `["a", "b"]`. Stores bind
- * project, environment, key and version with it.
+ * of parts encode alike: `["ab", "c"]` and `["a", "bc"]` differ, as do `["a:b"]` and `["a", "b"]`. The secrets use
+ * cases bind project, environment, secret id, key and version with it (core/secrets `usecases/sealing.ts`).
  */
 export const associatedData = (parts: ReadonlyArray<string>): string =>
   parts.map((part) => `${part.length}:${part}`).join("")
@@ -114,16 +167,18 @@ export const masterKeyId = (key: MasterKey): Effect.Effect<string> =>
   }).pipe(Effect.map((digest) => toHex(new Uint8Array(digest, 0, 8))))
 
 const DATA_KEY_PATTERN = /^cdk1\.([0-9a-f]{16})\.([A-Za-z0-9_-]+)$/
-const SEALED_PATTERN = /^csv1\.([A-Za-z0-9_-]+)$/
 // With the `u` flag a surrogate pair is one code point, so this matches only unpaired surrogates, which UTF-8
 // cannot carry: TextEncoder would silently turn them into U+FFFD and open(seal(x)) would differ from x.
 const LONE_SURROGATE = /\p{Cs}/u
 
 const fail = (message: string) => Effect.fail(new CipherError({ message }))
 
-/** Runs a primitive; whatever it throws is replaced by `message`, so no library text reaches the caller. */
+/**
+ * Runs a primitive; whatever it throws is replaced by `message`, so no library text reaches the caller. A
+ * `CipherError` thrown by this module's own code passes through: it already says what went wrong.
+ */
 const attempt = <A>(run: () => A, message: string) =>
-  Effect.try({ try: run, catch: () => new CipherError({ message }) })
+  Effect.try({ try: run, catch: (error) => (error instanceof CipherError ? error : new CipherError({ message })) })
 
 const concat = (a: Uint8Array, b: Uint8Array) => {
   const out = new Uint8Array(a.length + b.length)
@@ -133,10 +188,7 @@ const concat = (a: Uint8Array, b: Uint8Array) => {
 }
 
 /** Only the canonical encoding is accepted, so that no two texts stand for the same blob. */
-const decodeCanonical = (text: string) => {
-  const bytes = fromBase64Url(text)
-  return bytes !== undefined && toBase64Url(bytes) === text ? bytes : undefined
-}
+const decodeCanonical = fromCanonicalBase64Url
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i])
 
@@ -147,7 +199,11 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.e
 export const make = Effect.fnUntraced(function* (
   primitives: Primitives,
   keyring: Keyring,
+  memory: DataKeyMemory = DEFAULT_DATA_KEY_MEMORY,
 ): Effect.fn.Return<Cipher["Service"], CipherError> {
+  if (!Number.isInteger(memory.max) || memory.max < 1 || !(memory.ttlMs > 0)) {
+    return yield* fail("the data keys kept in memory need a bound of at least 1 and a positive time")
+  }
   const { nonceLength } = primitives
   const ring = new Map<string, MasterKey>()
   const keys = [keyring.current, ...keyring.previous]
@@ -169,7 +225,14 @@ export const make = Effect.fnUntraced(function* (
   const current = keyring.current
 
   const wrapAad = (keyId: string) => utf8.encode(associatedData([DATA_KEY_FORMAT, keyId]))
-  const sealAad = (aad: string) => utf8.encode(associatedData([SEALED_FORMAT, aad]))
+  const sealAad = (header: SealedHeader, aad: string) =>
+    utf8.encode(
+      associatedData(
+        header.format === LEGACY_SEALED_FORMAT
+          ? [LEGACY_SEALED_FORMAT, aad]
+          : [SEALED_FORMAT, String(header.dataKeyVersion), aad],
+      ),
+    )
 
   /** Splits `nonce || ciphertext`; a payload with no room for a ciphertext after the nonce is malformed. */
   const payloadOf = (text: string) => {
@@ -219,8 +282,8 @@ export const make = Effect.fnUntraced(function* (
   }
   const keep = (wrapped: string, key: Uint8Array, now: number) => {
     drop(wrapped)
-    if (unwrapped.size >= DATA_KEYS_MAX) drop(unwrapped.keys().next().value!)
-    unwrapped.set(wrapped, { key, until: now + DATA_KEY_TTL_MS })
+    if (unwrapped.size >= memory.max) drop(unwrapped.keys().next().value!)
+    unwrapped.set(wrapped, { key, until: now + memory.ttlMs })
   }
   const kept = (wrapped: string, now: number) => {
     const found = unwrapped.get(wrapped)
@@ -262,6 +325,29 @@ export const make = Effect.fnUntraced(function* (
   const checkText = (text: string, what: string) =>
     LONE_SURROGATE.test(text) ? fail(`the ${what} is not well-formed Unicode (it has a lone surrogate)`) : Effect.void
 
+  const NOT_OPENED = "the sealed value does not open: it was altered, or belongs to another data key or associated data"
+  /** A blob's header, nonce and ciphertext; throws a `CipherError` for a blob or associated data it refuses. */
+  const parseSealed = (sealed: string, aad: string) => {
+    const split = splitSealed(sealed)
+    const payload = split === undefined ? undefined : payloadOf(split.payload)
+    if (split === undefined || payload === undefined) {
+      throw new CipherError({ message: `the sealed value is not a ${SEALED_FORMAT} (or ${LEGACY_SEALED_FORMAT}) blob` })
+    }
+    if (LONE_SURROGATE.test(aad)) {
+      throw new CipherError({ message: "the associated data is not well-formed Unicode (it has a lone surrogate)" })
+    }
+    return { header: split, ...payload }
+  }
+  /** Opens a parsed blob with the raw data key. */
+  const openNow = (key: Uint8Array, parsed: ReturnType<typeof parseSealed>, aad: string) => {
+    const bytes = primitives.decrypt(key, parsed.nonce, parsed.ciphertext, sealAad(parsed.header, aad))
+    try {
+      return fromUtf8.decode(bytes)
+    } finally {
+      bytes.fill(0)
+    }
+  }
+
   return Cipher.of({
     currentKeyId,
     newDataKey: Effect.acquireUseRelease(
@@ -269,39 +355,43 @@ export const make = Effect.fnUntraced(function* (
       wrap,
       (dataKey) => Effect.sync(() => dataKey.fill(0)),
     ),
-    seal: (dataKey, plaintext, aad) =>
+    seal: (dataKey, plaintext, aad, dataKeyVersion) =>
       Effect.gen(function* () {
         yield* checkText(plaintext, "plaintext")
         yield* checkText(aad, "associated data")
+        if (!isDataKeyVersion(dataKeyVersion)) return yield* fail("the data key version must be a positive integer")
+        const header: SealedHeader = { format: SEALED_FORMAT, dataKeyVersion }
         return yield* withDataKey(
           dataKey,
           (key) => {
             const nonce = primitives.randomBytes(nonceLength)
-            const ciphertext = primitives.encrypt(key, nonce, utf8.encode(plaintext), sealAad(aad))
-            return `${SEALED_FORMAT}.${toBase64Url(concat(nonce, ciphertext))}`
+            const ciphertext = primitives.encrypt(key, nonce, utf8.encode(plaintext), sealAad(header, aad))
+            return `${sealedPrefix(dataKeyVersion)}${toBase64Url(concat(nonce, ciphertext))}`
           },
           "could not seal the value",
         )
       }),
     open: (dataKey, sealed, aad) =>
       Effect.gen(function* () {
-        const match = SEALED_PATTERN.exec(sealed)
-        const payload = match?.[1] === undefined ? undefined : payloadOf(match[1])
-        if (payload === undefined) return yield* fail(`the sealed value is not a ${SEALED_FORMAT} blob`)
-        yield* checkText(aad, "associated data")
-        return yield* withDataKey(
-          dataKey,
-          (key) => {
-            const bytes = primitives.decrypt(key, payload.nonce, payload.ciphertext, sealAad(aad))
-            try {
-              return fromUtf8.decode(bytes)
-            } finally {
-              bytes.fill(0)
-            }
-          },
-          "the sealed value does not open: it was altered, or belongs to another data key or associated data",
-        )
+        // A malformed blob is refused before the data key is unwrapped for it.
+        const parsed = yield* attempt(() => parseSealed(sealed, aad), "the sealed value is malformed")
+        return yield* withDataKey(dataKey, (key) => openNow(key, parsed, aad), NOT_OPENED)
       }),
+    openAll: (dataKey, blobs) =>
+      blobs.length === 0
+        ? Effect.succeed([])
+        : withDataKey(
+            dataKey,
+            (key) => {
+              const values = new Array<string>(blobs.length)
+              for (let i = 0; i < blobs.length; i++) {
+                const { sealed, associatedData } = blobs[i]!
+                values[i] = openNow(key, parseSealed(sealed, associatedData), associatedData)
+              }
+              return values
+            },
+            NOT_OPENED,
+          ),
     rewrap: (dataKey) => withDataKey(dataKey, wrapNow, "could not wrap the data key"),
     keyIdOf: (dataKey) => Effect.map(parseDataKey(dataKey), ({ keyId }) => keyId),
     forget: (dataKey) => Effect.sync(() => drop(dataKey)),

@@ -15,7 +15,7 @@
  * token check is different and fails closed (see `tokens.ts`).
  */
 import { Cache, Random, type StoreUnavailable } from "@coffer/kernel"
-import { Effect, Option, Schedule, Schema } from "effect"
+import { Context, Effect, Option, Schedule, Schema } from "effect"
 import { type SchemaId, schemaKey } from "./domain/schemaId.js"
 import { SchemaStore, type StoredSchema } from "./SchemaStore.js"
 
@@ -104,11 +104,17 @@ const currentGeneration: Effect.Effect<string | undefined, never, Cache.Cache | 
  * one: a write on any instance abandons it at once. Keeping the same object also lets the route keep its bytes.
  */
 export const DECODED_SCHEMAS_MAX = 1_000
+
+/** The bound above, as the host sets it (`COFFER_DECODED_SCHEMAS_MAX`); `DECODED_SCHEMAS_MAX` unless provided. */
+export const DecodedSchemasMax = Context.Reference<number>("@coffer/schemas/DecodedSchemasMax", {
+  defaultValue: () => DECODED_SCHEMAS_MAX,
+})
+
 /** Per cache: two runtimes in one process (tests, two services) never share answers. */
 const decodedByCache = new WeakMap<object, Map<string, SchemaLookup>>()
 
-const remember = (decodedAnswers: Map<string, SchemaLookup>, key: string, lookup: SchemaLookup) => {
-  if (decodedAnswers.size >= DECODED_SCHEMAS_MAX) {
+const remember = (decodedAnswers: Map<string, SchemaLookup>, key: string, lookup: SchemaLookup, max: number) => {
+  if (decodedAnswers.size >= max) {
     const oldest = decodedAnswers.keys().next()
     if (oldest.done !== true) decodedAnswers.delete(oldest.value)
   }
@@ -137,7 +143,8 @@ export const lookupSchema = Effect.fnUntraced(function* (
   if (decodedHere !== undefined) return decodedHere
   const cached = yield* cache.get(key).pipe(Effect.orElseSucceed(() => undefined))
   const decoded = cached === undefined ? Option.none() : decodeEntry(cached)
-  if (Option.isSome(decoded)) return remember(decodedAnswers, key, fromEntry(id, decoded.value))
+  if (Option.isSome(decoded))
+    return remember(decodedAnswers, key, fromEntry(id, decoded.value), yield* DecodedSchemasMax)
   const found = yield* lookupInStore(id)
   yield* cache.set(key, encodeEntry(toEntry(found)), SCHEMA_CACHE_TTL_MS).pipe(Effect.ignore)
   return found

@@ -17,7 +17,8 @@
  * 2. Audited reads. `readSecret` (with `audit`) and `exportSecrets` write their audit record in the same
  *    transaction as the read: when the record cannot be written they fail and return no value.
  * 3. Versions. `writeSecret` succeeds only when `expectedVersion` is the secret's current version (0: the key
- *    does not exist yet), and then stores exactly version `expectedVersion + 1`; otherwise it fails with
+ *    does not exist yet) and, when the key exists, the secret is still the one with id `secretId` (not one deleted
+ *    and re-created under the same key), and then stores exactly version `expectedVersion + 1`; otherwise it fails with
  *    `VersionConflict` and changes nothing. Of concurrent writes with the same expected version exactly one
  *    succeeds, so versions stay contiguous and no acknowledged version is lost.
  * 4. Cascades. Deleting a project removes its environments, secrets, versions, members, invites and API keys;
@@ -36,9 +37,16 @@
  * 8. Parents. A write under a parent that no longer exists (deleted meanwhile) fails with `ProjectGone` or
  *    `EnvironmentGone` instead of leaving an orphan.
  * 9. Failures. A store that cannot be reached fails with `StoreUnavailable`, never with a wrong answer.
+ * 10. Data keys. A project's data key has versions 1, 2, …; `ProjectRecord.dataKey` is the newest, which seals new
+ *    values, and every older version stays findable (`findDataKey`) for as long as the project exists, since values
+ *    sealed under it may remain. `addDataKey` makes a new version current only if the current one is still
+ *    `expectedVersion` (of concurrent calls exactly one succeeds), keeping the old one; `replaceDataKey` and
+ *    `replaceSealedValues` change only what still holds the expected text (compare-and-set), and nothing else:
+ *    a row written or deleted meanwhile is left as it is.
  */
 import type { EpochMillis, StoreUnavailable } from "@coffer/kernel"
 import { Context, type Effect } from "effect"
+import type { DataKeyRecord, SealedRow, SealedRowCursor } from "./dataKeyRecords.js"
 import type { AuditAction } from "./domain/audit.js"
 import type { KeyScope, MemberRole, Role } from "./domain/permissions.js"
 import type {
@@ -50,14 +58,18 @@ import type {
   VersionConflict,
 } from "./errors.js"
 
+export type { DataKeyRecord, SealedRow, SealedRowCursor } from "./dataKeyRecords.js"
+
 export interface ProjectRecord {
   readonly id: string
   readonly name: string
   readonly slug: string
   readonly ownerId: string
   readonly createdAt: EpochMillis
-  /** The project's data key, wrapped by the master key (`Cipher.newDataKey`). */
+  /** The project's current data key, wrapped by the master key (`Cipher.newDataKey`): it seals new values. */
   readonly dataKey: string
+  /** The version of `dataKey` (rule 10): 1 at creation, one more at each data-key rotation. */
+  readonly dataKeyVersion: number
 }
 
 /** A project as one person sees it: with their role in it. */
@@ -111,11 +123,12 @@ export interface VersionRecord {
 }
 
 export interface SealedVersion extends VersionRecord {
-  /** The sealed value (`Cipher.seal`), bound to project, environment, key and version. */
+  /** The sealed value (`Cipher.seal`), bound to project, environment, secret, key and version. */
   readonly value: string
 }
 
 export interface ExportRecord {
+  readonly secretId: string
   readonly key: string
   readonly version: number
   /** The sealed value of the current version. */
@@ -168,8 +181,12 @@ export interface WriteSecretInput {
   readonly key: string
   /** The version the writer read: 0 when the key did not exist (rule 3). */
   readonly expectedVersion: number
-  /** The id a new secret gets; ignored when the key exists. */
-  readonly newSecretId: string
+  /**
+   * The id of the secret the writer read, or the id a new secret gets (`expectedVersion` 0). When the key exists,
+   * the write succeeds only if it is still this secret (rule 3): values are sealed for their secret's id, so a
+   * value sealed for a deleted secret must not land in the one re-created under its key.
+   */
+  readonly secretId: string
   /** Sealed for version `expectedVersion + 1`. */
   readonly value: string
   readonly userId: string
@@ -189,6 +206,18 @@ export class SecretStore extends Context.Service<
     }) => Effect.Effect<void, ProjectExists | StoreUnavailable>
     /** The project with this slug, if `userId` is in it. */
     readonly findProject: (slug: string, userId: string) => Effect.Effect<ProjectAccess | undefined, StoreUnavailable>
+    /**
+     * The project with this slug, if `userId` is in it, with its environment `name` (undefined when it has none):
+     * what every secret route looks up first, in one read.
+     */
+    readonly findProjectEnvironment: (
+      slug: string,
+      userId: string,
+      name: string,
+    ) => Effect.Effect<
+      { readonly access: ProjectAccess; readonly environment: EnvironmentRecord | undefined } | undefined,
+      StoreUnavailable
+    >
     /** The project with this id, if `userId` is in it. */
     readonly findProjectById: (
       projectId: string,
@@ -326,16 +355,45 @@ export class SecretStore extends Context.Service<
       readonly offset: number
     }) => Effect.Effect<ReadonlyArray<AuditRecord>, StoreUnavailable>
 
-    // Data keys (master-key rotation)
-    readonly listDataKeys: Effect.Effect<
-      ReadonlyArray<{ readonly projectId: string; readonly dataKey: string }>,
-      StoreUnavailable
-    >
-    /** Replaces a project's wrapped data key if it is still `expected`; false otherwise. */
+    // Data keys (rule 10: master-key rotation re-wraps them, data-key rotation adds versions and re-seals)
+    /** Every version of every project's data key. */
+    readonly listDataKeys: Effect.Effect<ReadonlyArray<DataKeyRecord>, StoreUnavailable>
+    /** The wrapped data key of this version, current or older; undefined when the project has no such version. */
+    readonly findDataKey: (projectId: string, version: number) => Effect.Effect<string | undefined, StoreUnavailable>
+    /** Replaces one version's wrapped data key if it is still `expected`; false otherwise. */
     readonly replaceDataKey: (input: {
       readonly projectId: string
+      readonly version: number
       readonly expected: string
       readonly next: string
     }) => Effect.Effect<boolean, StoreUnavailable>
+    /**
+     * Makes `dataKey` the project's current data key, as version `expectedVersion + 1`, if the current version is
+     * still `expectedVersion`; the previous one stays as an older version. False otherwise (or the project is gone).
+     */
+    readonly addDataKey: (input: {
+      readonly projectId: string
+      readonly expectedVersion: number
+      readonly dataKey: string
+    }) => Effect.Effect<boolean, StoreUnavailable>
+    /**
+     * A page of the project's stored versions (every environment, all history) whose sealed value does not start
+     * with `except`, ordered by (secret id, version), after `after` when given.
+     */
+    readonly listSealedValues: (input: {
+      readonly projectId: string
+      readonly except: string
+      readonly after: SealedRowCursor | undefined
+      readonly limit: number
+    }) => Effect.Effect<ReadonlyArray<SealedRow>, StoreUnavailable>
+    /** Replaces each version's sealed value that is still `expected`, in one transaction; answers how many. */
+    readonly replaceSealedValues: (
+      replacements: ReadonlyArray<{
+        readonly secretId: string
+        readonly version: number
+        readonly expected: string
+        readonly next: string
+      }>,
+    ) => Effect.Effect<number, StoreUnavailable>
   }
 >()("@coffer/secrets/SecretStore") {}

@@ -14,11 +14,13 @@ export * as MemorySecretStore from "./memory/MemorySecretStore.js"
 export * as SecretStore from "./SecretStore.js"
 export * from "./usecases/apiKeys.js"
 export * from "./usecases/audit.js"
+export * from "./usecases/dataKeyRotation.js"
 export * from "./usecases/dataKeys.js"
 export * from "./usecases/environments.js"
 export * from "./usecases/housekeeping.js"
 export * from "./usecases/people.js"
 export * from "./usecases/projects.js"
+export * from "./usecases/sealing.js"
 export * from "./usecases/secrets.js"
 export {
   AccountLinkRequired,

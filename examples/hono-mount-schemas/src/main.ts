@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net"
 import { pathToFileURL } from "node:url"
 import { MemoryCache, MemorySchemaStore, MemorySessions } from "@coffer/adapter-memory"
 import { createSchemasApp, type SchemasSettings } from "@coffer/http"
-import { Clock, Hasher, Random } from "@coffer/kernel"
+import { Clock, Hasher, Random, Readiness } from "@coffer/kernel"
 import { Tokens } from "@coffer/schemas"
 import { serve } from "@hono/node-server"
 import { Layer, ManagedRuntime, References } from "effect"
@@ -22,7 +22,13 @@ import { Hono } from "hono"
 import { mount } from "hono/mount"
 
 /** What the Schemas routes ask of the runtime, all in process memory: nothing survives a restart. */
-const schemasLayer = Layer.mergeAll(MemorySchemaStore.layer, MemorySessions.layer, Tokens.RevokedTokens.layer).pipe(
+const schemasLayer = Layer.mergeAll(
+  MemorySchemaStore.layer,
+  MemorySessions.layer,
+  Tokens.RevokedTokens.layer,
+  // Memory is ready as long as the process runs: `/readyz` answers ok.
+  Readiness.layerAlwaysReady,
+).pipe(
   Layer.provideMerge(Layer.mergeAll(MemoryCache.layer, Clock.layer, Random.layer, Hasher.layer)),
   // The app logs one line per request at Info through the runtime's logger. This walk-through prints its own lines
   // instead, so only warnings and errors (a 5xx with its cause) are logged; an embedder picks its own level.

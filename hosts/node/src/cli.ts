@@ -4,7 +4,6 @@
  * secrets, schemas, completions) belong to `@coffer/cli`, which runs them with its own exit codes.
  */
 import { parseArgs } from "node:util"
-import { runCli, USER_COMMANDS } from "@coffer/cli"
 import { Cause } from "effect"
 import { accountsCommand } from "./accountsCommand.js"
 import { loadSettings, SettingsRejected } from "./config/hostSettings.js"
@@ -15,6 +14,15 @@ import { runMigrations } from "./migrateCommand.js"
 import { type Running, SERVICES, type Service, serve } from "./serve.js"
 
 class UsageError extends Error {}
+
+/**
+ * The user commands, loaded only when one runs: a server never needs them, and their command parser is a good part
+ * of what a started host would otherwise keep in memory.
+ */
+const userCommands = () => import("@coffer/cli")
+
+/** The host's own commands; every other name is offered to the user commands. */
+const HOST_COMMANDS: ReadonlyArray<string> = ["serve", "migrate", "accounts", "keys", "help", "--help", "-h"]
 
 /** Turns anything thrown into one line fit for an operator: no stack, no secrets. */
 const describe = (error: unknown): string => {
@@ -77,9 +85,12 @@ export const main = async (
   listener?: Listener,
 ): Promise<void> => {
   const [command, ...rest] = argv
-  if (command !== undefined && USER_COMMANDS.includes(command)) {
-    process.exitCode = await runCli(argv, { env })
-    return
+  if (command !== undefined && !HOST_COMMANDS.includes(command)) {
+    const { runCli, USER_COMMANDS } = await userCommands()
+    if (USER_COMMANDS.includes(command)) {
+      process.exitCode = await runCli(argv, { env })
+      return
+    }
   }
   try {
     switch (command) {
@@ -96,9 +107,12 @@ export const main = async (
       case "--help":
       case "-h": {
         const topic = rest[0] as keyof typeof commands | undefined
-        if (topic !== undefined && USER_COMMANDS.includes(topic)) {
-          process.exitCode = await runCli([...rest, "--help"], { env })
-          return
+        if (topic !== undefined && !(topic in commands)) {
+          const { runCli, USER_COMMANDS } = await userCommands()
+          if (USER_COMMANDS.includes(topic)) {
+            process.exitCode = await runCli([...rest, "--help"], { env })
+            return
+          }
         }
         console.log(topic !== undefined && topic in commands ? commands[topic] : commands.main)
         return

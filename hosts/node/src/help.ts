@@ -11,7 +11,7 @@ Commands:
   serve        start the Schemas and Secrets services
   migrate      apply database migrations and exit
   accounts     list the secrets service's accounts; link and unlink sign-in identities
-  keys         re-wrap every project's data key under the current master key
+  keys         re-wrap the data keys under the current master key; rotate data keys
 
   The user commands (@coffer/cli) speak HTTP to a running service:
   login        check an API key or schemas token and store it; logout, whoami
@@ -79,7 +79,7 @@ sign-in is a first one again.
 
 Options:
   -h, --help   show this help`,
-  keys: `Usage: coffer keys rotate
+  keys: `Usage: coffer keys rotate [--data-keys [--project SLUG]]
 
 Master-key rotation for the secrets service, on COFFER_DATABASE_URL (migrated
 first). Each project's data key is wrapped by the master key; rotating re-wraps
@@ -92,15 +92,29 @@ Values are not re-encrypted, and the service may keep running.
   3. Run \`coffer keys rotate\` with the same settings.
   4. Restart without COFFER_MASTER_KEY_PREVIOUS, and destroy the old key.
 
-Run \`coffer keys rotate --help\` for details.`,
-  "keys rotate": `Usage: coffer keys rotate
+Data-key rotation: \`coffer keys rotate --data-keys\` gives every project (or
+the one named by --project) a fresh data key and re-seals all its values under
+it, while the service runs.
 
-Re-wraps every project's data key under COFFER_MASTER_KEY; data keys wrapped
-under a key in COFFER_MASTER_KEY_PREVIOUS are opened with it. Prints how many
-were re-wrapped and the new master key's id (never the key). Safe to repeat
-and safe while the service runs. Exits with 1, naming the projects, when a data
-key was wrapped by a master key that is not configured.
+Run \`coffer keys rotate --help\` for details.`,
+  "keys rotate": `Usage: coffer keys rotate [--data-keys [--project SLUG]]
+
+Without --data-keys: re-wraps every project's data key (every version of it)
+under COFFER_MASTER_KEY; data keys wrapped under a key in
+COFFER_MASTER_KEY_PREVIOUS are opened with it. Prints how many were re-wrapped
+and the new master key's id (never the key). Safe to repeat and safe while the
+service runs. Exits with 1, naming the projects, when a data key was wrapped by
+a master key that is not configured.
+
+With --data-keys: gives each project a fresh data key version and re-seals
+every value it stores (all environments, all history) under it, in batches,
+each value replaced only if unchanged meanwhile, so the service may keep
+running. Old versions keep opening until re-sealed, and are kept. A run that
+stopped is resumed by running it again. Prints counts per project, never a
+value or key; exits with 1 when a value did not open (it is left as it was).
 
 Options:
-  -h, --help   show this help`,
+  --data-keys      rotate the projects' data keys instead of re-wrapping them
+  --project SLUG   only this project (with --data-keys)
+  -h, --help       show this help`,
 } as const

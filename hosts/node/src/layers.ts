@@ -25,8 +25,8 @@ import type { HostSettings } from "./config/hostSettings.js"
 
 export const databaseLayer = (settings: HostSettings): Layer.Layer<SqlDatabase.SqlDatabase, StoreUnavailable> =>
   settings.database._tag === "Sqlite"
-    ? Sqlite.layer({ filename: settings.database.filename })
-    : Postgres.layer({ url: settings.database.url })
+    ? Sqlite.layer({ filename: settings.database.filename, statementCacheMax: settings.sqliteStatementCache })
+    : Postgres.layer({ url: settings.database.url, max: settings.databasePoolMax })
 
 /**
  * Redis when set; else the in-process cache, whose invalidations travel over Postgres `LISTEN/NOTIFY` when the
@@ -52,7 +52,8 @@ export const cipherLayer = (settings: HostSettings): Layer.Layer<Cipher.Cipher, 
       const previousKeys = yield* Effect.forEach(settings.previousMasterKeys, (key) =>
         XChaCha20Poly1305.parseMasterKey(Redacted.value(key)),
       )
-      return XChaCha20Poly1305.layer({ masterKey, previousKeys })
+      const dataKeyMemory = { max: settings.dataKeysMax, ttlMs: settings.dataKeyTtlSeconds * 1000 }
+      return XChaCha20Poly1305.layer({ masterKey, previousKeys, dataKeyMemory })
     }),
   )
 

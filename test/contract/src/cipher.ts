@@ -49,7 +49,7 @@ const sealedValue = (plaintext: string, aad: string) =>
   Effect.gen(function* () {
     const cipher = yield* Cipher.Cipher
     const dataKey = yield* cipher.newDataKey
-    const sealed = yield* cipher.seal(dataKey, plaintext, aad)
+    const sealed = yield* cipher.seal(dataKey, plaintext, aad, 1)
     return { dataKey, sealed }
   })
 
@@ -105,7 +105,7 @@ export const cipherSuite = (
           Effect.gen(function* () {
             const cipher = yield* Cipher.Cipher
             const { dataKey, sealed } = yield* sealedValue(value, aad)
-            expect(sealed).toMatch(/^csv1\.[A-Za-z0-9_-]+$/)
+            expect(sealed).toMatch(/^csv2\.1\.[A-Za-z0-9_-]+$/)
             if (value !== "") expect(sealed.includes(value)).toBe(false)
             return yield* cipher.open(dataKey, sealed, aad)
           }),
@@ -123,7 +123,7 @@ export const cipherSuite = (
           const cipher = yield* Cipher.Cipher
           const dataKey = yield* cipher.newDataKey
           const sealed = yield* Effect.forEach(values, (value, i) =>
-            cipher.seal(dataKey, value, Cipher.associatedData([String(i)])),
+            cipher.seal(dataKey, value, Cipher.associatedData([String(i)]), i + 1),
           )
           return yield* Effect.forEach(sealed, (blob, i) =>
             cipher.open(dataKey, blob, Cipher.associatedData([String(i)])),
@@ -131,6 +131,76 @@ export const cipherSuite = (
         }),
       )
       expect(opened).toEqual(values)
+    })
+
+    it("opens many values in one call, in order, as open does one by one", async () => {
+      const keys = { current: newMasterKey(), previous: [] }
+      const values = ["", unicode, newlines, large, ...Array.from({ length: 200 }, (_, i) => `value ${i}`)]
+      const { all, none } = await run(
+        keys,
+        Effect.gen(function* () {
+          const cipher = yield* Cipher.Cipher
+          const dataKey = yield* cipher.newDataKey
+          const blobs = yield* Effect.forEach(values, (value, i) =>
+            Effect.map(cipher.seal(dataKey, value, Cipher.associatedData([String(i)]), 1), (sealed) => ({
+              sealed,
+              associatedData: Cipher.associatedData([String(i)]),
+            })),
+          )
+          // A key that is no longer kept in memory is unwrapped again for the whole list.
+          yield* cipher.forget(dataKey)
+          return { all: yield* cipher.openAll(dataKey, blobs), none: yield* cipher.openAll(dataKey, []) }
+        }),
+      )
+      expect(all).toEqual(values)
+      expect(none).toEqual([])
+    })
+
+    it("refuses a whole list when any one value in it does not open, leaking nothing", async () => {
+      const keys = { current: newMasterKey(), previous: [] }
+      const aad = (i: number) => Cipher.associatedData(["p", "e", `KEY_${i}`, "1"])
+      const { dataKey, blobs, other } = await run(
+        keys,
+        Effect.gen(function* () {
+          const cipher = yield* Cipher.Cipher
+          const dataKey = yield* cipher.newDataKey
+          const blobs = yield* Effect.forEach([0, 1, 2], (i) =>
+            Effect.map(cipher.seal(dataKey, `${secretText} ${i}`, aad(i), 1), (sealed) => ({
+              sealed,
+              associatedData: aad(i),
+            })),
+          )
+          const other = yield* cipher.seal(yield* cipher.newDataKey, `${secretText} 1`, aad(1), 1)
+          return { dataKey, blobs, other }
+        }),
+      )
+      const [first, second, third] = blobs as [Cipher.SealedBlob, Cipher.SealedBlob, Cipher.SealedBlob]
+      const payload = Encoding.fromBase64Url(second.sealed.slice("csv2.1.".length))!
+      payload[payload.length - 1]! ^= 1
+      const lists: ReadonlyArray<{ readonly label: string; readonly blobs: ReadonlyArray<Cipher.SealedBlob> }> = [
+        {
+          label: "tag changed",
+          blobs: [first, { ...second, sealed: `csv2.1.${Encoding.toBase64Url(payload)}` }, third],
+        },
+        { label: "other associated data", blobs: [first, { ...second, associatedData: aad(2) }, third] },
+        { label: "another data key's value", blobs: [first, { ...second, sealed: other }, third] },
+        { label: "not a blob", blobs: [first, { ...second, sealed: "csv1.!" }, third] },
+        { label: "lone surrogate in associated data", blobs: [first, { ...second, associatedData: "\ud800" }, third] },
+      ]
+      await expectFailures(
+        keys,
+        lists.map(({ label, blobs }) => ({
+          label,
+          program: Cipher.Cipher.use((cipher) => cipher.openAll(dataKey, blobs)),
+        })),
+        [secretText],
+      )
+      expect(
+        await run(
+          keys,
+          Cipher.Cipher.use((cipher) => cipher.openAll(dataKey, blobs)),
+        ),
+      ).toEqual([0, 1, 2].map((i) => `${secretText} ${i}`))
     })
 
     it("names the wrapping master key by a stable id that reveals nothing of it", async () => {
@@ -166,8 +236,8 @@ export const cipherSuite = (
           const cipher = yield* Cipher.Cipher
           const dataKey = yield* cipher.newDataKey
           const otherDataKey = yield* cipher.newDataKey
-          const first = yield* cipher.seal(dataKey, "same", aad)
-          const second = yield* cipher.seal(dataKey, "same", aad)
+          const first = yield* cipher.seal(dataKey, "same", aad, 1)
+          const second = yield* cipher.seal(dataKey, "same", aad, 1)
           const opened = [yield* cipher.open(dataKey, first, aad), yield* cipher.open(dataKey, second, aad)]
           const rewrapped = yield* cipher.rewrap(dataKey)
           return { dataKey, otherDataKey, first, second, opened, rewrapped }
@@ -185,7 +255,7 @@ export const cipherSuite = (
       const aad = Cipher.associatedData(["p", "e", "KEY", "1"])
       const { dataKey, sealed } = await run(keys, sealedValue(plaintext, aad))
       const payloads = flippedPayloads(sealed)
-      const payload = Encoding.fromBase64Url(sealed.slice("csv1.".length))!
+      const payload = Encoding.fromBase64Url(sealed.slice("csv2.1.".length))!
       // Nonce, ciphertext and tag together: the payload is longer than the plaintext by at least a nonce and a tag.
       expect(payloads.length).toBeGreaterThanOrEqual(plaintext.length + 16 + 12)
       const tampered = [
@@ -193,9 +263,9 @@ export const cipherSuite = (
         ...flippedHeaders(sealed).map(({ position, blob }) => ({ label: `header character ${position}`, blob })),
         { label: "last character dropped", blob: sealed.slice(0, -1) },
         { label: "a character appended", blob: `${sealed}A` },
-        { label: "payload truncated by a byte", blob: `csv1.${Encoding.toBase64Url(payload.subarray(0, -1))}` },
-        { label: "tag removed", blob: `csv1.${Encoding.toBase64Url(payload.subarray(0, -16))}` },
-        { label: "only 8 bytes left", blob: `csv1.${Encoding.toBase64Url(payload.subarray(0, 8))}` },
+        { label: "payload truncated by a byte", blob: `csv2.1.${Encoding.toBase64Url(payload.subarray(0, -1))}` },
+        { label: "tag removed", blob: `csv2.1.${Encoding.toBase64Url(payload.subarray(0, -16))}` },
+        { label: "only 8 bytes left", blob: `csv2.1.${Encoding.toBase64Url(payload.subarray(0, 8))}` },
       ]
       await expectFailures(
         keys,
@@ -231,7 +301,7 @@ export const cipherSuite = (
         keys,
         tampered.flatMap(({ label, blob }) => [
           { label: `open: ${label}`, program: Cipher.Cipher.use((cipher) => cipher.open(blob, sealed, "aad")) },
-          { label: `seal: ${label}`, program: Cipher.Cipher.use((cipher) => cipher.seal(blob, secretText, "aad")) },
+          { label: `seal: ${label}`, program: Cipher.Cipher.use((cipher) => cipher.seal(blob, secretText, "aad", 1)) },
           { label: `rewrap: ${label}`, program: Cipher.Cipher.use((cipher) => cipher.rewrap(blob)) },
         ]),
         [secretText],
@@ -247,9 +317,13 @@ export const cipherSuite = (
         "csv1",
         "csv1.",
         "csv1.!!!!",
-        `csv2${sealed.slice(4)}`,
+        "csv2",
+        "csv2.1.",
+        "csv2.0.AAAA",
+        `csv3${sealed.slice(4)}`,
         `${sealed}=`,
         `csv1.${sealed}`,
+        `csv2.1.${sealed}`,
         dataKey,
       ]
       await expectFailures(
@@ -360,6 +434,53 @@ export const cipherSuite = (
       )
     })
 
+    it("names the data key version in the sealed value and binds it: another version in the header does not open", async () => {
+      const keys = { current: newMasterKey(), previous: [] }
+      const plaintext = "sealed under data key version 7"
+      const { dataKey, sealed } = await run(
+        keys,
+        Effect.gen(function* () {
+          const cipher = yield* Cipher.Cipher
+          const dataKey = yield* cipher.newDataKey
+          return { dataKey, sealed: yield* cipher.seal(dataKey, plaintext, "row", 7) }
+        }),
+      )
+      expect(sealed.startsWith(Cipher.sealedPrefix(7))).toBe(true)
+      expect(Cipher.sealedHeader(sealed)).toEqual({ format: "csv2", dataKeyVersion: 7 })
+      expect(Cipher.sealedHeader(`csv1.${sealed.slice(Cipher.sealedPrefix(7).length)}`)).toEqual({
+        format: "csv1",
+        dataKeyVersion: 1,
+      })
+      expect(Cipher.sealedHeader("plain text")).toBeUndefined()
+      const payload = sealed.slice(Cipher.sealedPrefix(7).length)
+      await expectFailures(
+        keys,
+        [
+          ...[1, 6, 8, 70].map((version) => ({
+            label: `header names version ${version}`,
+            program: Cipher.Cipher.use((cipher) =>
+              cipher.open(dataKey, `${Cipher.sealedPrefix(version)}${payload}`, "row"),
+            ),
+          })),
+          {
+            label: "header turned into the version-less format",
+            program: Cipher.Cipher.use((cipher) => cipher.open(dataKey, `csv1.${payload}`, "row")),
+          },
+          ...[0, -1, 1.5, 1e10].map((version) => ({
+            label: `seal under version ${version}`,
+            program: Cipher.Cipher.use((cipher) => cipher.seal(dataKey, plaintext, "row", version)),
+          })),
+        ],
+        [plaintext],
+      )
+      expect(
+        await run(
+          keys,
+          Cipher.Cipher.use((cipher) => cipher.open(dataKey, sealed, "row")),
+        ),
+      ).toBe(plaintext)
+    })
+
     it("keeps opening after a master-key rotation, and rewrap moves the data key to the new key", async () => {
       const oldKey = newMasterKey()
       const newKey = newMasterKey()
@@ -424,7 +545,7 @@ export const cipherSuite = (
         keys,
         [
           { label: "open", program: Cipher.Cipher.use((cipher) => cipher.open(dataKey, sealed, "row")) },
-          { label: "seal", program: Cipher.Cipher.use((cipher) => cipher.seal(dataKey, plaintext, "row")) },
+          { label: "seal", program: Cipher.Cipher.use((cipher) => cipher.seal(dataKey, plaintext, "row", 1)) },
           { label: "rewrap", program: Cipher.Cipher.use((cipher) => cipher.rewrap(dataKey)) },
         ],
         [plaintext, ...encodingsOf(stranger.current)],
@@ -448,9 +569,9 @@ export const cipherSuite = (
       await expectFailures(
         keys,
         [
-          { label: "lone high surrogate", program: Cipher.Cipher.use((c) => c.seal(dataKey, "a\ud800b", "row")) },
-          { label: "lone low surrogate", program: Cipher.Cipher.use((c) => c.seal(dataKey, "\udc00", "row")) },
-          { label: "associated data", program: Cipher.Cipher.use((c) => c.seal(dataKey, secretText, "row\ud800")) },
+          { label: "lone high surrogate", program: Cipher.Cipher.use((c) => c.seal(dataKey, "a\ud800b", "row", 1)) },
+          { label: "lone low surrogate", program: Cipher.Cipher.use((c) => c.seal(dataKey, "\udc00", "row", 1)) },
+          { label: "associated data", program: Cipher.Cipher.use((c) => c.seal(dataKey, secretText, "row\ud800", 1)) },
         ],
         [],
       )
@@ -491,7 +612,7 @@ export const cipherSuite = (
           { label: "wrong data key", program: Cipher.Cipher.use((c) => c.open(otherDataKey, sealed, "row")) },
           { label: "tampered", program: Cipher.Cipher.use((c) => c.open(dataKey, flipped.at(-1)!.blob, "row")) },
           { label: "plaintext as blob", program: Cipher.Cipher.use((c) => c.open(dataKey, plaintext, "row")) },
-          { label: "plaintext as key", program: Cipher.Cipher.use((c) => c.seal(plaintext, plaintext, "row")) },
+          { label: "plaintext as key", program: Cipher.Cipher.use((c) => c.seal(plaintext, plaintext, "row", 1)) },
         ],
         [plaintext, sealed.slice(5)],
       )

@@ -125,6 +125,63 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
       expect(rows).toEqual(dialect === "postgres" ? [...numbered, ["d", 4]] : numbered)
     })
 
+    it("makes every project's data key version 1 at 0008, keeping the key and every sealed value as they were", async () => {
+      const { projects, older, values } = await run(
+        Effect.gen(function* () {
+          const database = yield* SqlDatabase.SqlDatabase
+          const names = Object.keys(migrations).sort()
+          const upTo = (test: (name: string) => boolean) =>
+            database.query(async (db) => {
+              for (const name of names.filter(test)) await migrations[name]!.up(db)
+            })
+          yield* upTo((name) => name < "0008")
+          const at = "2026-01-31T12:00:00.000Z"
+          yield* database.query(async (db) => {
+            await db
+              .insertInto("secrets_users")
+              .values({ id: "u", email: "u@example.com", email_key: "u@example.com", created_at: at } as never)
+              .execute()
+            await db
+              .insertInto("secrets_projects")
+              .values({
+                id: "p",
+                name: "P",
+                slug: "p",
+                owner_id: "u",
+                data_key: "cdk1.0000000000000000.kept",
+                created_at: at,
+              } as never)
+              .execute()
+            await db
+              .insertInto("secrets_environments")
+              .values({ id: "e", project_id: "p", name: "dev", created_at: at })
+              .execute()
+            await db
+              .insertInto("secrets_secrets")
+              .values({ id: "s", environment_id: "e", key: "K", version: 1, created_at: at, updated_at: at })
+              .execute()
+            await db
+              .insertInto("secrets_secret_versions")
+              .values({ secret_id: "s", version: 1, value: "csv1.kept", user_id: "u", created_at: at })
+              .execute()
+          })
+          yield* upTo((name) => name >= "0008")
+          return yield* database.query(async (db) => ({
+            projects: await db.selectFrom("secrets_projects").select(["id", "data_key", "data_key_version"]).execute(),
+            older: await db.selectFrom("secrets_data_keys").selectAll().execute(),
+            values: await db.selectFrom("secrets_secret_versions").select(["secret_id", "version", "value"]).execute(),
+          }))
+        }),
+      )
+      expect(projects.map((row) => ({ ...row, data_key_version: Number(row.data_key_version) }))).toEqual([
+        { id: "p", data_key: "cdk1.0000000000000000.kept", data_key_version: 1 },
+      ])
+      expect(older).toEqual([])
+      expect(values.map((row) => ({ ...row, version: Number(row.version) }))).toEqual([
+        { secret_id: "s", version: 1, value: "csv1.kept" },
+      ])
+    })
+
     it("keeps both audit logs append-only in the database: UPDATE and DELETE are refused, rows stay", async () => {
       const at = new Date(0).toISOString()
       const outcome = await run(

@@ -114,6 +114,7 @@ export const secretStoreSuite = <R>(
                 ownerId,
                 createdAt: at(),
                 dataKey: `cdk1.0000000000000000.${slug}`,
+                dataKeyVersion: 1,
               }
               const envs = environments.map((environment) => ({
                 id: nextId("env"),
@@ -141,21 +142,23 @@ export const secretStoreSuite = <R>(
     key: string,
     count: number,
     userId: string,
-  ) =>
-    Effect.forEach(
+  ) => {
+    const secretId = nextId("secret")
+    return Effect.forEach(
       Array.from({ length: count }, (_, i) => i),
       (i) =>
         store.writeSecret({
           environmentId,
           key,
           expectedVersion: i,
-          newSecretId: nextId("secret"),
+          secretId,
           value: `sealed-${key}-${i + 1}`,
           userId,
           at: at(i),
           audit: audit(projectId, i === 0 ? "secret.created" : "secret.updated", key),
         }),
     )
+  }
 
   describe(`SecretStore contract: ${name}`, () => {
     it("creates a project with its environments and the owner as member; finds it only for members", () =>
@@ -178,12 +181,40 @@ export const secretStoreSuite = <R>(
         }),
       ))
 
+    it("finds a project with one of its environments in one read, only for members", () =>
+      run(({ store, project, person }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha", ["production", "development"])
+          yield* project("beta", ["staging"])
+          const production = environments.find((environment) => environment.name === "production")
+          expect(yield* store.findProjectEnvironment("alpha", ownerId, "production")).toEqual({
+            access: { project: alpha, role: "owner" },
+            environment: production,
+          })
+          // Another project's environment is not this project's.
+          expect(yield* store.findProjectEnvironment("alpha", ownerId, "staging")).toEqual({
+            access: { project: alpha, role: "owner" },
+            environment: undefined,
+          })
+          expect(yield* store.findProjectEnvironment("alpha", yield* person(), "production")).toBeUndefined()
+          expect(yield* store.findProjectEnvironment("nope", ownerId, "production")).toBeUndefined()
+        }),
+      ))
+
     it("refuses a second project with the same slug, writing nothing (rules 1 and 5)", () =>
       run(({ store, project, person }) =>
         Effect.gen(function* () {
           yield* project("alpha")
           const ownerId = yield* person()
-          const clash = { id: nextId("project"), name: "x", slug: "alpha", ownerId, createdAt: at(), dataKey: "k" }
+          const clash = {
+            id: nextId("project"),
+            name: "x",
+            slug: "alpha",
+            ownerId,
+            createdAt: at(),
+            dataKey: "k",
+            dataKeyVersion: 1,
+          }
           const error = yield* Effect.flip(
             store.createProject({
               project: clash,
@@ -341,6 +372,7 @@ export const secretStoreSuite = <R>(
           expect(yield* change(joined[0]!)).toBe(true)
           expect(yield* change("nobody")).toBe(false)
           expect((yield* store.findProject("alpha", joined[0]!))?.role).toBe("read")
+          expect((yield* store.findProjectEnvironment("alpha", joined[0]!, "development"))?.access.role).toBe("read")
           expect((yield* store.findProject("alpha", ownerId))?.role).toBe("owner")
 
           const keep = apiKeyRecord(alpha.id, joined[1]!)
@@ -354,6 +386,8 @@ export const secretStoreSuite = <R>(
           expect(yield* store.findApiKey(gone.id)).toBeUndefined()
           expect(yield* store.findApiKey(keep.id)).toEqual(keep)
           expect(yield* store.findProject("alpha", joined[0]!)).toBeUndefined()
+          // The secret routes' one read refuses a removed member at once, like `findProject`.
+          expect(yield* store.findProjectEnvironment("alpha", joined[0]!, "development")).toBeUndefined()
           const actions = (yield* store.listAudit({ projectId: alpha.id, limit: 3, offset: 0 })).map((e) => e.action)
           expect(actions).toEqual(["member.removed", "api_key.created", "api_key.created"])
         }),
@@ -514,7 +548,7 @@ export const secretStoreSuite = <R>(
               environmentId: qa.id,
               key: "K",
               expectedVersion: 0,
-              newSecretId: nextId("secret"),
+              secretId: nextId("secret"),
               value: "v",
               userId: ownerId,
               at: at(),
@@ -530,12 +564,13 @@ export const secretStoreSuite = <R>(
         Effect.gen(function* () {
           const { project: alpha, ownerId, environments } = yield* project("alpha")
           const env = environments[0]!
-          const write = (expectedVersion: number, value: string, offset = 0) =>
+          const secretId = nextId("secret")
+          const write = (expectedVersion: number, value: string, offset = 0, id = secretId) =>
             store.writeSecret({
               environmentId: env.id,
               key: "K",
               expectedVersion,
-              newSecretId: nextId("secret"),
+              secretId: id,
               value,
               userId: ownerId,
               at: at(offset),
@@ -545,8 +580,10 @@ export const secretStoreSuite = <R>(
           expect(first.version).toBe(1)
           expect((yield* Effect.flip(write(0, "again")))._tag).toBe("VersionConflict")
           expect((yield* Effect.flip(write(2, "ahead")))._tag).toBe("VersionConflict")
+          // The right version of another secret (one deleted and re-created under the key) is refused too.
+          expect((yield* Effect.flip(write(1, "other secret", 0, nextId("secret"))))._tag).toBe("VersionConflict")
           const second = yield* write(1, "v2", 5)
-          expect(second).toEqual({ secretId: first.secretId, version: 2 })
+          expect(second).toEqual({ secretId, version: 2 })
           expect((yield* Effect.flip(write(1, "stale")))._tag).toBe("VersionConflict")
           expect(yield* store.findSecret(env.id, "K")).toEqual({
             id: first.secretId,
@@ -570,6 +607,7 @@ export const secretStoreSuite = <R>(
         Effect.gen(function* () {
           const { project: alpha, ownerId, environments } = yield* project("alpha")
           const env = environments[0]!
+          const hotId = nextId("secret")
           const race = (expectedVersion: number) =>
             Effect.forEach(
               Array.from({ length: 8 }, (_, i) => i),
@@ -579,7 +617,7 @@ export const secretStoreSuite = <R>(
                     environmentId: env.id,
                     key: "HOT",
                     expectedVersion,
-                    newSecretId: nextId("secret"),
+                    secretId: hotId,
                     value: `v${expectedVersion + 1}-${i}`,
                     userId: ownerId,
                     at: at(),
@@ -615,7 +653,7 @@ export const secretStoreSuite = <R>(
                 environmentId: env.id,
                 key: "HOT",
                 expectedVersion: current?.version ?? 0,
-                newSecretId: nextId("secret"),
+                secretId: current?.id ?? nextId("secret"),
                 value: `value-${i}`,
                 userId: ownerId,
                 at: at(),
@@ -715,7 +753,13 @@ export const secretStoreSuite = <R>(
             audit: audit(alpha.id, "secrets.exported", "json"),
           })
           expect(Order.sorted(exported, Order.byKey).map((e) => e.key)).toEqual(expected)
-          expect(exported.find((e) => e.key === "B")).toEqual({ key: "B", version: 2, value: "sealed-B-2" })
+          const secretB = yield* store.findSecret(env.id, "B")
+          expect(exported.find((e) => e.key === "B")).toEqual({
+            secretId: secretB!.id,
+            key: "B",
+            version: 2,
+            value: "sealed-B-2",
+          })
           const log = yield* store.listAudit({ projectId: alpha.id, limit: 1, offset: 0 })
           expect(log.map((e) => [e.action, e.targetKey])).toEqual([["secrets.exported", "json"]])
           expect(
@@ -833,24 +877,141 @@ export const secretStoreSuite = <R>(
         }),
       ))
 
-    it("replaces a data key only if it is still the one read", () =>
+    it("keeps every data key version; a new one becomes current only over the expected version (rule 10)", () =>
       run(({ store, project }) =>
         Effect.gen(function* () {
-          const { project: alpha } = yield* project("alpha")
+          const { project: alpha, ownerId } = yield* project("alpha")
           const { project: beta } = yield* project("beta")
-          const keys = yield* store.listDataKeys
-          expect(new Map(keys.map((k) => [k.projectId, k.dataKey]))).toEqual(
-            new Map([
-              [alpha.id, alpha.dataKey],
-              [beta.id, beta.dataKey],
-            ]),
+          expect(yield* store.addDataKey({ projectId: alpha.id, expectedVersion: 2, dataKey: "cdk1.ahead" })).toBe(
+            false,
           )
-          expect(yield* store.replaceDataKey({ projectId: alpha.id, expected: "stale", next: "x" })).toBe(false)
-          expect(yield* store.replaceDataKey({ projectId: alpha.id, expected: alpha.dataKey, next: "cdk1.new" })).toBe(
-            true,
+          expect(yield* store.addDataKey({ projectId: alpha.id, expectedVersion: 1, dataKey: "cdk1.v2" })).toBe(true)
+          expect(yield* store.addDataKey({ projectId: alpha.id, expectedVersion: 1, dataKey: "cdk1.stale" })).toBe(
+            false,
           )
-          expect((yield* store.findProjectById(alpha.id, alpha.ownerId))?.project.dataKey).toBe("cdk1.new")
-          expect((yield* store.findProjectById(beta.id, beta.ownerId))?.project.dataKey).toBe(beta.dataKey)
+          expect(yield* store.addDataKey({ projectId: "no-such-project", expectedVersion: 1, dataKey: "k" })).toBe(
+            false,
+          )
+          const current = (yield* store.findProjectById(alpha.id, ownerId))?.project
+          expect(current).toEqual({ ...alpha, dataKey: "cdk1.v2", dataKeyVersion: 2 })
+          expect((yield* store.findProject("alpha", ownerId))?.project).toEqual(current)
+          expect(yield* store.findDataKey(alpha.id, 1)).toBe(alpha.dataKey)
+          expect(yield* store.findDataKey(alpha.id, 2)).toBe("cdk1.v2")
+          expect(yield* store.findDataKey(alpha.id, 3)).toBeUndefined()
+          expect(yield* store.findDataKey(beta.id, 1)).toBe(beta.dataKey)
+          expect(yield* store.findDataKey(beta.id, 2)).toBeUndefined()
+          expect(yield* store.findDataKey("no-such-project", 1)).toBeUndefined()
+          const byVersion = (a: SecretStore.DataKeyRecord, b: SecretStore.DataKeyRecord) =>
+            a.slug.localeCompare(b.slug) || a.version - b.version
+          expect([...(yield* store.listDataKeys)].sort(byVersion)).toEqual([
+            { projectId: alpha.id, slug: "alpha", version: 1, dataKey: alpha.dataKey, current: false },
+            { projectId: alpha.id, slug: "alpha", version: 2, dataKey: "cdk1.v2", current: true },
+            { projectId: beta.id, slug: "beta", version: 1, dataKey: beta.dataKey, current: true },
+          ])
+          // Of concurrent rotations from one version exactly one wins; nothing is lost either way.
+          const added = yield* Effect.forEach(
+            Array.from({ length: 6 }, (_, i) => i),
+            (i) => store.addDataKey({ projectId: alpha.id, expectedVersion: 2, dataKey: `cdk1.v3-${i}` }),
+            { concurrency: "unbounded" },
+          )
+          expect(added.filter(Boolean)).toHaveLength(1)
+          const winner = `cdk1.v3-${added.indexOf(true)}`
+          expect(yield* store.findDataKey(alpha.id, 3)).toBe(winner)
+          expect(yield* store.findDataKey(alpha.id, 2)).toBe("cdk1.v2")
+          expect(yield* store.findDataKey(alpha.id, 1)).toBe(alpha.dataKey)
+          // Deleting the project takes every version with it (rule 4).
+          yield* store.deleteProject({ projectId: alpha.id, audit: audit(alpha.id, "project.deleted", "alpha") })
+          expect(yield* store.findDataKey(alpha.id, 1)).toBeUndefined()
+          expect((yield* store.listDataKeys).map((key) => key.projectId)).toEqual([beta.id])
+        }),
+      ))
+
+    it("replaces a data key version only if it is still the one read, current or older (rule 10)", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId } = yield* project("alpha")
+          const { project: beta } = yield* project("beta")
+          yield* store.addDataKey({ projectId: alpha.id, expectedVersion: 1, dataKey: "cdk1.v2" })
+          const replace = (version: number, expected: string, next: string) =>
+            store.replaceDataKey({ projectId: alpha.id, version, expected, next })
+          expect(yield* replace(1, "stale", "x")).toBe(false)
+          expect(yield* replace(2, alpha.dataKey, "x")).toBe(false)
+          expect(yield* replace(3, "cdk1.v2", "x")).toBe(false)
+          expect(yield* replace(1, alpha.dataKey, "cdk1.v1-rewrapped")).toBe(true)
+          expect(yield* replace(2, "cdk1.v2", "cdk1.v2-rewrapped")).toBe(true)
+          expect(yield* store.findDataKey(alpha.id, 1)).toBe("cdk1.v1-rewrapped")
+          expect((yield* store.findProjectById(alpha.id, ownerId))?.project).toMatchObject({
+            dataKey: "cdk1.v2-rewrapped",
+            dataKeyVersion: 2,
+          })
+          expect(yield* store.findDataKey(beta.id, 1)).toBe(beta.dataKey)
+        }),
+      ))
+
+    it("lists a project's sealed values outside a prefix a page at a time, and replaces each only if unchanged (rule 10)", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha", ["development", "production"])
+          const { project: beta, environments: betaEnvironments } = yield* project("beta")
+          const write = (environmentId: string, projectId: string, key: string, values: ReadonlyArray<string>) =>
+            Effect.gen(function* () {
+              const secretId = nextId("secret")
+              for (const [i, value] of values.entries()) {
+                yield* store.writeSecret({
+                  environmentId,
+                  key,
+                  expectedVersion: i,
+                  secretId,
+                  value,
+                  userId: ownerId,
+                  at: at(i),
+                  audit: audit(projectId, "secret.updated", key),
+                })
+              }
+              return secretId
+            })
+          const [development, production] = environments
+          const first = yield* write(development!.id, alpha.id, "FIRST", ["csv1.a", "csv2.1.b", "csv2.2.c"])
+          yield* write(production!.id, alpha.id, "SECOND", ["csv2.2.d"])
+          const third = yield* write(production!.id, alpha.id, "THIRD", ["csv2.1.e"])
+          yield* write(betaEnvironments[0]!.id, beta.id, "FIRST", ["csv1.z"])
+          const list = (after?: SecretStore.SealedRowCursor, limit = 10, except = "csv2.2.") =>
+            store.listSealedValues({ projectId: alpha.id, except, after, limit })
+          const expected = [
+            { secretId: first, environmentId: development!.id, key: "FIRST", version: 1, value: "csv1.a" },
+            { secretId: first, environmentId: development!.id, key: "FIRST", version: 2, value: "csv2.1.b" },
+            { secretId: third, environmentId: production!.id, key: "THIRD", version: 1, value: "csv2.1.e" },
+          ].sort((a, b) => (a.secretId < b.secretId ? -1 : a.secretId > b.secretId ? 1 : a.version - b.version))
+          expect(yield* list()).toEqual(expected)
+          // Pages in (secret, version) order, each after the last row of the one before.
+          const paged: Array<SecretStore.SealedRow> = []
+          let page = yield* list(undefined, 2)
+          while (page.length > 0) {
+            paged.push(...page)
+            page = yield* list(page.at(-1), 2)
+          }
+          expect(paged).toEqual(expected)
+          // The prefix is text, not a pattern: `_` and `%` match only themselves.
+          expect(yield* list(undefined, 10, "csv_.")).toHaveLength(5)
+          expect(yield* list(undefined, 10, "%")).toHaveLength(5)
+
+          const replaced = yield* store.replaceSealedValues([
+            { secretId: first, version: 1, expected: "csv1.a", next: "csv2.2.a" },
+            { secretId: first, version: 2, expected: "changed meanwhile", next: "csv2.2.lost" },
+            { secretId: "no-such-secret", version: 1, expected: "csv1.a", next: "csv2.2.x" },
+          ])
+          expect(replaced).toBe(1)
+          const read = (version: number) =>
+            store
+              .readSecret({ environmentId: development!.id, key: "FIRST", version })
+              .pipe(Effect.map((found) => found?.sealed?.value))
+          expect([yield* read(1), yield* read(2), yield* read(3)]).toEqual(["csv2.2.a", "csv2.1.b", "csv2.2.c"])
+          expect((yield* list()).map((row) => row.value).sort()).toEqual(["csv2.1.b", "csv2.1.e"])
+          expect(yield* store.replaceSealedValues([])).toBe(0)
+          // Nothing of the other project was listed or touched.
+          expect(
+            (yield* store.readSecret({ environmentId: betaEnvironments[0]!.id, key: "FIRST" }))?.sealed?.value,
+          ).toBe("csv1.z")
         }),
       ))
 
@@ -860,7 +1021,7 @@ export const secretStoreSuite = <R>(
           Effect.gen(function* () {
             const { project: alpha, ownerId, environments } = yield* project("alpha")
             const env = environments[0]!
-            yield* writeVersions(store, env.id, alpha.id, "K", 1, ownerId)
+            const [written] = yield* writeVersions(store, env.id, alpha.id, "K", 1, ownerId)
             yield* options.breakAuditLog!.pipe(Effect.provide(context), Effect.orDie)
             const attempts = [
               store.readSecret({ environmentId: env.id, key: "K", audit: audit(alpha.id, "secret.read", "K") }),
@@ -875,7 +1036,7 @@ export const secretStoreSuite = <R>(
                 environmentId: env.id,
                 key: "K",
                 expectedVersion: 1,
-                newSecretId: nextId("secret"),
+                secretId: written!.secretId,
                 value: "v2",
                 userId: ownerId,
                 at: at(),

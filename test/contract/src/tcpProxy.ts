@@ -96,3 +96,16 @@ export const startTcpProxy = async (target: { readonly host: string; readonly po
       }),
   }
 }
+
+/** A proxy in front of the server a connection URL names, and the same URL through it (credentials, path kept). */
+export const startProxyFor = async (
+  url: string,
+  defaultPort: number,
+): Promise<{ readonly proxy: TcpProxy; readonly url: string }> => {
+  const target = new URL(url)
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || defaultPort) })
+  const through = new URL(url)
+  through.hostname = proxy.host
+  through.port = String(proxy.port)
+  return { proxy, url: through.toString() }
+}

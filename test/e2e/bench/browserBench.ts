@@ -42,6 +42,8 @@ export const startScene = async (service: Service): Promise<BrowserScene> => {
     COFFER_ENV: "development",
     COFFER_DATABASE_URL: `sqlite:${join(directory, "bench.db")}`,
     COFFER_MASTER_KEY: Buffer.alloc(32, 7).toString("base64"),
+    // The host runs in this process: its line per request (thousands while seeding) would bury the figures.
+    COFFER_LOG_LEVEL: "warn",
     [port]: "0",
   })
   const running = await serve({ settings, services: [service], env: {}, log: () => {} })

@@ -4,7 +4,7 @@
  */
 import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { createPostgresDatabase, hasPostgres, startTcpProxy } from "@coffer/contract"
+import { createPostgresDatabase, hasPostgres, startProxyFor } from "@coffer/contract"
 import { afterEach, describe, expect, it } from "vitest"
 import { freshDirectory, type Host, hosts, run, start } from "./host.js"
 
@@ -79,6 +79,12 @@ describe.each(hosts)("coffer serve on %s", (kind) => {
     expect(host.schemas).toBeDefined()
     expect(host.secrets).toBeUndefined()
     expect(host.output()).not.toMatch(/secrets listening/)
+    // Probed like any other instance.
+    for (const probe of ["/healthz", "/readyz"]) {
+      const response = await fetch(`${host.schemas}${probe}`)
+      expect(response.status).toBe(200)
+      expect(await response.text()).toBe("ok")
+    }
   })
 
   it("stops gracefully on SIGTERM with exit code 0", async () => {
@@ -219,12 +225,9 @@ describe.runIf(await hasPostgres()).each(hosts)("coffer serve on %s and Postgres
 
   it("migrates at start and reports readiness; /readyz answers 503 while the database is cut off", async () => {
     await withDatabase(async (url) => {
-      const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
+      const { proxy, url: through } = await startProxyFor(url.toString(), 5432)
       try {
-        const through = new URL(url)
-        through.hostname = proxy.host
-        through.port = String(proxy.port)
-        const host = await started({ host: kind, env: { COFFER_DATABASE_URL: through.toString() } })
+        const host = await started({ host: kind, env: { COFFER_DATABASE_URL: through } })
         expect((await fetch(`${host.secrets}/readyz`)).status).toBe(200)
 
         proxy.cut()

@@ -151,13 +151,20 @@ export const start = async (options: StartOptions = {}): Promise<Host> => {
       child.kill("SIGKILL")
       reject(new Error(`${host} host did not start within ${options.timeoutMs ?? 15_000} ms:\n${output}`))
     }, options.timeoutMs ?? 15_000)
+    // Only the lines that arrived since the last chunk are scanned, and only until the host listens: a host under
+    // load prints a line per request, and rescanning everything it printed would starve the load generator.
+    let scanned = 0
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
-      for (const line of output.split("\n")) {
+      if (scanned < 0) return
+      const end = output.lastIndexOf("\n") + 1
+      for (const line of output.slice(scanned, end).split("\n")) {
         const match = listeningLine.exec(line)
         if (match?.[1] && match[2]) urls[match[1]] = match[2]
       }
+      scanned = end
       if (Object.keys(urls).length === expected) {
+        scanned = -1
         clearTimeout(timer)
         resolve({
           host,

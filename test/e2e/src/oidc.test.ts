@@ -147,7 +147,8 @@ describe.each(databases)("OIDC sign-in against the built host on $name", (databa
       expect(refused.response.headers.get("location")).toBe("/sign-in?error=linking")
       expect((await request(host.secrets, "/api/auth/me", refused.cookies)).status).toBe(401)
 
-      const linked = await run(["accounts", "link", adaId, provider.issuer, "ada-elsewhere"], {
+      // Account ids are base64url, so one in 64 starts with "-": positionals go after "--".
+      const linked = await run(["accounts", "link", "--", adaId, provider.issuer, "ada-elsewhere"], {
         env: { ...env, COFFER_ENV: "development" },
         cwd,
       })

@@ -119,19 +119,22 @@ describe.each(hosts)("operating coffer on %s", (kind) => {
       },
     })
     running.push(host)
-    // A token check that misses the cache asks the store: request → Schemas.checkToken → SchemaStore.findTokenByHash.
-    const response = await fetch(`${host.schemas}/api/ios`, {
-      headers: {
-        Authorization: `Bearer cfs_${"A".repeat(43)}`,
-        traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-01`,
-      },
+    const login = await fetch(`${host.schemas}/api/auth/dev-login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "ada@example.com", groups: [] }),
     })
-    expect(response.status).toBe(401)
+    const cookie = login.headers.getSetCookie()[0]!.split(";")[0]!
+    // A signed-in read of a platform: request → Schemas.getPlatform → SchemaStore.findPlatform.
+    const response = await fetch(`${host.schemas}/api/ios`, {
+      headers: { Cookie: cookie, traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-01` },
+    })
+    expect(response.status).toBe(404)
     const byName = (name: string) => receiver.spans.find((span) => span.traceId === TRACE_ID && span.name === name)
-    await expect.poll(() => byName("SchemaStore.findTokenByHash"), { timeout: 10_000 }).toBeDefined()
+    await expect.poll(() => byName("SchemaStore.findPlatform"), { timeout: 10_000 }).toBeDefined()
     const request = byName("GET /api/:platform")!
-    const useCase = byName("Schemas.checkToken")!
-    const store = byName("SchemaStore.findTokenByHash")!
+    const useCase = byName("Schemas.getPlatform")!
+    const store = byName("SchemaStore.findPlatform")!
     expect(request.parentSpanId).toBe(CALLER_SPAN_ID)
     expect(useCase.parentSpanId).toBe(request.spanId)
     expect(store.parentSpanId).toBe(useCase.spanId)

@@ -13,7 +13,7 @@
  * a network link, so Postgres only. The Redis cut is covered in schemas.test.ts.
  */
 import { randomBytes } from "node:crypto"
-import { createPostgresDatabase, hasPostgres, type PostgresDatabase, startTcpProxy } from "@coffer/contract"
+import { createPostgresDatabase, hasPostgres, type PostgresDatabase, startProxyFor } from "@coffer/contract"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { freshDirectory, type Host, start } from "./host.js"
 
@@ -115,14 +115,11 @@ const inBatches = async <A>(items: ReadonlyArray<A>, width: number, work: (item:
 describe.runIf(await hasPostgres())("secrets service with Postgres cut off", () => {
   it("answers 503 JSON while cut, stays up, and after restore works again with every acknowledged write", async () => {
     const url = await postgresDatabase()
-    const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
+    const { proxy, url: through } = await startProxyFor(url.toString(), 5432)
     try {
-      const through = new URL(url)
-      through.hostname = proxy.host
-      through.port = String(proxy.port)
       const host = await serve(
         "secrets",
-        { env: { COFFER_DATABASE_URL: through.toString() }, cwd: freshDirectory() },
+        { env: { COFFER_DATABASE_URL: through }, cwd: freshDirectory() },
         { COFFER_MASTER_KEY: randomBytes(32).toString("base64") },
       )
       const base = host.secrets!

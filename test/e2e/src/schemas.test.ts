@@ -10,7 +10,7 @@
 
 import { randomBytes } from "node:crypto"
 import { request as httpRequest } from "node:http"
-import { createPostgresDatabase, hasPostgres, hasRedis, redisUrl, startTcpProxy, type TcpProxy } from "@coffer/contract"
+import { createPostgresDatabase, hasPostgres, hasRedis, redisUrl, startProxyFor, type TcpProxy } from "@coffer/contract"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Host, start } from "./host.js"
 
@@ -489,14 +489,11 @@ describe.runIf(await hasRedis())("schemas service with Redis cut off", () => {
   let proxy: TcpProxy
   let host: Host
   beforeAll(async () => {
-    const target = new URL(redisUrl)
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) })
-    const through = new URL(redisUrl)
-    through.hostname = proxy.host
-    through.port = String(proxy.port)
+    const proxied = await startProxyFor(redisUrl, 6379)
+    proxy = proxied.proxy
     host = await start({
       args: ["serve", "--only", "schemas"],
-      env: { COFFER_DATABASE_URL: "sqlite:.coffer/e2e.db", COFFER_REDIS_URL: through.toString() },
+      env: { COFFER_DATABASE_URL: "sqlite:.coffer/e2e.db", COFFER_REDIS_URL: proxied.url },
     })
   })
   afterAll(async () => {

@@ -408,7 +408,11 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
     expect((await call("GET", "/api/projects", { as: asAda })).status).toBe(401)
     expect((await call("GET", "/api/projects", { as: { key: rotated.body.key } })).status).toBe(200)
     expect((await call("DELETE", `/api/api-keys/${bobKey.body.id}`, { as: ada.as })).status).toBe(404)
+    // The audited read (the hot path: key, project and environment each looked up in one statement) refuses a
+    // deleted key on the very next request.
+    expect((await call("GET", `${S}/TOKEN`, { as: { key: bobKey.body.key } })).body.secret.value).toBe("t0p")
     expect((await call("DELETE", `/api/api-keys/${bobKey.body.id}`, { as: owner.as })).body).toEqual({ ok: true })
+    expect((await call("GET", `${S}/TOKEN`, { as: { key: bobKey.body.key } })).status).toBe(401)
 
     // An expired key answers 401 with a message saying so.
     await database.exec("update secrets_api_keys set expires_at = $1 where id = $2", [
@@ -425,7 +429,11 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
     expect((await call("DELETE", `${P}/members/${ada.userId}`, { as: ada.as })).body).toEqual({ ok: true })
     expect((await call("GET", "/api/projects", { as: { key: again.body.key } })).status).toBe(401)
     expect((await call("DELETE", `${P}/members/${owner.userId}`, { as: owner.as })).status).toBe(400)
+    expect((await call("GET", `${S}/TOKEN`, { as: bob.as })).status).toBe(200)
     expect((await call("DELETE", `${P}/members/${bob.userId}`, { as: owner.as })).body).toEqual({ ok: true })
+    // A removed member is refused by the secret routes on the next request, reading and writing.
+    expect((await call("GET", `${S}/TOKEN`, { as: bob.as })).status).toBe(404)
+    expect((await call("POST", S, { as: bob.as, body: { key: "TOKEN", value: "x" } })).status).toBe(404)
     const log = (await call("GET", `${P}/audit-log?limit=500`, { as: owner.as })).body.auditLog
     const actions = log.map((e: { action: string; targetKey: string }) => `${e.action} ${e.targetKey}`)
     expect(actions).toEqual(
@@ -466,7 +474,7 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
       expect(version.body.secret.value).toBe(`${marker}-${i}`)
     }
     const dump = await database.dump()
-    expect(dump).toContain("csv1.")
+    expect(dump).toContain("csv2.1.")
     expect(dump).not.toContain(marker)
   })
 
@@ -748,5 +756,159 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
     })
     expect(missing.code).toBe(1)
     expect(missing.stderr).toMatch(/could not be opened/)
+  })
+  /** Every stored sealed value of the project with this slug, from the database itself. */
+  const sealedOf = async (database: RawDatabase, slug: string) =>
+    (
+      await database.all(
+        `select v.value from secrets_secret_versions v join secrets_secrets s on s.id = v.secret_id
+         join secrets_environments e on e.id = s.environment_id join secrets_projects p on p.id = e.project_id
+         where p.slug = $1`,
+        [slug],
+      )
+    ).map((row) => String(row.value))
+
+  it("rotates data keys with `coffer keys rotate --data-keys` while writes and reads run; nothing is lost", async () => {
+    const database = await makeDatabase()
+    const key = masterKey()
+    const cwd = freshDirectory()
+    const env = { ...database.env, COFFER_ENV: "development", COFFER_MASTER_KEY: key }
+    const { call, signIn } = await serve(database, env)
+    const ada = await signIn("ada@example.com")
+    for (const name of ["One", "Two"]) await call("POST", "/api/projects", { as: ada.as, body: { name } })
+    const S = (slug: string, environment = "production") => `/api/projects/${slug}/environments/${environment}/secrets`
+    const written = new Map<string, Array<string>>()
+    const write = async (slug: string, environment: string, name: string, value: string) => {
+      const reply = await call("POST", S(slug, environment), { as: ada.as, body: { key: name, value } })
+      expect([reply.status, reply.text]).toEqual([reply.status < 300 ? reply.status : 200, reply.text])
+      const id = `${slug}/${environment}/${name}`
+      written.set(id, [...(written.get(id) ?? []), value])
+    }
+    for (let i = 0; i < 20; i++) {
+      await write("one", i % 2 === 0 ? "production" : "staging", `K${i % 5}`, `one value ${i}`)
+    }
+    await write("two", "production", "K", "two value")
+
+    // Writers and readers keep going until the rotation is over.
+    let rotating = true
+    const traffic = async () => {
+      let n = 0
+      while (rotating) {
+        await write("one", "production", "HOT", `hot value ${n++}`)
+        const read = await call("GET", `${S("one")}/HOT`, { as: ada.as })
+        expect([read.status, read.body?.secret?.value ?? read.text]).toEqual([200, `hot value ${n - 1}`])
+        expect((await call("GET", `${S("one", "staging")}/K1`, { as: ada.as })).status).toBe(200)
+      }
+      return n
+    }
+    const rotation = run(["keys", "rotate", "--data-keys", "--project", "one"], { env, cwd }).finally(() => {
+      rotating = false
+    })
+    const [rotated, writes] = await Promise.all([rotation, traffic()])
+    expect([rotated.code, rotated.stderr]).toEqual([0, ""])
+    expect(writes).toBeGreaterThan(0)
+    expect(rotated.stdout).toMatch(/project one: data key version 2 \(new\): re-sealed \d+ values/)
+    expect(rotated.stdout).toMatch(/rotated the data keys of 1 of 1 projects/)
+    expect(rotated.stdout + rotated.stderr).not.toMatch(/value \d|two value/)
+    expect(rotated.stdout + rotated.stderr).not.toContain(key)
+
+    // Every version of every value reads as written; the other project was not touched.
+    for (const [id, values] of written) {
+      const [slug, environment, name] = id.split("/") as [string, string, string]
+      expect((await call("GET", `${S(slug, environment)}/${name}`, { as: ada.as })).body.secret.value).toBe(
+        values.at(-1),
+      )
+      for (const [i, value] of values.entries()) {
+        const old = await call("GET", `${S(slug, environment)}/${name}/versions/${i + 1}`, { as: ada.as })
+        expect([id, i + 1, old.body.secret.value]).toEqual([id, i + 1, value])
+      }
+    }
+    expect((await sealedOf(database, "two")).every((value) => value.startsWith("csv2.1."))).toBe(true)
+    // A second run finds what a writer sealed under version 1 meanwhile, if anything, and makes version 3.
+    const again = await run(["keys", "rotate", "--data-keys"], { env, cwd })
+    expect(again.code).toBe(0)
+    expect(again.stdout).toMatch(/project one: data key version 3 \(new\)/)
+    expect(again.stdout).toMatch(/project two: data key version 2 \(new\): re-sealed 1 values/)
+    expect((await sealedOf(database, "one")).every((value) => value.startsWith("csv2.3."))).toBe(true)
+    expect((await sealedOf(database, "two")).every((value) => value.startsWith("csv2.2."))).toBe(true)
+    const restored = await call("POST", `${S("one")}/K0/versions/1/restore`, { as: ada.as })
+    expect(restored.status).toBe(200)
+    expect((await call("GET", `${S("one")}/K0`, { as: ada.as })).body.secret.value).toBe("one value 0")
+    const unknown = await run(["keys", "rotate", "--data-keys", "--project", "nope"], { env, cwd })
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toMatch(/no project has the slug "nope"/)
+  })
+
+  it("opens a csv1 value written before data-key versions, and the data-key rotation upgrades it to csv2", async () => {
+    // The pinned blobs of adapters/crypto's XChaCha20Poly1305 test: a data key and a csv1 value sealed for project
+    // `project`, environment `development`, key `API_KEY`, version 1, under the master key 1, 2, …, 32.
+    const pinnedMasterKey = Buffer.from(Array.from({ length: 32 }, (_, i) => i + 1)).toString("base64")
+    const dataKey =
+      "cdk1.b0b0ad33bb74a25e.ejEIlQ11Exe_QoRhuMY6CZ7-xbnwKHr5p6_4d-zAXyib8ITasLnjE5dBmezvH-kEWJnewLtzm7w9k-OBAHDQaeI8uYx_39hl"
+    const sealed = "csv1.Or8mgbt4JncGGWYS74oyp_HqyapuiTbuXNUoDB030AbZsEX__wbJ6Bry9Crmg4dm184L0eJWl7Yk"
+    const database = await makeDatabase()
+    const env = { ...database.env, COFFER_ENV: "development", COFFER_MASTER_KEY: pinnedMasterKey }
+    const { call, signIn } = await serve(database, env)
+    const ada = await signIn("ada@example.com")
+    const at = "2026-01-31T12:00:00.000Z"
+    // As an earlier release left it: rows without data-key versions of their own (0008 made this key version 1).
+    await database.exec(
+      "insert into secrets_projects (id, name, slug, owner_id, data_key, created_at) values ($1, $2, $3, $4, $5, $6)",
+      ["project", "Legacy", "legacy", ada.userId, dataKey, at],
+    )
+    await database.exec("insert into secrets_members (project_id, user_id, role, created_at) values ($1, $2, $3, $4)", [
+      "project",
+      ada.userId,
+      "owner",
+      at,
+    ])
+    await database.exec("insert into secrets_environments (id, project_id, name, created_at) values ($1, $2, $3, $4)", [
+      "development",
+      "project",
+      "development",
+      at,
+    ])
+    await database.exec(
+      "insert into secrets_secrets (id, environment_id, key, version, created_at, updated_at) values ($1, $2, $3, $4, $5, $6)",
+      ["secret", "development", "API_KEY", 1, at, at],
+    )
+    await database.exec(
+      "insert into secrets_secret_versions (secret_id, version, value, user_id, created_at) values ($1, $2, $3, $4, $5)",
+      ["secret", 1, sealed, ada.userId, at],
+    )
+    const S = "/api/projects/legacy/environments/development/secrets"
+    expect((await call("GET", `${S}/API_KEY`, { as: ada.as })).body.secret.value).toBe("pinned value \u2713\n")
+    const rotated = await run(["keys", "rotate", "--data-keys"], { env, cwd: freshDirectory() })
+    expect(rotated.code).toBe(0)
+    expect(rotated.stdout).toMatch(
+      /project legacy: data key version 2 \(new\): re-sealed 1 values \(1 upgraded from csv1\)/,
+    )
+    expect(rotated.stdout).not.toContain("pinned value")
+    expect(await sealedOf(database, "legacy")).toEqual([expect.stringMatching(/^csv2\.2\./)])
+    expect((await call("GET", `${S}/API_KEY`, { as: ada.as })).body.secret.value).toBe("pinned value \u2713\n")
+    expect((await call("GET", `${S}/API_KEY/versions/1`, { as: ada.as })).body.secret.value).toBe(
+      "pinned value \u2713\n",
+    )
+  })
+
+  it("does not open a ciphertext copied from a deleted key into the key re-created under its name", async () => {
+    const database = await makeDatabase()
+    const { call, signIn } = await serve(database)
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/development/secrets"
+    await call("POST", S, { as: ada.as, body: { key: "K", value: "deleted value" } })
+    const [old] = await sealedOf(database, "app")
+    expect((await call("DELETE", `${S}/K`, { as: ada.as })).status).toBe(200)
+    await call("POST", S, { as: ada.as, body: { key: "K", value: "new value" } })
+    // The new key's version 1, as an attacker with database access could set it: the old ciphertext, same row data.
+    await database.exec(
+      "update secrets_secret_versions set value = $1 where secret_id = (select id from secrets_secrets where key = $2)",
+      [old, "K"],
+    )
+    const read = await call("GET", `${S}/K`, { as: ada.as })
+    expect(read.status).toBe(500)
+    expect(read.body).toEqual({ error: expect.stringContaining("could not be decrypted") })
+    expect(read.text).not.toContain("deleted value")
   })
 })

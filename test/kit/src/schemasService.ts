@@ -12,6 +12,7 @@ import { afterEach, expect } from "vitest"
 import { switchableCache } from "./cache.js"
 import { platform, schemasSettingsFrom, TEST_REQUEST_ID } from "./http.js"
 import { conformance } from "./openapi.js"
+import { flippableReadiness } from "./runtime.js"
 
 export interface Client {
   readonly request: (
@@ -24,8 +25,9 @@ export interface Client {
 /** A schemas app on fresh memory adapters. `env` adds settings (roles, CORS…) to development defaults. */
 export const schemasService = (env: Settings.Env = {}) => {
   const cacheState = { down: false }
+  const readiness = flippableReadiness()
   const runtime = ManagedRuntime.make(
-    Layer.mergeAll(MemorySchemaStore.layer, MemorySessions.layer, Tokens.RevokedTokens.layer).pipe(
+    Layer.mergeAll(MemorySchemaStore.layer, MemorySessions.layer, Tokens.RevokedTokens.layer, readiness.layer).pipe(
       Layer.provideMerge(Layer.merge(switchableCache(cacheState), platform)),
     ),
   )
@@ -95,6 +97,8 @@ export const schemasService = (env: Settings.Env = {}) => {
     runtime,
     documented,
     cache: cacheState,
+    /** Makes `/readyz` answer as an unreachable database does, until set back. */
+    setReady: readiness.setReady,
     anonymous: client({}),
     client,
     person,

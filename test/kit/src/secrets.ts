@@ -4,7 +4,7 @@
  * sealing and the associated-data binding are the production code paths.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
-import { Cache, Cipher, Clock, Hasher, Random } from "@coffer/kernel"
+import { Cache, Cipher, Clock, Encoding, Hasher, Random } from "@coffer/kernel"
 import { Accounts, type Actor, MemorySecretStore, SecretStore, type SessionActor } from "@coffer/secrets"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import { manualCache } from "./cache.js"
@@ -34,6 +34,32 @@ export const nodeAead: Cipher.Primitives = {
 export const newMasterKey = () => Redacted.make(new Uint8Array(randomBytes(32)))
 
 export const cipherLayer = (keyring: Cipher.Keyring) => Layer.effect(Cipher.Cipher, Cipher.make(nodeAead, keyring))
+
+/**
+ * A value in the `csv1` format, the one written before data keys had versions, sealed here independently of the
+ * kernel (which no longer writes it) under `wrappedDataKey` (a `cdk1` wrap made with `nodeAead`): what an upgraded
+ * database holds, for the tests that it still opens and is re-sealed.
+ */
+export const legacySeal = (masterKey: Cipher.MasterKey, wrappedDataKey: string, plaintext: string, aad: string) => {
+  const [format, keyId, payload] = wrappedDataKey.split(".")
+  const wrapped = Encoding.fromBase64Url(payload ?? "")
+  if (format !== "cdk1" || keyId === undefined || wrapped === undefined) throw new Error("not a cdk1 data key")
+  const text = new TextEncoder()
+  const dataKey = nodeAead.decrypt(
+    Redacted.value(masterKey),
+    wrapped.subarray(0, nodeAead.nonceLength),
+    wrapped.subarray(nodeAead.nonceLength),
+    text.encode(Cipher.associatedData(["cdk1", keyId])),
+  )
+  const nonce = nodeAead.randomBytes(nodeAead.nonceLength)
+  const sealed = nodeAead.encrypt(
+    dataKey,
+    nonce,
+    text.encode(plaintext),
+    text.encode(Cipher.associatedData(["csv1", aad])),
+  )
+  return `csv1.${Encoding.toBase64Url(new Uint8Array([...nonce, ...sealed]))}`
+}
 
 /** Accounts kept in a map; only what the use cases call is implemented. */
 const accountsFixture = () => {

@@ -18,6 +18,15 @@
  *
  * Deleting a project cascades to everything but the audit log; an environment to its secrets and versions; a
  * secret to its versions; an account to its memberships, invites and API keys.
+ *
+ * `0008_secrets_data_key_versions` gives data keys versions (`coffer keys rotate --data-keys`):
+ * - `secrets_projects.data_key_version`: the version of `data_key`, the current key that seals new values. Every
+ *   project that exists becomes version 1 with the key it has: nothing is rewritten, so nothing can be lost.
+ * - `secrets_data_keys`: every older version of a project's data key, kept for the values sealed under it (the
+ *   current one stays on the project row, where every request already reads it: no join on the hot path).
+ *   Cascades with the project.
+ * Sealed values from then on are `csv2.<data key version>.…` (bound to the secret's id too); `csv1` rows stay as
+ * they are until a data-key rotation re-seals them.
  */
 import type { Kysely, Migration } from "kysely"
 
@@ -142,6 +151,31 @@ const m0004: Migration = {
   },
 }
 
+const m0008: Migration = {
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  up: async (db: Kysely<any>) => {
+    await db.schema
+      .alterTable("secrets_projects")
+      .addColumn("data_key_version", "integer", (column) => column.notNull().defaultTo(1))
+      .execute()
+    await db.schema
+      .createTable("secrets_data_keys")
+      .addColumn("project_id", "text", (column) =>
+        column.notNull().references("secrets_projects.id").onDelete("cascade"),
+      )
+      .addColumn("version", "integer", (column) => column.notNull())
+      .addColumn("data_key", "text", (column) => column.notNull())
+      .addPrimaryKeyConstraint("secrets_data_keys_pk", ["project_id", "version"])
+      .execute()
+  },
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  down: async (db: Kysely<any>) => {
+    await db.schema.dropTable("secrets_data_keys").execute()
+    await db.schema.alterTable("secrets_projects").dropColumn("data_key_version").execute()
+  },
+}
+
 export const secretsMigrations: Readonly<Record<string, Migration>> = {
   "0004_secrets": m0004,
+  "0008_secrets_data_key_versions": m0008,
 }

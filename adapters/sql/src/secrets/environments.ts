@@ -2,11 +2,12 @@
  * Environments and the secrets in them, on SQL.
  *
  * Versions (port rule 3): an update moves `secrets_secrets.version` from the expected value to the next one with a
- * conditional `update … where version = expected`; on Postgres a concurrent writer blocks on the row lock and then
+ * conditional `update … where id = secret and version = expected` (the id: not a secret re-created under the key); on Postgres a concurrent writer blocks on the row lock and then
  * finds the condition false, and on SQLite transactions run one at a time. Creating a key relies on the unique
  * (environment, key); the primary key (secret, version) of the history is the backstop. Every way of losing the
  * race answers `VersionConflict`, after which the use case re-reads and tries again. The write is one compound
- * operation so that it costs one transaction; it compares a version and decides nothing else.
+ * operation so that it costs one transaction (on Postgres one statement, a data-modifying CTE: one round trip on
+ * the hot path of issue 10); it compares a version and decides nothing else.
  */
 import { fromIso, toIso } from "@coffer/kernel"
 import { EnvironmentExists, EnvironmentGone, type SecretStore, VersionConflict } from "@coffer/secrets"
@@ -210,7 +211,7 @@ export const environments = (
               db
                 .insertInto("secrets_secrets")
                 .values({
-                  id: input.newSecretId,
+                  id: input.secretId,
                   environment_id: input.environmentId,
                   key: input.key,
                   version,
@@ -221,12 +222,13 @@ export const environments = (
             ).pipe(
               SqlStore.failOn("UniqueViolation", conflict),
               SqlStore.failOn("ForeignKeyViolation", environmentGone),
-              Effect.as(input.newSecretId),
+              Effect.as(input.secretId),
             )
           : statement((db) =>
               db
                 .updateTable("secrets_secrets")
                 .set({ version, updated_at: at })
+                .where("id", "=", input.secretId)
                 .where("environment_id", "=", input.environmentId)
                 .where("key", "=", input.key)
                 .where("version", "=", input.expectedVersion)
@@ -237,6 +239,74 @@ export const environments = (
                 updated === undefined ? Effect.fail(conflict()) : Effect.succeed(updated.id),
               ),
             )
+      if (store.database.dialect === "postgres") {
+        // One data-modifying statement: the secret created or advanced, its version and the audit record, all or
+        // nothing by itself, so one round trip and no BEGIN/COMMIT. A concurrent writer that advanced the row first
+        // makes the `update` match nothing (Postgres re-checks `version` after the row lock), and a concurrent
+        // creator makes the `insert` skip: either way no row comes back, and nothing was written.
+        const row = auditRow(input.audit)
+        return statement((db) =>
+          db
+            .with("s", (db) =>
+              input.expectedVersion === 0
+                ? db
+                    .insertInto("secrets_secrets")
+                    .values({
+                      id: input.secretId,
+                      environment_id: input.environmentId,
+                      key: input.key,
+                      version,
+                      created_at: at,
+                      updated_at: at,
+                    })
+                    .onConflict((conflict) => conflict.columns(["environment_id", "key"]).doNothing())
+                    .returning("id")
+                : db
+                    .updateTable("secrets_secrets")
+                    .set({ version, updated_at: at })
+                    .where("id", "=", input.secretId)
+                    .where("environment_id", "=", input.environmentId)
+                    .where("key", "=", input.key)
+                    .where("version", "=", input.expectedVersion)
+                    .returning("id"),
+            )
+            .with("v", (db) =>
+              db
+                .insertInto("secrets_secret_versions")
+                .columns(["secret_id", "version", "value", "user_id", "created_at"])
+                .expression((eb) =>
+                  eb
+                    .selectFrom("s")
+                    .select([
+                      "s.id",
+                      eb.val(version).as("version"),
+                      eb.val(input.value).as("value"),
+                      eb.val(input.userId).as("user_id"),
+                      eb.val(at).as("created_at"),
+                    ]),
+                ),
+            )
+            .with("a", (db) =>
+              db
+                .insertInto("secrets_audit_log")
+                .columns(AUDIT_COLUMNS)
+                .expression((eb) =>
+                  eb.selectFrom("s").select(AUDIT_COLUMNS.map((column) => eb.val(row[column]).as(column))),
+                ),
+            )
+            .selectFrom("s")
+            .select("id")
+            .executeTakeFirst(),
+        ).pipe(
+          SqlStore.failOn("UniqueViolation", conflict),
+          SqlStore.failOn("ForeignKeyViolation", environmentGone),
+          SqlStore.failOn("TransactionConflict", conflict),
+          SqlStore.settle,
+          Effect.flatMap((written) =>
+            written === undefined ? Effect.fail(conflict()) : Effect.succeed({ secretId: written.id, version }),
+          ),
+        )
+      }
       return store
         .attemptTransaction(
           Effect.gen(function* () {
@@ -301,11 +371,18 @@ export const environments = (
                 .onRef("secrets_secret_versions.secret_id", "=", "secrets_secrets.id")
                 .onRef("secrets_secret_versions.version", "=", "secrets_secrets.version"),
             )
-            .select(["secrets_secrets.key", "secrets_secrets.version", "secrets_secret_versions.value"])
+            .select([
+              "secrets_secrets.id",
+              "secrets_secrets.key",
+              "secrets_secrets.version",
+              "secrets_secret_versions.value",
+            ])
             .where("secrets_secrets.environment_id", "=", environmentId)
             .execute(),
         ).pipe(
-          Effect.map((rows) => rows.map((row) => ({ key: row.key, version: Number(row.version), value: row.value }))),
+          Effect.map((rows) =>
+            rows.map((row) => ({ secretId: row.id, key: row.key, version: Number(row.version), value: row.value })),
+          ),
         ),
       ),
   }

@@ -1,6 +1,5 @@
 /**
- * Projects and the people in them, on SQL: projects, memberships, invites, and the wrapped data keys that
- * `coffer keys rotate` replaces.
+ * Projects and the people in them, on SQL: projects, memberships and invites (their data keys: `dataKeys.ts`).
  *
  * Invites (port rule 7): a conditional `update … where used_at is null` takes the invite; the membership insert
  * that follows fails on the primary key when the person is in already, and the rollback leaves the invite unused.
@@ -13,7 +12,7 @@ import type { Kysely } from "kysely"
 import * as SqlStore from "../SqlStore.js"
 import type { Tables } from "../Tables.js"
 import type { Audited } from "./audit.js"
-import { changed, projectColumns, toAccess, toInvite, toProject } from "./rows.js"
+import { changed, projectColumns, toAccess, toEnvironment, toInvite, toProject } from "./rows.js"
 
 type Store = SecretStore.SecretStore["Service"]
 
@@ -23,6 +22,7 @@ export type ProjectsPart = Pick<
   Store,
   | "createProject"
   | "findProject"
+  | "findProjectEnvironment"
   | "findProjectById"
   | "listProjects"
   | "deleteProject"
@@ -35,8 +35,6 @@ export type ProjectsPart = Pick<
   | "deleteInvite"
   | "acceptInvite"
   | "removeSpentInvites"
-  | "listDataKeys"
-  | "replaceDataKey"
 >
 
 export const projects = (store: SqlStore.SqlStore, { append, audited, auditedChange }: Audited): ProjectsPart => {
@@ -64,6 +62,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
                 slug: project.slug,
                 owner_id: project.ownerId,
                 data_key: project.dataKey,
+                data_key_version: project.dataKeyVersion,
                 created_at: toIso(project.createdAt),
               })
               .execute(),
@@ -105,6 +104,30 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
     findProject: (slug, userId) =>
       query((db) => selectAccess(db, userId).where("secrets_projects.slug", "=", slug).executeTakeFirst()).pipe(
         Effect.map((row) => (row === undefined ? undefined : toAccess(row))),
+      ),
+
+    findProjectEnvironment: (slug, userId, name) =>
+      query((db) =>
+        selectAccess(db, userId)
+          .leftJoin("secrets_environments as e", (join) =>
+            join.onRef("e.project_id", "=", "secrets_projects.id").on("e.name", "=", name),
+          )
+          .select(["e.id as environment_id", "e.name as environment_name", "e.created_at as environment_created_at"])
+          .where("secrets_projects.slug", "=", slug)
+          .executeTakeFirst(),
+      ).pipe(
+        Effect.map((row) => {
+          if (row === undefined) return undefined
+          const access = toAccess(row)
+          const { environment_id: id, environment_name: environmentName, environment_created_at: createdAt } = row
+          return {
+            access,
+            environment:
+              id === null || environmentName === null || createdAt === null
+                ? undefined
+                : toEnvironment({ id, project_id: access.project.id, name: environmentName, created_at: createdAt }),
+          }
+        }),
       ),
 
     findProjectById: (projectId, userId) =>
@@ -237,19 +260,5 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
           return toProject(project)
         }),
       ),
-
-    listDataKeys: query((db) => db.selectFrom("secrets_projects").select(["id", "data_key"]).execute()).pipe(
-      Effect.map((rows) => rows.map((row) => ({ projectId: row.id, dataKey: row.data_key }))),
-    ),
-
-    replaceDataKey: ({ projectId, expected, next }) =>
-      query((db) =>
-        db
-          .updateTable("secrets_projects")
-          .set({ data_key: next })
-          .where("id", "=", projectId)
-          .where("data_key", "=", expected)
-          .executeTakeFirst(),
-      ).pipe(Effect.map(changed)),
   }
 }

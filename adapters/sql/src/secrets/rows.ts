@@ -24,6 +24,7 @@ export const toProject = (row: SecretsProjectRow): SecretStore.ProjectRecord => 
   ownerId: row.owner_id,
   createdAt: fromIso(row.created_at),
   dataKey: row.data_key,
+  dataKeyVersion: Number(row.data_key_version),
 })
 
 export const toEnvironment = (row: SecretsEnvironmentRow): SecretStore.EnvironmentRecord => ({
@@ -99,6 +100,7 @@ export const projectColumns = [
   "secrets_projects.slug",
   "secrets_projects.owner_id",
   "secrets_projects.data_key",
+  "secrets_projects.data_key_version",
   "secrets_projects.created_at",
 ] as const
 

@@ -9,9 +9,19 @@ export interface SecretsProjectRow {
   name: string
   slug: string
   owner_id: string
-  /** `cdk1.…`: the project's data key, wrapped by the master key. */
+  /** `cdk1.…`: the project's current data key, wrapped by the master key. */
   data_key: string
+  /** The version of `data_key` (migration `0008_secrets_data_key_versions`): 1 at creation. */
+  data_key_version: number
   created_at: string
+}
+
+/** An older version of a project's data key (migration `0008_secrets_data_key_versions`). */
+export interface SecretsDataKeyRow {
+  project_id: string
+  version: number
+  /** `cdk1.…`, wrapped by the master key. */
+  data_key: string
 }
 
 export interface SecretsMemberRow {
@@ -54,7 +64,10 @@ export interface SecretsSecretRow {
 export interface SecretsSecretVersionRow {
   secret_id: string
   version: number
-  /** `csv1.…`: sealed under the project's data key, bound to project, environment, key and version. */
+  /**
+   * `csv2.<data key version>.…`: sealed under that version of the project's data key, bound to project,
+   * environment, secret id, key and version; or `csv1.…` (version 1, without the secret id) from before `0008`.
+   */
   value: string
   user_id: string | null
   created_at: string
@@ -89,6 +102,7 @@ export interface SecretsAuditLogRow {
 
 export interface SecretsTables {
   secrets_projects: SecretsProjectRow
+  secrets_data_keys: SecretsDataKeyRow
   secrets_members: SecretsMemberRow
   secrets_invites: SecretsInviteRow
   secrets_environments: SecretsEnvironmentRow

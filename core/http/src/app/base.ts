@@ -1,7 +1,7 @@
 /**
  * The stack both apps stand on, in the order that makes every rule hold for every response: the request's
  * telemetry outermost (its log line, metrics and span see the final answer, errors included) and its
- * `X-Request-Id`, then `no-store` and the security headers (so errors, 404s and preflights carry them), then CORS (so a
+ * `X-Request-Id`, `no-store` and the security headers (so errors, 404s and preflights carry them), then CORS (so a
  * listed origin can read even a 413), then the content-type and size checks that reject a request before any
  * route runs. Unknown paths answer 404 `{ error: "Not found" }`, or the web app when one is served and the path is
  * the app's (`../web/webApp.ts`: the app is the not-found handler, so it shadows no route); an exception that escapes a
@@ -16,11 +16,9 @@ import { client } from "../client/client.js"
 import { errorResponse } from "../errors.js"
 import { bodyLimit } from "../middleware/bodyLimit.js"
 import { cors } from "../middleware/cors.js"
-import { jsonWrites } from "../middleware/jsonWrites.js"
-import { noStore } from "../middleware/noStore.js"
-import { securityHeaders } from "../middleware/securityHeaders.js"
+import { jsonWrites, WRITE_METHODS } from "../middleware/jsonWrites.js"
+import { presetHeaders } from "../middleware/presetHeaders.js"
 import { mountMetrics } from "../observability/metricsRoute.js"
-import { requestId } from "../observability/requestId.js"
 import { requestTelemetry } from "../observability/requestTelemetry.js"
 import { type Handle, makeHandle, reportException } from "../runtime.js"
 import { type WebApp, webResponse } from "../web/webApp.js"
@@ -71,17 +69,20 @@ export const createBaseApp = <R, ER>(
 ): { readonly app: Hono; readonly handle: Handle<R> } => {
   const app = new Hono()
   app.use(requestTelemetry(options.runtime))
+  app.use(presetHeaders({ publicOrigin: options.publicOrigin }))
   // Before every later step (rate limits, audit, cookies), so that they read one resolution of the client.
   app.use(client({ peerAddress: options.peerAddress, trustedProxies: options.settings.trustedProxies }))
-  app.use(requestId())
-  app.use(noStore())
-  app.use(securityHeaders({ publicOrigin: options.publicOrigin }))
-  app.use(cors(options.settings.corsOrigins))
+  if (options.settings.corsOrigins.length > 0) app.use(cors(options.settings.corsOrigins))
   // Both apps mount the provider's back-channel logout, which is form-encoded and cookieless.
   const exempt = [BACKCHANNEL_LOGOUT_PATH, ...(options.nonJsonWrites ?? [])]
-  app.use(sameOriginWrites({ publicOrigin: options.publicOrigin, corsOrigins: options.settings.corsOrigins, exempt }))
-  app.use(jsonWrites({ exempt }))
-  app.use(bodyLimit())
+  // Mounted for the methods that carry a body only, so that reads do not pass through them at all.
+  app.on(
+    [...WRITE_METHODS],
+    "*",
+    sameOriginWrites({ publicOrigin: options.publicOrigin, corsOrigins: options.settings.corsOrigins, exempt }),
+    jsonWrites({ exempt }),
+    bodyLimit(),
+  )
   const { web } = options
   app.notFound(
     (c) =>

@@ -1,10 +1,12 @@
 /**
- * The schemas service (seed 000): the interface description, the sign-in routes (`mountSchemasAuth`: dev-login,
+ * The schemas service (seed 000): the probes (`/healthz`, `/readyz`, as the secrets service has), the interface
+ * description, the sign-in routes (`mountSchemasAuth`: dev-login,
  * logout, get-session with live permissions) and the domain routes of `../schemas/` (platforms, versions, schemas
  * with their cascade, API tokens, deletion, audit). Sign-in routes are mounted first, so that no parameterised
  * path (`/api/{platform}/{version}`) shadows them.
  */
 
+import type { Readiness } from "@coffer/kernel"
 import type { Permissions } from "@coffer/schemas"
 import { Schema } from "effect"
 import type { Hono } from "hono"
@@ -17,14 +19,15 @@ import { mountReference } from "../openapi/reference.js"
 import { route } from "../openapi/route.js"
 import { mountSchemasRoutes, type SchemasRouteServices } from "../schemas/index.js"
 import { type AppOptions, createBaseApp, LIMITS_DESCRIPTION } from "./base.js"
+import { mountProbes } from "./probes.js"
 import { Instance, instanceDescription } from "./secretsApp.js"
 import type { SchemasSettings } from "./settings.js"
 
 /** The interface description's own version (seed 000 §9 rule 2). */
 export const SCHEMAS_INTERFACE_VERSION = "1.0.0"
 
-/** The services the schemas routes need from the runtime. */
-export type SchemasServices = SchemasRouteServices
+/** The services the schemas routes need from the runtime, and the readiness its probe reports. */
+export type SchemasServices = SchemasRouteServices | Readiness.Readiness
 
 export interface SchemasAppOptions<ER> extends AppOptions<SchemasServices, ER, SchemasSettings> {
   /**
@@ -57,6 +60,7 @@ export const createSchemasApp = <ER>(options: SchemasAppOptions<ER>): Hono => {
   })
   // `signIn` tells the dashboard which sign-in to offer, as the secrets service's instance description does.
   const { signIn } = instanceDescription(options.settings, options.version)
+  mountProbes(app, handle)
   route(app, GetSchemasInstance, (c) =>
     c.json({
       name: "coffer-schemas",

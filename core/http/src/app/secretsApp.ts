@@ -3,8 +3,7 @@
  * (`mountSecretsAuth`) and the domain routes of `../secrets/` (projects, people, environments, secrets and their
  * history, exports, API keys, audit log). Sign-in routes are mounted first, so no parameterised path shadows them.
  */
-import { Readiness as ReadinessCheck, StoreUnavailable } from "@coffer/kernel"
-import { Duration, Effect, Schema } from "effect"
+import { Schema } from "effect"
 import type { Hono } from "hono"
 import { sessionCookieName } from "../auth/cookie.js"
 import { mountSecretsAuth } from "../auth/secretsAuth.js"
@@ -16,6 +15,7 @@ import { route } from "../openapi/route.js"
 import { mountSecretsRoutes, type SecretsRouteServices } from "../secrets/index.js"
 import { mountApiKeyIdentity } from "../secrets/me.js"
 import { type AppOptions, createBaseApp, LIMITS_DESCRIPTION } from "./base.js"
+import { mountProbes } from "./probes.js"
 import type { ServiceSettings } from "./settings.js"
 
 /** The services the secrets routes need from the runtime. */
@@ -23,9 +23,6 @@ export type SecretsServices = SecretsRouteServices
 
 /** Where the sign-in button leads when OIDC is configured (seed 001 §4). */
 export const OIDC_START_PATH = "/api/auth/oidc/start"
-
-/** A probe that hangs is as bad as a failed one: load balancers need an answer, so it is bounded. */
-const READINESS_TIMEOUT = Duration.seconds(2)
 
 export const instanceDescription = (settings: Pick<ServiceSettings, "oidc" | "environment">, version: string) => ({
   name: "coffer-secrets",
@@ -47,7 +44,6 @@ export const Instance = Schema.Struct({
 }).annotate({ identifier: "Instance" })
 
 const TAG = "Service"
-const Ok = { description: "`ok`", contentType: "text/plain" }
 
 export const GetInstance = endpoint({
   method: "GET",
@@ -62,24 +58,6 @@ export const GetRoot = endpoint({
   path: "/",
   summary: "The instance description (when the web app is not served)",
 })
-export const Liveness = endpoint({
-  method: "GET",
-  path: "/healthz",
-  summary: "Liveness: `ok` while the process runs",
-  tag: TAG,
-  security: PUBLIC,
-  responses: { 200: Ok },
-})
-export const Readiness = endpoint({
-  method: "GET",
-  path: "/readyz",
-  summary: "Readiness: `ok` when the database is reachable",
-  tag: TAG,
-  security: PUBLIC,
-  responses: { 200: Ok },
-  errors: [503],
-})
-
 export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): Hono => {
   const { app, handle } = createBaseApp({
     runtime: options.runtime,
@@ -90,19 +68,7 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
   })
   const instance = instanceDescription(options.settings, options.version)
 
-  route(app, Liveness, (c) => c.text("ok"))
-  route(app, Readiness, (c) =>
-    handle(
-      c,
-      ReadinessCheck.Readiness.use((readiness) => readiness.check).pipe(
-        Effect.timeoutOrElse({
-          duration: READINESS_TIMEOUT,
-          orElse: () => Effect.fail(new StoreUnavailable({ store: "database", message: "Readiness check timed out" })),
-        }),
-      ),
-      () => c.text("ok"),
-    ),
-  )
+  mountProbes(app, handle)
   route(app, GetInstance, (c) => c.json(instance))
   // Seed 001 §4: `GET /` gives the instance description when the web app is not served; else `/` is the app.
   if (options.web === undefined) route(app, GetRoot, (c) => c.json(instance))

@@ -13,6 +13,7 @@
 import { type Cache, type Sessions, type StoreUnavailable, type TooManyRequests, Unauthorized } from "@coffer/kernel"
 import { Effect } from "effect"
 import type { Context } from "hono"
+import { header } from "../request/header.js"
 import { sessionCookieName } from "./cookie.js"
 import { limitAttempt } from "./rateLimit.js"
 import { currentSession, notSignedIn } from "./session.js"
@@ -57,7 +58,7 @@ export const credentialsOf = <A, E, R>(
       limit: resolver.limit,
       clientAddress: resolver.clientAddress,
     }).pipe(Effect.andThen(Effect.fail(error)))
-  const authorization = c.req.header("Authorization")
+  const authorization = header(c, "Authorization")
   if (authorization !== undefined) {
     const token = bearerToken(authorization)
     if (token === undefined) return failed(new Unauthorized({ message: resolver.malformed }))
@@ -69,7 +70,7 @@ export const credentialsOf = <A, E, R>(
     (session): Effect.Effect<A, E | CredentialError, R | Cache.Cache> => {
       if (session !== undefined) return resolver.bySession(session)
       // A cookie that names no live session is a failed credential; no credential at all is not.
-      return c.req.header("Cookie")?.includes(`${sessionCookieName(resolver.service, resolver.publicOrigin)}=`) === true
+      return header(c, "Cookie")?.includes(`${sessionCookieName(resolver.service, resolver.publicOrigin)}=`) === true
         ? failed(notSignedIn())
         : Effect.fail(resolver.anonymous())
     },

@@ -8,6 +8,7 @@
 import { Forbidden } from "@coffer/kernel"
 import type { MiddlewareHandler } from "hono"
 import { errorResponse } from "../errors.js"
+import { header } from "../request/header.js"
 import { carriesSessionCookie } from "./cookie.js"
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
@@ -27,9 +28,9 @@ export const sameOriginWrites = (options: SameOriginOptions): MiddlewareHandler 
   ])
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method) || exempt.has(c.req.path)) return next()
-    const origin = c.req.header("Origin")
-    if (origin === undefined || !carriesSessionCookie(c.req.header("Cookie"))) return next()
-    const own = `${new URL(c.req.url).protocol}//${c.req.header("Host") ?? new URL(c.req.url).host}`
+    const origin = header(c, "Origin")
+    if (origin === undefined || !carriesSessionCookie(header(c, "Cookie"))) return next()
+    const own = `${new URL(c.req.url).protocol}//${header(c, "Host") ?? new URL(c.req.url).host}`
     if (origin === own || allowed.has(origin)) return next()
     return errorResponse(c, new Forbidden({ message: "Cross-origin request refused" }))
   }

@@ -1,13 +1,15 @@
 /**
- * The client of a request, resolved once by the `client` middleware at the top of every app and read by rate
+ * The client of a request, resolved at most once per request (on first use) and read by rate
  * limits, the audit log and the cookies (`clientAddress`, `isHttps`). The host supplies only the socket's peer
  * (`AppOptions.clientAddress`); what proxies say is decided here, in one place (`./trustedProxies.ts`).
  */
 import type { Context, MiddlewareHandler } from "hono"
+import { header } from "../request/header.js"
 import { type Client, NO_TRUSTED_PROXIES, resolveClient, type TrustedProxies } from "./trustedProxies.js"
 
 // One Context per request: the resolution lives exactly as long as the request.
 const resolved = new WeakMap<Context, Client>()
+const pending = new WeakMap<Context, ClientOptions>()
 
 export interface ClientOptions {
   /** The socket's peer address, read by the host from its server; without it every request is one client. */
@@ -15,23 +17,34 @@ export interface ClientOptions {
   readonly trustedProxies?: TrustedProxies | undefined
 }
 
+/**
+ * Remembers how to resolve the client; the resolution itself waits until something asks (a rate limit, an audit
+ * entry, a cookie), so a request that never asks (a token-checked read) pays for no header or URL parsing.
+ */
 export const client =
   (options: ClientOptions): MiddlewareHandler =>
-  async (c, next) => {
-    resolved.set(
-      c,
-      resolveClient(
-        options.trustedProxies ?? NO_TRUSTED_PROXIES,
-        options.peerAddress?.(c),
-        { forwardedFor: c.req.header("x-forwarded-for"), forwardedProto: c.req.header("x-forwarded-proto") },
-        new URL(c.req.url).protocol === "https:",
-      ),
-    )
-    await next()
+  (c, next) => {
+    pending.set(c, options)
+    return next()
   }
 
+const resolve = (c: Context): Client | undefined => {
+  const known = resolved.get(c)
+  if (known !== undefined) return known
+  const options = pending.get(c)
+  if (options === undefined) return undefined
+  const found = resolveClient(
+    options.trustedProxies ?? NO_TRUSTED_PROXIES,
+    options.peerAddress?.(c),
+    { forwardedFor: header(c, "x-forwarded-for"), forwardedProto: header(c, "x-forwarded-proto") },
+    new URL(c.req.url).protocol === "https:",
+  )
+  resolved.set(c, found)
+  return found
+}
+
 /** The client's address, for per-client rate limits and the audit log. */
-export const clientAddress = (c: Context): string | undefined => resolved.get(c)?.address
+export const clientAddress = (c: Context): string | undefined => resolve(c)?.address
 
 /** Whether the client reached us over https, directly or through a trusted proxy. */
-export const isHttps = (c: Context): boolean => resolved.get(c)?.https === true
+export const isHttps = (c: Context): boolean => resolve(c)?.https === true

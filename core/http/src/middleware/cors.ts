@@ -13,7 +13,7 @@
  * send (`scheme://host[:port]`, lowercase, no default port).
  */
 import type { MiddlewareHandler } from "hono"
-import { type HeaderList, withPresetHeaders } from "./presetHeaders.js"
+import { header } from "../request/header.js"
 
 export const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE"
 export const ALLOWED_HEADERS = "Authorization, Content-Type"
@@ -25,9 +25,9 @@ export const cors = (allowedOrigins: ReadonlyArray<string>): MiddlewareHandler =
   const allowed = new Set(allowedOrigins)
   return async (c, next) => {
     if (allowed.size === 0) return next()
-    const origin = c.req.header("Origin")
+    const origin = header(c, "Origin")
     const isAllowed = origin !== undefined && allowed.has(origin)
-    if (isAllowed && c.req.method === "OPTIONS" && c.req.header("Access-Control-Request-Method") !== undefined) {
+    if (isAllowed && c.req.method === "OPTIONS" && header(c, "Access-Control-Request-Method") !== undefined) {
       return c.body(null, 204, {
         "Access-Control-Allow-Origin": origin,
         "Access-Control-Allow-Credentials": "true",
@@ -39,15 +39,19 @@ export const cors = (allowedOrigins: ReadonlyArray<string>): MiddlewareHandler =
     }
     // Set before the route, so that the response is born with them (`presetHeaders.ts`); the answer depends on
     // Origin whenever origins are listed, so caches must key on it.
-    const headers: HeaderList = isAllowed
-      ? [
-          ["Access-Control-Allow-Origin", origin],
-          ["Access-Control-Allow-Credentials", "true"],
-          ["Access-Control-Expose-Headers", EXPOSED_HEADERS],
-        ]
-      : []
+    if (isAllowed) {
+      c.header("Access-Control-Allow-Origin", origin)
+      c.header("Access-Control-Allow-Credentials", "true")
+      c.header("Access-Control-Expose-Headers", EXPOSED_HEADERS)
+    }
     c.header("Vary", "Origin", { append: true })
-    await withPresetHeaders(c, next, headers)
+    await next()
+    // A response made outside the context (`presetHeaders.ts`) is born without them.
+    if (isAllowed && !c.res.headers.has("Access-Control-Allow-Origin")) {
+      c.header("Access-Control-Allow-Origin", origin)
+      c.header("Access-Control-Allow-Credentials", "true")
+      c.header("Access-Control-Expose-Headers", EXPOSED_HEADERS)
+    }
     const vary = c.res.headers.get("Vary")
     if (vary === null || !/(^|,)\s*origin\s*(,|$)/i.test(vary)) c.header("Vary", "Origin", { append: true })
   }

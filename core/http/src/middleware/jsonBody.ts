@@ -10,6 +10,7 @@
 import { BadRequest, Encoding, type UnsupportedMediaType } from "@coffer/kernel"
 import { Effect, Schema, SchemaIssue } from "effect"
 import type { Context } from "hono"
+import { header } from "../request/header.js"
 import { isJsonContentType, unsupportedMediaType } from "./jsonWrites.js"
 
 export const MAX_JSON_DEPTH = 100
@@ -38,7 +39,7 @@ const badRequest = (message: string) => () => new BadRequest({ message })
 export const readJson = Effect.fnUntraced(function* (
   c: Context,
 ): Effect.fn.Return<unknown, BadRequest | UnsupportedMediaType> {
-  if (!isJsonContentType(c.req.header("Content-Type"))) return yield* unsupportedMediaType()
+  if (!isJsonContentType(header(c, "Content-Type"))) return yield* unsupportedMediaType()
   const bytes = yield* Effect.tryPromise({
     try: () => c.req.arrayBuffer(),
     catch: badRequest("Could not read the request body"),
@@ -107,8 +108,8 @@ export const optionalJson = <A>(
   c: Context,
   schema: Schema.Decoder<A>,
 ): Effect.Effect<A, BadRequest | UnsupportedMediaType> => {
-  const length = c.req.header("Content-Length")
-  const framed = c.req.header("Transfer-Encoding") !== undefined || (length !== undefined && length !== "0")
-  if (framed || c.req.header("Content-Type") !== undefined) return decodeJson(c, schema)
+  const length = header(c, "Content-Length")
+  const framed = header(c, "Transfer-Encoding") !== undefined || (length !== undefined && length !== "0")
+  if (framed || header(c, "Content-Type") !== undefined) return decodeJson(c, schema)
   return decodeWith(schema)({})
 }

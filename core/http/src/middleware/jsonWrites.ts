@@ -11,8 +11,10 @@
 import { UnsupportedMediaType } from "@coffer/kernel"
 import type { MiddlewareHandler } from "hono"
 import { errorResponse } from "../errors.js"
+import { header } from "../request/header.js"
 
-const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"])
+/** The methods whose requests carry a body. */
+export const WRITE_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH", "DELETE"])
 
 /** `application/json`, with or without parameters such as `charset`, in any letter case. */
 export const isJsonContentType = (value: string | undefined): boolean =>
@@ -29,8 +31,8 @@ export const jsonWrites = (options: JsonWritesOptions = {}): MiddlewareHandler =
   const exempt = new Set(options.exempt ?? [])
   return async (c, next) => {
     if (!WRITE_METHODS.has(c.req.method) || exempt.has(c.req.path)) return next()
-    const contentType = c.req.header("Content-Type")
-    const framed = c.req.header("Transfer-Encoding") !== undefined || Number(c.req.header("Content-Length")) > 0
+    const contentType = header(c, "Content-Type")
+    const framed = header(c, "Transfer-Encoding") !== undefined || Number(header(c, "Content-Length")) > 0
     if ((contentType !== undefined || framed) && !isJsonContentType(contentType)) {
       return errorResponse(c, unsupportedMediaType())
     }

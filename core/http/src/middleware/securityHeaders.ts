@@ -7,8 +7,7 @@
  * @hono/node-server builds a full response for every request (`presetHeaders.ts`, issue 10), and which would
  * overwrite the web app's own policy.
  */
-import type { MiddlewareHandler } from "hono"
-import { type HeaderList, withPresetHeaders } from "./presetHeaders.js"
+import type { HeaderList } from "./presetHeaders.js"
 
 export const CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
@@ -20,19 +19,16 @@ export interface SecurityHeadersOptions {
   readonly publicOrigin: string | undefined
 }
 
-export const securityHeaders = (options: SecurityHeadersOptions): MiddlewareHandler => {
-  const headers: HeaderList = [
-    ["X-Content-Type-Options", "nosniff"],
-    ["X-Frame-Options", "DENY"],
-    ["Referrer-Policy", "no-referrer"],
-    // Web app pages bring their own policy (`../web/webApp.ts`); everything else may run and load nothing.
-    ["Content-Security-Policy", CONTENT_SECURITY_POLICY],
-    // Keeps other sites from embedding responses as images or scripts; CORS requests are not affected.
-    ["Cross-Origin-Resource-Policy", "same-origin"],
-    ...(options.publicOrigin?.startsWith("https://") === true
-      ? [["Strict-Transport-Security", STRICT_TRANSPORT_SECURITY] as const]
-      : []),
-  ]
-  // Set before the route (`presetHeaders.ts`), so that the light response path stays light.
-  return (c, next) => withPresetHeaders(c, next, headers)
-}
+/** The security headers of every response (set by `presetHeaders.ts`). */
+export const securityHeaders = (options: SecurityHeadersOptions): HeaderList => [
+  ["X-Content-Type-Options", "nosniff"],
+  ["X-Frame-Options", "DENY"],
+  ["Referrer-Policy", "no-referrer"],
+  // Web app pages bring their own policy (`../web/webApp.ts`); everything else may run and load nothing.
+  ["Content-Security-Policy", CONTENT_SECURITY_POLICY],
+  // Keeps other sites from embedding responses as images or scripts; CORS requests are not affected.
+  ["Cross-Origin-Resource-Policy", "same-origin"],
+  ...(options.publicOrigin?.startsWith("https://") === true
+    ? [["Strict-Transport-Security", STRICT_TRANSPORT_SECURITY] as const]
+    : []),
+]

@@ -14,6 +14,7 @@ import { bearerToken } from "../auth/credentials.js"
 import { errorResponse } from "../errors.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
+import { header } from "../request/header.js"
 
 export const METRICS_PATH = "/metrics"
 
@@ -44,7 +45,7 @@ export const mountMetrics = <R, ER>(
 ): void => {
   if (token === undefined) return
   route(app, GetMetrics, async (c) => {
-    const given = bearerToken(c.req.header("Authorization") ?? "")
+    const given = bearerToken(header(c, "Authorization") ?? "")
     if (given === undefined || !Hasher.timingSafeEqual(given, Redacted.value(token))) {
       c.header("WWW-Authenticate", "Bearer")
       return errorResponse(c, new Unauthorized({ message: "A metrics token is required" }))

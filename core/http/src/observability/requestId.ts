@@ -1,17 +1,32 @@
 /**
- * `X-Request-Id` (issue 16): Hono's own middleware, which accepts the client's id when it is a short token and
- * makes one otherwise (a random UUID), keeps it as `c.get("requestId")` for the request's log line and span, and
- * sets the header before the route, so that the answer is born with it (`presetHeaders.ts`). Responses made
- * outside the context get it from `requestTelemetry` after the route.
+ * `X-Request-Id` (issue 16): the client's id when it is a short token, else a new random UUID. It is kept as
+ * `c.get("requestId")` for the request's log line and span, and answered on every response
+ * (`../middleware/presetHeaders.ts` sets it with the other headers every response carries).
  *
- * Hono accepts `[A-Za-z0-9_=-]`; with the limit below, anything longer or with other characters is replaced, so
- * nothing a client sends reaches a log line unchecked.
+ * Only `[A-Za-z0-9_=-]` up to the limit below is accepted (what Hono's own middleware accepts); anything longer or
+ * with other characters is replaced, so nothing a client sends reaches a log line unchecked.
  */
-import { requestId as honoRequestId } from "hono/request-id"
+import type { Context } from "hono"
+import { header } from "../request/header.js"
 
 export const REQUEST_ID_HEADER = "X-Request-Id"
 
 /** Longer ids are replaced: a request id names a request, it does not carry data. */
 export const MAX_REQUEST_ID_LENGTH = 64
 
-export const requestId = () => honoRequestId({ headerName: REQUEST_ID_HEADER, limitLength: MAX_REQUEST_ID_LENGTH })
+const TOKEN = /^[\w\-=]+$/
+
+declare module "hono" {
+  interface ContextVariableMap {
+    requestId: string
+  }
+}
+
+/** The request's id, as the client sent it when acceptable, else a fresh one; remembered for the request. */
+export const resolveRequestId = (c: Context): string => {
+  const given = header(c, REQUEST_ID_HEADER)
+  const id =
+    given !== undefined && given.length <= MAX_REQUEST_ID_LENGTH && TOKEN.test(given) ? given : crypto.randomUUID()
+  c.set("requestId", id)
+  return id
+}

@@ -5,15 +5,14 @@
  *
  * Mounted outermost, so that it times the whole answer and sees the final status, errors included. It reads the
  * runtime's services once (loggers' level, metric registry, tracer) and then works synchronously: no Effect run and
- * no await per request, and nothing is set on the response after the route except `X-Request-Id` on the rare
- * response made outside the context (the web app's files), as `presetHeaders.ts` explains.
+ * no await per request, and nothing is set on the response after the route (`../middleware/presetHeaders.ts`).
  */
 import { Cause, Clock, Context, Exit, LogLevel, type ManagedRuntime, Option, References, Tracer } from "effect"
 import { fromRecordUnsafe } from "effect/http/Headers"
 import { w3c } from "effect/http/HttpTraceContext"
 import type { Context as HonoContext, MiddlewareHandler } from "hono"
+import { header } from "../request/header.js"
 import { makeHttpMetrics } from "./httpMetrics.js"
-import { REQUEST_ID_HEADER } from "./requestId.js"
 import { makeRequestLog } from "./requestLog.js"
 import { methodLabel, routeTemplate } from "./route.js"
 
@@ -59,7 +58,7 @@ const instrumentsOf = (context: Context.Context<never>): Instruments => ({
 
 /** The caller's span, from a valid W3C `traceparent` header. */
 const callerSpan = (c: HonoContext): Option.Option<Tracer.AnySpan> => {
-  const traceparent = c.req.header("traceparent")
+  const traceparent = header(c, "traceparent")
   return traceparent === undefined ? Option.none() : w3c(fromRecordUnsafe({ traceparent }))
 }
 
@@ -111,7 +110,6 @@ export const requestTelemetry = <R, ER>(runtime: ManagedRuntime.ManagedRuntime<R
     await next()
     const ms = performance.now() - started
     const requestId = c.get("requestId")
-    if (!c.res.headers.has(REQUEST_ID_HEADER)) c.header(REQUEST_ID_HEADER, requestId)
     if (tools === undefined) return
     const { status } = c.res
     record(tools.context, method, route, status, ms / 1000)

@@ -26,6 +26,7 @@ import type { Context } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
 import { credentialsGroup, credentialsOf } from "../auth/credentials.js"
 import { notSignedIn } from "../auth/session.js"
+import { header } from "../request/header.js"
 import type { Handle } from "../runtime.js"
 
 /** Everything the secrets routes need from the runtime. */
@@ -104,7 +105,7 @@ export const withValueReader = <A, E, R extends SecretsRouteServices>(
     c,
     routes,
     (actor): Effect.Effect<A, E | Forbidden, R> =>
-      actor.kind === "session" && c.req.header("sec-fetch-site") === "cross-site"
+      actor.kind === "session" && header(c, "sec-fetch-site") === "cross-site"
         ? Effect.fail(new Forbidden({ message: "Secret values cannot be read by a request from another site" }))
         : use(actor),
   )

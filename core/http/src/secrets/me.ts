@@ -12,11 +12,12 @@ import { listProjects, ProjectNotFound } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Hono } from "hono"
 import { ME_PATH } from "../auth/secretsAuth.js"
+import { header } from "../request/header.js"
 import { actorOf, type SecretsRoutes } from "./context.js"
 
 export const mountApiKeyIdentity = (app: Hono, routes: SecretsRoutes): void => {
   app.get(ME_PATH, async (c, next) => {
-    if (c.req.header("Authorization") === undefined) return next()
+    if (header(c, "Authorization") === undefined) return next()
     return routes.handle(
       c,
       Effect.gen(function* () {

@@ -157,3 +157,15 @@ describe("latest", () => {
     )
   })
 })
+
+describe("isValidVersion", () => {
+  it("answers as validateVersion does, however often a string is asked about and past its memory's bound", () => {
+    const strings = ["1.0.0", "v1.0.0", "1.0", " 1.0.0", "1.0.0-rc.1+b.2", "01.0.0"]
+    const expected = strings.map((text) => Result.isSuccess(validateVersion(text)))
+    expect(expected).toEqual([true, false, false, false, true, false])
+    for (let round = 0; round < 2; round++) expect(strings.map(isValidVersion)).toEqual(expected)
+    // More valid strings than it remembers: the memory empties and answers stay the same.
+    for (let i = 0; i < 10_050; i++) expect(isValidVersion(`${i}.0.0`)).toBe(true)
+    expect(strings.map(isValidVersion)).toEqual(expected)
+  })
+})

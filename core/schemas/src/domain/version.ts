@@ -21,8 +21,19 @@ export const validateVersion = (version: string): Result.Result<string, InvalidV
   return reason === undefined ? Result.succeed(version) : Result.fail(new InvalidVersion({ version, reason }))
 }
 
+/** Valid strings seen lately: a schema read checks its version on every request, and semver parses it each time. */
+const known = new Set<string>()
+/** Bounded so that a caller inventing versions cannot grow it; emptied when full (valid strings only enter it). */
+const KNOWN_MAX = 10_000
+
 /** True when {@link validateVersion} accepts the string: the only versions ordering, `latest` and ranges consider. */
-export const isValidVersion = (version: string): boolean => problemWith(version) === undefined
+export const isValidVersion = (version: string): boolean => {
+  if (known.has(version)) return true
+  if (problemWith(version) !== undefined) return false
+  if (known.size >= KNOWN_MAX) known.clear()
+  known.add(version)
+  return true
+}
 
 // Kept separate from `validateVersion` so that sorting and selection do not build an error per comparison.
 const problemWith = (version: string): string | undefined => {

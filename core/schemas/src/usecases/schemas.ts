@@ -6,7 +6,7 @@
  * platforms merged in are recorded as the schema's sources. Every schema that depends on it, transitively, is
  * then re-resolved once, and all of it is written in one transaction: every output changes or none does.
  */
-import { type Cache, Clock, Forbidden, type Random, type StoreUnavailable } from "@coffer/kernel"
+import { type Cache, Clock, Forbidden, type Random, type StoreUnavailable, spanned } from "@coffer/kernel"
 import { Effect, Result, type Schema } from "effect"
 import { type Actor, covers, requireVisible, requireWriter } from "../access.js"
 import { validateContent } from "../domain/content.js"
@@ -54,7 +54,8 @@ const viewOf = (schema: {
   return view
 }
 
-export const readSchema = Effect.fn("Schemas.readSchema")(function* (
+/** Its span is made only when tracing is on, as `checkToken`'s: it answers every token-checked read (issue 10). */
+export const readSchema = Effect.fnUntraced(function* (
   actor: Actor,
   id: SchemaId,
 ): Effect.fn.Return<
@@ -86,7 +87,7 @@ export const readSchema = Effect.fn("Schemas.readSchema")(function* (
       return viewOf(schema)
     }
   }
-})
+}, spanned("Schemas.readSchema"))
 
 export interface SaveResult {
   readonly schema: SchemaView

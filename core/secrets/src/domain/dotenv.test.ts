@@ -11,7 +11,7 @@ import { join } from "node:path"
 import dotenv from "dotenv"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
-import { dotenvValue, type ExportEntry, isShellName, toDotenv, toJsonExport } from "./dotenv.js"
+import { dotenvValue, type ExportEntry, isShellName, toDotenv, toJsonExport, toJsonExportText } from "./dotenv.js"
 
 const scratch = mkdtempSync(join(tmpdir(), "coffer-dotenv-"))
 /** Where an injected command would leave its mark; unique per run so a leftover cannot fake a pass. */
@@ -289,5 +289,31 @@ describe("toJsonExport", () => {
     writeFileSync(path, JSON.stringify(toJsonExport(entries)))
     const read = JSON.parse(readFileSync(path, "utf8"))
     for (const { key, value } of entries) expect(read[key]).toBe(value)
+  })
+})
+
+describe("toJsonExportText", () => {
+  // Keys that JSON.stringify orders specially (array indexes, written first and ascending) or nearly so.
+  const key = fc.oneof(
+    fc.constantFrom("0", "1", "2", "10", "01", "-1", "1.5", "4294967294", "4294967295", "__proto__", "constructor"),
+    fc.nat().map(String),
+    fc.string({ maxLength: 8 }),
+    fc.string({ unit: "grapheme", maxLength: 6 }),
+  )
+  const entry = fc.record({ key, value: fc.oneof(fc.string(), fc.string({ unit: "binary" })) })
+
+  it("is JSON.stringify of toJsonExport, byte for byte, repeated keys and array-index keys included", () => {
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 30 }), (entries) => {
+        expect(toJsonExportText(entries)).toBe(JSON.stringify(toJsonExport(entries)))
+      }),
+      { numRuns: 2_000 },
+    )
+  })
+
+  it("writes the whole corpus as JSON.stringify does", () => {
+    const entries = corpus.map(([, value], i) => ({ key: i % 3 === 0 ? String(i) : `K${i}`, value }))
+    expect(toJsonExportText(entries)).toBe(JSON.stringify(toJsonExport(entries)))
+    expect(toJsonExportText([])).toBe("{}")
   })
 })

@@ -62,3 +62,30 @@ export const toJsonExport = (entries: ReadonlyArray<ExportEntry>): Readonly<Reco
     Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true })
   return result
 }
+
+/** Whether `key` is an array index, which `JSON.stringify` writes before every other key of an object. */
+const isArrayIndex = (key: string): boolean => {
+  const n = Number(key)
+  return n >>> 0 === n && n !== 4_294_967_295 && String(n) === key
+}
+
+/**
+ * The JSON export as the text `JSON.stringify(toJsonExport(entries))` gives, byte for byte, without building the
+ * object: keys that are array indexes first in ascending order, every other key in the order given, a repeated key
+ * at its first place with its last value. Each key and value is quoted by `JSON.stringify` itself.
+ */
+export const toJsonExportText = (entries: ReadonlyArray<ExportEntry>): string => {
+  const byKey = new Map<string, string>()
+  for (const { key, value } of entries) byKey.set(key, value)
+  const indexes: Array<string> = []
+  const parts: Array<string> = []
+  for (const [key, value] of byKey) {
+    if (isArrayIndex(key)) indexes.push(key)
+    else parts.push(`${JSON.stringify(key)}:${JSON.stringify(value)}`)
+  }
+  if (indexes.length > 0) {
+    indexes.sort((a, b) => Number(a) - Number(b))
+    parts.unshift(...indexes.map((key) => `${JSON.stringify(key)}:${JSON.stringify(byKey.get(key))}`))
+  }
+  return `{${parts.join(",")}}`
+}

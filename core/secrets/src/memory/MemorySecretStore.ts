@@ -30,6 +30,7 @@ import {
   type SecretRecord,
   SecretStore,
 } from "../SecretStore.js"
+import { dataKeys } from "./memoryDataKeys.js"
 
 const frozen = <A extends object>(value: A): A => Object.freeze({ ...value })
 
@@ -43,6 +44,7 @@ export const make = (): SecretStore["Service"] => {
   /** secretId → versions, oldest first */
   const versions = new Map<string, Array<SealedVersion>>()
   const apiKeys = new Map<string, ApiKeyRecord>()
+  const olderDataKeys = new Map<string, Map<number, string>>()
   const audit: Array<AuditRecord> = []
 
   const record = (entry: AuditRecord) => {
@@ -101,6 +103,17 @@ export const make = (): SecretStore["Service"] => {
         return undefined
       }),
 
+    findProjectEnvironment: (slug, userId, name) =>
+      Effect.sync(() => {
+        for (const project of projects.values()) {
+          if (project.slug !== slug) continue
+          const access = accessOf(project, userId)
+          if (access === undefined) return undefined
+          return { access, environment: environmentsOf(project.id).find((environment) => environment.name === name) }
+        }
+        return undefined
+      }),
+
     findProjectById: (projectId, userId) =>
       Effect.sync(() => {
         const project = projects.get(projectId)
@@ -117,6 +130,7 @@ export const make = (): SecretStore["Service"] => {
         for (const [id, invite] of invites) if (invite.projectId === projectId) invites.delete(id)
         for (const [id, key] of apiKeys) if (key.projectId === projectId) apiKeys.delete(id)
         members.delete(projectId)
+        olderDataKeys.delete(projectId)
         projects.delete(projectId)
         record(entry)
         return true
@@ -245,7 +259,7 @@ export const make = (): SecretStore["Service"] => {
         if (!environments.has(input.environmentId)) return Effect.fail(new EnvironmentGone())
         const existing = findSecretSync(input.environmentId, input.key)
         const current = existing?.version ?? 0
-        if (current !== input.expectedVersion) {
+        if (current !== input.expectedVersion || (existing !== undefined && existing.id !== input.secretId)) {
           return Effect.fail(
             new VersionConflict({ message: `Secret "${input.key}" changed while it was being written; try again` }),
           )
@@ -254,7 +268,7 @@ export const make = (): SecretStore["Service"] => {
         const secret: SecretRecord =
           existing === undefined
             ? {
-                id: input.newSecretId,
+                id: input.secretId,
                 environmentId: input.environmentId,
                 key: input.key,
                 version,
@@ -288,7 +302,9 @@ export const make = (): SecretStore["Service"] => {
       Effect.sync(() => {
         const entries = secretsOf(environmentId).flatMap((secret) => {
           const sealed = versions.get(secret.id)?.find((candidate) => candidate.version === secret.version)
-          return sealed === undefined ? [] : [{ key: secret.key, version: secret.version, value: sealed.value }]
+          return sealed === undefined
+            ? []
+            : [{ secretId: secret.id, key: secret.key, version: secret.version, value: sealed.value }]
         })
         record(entry)
         return entries
@@ -345,17 +361,7 @@ export const make = (): SecretStore["Service"] => {
           .slice(offset, offset + limit),
       ),
 
-    listDataKeys: Effect.sync(() =>
-      [...projects.values()].map((project) => ({ projectId: project.id, dataKey: project.dataKey })),
-    ),
-
-    replaceDataKey: ({ projectId, expected, next }) =>
-      Effect.sync(() => {
-        const project = projects.get(projectId)
-        if (project === undefined || project.dataKey !== expected) return false
-        projects.set(projectId, frozen({ ...project, dataKey: next }))
-        return true
-      }),
+    ...dataKeys({ projects, olderDataKeys, versions, environmentsOf, secretsOf }),
   })
 }
 

@@ -20,6 +20,7 @@ import {
   Metrics,
   parseLabel,
   Random,
+  spanned,
   toIsoOrNull,
   Unauthorized,
 } from "@coffer/kernel"
@@ -79,33 +80,34 @@ const noteUse = (key: ApiKeyRecord, now: number) =>
  * The actor an `Authorization: Bearer` key stands for. Unknown keys and keys of removed accounts are 401
  * "Invalid API key"; expired ones are 401 "API key has expired" (seed 001 §5.3).
  */
-export const authenticateApiKey = Effect.fn("Secrets.authenticateApiKey")(function* (
-  token: string,
-  ipAddress: string | null,
-) {
-  if (!API_KEY_SHAPE.test(token)) return yield* invalidKey()
-  const store = yield* SecretStore
-  const key = yield* store.findApiKeyByHash(yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)))
-  if (key === undefined) return yield* invalidKey()
-  const now = yield* Clock.Clock.use((clock) => clock.now)
-  if (key.expiresAt !== null && key.expiresAt <= now) {
-    return yield* new Unauthorized({ message: "API key has expired" })
-  }
-  const holder = yield* Accounts.use((accounts) => accounts.findById(key.userId))
-  if (holder === undefined) return yield* invalidKey()
-  yield* noteUse(key, now)
-  const actor: ApiKeyActor = {
-    kind: "apiKey",
-    userId: key.userId,
-    email: holder.email,
-    ipAddress,
-    keyId: key.id,
-    projectId: key.projectId,
-    scope: key.scope,
-    expiresAt: key.expiresAt,
-  }
-  return actor
-}, Metrics.countCheck("api_key"))
+export const authenticateApiKey = Effect.fnUntraced(
+  function* (token: string, ipAddress: string | null) {
+    if (!API_KEY_SHAPE.test(token)) return yield* invalidKey()
+    const store = yield* SecretStore
+    const key = yield* store.findApiKeyByHash(yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)))
+    if (key === undefined) return yield* invalidKey()
+    const now = yield* Clock.Clock.use((clock) => clock.now)
+    if (key.expiresAt !== null && key.expiresAt <= now) {
+      return yield* new Unauthorized({ message: "API key has expired" })
+    }
+    const holder = yield* Accounts.use((accounts) => accounts.findById(key.userId))
+    if (holder === undefined) return yield* invalidKey()
+    yield* noteUse(key, now)
+    const actor: ApiKeyActor = {
+      kind: "apiKey",
+      userId: key.userId,
+      email: holder.email,
+      ipAddress,
+      keyId: key.id,
+      projectId: key.projectId,
+      scope: key.scope,
+      expiresAt: key.expiresAt,
+    }
+    return actor
+  },
+  Metrics.countCheck("api_key"),
+  spanned("Secrets.authenticateApiKey"),
+)
 
 /** Own keys and every key of owned projects; with `projectSlug`, that project's only (404 when out of reach). */
 export const listApiKeys = Effect.fn("Secrets.listApiKeys")(function* (actor: Actor, projectSlug?: string) {

@@ -1,6 +1,7 @@
 /**
  * Master-key rotation (`coffer keys rotate`; adapters/crypto README "Rotating the master key"): every project's
- * data key is re-wrapped under the current master key. Only the wraps change: sealed values stay as they are,
+ * data key, every version of it (`coffer keys rotate --data-keys` adds versions), is re-wrapped under the current
+ * master key. Only the wraps change: sealed values stay as they are,
  * because the data key inside each wrap is the same, so values read before, during and after the run.
  *
  * Safe while the service runs: each replacement is a compare-and-set on the wrap that was read, so a project
@@ -12,14 +13,14 @@ import { Effect } from "effect"
 import { SecretStore } from "../SecretStore.js"
 
 export interface RewrapReport {
-  /** Projects in the store. */
+  /** Data keys in the store: every version of every project's. */
   readonly total: number
   /** Data keys re-wrapped by this run. */
   readonly rewrapped: number
   /** Data keys already under the current master key. */
   readonly current: number
-  /** Projects whose data key could not be unwrapped (its master key is not in the keyring), with why. */
-  readonly failed: ReadonlyArray<{ readonly projectId: string; readonly reason: string }>
+  /** Data keys that could not be unwrapped (their master key is not in the keyring), with why. */
+  readonly failed: ReadonlyArray<{ readonly projectId: string; readonly version: number; readonly reason: string }>
   /** The id of the master key every re-wrapped data key is now under. */
   readonly currentKeyId: string
 }
@@ -41,8 +42,8 @@ export const rewrapDataKeys = Effect.fn("Secrets.rewrapDataKeys")(function* (): 
   const keys = yield* store.listDataKeys
   let rewrapped = 0
   let current = 0
-  const failed: Array<{ projectId: string; reason: string }> = []
-  for (const { projectId, dataKey } of keys) {
+  const failed: Array<{ projectId: string; version: number; reason: string }> = []
+  for (const { projectId, version, dataKey } of keys) {
     const keyId = yield* cipher.keyIdOf(dataKey).pipe(Effect.orElseSucceed(() => undefined))
     if (keyId === cipher.currentKeyId) {
       current++
@@ -50,11 +51,11 @@ export const rewrapDataKeys = Effect.fn("Secrets.rewrapDataKeys")(function* (): 
     }
     const next = yield* Effect.result(cipher.rewrap(dataKey))
     if (next._tag === "Failure") {
-      failed.push({ projectId, reason: next.failure.message })
+      failed.push({ projectId, version, reason: next.failure.message })
       continue
     }
     // Only the wrap that was read is replaced; a project deleted meanwhile is simply gone.
-    if (yield* store.replaceDataKey({ projectId, expected: dataKey, next: next.success })) {
+    if (yield* store.replaceDataKey({ projectId, version, expected: dataKey, next: next.success })) {
       rewrapped++
       yield* cipher.forget(dataKey)
     }

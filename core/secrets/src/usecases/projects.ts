@@ -43,7 +43,7 @@ export const createProject = Effect.fn("Secrets.createProject")(function* (
   const random = yield* Random.Random
   const createdAt = yield* Clock.Clock.use((clock) => clock.now)
   const dataKey = yield* cipher.newDataKey.pipe(Effect.orDie)
-  const project = { id: yield* random.id, name, slug, ownerId: person.userId, createdAt, dataKey }
+  const project = { id: yield* random.id, name, slug, ownerId: person.userId, createdAt, dataKey, dataKeyVersion: 1 }
   const environments = yield* Effect.forEach(DEFAULT_ENVIRONMENTS, (environment) =>
     Effect.map(random.id, (id) => ({ id, projectId: project.id, name: environment, createdAt })),
   )

@@ -2,11 +2,13 @@ import { Cipher } from "@coffer/kernel"
 import { failure, makeWorld, type World } from "@coffer/test-kit/secrets"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { toDotenv, toJsonExport } from "../domain/dotenv.js"
 import { SecretStore } from "../SecretStore.js"
 import { authenticateApiKey, createApiKey } from "./apiKeys.js"
 import { listAuditLog } from "./audit.js"
 import { createEnvironment, deleteEnvironment } from "./environments.js"
 import { createProject } from "./projects.js"
+import { rowData } from "./sealing.js"
 import {
   deleteSecret,
   exportDotenv,
@@ -16,7 +18,6 @@ import {
   listSecrets,
   listVersions,
   restoreVersion,
-  rowData,
   setSecret,
 } from "./secrets.js"
 
@@ -201,7 +202,7 @@ describe("secrets", () => {
       filename: "production.env",
       text: "A=\"it's \\$HOME\"\nB_URL='https://x.example/a?b=c'\n",
     })
-    expect({ ...(await world.run(exportJson(ada, "alpha", "production"))) }).toEqual({
+    expect(JSON.parse(await world.run(exportJson(ada, "alpha", "production")))).toEqual({
       A: "it's $HOME",
       B_URL: "https://x.example/a?b=c",
       "with-dash": "kept in JSON only",
@@ -211,6 +212,31 @@ describe("secrets", () => {
       ["secrets.exported", "json"],
       ["secrets.exported", "dotenv"],
     ])
+  })
+
+  it("exports tricky values and keys exactly as the domain's formatters write them", async () => {
+    const { ada } = await setup()
+    const values = [
+      "",
+      "plain",
+      "it's $HOME",
+      "line\nbreak\r\n",
+      'say "hi" `now` \\ done',
+      "tab\there",
+      "é ✓ 😀",
+      "a\u0000b",
+      "x".repeat(5_000),
+    ]
+    const keys = ["B", "a", "10", "2", "__proto__", "with-dash", "dotted.key", "_", "Z9", "0", "constructor"]
+    const entries = keys.map((key, i) => ({ key, value: values[i % values.length]! }))
+    for (const { key, value } of entries) await world.run(setSecret(ada, "alpha", "production", { key, value }))
+    // The order a user sees: by key in UTF-16 code units, whatever order they were written in.
+    const byKey = [...entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    const dotenv = await world.run(exportDotenv(ada, "alpha", "production"))
+    expect(dotenv.text).toBe(toDotenv(byKey))
+    const json = await world.run(exportJson(ada, "alpha", "production"))
+    expect(json).toBe(JSON.stringify(toJsonExport(byKey)))
+    expect(Object.entries(JSON.parse(json)).sort()).toEqual(entries.map(({ key, value }) => [key, value]).sort())
   })
 })
 
@@ -222,21 +248,26 @@ describe("encryption at rest", () => {
     const found = await world.run(
       SecretStore.use((store) => store.readSecret({ environmentId: environment!.id, key: "K" })),
     )
-    expect(found?.sealed?.value).toMatch(/^csv1\./)
+    expect(found?.sealed?.value).toMatch(/^csv2\.1\./)
     expect(found?.sealed?.value).not.toContain("plain secret text")
     // The same ciphertext under the associated data of another version or key does not open.
     const stored = await world.run(
       SecretStore.use((store) => store.findProject("alpha", ada.userId)).pipe(Effect.map((found) => found!.project)),
     )
-    const openAs = (key: string, version: number) =>
+    const openAs = (key: string, version: number, secretId = found!.secret.id) =>
       world.exit(
         Cipher.Cipher.use((cipher) =>
-          cipher.open(stored.dataKey, found!.sealed!.value, rowData(project.id, environment!.id, key, version)),
+          cipher.open(
+            stored.dataKey,
+            found!.sealed!.value,
+            rowData(project.id, { environmentId: environment!.id, secretId, key, version }),
+          ),
         ),
       )
     expect(failure(await openAs("K", 1))).toEqual({ success: "plain secret text" })
     expect(failure(await openAs("K", 2))).toMatchObject({ _tag: "CipherError" })
     expect(failure(await openAs("J", 1))).toMatchObject({ _tag: "CipherError" })
+    expect(failure(await openAs("K", 1, "another-secret"))).toMatchObject({ _tag: "CipherError" })
   })
 
   it("fails cleanly when a ciphertext is moved to another row", async () => {
@@ -247,6 +278,7 @@ describe("encryption at rest", () => {
     const sealedA = await world.run(
       SecretStore.use((store) => store.readSecret({ environmentId: environment!.id, key: "A" })),
     )
+    const secretB = await world.run(SecretStore.use((store) => store.findSecret(environment!.id, "B")))
     // Write A's ciphertext as B's next version, as an attacker with database access could.
     const shown = (await world.run(listAuditLog(ada, "alpha", { limit: "1" }))).auditLog[0]!
     const audit = { ...shown, id: "forged", createdAt: Date.parse(shown.createdAt) }
@@ -256,7 +288,7 @@ describe("encryption at rest", () => {
           environmentId: environment!.id,
           key: "B",
           expectedVersion: 1,
-          newSecretId: "unused",
+          secretId: secretB!.id,
           value: sealedA!.sealed!.value,
           userId: ada.userId,
           at: Date.parse("2026-01-01T00:00:00.000Z"),

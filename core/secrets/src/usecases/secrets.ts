@@ -1,8 +1,9 @@
 /**
  * Secrets and their history (seed 001 §4 "Secrets", "Secret history"), sealed at rest as DESIGN.md says: every
- * version's value is sealed under its project's data key with associated data binding project, environment, key
- * and version (`rowData`), so a ciphertext moved to any other row, or another version of the same row, does not
- * open. A value that does not open is reported as `SecretUnreadable`, never returned as something else.
+ * version's value is sealed under its project's data key with associated data binding project, environment, the
+ * secret's id, key and version (`sealing.ts`), so a ciphertext moved to any other row, another version of the same
+ * row, or the same key re-created after a delete, does not open. A value that does not open is reported as
+ * `SecretUnreadable`, never returned as something else.
  *
  * Writing: the next version is sealed for the number it will be stored under, then stored only if the secret is
  * still at the version that was read (SecretStore rule 3); when another writer came first, the whole step runs
@@ -11,12 +12,24 @@
  * Reading a value and exporting are audited in the same transaction as the read (SecretStore rule 2). Keys and
  * environment names in paths are looked up as given: keys that break today's rules (imported data) stay
  * reachable, and anything else simply is not found.
+ *
+ * The hot use cases (read, write, list, exports) make their span only when tracing is on (`spanned`), as the
+ * token check does: `Effect.fn`'s span costs ~10 µs a call even when no trace is exported (issue 10).
  */
-import { BadRequest, Cipher, Clock, type Forbidden, Random, type StoreUnavailable, toIso } from "@coffer/kernel"
+import {
+  BadRequest,
+  type Cipher,
+  Clock,
+  type Forbidden,
+  Random,
+  type StoreUnavailable,
+  spanned,
+  toIso,
+} from "@coffer/kernel"
 import { Effect, Schedule } from "effect"
-import { type Access, type Actor, reachFor } from "../access.js"
+import { type Access, type Actor, reachEnvironment } from "../access.js"
 import type { AuditEvent } from "../domain/audit.js"
-import { toDotenv, toJsonExport } from "../domain/dotenv.js"
+import { toDotenv, toJsonExportText } from "../domain/dotenv.js"
 import { type InvalidName, parseSecretKey, parseSecretValue, type ValueTooLarge } from "../domain/names.js"
 import { byKey, byVersionDescending, sorted } from "../domain/order.js"
 import {
@@ -31,11 +44,7 @@ import {
 import { type EnvironmentRecord, type SecretRecord, SecretStore } from "../SecretStore.js"
 import { emailsOf, type SecretView, secretListItem, type VersionView } from "../views.js"
 import { auditRecord } from "./audit.js"
-import { findEnvironment } from "./environments.js"
-
-/** The associated data a version's value is sealed with: it names the row the ciphertext belongs to. */
-export const rowData = (projectId: string, environmentId: string, key: string, version: number): string =>
-  Cipher.associatedData([projectId, environmentId, key, String(version)])
+import { openAllValues, openValue, type SealedAt, sealValue } from "./sealing.js"
 
 /** What the secret use cases need. */
 type Services = SecretStore | Cipher.Cipher | Clock.Clock | Random.Random
@@ -70,15 +79,11 @@ const unreadable = (error: Cipher.CipherError) =>
     ),
   )
 
-const open = (access: Access, environment: EnvironmentRecord, key: string, version: number, sealed: string) =>
-  Cipher.Cipher.use((cipher) =>
-    cipher.open(access.project.dataKey, sealed, rowData(access.project.id, environment.id, key, version)),
-  ).pipe(Effect.catchTag("CipherError", unreadable))
+const open = (access: Access, at: SealedAt, sealed: string) =>
+  openValue(access.project, at, sealed).pipe(Effect.catchTag("CipherError", unreadable))
 
-const seal = (access: Access, environment: EnvironmentRecord, key: string, version: number, value: string) =>
-  Cipher.Cipher.use((cipher) =>
-    cipher.seal(access.project.dataKey, value, rowData(access.project.id, environment.id, key, version)),
-  ).pipe(Effect.catchTag("CipherError", unreadable))
+const seal = (access: Access, at: SealedAt, value: string) =>
+  sealValue(access.project, at, value).pipe(Effect.catchTag("CipherError", unreadable))
 
 // UTF-8 cannot carry an unpaired surrogate (JSON can: "\ud800"); storing one would silently change the value.
 const LONE_SURROGATE = /\p{Cs}/u
@@ -110,13 +115,14 @@ const writeNextVersion = (
     const store = yield* SecretStore
     const current = yield* store.findSecret(environment.id, key)
     const expectedVersion = current?.version ?? 0
+    const secretId = current?.id ?? (yield* Random.Random.use((random) => random.id))
     const at = yield* Clock.Clock.use((clock) => clock.now)
     const written = yield* store.writeSecret({
       environmentId: environment.id,
       key,
       expectedVersion,
-      newSecretId: yield* Random.Random.use((random) => random.id),
-      value: yield* seal(access, environment, key, expectedVersion + 1, value),
+      secretId,
+      value: yield* seal(access, { environmentId: environment.id, secretId, key, version: expectedVersion + 1 }, value),
       userId: actor.userId,
       at,
       audit: yield* auditRecord(actor, access.project.id, environment.id, audit(current === undefined)),
@@ -124,16 +130,15 @@ const writeNextVersion = (
     return { created: current === undefined, version: written.version }
   }).pipe(Effect.retry({ ...contention, schedule: contentionSchedule }))
 
-export const listSecrets = Effect.fn("Secrets.listSecrets")(function* (actor: Actor, slug: string, env: string) {
-  const access = yield* reachFor(actor, slug, "read")
-  const environment = yield* findEnvironment(access, env)
+export const listSecrets = Effect.fnUntraced(function* (actor: Actor, slug: string, env: string) {
+  const { environment } = yield* reachEnvironment(actor, slug, env, "read")
   const store = yield* SecretStore
   const secrets = sorted(yield* store.listSecrets(environment.id), byKey)
   return { secrets: secrets.map(secretListItem) }
-})
+}, spanned("Secrets.listSecrets"))
 
 /** Creates the key at version 1, or stores the value as its next version. */
-export const setSecret = Effect.fn("Secrets.setSecret")(function* (
+export const setSecret = Effect.fnUntraced(function* (
   actor: Actor,
   slug: string,
   env: string,
@@ -143,8 +148,7 @@ export const setSecret = Effect.fn("Secrets.setSecret")(function* (
   WriteError,
   Services
 > {
-  const access = yield* reachFor(actor, slug, "writeSecrets")
-  const environment = yield* findEnvironment(access, env)
+  const { access, environment } = yield* reachEnvironment(actor, slug, env, "writeSecrets")
   const key = yield* Effect.fromResult(parseSecretKey(input.key))
   const value = yield* parseValue(input.value)
   const { created, version } = yield* writeNextVersion(actor, access, environment, key, value, (isNew) => ({
@@ -152,24 +156,24 @@ export const setSecret = Effect.fn("Secrets.setSecret")(function* (
     key,
   }))
   return { ok: true as const, action: created ? ("created" as const) : ("updated" as const), version }
-})
+}, spanned("Secrets.setSecret"))
 
 /** The current value; audited as `secret.read`, in one transaction with the read. */
-export const getSecret = Effect.fn("Secrets.getSecret")(function* (
+export const getSecret = Effect.fnUntraced(function* (
   actor: Actor,
   slug: string,
   env: string,
   key: string,
 ): Effect.fn.Return<{ readonly secret: SecretView }, ReadError, Services> {
-  const access = yield* reachFor(actor, slug, "read")
-  const environment = yield* findEnvironment(access, env)
+  const { access, environment } = yield* reachEnvironment(actor, slug, env, "read")
   const store = yield* SecretStore
   const audit = yield* auditRecord(actor, access.project.id, environment.id, { action: "secret.read", key })
   const found = yield* store.readSecret({ environmentId: environment.id, key, audit })
   if (found?.sealed === undefined) return yield* secretNotFound()
-  const value = yield* open(access, environment, key, found.sealed.version, found.sealed.value)
+  const at = { environmentId: environment.id, secretId: found.secret.id, key, version: found.sealed.version }
+  const value = yield* open(access, at, found.sealed.value)
   return { secret: { ...secretListItem(found.secret), value } }
-})
+}, spanned("Secrets.getSecret"))
 
 /** Deletes the secret with its whole history. */
 export const deleteSecret = Effect.fn("Secrets.deleteSecret")(function* (
@@ -178,8 +182,7 @@ export const deleteSecret = Effect.fn("Secrets.deleteSecret")(function* (
   env: string,
   key: string,
 ) {
-  const access = yield* reachFor(actor, slug, "writeSecrets")
-  const environment = yield* findEnvironment(access, env)
+  const { access, environment } = yield* reachEnvironment(actor, slug, env, "writeSecrets")
   const store = yield* SecretStore
   const audit = yield* auditRecord(actor, access.project.id, environment.id, { action: "secret.deleted", key })
   if (!(yield* store.deleteSecret({ environmentId: environment.id, key, audit }))) return yield* secretNotFound()
@@ -200,8 +203,7 @@ export const listVersions = Effect.fn("Secrets.listVersions")(function* (
   env: string,
   key: string,
 ) {
-  const access = yield* reachFor(actor, slug, "read")
-  const environment = yield* findEnvironment(access, env)
+  const { environment } = yield* reachEnvironment(actor, slug, env, "read")
   const secret: SecretRecord = yield* findSecret(environment, key)
   const store = yield* SecretStore
   const versions = sorted(yield* store.listVersions(secret.id), byVersionDescending)
@@ -232,15 +234,15 @@ export const getVersion = Effect.fn("Secrets.getVersion")(function* (
   key: string,
   n: string,
 ): Effect.fn.Return<{ readonly secret: VersionView }, ReadError | BadRequest, Services> {
-  const access = yield* reachFor(actor, slug, "read")
-  const environment = yield* findEnvironment(access, env)
+  const { access, environment } = yield* reachEnvironment(actor, slug, env, "read")
   const version = yield* parseVersion(n)
   const store = yield* SecretStore
   const audit = yield* auditRecord(actor, access.project.id, environment.id, { action: "secret.read", key, version })
   const found = yield* store.readSecret({ environmentId: environment.id, key, version, audit })
   if (found === undefined) return yield* secretNotFound()
   if (found.sealed === undefined) return yield* versionNotFound()
-  const value = yield* open(access, environment, key, version, found.sealed.value)
+  const at = { environmentId: environment.id, secretId: found.secret.id, key, version }
+  const value = yield* open(access, at, found.sealed.value)
   return { secret: { key: found.secret.key, value, version, createdAt: toIso(found.sealed.createdAt) } }
 })
 
@@ -256,14 +258,14 @@ export const restoreVersion = Effect.fn("Secrets.restoreVersion")(function* (
   WriteError,
   Services
 > {
-  const access = yield* reachFor(actor, slug, "writeSecrets")
-  const environment = yield* findEnvironment(access, env)
+  const { access, environment } = yield* reachEnvironment(actor, slug, env, "writeSecrets")
   const version = yield* parseVersion(n)
   const store = yield* SecretStore
   const found = yield* store.readSecret({ environmentId: environment.id, key, version })
   if (found === undefined) return yield* secretNotFound()
   if (found.sealed === undefined) return yield* versionNotFound()
-  const value = yield* open(access, environment, key, version, found.sealed.value)
+  const at = { environmentId: environment.id, secretId: found.secret.id, key, version }
+  const value = yield* open(access, at, found.sealed.value)
   const written = yield* writeNextVersion(actor, access, environment, key, value, () => ({
     action: "secret.restored",
     key,
@@ -272,38 +274,37 @@ export const restoreVersion = Effect.fn("Secrets.restoreVersion")(function* (
   return { ok: true as const, action: "restored" as const, version: written.version }
 })
 
-/** Every current value of the environment, opened, by key; audited as `secrets.exported` in one transaction. */
+/**
+ * Every current value of the environment, opened, by key; audited as `secrets.exported` in one transaction. One
+ * query, then one synchronous loop per data key version among the values (`openAllValues`; usually one).
+ */
 const exportEntries = Effect.fnUntraced(function* (actor: Actor, slug: string, env: string, format: "dotenv" | "json") {
-  const access = yield* reachFor(actor, slug, "read")
-  const environment = yield* findEnvironment(access, env)
+  const { access, environment } = yield* reachEnvironment(actor, slug, env, "read")
   const store = yield* SecretStore
   const audit = yield* auditRecord(actor, access.project.id, environment.id, { action: "secrets.exported", format })
   const sealed = sorted(yield* store.exportSecrets({ environmentId: environment.id, audit }), byKey)
-  const entries = yield* Effect.forEach(sealed, (entry) =>
-    Effect.map(open(access, environment, entry.key, entry.version, entry.value), (value) => ({
-      key: entry.key,
-      value,
-    })),
-  )
+  const rows = sealed.map((entry) => ({ environmentId: environment.id, ...entry }))
+  const values = yield* openAllValues(access.project, rows).pipe(Effect.catchTag("CipherError", unreadable))
+  const entries = sealed.map((entry, i) => ({ key: entry.key, value: values[i]! }))
   return { environment, entries }
 })
 
 /** The `.env` file (seed 001 §4 rules 1-4) and the name it is offered under, `<env>.env`. */
-export const exportDotenv = Effect.fn("Secrets.exportDotenv")(function* (
+export const exportDotenv = Effect.fnUntraced(function* (
   actor: Actor,
   slug: string,
   env: string,
 ): Effect.fn.Return<{ readonly filename: string; readonly text: string }, ReadError, Services> {
   const { environment, entries } = yield* exportEntries(actor, slug, env, "dotenv")
   return { filename: `${environment.name}.env`, text: toDotenv(entries) }
-})
+}, spanned("Secrets.exportDotenv"))
 
-/** The JSON export: every key, exactly (seed 001 §4). */
-export const exportJson = Effect.fn("Secrets.exportJson")(function* (
+/** The JSON export as the text of its object: every key, exactly (seed 001 §4). */
+export const exportJson = Effect.fnUntraced(function* (
   actor: Actor,
   slug: string,
   env: string,
-): Effect.fn.Return<Readonly<Record<string, string>>, ReadError, Services> {
+): Effect.fn.Return<string, ReadError, Services> {
   const { entries } = yield* exportEntries(actor, slug, env, "json")
-  return toJsonExport(entries)
-})
+  return toJsonExportText(entries)
+}, spanned("Secrets.exportJson"))

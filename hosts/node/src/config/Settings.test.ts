@@ -40,6 +40,11 @@ describe("Settings.parse defaults", () => {
       rateLimit: 30,
       cacheMaxEntries: 100_000,
       cacheMaxBytes: 64 * 1024 * 1024,
+      databasePoolMax: 10,
+      decodedSchemasMax: 1_000,
+      sqliteStatementCache: 256,
+      dataKeysMax: 1_000,
+      dataKeyTtlSeconds: 300,
       trustedProxies: [],
     })
     expect(settings.roles).toEqual({
@@ -136,6 +141,11 @@ const valid: ReadonlyArray<ValidCase> = [
   ["COFFER_RATE_LIMIT", "0", (s) => s.rateLimit, 0],
   ["COFFER_RATE_LIMIT", "120", (s) => s.rateLimit, 120],
   ["COFFER_CACHE_MAX_ENTRIES", "500", (s) => s.cacheMaxEntries, 500],
+  ["COFFER_DATABASE_POOL_MAX", "32", (s) => s.databasePoolMax, 32],
+  ["COFFER_DECODED_SCHEMAS_MAX", "100", (s) => s.decodedSchemasMax, 100],
+  ["COFFER_SQLITE_STATEMENT_CACHE", "64", (s) => s.sqliteStatementCache, 64],
+  ["COFFER_DATA_KEYS_MAX", "50", (s) => s.dataKeysMax, 50],
+  ["COFFER_DATA_KEY_TTL_SECONDS", "30", (s) => s.dataKeyTtlSeconds, 30],
   ["COFFER_CACHE_MAX_BYTES", "1048576", (s) => s.cacheMaxBytes, 1048576],
   [
     "COFFER_TRUSTED_PROXIES",
@@ -273,6 +283,11 @@ const invalid: ReadonlyArray<InvalidCase> = [
   [{ COFFER_RATE_LIMIT: "-5" }, 'COFFER_RATE_LIMIT: expected a non-negative integer, got "-5"'],
   [{ COFFER_RATE_LIMIT: "ten" }, 'COFFER_RATE_LIMIT: expected a non-negative integer, got "ten"'],
   [{ COFFER_CACHE_MAX_ENTRIES: "0" }, 'COFFER_CACHE_MAX_ENTRIES: expected a positive integer, got "0"'],
+  [{ COFFER_DATABASE_POOL_MAX: "0" }, 'COFFER_DATABASE_POOL_MAX: expected a positive integer, got "0"'],
+  [{ COFFER_DECODED_SCHEMAS_MAX: "-1" }, 'COFFER_DECODED_SCHEMAS_MAX: expected a positive integer, got "-1"'],
+  [{ COFFER_SQLITE_STATEMENT_CACHE: "0" }, 'COFFER_SQLITE_STATEMENT_CACHE: expected a positive integer, got "0"'],
+  [{ COFFER_DATA_KEYS_MAX: "0" }, 'COFFER_DATA_KEYS_MAX: expected a positive integer, got "0"'],
+  [{ COFFER_DATA_KEY_TTL_SECONDS: "5m" }, 'COFFER_DATA_KEY_TTL_SECONDS: expected a positive integer, got "5m"'],
   [{ COFFER_CACHE_MAX_BYTES: "1MB" }, 'COFFER_CACHE_MAX_BYTES: expected a positive integer, got "1MB"'],
   [
     { COFFER_TRUSTED_PROXIES: "10.0.0.1, 10.0.0.0/33" },

@@ -13,6 +13,9 @@
  * HTTP layer to re-read them cheaply from a live environment.
  */
 import { MemoryCache } from "@coffer/adapter-memory"
+import { Sqlite } from "@coffer/adapter-sqlite"
+import { Cipher } from "@coffer/kernel"
+import { SchemaCache } from "@coffer/schemas"
 import { Redacted, Result, Schema } from "effect"
 import {
   allowInsecureHttp,
@@ -116,6 +119,16 @@ export const Settings = Schema.Struct({
   cacheMaxEntries: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_CACHE_MAX_BYTES`: bytes of keys and values the in-process cache holds at most (oldest out first). */
   cacheMaxBytes: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /** `COFFER_DATABASE_POOL_MAX`: connections the Postgres pool opens at most (unused on SQLite). */
+  databasePoolMax: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /** `COFFER_DECODED_SCHEMAS_MAX`: schema answers each process keeps decoded (`@coffer/schemas` SchemaCache). */
+  decodedSchemasMax: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /** `COFFER_SQLITE_STATEMENT_CACHE`: compiled statements the SQLite connection keeps for reuse. */
+  sqliteStatementCache: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /** `COFFER_DATA_KEYS_MAX`: unwrapped data keys each process keeps in memory at most (`@coffer/kernel` Cipher). */
+  dataKeysMax: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /** `COFFER_DATA_KEY_TTL_SECONDS`: how long each unwrapped data key is kept. */
+  dataKeyTtlSeconds: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_TRUSTED_PROXIES`: addresses and CIDR ranges whose forwarding headers are believed (`@coffer/http`). */
   trustedProxies: Schema.Array(Schema.String),
   ...Operating.fields,
@@ -132,6 +145,11 @@ export const DEFAULT_OIDC_NAME = "OpenID Connect"
 export const DEFAULT_RATE_LIMIT = 30
 export const DEFAULT_CACHE_MAX_ENTRIES = MemoryCache.defaultLimits.maxEntries
 export const DEFAULT_CACHE_MAX_BYTES = MemoryCache.defaultLimits.maxBytes
+export const DEFAULT_DATABASE_POOL_MAX = 10
+export const DEFAULT_DECODED_SCHEMAS_MAX = SchemaCache.DECODED_SCHEMAS_MAX
+export const DEFAULT_SQLITE_STATEMENT_CACHE = Sqlite.STATEMENT_CACHE_MAX
+export const DEFAULT_DATA_KEYS_MAX = Cipher.DATA_KEYS_MAX
+export const DEFAULT_DATA_KEY_TTL_SECONDS = Cipher.DATA_KEY_TTL_MS / 1000
 const readRoles = (reader: Reader): Roles => ({
   claim: reader.read("OIDC_ROLES_CLAIM", text, DEFAULT_ROLES_CLAIM),
   editorGroup: reader.read<string | undefined>("OIDC_EDITOR_GROUP", text, undefined),
@@ -207,6 +225,11 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const rateLimit = read("COFFER_RATE_LIMIT", nonNegativeInteger, development ? 0 : DEFAULT_RATE_LIMIT)
   const cacheMaxEntries = read("COFFER_CACHE_MAX_ENTRIES", positiveInteger, DEFAULT_CACHE_MAX_ENTRIES)
   const cacheMaxBytes = read("COFFER_CACHE_MAX_BYTES", positiveInteger, DEFAULT_CACHE_MAX_BYTES)
+  const databasePoolMax = read("COFFER_DATABASE_POOL_MAX", positiveInteger, DEFAULT_DATABASE_POOL_MAX)
+  const decodedSchemasMax = read("COFFER_DECODED_SCHEMAS_MAX", positiveInteger, DEFAULT_DECODED_SCHEMAS_MAX)
+  const sqliteStatementCache = read("COFFER_SQLITE_STATEMENT_CACHE", positiveInteger, DEFAULT_SQLITE_STATEMENT_CACHE)
+  const dataKeysMax = read("COFFER_DATA_KEYS_MAX", positiveInteger, DEFAULT_DATA_KEYS_MAX)
+  const dataKeyTtlSeconds = read("COFFER_DATA_KEY_TTL_SECONDS", positiveInteger, DEFAULT_DATA_KEY_TTL_SECONDS)
   const trustedProxies_ = read("COFFER_TRUSTED_PROXIES", proxies, [])
   const operating = Operating.read(env, environment_, reader.report)
   if (reader.errors.length > 0) return Result.fail(reader.errors)
@@ -228,6 +251,11 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     rateLimit,
     cacheMaxEntries,
     cacheMaxBytes,
+    databasePoolMax,
+    decodedSchemasMax,
+    sqliteStatementCache,
+    dataKeysMax,
+    dataKeyTtlSeconds,
     trustedProxies: trustedProxies_,
     ...operating,
   })

@@ -7,19 +7,25 @@
 import { SqlSchemaStore, SqlSessions } from "@coffer/adapter-sql"
 import type { SchemasServices } from "@coffer/http"
 import { Housekeeping, Sessions } from "@coffer/kernel"
-import { Tokens } from "@coffer/schemas"
+import { SchemaCache, Tokens } from "@coffer/schemas"
 import { Layer } from "effect"
 import type { HostSettings } from "../config/hostSettings.js"
 import type { Infrastructure } from "../layers.js"
 
 export const schemasLayer = (
-  _settings: HostSettings,
+  settings: HostSettings,
 ): Layer.Layer<Exclude<SchemasServices, Infrastructure>, never, Infrastructure> =>
   Housekeeping.layer(
     "schemas",
     Sessions.Sessions.use((sessions) => sessions.removeExpired),
   ).pipe(
     Layer.provideMerge(
-      Layer.mergeAll(SqlSchemaStore.layer, SqlSessions.layer({ service: "schemas" }), Tokens.RevokedTokens.layer),
+      Layer.mergeAll(
+        SqlSchemaStore.layer,
+        SqlSessions.layer({ service: "schemas" }),
+        Tokens.RevokedTokens.layer,
+        // `COFFER_DECODED_SCHEMAS_MAX`: schema answers each process keeps decoded.
+        Layer.succeed(SchemaCache.DecodedSchemasMax)(settings.decodedSchemasMax),
+      ),
     ),
   )

@@ -45,9 +45,21 @@ export interface LoadOptions {
   readonly amount?: number
   /** The process whose memory is sampled while the load runs. */
   readonly pid?: number
+  /**
+   * Seconds of the same load first, not counted: the server's JIT compiles its hot path before the figure is
+   * taken, so a 3 s run measures the steady state rather than the warm-up. Reads only (writes would add versions).
+   */
+  readonly warmUpS?: number
 }
 
 export const runLoad = async (options: LoadOptions): Promise<Load> => {
+  const target = {
+    url: options.url,
+    method: options.method ?? "GET",
+    headers: options.headers,
+    connections: options.connections ?? CONNECTIONS,
+  }
+  if (options.warmUpS !== undefined && options.warmUpS > 0) await autocannon({ ...target, duration: options.warmUpS })
   let peak = options.pid === undefined ? Number.NaN : rssMb(options.pid)
   const sampler =
     options.pid === undefined
@@ -57,10 +69,7 @@ export const runLoad = async (options: LoadOptions): Promise<Load> => {
         }, 100)
   const { body, onResponse } = options
   const result = await autocannon({
-    url: options.url,
-    method: options.method ?? "GET",
-    headers: options.headers,
-    connections: options.connections ?? CONNECTIONS,
+    ...target,
     ...(options.amount === undefined ? { duration: options.durationS ?? DURATION_S } : { amount: options.amount }),
     ...(body === undefined
       ? {}

@@ -6,17 +6,12 @@
  * (the database cut off behind a proxy while the page is open). Node only: the Bun host runs the same pages in
  * the other dashboard files.
  */
-import {
-  createPostgresDatabase,
-  hasPostgres,
-  type PostgresDatabase,
-  startTcpProxy,
-  type TcpProxy,
-} from "@coffer/contract"
+import { hasPostgres } from "@coffer/contract"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Host, start } from "../host.js"
 import { useBrowser } from "./browser.js"
 import { schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
+import { useService } from "./service.js"
 
 const browser = useBrowser()
 
@@ -106,29 +101,14 @@ describe("429", () => {
 })
 
 describe.runIf(await hasPostgres())("503", () => {
-  let database: PostgresDatabase
-  let proxy: TcpProxy
-  let host: Host
-  beforeAll(async () => {
-    database = await createPostgresDatabase("e2e_dashboard")
-    const url = new URL(database.url)
-    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
-    url.hostname = proxy.host
-    url.port = String(proxy.port)
-    host = await start({ args: ["serve", "--only", "schemas"], env: { COFFER_DATABASE_URL: url.toString() } })
-  })
-  afterAll(async () => {
-    await host?.stop("SIGKILL")
-    await proxy?.close()
-    await database?.drop()
-  })
+  const outage = useService("schemas", "postgres behind a proxy")
 
   it("says the service is unavailable while the database is cut off, and works again after", async () => {
-    const base = host.schemas!
+    const base = outage.base
     const page = await signedIn(browser, base, "outage@example.com", "/platforms")
     const name = unique("outage")
     await page.getByLabel("Platform name").fill(name)
-    proxy.cut()
+    outage.proxy.cut()
     try {
       await page.getByRole("button", { name: "Create platform" }).click()
       const alert = page.getByRole("form", { name: "Create a platform" }).getByRole("alert")
@@ -137,7 +117,7 @@ describe.runIf(await hasPostgres())("503", () => {
         /^The service is unavailable right now \(.+\)\. Try again in a moment\.$/,
       )
     } finally {
-      proxy.restore()
+      outage.proxy.restore()
     }
     await page.getByRole("button", { name: "Create platform" }).click()
     await page.waitForURL(`${base}/platforms/${name}`, { timeout: 15_000 })

@@ -6,17 +6,12 @@
  * database cut off behind a proxy while People and API keys are open). 409 is in `people.test.ts`. Node only:
  * the Bun host runs the same pages in the other browser files.
  */
-import {
-  createPostgresDatabase,
-  hasPostgres,
-  type PostgresDatabase,
-  startTcpProxy,
-  type TcpProxy,
-} from "@coffer/contract"
+import { hasPostgres } from "@coffer/contract"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Host, start } from "../host.js"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { useBrowser } from "./browser.js"
+import { useService } from "./service.js"
 
 const browser = useBrowser()
 
@@ -132,25 +127,10 @@ describe("429", () => {
 })
 
 describe.runIf(await hasPostgres())("503", () => {
-  let database: PostgresDatabase
-  let proxy: TcpProxy
-  let host: Host
-  beforeAll(async () => {
-    database = await createPostgresDatabase("e2e_secrets_pages")
-    const url = new URL(database.url)
-    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
-    url.hostname = proxy.host
-    url.port = String(proxy.port)
-    host = await start({ args: ["serve", "--only", "secrets"], env: { COFFER_DATABASE_URL: url.toString() } })
-  })
-  afterAll(async () => {
-    await host?.stop("SIGKILL")
-    await proxy?.close()
-    await database?.drop()
-  })
+  const outage = useService("secrets", "postgres behind a proxy")
 
   it("says the service is unavailable while the database is cut off, and works again after", async () => {
-    const base = host.secrets!
+    const base = outage.base
     const email = `${unique("outage")}@example.com`
     const api = await apiAs(base, email)
     const slug = await seedProject(api, unique("Outage"))
@@ -159,7 +139,7 @@ describe.runIf(await hasPostgres())("503", () => {
     const keys = await browser.open(`${base}/api-keys`)
     await keys.getByLabel("Key name").fill("during-outage")
     const unavailable = /^The service is unavailable right now \(.+\)\. Try again in a moment\.$/
-    proxy.cut()
+    outage.proxy.cut()
     try {
       await people.getByRole("button", { name: "Create invite link" }).click()
       const alert = people.getByRole("form", { name: "Invite someone" }).getByRole("alert")
@@ -170,7 +150,7 @@ describe.runIf(await hasPostgres())("503", () => {
       await keyAlert.waitFor({ timeout: 15_000 })
       expect(await keyAlert.textContent()).toMatch(unavailable)
     } finally {
-      proxy.restore()
+      outage.proxy.restore()
     }
     await people.getByRole("button", { name: "Create invite link" }).click()
     await people.getByLabel("Invite link value").waitFor({ timeout: 15_000 })

@@ -141,16 +141,22 @@ export const Tokens = () => {
         >
           {list.map((record) => (
             <tr key={record.id}>
-              <th scope="row">{record.name}</th>
-              <td data-label="Hint">
+              <th scope="row" class="nowrap">
+                {record.name}
+              </th>
+              <td data-label="Hint" class="nowrap">
                 <code>{record.hint}</code>
               </td>
               <td data-label="Platforms">
                 {record.platforms === null ? "All platforms" : record.platforms.join(", ")}
               </td>
               <td data-label="Created by">{record.createdBy}</td>
-              <td data-label="Created">{formatTime(record.createdAt)}</td>
-              <td data-label="Last used">{formatTime(record.lastUsedAt)}</td>
+              <td data-label="Created" class="nowrap">
+                {formatTime(record.createdAt)}
+              </td>
+              <td data-label="Last used" class="nowrap">
+                {formatTime(record.lastUsedAt)}
+              </td>
               <td class="right">
                 <RowAction label={`Revoke token ${record.name}`} onClick={() => setRevoking(record)}>
                   Revoke
