@@ -34,10 +34,14 @@ describe("Sqlite.layer", () => {
           SqlDatabase.query((db) => sql<Record<string, unknown>>`pragma ${sql.raw(name)}`.execute(db)).pipe(
             Effect.map((result) => Object.values(result.rows[0] ?? {})[0]),
           )
-        return { journal: yield* pragma("journal_mode"), foreignKeys: yield* pragma("foreign_keys") }
+        return {
+          journal: yield* pragma("journal_mode"),
+          foreignKeys: yield* pragma("foreign_keys"),
+          walPages: yield* pragma("wal_autocheckpoint"),
+        }
       }).pipe(Effect.provide(Sqlite.layer({ filename }))),
     )
-    expect(settings).toEqual({ journal: "wal", foreignKeys: 1 })
+    expect(settings).toEqual({ journal: "wal", foreignKeys: 1, walPages: Sqlite.WAL_AUTOCHECKPOINT_PAGES })
 
     const reopened = await Effect.runPromise(
       Effect.gen(function* () {
@@ -49,6 +53,16 @@ describe("Sqlite.layer", () => {
       }).pipe(Effect.provide(Sqlite.layer({ filename }))),
     )
     expect(reopened).toEqual({ applied: [], kept: "yes" })
+  })
+
+  it("checkpoints the write-ahead log after the pages asked for", async () => {
+    const walPages = await Effect.runPromise(
+      SqlDatabase.query((db) => sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db)).pipe(
+        Effect.map((result) => result.rows[0]?.wal_autocheckpoint),
+        Effect.provide(Sqlite.layer({ filename: freshFile(), walAutocheckpointPages: 2_500 })),
+      ),
+    )
+    expect(walPages).toBe(2_500)
   })
 
   it("fails to build with StoreUnavailable when the directory cannot be created", async () => {

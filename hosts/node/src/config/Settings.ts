@@ -125,6 +125,8 @@ export const Settings = Schema.Struct({
   decodedSchemasMax: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_SQLITE_STATEMENT_CACHE`: compiled statements the SQLite connection keeps for reuse. */
   sqliteStatementCache: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /** `COFFER_SQLITE_WAL_AUTOCHECKPOINT`: pages the SQLite write-ahead log grows to before it is checkpointed. */
+  sqliteWalAutocheckpoint: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_DATA_KEYS_MAX`: unwrapped data keys each process keeps in memory at most (`@coffer/kernel` Cipher). */
   dataKeysMax: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_DATA_KEY_TTL_SECONDS`: how long each unwrapped data key is kept. */
@@ -148,6 +150,7 @@ export const DEFAULT_CACHE_MAX_BYTES = MemoryCache.defaultLimits.maxBytes
 export const DEFAULT_DATABASE_POOL_MAX = 10
 export const DEFAULT_DECODED_SCHEMAS_MAX = SchemaCache.DECODED_SCHEMAS_MAX
 export const DEFAULT_SQLITE_STATEMENT_CACHE = Sqlite.STATEMENT_CACHE_MAX
+export const DEFAULT_SQLITE_WAL_AUTOCHECKPOINT = Sqlite.WAL_AUTOCHECKPOINT_PAGES
 export const DEFAULT_DATA_KEYS_MAX = Cipher.DATA_KEYS_MAX
 export const DEFAULT_DATA_KEY_TTL_SECONDS = Cipher.DATA_KEY_TTL_MS / 1000
 const readRoles = (reader: Reader): Roles => ({
@@ -228,6 +231,11 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const databasePoolMax = read("COFFER_DATABASE_POOL_MAX", positiveInteger, DEFAULT_DATABASE_POOL_MAX)
   const decodedSchemasMax = read("COFFER_DECODED_SCHEMAS_MAX", positiveInteger, DEFAULT_DECODED_SCHEMAS_MAX)
   const sqliteStatementCache = read("COFFER_SQLITE_STATEMENT_CACHE", positiveInteger, DEFAULT_SQLITE_STATEMENT_CACHE)
+  const sqliteWalAutocheckpoint = read(
+    "COFFER_SQLITE_WAL_AUTOCHECKPOINT",
+    positiveInteger,
+    DEFAULT_SQLITE_WAL_AUTOCHECKPOINT,
+  )
   const dataKeysMax = read("COFFER_DATA_KEYS_MAX", positiveInteger, DEFAULT_DATA_KEYS_MAX)
   const dataKeyTtlSeconds = read("COFFER_DATA_KEY_TTL_SECONDS", positiveInteger, DEFAULT_DATA_KEY_TTL_SECONDS)
   const trustedProxies_ = read("COFFER_TRUSTED_PROXIES", proxies, [])
@@ -254,6 +262,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     databasePoolMax,
     decodedSchemasMax,
     sqliteStatementCache,
+    sqliteWalAutocheckpoint,
     dataKeysMax,
     dataKeyTtlSeconds,
     trustedProxies: trustedProxies_,
