@@ -38,7 +38,8 @@ const once = (scenario: () => Promise<void>) => {
 
 const line = (label: string, load: Load) =>
   `${label}: ${perSecond(load.requestsPerSecond)}, p99 ${load.p99Ms} ms, statuses ${JSON.stringify(load.statuses)}` +
-  `${load.errors > 0 ? `, ${load.errors} errors` : ""}, peak RSS ${round(load.peakRssMb)} MB`
+  `${load.errors > 0 ? `, ${load.errors} errors` : ""}, peak RSS ${round(load.peakRssMb)} MB` +
+  `${Number.isNaN(load.cpuUsPerRequest) ? "" : `, main thread ${Math.round(load.cpuUsPerRequest)} µs CPU per request`}`
 
 const json = async (response: Response) => {
   const text = await response.text()
