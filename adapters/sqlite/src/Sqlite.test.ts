@@ -55,14 +55,36 @@ describe("Sqlite.layer", () => {
     expect(reopened).toEqual({ applied: [], kept: "yes" })
   })
 
-  it("checkpoints the write-ahead log after the pages asked for", async () => {
-    const walPages = await Effect.runPromise(
-      SqlDatabase.query((db) => sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db)).pipe(
-        Effect.map((result) => result.rows[0]?.wal_autocheckpoint),
-        Effect.provide(Sqlite.layer({ filename: freshFile(), walAutocheckpointPages: 2_500 })),
+  it("applies the checkpoint interval, durability and lock wait asked for", async () => {
+    const pragma = (name: string) =>
+      SqlDatabase.query((db) => sql<Record<string, unknown>>`pragma ${sql.raw(name)}`.execute(db)).pipe(
+        Effect.map((result) => Object.values(result.rows[0] ?? {})[0]),
+      )
+    const read = Effect.all({
+      walPages: pragma("wal_autocheckpoint"),
+      synchronous: pragma("synchronous"),
+      busyTimeoutMs: pragma("busy_timeout"),
+    })
+    const asked = await Effect.runPromise(
+      read.pipe(
+        Effect.provide(
+          Sqlite.layer({
+            filename: freshFile(),
+            walAutocheckpointPages: 2_500,
+            synchronous: "full",
+            busyTimeoutMs: 750,
+          }),
+        ),
       ),
     )
-    expect(walPages).toBe(2_500)
+    // SQLite reports synchronous as a number: 1 NORMAL, 2 FULL.
+    expect(asked).toEqual({ walPages: 2_500, synchronous: 2, busyTimeoutMs: 750 })
+    const defaults = await Effect.runPromise(read.pipe(Effect.provide(Sqlite.layer({ filename: freshFile() }))))
+    expect(defaults).toEqual({
+      walPages: Sqlite.WAL_AUTOCHECKPOINT_PAGES,
+      synchronous: 1,
+      busyTimeoutMs: Sqlite.BUSY_TIMEOUT_MS,
+    })
   })
 
   it("fails to build with StoreUnavailable when the directory cannot be created", async () => {

@@ -26,7 +26,15 @@ export interface Options {
   readonly statementCacheMax?: number | undefined
   /** Pages the write-ahead log grows to before a commit copies them into the file; `WAL_AUTOCHECKPOINT_PAGES` unset. */
   readonly walAutocheckpointPages?: number | undefined
+  /**
+   * When a commit waits for the disk: `normal` (the default) at each checkpoint, so the last commits before a power
+   * loss may be lost but the file is never corrupt; `full` at every commit, which costs each write an fsync.
+   */
+  readonly synchronous?: Synchronous | undefined
 }
+
+/** SQLite's `synchronous` levels that make sense with WAL. */
+export type Synchronous = "normal" | "full"
 
 /** The part of both drivers' database handles this module uses: enough to set pragmas and to close. */
 interface SqliteHandle {
@@ -118,14 +126,22 @@ const reusingStatements = (database: BetterSqlite, max: number) => {
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 10_000
 
-const pragmas = (filename: string, busyTimeoutMs: number, walPages: number): ReadonlyArray<string> => [
+/** How long a statement waits for another process's lock by default (an operator's command writing beside the service). */
+export const BUSY_TIMEOUT_MS = 5_000
+
+const pragmas = (
+  filename: string,
+  busyTimeoutMs: number,
+  walPages: number,
+  synchronous: Synchronous,
+): ReadonlyArray<string> => [
   // WAL lets readers proceed while a write commits; it needs a real file (in-memory databases ignore it).
   ...(filename === memory ? [] : ["pragma journal_mode = WAL", `pragma wal_autocheckpoint = ${walPages}`]),
   `pragma busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`,
   // Off by default in SQLite; the schema's foreign keys are rules, not comments.
   "pragma foreign_keys = ON",
-  // Durable at every checkpoint; with WAL the usual choice, far fewer fsyncs than FULL.
-  "pragma synchronous = NORMAL",
+  // NORMAL: durable at every checkpoint; with WAL the usual choice, far fewer fsyncs than FULL.
+  `pragma synchronous = ${synchronous === "full" ? "FULL" : "NORMAL"}`,
 ]
 
 const open = async (options: Options): Promise<{ handle: SqliteHandle; db: Kysely<Tables> }> => {
@@ -136,7 +152,10 @@ const open = async (options: Options): Promise<{ handle: SqliteHandle; db: Kysel
   )
   try {
     const walPages = Math.max(1, Math.trunc(options.walAutocheckpointPages ?? WAL_AUTOCHECKPOINT_PAGES))
-    for (const pragma of pragmas(options.filename, options.busyTimeoutMs ?? 5_000, walPages)) handle.exec(pragma)
+    const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS
+    for (const pragma of pragmas(options.filename, busyTimeoutMs, walPages, options.synchronous ?? "normal")) {
+      handle.exec(pragma)
+    }
   } catch (error) {
     handle.close()
     throw error

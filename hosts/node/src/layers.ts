@@ -29,6 +29,8 @@ export const databaseLayer = (settings: HostSettings): Layer.Layer<SqlDatabase.S
         filename: settings.database.filename,
         statementCacheMax: settings.sqliteStatementCache,
         walAutocheckpointPages: settings.sqliteWalAutocheckpoint,
+        synchronous: settings.sqliteSynchronous,
+        busyTimeoutMs: settings.sqliteBusyTimeoutMs,
       })
     : Postgres.layer({ url: settings.database.url, max: settings.databasePoolMax })
 

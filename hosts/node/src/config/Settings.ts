@@ -37,6 +37,7 @@ import {
   type Reader,
   redisPrefix,
   redisUrl,
+  sqliteSynchronous,
   text,
 } from "./checks.js"
 import { refuseInsecureOrigins } from "./insecureOrigins.js"
@@ -127,6 +128,10 @@ export const Settings = Schema.Struct({
   sqliteStatementCache: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_SQLITE_WAL_AUTOCHECKPOINT`: pages the SQLite write-ahead log grows to before it is checkpointed. */
   sqliteWalAutocheckpoint: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /** `COFFER_SQLITE_SYNCHRONOUS`: when a SQLite commit waits for the disk. */
+  sqliteSynchronous: Schema.Literals(["normal", "full"]),
+  /** `COFFER_SQLITE_BUSY_TIMEOUT_MS`: how long a SQLite statement waits for another process's lock. */
+  sqliteBusyTimeoutMs: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   /** `COFFER_DATA_KEYS_MAX`: unwrapped data keys each process keeps in memory at most (`@coffer/kernel` Cipher). */
   dataKeysMax: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_DATA_KEY_TTL_SECONDS`: how long each unwrapped data key is kept. */
@@ -151,6 +156,7 @@ export const DEFAULT_DATABASE_POOL_MAX = 10
 export const DEFAULT_DECODED_SCHEMAS_MAX = SchemaCache.DECODED_SCHEMAS_MAX
 export const DEFAULT_SQLITE_STATEMENT_CACHE = Sqlite.STATEMENT_CACHE_MAX
 export const DEFAULT_SQLITE_WAL_AUTOCHECKPOINT = Sqlite.WAL_AUTOCHECKPOINT_PAGES
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = Sqlite.BUSY_TIMEOUT_MS
 export const DEFAULT_DATA_KEYS_MAX = Cipher.DATA_KEYS_MAX
 export const DEFAULT_DATA_KEY_TTL_SECONDS = Cipher.DATA_KEY_TTL_MS / 1000
 const readRoles = (reader: Reader): Roles => ({
@@ -236,6 +242,8 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     positiveInteger,
     DEFAULT_SQLITE_WAL_AUTOCHECKPOINT,
   )
+  const sqliteSynchronous_ = read("COFFER_SQLITE_SYNCHRONOUS", sqliteSynchronous, "normal" as const)
+  const sqliteBusyTimeoutMs = read("COFFER_SQLITE_BUSY_TIMEOUT_MS", nonNegativeInteger, DEFAULT_SQLITE_BUSY_TIMEOUT_MS)
   const dataKeysMax = read("COFFER_DATA_KEYS_MAX", positiveInteger, DEFAULT_DATA_KEYS_MAX)
   const dataKeyTtlSeconds = read("COFFER_DATA_KEY_TTL_SECONDS", positiveInteger, DEFAULT_DATA_KEY_TTL_SECONDS)
   const trustedProxies_ = read("COFFER_TRUSTED_PROXIES", proxies, [])
@@ -263,6 +271,8 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     decodedSchemasMax,
     sqliteStatementCache,
     sqliteWalAutocheckpoint,
+    sqliteSynchronous: sqliteSynchronous_,
+    sqliteBusyTimeoutMs,
     dataKeysMax,
     dataKeyTtlSeconds,
     trustedProxies: trustedProxies_,
