@@ -1,0 +1,180 @@
+/**
+ * The statements a secret's read and write run, built once (`../prepared.ts`): they are the hot paths of issue 10,
+ * where building and compiling a Kysely query cost more than running it. Postgres does each audited read and each
+ * write in one data-modifying statement (the change and its audit record, all or nothing by itself: one round
+ * trip); SQLite, which has no such CTE, runs the parts in one transaction (`environments.ts`).
+ */
+import type { InsertQueryBuilder, QueryCreator } from "kysely"
+import { type Param, prepare } from "../prepared.js"
+import type { Tables } from "../Tables.js"
+import { AUDIT_COLUMNS, type AuditValues } from "./rows.js"
+
+/** A secret and the asked version (its current one by default), in one statement; the version's columns are null when it has none. */
+const readSecretRow = (db: QueryCreator<Tables>, environmentId: string, key: string, version: number | undefined) =>
+  db
+    .selectFrom("secrets_secrets as s")
+    .leftJoin("secrets_secret_versions as v", (join) =>
+      join
+        .onRef("v.secret_id", "=", "s.id")
+        .on((eb) =>
+          version === undefined ? eb("v.version", "=", eb.ref("s.version")) : eb("v.version", "=", version),
+        ),
+    )
+    .select([
+      "s.id",
+      "s.environment_id",
+      "s.key",
+      "s.version",
+      "s.created_at",
+      "s.updated_at",
+      "v.version as sealed_version",
+      "v.value as sealed_value",
+      "v.user_id as sealed_user_id",
+      "v.created_at as sealed_created_at",
+    ])
+    .where("s.environment_id", "=", environmentId)
+    .where("s.key", "=", key)
+
+export type ReadRow = NonNullable<Awaited<ReturnType<ReturnType<typeof readSecretRow>["executeTakeFirst"]>>>
+
+export interface ReadParams {
+  readonly environmentId: string
+  readonly key: string
+  /** Unused when the current version is read. */
+  readonly version: number
+}
+
+const reading = (atVersion: boolean) => (db: QueryCreator<Tables>, param: Param<ReadParams>) =>
+  readSecretRow(db, param("environmentId"), param("key"), atVersion ? param("version") : undefined)
+
+/**
+ * Postgres: the read and its audit record in one statement (a data-modifying CTE), so one round trip and all or
+ * nothing by itself; the record is written only when the version was found.
+ */
+const readingAudited = (atVersion: boolean) =>
+  prepare<ReadParams & AuditValues>()((db, param) =>
+    db
+      .with("found", (db) => reading(atVersion)(db, param))
+      .with("logged", (db) =>
+        db
+          .insertInto("secrets_audit_log")
+          .columns(AUDIT_COLUMNS)
+          .expression((eb) =>
+            eb
+              .selectFrom("found")
+              .select(AUDIT_COLUMNS.map((column) => eb.val(param(column)).as(column)))
+              .where("found.sealed_version", "is not", null),
+          ),
+      )
+      .selectFrom("found")
+      .selectAll(),
+  )
+
+export interface WriteParams {
+  readonly secretId: string
+  readonly environmentId: string
+  readonly key: string
+  readonly expectedVersion: number
+  readonly version: number
+  readonly value: string
+  readonly userId: string
+  readonly at: string
+}
+
+const creating = (db: QueryCreator<Tables>, param: Param<WriteParams>) =>
+  db.insertInto("secrets_secrets").values({
+    id: param("secretId"),
+    environment_id: param("environmentId"),
+    key: param("key"),
+    version: param("version"),
+    created_at: param("at"),
+    updated_at: param("at"),
+  })
+
+// The id too, not only the key: a secret deleted and re-created meanwhile is another secret (port rule 10).
+const advancing = (db: QueryCreator<Tables>, param: Param<WriteParams>) =>
+  db
+    .updateTable("secrets_secrets")
+    .set({ version: param("version"), updated_at: param("at") })
+    .where("id", "=", param("secretId"))
+    .where("environment_id", "=", param("environmentId"))
+    .where("key", "=", param("key"))
+    .where("version", "=", param("expectedVersion"))
+    .returning("id")
+
+/**
+ * Postgres: the secret created or advanced (`step`), its version and the audit record, in one data-modifying
+ * statement; no row comes back when the step wrote nothing.
+ */
+const writingAudited = (
+  step: (
+    db: QueryCreator<Tables>,
+    param: Param<WriteParams>,
+  ) => ReturnType<typeof advancing> | InsertQueryBuilder<Tables, "secrets_secrets", { id: string }>,
+) =>
+  prepare<WriteParams & AuditValues>()((db, param) =>
+    db
+      .with("s", (db) => step(db, param))
+      .with("v", (db) =>
+        db
+          .insertInto("secrets_secret_versions")
+          .columns(["secret_id", "version", "value", "user_id", "created_at"])
+          .expression((eb) =>
+            eb
+              .selectFrom("s")
+              .select([
+                "s.id",
+                eb.val(param("version")).as("version"),
+                eb.val(param("value")).as("value"),
+                eb.val(param("userId")).as("user_id"),
+                eb.val(param("at")).as("created_at"),
+              ]),
+          ),
+      )
+      .with("a", (db) =>
+        db
+          .insertInto("secrets_audit_log")
+          .columns(AUDIT_COLUMNS)
+          .expression((eb) =>
+            eb.selectFrom("s").select(AUDIT_COLUMNS.map((column) => eb.val(param(column)).as(column))),
+          ),
+      )
+      .selectFrom("s")
+      .select("id"),
+  )
+
+/** The hot path's writes (issue 10), each built once. */
+export const writes = {
+  find: prepare<{ environmentId: string; key: string }>()((db, param) =>
+    db
+      .selectFrom("secrets_secrets")
+      .selectAll()
+      .where("environment_id", "=", param("environmentId"))
+      .where("key", "=", param("key")),
+  ),
+  create: prepare<WriteParams>()(creating),
+  advance: prepare<WriteParams>()(advancing),
+  version: prepare<WriteParams>()((db, param) =>
+    db.insertInto("secrets_secret_versions").values({
+      secret_id: param("secretId"),
+      version: param("version"),
+      value: param("value"),
+      user_id: param("userId"),
+      created_at: param("at"),
+    }),
+  ),
+  createAudited: writingAudited((db, param) =>
+    creating(db, param)
+      .onConflict((conflict) => conflict.columns(["environment_id", "key"]).doNothing())
+      .returning("id"),
+  ),
+  advanceAudited: writingAudited(advancing),
+}
+
+/** The hot path's reads (issue 10), each built once: the current version or a given one, audited or not. */
+export const reads = {
+  current: prepare<ReadParams>()(reading(false)),
+  atVersion: prepare<ReadParams>()(reading(true)),
+  currentAudited: readingAudited(false),
+  atVersionAudited: readingAudited(true),
+}
