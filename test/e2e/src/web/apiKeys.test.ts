@@ -77,7 +77,10 @@ describe("API keys", () => {
 
     const ci = await createOnPage(page, { name: "ci", project: second, scope: "read" })
     expect(await statusWith(ci, beta)).toBe(200)
-    expect((await page.getByRole("row", { name: /^ci / }).locator("td").allTextContents())[5]).toBe("never")
+    // The list is fetched again after the creation: wait for the new row before reading it.
+    const ciRow = page.getByRole("row", { name: /^ci / })
+    await ciRow.waitFor()
+    expect((await ciRow.locator("td").allTextContents())[5]).toBe("never")
     expect(await rows(page).count()).toBe(2)
 
     // Filter by project, kept in the address.
