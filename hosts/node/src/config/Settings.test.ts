@@ -46,6 +46,7 @@ describe("Settings.parse defaults", () => {
       dataKeysMax: 1_000,
       dataKeyTtlSeconds: 300,
       trustedProxies: [],
+      youngGenerationMb: 8,
     })
     expect(settings.roles).toEqual({
       claim: "groups",
@@ -146,6 +147,9 @@ const valid: ReadonlyArray<ValidCase> = [
   ["COFFER_SQLITE_STATEMENT_CACHE", "64", (s) => s.sqliteStatementCache, 64],
   ["COFFER_DATA_KEYS_MAX", "50", (s) => s.dataKeysMax, 50],
   ["COFFER_DATA_KEY_TTL_SECONDS", "30", (s) => s.dataKeyTtlSeconds, 30],
+  ["COFFER_YOUNG_GENERATION_MB", "0", (s) => s.youngGenerationMb, 0],
+  ["COFFER_YOUNG_GENERATION_MB", "2", (s) => s.youngGenerationMb, 2],
+  ["COFFER_YOUNG_GENERATION_MB", "32", (s) => s.youngGenerationMb, 32],
   ["COFFER_CACHE_MAX_BYTES", "1048576", (s) => s.cacheMaxBytes, 1048576],
   [
     "COFFER_TRUSTED_PROXIES",
@@ -288,6 +292,14 @@ const invalid: ReadonlyArray<InvalidCase> = [
   [{ COFFER_SQLITE_STATEMENT_CACHE: "0" }, 'COFFER_SQLITE_STATEMENT_CACHE: expected a positive integer, got "0"'],
   [{ COFFER_DATA_KEYS_MAX: "0" }, 'COFFER_DATA_KEYS_MAX: expected a positive integer, got "0"'],
   [{ COFFER_DATA_KEY_TTL_SECONDS: "5m" }, 'COFFER_DATA_KEY_TTL_SECONDS: expected a positive integer, got "5m"'],
+  [
+    { COFFER_YOUNG_GENERATION_MB: "1" },
+    `COFFER_YOUNG_GENERATION_MB: expected 0 (V8's own sizing) or a whole number of MB from 2, got "1"`,
+  ],
+  [
+    { COFFER_YOUNG_GENERATION_MB: "8MB" },
+    `COFFER_YOUNG_GENERATION_MB: expected 0 (V8's own sizing) or a whole number of MB from 2, got "8MB"`,
+  ],
   [{ COFFER_CACHE_MAX_BYTES: "1MB" }, 'COFFER_CACHE_MAX_BYTES: expected a positive integer, got "1MB"'],
   [
     { COFFER_TRUSTED_PROXIES: "10.0.0.1, 10.0.0.0/33" },

@@ -17,6 +17,7 @@ import { Sqlite } from "@coffer/adapter-sqlite"
 import { Cipher } from "@coffer/kernel"
 import { SchemaCache } from "@coffer/schemas"
 import { Redacted, Result, Schema } from "effect"
+import * as YoungGeneration from "../youngGeneration.js"
 import {
   allowInsecureHttp,
   database,
@@ -38,6 +39,7 @@ import {
   redisPrefix,
   redisUrl,
   text,
+  youngGenerationMb,
 } from "./checks.js"
 import { refuseInsecureOrigins } from "./insecureOrigins.js"
 import * as Operating from "./operatingSettings.js"
@@ -131,6 +133,8 @@ export const Settings = Schema.Struct({
   dataKeyTtlSeconds: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_TRUSTED_PROXIES`: addresses and CIDR ranges whose forwarding headers are believed (`@coffer/http`). */
   trustedProxies: Schema.Array(Schema.String),
+  /** `COFFER_YOUNG_GENERATION_MB`: how far the `coffer` command on Node lets V8 grow its young generation (`0`: V8 decides). */
+  youngGenerationMb: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   ...Operating.fields,
 })
 export type Settings = typeof Settings.Type
@@ -150,6 +154,7 @@ export const DEFAULT_DECODED_SCHEMAS_MAX = SchemaCache.DECODED_SCHEMAS_MAX
 export const DEFAULT_SQLITE_STATEMENT_CACHE = Sqlite.STATEMENT_CACHE_MAX
 export const DEFAULT_DATA_KEYS_MAX = Cipher.DATA_KEYS_MAX
 export const DEFAULT_DATA_KEY_TTL_SECONDS = Cipher.DATA_KEY_TTL_MS / 1000
+export const DEFAULT_YOUNG_GENERATION_MB = YoungGeneration.DEFAULT_YOUNG_GENERATION_MB
 const readRoles = (reader: Reader): Roles => ({
   claim: reader.read("OIDC_ROLES_CLAIM", text, DEFAULT_ROLES_CLAIM),
   editorGroup: reader.read<string | undefined>("OIDC_EDITOR_GROUP", text, undefined),
@@ -231,6 +236,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const dataKeysMax = read("COFFER_DATA_KEYS_MAX", positiveInteger, DEFAULT_DATA_KEYS_MAX)
   const dataKeyTtlSeconds = read("COFFER_DATA_KEY_TTL_SECONDS", positiveInteger, DEFAULT_DATA_KEY_TTL_SECONDS)
   const trustedProxies_ = read("COFFER_TRUSTED_PROXIES", proxies, [])
+  const youngGenerationMb_ = read("COFFER_YOUNG_GENERATION_MB", youngGenerationMb, DEFAULT_YOUNG_GENERATION_MB)
   const operating = Operating.read(env, environment_, reader.report)
   if (reader.errors.length > 0) return Result.fail(reader.errors)
   return Result.succeed({
@@ -257,6 +263,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     dataKeysMax,
     dataKeyTtlSeconds,
     trustedProxies: trustedProxies_,
+    youngGenerationMb: youngGenerationMb_,
     ...operating,
   })
 }
