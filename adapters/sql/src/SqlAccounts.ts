@@ -11,6 +11,7 @@
 import { Clock, fromIso, Random, toIso } from "@coffer/kernel"
 import { Accounts } from "@coffer/secrets"
 import { Effect, Layer } from "effect"
+import { prepare } from "./prepared.js"
 import { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"
 import type { SecretsUserRow } from "./tables/sessions.js"
@@ -22,6 +23,11 @@ const toUser = (row: Pick<SecretsUserRow, "id" | "email" | "created_at">): Accou
   createdAt: fromIso(row.created_at),
 })
 
+/** Every API-key request looks its holder up (issue 10): built once. */
+const userById = prepare<{ id: string }>()((db, param) =>
+  db.selectFrom("secrets_users").selectAll().where("id", "=", param("id")),
+)
+
 export const make: Effect.Effect<Accounts.Accounts["Service"], never, SqlDatabase | Random.Random | Clock.Clock> =
   Effect.gen(function* () {
     const database = yield* SqlDatabase
@@ -32,9 +38,7 @@ export const make: Effect.Effect<Accounts.Accounts["Service"], never, SqlDatabas
     const { statement, query, attemptTransaction } = SqlStore.make(database)
 
     const findById = (id: string) =>
-      query((db) => db.selectFrom("secrets_users").selectAll().where("id", "=", id).executeTakeFirst()).pipe(
-        Effect.map((row) => (row === undefined ? undefined : toUser(row))),
-      )
+      query((db) => userById.first(db, { id })).pipe(Effect.map((row) => (row === undefined ? undefined : toUser(row))))
 
     const identityOwner = (issuer: string, subject: string) =>
       query((db) =>

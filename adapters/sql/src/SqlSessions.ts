@@ -10,6 +10,7 @@
  */
 import { type Clock, fromIso, type Hasher, type Random, Sessions, toIso } from "@coffer/kernel"
 import { Effect, Layer } from "effect"
+import { prepare } from "./prepared.js"
 import { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"
 import type { SessionRow } from "./tables/sessions.js"
@@ -53,14 +54,16 @@ export const makeStore = (options: Options): Effect.Effect<Sessions.SessionStore
   Effect.map(SqlDatabase, (database) => {
     const table = tableOf(options.service)
     const { query } = SqlStore.make(database)
+    // Every signed-in request looks its session up (issue 10): built once.
+    const byId = prepare<{ id: string }>()((db, param) =>
+      db.selectFrom(table).selectAll().where("id", "=", param("id")),
+    )
     const deleted = (result: ReadonlyArray<{ numDeletedRows: bigint }>) =>
       result.reduce((sum, part) => sum + Number(part.numDeletedRows), 0)
     return {
       insert: (session) => query((db) => db.insertInto(table).values(toRow(session)).execute()).pipe(Effect.asVoid),
       find: (id) =>
-        query((db) => db.selectFrom(table).selectAll().where("id", "=", id).executeTakeFirst()).pipe(
-          Effect.map((row) => (row === undefined ? undefined : fromRow(row))),
-        ),
+        query((db) => byId.first(db, { id })).pipe(Effect.map((row) => (row === undefined ? undefined : fromRow(row)))),
       remove: (id) => query((db) => db.deleteFrom(table).where("id", "=", id).execute()).pipe(Effect.asVoid),
       removeWhere: (filter) =>
         query((db) => {

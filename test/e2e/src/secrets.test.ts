@@ -183,7 +183,39 @@ const client = (base: string) => {
       })
       req.end(`{"key":"K","value":"${"v".repeat(bytes - 22)}"}`)
     })
-  return { call, signIn, raw, oversized }
+  /**
+   * A JSON body sent in `pieces`, a moment apart: chunked (no declared length), or with `length` declared; with
+   * `cut`, the connection is closed after the pieces, before the declared length is reached.
+   */
+  const streamed = (
+    path: string,
+    as: { cookie: string },
+    pieces: ReadonlyArray<string>,
+    options: { length?: number; cut?: boolean } = {},
+  ) =>
+    new Promise<{ status: number; body: string } | "cut">((resolve, reject) => {
+      const url = new URL(base)
+      const headers: Record<string, string> = { cookie: as.cookie, "content-type": "application/json" }
+      if (options.length !== undefined) headers["content-length"] = String(options.length)
+      const req = httpRequest({ host: url.hostname, port: url.port, method: "POST", path, headers }, (response) => {
+        let body = ""
+        response.on("data", (chunk) => {
+          body += chunk
+        })
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+      })
+      req.on("error", (error) => (options.cut ? resolve("cut") : reject(error)))
+      const send = async () => {
+        for (const piece of pieces) {
+          req.write(piece)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        if (options.cut) req.destroy()
+        else req.end()
+      }
+      void send()
+    })
+  return { call, signIn, raw, oversized, streamed }
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -653,6 +685,29 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
     const after = await call("GET", "/api/projects/app/audit-log?limit=500", { as: ada.as })
     expect(after.body.auditLog.length).toBe(before)
     expect((await call("GET", `${S}/K`, { as: ada.as })).body.secret.value).toBe("v")
+  })
+
+  it("reads a body sent in pieces, declared or chunked, and stores nothing from one cut short", async () => {
+    const database = await makeDatabase()
+    const { call, signIn, streamed } = await serve(database)
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/development/secrets"
+    const pieces = (key: string) => ['{"key":', `"${key}",`, '"value":"é ✓ 🔑"}']
+    const length = (key: string) => Buffer.byteLength(pieces(key).join(""))
+
+    const declared = await streamed(S, ada.as, pieces("DECLARED"), { length: length("DECLARED") })
+    const chunked = await streamed(S, ada.as, pieces("CHUNKED"))
+    expect([declared, chunked]).toMatchObject([{ status: 201 }, { status: 201 }])
+    for (const key of ["DECLARED", "CHUNKED"]) {
+      expect((await call("GET", `${S}/${key}`, { as: ada.as })).body.secret.value).toBe("é ✓ 🔑")
+    }
+
+    // The client goes away mid-body: nothing is stored, and the service goes on answering.
+    const cut = await streamed(S, ada.as, pieces("CUT").slice(0, 2), { length: length("CUT"), cut: true })
+    expect(cut).toBe("cut")
+    const listed = await call("GET", S, { as: ada.as })
+    expect(listed.body.secrets.map((secret: { key: string }) => secret.key).sort()).toEqual(["CHUNKED", "DECLARED"])
   })
 
   it("exports a .env that bash and dotenv read back exactly, and that runs nothing", async () => {

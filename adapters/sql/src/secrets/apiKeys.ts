@@ -5,6 +5,7 @@
 import { toIso, toIsoOrNull } from "@coffer/kernel"
 import type { SecretStore } from "@coffer/secrets"
 import { Effect } from "effect"
+import { prepare } from "../prepared.js"
 import * as SqlStore from "../SqlStore.js"
 import type { Audited } from "./audit.js"
 import { projectGone } from "./projects.js"
@@ -16,6 +17,11 @@ export type ApiKeysPart = Pick<
   Store,
   "createApiKey" | "findApiKeyByHash" | "findApiKey" | "listApiKeys" | "rotateApiKey" | "deleteApiKey" | "touchApiKey"
 >
+
+/** Every request with an API key asks this (issue 10): built once. */
+const byHash = prepare<{ keyHash: string }>()((db, param) =>
+  db.selectFrom("secrets_api_keys").selectAll().where("key_hash", "=", param("keyHash")),
+)
 
 export const apiKeys = (store: SqlStore.SqlStore, { audited, auditedChange }: Audited): ApiKeysPart => {
   const { statement, query } = store
@@ -43,9 +49,9 @@ export const apiKeys = (store: SqlStore.SqlStore, { audited, auditedChange }: Au
       ),
 
     findApiKeyByHash: (keyHash) =>
-      query((db) =>
-        db.selectFrom("secrets_api_keys").selectAll().where("key_hash", "=", keyHash).executeTakeFirst(),
-      ).pipe(Effect.map((row) => (row === undefined ? undefined : toApiKey(row)))),
+      query((db) => byHash.first(db, { keyHash })).pipe(
+        Effect.map((row) => (row === undefined ? undefined : toApiKey(row))),
+      ),
 
     findApiKey: (id) =>
       query((db) => db.selectFrom("secrets_api_keys").selectAll().where("id", "=", id).executeTakeFirst()).pipe(

@@ -11,10 +11,11 @@ import type { StoreUnavailable } from "@coffer/kernel"
 import type { SecretStore } from "@coffer/secrets"
 import { Effect } from "effect"
 import { type Kysely, sql } from "kysely"
+import { prepare } from "../prepared.js"
 import type { SqlError } from "../SqlError.js"
 import type * as SqlStore from "../SqlStore.js"
 import type { Tables } from "../Tables.js"
-import { auditRow, changed, toAudit } from "./rows.js"
+import { AUDIT_COLUMNS, type AuditValues, auditRow, changed, toAudit } from "./rows.js"
 
 type AuditRecord = SecretStore.AuditRecord
 
@@ -39,12 +40,15 @@ export interface Audited {
 
 export const audited = (store: SqlStore.SqlStore): Audited => {
   const nextSeq = sql<number>`(select coalesce(max(seq), 0) + 1 from secrets_audit_log)`
-  const row =
-    store.database.dialect === "sqlite"
-      ? (entry: AuditRecord) => ({ ...auditRow(entry), seq: nextSeq })
-      : (entry: AuditRecord) => auditRow(entry)
-  const append = (entry: AuditRecord) =>
-    Effect.asVoid(store.statement((db) => db.insertInto("secrets_audit_log").values(row(entry)).execute()))
+  const sqlite = store.database.dialect === "sqlite"
+  // On the hot path (every audited read on SQLite, every write): built once.
+  const insert = prepare<AuditValues>()((db, param) =>
+    db.insertInto("secrets_audit_log").values({
+      ...Object.fromEntries(AUDIT_COLUMNS.map((column) => [column, param(column)])),
+      ...(sqlite ? { seq: nextSeq } : {}),
+    } as AuditValues),
+  )
+  const append = (entry: AuditRecord) => Effect.asVoid(store.statement((db) => insert.run(db, auditRow(entry))))
   return {
     append,
     audited: (entry, change) => store.transaction(Effect.tap(change, () => append(entry))),

@@ -12,13 +12,13 @@
 import { fromIso, toIso } from "@coffer/kernel"
 import { EnvironmentExists, EnvironmentGone, type SecretStore, VersionConflict } from "@coffer/secrets"
 import { Effect } from "effect"
-import type { Kysely, QueryCreator } from "kysely"
+import type { InsertQueryBuilder, QueryCreator } from "kysely"
+import { type Param, prepare } from "../prepared.js"
 import * as SqlStore from "../SqlStore.js"
 import type { Tables } from "../Tables.js"
-import type { SecretsAuditLogRow } from "../tables/secrets.js"
 import type { Audited } from "./audit.js"
 import { projectGone } from "./projects.js"
-import { auditRow, toEnvironment, toSecret } from "./rows.js"
+import { AUDIT_COLUMNS, type AuditValues, auditRow, toEnvironment, toSecret } from "./rows.js"
 
 type Store = SecretStore.SecretStore["Service"]
 
@@ -38,19 +38,6 @@ export type EnvironmentsPart = Pick<
   | "listVersions"
   | "exportSecrets"
 >
-
-/** The audit log's columns, in the order an insert from a select fills them. */
-const AUDIT_COLUMNS = [
-  "id",
-  "project_id",
-  "environment_id",
-  "user_id",
-  "user_email",
-  "action",
-  "target_key",
-  "ip_address",
-  "created_at",
-] as const satisfies ReadonlyArray<keyof SecretsAuditLogRow>
 
 /** A secret and the asked version (its current one by default), in one statement; the version's columns are null when it has none. */
 const readSecretRow = (db: QueryCreator<Tables>, environmentId: string, key: string, version: number | undefined) =>
@@ -80,6 +67,148 @@ const readSecretRow = (db: QueryCreator<Tables>, environmentId: string, key: str
 
 type ReadRow = NonNullable<Awaited<ReturnType<ReturnType<typeof readSecretRow>["executeTakeFirst"]>>>
 
+interface ReadParams {
+  readonly environmentId: string
+  readonly key: string
+  /** Unused when the current version is read. */
+  readonly version: number
+}
+
+const reading = (atVersion: boolean) => (db: QueryCreator<Tables>, param: Param<ReadParams>) =>
+  readSecretRow(db, param("environmentId"), param("key"), atVersion ? param("version") : undefined)
+
+/**
+ * Postgres: the read and its audit record in one statement (a data-modifying CTE), so one round trip and all or
+ * nothing by itself; the record is written only when the version was found.
+ */
+const readingAudited = (atVersion: boolean) =>
+  prepare<ReadParams & AuditValues>()((db, param) =>
+    db
+      .with("found", (db) => reading(atVersion)(db, param))
+      .with("logged", (db) =>
+        db
+          .insertInto("secrets_audit_log")
+          .columns(AUDIT_COLUMNS)
+          .expression((eb) =>
+            eb
+              .selectFrom("found")
+              .select(AUDIT_COLUMNS.map((column) => eb.val(param(column)).as(column)))
+              .where("found.sealed_version", "is not", null),
+          ),
+      )
+      .selectFrom("found")
+      .selectAll(),
+  )
+
+interface WriteParams {
+  readonly secretId: string
+  readonly environmentId: string
+  readonly key: string
+  readonly expectedVersion: number
+  readonly version: number
+  readonly value: string
+  readonly userId: string
+  readonly at: string
+}
+
+const creating = (db: QueryCreator<Tables>, param: Param<WriteParams>) =>
+  db.insertInto("secrets_secrets").values({
+    id: param("secretId"),
+    environment_id: param("environmentId"),
+    key: param("key"),
+    version: param("version"),
+    created_at: param("at"),
+    updated_at: param("at"),
+  })
+
+// The id too, not only the key: a secret deleted and re-created meanwhile is another secret (port rule 10).
+const advancing = (db: QueryCreator<Tables>, param: Param<WriteParams>) =>
+  db
+    .updateTable("secrets_secrets")
+    .set({ version: param("version"), updated_at: param("at") })
+    .where("id", "=", param("secretId"))
+    .where("environment_id", "=", param("environmentId"))
+    .where("key", "=", param("key"))
+    .where("version", "=", param("expectedVersion"))
+    .returning("id")
+
+/**
+ * Postgres: the secret created or advanced (`step`), its version and the audit record, in one data-modifying
+ * statement; no row comes back when the step wrote nothing.
+ */
+const writingAudited = (
+  step: (
+    db: QueryCreator<Tables>,
+    param: Param<WriteParams>,
+  ) => ReturnType<typeof advancing> | InsertQueryBuilder<Tables, "secrets_secrets", { id: string }>,
+) =>
+  prepare<WriteParams & AuditValues>()((db, param) =>
+    db
+      .with("s", (db) => step(db, param))
+      .with("v", (db) =>
+        db
+          .insertInto("secrets_secret_versions")
+          .columns(["secret_id", "version", "value", "user_id", "created_at"])
+          .expression((eb) =>
+            eb
+              .selectFrom("s")
+              .select([
+                "s.id",
+                eb.val(param("version")).as("version"),
+                eb.val(param("value")).as("value"),
+                eb.val(param("userId")).as("user_id"),
+                eb.val(param("at")).as("created_at"),
+              ]),
+          ),
+      )
+      .with("a", (db) =>
+        db
+          .insertInto("secrets_audit_log")
+          .columns(AUDIT_COLUMNS)
+          .expression((eb) =>
+            eb.selectFrom("s").select(AUDIT_COLUMNS.map((column) => eb.val(param(column)).as(column))),
+          ),
+      )
+      .selectFrom("s")
+      .select("id"),
+  )
+
+/** The hot path's writes (issue 10), each built once. */
+const writes = {
+  find: prepare<{ environmentId: string; key: string }>()((db, param) =>
+    db
+      .selectFrom("secrets_secrets")
+      .selectAll()
+      .where("environment_id", "=", param("environmentId"))
+      .where("key", "=", param("key")),
+  ),
+  create: prepare<WriteParams>()(creating),
+  advance: prepare<WriteParams>()(advancing),
+  version: prepare<WriteParams>()((db, param) =>
+    db.insertInto("secrets_secret_versions").values({
+      secret_id: param("secretId"),
+      version: param("version"),
+      value: param("value"),
+      user_id: param("userId"),
+      created_at: param("at"),
+    }),
+  ),
+  createAudited: writingAudited((db, param) =>
+    creating(db, param)
+      .onConflict((conflict) => conflict.columns(["environment_id", "key"]).doNothing())
+      .returning("id"),
+  ),
+  advanceAudited: writingAudited(advancing),
+}
+
+/** The hot path's reads (issue 10), each built once: the current version or a given one, audited or not. */
+const reads = {
+  current: prepare<ReadParams>()(reading(false)),
+  atVersion: prepare<ReadParams>()(reading(true)),
+  currentAudited: readingAudited(false),
+  atVersionAudited: readingAudited(true),
+}
+
 const toRead = (row: ReadRow) => ({
   secret: toSecret(row),
   sealed:
@@ -98,14 +227,6 @@ export const environments = (
   { append, audited, auditedChange }: Audited,
 ): EnvironmentsPart => {
   const { statement, query } = store
-
-  const selectSecret = (db: Kysely<Tables>, environmentId: string, key: string) =>
-    db
-      .selectFrom("secrets_secrets")
-      .selectAll()
-      .where("environment_id", "=", environmentId)
-      .where("key", "=", key)
-      .executeTakeFirst()
 
   return {
     listEnvironments: (projectId) =>
@@ -161,39 +282,22 @@ export const environments = (
       ).pipe(Effect.map((rows) => rows.map(toSecret))),
 
     findSecret: (environmentId, key) =>
-      query((db) => selectSecret(db, environmentId, key)).pipe(
+      query((db) => writes.find.first(db, { environmentId, key })).pipe(
         Effect.map((row) => (row === undefined ? undefined : toSecret(row))),
       ),
 
     readSecret: ({ environmentId, key, version, audit }) => {
-      const read = (db: QueryCreator<Tables>) => readSecretRow(db, environmentId, key, version)
+      const params = { environmentId, key, version: version ?? 0 }
       const answer = (row: ReadRow | undefined) => (row === undefined ? undefined : toRead(row))
-      // Postgres: the read and its audit record are one statement (a data-modifying CTE), so one round trip and
-      // all or nothing by itself. SQLite has no such CTE: there it is one transaction of the two statements.
+      // SQLite has no data-modifying CTE: there the read and its record are one transaction of two statements.
       if (audit !== undefined && store.database.dialect === "postgres") {
-        return query((db) =>
-          db
-            .with("found", read)
-            .with("logged", (db) =>
-              db
-                .insertInto("secrets_audit_log")
-                .columns(AUDIT_COLUMNS)
-                .expression((eb) => {
-                  const row = auditRow(audit)
-                  return eb
-                    .selectFrom("found")
-                    .select(AUDIT_COLUMNS.map((column) => eb.val(row[column]).as(column)))
-                    .where("found.sealed_version", "is not", null)
-                }),
-            )
-            .selectFrom("found")
-            .selectAll()
-            .executeTakeFirst(),
-        ).pipe(Effect.map(answer))
+        const read = version === undefined ? reads.currentAudited : reads.atVersionAudited
+        return query((db) => read.first(db, { ...params, ...auditRow(audit) })).pipe(Effect.map(answer))
       }
+      const read = version === undefined ? reads.current : reads.atVersion
       return store.transaction(
         Effect.gen(function* () {
-          const row = yield* statement((db) => read(db).executeTakeFirst())
+          const row = yield* statement((db) => read.first(db, params))
           if (row?.sealed_version != null && audit !== undefined) yield* append(audit)
           return answer(row)
         }),
@@ -203,128 +307,53 @@ export const environments = (
     writeSecret: (input) => {
       const conflict = () =>
         new VersionConflict({ message: `Secret "${input.key}" changed while it was being written; try again` })
-      const version = input.expectedVersion + 1
-      const at = toIso(input.at)
-      const createOrAdvance =
-        input.expectedVersion === 0
-          ? statement((db) =>
-              db
-                .insertInto("secrets_secrets")
-                .values({
-                  id: input.secretId,
-                  environment_id: input.environmentId,
-                  key: input.key,
-                  version,
-                  created_at: at,
-                  updated_at: at,
-                })
-                .execute(),
-            ).pipe(
-              SqlStore.failOn("UniqueViolation", conflict),
-              SqlStore.failOn("ForeignKeyViolation", environmentGone),
-              Effect.as(input.secretId),
-            )
-          : statement((db) =>
-              db
-                .updateTable("secrets_secrets")
-                .set({ version, updated_at: at })
-                .where("id", "=", input.secretId)
-                .where("environment_id", "=", input.environmentId)
-                .where("key", "=", input.key)
-                .where("version", "=", input.expectedVersion)
-                .returning("id")
-                .executeTakeFirst(),
-            ).pipe(
-              Effect.flatMap((updated) =>
-                updated === undefined ? Effect.fail(conflict()) : Effect.succeed(updated.id),
-              ),
-            )
+      const params: WriteParams = {
+        secretId: input.secretId,
+        environmentId: input.environmentId,
+        key: input.key,
+        expectedVersion: input.expectedVersion,
+        version: input.expectedVersion + 1,
+        value: input.value,
+        userId: input.userId,
+        at: toIso(input.at),
+      }
+      const creating = input.expectedVersion === 0
       if (store.database.dialect === "postgres") {
         // One data-modifying statement: the secret created or advanced, its version and the audit record, all or
         // nothing by itself, so one round trip and no BEGIN/COMMIT. A concurrent writer that advanced the row first
         // makes the `update` match nothing (Postgres re-checks `version` after the row lock), and a concurrent
         // creator makes the `insert` skip: either way no row comes back, and nothing was written.
-        const row = auditRow(input.audit)
-        return statement((db) =>
-          db
-            .with("s", (db) =>
-              input.expectedVersion === 0
-                ? db
-                    .insertInto("secrets_secrets")
-                    .values({
-                      id: input.secretId,
-                      environment_id: input.environmentId,
-                      key: input.key,
-                      version,
-                      created_at: at,
-                      updated_at: at,
-                    })
-                    .onConflict((conflict) => conflict.columns(["environment_id", "key"]).doNothing())
-                    .returning("id")
-                : db
-                    .updateTable("secrets_secrets")
-                    .set({ version, updated_at: at })
-                    .where("id", "=", input.secretId)
-                    .where("environment_id", "=", input.environmentId)
-                    .where("key", "=", input.key)
-                    .where("version", "=", input.expectedVersion)
-                    .returning("id"),
-            )
-            .with("v", (db) =>
-              db
-                .insertInto("secrets_secret_versions")
-                .columns(["secret_id", "version", "value", "user_id", "created_at"])
-                .expression((eb) =>
-                  eb
-                    .selectFrom("s")
-                    .select([
-                      "s.id",
-                      eb.val(version).as("version"),
-                      eb.val(input.value).as("value"),
-                      eb.val(input.userId).as("user_id"),
-                      eb.val(at).as("created_at"),
-                    ]),
-                ),
-            )
-            .with("a", (db) =>
-              db
-                .insertInto("secrets_audit_log")
-                .columns(AUDIT_COLUMNS)
-                .expression((eb) =>
-                  eb.selectFrom("s").select(AUDIT_COLUMNS.map((column) => eb.val(row[column]).as(column))),
-                ),
-            )
-            .selectFrom("s")
-            .select("id")
-            .executeTakeFirst(),
-        ).pipe(
+        const write = creating ? writes.createAudited : writes.advanceAudited
+        return statement((db) => write.first(db, { ...params, ...auditRow(input.audit) })).pipe(
           SqlStore.failOn("UniqueViolation", conflict),
           SqlStore.failOn("ForeignKeyViolation", environmentGone),
           SqlStore.failOn("TransactionConflict", conflict),
           SqlStore.settle,
           Effect.flatMap((written) =>
-            written === undefined ? Effect.fail(conflict()) : Effect.succeed({ secretId: written.id, version }),
+            written === undefined
+              ? Effect.fail(conflict())
+              : Effect.succeed({ secretId: written.id, version: params.version }),
           ),
         )
       }
+      const createOrAdvance = creating
+        ? statement((db) => writes.create.run(db, params)).pipe(
+            SqlStore.failOn("UniqueViolation", conflict),
+            SqlStore.failOn("ForeignKeyViolation", environmentGone),
+            Effect.as(input.secretId),
+          )
+        : statement((db) => writes.advance.first(db, params)).pipe(
+            Effect.flatMap((updated) => (updated === undefined ? Effect.fail(conflict()) : Effect.succeed(updated.id))),
+          )
       return store
         .attemptTransaction(
           Effect.gen(function* () {
             const secretId = yield* createOrAdvance
-            yield* statement((db) =>
-              db
-                .insertInto("secrets_secret_versions")
-                .values({
-                  secret_id: secretId,
-                  version,
-                  value: input.value,
-                  user_id: input.userId,
-                  created_at: at,
-                })
-                .execute(),
-            ).pipe(SqlStore.failOn("UniqueViolation", conflict))
+            yield* statement((db) => writes.version.run(db, { ...params, secretId })).pipe(
+              SqlStore.failOn("UniqueViolation", conflict),
+            )
             yield* append(input.audit)
-            return { secretId, version }
+            return { secretId, version: params.version }
           }),
         )
         .pipe(

@@ -9,6 +9,7 @@ import { fromIso, toIso, toIsoOrNull } from "@coffer/kernel"
 import { AlreadyMember, ProjectExists, ProjectGone, type Role, type SecretStore } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Kysely } from "kysely"
+import { prepare } from "../prepared.js"
 import * as SqlStore from "../SqlStore.js"
 import type { Tables } from "../Tables.js"
 import type { Audited } from "./audit.js"
@@ -47,6 +48,16 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
         join.onRef("secrets_members.project_id", "=", "secrets_projects.id").on("secrets_members.user_id", "=", userId),
       )
       .select([...projectColumns, "secrets_members.role"])
+
+  // Every read and write of a secret starts here (issue 10): built once.
+  const projectEnvironment = prepare<{ slug: string; userId: string; name: string }>()((db, param) =>
+    selectAccess(db, param("userId"))
+      .leftJoin("secrets_environments as e", (join) =>
+        join.onRef("e.project_id", "=", "secrets_projects.id").on("e.name", "=", param("name")),
+      )
+      .select(["e.id as environment_id", "e.name as environment_name", "e.created_at as environment_created_at"])
+      .where("secrets_projects.slug", "=", param("slug")),
+  )
 
   return {
     createProject: ({ project, environments, audit }) =>
@@ -107,15 +118,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
       ),
 
     findProjectEnvironment: (slug, userId, name) =>
-      query((db) =>
-        selectAccess(db, userId)
-          .leftJoin("secrets_environments as e", (join) =>
-            join.onRef("e.project_id", "=", "secrets_projects.id").on("e.name", "=", name),
-          )
-          .select(["e.id as environment_id", "e.name as environment_name", "e.created_at as environment_created_at"])
-          .where("secrets_projects.slug", "=", slug)
-          .executeTakeFirst(),
-      ).pipe(
+      query((db) => projectEnvironment.first(db, { slug, userId, name })).pipe(
         Effect.map((row) => {
           if (row === undefined) return undefined
           const access = toAccess(row)

@@ -7,7 +7,7 @@
  */
 import { fromIso, fromIsoOrNull, toIso } from "@coffer/kernel"
 import type { AuditAction, KeyScope, MemberRole, Role, SecretStore } from "@coffer/secrets"
-import type { Insertable, Selectable } from "kysely"
+import type { Selectable } from "kysely"
 import type {
   SecretsApiKeyRow,
   SecretsAuditLogRow,
@@ -79,7 +79,23 @@ export const toAudit = (row: Selectable<SecretsAuditLogRow>): SecretStore.AuditR
   createdAt: fromIso(row.created_at),
 })
 
-export const auditRow = (entry: SecretStore.AuditRecord): Insertable<SecretsAuditLogRow> => ({
+/** The audit log's columns a store writes (the database numbers `seq`), in the order an insert from a select fills them. */
+export const AUDIT_COLUMNS = [
+  "id",
+  "project_id",
+  "environment_id",
+  "user_id",
+  "user_email",
+  "action",
+  "target_key",
+  "ip_address",
+  "created_at",
+] as const satisfies ReadonlyArray<keyof SecretsAuditLogRow>
+
+/** An audit record as those columns' values. */
+export type AuditValues = { readonly [Column in (typeof AUDIT_COLUMNS)[number]]: SecretsAuditLogRow[Column] }
+
+export const auditRow = (entry: SecretStore.AuditRecord): AuditValues => ({
   id: entry.id,
   project_id: entry.projectId,
   environment_id: entry.environmentId,

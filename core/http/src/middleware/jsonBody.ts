@@ -10,6 +10,7 @@
 import { BadRequest, Encoding, type UnsupportedMediaType } from "@coffer/kernel"
 import { Effect, Schema, SchemaIssue } from "effect"
 import type { Context } from "hono"
+import { bodyBytes } from "../request/body.js"
 import { header } from "../request/header.js"
 import { isJsonContentType, unsupportedMediaType } from "./jsonWrites.js"
 
@@ -41,7 +42,7 @@ export const readJson = Effect.fnUntraced(function* (
 ): Effect.fn.Return<unknown, BadRequest | UnsupportedMediaType> {
   if (!isJsonContentType(header(c, "Content-Type"))) return yield* unsupportedMediaType()
   const bytes = yield* Effect.tryPromise({
-    try: () => c.req.arrayBuffer(),
+    try: () => bodyBytes(c),
     catch: badRequest("Could not read the request body"),
   })
   const text = yield* Effect.try({
