@@ -47,6 +47,7 @@ describe("Settings.parse defaults", () => {
       dataKeyTtlSeconds: 300,
       trustedProxies: [],
       youngGenerationMb: 8,
+      oldGenerationGrowthPercent: 100,
     })
     expect(settings.roles).toEqual({
       claim: "groups",
@@ -150,6 +151,8 @@ const valid: ReadonlyArray<ValidCase> = [
   ["COFFER_YOUNG_GENERATION_MB", "0", (s) => s.youngGenerationMb, 0],
   ["COFFER_YOUNG_GENERATION_MB", "2", (s) => s.youngGenerationMb, 2],
   ["COFFER_YOUNG_GENERATION_MB", "32", (s) => s.youngGenerationMb, 32],
+  ["COFFER_OLD_GENERATION_GROWTH_PERCENT", "0", (s) => s.oldGenerationGrowthPercent, 0],
+  ["COFFER_OLD_GENERATION_GROWTH_PERCENT", "50", (s) => s.oldGenerationGrowthPercent, 50],
   ["COFFER_CACHE_MAX_BYTES", "1048576", (s) => s.cacheMaxBytes, 1048576],
   [
     "COFFER_TRUSTED_PROXIES",
@@ -299,6 +302,10 @@ const invalid: ReadonlyArray<InvalidCase> = [
   [
     { COFFER_YOUNG_GENERATION_MB: "8MB" },
     `COFFER_YOUNG_GENERATION_MB: expected 0 (V8's own sizing) or a whole number of MB from 2, got "8MB"`,
+  ],
+  [
+    { COFFER_OLD_GENERATION_GROWTH_PERCENT: "2000" },
+    `COFFER_OLD_GENERATION_GROWTH_PERCENT: expected 0 (V8's own growth) or a whole percentage up to 1000, got "2000"`,
   ],
   [{ COFFER_CACHE_MAX_BYTES: "1MB" }, 'COFFER_CACHE_MAX_BYTES: expected a positive integer, got "1MB"'],
   [
