@@ -34,10 +34,14 @@ describe("Sqlite.layer", () => {
           SqlDatabase.query((db) => sql<Record<string, unknown>>`pragma ${sql.raw(name)}`.execute(db)).pipe(
             Effect.map((result) => Object.values(result.rows[0] ?? {})[0]),
           )
-        return { journal: yield* pragma("journal_mode"), foreignKeys: yield* pragma("foreign_keys") }
+        return {
+          journal: yield* pragma("journal_mode"),
+          foreignKeys: yield* pragma("foreign_keys"),
+          walPages: yield* pragma("wal_autocheckpoint"),
+        }
       }).pipe(Effect.provide(Sqlite.layer({ filename }))),
     )
-    expect(settings).toEqual({ journal: "wal", foreignKeys: 1 })
+    expect(settings).toEqual({ journal: "wal", foreignKeys: 1, walPages: Sqlite.WAL_AUTOCHECKPOINT_PAGES })
 
     const reopened = await Effect.runPromise(
       Effect.gen(function* () {
@@ -49,6 +53,38 @@ describe("Sqlite.layer", () => {
       }).pipe(Effect.provide(Sqlite.layer({ filename }))),
     )
     expect(reopened).toEqual({ applied: [], kept: "yes" })
+  })
+
+  it("applies the checkpoint interval, durability and lock wait asked for", async () => {
+    const pragma = (name: string) =>
+      SqlDatabase.query((db) => sql<Record<string, unknown>>`pragma ${sql.raw(name)}`.execute(db)).pipe(
+        Effect.map((result) => Object.values(result.rows[0] ?? {})[0]),
+      )
+    const read = Effect.all({
+      walPages: pragma("wal_autocheckpoint"),
+      synchronous: pragma("synchronous"),
+      busyTimeoutMs: pragma("busy_timeout"),
+    })
+    const asked = await Effect.runPromise(
+      read.pipe(
+        Effect.provide(
+          Sqlite.layer({
+            filename: freshFile(),
+            walAutocheckpointPages: 2_500,
+            synchronous: "full",
+            busyTimeoutMs: 750,
+          }),
+        ),
+      ),
+    )
+    // SQLite reports synchronous as a number: 1 NORMAL, 2 FULL.
+    expect(asked).toEqual({ walPages: 2_500, synchronous: 2, busyTimeoutMs: 750 })
+    const defaults = await Effect.runPromise(read.pipe(Effect.provide(Sqlite.layer({ filename: freshFile() }))))
+    expect(defaults).toEqual({
+      walPages: Sqlite.WAL_AUTOCHECKPOINT_PAGES,
+      synchronous: 1,
+      busyTimeoutMs: Sqlite.BUSY_TIMEOUT_MS,
+    })
   })
 
   it("fails to build with StoreUnavailable when the directory cannot be created", async () => {

@@ -25,7 +25,13 @@ import type { HostSettings } from "./config/hostSettings.js"
 
 export const databaseLayer = (settings: HostSettings): Layer.Layer<SqlDatabase.SqlDatabase, StoreUnavailable> =>
   settings.database._tag === "Sqlite"
-    ? Sqlite.layer({ filename: settings.database.filename, statementCacheMax: settings.sqliteStatementCache })
+    ? Sqlite.layer({
+        filename: settings.database.filename,
+        statementCacheMax: settings.sqliteStatementCache,
+        walAutocheckpointPages: settings.sqliteWalAutocheckpoint,
+        synchronous: settings.sqliteSynchronous,
+        busyTimeoutMs: settings.sqliteBusyTimeoutMs,
+      })
     : Postgres.layer({ url: settings.database.url, max: settings.databasePoolMax })
 
 /**

@@ -11,17 +11,23 @@
  * - the `.env` and JSON exports of 1,000 and 10,000 secrets (target ≤ 250 ms, growth ≤ 11×);
  * - the host's resident memory idle and at its peak under each load (targets 100 MB and 200 MB).
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { createPostgresDatabase, hasPostgres, hasRedis, redisUrl } from "@coffer/contract"
+import { hasRedis, redisUrl } from "@coffer/contract"
 import { bench, describe } from "vitest"
-import { type Host, start } from "../src/host.js"
+import type { Host } from "../src/host.js"
 import { hasPgbench, type Load, perSecond, pgbench, round, rssMb, runLoad, startReference } from "./load/load.js"
+import {
+  auditedReadTarget,
+  type Engine,
+  postgres,
+  SECRETS,
+  secretsOwner,
+  type send,
+  serve,
+  sqlite,
+  tokenReadTarget,
+  writeTarget,
+} from "./load/scenarios.js"
 
-const MASTER_KEY = Buffer.alloc(32, 7).toString("base64")
-const ROLES = { OIDC_EDITOR_GROUP: "editors", OIDC_ADMIN_GROUP: "admins" }
-const KEYS = 1_000
 /** Each read scenario, reference included, runs this long before its figure is taken (`LoadOptions.warmUpS`). */
 const WARM_UP_S = 1
 
@@ -38,66 +44,10 @@ const once = (scenario: () => Promise<void>) => {
 
 const line = (label: string, load: Load) =>
   `${label}: ${perSecond(load.requestsPerSecond)}, p99 ${load.p99Ms} ms, statuses ${JSON.stringify(load.statuses)}` +
-  `${load.errors > 0 ? `, ${load.errors} errors` : ""}, peak RSS ${round(load.peakRssMb)} MB`
-
-const json = async (response: Response) => {
-  const text = await response.text()
-  if (!response.ok) throw new Error(`${response.status} ${response.url}: ${text}`)
-  return JSON.parse(text)
-}
-
-const signIn = async (base: string, email: string, groups?: ReadonlyArray<string>) => {
-  const response = await fetch(`${base}/api/auth/dev-login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(groups === undefined ? { email } : { email, groups }),
-  })
-  await json(response)
-  return response.headers.getSetCookie()[0]!.split(";")[0]!
-}
-
-const send = (base: string, cookie: string) => (method: string, path: string, body?: unknown) =>
-  fetch(`${base}${path}`, {
-    method,
-    headers: { cookie, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  }).then(json)
-
-interface Engine {
-  readonly name: "SQLite" | "Postgres"
-  readonly env: Record<string, string>
-  readonly cleanup: () => Promise<void>
-}
-
-const sqlite = async (): Promise<Engine> => {
-  const dir = mkdtempSync(join(tmpdir(), "coffer-hot-"))
-  return {
-    name: "SQLite",
-    env: { COFFER_DATABASE_URL: `sqlite:${join(dir, "bench.db")}` },
-    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-  }
-}
-
-const postgres = async (): Promise<Engine | undefined> => {
-  if (!(await hasPostgres())) return undefined
-  const database = await createPostgresDatabase("bench_hot")
-  return { name: "Postgres", env: { COFFER_DATABASE_URL: database.url }, cleanup: database.drop }
-}
-
-const serve = (engine: Engine, only: "schemas" | "secrets", env: Record<string, string> = {}) =>
-  start({
-    args: ["serve", "--only", only],
-    // Development for its sign-in, with production's log format: one JSON line per request, as operators run it.
-    env: { COFFER_MASTER_KEY: MASTER_KEY, COFFER_LOG_FORMAT: "json", ...ROLES, ...engine.env, ...env },
-    timeoutMs: 30_000,
-  })
+  `${load.errors > 0 ? `, ${load.errors} errors` : ""}, peak RSS ${round(load.peakRssMb)} MB` +
+  `${Number.isNaN(load.cpuUsPerRequest) ? "" : `, main thread ${Math.round(load.cpuUsPerRequest)} µs CPU per request`}`
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 1_000))
-
-/** A schema whose output is close to the issue's 965 bytes. */
-const CONTENT = Object.fromEntries(
-  Array.from({ length: 24 }, (_, i) => [`feature_${i}`, { enabled: i % 2 === 0, rollout: i * 4, note: "stable" }]),
-)
 
 const tokenRead = async (redis: boolean) => {
   const engine = await sqlite()
@@ -105,14 +55,8 @@ const tokenRead = async (redis: boolean) => {
   const base = host.schemas!
   try {
     const idle = rssMb(host.child.pid!)
-    const editor = send(base, await signIn(base, "ed@example.com", ["editors"]))
-    const admin = send(base, await signIn(base, "root@example.com", ["admins"]))
     const platform = `bench-${process.pid}-${redis ? "redis" : "memory"}`
-    await editor("POST", `/api/${platform}`, { name: platform, versions: ["1.0.0"] })
-    await editor("PUT", `/api/${platform}/1.0.0`, { content: CONTENT })
-    const { token } = await admin("POST", "/api/_ui/v1/tokens", { body: undefined, name: "bench" })
-    const url = `${base}/api/${platform}/1.0.0`
-    const headers = { authorization: `Bearer ${token}` }
+    const { url, headers = {} } = await tokenReadTarget(base, platform)
     const first = await fetch(url, { headers })
     const bytes = new Uint8Array(await first.arrayBuffer())
     const etag = first.headers.get("etag")
@@ -153,13 +97,8 @@ interface SecretsHost {
 const secretsHost = async (engine: Engine): Promise<SecretsHost> => {
   const host = await serve(engine, "secrets")
   const base = host.secrets!
-  const cookie = await signIn(base, "ada@example.com")
-  const call = send(base, cookie)
-  await call("POST", "/api/projects", { name: "Bench" })
-  return { host, base, call, cookie }
+  return { host, base, ...(await secretsOwner(base)) }
 }
-
-const SECRETS = "/api/projects/bench/environments"
 
 /** Writes `count` secrets `KEY_<i>` into `env`, 32 at a time, through the API. */
 const fill = async (target: SecretsHost, env: string, count: number) => {
@@ -203,28 +142,13 @@ const secretPaths = async (makeEngine: () => Promise<Engine | undefined>) => {
       )
     }
     // Audited reads, with a read-scoped API key.
-    const S = `${target.base}${SECRETS}/development/secrets`
-    await target.call("POST", `${SECRETS}/development/secrets`, { key: "DATABASE_URL", value: "postgres://x" })
-    const { key } = await target.call("POST", "/api/api-keys", { name: "bench", projectSlug: "bench", scope: "read" })
-    const reads = await runLoad({
-      url: `${S}/DATABASE_URL`,
-      headers: { authorization: `Bearer ${key}` },
-      pid,
-      warmUpS: WARM_UP_S,
-    })
+    const reads = await runLoad({ ...(await auditedReadTarget(target.base, target.call)), pid, warmUpS: WARM_UP_S })
     lines.push(`  ${line("audited secret read", reads)} (target ≥ 3,000/s)`)
 
     // Writes: 32 writers over 1,000 keys; every answer's version recorded per key.
     const answered = new Map<string, Array<number>>()
     const writes = await runLoad({
-      url: `${S}`,
-      method: "POST",
-      headers: { cookie: target.cookie, "content-type": "application/json" },
-      body: (context) => {
-        const name = `W_${Math.floor(Math.random() * KEYS)}`
-        context.key = name
-        return JSON.stringify({ key: name, value: `value-${Math.random()}` })
-      },
+      ...writeTarget(target.base, target.cookie),
       onResponse: (status, body, context) => {
         if (status !== 200 && status !== 201) return
         const versions = answered.get(context.key as string) ?? []

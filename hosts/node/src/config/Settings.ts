@@ -39,6 +39,7 @@ import {
   type Reader,
   redisPrefix,
   redisUrl,
+  sqliteSynchronous,
   text,
   youngGenerationMb,
 } from "./checks.js"
@@ -128,6 +129,12 @@ export const Settings = Schema.Struct({
   decodedSchemasMax: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_SQLITE_STATEMENT_CACHE`: compiled statements the SQLite connection keeps for reuse. */
   sqliteStatementCache: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /** `COFFER_SQLITE_WAL_AUTOCHECKPOINT`: pages the SQLite write-ahead log grows to before it is checkpointed. */
+  sqliteWalAutocheckpoint: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /** `COFFER_SQLITE_SYNCHRONOUS`: when a SQLite commit waits for the disk. */
+  sqliteSynchronous: Schema.Literals(["normal", "full"]),
+  /** `COFFER_SQLITE_BUSY_TIMEOUT_MS`: how long a SQLite statement waits for another process's lock. */
+  sqliteBusyTimeoutMs: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   /** `COFFER_DATA_KEYS_MAX`: unwrapped data keys each process keeps in memory at most (`@coffer/kernel` Cipher). */
   dataKeysMax: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_DATA_KEY_TTL_SECONDS`: how long each unwrapped data key is kept. */
@@ -155,6 +162,8 @@ export const DEFAULT_CACHE_MAX_BYTES = MemoryCache.defaultLimits.maxBytes
 export const DEFAULT_DATABASE_POOL_MAX = 10
 export const DEFAULT_DECODED_SCHEMAS_MAX = SchemaCache.DECODED_SCHEMAS_MAX
 export const DEFAULT_SQLITE_STATEMENT_CACHE = Sqlite.STATEMENT_CACHE_MAX
+export const DEFAULT_SQLITE_WAL_AUTOCHECKPOINT = Sqlite.WAL_AUTOCHECKPOINT_PAGES
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = Sqlite.BUSY_TIMEOUT_MS
 export const DEFAULT_DATA_KEYS_MAX = Cipher.DATA_KEYS_MAX
 export const DEFAULT_DATA_KEY_TTL_SECONDS = Cipher.DATA_KEY_TTL_MS / 1000
 export const DEFAULT_YOUNG_GENERATION_MB = HeapGrowth.DEFAULT_YOUNG_GENERATION_MB
@@ -237,6 +246,13 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const databasePoolMax = read("COFFER_DATABASE_POOL_MAX", positiveInteger, DEFAULT_DATABASE_POOL_MAX)
   const decodedSchemasMax = read("COFFER_DECODED_SCHEMAS_MAX", positiveInteger, DEFAULT_DECODED_SCHEMAS_MAX)
   const sqliteStatementCache = read("COFFER_SQLITE_STATEMENT_CACHE", positiveInteger, DEFAULT_SQLITE_STATEMENT_CACHE)
+  const sqliteWalAutocheckpoint = read(
+    "COFFER_SQLITE_WAL_AUTOCHECKPOINT",
+    positiveInteger,
+    DEFAULT_SQLITE_WAL_AUTOCHECKPOINT,
+  )
+  const sqliteSynchronous_ = read("COFFER_SQLITE_SYNCHRONOUS", sqliteSynchronous, "normal" as const)
+  const sqliteBusyTimeoutMs = read("COFFER_SQLITE_BUSY_TIMEOUT_MS", nonNegativeInteger, DEFAULT_SQLITE_BUSY_TIMEOUT_MS)
   const dataKeysMax = read("COFFER_DATA_KEYS_MAX", positiveInteger, DEFAULT_DATA_KEYS_MAX)
   const dataKeyTtlSeconds = read("COFFER_DATA_KEY_TTL_SECONDS", positiveInteger, DEFAULT_DATA_KEY_TTL_SECONDS)
   const trustedProxies_ = read("COFFER_TRUSTED_PROXIES", proxies, [])
@@ -269,6 +285,9 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     databasePoolMax,
     decodedSchemasMax,
     sqliteStatementCache,
+    sqliteWalAutocheckpoint,
+    sqliteSynchronous: sqliteSynchronous_,
+    sqliteBusyTimeoutMs,
     dataKeysMax,
     dataKeyTtlSeconds,
     trustedProxies: trustedProxies_,

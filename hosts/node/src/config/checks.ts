@@ -53,6 +53,11 @@ export const environment: Check<Environment> = (raw) =>
     ? Result.succeed(raw)
     : Result.fail(`expected "development" or "production", got ${quoted(raw)}`)
 
+export const sqliteSynchronous: Check<"normal" | "full"> = (raw) =>
+  raw === "normal" || raw === "full"
+    ? Result.succeed(raw)
+    : Result.fail(`expected "normal" or "full", got ${quoted(raw)}`)
+
 export const nonNegativeInteger: Check<number> = (raw) =>
   /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw))
     ? Result.succeed(Number(raw))

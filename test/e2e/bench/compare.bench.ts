@@ -1,0 +1,112 @@
+/**
+ * Two builds of the host side by side, for a change's before and after on a busy machine (`pnpm bench` lists it
+ * as skipped unless `COFFER_COMPARE_BEFORE` is set): the workspace's build and another checkout's, built, each on
+ * its own fresh database with the same setup, loaded in alternating bursts (the order swapped every round) so that
+ * whatever else the machine does falls on both alike. Each path prints, per build, the median over the bursts of
+ * the host main thread's CPU per request (the figure other load moves least) and of the requests per second.
+ *
+ *     COFFER_COMPARE_BEFORE=/path/to/other/checkout npx vitest bench --run --project unit test/e2e/bench/compare.bench.ts
+ *
+ * `COFFER_COMPARE_PATHS` picks paths (`token,read,write`, all by default), `COFFER_COMPARE_ROUNDS` the bursts per
+ * build (6), `COFFER_COMPARE_BURST_S` their length (2 s); both engines run, Postgres when reachable.
+ */
+import { join } from "node:path"
+import { bench, describe } from "vitest"
+import type { Host } from "../src/host.js"
+import { type Load, perSecond, round, runLoad } from "./load/load.js"
+import {
+  auditedReadTarget,
+  type Engine,
+  postgres,
+  secretsOwner,
+  serve,
+  sqlite,
+  type Target,
+  tokenReadTarget,
+  writeTarget,
+} from "./load/scenarios.js"
+
+const before = process.env.COFFER_COMPARE_BEFORE
+const paths = (process.env.COFFER_COMPARE_PATHS ?? "token,read,write").split(",").map((path) => path.trim())
+const rounds = Number(process.env.COFFER_COMPARE_ROUNDS ?? 6)
+const burstS = Number(process.env.COFFER_COMPARE_BURST_S ?? 2)
+
+type Path = "token" | "read" | "write"
+
+/** One build's host on its own database, set up for `path`. */
+const prepare = async (path: Path, engine: Engine, bin?: string): Promise<{ host: Host; target: Target }> => {
+  const host = await serve(engine, path === "token" ? "schemas" : "secrets", {}, bin)
+  if (path === "token") return { host, target: await tokenReadTarget(host.schemas!, "compare") }
+  const base = host.secrets!
+  const owner = await secretsOwner(base)
+  return { host, target: path === "read" ? await auditedReadTarget(base, owner.call) : writeTarget(base, owner.cookie) }
+}
+
+const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+const summary = (label: string, loads: ReadonlyArray<Load>) =>
+  `${label}: main thread ${Math.round(median(loads.map((load) => load.cpuUsPerRequest)))} µs CPU per request, ` +
+  `${perSecond(median(loads.map((load) => load.requestsPerSecond)))}, ` +
+  `statuses ${JSON.stringify(loads.map((load) => load.statuses))}`
+
+const compare = async (path: Path, makeEngine: () => Promise<Engine | undefined>) => {
+  const engines = [await makeEngine(), await makeEngine()]
+  if (engines[0] === undefined || engines[1] === undefined) return
+  const builds = [
+    await prepare(path, engines[0], join(before!, "hosts/node/dist/bin.js")),
+    await prepare(path, engines[1]),
+  ]
+  try {
+    const loads: [Array<Load>, Array<Load>] = [[], []]
+    for (const { host, target } of builds) await runLoad({ ...target, pid: host.child.pid!, durationS: 1 })
+    for (let round_ = 0; round_ < rounds; round_++) {
+      for (const index of round_ % 2 === 0 ? [0, 1] : [1, 0]) {
+        const { host, target } = builds[index]!
+        loads[index as 0 | 1].push(await runLoad({ ...target, pid: host.child.pid!, durationS: burstS }))
+      }
+    }
+    const cpu = (loads_: ReadonlyArray<Load>) => median(loads_.map((load) => load.cpuUsPerRequest))
+    console.log(
+      [
+        `[${path} on ${engines[1].name}] ${rounds} bursts of ${burstS} s per build, alternating`,
+        `  ${summary(`before (${before})`, loads[0])}`,
+        `  ${summary("after (this workspace)", loads[1])}`,
+        `  CPU per request after / before: ${round(cpu(loads[1]) / cpu(loads[0]), 2)}`,
+      ].join("\n"),
+    )
+  } finally {
+    for (const { host } of builds) await host.stop("SIGKILL")
+    for (const engine of engines) await engine?.cleanup()
+  }
+}
+
+const options = { time: 0, iterations: 1, warmupIterations: 0, warmupTime: 0 }
+
+/** Each comparison runs once however often the bench runner calls it (as in `hotPaths.bench.ts`). */
+const once = (comparison: () => Promise<void>) => {
+  let ran: Promise<void> | undefined
+  return () => {
+    ran ??= comparison()
+    return ran
+  }
+}
+
+describe.skipIf(before === undefined)(
+  "two builds compared (set COFFER_COMPARE_BEFORE to another built checkout)",
+  () => {
+    for (const path of ["token", "read", "write"] as const) {
+      if (!paths.includes(path)) continue
+      bench(
+        `${path}, SQLite`,
+        once(() => compare(path, sqlite)),
+        options,
+      )
+      if (path !== "token")
+        bench(
+          `${path}, Postgres`,
+          once(() => compare(path, postgres)),
+          options,
+        )
+    }
+  },
+)
