@@ -141,3 +141,28 @@ describe.each(hosts)("operating coffer on %s", (kind) => {
     expect(request.service).toBe("coffer-schemas")
   })
 })
+
+// Node only, whichever hosts the run covers: the setting is about V8, and Bun's host never reads it.
+describe("the young generation of the Node host (COFFER_YOUNG_GENERATION_MB)", () => {
+  const youngGeneration = async (env: Record<string, string>) => {
+    const host = await start({
+      host: "node",
+      args: ["serve", "--only", "secrets"],
+      env: { COFFER_METRICS_TOKEN: METRICS_TOKEN, ...env },
+    })
+    running.push(host)
+    for (let i = 0; i < 200; i++) await (await fetch(`${host.secrets}/healthz`)).arrayBuffer()
+    const metrics = await (
+      await fetch(`${host.secrets}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text()
+    const match = /^coffer_process_young_generation_bytes\{service="secrets"\} (\d+)$/m.exec(metrics)
+    expect(match).not.toBeNull()
+    return Number(match![1]) / (1024 * 1024)
+  }
+
+  it("stays within the setting once started (8 MB by default), where V8 alone grows it to 32 MB at start", async () => {
+    expect(await youngGeneration({})).toBeLessThanOrEqual(8)
+    expect(await youngGeneration({ COFFER_YOUNG_GENERATION_MB: "2" })).toBe(2)
+    expect(await youngGeneration({ COFFER_YOUNG_GENERATION_MB: "0" })).toBeGreaterThan(8)
+  })
+})

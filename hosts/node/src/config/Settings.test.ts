@@ -49,6 +49,8 @@ describe("Settings.parse defaults", () => {
       dataKeysMax: 1_000,
       dataKeyTtlSeconds: 300,
       trustedProxies: [],
+      youngGenerationMb: 8,
+      oldGenerationGrowthPercent: 100,
     })
     expect(settings.roles).toEqual({
       claim: "groups",
@@ -154,6 +156,11 @@ const valid: ReadonlyArray<ValidCase> = [
   ["COFFER_SQLITE_BUSY_TIMEOUT_MS", "15000", (s) => s.sqliteBusyTimeoutMs, 15000],
   ["COFFER_DATA_KEYS_MAX", "50", (s) => s.dataKeysMax, 50],
   ["COFFER_DATA_KEY_TTL_SECONDS", "30", (s) => s.dataKeyTtlSeconds, 30],
+  ["COFFER_YOUNG_GENERATION_MB", "0", (s) => s.youngGenerationMb, 0],
+  ["COFFER_YOUNG_GENERATION_MB", "2", (s) => s.youngGenerationMb, 2],
+  ["COFFER_YOUNG_GENERATION_MB", "32", (s) => s.youngGenerationMb, 32],
+  ["COFFER_OLD_GENERATION_GROWTH_PERCENT", "0", (s) => s.oldGenerationGrowthPercent, 0],
+  ["COFFER_OLD_GENERATION_GROWTH_PERCENT", "50", (s) => s.oldGenerationGrowthPercent, 50],
   ["COFFER_CACHE_MAX_BYTES", "1048576", (s) => s.cacheMaxBytes, 1048576],
   [
     "COFFER_TRUSTED_PROXIES",
@@ -299,6 +306,18 @@ const invalid: ReadonlyArray<InvalidCase> = [
   [{ COFFER_SQLITE_BUSY_TIMEOUT_MS: "5s" }, 'COFFER_SQLITE_BUSY_TIMEOUT_MS: expected a non-negative integer, got "5s"'],
   [{ COFFER_DATA_KEYS_MAX: "0" }, 'COFFER_DATA_KEYS_MAX: expected a positive integer, got "0"'],
   [{ COFFER_DATA_KEY_TTL_SECONDS: "5m" }, 'COFFER_DATA_KEY_TTL_SECONDS: expected a positive integer, got "5m"'],
+  [
+    { COFFER_YOUNG_GENERATION_MB: "1" },
+    `COFFER_YOUNG_GENERATION_MB: expected 0 (V8's own sizing) or a whole number of MB from 2, got "1"`,
+  ],
+  [
+    { COFFER_YOUNG_GENERATION_MB: "8MB" },
+    `COFFER_YOUNG_GENERATION_MB: expected 0 (V8's own sizing) or a whole number of MB from 2, got "8MB"`,
+  ],
+  [
+    { COFFER_OLD_GENERATION_GROWTH_PERCENT: "2000" },
+    `COFFER_OLD_GENERATION_GROWTH_PERCENT: expected 0 (V8's own growth) or a whole percentage up to 1000, got "2000"`,
+  ],
   [{ COFFER_CACHE_MAX_BYTES: "1MB" }, 'COFFER_CACHE_MAX_BYTES: expected a positive integer, got "1MB"'],
   [
     { COFFER_TRUSTED_PROXIES: "10.0.0.1, 10.0.0.0/33" },

@@ -17,6 +17,7 @@ import { Sqlite } from "@coffer/adapter-sqlite"
 import { Cipher } from "@coffer/kernel"
 import { SchemaCache } from "@coffer/schemas"
 import { Redacted, Result, Schema } from "effect"
+import * as HeapGrowth from "../heapGrowth.js"
 import {
   allowInsecureHttp,
   database,
@@ -27,6 +28,7 @@ import {
   makeReader,
   masterKey,
   nonNegativeInteger,
+  oldGenerationGrowthPercent,
   origin,
   origins,
   platformEditors,
@@ -39,6 +41,7 @@ import {
   redisUrl,
   sqliteSynchronous,
   text,
+  youngGenerationMb,
 } from "./checks.js"
 import { refuseInsecureOrigins } from "./insecureOrigins.js"
 import * as Operating from "./operatingSettings.js"
@@ -138,6 +141,10 @@ export const Settings = Schema.Struct({
   dataKeyTtlSeconds: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_TRUSTED_PROXIES`: addresses and CIDR ranges whose forwarding headers are believed (`@coffer/http`). */
   trustedProxies: Schema.Array(Schema.String),
+  /** `COFFER_YOUNG_GENERATION_MB`: how far the `coffer` command on Node lets V8 grow its young generation (`0`: V8 decides). */
+  youngGenerationMb: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  /** `COFFER_OLD_GENERATION_GROWTH_PERCENT`: how much V8's old generation grows between full collections (`0`: V8 decides). */
+  oldGenerationGrowthPercent: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1000 })),
   ...Operating.fields,
 })
 export type Settings = typeof Settings.Type
@@ -159,6 +166,8 @@ export const DEFAULT_SQLITE_WAL_AUTOCHECKPOINT = Sqlite.WAL_AUTOCHECKPOINT_PAGES
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = Sqlite.BUSY_TIMEOUT_MS
 export const DEFAULT_DATA_KEYS_MAX = Cipher.DATA_KEYS_MAX
 export const DEFAULT_DATA_KEY_TTL_SECONDS = Cipher.DATA_KEY_TTL_MS / 1000
+export const DEFAULT_YOUNG_GENERATION_MB = HeapGrowth.DEFAULT_YOUNG_GENERATION_MB
+export const DEFAULT_OLD_GENERATION_GROWTH_PERCENT = HeapGrowth.DEFAULT_OLD_GENERATION_GROWTH_PERCENT
 const readRoles = (reader: Reader): Roles => ({
   claim: reader.read("OIDC_ROLES_CLAIM", text, DEFAULT_ROLES_CLAIM),
   editorGroup: reader.read<string | undefined>("OIDC_EDITOR_GROUP", text, undefined),
@@ -247,6 +256,12 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const dataKeysMax = read("COFFER_DATA_KEYS_MAX", positiveInteger, DEFAULT_DATA_KEYS_MAX)
   const dataKeyTtlSeconds = read("COFFER_DATA_KEY_TTL_SECONDS", positiveInteger, DEFAULT_DATA_KEY_TTL_SECONDS)
   const trustedProxies_ = read("COFFER_TRUSTED_PROXIES", proxies, [])
+  const youngGenerationMb_ = read("COFFER_YOUNG_GENERATION_MB", youngGenerationMb, DEFAULT_YOUNG_GENERATION_MB)
+  const oldGenerationGrowthPercent_ = read(
+    "COFFER_OLD_GENERATION_GROWTH_PERCENT",
+    oldGenerationGrowthPercent,
+    DEFAULT_OLD_GENERATION_GROWTH_PERCENT,
+  )
   const operating = Operating.read(env, environment_, reader.report)
   if (reader.errors.length > 0) return Result.fail(reader.errors)
   return Result.succeed({
@@ -276,6 +291,8 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     dataKeysMax,
     dataKeyTtlSeconds,
     trustedProxies: trustedProxies_,
+    youngGenerationMb: youngGenerationMb_,
+    oldGenerationGrowthPercent: oldGenerationGrowthPercent_,
     ...operating,
   })
 }

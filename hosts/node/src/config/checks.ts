@@ -6,6 +6,7 @@
 import { trustedProxies } from "@coffer/http"
 import { Encoding } from "@coffer/kernel"
 import { Redacted, Result } from "effect"
+import { MIN_YOUNG_GENERATION_MB, parseOldGenerationGrowthPercent, parseYoungGenerationMb } from "../heapGrowth.js"
 import type { Database, Env, Environment } from "./Settings.js"
 
 export const MASTER_KEY_BYTES = 32
@@ -66,6 +67,24 @@ export const positiveInteger: Check<number> = (raw) =>
   /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) && Number(raw) >= 1
     ? Result.succeed(Number(raw))
     : Result.fail(`expected a positive integer, got ${quoted(raw)}`)
+
+/** `COFFER_YOUNG_GENERATION_MB`: the same rule `limitHeapGrowth` applies before the settings are read. */
+export const youngGenerationMb: Check<number> = (raw) => {
+  const mb = parseYoungGenerationMb(raw)
+  return mb === undefined
+    ? Result.fail(
+        `expected 0 (V8's own sizing) or a whole number of MB from ${MIN_YOUNG_GENERATION_MB}, got ${quoted(raw)}`,
+      )
+    : Result.succeed(mb)
+}
+
+/** `COFFER_OLD_GENERATION_GROWTH_PERCENT`: the same rule `limitHeapGrowth` applies before the settings are read. */
+export const oldGenerationGrowthPercent: Check<number> = (raw) => {
+  const percent = parseOldGenerationGrowthPercent(raw)
+  return percent === undefined
+    ? Result.fail(`expected 0 (V8's own growth) or a whole percentage up to 1000, got ${quoted(raw)}`)
+    : Result.succeed(percent)
+}
 
 export const parseUrl = (raw: string): URL | undefined => (URL.canParse(raw) ? new URL(raw) : undefined)
 

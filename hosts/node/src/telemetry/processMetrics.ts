@@ -8,6 +8,7 @@
  * measures how late it fires.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks"
+import { getHeapSpaceStatistics } from "node:v8"
 import { Effect, Layer, Metric } from "effect"
 
 /** What the delay monitor reports, in seconds, over the window since it was last read. */
@@ -67,6 +68,15 @@ const startMonitor = (): DelayMonitor => {
 
 const gauge = (name: string, description: string) => Metric.gauge(name, { description })
 
+/** 0 where there is no V8: Bun's `node:v8` has no such space, or no heap spaces at all. */
+const youngGenerationBytes = () => {
+  try {
+    return getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0
+  } catch {
+    return 0
+  }
+}
+
 /** Registers the process gauges in the registry of the runtime it is built in, for as long as it lives. */
 export const processMetricsLayer: Layer.Layer<never> = Layer.effectDiscard(
   Effect.gen(function* () {
@@ -91,6 +101,13 @@ export const processMetricsLayer: Layer.Layer<never> = Layer.effectDiscard(
       [
         gauge("coffer_process_heap_used_bytes", "JavaScript heap in use, in bytes"),
         () => process.memoryUsage().heapUsed,
+      ],
+      [
+        gauge(
+          "coffer_process_young_generation_bytes",
+          "V8's young generation (new space), in bytes: COFFER_YOUNG_GENERATION_MB bounds it on Node; 0 on Bun",
+        ),
+        youngGenerationBytes,
       ],
       [Metric.withAttributes(delayGauge, { quantile: "0.5" }), delay("p50")],
       [Metric.withAttributes(delayGauge, { quantile: "0.99" }), delay("p99")],
