@@ -16,6 +16,8 @@ export const bodyBytes = (c: Context): Promise<Uint8Array> => {
   const request = incoming(c)
   if (request === undefined || request.readableDidRead)
     return c.req.arrayBuffer().then((bytes) => new Uint8Array(bytes))
+  // Gone before anything listened: its `close` has been and will not come again.
+  if (request.destroyed) return Promise.reject(new Error("the request body ended early"))
   return new Promise((resolve, reject) => {
     const chunks: Array<Uint8Array> = []
     let ended = false

@@ -10,6 +10,8 @@ export interface Incoming {
   readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
   /** Whether anything has read the body yet (a middleware that buffered it through the web `Request`, say). */
   readonly readableDidRead: boolean
+  /** Whether the request is over without its body read (the client went away). */
+  readonly destroyed: boolean
   on(event: "data", listener: (chunk: Uint8Array) => void): unknown
   on(event: "end" | "close", listener: () => void): unknown
   on(event: "error", listener: (error: Error) => void): unknown

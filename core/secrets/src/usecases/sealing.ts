@@ -87,24 +87,24 @@ export const openAllValues = (
   rows: ReadonlyArray<SealedAt & { readonly value: string }>,
 ): Effect.Effect<Array<string>, Cipher.CipherError | StoreUnavailable, SecretStore | Cipher.Cipher> =>
   Effect.gen(function* () {
-    const byVersion = new Map<number, Array<number>>()
+    // Each value's blob and place, by the data key version its header names (each header read once).
+    const byVersion = new Map<number, { blobs: Array<Cipher.SealedBlob>; indexes: Array<number> }>()
     for (const [index, row] of rows.entries()) {
       const header = Cipher.sealedHeader(row.value)
       if (header === undefined) return yield* cipherError("the stored value is not a sealed value")
-      const group = byVersion.get(header.dataKeyVersion) ?? []
-      group.push(index)
+      const legacy = header.format === Cipher.LEGACY_SEALED_FORMAT
+      const group = byVersion.get(header.dataKeyVersion) ?? { blobs: [], indexes: [] }
+      group.blobs.push({
+        sealed: row.value,
+        associatedData: legacy ? legacyRowData(project.id, row) : rowData(project.id, row),
+      })
+      group.indexes.push(index)
       byVersion.set(header.dataKeyVersion, group)
     }
     const cipher = yield* Cipher.Cipher
     const values = new Array<string>(rows.length)
-    for (const [version, indexes] of byVersion) {
-      const dataKey = yield* dataKeyOf(project, version)
-      const blobs = indexes.map((index) => {
-        const row = rows[index]!
-        const legacy = Cipher.sealedHeader(row.value)?.format === Cipher.LEGACY_SEALED_FORMAT
-        return { sealed: row.value, associatedData: legacy ? legacyRowData(project.id, row) : rowData(project.id, row) }
-      })
-      const opened = yield* cipher.openAll(dataKey, blobs)
+    for (const [version, { blobs, indexes }] of byVersion) {
+      const opened = yield* cipher.openAll(yield* dataKeyOf(project, version), blobs)
       for (const [i, index] of indexes.entries()) values[index] = opened[i]!
     }
     return values
