@@ -10,9 +10,8 @@
  * otherwise (the caller then uses the pure-JavaScript cipher).
  */
 import { createCipheriv, createDecipheriv } from "node:crypto"
-import type { Cipher } from "@coffer/kernel"
+import { type Cipher, Random } from "@coffer/kernel"
 import { hchacha, xchacha20poly1305 } from "@noble/ciphers/chacha.js"
-import { randomBytes } from "@noble/ciphers/utils.js"
 
 const TAG_LENGTH = 16
 // "expand 32-byte k" as little-endian words.
@@ -79,7 +78,7 @@ const candidate: Cipher.Primitives = {
   nonceLength: xchacha20poly1305.nonceLength,
   encrypt,
   decrypt,
-  randomBytes: (length) => randomBytes(length),
+  randomBytes: Random.randomBytes,
 }
 
 /** Whether `candidate` seals a fixed vector exactly as `@noble/ciphers` does, and opens it again. */

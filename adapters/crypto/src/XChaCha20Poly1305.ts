@@ -7,9 +7,8 @@
  * one master key. `@noble/ciphers` is pure JavaScript, so the same code runs on Node and Bun; where `node:crypto`
  * gives the same bytes natively (Node), `make` uses that instead.
  */
-import { Cipher, Encoding } from "@coffer/kernel"
+import { Cipher, Encoding, Random } from "@coffer/kernel"
 import { xchacha20poly1305 } from "@noble/ciphers/chacha.js"
-import { randomBytes } from "@noble/ciphers/utils.js"
 import { Effect, Layer, Redacted } from "effect"
 import * as Native from "./NodeXChaCha20Poly1305.js"
 
@@ -19,7 +18,7 @@ export const primitives: Cipher.Primitives = {
   nonceLength: xchacha20poly1305.nonceLength,
   encrypt: (key, nonce, plaintext, aad) => xchacha20poly1305(key, nonce, aad).encrypt(plaintext),
   decrypt: (key, nonce, ciphertext, aad) => xchacha20poly1305(key, nonce, aad).decrypt(ciphertext),
-  randomBytes: (length) => randomBytes(length),
+  randomBytes: Random.randomBytes,
 }
 
 export interface Options {

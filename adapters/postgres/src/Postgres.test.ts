@@ -253,4 +253,49 @@ describe.runIf(await hasPostgres())("Postgres", () => {
     expect(outcome.error._tag).toBe("StoreUnavailable")
     expect(outcome.kept).toEqual([])
   })
+
+  it("runs a named statement prepared once per connection, classifies its failures, and joins transactions", async () => {
+    const outcome = await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* migrate
+        const database = yield* SqlDatabase.SqlDatabase
+        const insert = (key: string) =>
+          database.execute(
+            (db) => db.insertInto("coffer_meta").values({ key, value: "v" }).compile(),
+            "coffer_test_insert_meta",
+          )
+        const first = yield* insert("named:a")
+        yield* insert("named:b")
+        // One connection (max 1): the server holds the statement prepared under its name on it.
+        const prepared = yield* database.query((db) =>
+          sql<{ name: string }>`select name from pg_prepared_statements where name = 'coffer_test_insert_meta'`.execute(
+            db,
+          ),
+        )
+        const duplicate = yield* Effect.flip(insert("named:a"))
+        // Inside a transaction the statement runs on the transaction's connection, and is rolled back with it.
+        // (With the pool's one connection held by the transaction, a statement sent to the pool would time out.)
+        const undone = yield* Effect.flip(
+          database.withTransaction(Effect.andThen(insert("named:c"), Effect.fail("undo" as const))),
+        )
+        const kept = yield* database.query((db) =>
+          db.selectFrom("coffer_meta").select("key").where("key", "like", "named:%").orderBy("key").execute(),
+        )
+        return {
+          affected: first.numAffectedRows,
+          prepared: prepared.rows.length,
+          duplicate: duplicate._tag === "SqlError" ? duplicate.reason._tag : duplicate._tag,
+          undone,
+          kept: kept.map((row) => row.key),
+        }
+      }).pipe(Effect.provide(freshLayer({ max: 1 }))),
+    )
+    expect(outcome).toEqual({
+      affected: 1n,
+      prepared: 1,
+      duplicate: "UniqueViolation",
+      undone: "undo",
+      kept: ["named:a", "named:b"],
+    })
+  })
 })

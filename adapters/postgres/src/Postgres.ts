@@ -10,7 +10,7 @@
  */
 import { SqlDatabase, type Tables } from "@coffer/adapter-sql"
 import { Duration, Effect, Layer, Redacted, type Scope } from "effect"
-import { Kysely, PostgresDialect } from "kysely"
+import { type CompiledQuery, Kysely, PostgresDialect, type QueryResult } from "kysely"
 
 export interface Options {
   /** `postgres://user:password@host:port/database`; pass it `Redacted` when it comes from configuration. */
@@ -25,6 +25,29 @@ export interface Options {
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
+/** What a row-changing command reports as its count, as Kysely's own Postgres driver reads it. */
+const CHANGING_COMMANDS = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"])
+
+/**
+ * One statement on the pool's next free connection (`SqlDatabase`'s `runStatement`): the pool's own `query`,
+ * without Kysely's connection bookkeeping around it, and named, so each connection parses and plans a hot path's
+ * statement once instead of on every call (pg prepares a named statement on first use per connection).
+ */
+const runOnPool = async <R>(
+  pool: import("pg").Pool,
+  query: CompiledQuery<R>,
+  name: string | undefined,
+): Promise<QueryResult<R>> => {
+  const result = await pool.query<R & import("pg").QueryResultRow>({
+    text: query.sql,
+    values: [...query.parameters],
+    ...(name === undefined ? {} : { name }),
+  })
+  return CHANGING_COMMANDS.has(result.command) && result.rowCount !== null
+    ? { rows: result.rows, numAffectedRows: BigInt(result.rowCount) }
+    : { rows: result.rows }
+}
+
 /** The service on a new pool, ended when the scope closes. Never fails: connecting is deferred to first use. */
 export const make = (options: Options): Effect.Effect<SqlDatabase.Service, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -35,7 +58,7 @@ export const make = (options: Options): Effect.Effect<SqlDatabase.Service, never
       Effect.runForkWith(context)(Effect.logWarning(text, { error: message(error) }))
 
     const connectionTimeoutMs = options.connectionTimeoutMs ?? 2_000
-    const { db } = yield* Effect.acquireRelease(
+    const { pool, db } = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const pool = new pg.Pool({
           connectionString: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url,
@@ -71,6 +94,7 @@ export const make = (options: Options): Effect.Effect<SqlDatabase.Service, never
       db,
       dialect: "postgres",
       pingTimeout: Duration.millis(connectionTimeoutMs + 1_000),
+      runStatement: (query, name) => runOnPool(pool, query, name),
     })
   })
 

@@ -35,10 +35,10 @@ export const make: Effect.Effect<Accounts.Accounts["Service"], never, SqlDatabas
     const clock = yield* Clock.Clock
     const now = Effect.map(clock.now, toIso)
 
-    const { statement, query, attemptTransaction } = SqlStore.make(database)
+    const { statement, query, first, attemptTransaction } = SqlStore.make(database)
 
     const findById = (id: string) =>
-      query((db) => userById.first(db, { id })).pipe(Effect.map((row) => (row === undefined ? undefined : toUser(row))))
+      SqlStore.settle(first(userById, { id })).pipe(Effect.map((row) => (row === undefined ? undefined : toUser(row))))
 
     const identityOwner = (issuer: string, subject: string) =>
       query((db) =>

@@ -9,12 +9,18 @@
  * (and by fibers it forks) therefore runs inside the transaction, wherever the store was constructed. Inside
  * the transaction the `SqlDatabase` service itself is also replaced, so code that reads `db` at call time
  * gets the transaction too.
+ *
+ * Where the dialect offers a `SyncLane` (SQLite), a transaction, or a compiled statement run outside one, takes
+ * the connection at once when it is free and runs synchronously on it (`./SyncLane.ts`); otherwise it waits for
+ * the connection through Kysely, as on Postgres.
  */
 import { Readiness, StoreUnavailable } from "@coffer/kernel"
 import { Context, Duration, Effect, Exit, Layer } from "effect"
-import { type Kysely, sql, type Transaction } from "kysely"
+import type { CompiledQuery, Kysely, QueryResult } from "kysely"
+import { sql } from "kysely"
 import * as SqlError from "./SqlError.js"
 import * as SqlMetrics from "./SqlMetrics.js"
+import type { SyncConnection, SyncLane } from "./SyncLane.js"
 import type { Tables } from "./Tables.js"
 
 export type Dialect = "sqlite" | "postgres"
@@ -32,6 +38,15 @@ export interface Service {
   /** Runs Kysely calls on the current transaction, if one is open on this database, or on the database. */
   readonly query: <A>(run: (db: Kysely<Tables>) => Promise<A>) => Effect.Effect<A, SqlError.SqlError | StoreUnavailable>
   /**
+   * Runs one compiled statement (`compile` gets the database to compile for) where `query` would: the hot paths'
+   * prepared statements (`./prepared.ts`). Synchronously when the dialect's lane has the connection free; outside
+   * a transaction, through the dialect's `runStatement` when it has one, as the server-side statement `name`.
+   */
+  readonly execute: <R>(
+    compile: (db: Kysely<Tables>) => CompiledQuery<R>,
+    name?: string,
+  ) => Effect.Effect<QueryResult<R>, SqlError.SqlError | StoreUnavailable>
+  /**
    * Runs `effect` in one database transaction: committed when it succeeds, rolled back when it fails, dies
    * or is interrupted. Nested calls join the open transaction. A failed commit fails the whole call.
    */
@@ -42,11 +57,17 @@ export interface Service {
 
 export class SqlDatabase extends Context.Service<SqlDatabase, Service>()("@coffer/adapter-sql/SqlDatabase") {}
 
+/** A transaction open in a fiber: Kysely on it, and the lane's connection when it was begun on the lane. */
+interface OpenTransaction {
+  readonly db: Kysely<Tables>
+  readonly connection: SyncConnection | undefined
+}
+
 /**
  * The transactions open in the current fiber, by the database they belong to. Keyed by database so that a
  * transaction on one database never captures queries meant for another (tests run two side by side).
  */
-const OpenTransactions = Context.Reference<ReadonlyMap<Kysely<Tables>, Transaction<Tables>>>(
+const OpenTransactions = Context.Reference<ReadonlyMap<Kysely<Tables>, OpenTransaction>>(
   "@coffer/adapter-sql/SqlDatabase/OpenTransactions",
   { defaultValue: () => new Map() },
 )
@@ -56,16 +77,48 @@ export interface MakeOptions {
   readonly dialect: Dialect
   /** How long `ping` may take before it reports the database unavailable. */
   readonly pingTimeout?: Duration.Input | undefined
+  /** The connection taken without waiting, when the driver runs in this thread (`./SyncLane.ts`). */
+  readonly lane?: SyncLane | undefined
+  /**
+   * Runs one statement on whichever connection is free, without Kysely's bookkeeping around it, and keeps it
+   * prepared on the server under `name` when one is given (Postgres: the pool's own `query`).
+   */
+  readonly runStatement?:
+    | (<R>(query: CompiledQuery<R>, name: string | undefined) => Promise<QueryResult<R>>)
+    | undefined
 }
 
 /** Builds the service around a Kysely instance. The caller owns the instance's lifetime (see the dialect layers). */
 export const make = (options: MakeOptions): Service => {
-  const { db, dialect } = options
+  const { db, dialect, lane, runStatement } = options
   const attempt = <A>(run: () => Promise<A>) =>
     Effect.tryPromise({ try: run, catch: SqlError.fromCause }).pipe(Effect.tapError(SqlMetrics.countError))
+  const attemptNow = <A>(run: () => A) =>
+    Effect.try({ try: run, catch: SqlError.fromCause }).pipe(Effect.tapError(SqlMetrics.countError))
 
   const query = <A>(run: (db: Kysely<Tables>) => Promise<A>) =>
-    Effect.flatMap(OpenTransactions, (open) => attempt(() => run(open.get(db) ?? db)))
+    Effect.flatMap(OpenTransactions, (open) => attempt(() => run(open.get(db)?.db ?? db)))
+
+  const execute = <R>(compile: (db: Kysely<Tables>) => CompiledQuery<R>, name?: string) =>
+    Effect.flatMap(OpenTransactions, (open): Effect.Effect<QueryResult<R>, SqlError.SqlError | StoreUnavailable> => {
+      const joined = open.get(db)
+      if (joined?.connection !== undefined) {
+        const { connection } = joined
+        return attemptNow(() => connection.execute(compile(db)))
+      }
+      if (joined !== undefined) return attempt(() => joined.db.executeQuery(compile(db)))
+      // Taken and handed back within this one synchronous step: nothing else can run in between.
+      if (runStatement !== undefined) return attempt(() => runStatement(compile(db), name))
+      const connection = lane?.take()
+      if (lane === undefined || connection === undefined) return attempt(() => db.executeQuery(compile(db)))
+      return attemptNow(() => {
+        try {
+          return connection.execute(compile(db))
+        } finally {
+          lane.release()
+        }
+      })
+    })
 
   const pingTimeout = options.pingTimeout ?? Duration.seconds(3)
   const ping: Effect.Effect<void, StoreUnavailable> = query((db) => sql`select 1`.execute(db)).pipe(
@@ -88,36 +141,72 @@ export const make = (options: MakeOptions): Service => {
     }),
   )
 
+  /** `effect` in the open transaction `trx`, committed or rolled back by `end` when it is over. */
+  const runIn = <A, E, R>(
+    effect: Effect.Effect<A, E, R>,
+    open: ReadonlyMap<Kysely<Tables>, OpenTransaction>,
+    trx: OpenTransaction,
+    end: {
+      readonly commit: Effect.Effect<void, SqlError.SqlError | StoreUnavailable>
+      readonly rollback: Effect.Effect<void>
+    },
+  ) =>
+    Effect.gen(function* () {
+      const exit = yield* effect.pipe(
+        Effect.provideService(SqlDatabase, { ...service, db: trx.db }),
+        Effect.provideService(OpenTransactions, new Map(open).set(db, trx)),
+        Effect.exit,
+      )
+      if (Exit.isFailure(exit)) {
+        yield* end.rollback
+        return yield* exit
+      }
+      // A failed commit leaves the transaction open until it is rolled back.
+      yield* end.commit.pipe(Effect.tapError(() => end.rollback))
+      return exit.value
+    })
+
   const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.flatMap(OpenTransactions, (open) => {
       const joined = open.get(db)
       if (joined !== undefined) {
         // Already inside a transaction on this database: join it, so the outermost caller decides.
-        return Effect.provideService(effect, SqlDatabase, { ...service, db: joined })
+        return Effect.provideService(effect, SqlDatabase, { ...service, db: joined.db })
       }
       // Beginning, committing and rolling back must run to completion once started, or a connection would
       // stay checked out mid-transaction; only the caller's effect is interruptible.
       return Effect.uninterruptibleMask((restore) =>
-        Effect.gen(function* () {
-          const trx = yield* attempt(() => db.startTransaction().execute())
-          const rollback = attempt(() => trx.rollback().execute()).pipe(Effect.ignore)
-          const exit = yield* restore(effect).pipe(
-            Effect.provideService(SqlDatabase, { ...service, db: trx }),
-            Effect.provideService(OpenTransactions, new Map(open).set(db, trx)),
-            Effect.exit,
-          )
-          if (Exit.isFailure(exit)) {
-            yield* rollback
-            return yield* exit
+        Effect.suspend(() => {
+          const connection = lane?.take()
+          if (lane !== undefined && connection !== undefined) {
+            const trx = { db: connection.db, connection }
+            const end = {
+              commit: attemptNow(connection.commit),
+              rollback: attemptNow(connection.rollback).pipe(Effect.ignore),
+            }
+            return attemptNow(connection.begin).pipe(
+              Effect.andThen(runIn(restore(effect), open, trx, end)),
+              Effect.ensuring(Effect.sync(() => lane.release())),
+            )
           }
-          // A failed commit leaves the connection reserved until the transaction is rolled back.
-          yield* attempt(() => trx.commit().execute()).pipe(Effect.tapError(() => rollback))
-          return exit.value
+          return Effect.flatMap(
+            attempt(() => db.startTransaction().execute()),
+            (started) =>
+              runIn(
+                restore(effect),
+                open,
+                { db: started, connection: undefined },
+                {
+                  commit: attempt(() => started.commit().execute()),
+                  rollback: attempt(() => started.rollback().execute()).pipe(Effect.ignore),
+                },
+              ),
+          )
         }),
       )
     })
 
-  const service: Service = { db, dialect, ping, query, withTransaction }
+  const service: Service = { db, dialect, ping, query, execute, withTransaction }
   return service
 }
 

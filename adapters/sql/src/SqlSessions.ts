@@ -53,7 +53,7 @@ const fromRow = (row: SessionRow): Sessions.Session => ({
 export const makeStore = (options: Options): Effect.Effect<Sessions.SessionStore, never, SqlDatabase> =>
   Effect.map(SqlDatabase, (database) => {
     const table = tableOf(options.service)
-    const { query } = SqlStore.make(database)
+    const { query, first } = SqlStore.make(database)
     // Every signed-in request looks its session up (issue 10): built once.
     const byId = prepare<{ id: string }>()((db, param) =>
       db.selectFrom(table).selectAll().where("id", "=", param("id")),
@@ -63,7 +63,7 @@ export const makeStore = (options: Options): Effect.Effect<Sessions.SessionStore
     return {
       insert: (session) => query((db) => db.insertInto(table).values(toRow(session)).execute()).pipe(Effect.asVoid),
       find: (id) =>
-        query((db) => byId.first(db, { id })).pipe(Effect.map((row) => (row === undefined ? undefined : fromRow(row)))),
+        SqlStore.settle(first(byId, { id })).pipe(Effect.map((row) => (row === undefined ? undefined : fromRow(row)))),
       remove: (id) => query((db) => db.deleteFrom(table).where("id", "=", id).execute()).pipe(Effect.asVoid),
       removeWhere: (filter) =>
         query((db) => {

@@ -3,21 +3,14 @@
  * nowhere else, a lost conflict runs the transaction again (and only a bounded number of times), and whatever
  * `SqlError` is left becomes a defect while an outage stays `StoreUnavailable`.
  */
-import { freshSqlite } from "@coffer/contract"
+import { onFreshSqliteStore } from "@coffer/contract"
 import { StoreUnavailable } from "@coffer/kernel"
-import { Cause, Effect, Exit, Layer } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import { sql } from "kysely"
 import { describe, expect, it } from "vitest"
-import { SqlDatabase, SqlError, SqlStore } from "./index.js"
+import { SqlError, SqlStore } from "./index.js"
 
-const run = <A, E>(test: (store: SqlStore.SqlStore) => Effect.Effect<A, E>) =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const context = yield* Layer.build(freshSqlite())
-      const database = yield* Effect.provide(SqlDatabase.SqlDatabase, Layer.succeedContext(context))
-      return yield* test(SqlStore.make(database))
-    }).pipe(Effect.scoped),
-  )
+const run = onFreshSqliteStore
 
 const user = { id: "u1", email: "ada@example.com", email_key: "ada@example.com", created_at: "2026-01-01T00:00:00Z" }
 const conflict = new SqlError.SqlError({ reason: new SqlError.TransactionConflict({ message: "could not serialize" }) })

@@ -15,7 +15,8 @@
  */
 import type { StoreUnavailable } from "@coffer/kernel"
 import { Effect, Schedule } from "effect"
-import type { Kysely } from "kysely"
+import type { Kysely, QueryResult } from "kysely"
+import type { Prepared } from "./prepared.js"
 import * as SqlDatabase from "./SqlDatabase.js"
 import { hasReason, isSqlError, type ReasonOf, type ReasonTag, type SqlError } from "./SqlError.js"
 import * as SqlMetrics from "./SqlMetrics.js"
@@ -50,6 +51,16 @@ export interface SqlStore {
   readonly database: SqlDatabase.Service
   /** One statement, its `SqlError` kept for `catchReason`. */
   readonly statement: <A>(run: (db: Kysely<Tables>) => Promise<A>) => Effect.Effect<A, SqlError | StoreUnavailable>
+  /** A prepared statement (`./prepared.ts`), its `SqlError` kept; synchronous where the dialect can (`./SyncLane.ts`). */
+  readonly run: <P, R>(
+    statement: Prepared<P, R>,
+    params: P,
+  ) => Effect.Effect<QueryResult<R>, SqlError | StoreUnavailable>
+  /** `run`, its first row. */
+  readonly first: <P, R>(
+    statement: Prepared<P, R>,
+    params: P,
+  ) => Effect.Effect<R | undefined, SqlError | StoreUnavailable>
   /** One statement with no expected failure: `settle`d. */
   readonly query: <A>(run: (db: Kysely<Tables>) => Promise<A>) => Effect.Effect<A, StoreUnavailable>
   /**
@@ -74,9 +85,13 @@ export const make = (database: SqlDatabase.Service): SqlStore => {
       Effect.andThen(database.withTransaction(effect)),
       Effect.retry({ times: CONFLICT_RETRIES, while: hasReason("TransactionConflict") }),
     )
+  const run: SqlStore["run"] = (statement, params) =>
+    database.execute((db) => statement.compile(db, params), statement.name)
   return {
     database,
     statement: database.query,
+    run,
+    first: (statement, params) => Effect.map(run(statement, params), (result) => result.rows[0]),
     query: (run) => settle(database.query(run)),
     attemptTransaction,
     transaction: (effect) => settle(attemptTransaction(effect)),

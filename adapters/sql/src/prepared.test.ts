@@ -3,21 +3,13 @@
  * own values, inside a transaction as outside; and a statement whose placeholder would not be bound is refused
  * before anything runs, rather than sent with a wrong value.
  */
-import { freshSqlite } from "@coffer/contract"
-import { Effect, Layer } from "effect"
+import { onFreshSqliteStore } from "@coffer/contract"
+import { Effect } from "effect"
 import { sql } from "kysely"
 import { describe, expect, it } from "vitest"
-import { SqlDatabase, SqlStore } from "./index.js"
 import { prepare } from "./prepared.js"
 
-const run = <A, E>(test: (store: SqlStore.SqlStore) => Effect.Effect<A, E>) =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const context = yield* Layer.build(freshSqlite())
-      const database = yield* Effect.provide(SqlDatabase.SqlDatabase, Layer.succeedContext(context))
-      return yield* test(SqlStore.make(database))
-    }).pipe(Effect.scoped),
-  )
+const run = onFreshSqliteStore
 
 const users = ["ada", "grace", "edsger"].map((name, i) => ({
   id: `u${i}`,

@@ -25,6 +25,10 @@ interface Compiled {
 }
 
 export interface Prepared<P, R> {
+  /** Its name among the process's prepared statements: what a server that keeps statements prepared knows it by. */
+  readonly name: string
+  /** The statement for `db` with `params` in their places, for a caller that runs it itself (`SqlDatabase.execute`). */
+  readonly compile: (db: Kysely<Tables>, params: P) => CompiledQuery<R>
   /** Every row. */
   readonly all: (db: Kysely<Tables>, params: P) => Promise<Array<R>>
   /** The first row, if any. */
@@ -36,7 +40,7 @@ export interface Prepared<P, R> {
 /** What a builder calls where a value goes. */
 export type Param<P> = <K extends keyof P & string>(name: K) => P[K]
 
-const compile = (query: Compilable<unknown>, names: ReadonlySet<string>): Compiled => {
+const compileOnce = (query: Compilable<unknown>, names: ReadonlySet<string>): Compiled => {
   const { sql, parameters } = query.compile()
   const bound = new Set(parameters.flatMap((value) => (value instanceof Placeholder ? [value.name] : [])))
   const missing = [...names].filter((name) => !bound.has(name))
@@ -46,6 +50,9 @@ const compile = (query: Compilable<unknown>, names: ReadonlySet<string>): Compil
   return { sql, slots: parameters }
 }
 
+/** Statements prepared so far, for their names. */
+let preparedCount = 0
+
 /**
  * A statement over parameters `P`, built by `build` on first use on each database (a transaction shares its
  * database's): `prepare<{ id: string }>()((db, param) => db.selectFrom("t").selectAll().where("id", "=", param("id")))`.
@@ -53,6 +60,7 @@ const compile = (query: Compilable<unknown>, names: ReadonlySet<string>): Compil
 export const prepare =
   <P extends object>() =>
   <R>(build: (db: Kysely<Tables>, param: Param<P>) => Compilable<R>): Prepared<P, R> => {
+    const name = `coffer_prepared_${++preparedCount}`
     // Keyed by the dialect adapter: one per Kysely instance, shared by its transactions, gone with the instance.
     const compiled = new WeakMap<object, Compiled>()
     const compiledFor = (db: Kysely<Tables>): Compiled => {
@@ -60,7 +68,7 @@ export const prepare =
       const known = compiled.get(key)
       if (known !== undefined) return known
       const names = new Set<string>()
-      const made = compile(
+      const made = compileOnce(
         build(db, (name) => {
           names.add(name)
           return new Placeholder(name) as never
@@ -70,14 +78,17 @@ export const prepare =
       compiled.set(key, made)
       return made
     }
-    const run = (db: Kysely<Tables>, params: P): Promise<QueryResult<R>> => {
+    const compile = (db: Kysely<Tables>, params: P): CompiledQuery<R> => {
       const { sql, slots } = compiledFor(db)
       const values = slots.map((slot) =>
         slot instanceof Placeholder ? (params as Record<string, unknown>)[slot.name] : slot,
       )
-      return db.executeQuery<R>(CompiledQuery.raw(sql, values))
+      return CompiledQuery.raw(sql, values) as CompiledQuery<R>
     }
+    const run = (db: Kysely<Tables>, params: P): Promise<QueryResult<R>> => db.executeQuery<R>(compile(db, params))
     return {
+      name,
+      compile,
       run,
       all: (db, params) => run(db, params).then((result) => result.rows),
       first: (db, params) => run(db, params).then((result) => result.rows[0]),

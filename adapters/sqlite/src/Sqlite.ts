@@ -12,10 +12,11 @@
  */
 import { mkdir } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
-import { SqlDatabase, type Tables } from "@coffer/adapter-sql"
+import { SqlDatabase, type SyncLane, type Tables } from "@coffer/adapter-sql"
 import { StoreUnavailable } from "@coffer/kernel"
 import { Effect, Layer, type Scope } from "effect"
-import { CompiledQuery, type Dialect, type Driver, Kysely, SqliteDialect } from "kysely"
+import { CompiledQuery, type Dialect, type Driver, Kysely } from "kysely"
+import { type InProcess, inProcess } from "./driver.js"
 
 export interface Options {
   /** A file path (its parent directory is created) or `:memory:` for a private in-memory database. */
@@ -78,44 +79,21 @@ const immediateTransactions = (dialect: Dialect): Dialect => ({
 const openHandle = async (
   filename: string,
   statementCacheMax: number,
-): Promise<{ handle: SqliteHandle; dialect: Dialect }> => {
+): Promise<{ handle: SqliteHandle; dialect: Dialect; inProcess?: InProcess }> => {
   if ("Bun" in globalThis) {
     const { Database } = await import(/* @vite-ignore */ bunSqliteModule)
     const { BunSqliteDialect } = await import("kysely-bun-sqlite")
     const database = new Database(filename, { create: true })
-    return { handle: database, dialect: new BunSqliteDialect({ database }) }
+    return { handle: database, dialect: immediateTransactions(new BunSqliteDialect({ database })) }
   }
   const { default: Database } = await import("better-sqlite3")
   const database = new Database(filename)
-  return { handle: database, dialect: new SqliteDialect({ database: reusingStatements(database, statementCacheMax) }) }
+  const made = inProcess(database, statementCacheMax)
+  return { handle: database, dialect: made.dialect, inProcess: made }
 }
 
 /** How many compiled statements the better-sqlite3 connection keeps by default; the store issues a few dozen shapes. */
 export const STATEMENT_CACHE_MAX = 256
-
-type BetterSqlite = import("better-sqlite3").Database
-type Statement = ReturnType<BetterSqlite["prepare"]>
-
-/**
- * The better-sqlite3 handle as Kysely's driver sees it, with `prepare` remembered by SQL text: the driver
- * prepares on every query, and compiling the statement each time cost a tenth of a write's CPU. Reusing one is
- * safe because the driver runs one query at a time on the file's single connection. The oldest statement is
- * dropped when the bound is reached (bun:sqlite caches its own statements).
- */
-const reusingStatements = (database: BetterSqlite, max: number) => {
-  const statements = new Map<string, Statement>()
-  return {
-    close: () => database.close(),
-    prepare: (sql: string): Statement => {
-      const known = statements.get(sql)
-      if (known !== undefined) return known
-      const statement = database.prepare(sql)
-      if (statements.size >= max) statements.delete(statements.keys().next().value as string)
-      statements.set(sql, statement)
-      return statement
-    },
-  }
-}
 
 /**
  * How far the write-ahead log grows (in pages of 4 KiB) before the commit that passes it copies the log into the
@@ -144,9 +122,11 @@ const pragmas = (
   `pragma synchronous = ${synchronous === "full" ? "FULL" : "NORMAL"}`,
 ]
 
-const open = async (options: Options): Promise<{ handle: SqliteHandle; db: Kysely<Tables> }> => {
+const open = async (
+  options: Options,
+): Promise<{ handle: SqliteHandle; db: Kysely<Tables>; lane: SyncLane | undefined }> => {
   if (options.filename !== memory) await mkdir(dirname(resolve(options.filename)), { recursive: true })
-  const { handle, dialect } = await openHandle(
+  const { handle, dialect, inProcess } = await openHandle(
     options.filename,
     Math.max(1, Math.trunc(options.statementCacheMax ?? STATEMENT_CACHE_MAX)),
   )
@@ -160,10 +140,12 @@ const open = async (options: Options): Promise<{ handle: SqliteHandle; db: Kysel
     handle.close()
     throw error
   }
-  return { handle, db: new Kysely<Tables>({ dialect: immediateTransactions(dialect) }) }
+  const db = new Kysely<Tables>({ dialect })
+  inProcess?.bind(db)
+  return { handle, db, lane: inProcess?.lane }
 }
 
-const close = async ({ handle, db }: { handle: SqliteHandle; db: Kysely<Tables> }): Promise<void> => {
+const close = async ({ handle, db }: { readonly handle: SqliteHandle; readonly db: Kysely<Tables> }): Promise<void> => {
   await db.destroy()
   // Kysely closes the handle only if a query ever ran; closing an already closed handle does nothing.
   handle.close()
@@ -185,7 +167,7 @@ export const make = (options: Options): Effect.Effect<SqlDatabase.Service, Store
       }),
       (opened) => Effect.promise(() => close(opened).catch(() => undefined)),
     ),
-    ({ db }) => SqlDatabase.make({ db, dialect: "sqlite" }),
+    ({ db, lane }) => SqlDatabase.make({ db, dialect: "sqlite", lane }),
   )
 
 /** `SqlDatabase` on SQLite; the database is closed when the layer is released. */

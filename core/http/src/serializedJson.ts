@@ -8,6 +8,7 @@
 import { Hasher } from "@coffer/kernel"
 import { Effect } from "effect"
 import type { Context } from "hono"
+import { presetResponse } from "./middleware/presetHeaders.js"
 import { header } from "./request/header.js"
 
 export interface Serialized {
@@ -43,11 +44,16 @@ export const matches = (ifNoneMatch: string | undefined, etag: string): boolean 
   return false
 }
 
-/** 304 with the tag when the client holds these bytes already, else 200 with them. */
-export const answerSerialized = (c: Context, serialized: Serialized): Response =>
-  matches(header(c, "If-None-Match"), serialized.etag)
-    ? c.body(null, 304, { ETag: serialized.etag })
-    : c.body(serialized.body as Uint8Array<ArrayBuffer>, 200, {
-        "Content-Type": "application/json",
-        ETag: serialized.etag,
-      })
+/**
+ * 304 with the tag when the client holds these bytes already, else 200 with them; made with `presetResponse` when
+ * the route is marked for it (`answersWithPresetHeaders`), else through the context.
+ */
+export const answerSerialized = (c: Context, serialized: Serialized): Response => {
+  if (matches(header(c, "If-None-Match"), serialized.etag)) {
+    const headers = { ETag: serialized.etag }
+    return presetResponse(c, null, 304, headers) ?? c.body(null, 304, headers)
+  }
+  const headers = { "Content-Type": "application/json", ETag: serialized.etag }
+  const body = serialized.body as Uint8Array<ArrayBuffer>
+  return presetResponse(c, body, 200, headers) ?? c.body(body, 200, headers)
+}

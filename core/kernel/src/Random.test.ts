@@ -13,6 +13,19 @@ describe("Random", () => {
     for (const token of tokens) expect(token).toMatch(/^cfs_[A-Za-z0-9_-]{43}$/)
     expect(new Set(tokens).size).toBe(tokens.length)
   })
+
+  it("serves bytes from a page without repeating them, across page ends and for large draws", () => {
+    // Sizes that do not divide the page, so draws straddle its end; 5,000 bytes bypass the page.
+    const draws = Array.from({ length: 3_000 }, (_, i) => Random.randomBytes([16, 24, 32, 7, 5_000][i % 5]!))
+    expect(draws.map((bytes) => bytes.length).slice(0, 5)).toEqual([16, 24, 32, 7, 5_000])
+    const hex = draws.map((bytes) => Buffer.from(bytes).toString("hex"))
+    expect(new Set(hex).size).toBe(draws.length)
+    // Fresh arrays: zeroing one (as callers do with keys) leaves the others alone.
+    draws[0]!.fill(0)
+    expect(draws[5]!.some((byte) => byte !== 0)).toBe(true)
+    // Not a page of zeros served after a refill: every 32-byte draw has set bits.
+    expect(draws.filter((bytes) => bytes.length === 32).every((bytes) => bytes.some((byte) => byte !== 0))).toBe(true)
+  })
 })
 
 describe("Hasher", () => {

@@ -4,6 +4,9 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { toBase64Url } from "./encoding.js"
+import { randomBytes } from "./randomPool.js"
+
+export { randomBytes }
 
 export class Random extends Context.Service<
   Random,
@@ -27,8 +30,8 @@ export const make = (bytes: (length: number) => Effect.Effect<Uint8Array>): Rand
     id: Effect.map(bytes(16), toBase64Url),
   })
 
-/** Web Crypto's CSPRNG, present on Node 20+, Bun and every browser-like runtime. */
+/** Web Crypto's CSPRNG (present on Node 20+, Bun and every browser-like runtime), a page at a time (`randomPool.ts`). */
 export const layer: Layer.Layer<Random> = Layer.succeed(
   Random,
-  make((length) => Effect.sync(() => globalThis.crypto.getRandomValues(new Uint8Array(length)))),
+  make((length) => Effect.sync(() => randomBytes(length))),
 )

@@ -207,15 +207,22 @@ export class SecretStore extends Context.Service<
     /** The project with this slug, if `userId` is in it. */
     readonly findProject: (slug: string, userId: string) => Effect.Effect<ProjectAccess | undefined, StoreUnavailable>
     /**
-     * The project with this slug, if `userId` is in it, with its environment `name` (undefined when it has none):
-     * what every secret route looks up first, in one read.
+     * The project with this slug, if `userId` is in it, with its environment `name` (undefined when it has none)
+     * and, when `key` is given, the secret under that key in it (undefined when there is none): what every secret
+     * route looks up first, in one read (a write needs the secret's current version before it seals the next).
      */
     readonly findProjectEnvironment: (
       slug: string,
       userId: string,
       name: string,
+      key?: string,
     ) => Effect.Effect<
-      { readonly access: ProjectAccess; readonly environment: EnvironmentRecord | undefined } | undefined,
+      | {
+          readonly access: ProjectAccess
+          readonly environment: EnvironmentRecord | undefined
+          readonly secret: SecretRecord | undefined
+        }
+      | undefined,
       StoreUnavailable
     >
     /** The project with this id, if `userId` is in it. */

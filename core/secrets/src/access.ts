@@ -103,15 +103,21 @@ export const reachFor = (actor: Actor, slug: string, action: Action) =>
  * `reachFor` then the environment named `name` in that project, with one store read for both (the secret routes'
  * first step); the answers are `reachFor`'s, then 404 when the project has no such environment. Names in paths are
  * looked up as given, not checked against today's rules, so data imported from an earlier implementation stays
- * reachable.
+ * reachable. With `key`, the same read brings the secret under it (`secret`, undefined when there is none).
  */
-export const reachEnvironment = Effect.fnUntraced(function* (actor: Actor, slug: string, name: string, action: Action) {
+export const reachEnvironment = Effect.fnUntraced(function* (
+  actor: Actor,
+  slug: string,
+  name: string,
+  action: Action,
+  key?: string,
+) {
   if (!isSlug(slug)) return yield* projectNotFound()
   const store = yield* SecretStore
-  const found = yield* store.findProjectEnvironment(slug, actor.userId, name)
+  const found = yield* store.findProjectEnvironment(slug, actor.userId, name, key)
   const access = yield* accessFor(actor, found?.access)
   yield* authorize(access, action)
   const environment: EnvironmentRecord | undefined = found?.environment
   if (environment === undefined) return yield* new EnvironmentNotFound()
-  return { access, environment }
+  return { access, environment, secret: found?.secret }
 })

@@ -5,7 +5,7 @@
  */
 
 import { Postgres } from "@coffer/adapter-postgres"
-import { migrate, SqlDatabase } from "@coffer/adapter-sql"
+import { migrate, SqlDatabase, SqlStore } from "@coffer/adapter-sql"
 import { Sqlite } from "@coffer/adapter-sqlite"
 import { Effect, Layer, Redacted } from "effect"
 import { createPostgresDatabase } from "./postgresDatabase.js"
@@ -30,4 +30,14 @@ export const freshPostgres = (): Layer.Layer<SqlDatabase.SqlDatabase, unknown> =
       SqlDatabase.SqlDatabase,
       Effect.flatMap(scopedPostgresDatabase, ({ url }) => Postgres.make({ url: Redacted.make(url) })),
     ),
+  )
+
+/** Runs `test` on the store helpers over a fresh SQLite database (`freshSqlite`), closed when it ends. */
+export const onFreshSqliteStore = <A, E>(test: (store: SqlStore.SqlStore) => Effect.Effect<A, E>): Promise<A> =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const context = yield* Layer.build(freshSqlite())
+      const database = yield* Effect.provide(SqlDatabase.SqlDatabase, Layer.succeedContext(context))
+      return yield* test(SqlStore.make(database))
+    }).pipe(Effect.scoped),
   )

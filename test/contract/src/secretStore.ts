@@ -201,6 +201,42 @@ export const secretStoreSuite = <R>(
         }),
       ))
 
+    it("finds the secret under a key with its project and environment, in the same read", () =>
+      run(({ store, project, person }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha", ["production", "development"])
+          const [production, development] = ["production", "development"].map(
+            (name) => environments.find((environment) => environment.name === name)!,
+          )
+          yield* writeVersions(store, production!.id, alpha.id, "API_KEY", 3, ownerId)
+          const secret = yield* store.findSecret(production!.id, "API_KEY")
+          expect(secret?.version).toBe(3)
+          expect(yield* store.findProjectEnvironment("alpha", ownerId, "production", "API_KEY")).toEqual({
+            access: { project: alpha, role: "owner" },
+            environment: production,
+            secret,
+          })
+          // The key in another environment of the project, a key that does not exist, an environment that does not.
+          expect(
+            (yield* store.findProjectEnvironment("alpha", ownerId, "development", "API_KEY"))?.secret,
+          ).toBeUndefined()
+          expect(yield* store.findProjectEnvironment("alpha", ownerId, "development", "API_KEY")).toEqual({
+            access: { project: alpha, role: "owner" },
+            environment: development,
+            secret: undefined,
+          })
+          expect((yield* store.findProjectEnvironment("alpha", ownerId, "production", "OTHER"))?.secret).toBeUndefined()
+          expect(yield* store.findProjectEnvironment("alpha", ownerId, "staging", "API_KEY")).toEqual({
+            access: { project: alpha, role: "owner" },
+            environment: undefined,
+            secret: undefined,
+          })
+          // Without the key, no secret; for someone outside the project, nothing at all.
+          expect((yield* store.findProjectEnvironment("alpha", ownerId, "production"))?.secret).toBeUndefined()
+          expect(yield* store.findProjectEnvironment("alpha", yield* person(), "production", "API_KEY")).toBeUndefined()
+        }),
+      ))
+
     it("refuses a second project with the same slug, writing nothing (rules 1 and 5)", () =>
       run(({ store, project, person }) =>
         Effect.gen(function* () {

@@ -68,10 +68,15 @@ const lacking: Readonly<Record<HostName, Readonly<Record<string, string>>>> = { 
 export const lacks = (host: HostName, capability: string): string | undefined => lacking[host][capability]
 
 /** The program and arguments that run `coffer <args>` on a host, from `file` (the workspace's build by default). */
-const command = (host: HostName, args: ReadonlyArray<string>, file = bins[host]): [string, Array<string>] => {
+const command = (
+  host: HostName,
+  args: ReadonlyArray<string>,
+  file = bins[host],
+  nodeArgs: ReadonlyArray<string> = [],
+): [string, Array<string>] => {
   // A missing build would otherwise surface as a module-not-found trace from the child.
   if (!existsSync(file)) throw new Error(`${file} is missing: run \`pnpm build\` first`)
-  if (host === "node") return [process.execPath, [file, ...args]]
+  if (host === "node") return [process.execPath, [...nodeArgs, file, ...args]]
   if (bunPath === undefined) throw new Error("the Bun host needs hosts/bun/node_modules/.bin/bun")
   return [bunPath, [file, ...args]]
 }
@@ -97,6 +102,8 @@ export interface StartOptions {
   /** Working directory; a fresh temporary one by default, so `.coffer/` files do not leak between tests. */
   readonly cwd?: string
   readonly timeoutMs?: number
+  /** Options for Node itself, before the command's file (`--cpu-prof`, which `NODE_OPTIONS` refuses); Node only. */
+  readonly nodeArgs?: ReadonlyArray<string>
 }
 
 const listeningLine = /^coffer (schemas|secrets) listening on (http:\/\/\S+)$/m
@@ -131,7 +138,7 @@ export const start = async (options: StartOptions = {}): Promise<Host> => {
   const host = options.host ?? defaultHost
   const args = options.args ?? ["serve"]
   const expected = args.includes("--only") ? 1 : 2
-  const [file, argv] = command(host, args, options.bin)
+  const [file, argv] = command(host, args, options.bin, options.nodeArgs)
   const child = spawn(file, argv, {
     cwd: options.cwd ?? freshDirectory(),
     env: {

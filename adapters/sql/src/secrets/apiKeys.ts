@@ -49,7 +49,7 @@ export const apiKeys = (store: SqlStore.SqlStore, { audited, auditedChange }: Au
       ),
 
     findApiKeyByHash: (keyHash) =>
-      query((db) => byHash.first(db, { keyHash })).pipe(
+      SqlStore.settle(store.first(byHash, { keyHash })).pipe(
         Effect.map((row) => (row === undefined ? undefined : toApiKey(row))),
       ),
 

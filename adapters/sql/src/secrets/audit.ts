@@ -48,7 +48,7 @@ export const audited = (store: SqlStore.SqlStore): Audited => {
       ...(sqlite ? { seq: nextSeq } : {}),
     } as AuditValues),
   )
-  const append = (entry: AuditRecord) => Effect.asVoid(store.statement((db) => insert.run(db, auditRow(entry))))
+  const append = (entry: AuditRecord) => Effect.asVoid(store.run(insert, auditRow(entry)))
   return {
     append,
     audited: (entry, change) => store.transaction(Effect.tap(change, () => append(entry))),

@@ -54,7 +54,7 @@ export const environments = (
   store: SqlStore.SqlStore,
   { append, audited, auditedChange }: Audited,
 ): EnvironmentsPart => {
-  const { statement, query } = store
+  const { statement, query, first, run } = store
 
   return {
     listEnvironments: (projectId) =>
@@ -110,7 +110,7 @@ export const environments = (
       ).pipe(Effect.map((rows) => rows.map(toSecret))),
 
     findSecret: (environmentId, key) =>
-      query((db) => writes.find.first(db, { environmentId, key })).pipe(
+      SqlStore.settle(first(writes.find, { environmentId, key })).pipe(
         Effect.map((row) => (row === undefined ? undefined : toSecret(row))),
       ),
 
@@ -120,12 +120,12 @@ export const environments = (
       // SQLite has no data-modifying CTE: there the read and its record are one transaction of two statements.
       if (audit !== undefined && store.database.dialect === "postgres") {
         const read = version === undefined ? reads.currentAudited : reads.atVersionAudited
-        return query((db) => read.first(db, { ...params, ...auditRow(audit) })).pipe(Effect.map(answer))
+        return SqlStore.settle(first(read, { ...params, ...auditRow(audit) })).pipe(Effect.map(answer))
       }
       const read = version === undefined ? reads.current : reads.atVersion
       return store.transaction(
         Effect.gen(function* () {
-          const row = yield* statement((db) => read.first(db, params))
+          const row = yield* first(read, params)
           if (row?.sealed_version != null && audit !== undefined) yield* append(audit)
           return answer(row)
         }),
@@ -152,7 +152,7 @@ export const environments = (
         // makes the `update` match nothing (Postgres re-checks `version` after the row lock), and a concurrent
         // creator makes the `insert` skip: either way no row comes back, and nothing was written.
         const write = creating ? writes.createAudited : writes.advanceAudited
-        return statement((db) => write.first(db, { ...params, ...auditRow(input.audit) })).pipe(
+        return first(write, { ...params, ...auditRow(input.audit) }).pipe(
           SqlStore.failOn("UniqueViolation", conflict),
           SqlStore.failOn("ForeignKeyViolation", environmentGone),
           SqlStore.failOn("TransactionConflict", conflict),
@@ -165,21 +165,19 @@ export const environments = (
         )
       }
       const createOrAdvance = creating
-        ? statement((db) => writes.create.run(db, params)).pipe(
+        ? run(writes.create, params).pipe(
             SqlStore.failOn("UniqueViolation", conflict),
             SqlStore.failOn("ForeignKeyViolation", environmentGone),
             Effect.as(input.secretId),
           )
-        : statement((db) => writes.advance.first(db, params)).pipe(
+        : first(writes.advance, params).pipe(
             Effect.flatMap((updated) => (updated === undefined ? Effect.fail(conflict()) : Effect.succeed(updated.id))),
           )
       return store
         .attemptTransaction(
           Effect.gen(function* () {
             const secretId = yield* createOrAdvance
-            yield* statement((db) => writes.version.run(db, { ...params, secretId })).pipe(
-              SqlStore.failOn("UniqueViolation", conflict),
-            )
+            yield* run(writes.version, { ...params, secretId }).pipe(SqlStore.failOn("UniqueViolation", conflict))
             yield* append(input.audit)
             return { secretId, version: params.version }
           }),

@@ -9,11 +9,60 @@ import { fromIso, toIso, toIsoOrNull } from "@coffer/kernel"
 import { AlreadyMember, ProjectExists, ProjectGone, type Role, type SecretStore } from "@coffer/secrets"
 import { Effect } from "effect"
 import type { Kysely } from "kysely"
-import { prepare } from "../prepared.js"
+import { type Param, prepare } from "../prepared.js"
 import * as SqlStore from "../SqlStore.js"
 import type { Tables } from "../Tables.js"
 import type { Audited } from "./audit.js"
-import { changed, projectColumns, toAccess, toEnvironment, toInvite, toProject } from "./rows.js"
+import { changed, projectColumns, toAccess, toEnvironment, toInvite, toProject, toSecret } from "./rows.js"
+
+interface ProjectEnvironmentParams {
+  readonly slug: string
+  readonly userId: string
+  readonly name: string
+}
+
+/** The row of `projectEnvironment`: the project as the member sees it, and the environment's columns. */
+type ProjectEnvironmentRow = Parameters<typeof toAccess>[0] & {
+  readonly environment_id: string | null
+  readonly environment_name: string | null
+  readonly environment_created_at: string | null
+}
+
+/** What `findProjectEnvironment` answers for a row, with the secret's columns when the key was asked for. */
+const found = (row: ProjectEnvironmentRow, secretColumns: SecretColumns | undefined) => {
+  const access = toAccess(row)
+  const { environment_id: id, environment_name: environmentName, environment_created_at: createdAt } = row
+  const environment =
+    id === null || environmentName === null || createdAt === null
+      ? undefined
+      : toEnvironment({ id, project_id: access.project.id, name: environmentName, created_at: createdAt })
+  const secret =
+    environment === undefined || secretColumns === undefined ? undefined : secretOf(secretColumns, environment.id)
+  return { access, environment, secret }
+}
+
+/** The secret columns of `projectEnvironmentSecret`'s row, when it found one. */
+interface SecretColumns {
+  readonly secret_id: string | null
+  readonly secret_key: string | null
+  readonly secret_version: number | string | null
+  readonly secret_created_at: string | null
+  readonly secret_updated_at: string | null
+}
+
+const secretOf = (row: SecretColumns, environmentId: string): SecretStore.SecretRecord | undefined => {
+  const { secret_id: id, secret_key: key, secret_version: version, secret_created_at, secret_updated_at } = row
+  return id == null || key == null || version == null || secret_created_at == null || secret_updated_at == null
+    ? undefined
+    : toSecret({
+        id,
+        environment_id: environmentId,
+        key,
+        version: Number(version),
+        created_at: secret_created_at,
+        updated_at: secret_updated_at,
+      })
+}
 
 type Store = SecretStore.SecretStore["Service"]
 
@@ -49,14 +98,28 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
       )
       .select([...projectColumns, "secrets_members.role"])
 
-  // Every read and write of a secret starts here (issue 10): built once.
-  const projectEnvironment = prepare<{ slug: string; userId: string; name: string }>()((db, param) =>
+  const selectProjectEnvironment = (db: Kysely<Tables>, param: Param<ProjectEnvironmentParams>) =>
     selectAccess(db, param("userId"))
       .leftJoin("secrets_environments as e", (join) =>
         join.onRef("e.project_id", "=", "secrets_projects.id").on("e.name", "=", param("name")),
       )
       .select(["e.id as environment_id", "e.name as environment_name", "e.created_at as environment_created_at"])
-      .where("secrets_projects.slug", "=", param("slug")),
+      .where("secrets_projects.slug", "=", param("slug"))
+
+  // Every read and write of a secret starts here (issue 10): built once; a write's with the secret it advances.
+  const projectEnvironment = prepare<ProjectEnvironmentParams>()(selectProjectEnvironment)
+  const projectEnvironmentSecret = prepare<ProjectEnvironmentParams & { key: string }>()((db, param) =>
+    selectProjectEnvironment(db, param)
+      .leftJoin("secrets_secrets as s", (join) =>
+        join.onRef("s.environment_id", "=", "e.id").on("s.key", "=", param("key")),
+      )
+      .select([
+        "s.id as secret_id",
+        "s.key as secret_key",
+        "s.version as secret_version",
+        "s.created_at as secret_created_at",
+        "s.updated_at as secret_updated_at",
+      ]),
   )
 
   return {
@@ -117,21 +180,14 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
         Effect.map((row) => (row === undefined ? undefined : toAccess(row))),
       ),
 
-    findProjectEnvironment: (slug, userId, name) =>
-      query((db) => projectEnvironment.first(db, { slug, userId, name })).pipe(
-        Effect.map((row) => {
-          if (row === undefined) return undefined
-          const access = toAccess(row)
-          const { environment_id: id, environment_name: environmentName, environment_created_at: createdAt } = row
-          return {
-            access,
-            environment:
-              id === null || environmentName === null || createdAt === null
-                ? undefined
-                : toEnvironment({ id, project_id: access.project.id, name: environmentName, created_at: createdAt }),
-          }
-        }),
-      ),
+    findProjectEnvironment: (slug, userId, name, key) =>
+      key === undefined
+        ? SqlStore.settle(store.first(projectEnvironment, { slug, userId, name })).pipe(
+            Effect.map((row) => row && found(row, undefined)),
+          )
+        : SqlStore.settle(store.first(projectEnvironmentSecret, { slug, userId, name, key })).pipe(
+            Effect.map((row) => row && found(row, row)),
+          ),
 
     findProjectById: (projectId, userId) =>
       query((db) => selectAccess(db, userId).where("secrets_projects.id", "=", projectId).executeTakeFirst()).pipe(

@@ -12,16 +12,15 @@ import type { ManagedRuntime } from "effect"
 import { Hono, type Context as HonoContext } from "hono"
 import { BACKCHANNEL_LOGOUT_PATH } from "../auth/oidc.js"
 import { sameOriginWrites } from "../auth/sameOrigin.js"
-import { client } from "../client/client.js"
 import { errorResponse } from "../errors.js"
 import { bodyLimit } from "../middleware/bodyLimit.js"
 import { cors } from "../middleware/cors.js"
 import { jsonWrites, WRITE_METHODS } from "../middleware/jsonWrites.js"
-import { presetHeaders } from "../middleware/presetHeaders.js"
 import { mountMetrics } from "../observability/metricsRoute.js"
-import { requestTelemetry } from "../observability/requestTelemetry.js"
 import { type Handle, makeHandle, reportException } from "../runtime.js"
 import { type WebApp, webResponse } from "../web/webApp.js"
+import { requestFrame } from "./requestFrame.js"
+import { CachedRouter } from "./router.js"
 import type { ServiceSettings } from "./settings.js"
 
 /** The limits every route keeps, as the OpenAPI documents state them (DESIGN.md "Limits on input"). */
@@ -67,11 +66,16 @@ export interface BaseAppOptions<R, ER> {
 export const createBaseApp = <R, ER>(
   options: BaseAppOptions<R, ER>,
 ): { readonly app: Hono; readonly handle: Handle<R> } => {
-  const app = new Hono()
-  app.use(requestTelemetry(options.runtime))
-  app.use(presetHeaders({ publicOrigin: options.publicOrigin }))
-  // Before every later step (rate limits, audit, cookies), so that they read one resolution of the client.
-  app.use(client({ peerAddress: options.peerAddress, trustedProxies: options.settings.trustedProxies }))
+  const app = new Hono({ router: new CachedRouter() })
+  // Telemetry, the preset headers and the client, before every later step (rate limits, audit, cookies).
+  app.use(
+    requestFrame({
+      runtime: options.runtime,
+      publicOrigin: options.publicOrigin,
+      peerAddress: options.peerAddress,
+      trustedProxies: options.settings.trustedProxies,
+    }),
+  )
   if (options.settings.corsOrigins.length > 0) app.use(cors(options.settings.corsOrigins))
   // Both apps mount the provider's back-channel logout, which is form-encoded and cookieless.
   const exempt = [BACKCHANNEL_LOGOUT_PATH, ...(options.nonJsonWrites ?? [])]

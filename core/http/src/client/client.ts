@@ -9,7 +9,14 @@ import { type Client, NO_TRUSTED_PROXIES, resolveClient, type TrustedProxies } f
 
 // One Context per request: the resolution lives exactly as long as the request.
 const resolved = new WeakMap<Context, Client>()
-const pending = new WeakMap<Context, ClientOptions>()
+
+const PENDING = "cofferClientOptions"
+
+declare module "hono" {
+  interface ContextVariableMap {
+    [PENDING]: ClientOptions
+  }
+}
 
 export interface ClientOptions {
   /** The socket's peer address, read by the host from its server; without it every request is one client. */
@@ -24,14 +31,20 @@ export interface ClientOptions {
 export const client =
   (options: ClientOptions): MiddlewareHandler =>
   (c, next) => {
-    pending.set(c, options)
+    rememberClient(c, options)
     return next()
   }
+
+/** What `client` does, for a middleware that does more (`../app/requestFrame.ts`). */
+export const rememberClient = (c: Context, options: ClientOptions): void => {
+  // In the context's own variables: a weak map's entry per request costs the collector more.
+  c.set(PENDING, options)
+}
 
 const resolve = (c: Context): Client | undefined => {
   const known = resolved.get(c)
   if (known !== undefined) return known
-  const options = pending.get(c)
+  const options = c.get(PENDING)
   if (options === undefined) return undefined
   const found = resolveClient(
     options.trustedProxies ?? NO_TRUSTED_PROXIES,

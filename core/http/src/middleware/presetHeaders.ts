@@ -11,23 +11,123 @@
  * A response made outside the context (`new Response`, as the web app's files are) does not inherit prepared
  * headers. The request id is the marker: when the answer lacks it, each header it lacks is added to it after the
  * route, so a page keeps the policy it set for itself.
+ *
+ * The hottest route (the token-checked schema read, issue 10) goes further: its handler is marked
+ * (`answersWithPresetHeaders`) and answers with `presetResponse`, a response whose headers are a plain record, which
+ * @hono/node-server writes as it is. Hono's context keeps prepared headers in a web `Headers` object, validating
+ * every name and value as it is set and sorting them when they are read back, which cost that read more than
+ * its routing. For a marked route the headers are only held in a record until the answer; should anything set a
+ * header through the context first (CORS, a cookie), the record is handed to the context at that moment and the
+ * answer is made the usual way, so nothing set is ever lost.
  */
-import type { MiddlewareHandler } from "hono"
+import type { Context, MiddlewareHandler } from "hono"
 import { REQUEST_ID_HEADER, resolveRequestId } from "../observability/requestId.js"
+import { matchedRoute } from "../observability/route.js"
 import { NO_STORE } from "./noStore.js"
 import { type SecurityHeadersOptions, securityHeaders } from "./securityHeaders.js"
 
 export type HeaderList = ReadonlyArray<readonly [name: string, value: string]>
 
-export const presetHeaders = (options: SecurityHeadersOptions): MiddlewareHandler => {
+/** The record of a marked route's request, until its answer (`presetResponse`) or a header set through the context. */
+interface Held {
+  headers: Record<string, string> | undefined
+  /** Whether the answer was made with the record: it then carries every preset header. */
+  answered: boolean
+}
+
+const HELD = "cofferPresetHeaders"
+
+declare module "hono" {
+  interface ContextVariableMap {
+    [HELD]: Held
+  }
+}
+
+const marked = new WeakSet<object>()
+
+/** Marks a route handler that answers with `presetResponse` (when it gets one). */
+export const answersWithPresetHeaders = <H extends object>(handler: H): H => {
+  marked.add(handler)
+  return handler
+}
+
+/**
+ * A response with the preset headers and `headers` as a plain record, or `undefined` when the route is not marked
+ * or something has set a header through the context since: answer through the context then (`c.body`).
+ */
+export const presetResponse = (
+  c: Context,
+  body: Uint8Array | null,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+): Response | undefined => {
+  const held = c.get(HELD)
+  const record = held?.headers
+  if (held === undefined || record === undefined) return undefined
+  for (const name in headers) record[name] = headers[name]!
+  held.headers = undefined
+  held.answered = true
+  return new Response(body as Uint8Array<ArrayBuffer> | null, { status, headers: record })
+}
+
+/** The two halves of the middleware, for a middleware that does more around the route (`../app/requestFrame.ts`). */
+export interface PresetHeaders {
+  /**
+   * Sets the headers on the context before the route, or holds them for a route whose handler is marked
+   * (`answersWithPresetHeaders`); returns the request id.
+   */
+  readonly before: (c: Context, handler?: object) => string
+  /** Adds what a response made outside the context lacks. */
+  readonly after: (c: Context, id: string) => void
+}
+
+export const makePresetHeaders = (options: SecurityHeadersOptions): PresetHeaders => {
   const fixed: HeaderList = [...NO_STORE, ...securityHeaders(options)]
-  return async (c, next) => {
-    const id = resolveRequestId(c)
+  const prepare = (c: Context, id: string) => {
     c.header(REQUEST_ID_HEADER, id)
     for (const [name, value] of fixed) c.header(name, value)
+  }
+  const hold = (c: Context, id: string) => {
+    const headers: Record<string, string> = { [REQUEST_ID_HEADER]: id }
+    for (const [name, value] of fixed) headers[name] = value
+    const held: Held = { headers, answered: false }
+    c.set(HELD, held)
+    // The first header set through the context hands the preset ones to it, so that both reach the answer.
+    const set = c.header
+    c.header = (name, value, options) => {
+      if (held.headers !== undefined) {
+        held.headers = undefined
+        prepare(c, id)
+      }
+      set(name, value, options)
+    }
+  }
+  return {
+    before: (c, handler) => {
+      const id = resolveRequestId(c)
+      if (handler !== undefined && marked.has(handler)) hold(c, id)
+      else prepare(c, id)
+      return id
+    },
+    after: (c, id) => {
+      const held = c.get(HELD)
+      if (held !== undefined) {
+        if (held.answered) return
+        // Answered some other way (an error through the context): added below like any response's.
+        held.headers = undefined
+      }
+      if (c.res.headers.has(REQUEST_ID_HEADER)) return
+      c.header(REQUEST_ID_HEADER, id)
+      for (const [name, value] of fixed) if (!c.res.headers.has(name)) c.header(name, value)
+    },
+  }
+}
+
+export const presetHeaders = (options: SecurityHeadersOptions): MiddlewareHandler => {
+  const { before, after } = makePresetHeaders(options)
+  return async (c, next) => {
+    const id = before(c, matchedRoute(c)?.handler)
     await next()
-    if (c.res.headers.has(REQUEST_ID_HEADER)) return
-    c.header(REQUEST_ID_HEADER, id)
-    for (const [name, value] of fixed) if (!c.res.headers.has(name)) c.header(name, value)
+    after(c, id)
   }
 }

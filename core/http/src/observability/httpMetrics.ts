@@ -22,17 +22,28 @@ interface Series {
 
 /** A recorder for one app: `record(context, method, route, status, seconds)`. */
 export const makeHttpMetrics = () => {
-  const series = new Map<string, Series>()
+  // By route, then status, then method: the three are kept strings (route templates, labels), so each lookup
+  // reuses their hashes, where one key made of the three would be a new string, hashed, on every request.
+  const series = new Map<string, Map<number, Map<string, Series>>>()
   const seriesFor = (method: string, route: string, status: number): Series => {
-    const key = `${method} ${status} ${route}`
-    let found = series.get(key)
+    let byStatus = series.get(route)
+    if (byStatus === undefined) {
+      byStatus = new Map()
+      series.set(route, byStatus)
+    }
+    let byMethod = byStatus.get(status)
+    if (byMethod === undefined) {
+      byMethod = new Map()
+      byStatus.set(status, byMethod)
+    }
+    let found = byMethod.get(method)
     if (found === undefined) {
       const attributes = { method, route, status: String(status) }
       found = {
         requests: Metric.withAttributes(requests, attributes),
         duration: Metric.withAttributes(duration, attributes),
       }
-      series.set(key, found)
+      byMethod.set(method, found)
     }
     return found
   }

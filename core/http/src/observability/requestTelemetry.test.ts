@@ -133,6 +133,15 @@ describe("request log lines", () => {
     expect(logs.filter((entry) => entry.cause.includes("kaboom"))).toHaveLength(1)
   })
 
+  it("are written in order, and the ones still buffered when the runtime is disposed are written first", async () => {
+    const { app, runtime, logs } = makeApp()
+    for (const id of ["first", "second", "third"])
+      await app.request(`/items/${id}`, { headers: { [REQUEST_ID_HEADER]: id } })
+    await runtime.dispose()
+    const lines = logs.filter((entry) => "requestId" in entry.annotations)
+    expect(lines.map((line) => line.annotations.requestId)).toEqual(["first", "second", "third"])
+  })
+
   it("follow the runtime's level: above Info only failures are written", async () => {
     const { app, logs } = makeApp({ minimumLevel: "Warn" })
     await app.request("/items/1")

@@ -13,7 +13,7 @@ import { w3c } from "effect/http/HttpTraceContext"
 import type { Context as HonoContext, MiddlewareHandler } from "hono"
 import { header } from "../request/header.js"
 import { makeHttpMetrics } from "./httpMetrics.js"
-import { makeRequestLog } from "./requestLog.js"
+import { makeRequestLog, type RequestLine } from "./requestLog.js"
 import { methodLabel, routeTemplate } from "./route.js"
 
 /** What the route's code tells the middleware about a request: the span to run under, and why it failed. */
@@ -89,45 +89,85 @@ const endSpan = (span: Tracer.Span, clock: Clock.Clock, state: RequestState, sta
 /** Milliseconds to two decimals: enough to compare requests, short enough to read. */
 const roundMs = (ms: number) => Math.round(ms * 100) / 100
 
-export const requestTelemetry = <R, ER>(runtime: ManagedRuntime.ManagedRuntime<R, ER>): MiddlewareHandler => {
+/** A request under way, from `Telemetry.begin` to `Telemetry.end`. */
+export interface Begun {
+  readonly started: number
+  readonly tools: Instruments | undefined
+  readonly method: string
+  readonly route: string
+  readonly state: RequestState
+}
+
+/** The middleware's two halves, for a middleware that does more around the route (`../app/requestFrame.ts`). */
+export interface Telemetry {
+  /** Whether the runtime's services are read; until then `load` must be awaited before `begin`. */
+  readonly loaded: () => boolean
+  readonly load: () => Promise<unknown>
+  /** `route`: the request's route template, when the caller has it already (`routeTemplate`). */
+  readonly begin: (c: HonoContext, route?: string) => Begun
+  readonly end: (c: HonoContext, begun: Begun) => void
+}
+
+export const makeTelemetry = <R, ER>(runtime: ManagedRuntime.ManagedRuntime<R, ER>): Telemetry => {
   const log = makeRequestLog(runtime)
   const record = makeHttpMetrics()
   let instruments: Instruments | undefined
+  let loaded = false
   // A runtime whose layers cannot be built answers every request with an error; the request still gets through.
   const load = () =>
     runtime.context().then(
-      (context) => (instruments = instrumentsOf(context as Context.Context<never>)),
-      () => undefined,
+      (context) => {
+        instruments = instrumentsOf(context as Context.Context<never>)
+        loaded = true
+      },
+      () => {
+        loaded = true
+      },
     )
-  return async (c, next) => {
+  const begin = (c: HonoContext, template?: string): Begun => {
     const started = performance.now()
-    const tools = instruments ?? (await load())
+    const tools = instruments
     const method = methodLabel(c.req.method)
-    const route = routeTemplate(c)
+    const route = template ?? routeTemplate(c)
     const span = tools?.tracer === undefined ? undefined : startSpan(tools.tracer, tools.clock, c, method, route)
     const state: RequestState = { span, failure: undefined }
     c.set(STATE, state)
-    await next()
+    return { started, tools, method, route, state }
+  }
+  const end = (c: HonoContext, { started, tools, method, route, state }: Begun): void => {
     const ms = performance.now() - started
     const requestId = c.get("requestId")
     if (tools === undefined) return
     const { status } = c.res
     record(tools.context, method, route, status, ms / 1000)
+    const { span } = state
     if (span !== undefined) endSpan(span, tools.clock, state, status, requestId)
     const failed = status >= 500
     if (!failed && !tools.info) return
+    const fields: { -readonly [K in keyof RequestLine["fields"]]: RequestLine["fields"][K] } = {
+      requestId,
+      method,
+      route,
+      status,
+      durationMs: roundMs(ms),
+    }
+    if (span !== undefined) fields.traceId = span.traceId
     log({
       level: failed ? "Error" : "Info",
       message: `${method} ${route} ${status}`,
-      fields: {
-        requestId,
-        method,
-        route,
-        status,
-        durationMs: roundMs(ms),
-        ...(span === undefined ? {} : { traceId: span.traceId }),
-      },
+      fields,
       cause: failed ? state.failure : undefined,
     })
+  }
+  return { loaded: () => loaded, load, begin, end }
+}
+
+export const requestTelemetry = <R, ER>(runtime: ManagedRuntime.ManagedRuntime<R, ER>): MiddlewareHandler => {
+  const telemetry = makeTelemetry(runtime)
+  return async (c, next) => {
+    if (!telemetry.loaded()) await telemetry.load()
+    const begun = telemetry.begin(c)
+    await next()
+    telemetry.end(c, begun)
   }
 }

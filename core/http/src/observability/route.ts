@@ -5,6 +5,7 @@
  */
 import type { Context } from "hono"
 import { matchedRoutes } from "hono/route"
+import type { RouterRoute } from "hono/types"
 
 /** The route template of a request that no route takes (a 404, a preflight, the web app's pages). */
 export const UNMATCHED_ROUTE = "unmatched"
@@ -15,13 +16,16 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 export const methodLabel = (method: string): string => (METHODS.has(method) ? method : "OTHER")
 
 /**
- * The template of the first route that matches the request, which is the one that answers it: Hono matches every
- * route before any middleware runs, so this is known from the start, even when a middleware answers first (a 413
- * on a write is still counted under its route). Middleware mounted with `app.use` match every path as `*`.
+ * The first route that matches the request, which is the one that answers it: Hono matches every route before any
+ * middleware runs, so this is known from the start, even when a middleware answers first (a 413 on a write is still
+ * counted under its route). Middleware mounted with `app.use` match every path as `*`.
  */
-export const routeTemplate = (c: Context): string => {
+export const matchedRoute = (c: Context): RouterRoute | undefined => {
   for (const route of matchedRoutes(c)) {
-    if (route.path !== "*" && route.path !== "/*") return route.path
+    if (route.path !== "*" && route.path !== "/*") return route
   }
-  return UNMATCHED_ROUTE
+  return undefined
 }
+
+/** The template of the route that answers the request (`matchedRoute`), or `unmatched`. */
+export const routeTemplate = (c: Context): string => matchedRoute(c)?.path ?? UNMATCHED_ROUTE

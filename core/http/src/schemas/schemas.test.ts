@@ -195,3 +195,61 @@ describe("ETag and If-None-Match on GET /api/{platform}/{version}", () => {
     expect((await ci.request("GET", "/api/base/1.0.0", { headers: { "if-none-match": current } })).status).toBe(401)
   })
 })
+
+describe("the headers of GET /api/{platform}/{version}", () => {
+  const PRESET = [
+    "x-request-id",
+    "cache-control",
+    "x-content-type-options",
+    "x-frame-options",
+    "referrer-policy",
+    "content-security-policy",
+    "cross-origin-resource-policy",
+  ]
+  const expectPreset = (headers: Headers, requestId?: string) => {
+    for (const name of PRESET) expect(headers.get(name), name).not.toBeNull()
+    expect(headers.get("cache-control")).toBe("no-store")
+    if (requestId !== undefined) expect(headers.get("x-request-id")).toBe(requestId)
+  }
+
+  // The read holds its headers in a record until its answer (`presetResponse`); every other way out must still
+  // carry them, and a header set through the context (CORS here) must reach the answer beside them.
+  it("are on every answer: 200 and 304, errors, with a token or a session, with CORS listed or not", async () => {
+    const origin = "https://dash.example.com"
+    const { person, withToken } = service({ OIDC_ADMIN_GROUP: "admins", CORS_ORIGIN: origin })
+    const ada = await person("ada@example.com", ["admins"])
+    await createPlatforms(ada, { base: ["1.0.0", "2.0.0"] })
+    await saveSchema(ada, "base/1.0.0", { theme: { color: "red" } })
+    const { client: ci } = await withToken(ada)
+
+    const read = await ci.request("GET", "/api/base/1.0.0", { headers: { "x-request-id": "read-1" } })
+    expect(read.status).toBe(200)
+    expectPreset(read.headers, "read-1")
+    expect(read.headers.get("content-type")).toBe("application/json")
+    expect(read.headers.get("access-control-allow-origin")).toBeNull()
+    const etag = read.headers.get("etag")!
+
+    const polled = await ci.request("GET", "/api/base/1.0.0", { headers: { "if-none-match": etag } })
+    expect(polled.status).toBe(304)
+    expectPreset(polled.headers)
+    expect(polled.headers.get("etag")).toBe(etag)
+
+    const fromOrigin = await ci.request("GET", "/api/base/1.0.0", { headers: { origin } })
+    expect(fromOrigin.status).toBe(200)
+    expectPreset(fromOrigin.headers)
+    expect(fromOrigin.headers.get("access-control-allow-origin")).toBe(origin)
+    expect(fromOrigin.headers.get("vary")).toMatch(/origin/i)
+    expect(fromOrigin.headers.get("etag")).toBe(etag)
+    expect(fromOrigin.body).toMatchObject({ output: { theme: { color: "red" } } })
+
+    const missing = await ci.request("GET", "/api/base/2.0.0", { headers: { "x-request-id": "missing-1" } })
+    expect(missing.status).toBe(404)
+    expectPreset(missing.headers, "missing-1")
+    const refused = await ci.request("GET", "/api/base/1.0.0", { headers: { authorization: "Bearer cfs_not-a-token" } })
+    expect(refused.status).toBe(401)
+    expectPreset(refused.headers)
+    const bySession = await ada.request("GET", "/api/base/1.0.0")
+    expect(bySession.status).toBe(200)
+    expectPreset(bySession.headers)
+  })
+})

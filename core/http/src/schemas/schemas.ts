@@ -67,16 +67,22 @@ export const mountSchemas = (app: Hono, routes: SchemasRoutes): void => {
   const { handle } = routes
   const idOf = (platform: string, version: string) => ({ platform, version })
 
-  // Answered from bytes kept per schema, with an ETag; `If-None-Match` on it is a 304 (`../serializedJson.ts`).
-  route(app, GetSchema, (c) =>
-    handle(
-      c,
-      actorOf(c, routes).pipe(
-        Effect.flatMap((actor) => Schemas.readSchema(actor, idOf(param(c, "platform"), param(c, "version")))),
-        Effect.flatMap(serializeJson),
+  // Answered from bytes kept per schema, with an ETag; `If-None-Match` on it is a 304 (`../serializedJson.ts`). The
+  // hottest route of all (issue 10): its answer carries its headers as a plain record (`presetResponse`).
+  route(
+    app,
+    GetSchema,
+    (c) =>
+      handle(
+        c,
+        actorOf(c, routes).pipe(
+          Effect.flatMap((actor) => Schemas.readSchema(actor, idOf(param(c, "platform"), param(c, "version")))),
+          Effect.flatMap(serializeJson),
+        ),
+        (serialized) => answerSerialized(c, serialized),
       ),
-      (serialized) => answerSerialized(c, serialized),
-    ),
+    [],
+    { presetResponse: true },
   )
 
   route(app, SaveSchema, (c, { body }) =>

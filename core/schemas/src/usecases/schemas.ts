@@ -54,8 +54,22 @@ const viewOf = (schema: {
   return view
 }
 
-/** Its span is made only when tracing is on, as `checkToken`'s: it answers every token-checked read (issue 10). */
-export const readSchema = Effect.fnUntraced(function* (
+/**
+ * Its span is made only when tracing is on, as `checkToken`'s: it answers every token-checked read (issue 10). The
+ * span wraps it in a plain function, as `checkToken`'s does.
+ */
+export const readSchema = (
+  actor: Actor,
+  id: SchemaId,
+): Effect.Effect<
+  SchemaView,
+  PlatformNotFound | VersionNotFound | SchemaNotFound | Forbidden | StoreUnavailable,
+  SchemaStore | Cache.Cache | Random.Random
+> => tracedRead(read(actor, id))
+
+const tracedRead = spanned("Schemas.readSchema")
+
+const read = Effect.fnUntraced(function* (
   actor: Actor,
   id: SchemaId,
 ): Effect.fn.Return<
@@ -87,7 +101,7 @@ export const readSchema = Effect.fnUntraced(function* (
       return viewOf(schema)
     }
   }
-}, spanned("Schemas.readSchema"))
+})
 
 export interface SaveResult {
   readonly schema: SchemaView

@@ -133,39 +133,47 @@ const invalidToken = () => new Unauthorized({ message: "Invalid or revoked API t
  * The actor a bearer token stands for, or 401 when it is unknown or revoked, or 503 when the check cannot be made.
  *
  * It runs on every token-checked read: its span is made only when tracing is on (`spanned`), since `Effect.fn`'s
- * span and call-site stack cost more than the check itself (issue 10).
+ * span and call-site stack cost more than the check itself (issue 10). The count and the span wrap it in a plain
+ * function: as `Effect.fnUntraced`'s pipeables they are applied through a spread of `arguments` on every call.
  */
-export const checkToken = Effect.fnUntraced(
-  function* (
-    token: string,
-  ): Effect.fn.Return<
-    Token,
-    Unauthorized | StoreUnavailable,
-    SchemaStore | Cache.Cache | Hasher.Hasher | Clock.Clock | RevokedTokens
-  > {
-    if (!token.startsWith(TOKEN_PREFIX) || token.length > MAX_TOKEN_LENGTH) return yield* invalidToken()
-    const cache = yield* Cache.Cache
-    const revoked = yield* RevokedTokens
-    const hash = yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token))
-    const key = tokenCacheKey(hash)
-    const [cached, generation] = yield* cache.getMany([key, GENERATION_KEY])
-    let grant = cached === undefined ? undefined : grantOf(cached)
-    if (grant === undefined) {
-      const stored = yield* SchemaStore.use((store) => store.findTokenByHash(hash))
-      if (stored === undefined) return yield* invalidToken()
-      grant = { id: stored.id, platforms: stored.platforms }
-      yield* cache.set(key, encodeGrant(grant), TOKEN_CHECK_TTL_MS)
-    }
-    if (yield* revoked.has(hash)) return yield* invalidToken()
-    const { id, platforms } = grant
-    if ((yield* revoked.countsUse(id)) && (yield* cache.increment(lastUsedKey(id), LAST_USED_PERIOD_MS)) === 1) {
-      const now = yield* Clock.Clock.use((clock) => clock.now)
-      yield* SchemaStore.use((store) => store.touchToken(id, now))
-    }
-    return generation === undefined
-      ? { _tag: "Token", tokenId: id, platforms }
-      : { _tag: "Token", tokenId: id, platforms, generation }
-  },
-  Metrics.countCheck("token"),
-  spanned("Schemas.checkToken"),
-)
+export const checkToken = (
+  token: string,
+): Effect.Effect<
+  Token,
+  Unauthorized | StoreUnavailable,
+  SchemaStore | Cache.Cache | Hasher.Hasher | Clock.Clock | RevokedTokens
+> => tracedCheck(countedCheck(check(token)))
+
+const countedCheck = Metrics.countCheck("token")
+const tracedCheck = spanned("Schemas.checkToken")
+
+const check = Effect.fnUntraced(function* (
+  token: string,
+): Effect.fn.Return<
+  Token,
+  Unauthorized | StoreUnavailable,
+  SchemaStore | Cache.Cache | Hasher.Hasher | Clock.Clock | RevokedTokens
+> {
+  if (!token.startsWith(TOKEN_PREFIX) || token.length > MAX_TOKEN_LENGTH) return yield* invalidToken()
+  const cache = yield* Cache.Cache
+  const revoked = yield* RevokedTokens
+  const hash = yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token))
+  const key = tokenCacheKey(hash)
+  const [cached, generation] = yield* cache.getMany([key, GENERATION_KEY])
+  let grant = cached === undefined ? undefined : grantOf(cached)
+  if (grant === undefined) {
+    const stored = yield* SchemaStore.use((store) => store.findTokenByHash(hash))
+    if (stored === undefined) return yield* invalidToken()
+    grant = { id: stored.id, platforms: stored.platforms }
+    yield* cache.set(key, encodeGrant(grant), TOKEN_CHECK_TTL_MS)
+  }
+  if (yield* revoked.has(hash)) return yield* invalidToken()
+  const { id, platforms } = grant
+  if ((yield* revoked.countsUse(id)) && (yield* cache.increment(lastUsedKey(id), LAST_USED_PERIOD_MS)) === 1) {
+    const now = yield* Clock.Clock.use((clock) => clock.now)
+    yield* SchemaStore.use((store) => store.touchToken(id, now))
+  }
+  return generation === undefined
+    ? { _tag: "Token", tokenId: id, platforms }
+    : { _tag: "Token", tokenId: id, platforms, generation }
+})

@@ -103,13 +103,16 @@ export const make = (): SecretStore["Service"] => {
         return undefined
       }),
 
-    findProjectEnvironment: (slug, userId, name) =>
+    findProjectEnvironment: (slug, userId, name, key) =>
       Effect.sync(() => {
         for (const project of projects.values()) {
           if (project.slug !== slug) continue
           const access = accessOf(project, userId)
           if (access === undefined) return undefined
-          return { access, environment: environmentsOf(project.id).find((environment) => environment.name === name) }
+          const environment = environmentsOf(project.id).find((candidate) => candidate.name === name)
+          const secret =
+            environment === undefined || key === undefined ? undefined : findSecretSync(environment.id, key)
+          return { access, environment, secret }
         }
         return undefined
       }),

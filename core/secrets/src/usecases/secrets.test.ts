@@ -115,6 +115,48 @@ describe("secrets", () => {
     }
   })
 
+  it("reads the secret a write advances with its environment, and again only after another writer came first", async () => {
+    const { ada } = await setup()
+    await world.run(setSecret(ada, "alpha", "development", { key: "K", value: "one" }))
+    const store = await world.run(SecretStore.use(Effect.succeed))
+    let finds = 0
+    let interfere = false
+    const watched: typeof store = {
+      ...store,
+      findSecret: (environmentId, key) => {
+        finds++
+        return store.findSecret(environmentId, key)
+      },
+      // Another writer stores a version just before this one's first attempt, which then loses and starts over.
+      writeSecret: (input) =>
+        interfere
+          ? Effect.andThen(
+              Effect.sync(() => {
+                interfere = false
+              }),
+              Effect.andThen(
+                Effect.flatMap(store.findSecret(input.environmentId, input.key), (current) =>
+                  store.writeSecret({ ...input, value: input.value, expectedVersion: current!.version }),
+                ),
+                store.writeSecret(input),
+              ),
+            )
+          : store.writeSecret(input),
+    }
+    const write = (value: string) =>
+      world.run(
+        setSecret(ada, "alpha", "development", { key: "K", value }).pipe(Effect.provideService(SecretStore, watched)),
+      )
+    expect((await write("two")).version).toBe(2)
+    expect(finds).toBe(0)
+    interfere = true
+    expect((await write("four")).version).toBe(4)
+    // Read once more: by the attempt after the lost one (the other writer reads the store directly).
+    expect(finds).toBe(1)
+    const { secret } = await world.run(getSecret(ada, "alpha", "development", "K"))
+    expect(secret.value).toBe("four")
+  })
+
   it("keeps history newest first with who wrote it, reads and restores old versions, audited", async () => {
     const { ada } = await setup()
     const bob = world.person("bob@example.com")

@@ -102,7 +102,10 @@ const parseValue = (value: string) =>
 const contention = { while: (error: { readonly _tag: string }) => error._tag === "VersionConflict", times: 100 }
 const contentionSchedule = Schedule.spaced("2 millis").pipe(Schedule.jittered)
 
-/** Stores `value` as the next version of `key`, retrying from a fresh read while other writers come first. */
+/**
+ * Stores `value` as the next version of `key`, retrying from a fresh read while other writers come first. `read` is
+ * the secret as already read with the environment (`reachEnvironment` with the key), used by the first attempt only.
+ */
 const writeNextVersion = (
   actor: Actor,
   access: Access,
@@ -110,10 +113,14 @@ const writeNextVersion = (
   key: string,
   value: string,
   audit: (created: boolean) => AuditEvent,
-) =>
-  Effect.gen(function* () {
+  read?: { readonly secret: SecretRecord | undefined },
+) => {
+  let known = read
+  return Effect.gen(function* () {
     const store = yield* SecretStore
-    const current = yield* store.findSecret(environment.id, key)
+    const first = known
+    known = undefined
+    const current = first === undefined ? yield* store.findSecret(environment.id, key) : first.secret
     const expectedVersion = current?.version ?? 0
     const secretId = current?.id ?? (yield* Random.Random.use((random) => random.id))
     const at = yield* Clock.Clock.use((clock) => clock.now)
@@ -129,6 +136,7 @@ const writeNextVersion = (
     })
     return { created: current === undefined, version: written.version }
   }).pipe(Effect.retry({ ...contention, schedule: contentionSchedule }))
+}
 
 export const listSecrets = Effect.fnUntraced(function* (actor: Actor, slug: string, env: string) {
   const { environment } = yield* reachEnvironment(actor, slug, env, "read")
@@ -148,13 +156,19 @@ export const setSecret = Effect.fnUntraced(function* (
   WriteError,
   Services
 > {
-  const { access, environment } = yield* reachEnvironment(actor, slug, env, "writeSecrets")
+  const { access, environment, secret } = yield* reachEnvironment(actor, slug, env, "writeSecrets", input.key)
   const key = yield* Effect.fromResult(parseSecretKey(input.key))
   const value = yield* parseValue(input.value)
-  const { created, version } = yield* writeNextVersion(actor, access, environment, key, value, (isNew) => ({
-    action: isNew ? "secret.created" : "secret.updated",
+  const { created, version } = yield* writeNextVersion(
+    actor,
+    access,
+    environment,
     key,
-  }))
+    value,
+    (isNew) => ({ action: isNew ? "secret.created" : "secret.updated", key }),
+    // Read with the environment under the key as given; parsing keeps a valid key as it is.
+    key === input.key ? { secret } : undefined,
+  )
   return { ok: true as const, action: created ? ("created" as const) : ("updated" as const), version }
 }, spanned("Secrets.setSecret"))
 

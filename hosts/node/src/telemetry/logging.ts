@@ -36,15 +36,19 @@ export const jsonLine = Logger.make((options): string => {
   const { cause, date, fiber, logLevel, message } = options
   const annotations = fiber.getRef(References.CurrentLogAnnotations)
   const parts: ReadonlyArray<unknown> = Array.isArray(message) ? message : [message]
-  if (cause.reasons.length > 0 || !parts.every(isPlain) || !Object.values(annotations).every(isPlain)) {
-    return structuredLine.log(options)
-  }
-  return JSON.stringify({
+  if (cause.reasons.length > 0 || !parts.every(isPlain)) return structuredLine.log(options)
+  // Built key by key, checking each annotation on the way: one pass, and no spread (the costlier form).
+  const line: Record<string, unknown> = {
     time: date.toISOString(),
     level: logLevel.toUpperCase(),
     message: parts.length === 1 ? parts[0] : parts,
-    ...annotations,
-  })
+  }
+  for (const key in annotations) {
+    const value = annotations[key]
+    if (!isPlain(value)) return structuredLine.log(options)
+    line[key] = value
+  }
+  return JSON.stringify(line)
 })
 
 /** How long JSON lines wait to be written together: one write per batch instead of one per request. */

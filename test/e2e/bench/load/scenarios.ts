@@ -64,10 +64,12 @@ export const serve = (
   only: "schemas" | "secrets",
   env: Record<string, string> = {},
   bin?: string,
+  nodeArgs?: ReadonlyArray<string>,
 ): Promise<Host> =>
   start({
     args: ["serve", "--only", only],
     ...(bin === undefined ? {} : { bin }),
+    ...(nodeArgs === undefined ? {} : { nodeArgs }),
     // Development for its sign-in, with production's log format: one JSON line per request, as operators run it.
     env: { COFFER_MASTER_KEY: MASTER_KEY, COFFER_LOG_FORMAT: "json", ...ROLES, ...engine.env, ...env },
     timeoutMs: 30_000,

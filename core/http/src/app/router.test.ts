@@ -1,0 +1,65 @@
+import { Hono } from "hono"
+import { describe, expect, it } from "vitest"
+import { CachedRouter, MATCHED_PATH_MAX_LENGTH, MATCHES_MAX } from "./router.js"
+
+/** A router with routes shaped like the schemas service's: a static path beside parameterised ones. */
+const counting = () => {
+  const router = new CachedRouter<string>()
+  for (const [method, path, handler] of [
+    ["GET", "/api/_ui/v1/platforms", "platforms"],
+    ["GET", "/api/:platform", "platform"],
+    ["GET", "/api/:platform/:version", "schema"],
+    ["PUT", "/api/:platform/:version", "save"],
+  ] as const)
+    router.add(method, path, handler)
+  return router
+}
+
+const handlers = (result: ReturnType<CachedRouter<string>["match"]>) => result[0].map(([handler]) => handler)
+
+describe("the app's router", () => {
+  it("matches as Hono's own does, parameters included, on the first ask and on every later one", () => {
+    const router = counting()
+    for (let i = 0; i < 2; i++) {
+      const found = router.match("GET", "/api/ios/1.0.0")
+      expect(handlers(found)).toEqual(["schema"])
+      const params = found[0][0]![1] as Record<string, unknown>
+      const value = (key: string) => (found[1] === undefined ? params[key] : found[1][params[key] as number])
+      expect([value("platform"), value("version")]).toEqual(["ios", "1.0.0"])
+      expect(handlers(router.match("GET", "/api/_ui/v1/platforms"))).toEqual(["platforms"])
+      expect(handlers(router.match("PUT", "/api/ios/1.0.0"))).toEqual(["save"])
+      expect(handlers(router.match("DELETE", "/api/ios/1.0.0"))).toEqual([])
+    }
+    // Another path is matched for itself, never answered with a kept match of another.
+    const other = router.match("GET", "/api/android/2.0.0")
+    const params = other[0][0]![1] as Record<string, unknown>
+    const platform = other[1] === undefined ? params.platform : other[1][params.platform as number]
+    expect(platform).toBe("android")
+  })
+
+  it("keeps a path's match and hands the same one out again", () => {
+    const router = counting()
+    expect(router.match("GET", "/api/ios/1.0.0")).toBe(router.match("GET", "/api/ios/1.0.0"))
+  })
+
+  it(`keeps at most ${MATCHES_MAX} paths, the oldest leaving first, and never a path longer than ${MATCHED_PATH_MAX_LENGTH}`, () => {
+    const router = counting()
+    const first = router.match("GET", "/api/p0/1")
+    for (let i = 1; i <= MATCHES_MAX; i++) router.match("GET", `/api/p${i}/1`)
+    expect(router.match("GET", "/api/p0/1")).not.toBe(first)
+    const long = `/api/${"x".repeat(MATCHED_PATH_MAX_LENGTH)}/1`
+    expect(router.match("GET", long)).not.toBe(router.match("GET", long))
+    expect(handlers(router.match("GET", long))).toEqual(["schema"])
+  })
+
+  it("serves a Hono app: parameters reach the handler", async () => {
+    const app = new Hono({ router: new CachedRouter() })
+    app.get("/api/_ui/v1/platforms", (c) => c.text("list"))
+    app.get("/api/:platform/:version", (c) => c.text(`${c.req.param("platform")} ${c.req.param("version")}`))
+    for (let i = 0; i < 2; i++) {
+      expect(await (await app.request("/api/ios/1.0.0")).text()).toBe("ios 1.0.0")
+      expect(await (await app.request("/api/web/2%2B1")).text()).toBe("web 2+1")
+      expect(await (await app.request("/api/_ui/v1/platforms")).text()).toBe("list")
+    }
+  })
+})
