@@ -78,7 +78,8 @@ describe("signing in", () => {
     await page.goto(`${base}${callback.pathname}${callback.search}`)
     await page.waitForURL(`${base}/platforms/${OPEN}`)
     await page.getByRole("heading", { name: OPEN }).waitFor()
-    expect(await page.getByText("ada@example.com").isVisible()).toBe(true)
+    // The signed-in account is fetched apart from the platform: wait for it rather than read it at once.
+    await page.getByText("ada@example.com").waitFor()
     // ada is an editor (her provider groups): she may add versions here.
     await page.getByRole("form", { name: "Add a version" }).waitFor()
 
