@@ -8,5 +8,5 @@ import { Layer } from "effect"
 import { MemoryAccounts, MemorySecretStore } from "./index.js"
 
 secretStoreSuite("memory", () =>
-  Layer.mergeAll(MemorySecretStore.layer, MemoryAccounts.layer).pipe(Layer.provide([Random.layer, Clock.layer])),
+  MemorySecretStore.layer.pipe(Layer.provideMerge(MemoryAccounts.layer), Layer.provide([Random.layer, Clock.layer])),
 )

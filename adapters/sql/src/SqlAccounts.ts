@@ -14,14 +14,9 @@ import { Effect, Layer } from "effect"
 import { prepare } from "./prepared.js"
 import { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"
+import { toUser } from "./secrets/rows.js"
 import type { SecretsUserRow } from "./tables/sessions.js"
 import { traced } from "./traced.js"
-
-const toUser = (row: Pick<SecretsUserRow, "id" | "email" | "created_at">): Accounts.User => ({
-  id: row.id,
-  email: row.email,
-  createdAt: fromIso(row.created_at),
-})
 
 /** Every API-key request looks its holder up (issue 10): built once. */
 const userById = prepare<{ id: string }>()((db, param) =>

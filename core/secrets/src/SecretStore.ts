@@ -43,9 +43,13 @@
  *    `expectedVersion` (of concurrent calls exactly one succeeds), keeping the old one; `replaceDataKey` and
  *    `replaceSealedValues` change only what still holds the expected text (compare-and-set), and nothing else:
  *    a row written or deleted meanwhile is left as it is.
+ * 11. Holders. `findApiKeyByHash` answers the key with its holder's account as the `Accounts` port over the same
+ *    storage has it at that moment (`holder` undefined once the account is gone): a key is used on every API-key
+ *    request and its holder read with it, so a store that can answers both with one read (issue 10).
  */
 import type { EpochMillis, StoreUnavailable } from "@coffer/kernel"
 import { Context, type Effect } from "effect"
+import type { User } from "./Accounts.js"
 import type { DataKeyRecord, SealedRow, SealedRowCursor } from "./dataKeyRecords.js"
 import type { AuditAction } from "./domain/audit.js"
 import type { KeyScope, MemberRole, Role } from "./domain/permissions.js"
@@ -149,6 +153,13 @@ export interface ApiKeyRecord {
   readonly expiresAt: EpochMillis | null
   readonly lastUsedAt: EpochMillis | null
   readonly createdAt: EpochMillis
+}
+
+/** An API key found by its hash, with the account it acts as (rule 11). */
+export interface ApiKeyUse {
+  readonly key: ApiKeyRecord
+  /** The holder's account now; `undefined` when it has been removed. */
+  readonly holder: User | undefined
 }
 
 export interface AuditRecord {
@@ -334,7 +345,8 @@ export class SecretStore extends Context.Service<
       readonly apiKey: ApiKeyRecord
       readonly audit: AuditRecord
     }) => Effect.Effect<void, ProjectGone | StoreUnavailable>
-    readonly findApiKeyByHash: (keyHash: string) => Effect.Effect<ApiKeyRecord | undefined, StoreUnavailable>
+    /** Rule 11. */
+    readonly findApiKeyByHash: (keyHash: string) => Effect.Effect<ApiKeyUse | undefined, StoreUnavailable>
     readonly findApiKey: (id: string) => Effect.Effect<ApiKeyRecord | undefined, StoreUnavailable>
     /** Every key of these projects (who may see which is `seesApiKey`'s question). */
     readonly listApiKeys: (

@@ -804,9 +804,10 @@ export const secretStoreSuite = <R>(
         }),
       ))
 
-    it("finds API keys by hash and id; lists every key of the projects asked for", () =>
-      run(({ store, project, person }) =>
+    it("finds API keys by hash (with the holder's account as it is now, rule 11) and id; lists every key of the projects asked for", () =>
+      run(({ store, context, project, person }) =>
         Effect.gen(function* () {
+          const accounts = Context.get(context, Accounts.Accounts)
           const alpha = yield* project("alpha")
           const beta = yield* project("beta")
           const member = yield* person()
@@ -816,8 +817,15 @@ export const secretStoreSuite = <R>(
           for (const apiKey of [ownerKey, memberKey, elsewhere]) {
             yield* store.createApiKey({ apiKey, audit: audit(apiKey.projectId, "api_key.created", apiKey.name) })
           }
-          expect(yield* store.findApiKeyByHash(memberKey.keyHash)).toEqual(memberKey)
+          const holder = yield* accounts.findById(member)
+          expect(yield* store.findApiKeyByHash(memberKey.keyHash)).toEqual({ key: memberKey, holder })
           expect(yield* store.findApiKey(memberKey.id)).toEqual(memberKey)
+          // The holder is read with the key, not remembered with it: a new address shows at the next use.
+          const renamed = yield* accounts.updateEmail(member, `renamed-${nextId("e")}@example.com`)
+          expect((yield* store.findApiKeyByHash(memberKey.keyHash))?.holder).toEqual(renamed)
+          expect((yield* store.findApiKeyByHash(ownerKey.keyHash))?.holder).toEqual(
+            yield* accounts.findById(alpha.ownerId),
+          )
           expect(yield* store.findApiKeyByHash("unknown")).toBeUndefined()
           const ids = (keys: ReadonlyArray<SecretStore.ApiKeyRecord>) => keys.map((key) => key.id)
           const list = (projectIds: ReadonlyArray<string>) =>
@@ -837,10 +845,8 @@ export const secretStoreSuite = <R>(
           expect(rotated).toBe(true)
           expect(yield* store.findApiKeyByHash(memberKey.keyHash)).toBeUndefined()
           expect(yield* store.findApiKeyByHash("new-hash")).toEqual({
-            ...memberKey,
-            keyHash: "new-hash",
-            keyPrefix: "cfk_newpref",
-            expiresAt: at(99),
+            key: { ...memberKey, keyHash: "new-hash", keyPrefix: "cfk_newpref", expiresAt: at(99) },
+            holder: renamed,
           })
           yield* store.touchApiKey(memberKey.id, at(50))
           expect((yield* store.findApiKey(memberKey.id))?.lastUsedAt).toBe(at(50))

@@ -84,7 +84,7 @@ export const START = Date.parse("2026-01-01T00:00:00.000Z")
 export const makeWorld = (options: { readonly keyring?: Cipher.Keyring } = {}) => {
   const clock = Clock.makeManual(START)
   const accounts = accountsFixture()
-  const store = MemorySecretStore.make()
+  const store = MemorySecretStore.make(accounts.service)
   const keyring = options.keyring ?? { current: newMasterKey(), previous: [] }
   const layer = Layer.mergeAll(
     Layer.succeed(SecretStore.SecretStore, store),
@@ -100,6 +100,8 @@ export const makeWorld = (options: { readonly keyring?: Cipher.Keyring } = {}) =
   return {
     clock,
     store,
+    /** The accounts by id, as the Accounts port answers them; tests change or remove one here. */
+    users: accounts.users,
     keyring,
     runtime,
     run: <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof layer>>) => runtime.runPromise(effect),

@@ -47,8 +47,7 @@ export const makeRuntime = (options: { readonly readiness?: Layer.Layer<Readines
   const cipher = XChaCha20Poly1305.layer({ masterKey: Redacted.make(new Uint8Array(32).fill(9)) })
   const runtime = ManagedRuntime.make(
     Layer.mergeAll(
-      MemorySecretStore.layer,
-      MemoryAccounts.layer,
+      MemorySecretStore.layer.pipe(Layer.provideMerge(MemoryAccounts.layer)),
       MemorySessions.layer,
       MemoryCache.layer,
       cipher,

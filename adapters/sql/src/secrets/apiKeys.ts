@@ -9,7 +9,7 @@ import { prepare } from "../prepared.js"
 import * as SqlStore from "../SqlStore.js"
 import type { Audited } from "./audit.js"
 import { projectGone } from "./projects.js"
-import { toApiKey } from "./rows.js"
+import { toApiKey, toUser } from "./rows.js"
 
 type Store = SecretStore.SecretStore["Service"]
 
@@ -18,9 +18,21 @@ export type ApiKeysPart = Pick<
   "createApiKey" | "findApiKeyByHash" | "findApiKey" | "listApiKeys" | "rotateApiKey" | "deleteApiKey" | "touchApiKey"
 >
 
-/** Every request with an API key asks this (issue 10): built once. */
+/**
+ * Every request with an API key asks this (issue 10): built once, and the holder comes with the key (rule 11), one
+ * round trip instead of two.
+ */
 const byHash = prepare<{ keyHash: string }>()((db, param) =>
-  db.selectFrom("secrets_api_keys").selectAll().where("key_hash", "=", param("keyHash")),
+  db
+    .selectFrom("secrets_api_keys")
+    .leftJoin("secrets_users", "secrets_users.id", "secrets_api_keys.user_id")
+    .selectAll("secrets_api_keys")
+    .select([
+      "secrets_users.id as holder_id",
+      "secrets_users.email as holder_email",
+      "secrets_users.created_at as holder_created_at",
+    ])
+    .where("secrets_api_keys.key_hash", "=", param("keyHash")),
 )
 
 export const apiKeys = (store: SqlStore.SqlStore, { audited, auditedChange }: Audited): ApiKeysPart => {
@@ -50,7 +62,17 @@ export const apiKeys = (store: SqlStore.SqlStore, { audited, auditedChange }: Au
 
     findApiKeyByHash: (keyHash) =>
       SqlStore.settle(store.first(byHash, { keyHash })).pipe(
-        Effect.map((row) => (row === undefined ? undefined : toApiKey(row))),
+        Effect.map((row) =>
+          row === undefined
+            ? undefined
+            : {
+                key: toApiKey(row),
+                holder:
+                  row.holder_id === null || row.holder_email === null || row.holder_created_at === null
+                    ? undefined
+                    : toUser({ id: row.holder_id, email: row.holder_email, created_at: row.holder_created_at }),
+              },
+        ),
       ),
 
     findApiKey: (id) =>

@@ -6,7 +6,7 @@
  * as epoch milliseconds.
  */
 import { fromIso, fromIsoOrNull, toIso } from "@coffer/kernel"
-import type { AuditAction, KeyScope, MemberRole, Role, SecretStore } from "@coffer/secrets"
+import type { Accounts, AuditAction, KeyScope, MemberRole, Role, SecretStore } from "@coffer/secrets"
 import type { Selectable } from "kysely"
 import type {
   SecretsApiKeyRow,
@@ -16,6 +16,7 @@ import type {
   SecretsProjectRow,
   SecretsSecretRow,
 } from "../tables/secrets.js"
+import type { SecretsUserRow } from "../tables/sessions.js"
 
 export const toProject = (row: SecretsProjectRow): SecretStore.ProjectRecord => ({
   id: row.id,
@@ -52,6 +53,12 @@ export const toSecret = (row: SecretsSecretRow): SecretStore.SecretRecord => ({
   version: Number(row.version),
   createdAt: fromIso(row.created_at),
   updatedAt: fromIso(row.updated_at),
+})
+
+export const toUser = (row: Pick<SecretsUserRow, "id" | "email" | "created_at">): Accounts.User => ({
+  id: row.id,
+  email: row.email,
+  createdAt: fromIso(row.created_at),
 })
 
 export const toApiKey = (row: SecretsApiKeyRow): SecretStore.ApiKeyRecord => ({

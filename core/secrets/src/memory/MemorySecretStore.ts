@@ -8,6 +8,7 @@
  * and 7). Records are frozen copies, so a caller cannot change stored state by mutating what it was given.
  */
 import { Effect, Layer } from "effect"
+import { Accounts } from "../Accounts.js"
 import { isPending } from "../domain/people.js"
 import type { MemberRole } from "../domain/permissions.js"
 import {
@@ -34,7 +35,10 @@ import { dataKeys } from "./memoryDataKeys.js"
 
 const frozen = <A extends object>(value: A): A => Object.freeze({ ...value })
 
-export const make = (): SecretStore["Service"] => {
+/** The part of `Accounts` the store reads: an API key's holder (rule 11); the accounts live beside it, not in it. */
+export type Holders = Pick<Accounts["Service"], "findById">
+
+export const make = (holders: Holders): SecretStore["Service"] => {
   const projects = new Map<string, ProjectRecord>()
   /** projectId → userId → membership */
   const members = new Map<string, Map<string, MemberRecord>>()
@@ -321,7 +325,12 @@ export const make = (): SecretStore["Service"] => {
         return Effect.void
       }),
 
-    findApiKeyByHash: (keyHash) => Effect.sync(() => [...apiKeys.values()].find((key) => key.keyHash === keyHash)),
+    findApiKeyByHash: (keyHash) =>
+      Effect.suspend(() => {
+        const key = [...apiKeys.values()].find((candidate) => candidate.keyHash === keyHash)
+        if (key === undefined) return Effect.undefined
+        return Effect.map(holders.findById(key.userId), (holder) => ({ key, holder }))
+      }),
 
     findApiKey: (id) => Effect.sync(() => apiKeys.get(id)),
 
@@ -368,5 +377,5 @@ export const make = (): SecretStore["Service"] => {
   })
 }
 
-/** A fresh, empty store at every build. */
-export const layer: Layer.Layer<SecretStore> = Layer.sync(SecretStore, make)
+/** A fresh, empty store at every build, reading holders from the `Accounts` it is given. */
+export const layer: Layer.Layer<SecretStore, never, Accounts> = Layer.effect(SecretStore, Effect.map(Accounts, make))

@@ -115,6 +115,20 @@ describe("API keys", () => {
     })
   })
 
+  it("acts with its holder's e-mail as it is now, and stops when the holder's account is gone (401)", async () => {
+    const { owner } = await setup()
+    const created = await world.run(createApiKey(owner, { name: "k", projectSlug: "alpha" }))
+    expect((await world.run(authenticateApiKey(created.key, null))).email).toBe("owner@example.com")
+    const holder = world.users.get(owner.userId)!
+    world.users.set(owner.userId, { ...holder, email: "renamed@example.com" })
+    expect((await world.run(authenticateApiKey(created.key, null))).email).toBe("renamed@example.com")
+    world.users.delete(owner.userId)
+    expect(failure(await world.exit(authenticateApiKey(created.key, null)))).toEqual({
+      _tag: "Unauthorized",
+      message: "Invalid API key",
+    })
+  })
+
   it("records lastUsedAt at most once a minute", async () => {
     const { owner } = await setup()
     const created = await world.run(createApiKey(owner, { name: "k", projectSlug: "alpha" }))

@@ -25,7 +25,6 @@ import {
   Unauthorized,
 } from "@coffer/kernel"
 import { Effect } from "effect"
-import { Accounts } from "../Accounts.js"
 import { type Actor, type ApiKeyActor, reachFor, reachProjectById, sessionOnly } from "../access.js"
 import { newestFirst, sorted } from "../domain/order.js"
 import { seesApiKey } from "../domain/people.js"
@@ -84,13 +83,13 @@ export const authenticateApiKey = Effect.fnUntraced(
   function* (token: string, ipAddress: string | null) {
     if (!API_KEY_SHAPE.test(token)) return yield* invalidKey()
     const store = yield* SecretStore
-    const key = yield* store.findApiKeyByHash(yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)))
-    if (key === undefined) return yield* invalidKey()
+    const found = yield* store.findApiKeyByHash(yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)))
+    if (found === undefined) return yield* invalidKey()
+    const { key, holder } = found
     const now = yield* Clock.Clock.use((clock) => clock.now)
     if (key.expiresAt !== null && key.expiresAt <= now) {
       return yield* new Unauthorized({ message: "API key has expired" })
     }
-    const holder = yield* Accounts.use((accounts) => accounts.findById(key.userId))
     if (holder === undefined) return yield* invalidKey()
     yield* noteUse(key, now)
     const actor: ApiKeyActor = {
