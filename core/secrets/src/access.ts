@@ -14,7 +14,13 @@ import { Effect } from "effect"
 import { type Action, can, type KeyScope, type Role, type Standing } from "./domain/permissions.js"
 import { isSlug } from "./domain/slug.js"
 import { EnvironmentNotFound, ProjectNotFound } from "./errors.js"
-import { type EnvironmentRecord, type ProjectAccess, type ProjectRecord, SecretStore } from "./SecretStore.js"
+import {
+  type EnvironmentRecord,
+  type ProjectAccess,
+  type ProjectRecord,
+  type ReadSecretAtInput,
+  SecretStore,
+} from "./SecretStore.js"
 
 interface Person {
   readonly userId: string
@@ -120,4 +126,36 @@ export const reachEnvironment = Effect.fnUntraced(function* (
   const environment: EnvironmentRecord | undefined = found?.environment
   if (environment === undefined) return yield* new EnvironmentNotFound()
   return { access, environment, secret: found?.secret }
+})
+
+/**
+ * `reachEnvironment(actor, slug, name, "read")` and the current version of the secret under `key` in one store
+ * read, which writes `audit` in the same transaction when it finds a value (`readSecretAt`, rule 2): the API's most
+ * frequent request, one round trip on Postgres where the two steps took two. The store may write the record before
+ * the answers below are decided because they cannot refuse what it found: it looked only in the actor's own project
+ * (for a key, the key's), and every member and every key may read (the permission matrix's `read` row, which
+ * `domain/permissions.test.ts` holds to that).
+ */
+export const readReached = Effect.fnUntraced(function* (
+  actor: Actor,
+  slug: string,
+  name: string,
+  key: string,
+  audit: ReadSecretAtInput["audit"],
+) {
+  if (!isSlug(slug)) return yield* projectNotFound()
+  const store = yield* SecretStore
+  const found = yield* store.readSecretAt({
+    slug,
+    userId: actor.userId,
+    projectId: actor.kind === "apiKey" ? actor.projectId : undefined,
+    environment: name,
+    key,
+    audit,
+  })
+  const access = yield* accessFor(actor, found?.access)
+  yield* authorize(access, "read")
+  const environment: EnvironmentRecord | undefined = found?.environment
+  if (environment === undefined) return yield* new EnvironmentNotFound()
+  return { access, environment, secret: found?.secret, sealed: found?.sealed }
 })

@@ -756,6 +756,67 @@ export const secretStoreSuite = <R>(
         }),
       ))
 
+    it("reads a secret by its path with its audit record only when a current version is found (rule 2)", () =>
+      run(({ store, project, person }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha", ["development", "staging"])
+          const { project: beta } = yield* project("beta")
+          const [development, staging] = environments
+          yield* writeVersions(store, development!.id, alpha.id, "K", 2, ownerId)
+          const stranger = yield* person()
+          const log = () =>
+            Effect.map(store.listAudit({ projectId: alpha.id, limit: 100, offset: 0 }), (entries) =>
+              entries.filter((entry) => entry.action === "secret.read"),
+            )
+          const {
+            projectId: _p,
+            environmentId: _e,
+            ...draft
+          } = audit(alpha.id, "secret.read", "K", { userId: ownerId })
+          const readAt = (input: Partial<SecretStore.ReadSecretAtInput>) =>
+            store.readSecretAt({
+              slug: "alpha",
+              userId: ownerId,
+              environment: "development",
+              key: "K",
+              audit: { ...draft, id: nextId("audit") },
+              ...input,
+            })
+
+          const found = yield* readAt({})
+          expect(found?.access).toEqual({ project: alpha, role: "owner" })
+          expect(found?.environment).toEqual(development)
+          expect(found?.secret).toMatchObject({ environmentId: development!.id, key: "K", version: 2 })
+          expect(found?.sealed).toEqual({ version: 2, value: "sealed-K-2", userId: ownerId, createdAt: at(1) })
+          // The record carries the project and environment the store found.
+          const [record] = yield* log()
+          expect(record).toMatchObject({ projectId: alpha.id, environmentId: development!.id, targetKey: "K" })
+          // In the API key's own project only.
+          expect((yield* readAt({ projectId: alpha.id }))?.sealed?.value).toBe("sealed-K-2")
+          expect(yield* log()).toHaveLength(2)
+
+          // Nothing found to read: no record.
+          expect(yield* readAt({ projectId: beta.id })).toBeUndefined()
+          expect(yield* readAt({ userId: stranger })).toBeUndefined()
+          expect(yield* readAt({ slug: "nope" })).toBeUndefined()
+          const elsewhere = yield* readAt({ environment: "staging" })
+          expect(elsewhere).toEqual({
+            access: found!.access,
+            environment: staging,
+            secret: undefined,
+            sealed: undefined,
+          })
+          expect(yield* readAt({ environment: "nope" })).toEqual({
+            access: found!.access,
+            environment: undefined,
+            secret: undefined,
+            sealed: undefined,
+          })
+          expect(yield* readAt({ key: "NOPE" })).toMatchObject({ environment: development, secret: undefined })
+          expect(yield* log()).toHaveLength(2)
+        }),
+      ))
+
     it("deletes a secret with its history; the key starts again at version 1 (rule 4)", () =>
       run(({ store, project }) =>
         Effect.gen(function* () {
@@ -1065,8 +1126,10 @@ export const secretStoreSuite = <R>(
             const env = environments[0]!
             const [written] = yield* writeVersions(store, env.id, alpha.id, "K", 1, ownerId)
             yield* options.breakAuditLog!.pipe(Effect.provide(context), Effect.orDie)
+            const { projectId: _p, environmentId: _e, ...draft } = audit(alpha.id, "secret.read", "K")
             const attempts = [
               store.readSecret({ environmentId: env.id, key: "K", audit: audit(alpha.id, "secret.read", "K") }),
+              store.readSecretAt({ slug: "alpha", userId: ownerId, environment: env.name, key: "K", audit: draft }),
               store.readSecret({
                 environmentId: env.id,
                 key: "K",

@@ -15,7 +15,7 @@ import { Effect } from "effect"
 import * as SqlStore from "../SqlStore.js"
 import type { Audited } from "./audit.js"
 import { projectGone } from "./projects.js"
-import { auditRow, toEnvironment, toSecret } from "./rows.js"
+import { auditRow, sealedOf, toEnvironment, toSecret } from "./rows.js"
 import { type ReadRow, reads, type WriteParams, writes } from "./statements.js"
 
 type Store = SecretStore.SecretStore["Service"]
@@ -37,18 +37,7 @@ export type EnvironmentsPart = Pick<
   | "exportSecrets"
 >
 
-const toRead = (row: ReadRow) => ({
-  secret: toSecret(row),
-  sealed:
-    row.sealed_version === null || row.sealed_value === null || row.sealed_created_at === null
-      ? undefined
-      : {
-          version: Number(row.sealed_version),
-          value: row.sealed_value,
-          userId: row.sealed_user_id,
-          createdAt: fromIso(row.sealed_created_at),
-        },
-})
+const toRead = (row: ReadRow) => ({ secret: toSecret(row), sealed: sealedOf(row) })
 
 export const environments = (
   store: SqlStore.SqlStore,

@@ -8,18 +8,40 @@
 import { fromIso, toIso, toIsoOrNull } from "@coffer/kernel"
 import { AlreadyMember, ProjectExists, ProjectGone, type Role, type SecretStore } from "@coffer/secrets"
 import { Effect } from "effect"
-import type { Kysely } from "kysely"
+import type { QueryCreator } from "kysely"
 import { type Param, prepare } from "../prepared.js"
 import * as SqlStore from "../SqlStore.js"
 import type { Tables } from "../Tables.js"
 import type { Audited } from "./audit.js"
-import { changed, projectColumns, toAccess, toEnvironment, toInvite, toProject, toSecret } from "./rows.js"
+import {
+  AUDIT_COLUMNS,
+  type AuditValues,
+  auditRow,
+  changed,
+  projectColumns,
+  type SealedColumns,
+  sealedOf,
+  toAccess,
+  toEnvironment,
+  toInvite,
+  toProject,
+  toSecret,
+} from "./rows.js"
 
 interface ProjectEnvironmentParams {
   readonly slug: string
   readonly userId: string
   readonly name: string
 }
+
+interface ReadAtParams extends ProjectEnvironmentParams {
+  readonly key: string
+  /** An API key's project, or null for any project the user is in. */
+  readonly projectId: string | null
+}
+
+/** The audit record's values but the two `readSecretAt` takes from what it found. */
+type ReadAtAuditValues = Omit<AuditValues, "project_id" | "environment_id">
 
 /** The row of `projectEnvironment`: the project as the member sees it, and the environment's columns. */
 type ProjectEnvironmentRow = Parameters<typeof toAccess>[0] & {
@@ -73,6 +95,7 @@ export type ProjectsPart = Pick<
   | "createProject"
   | "findProject"
   | "findProjectEnvironment"
+  | "readSecretAt"
   | "findProjectById"
   | "listProjects"
   | "deleteProject"
@@ -90,7 +113,7 @@ export type ProjectsPart = Pick<
 export const projects = (store: SqlStore.SqlStore, { append, audited, auditedChange }: Audited): ProjectsPart => {
   const { statement, query } = store
 
-  const selectAccess = (db: Kysely<Tables>, userId: string) =>
+  const selectAccess = (db: QueryCreator<Tables>, userId: string) =>
     db
       .selectFrom("secrets_projects")
       .innerJoin("secrets_members", (join) =>
@@ -98,7 +121,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
       )
       .select([...projectColumns, "secrets_members.role"])
 
-  const selectProjectEnvironment = (db: Kysely<Tables>, param: Param<ProjectEnvironmentParams>) =>
+  const selectProjectEnvironment = (db: QueryCreator<Tables>, param: Param<ProjectEnvironmentParams>) =>
     selectAccess(db, param("userId"))
       .leftJoin("secrets_environments as e", (join) =>
         join.onRef("e.project_id", "=", "secrets_projects.id").on("e.name", "=", param("name")),
@@ -108,7 +131,10 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
 
   // Every read and write of a secret starts here (issue 10): built once; a write's with the secret it advances.
   const projectEnvironment = prepare<ProjectEnvironmentParams>()(selectProjectEnvironment)
-  const projectEnvironmentSecret = prepare<ProjectEnvironmentParams & { key: string }>()((db, param) =>
+  const selectProjectEnvironmentSecret = (
+    db: QueryCreator<Tables>,
+    param: Param<ProjectEnvironmentParams & { key: string }>,
+  ) =>
     selectProjectEnvironment(db, param)
       .leftJoin("secrets_secrets as s", (join) =>
         join.onRef("s.environment_id", "=", "e.id").on("s.key", "=", param("key")),
@@ -119,8 +145,57 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
         "s.version as secret_version",
         "s.created_at as secret_created_at",
         "s.updated_at as secret_updated_at",
-      ]),
+      ])
+  const projectEnvironmentSecret = prepare<ProjectEnvironmentParams & { key: string }>()(selectProjectEnvironmentSecret)
+  // The audited read by path (`readSecretAt`): the same row with the current version's columns, in the API key's
+  // project only when one is given.
+  const selectReadAt = (db: QueryCreator<Tables>, param: Param<ReadAtParams>) =>
+    selectProjectEnvironmentSecret(db, param)
+      .leftJoin("secrets_secret_versions as v", (join) =>
+        join.onRef("v.secret_id", "=", "s.id").onRef("v.version", "=", "s.version"),
+      )
+      .select([
+        "v.version as sealed_version",
+        "v.value as sealed_value",
+        "v.user_id as sealed_user_id",
+        "v.created_at as sealed_created_at",
+      ])
+      .where((eb) =>
+        eb("secrets_projects.id", "=", eb.fn.coalesce(eb.val(param("projectId")), eb.ref("secrets_projects.id"))),
+      )
+  const readAt = prepare<ReadAtParams>()(selectReadAt)
+  // Postgres: the read and its record in one data-modifying statement, the record's project and environment taken
+  // from the row found, and written only when a current version was.
+  const readAtAudited = prepare<ReadAtParams & ReadAtAuditValues>()((db, param) =>
+    db
+      .with("found", (db) => selectReadAt(db, param))
+      .with("logged", (db) =>
+        db
+          .insertInto("secrets_audit_log")
+          .columns(AUDIT_COLUMNS)
+          .expression((eb) =>
+            eb
+              .selectFrom("found")
+              .select((found) =>
+                AUDIT_COLUMNS.map((column) =>
+                  column === "project_id"
+                    ? found.ref("found.id").as(column)
+                    : column === "environment_id"
+                      ? found.ref("found.environment_id").as(column)
+                      : found.val(param(column)).as(column),
+                ),
+              )
+              .where("found.sealed_version", "is not", null),
+          ),
+      )
+      .selectFrom("found")
+      .selectAll(),
   )
+  const readAnswer = (row: (ProjectEnvironmentRow & SecretColumns & SealedColumns) | undefined) => {
+    if (row === undefined) return undefined
+    const answer = found(row, row)
+    return { ...answer, sealed: answer.secret === undefined ? undefined : sealedOf(row) }
+  }
 
   return {
     createProject: ({ project, environments, audit }) =>
@@ -188,6 +263,32 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
         : SqlStore.settle(store.first(projectEnvironmentSecret, { slug, userId, name, key })).pipe(
             Effect.map((row) => row && found(row, row)),
           ),
+
+    readSecretAt: ({ slug, userId, projectId, environment: name, key, audit }) => {
+      const params: ReadAtParams = { slug, userId, name, key, projectId: projectId ?? null }
+      if (store.database.dialect === "postgres") {
+        const {
+          project_id: _project,
+          environment_id: _environment,
+          ...values
+        } = auditRow({
+          ...audit,
+          projectId: "",
+          environmentId: null,
+        })
+        return SqlStore.settle(store.first(readAtAudited, { ...params, ...values })).pipe(Effect.map(readAnswer))
+      }
+      // SQLite has no data-modifying CTE: the read and its record are one transaction of two statements.
+      return store.transaction(
+        Effect.gen(function* () {
+          const answer = readAnswer(yield* store.first(readAt, params))
+          if (answer?.sealed !== undefined && answer.environment !== undefined) {
+            yield* append({ ...audit, projectId: answer.access.project.id, environmentId: answer.environment.id })
+          }
+          return answer
+        }),
+      )
+    },
 
     findProjectById: (projectId, userId) =>
       query((db) => selectAccess(db, userId).where("secrets_projects.id", "=", projectId).executeTakeFirst()).pipe(

@@ -114,6 +114,24 @@ export const auditRow = (entry: SecretStore.AuditRecord): AuditValues => ({
   created_at: toIso(entry.createdAt),
 })
 
+/** The columns a read brings for the version it asked for (all null when there is no such version). */
+export interface SealedColumns {
+  readonly sealed_version: number | string | null
+  readonly sealed_value: string | null
+  readonly sealed_user_id: string | null
+  readonly sealed_created_at: string | null
+}
+
+export const sealedOf = (row: SealedColumns): SecretStore.SealedVersion | undefined =>
+  row.sealed_version === null || row.sealed_value === null || row.sealed_created_at === null
+    ? undefined
+    : {
+        version: Number(row.sealed_version),
+        value: row.sealed_value,
+        userId: row.sealed_user_id,
+        createdAt: fromIso(row.sealed_created_at),
+      }
+
 export const changed = (result: { readonly numUpdatedRows?: bigint; readonly numDeletedRows?: bigint }) =>
   (result.numUpdatedRows ?? result.numDeletedRows ?? 0n) > 0n
 

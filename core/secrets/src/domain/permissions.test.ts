@@ -61,6 +61,16 @@ describe("can", () => {
     expect(can({ kind: "apiKey", scope: "read", holderRole: "read" }, "read")).toBe(true)
   })
 
+  // `readReached` (access.ts) lets the store audit a read as it finds the value, before `authorize`: sound only while
+  // everyone who reaches a project may read it.
+  it("lets every member and every key read, whatever the holder's role", () => {
+    for (const role of ["owner", "write", "read"] as const) {
+      expect(can({ kind: "session", role }, "read")).toBe(true)
+      for (const scope of ["read", "write"] as const)
+        expect(can({ kind: "apiKey", scope, holderRole: role }, "read")).toBe(true)
+    }
+  })
+
   it("never lets a key exceed its holder or its scope", () => {
     for (const action of ACTIONS)
       for (const holderRole of ["owner", "write", "read"] as const)

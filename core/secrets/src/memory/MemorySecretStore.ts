@@ -60,6 +60,18 @@ export const make = (holders: Holders): SecretStore["Service"] => {
     return member === undefined ? undefined : { project, role: member.role }
   }
 
+  const findProjectEnvironmentSync = (slug: string, userId: string, name: string, key: string | undefined) => {
+    for (const project of projects.values()) {
+      if (project.slug !== slug) continue
+      const access = accessOf(project, userId)
+      if (access === undefined) return undefined
+      const environment = environmentsOf(project.id).find((candidate) => candidate.name === name)
+      const secret = environment === undefined || key === undefined ? undefined : findSecretSync(environment.id, key)
+      return { access, environment, secret }
+    }
+    return undefined
+  }
+
   const environmentsOf = (projectId: string) =>
     [...environments.values()].filter((environment) => environment.projectId === projectId)
 
@@ -108,18 +120,7 @@ export const make = (holders: Holders): SecretStore["Service"] => {
       }),
 
     findProjectEnvironment: (slug, userId, name, key) =>
-      Effect.sync(() => {
-        for (const project of projects.values()) {
-          if (project.slug !== slug) continue
-          const access = accessOf(project, userId)
-          if (access === undefined) return undefined
-          const environment = environmentsOf(project.id).find((candidate) => candidate.name === name)
-          const secret =
-            environment === undefined || key === undefined ? undefined : findSecretSync(environment.id, key)
-          return { access, environment, secret }
-        }
-        return undefined
-      }),
+      Effect.sync(() => findProjectEnvironmentSync(slug, userId, name, key)),
 
     findProjectById: (projectId, userId) =>
       Effect.sync(() => {
@@ -250,6 +251,21 @@ export const make = (holders: Holders): SecretStore["Service"] => {
     listSecrets: (environmentId) => Effect.sync(() => secretsOf(environmentId)),
 
     findSecret: (environmentId, key) => Effect.sync(() => findSecretSync(environmentId, key)),
+
+    readSecretAt: ({ slug, userId, projectId, environment: name, key, audit: entry }) =>
+      Effect.sync(() => {
+        const found = findProjectEnvironmentSync(slug, userId, name, key)
+        if (found === undefined || (projectId !== undefined && found.access.project.id !== projectId)) return undefined
+        const { secret, environment } = found
+        const sealed =
+          secret === undefined
+            ? undefined
+            : versions.get(secret.id)?.find((candidate) => candidate.version === secret.version)
+        if (sealed !== undefined && environment !== undefined) {
+          record({ ...entry, projectId: found.access.project.id, environmentId: environment.id })
+        }
+        return { ...found, sealed }
+      }),
 
     readSecret: ({ environmentId, key, version, audit: entry }) =>
       Effect.sync(() => {

@@ -17,18 +17,20 @@ import { type AuditRecord, SecretStore } from "../SecretStore.js"
 import { auditView } from "../views.js"
 
 /** The audit record of `event`, done by `actor` in project `projectId` (and environment, where there is one). */
-export const auditRecord = Effect.fnUntraced(function* (
+export const auditRecord = (
   actor: Actor,
   projectId: string,
   environmentId: string | null,
   event: AuditEvent,
-) {
+): Effect.Effect<AuditRecord, never, Clock.Clock | Random.Random> =>
+  Effect.map(auditDraft(actor, event), (draft) => ({ ...draft, projectId, environmentId }))
+
+/** The record of `event` before the project and environment are known: `readSecretAt` fills them in as it finds them. */
+export const auditDraft = Effect.fnUntraced(function* (actor: Actor, event: AuditEvent) {
   const now = yield* Clock.Clock.use((clock) => clock.now)
   const random = yield* Random.Random.use((random) => random.id)
-  const record: AuditRecord = {
+  const record: Omit<AuditRecord, "projectId" | "environmentId"> = {
     id: sortableId(now, random),
-    projectId,
-    environmentId,
     userId: actor.userId,
     userEmail: actor.email,
     action: event.action,

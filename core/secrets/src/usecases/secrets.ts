@@ -27,7 +27,7 @@ import {
   toIso,
 } from "@coffer/kernel"
 import { Effect, Schedule } from "effect"
-import { type Access, type Actor, reachEnvironment } from "../access.js"
+import { type Access, type Actor, reachEnvironment, readReached } from "../access.js"
 import type { AuditEvent } from "../domain/audit.js"
 import { toDotenv, toJsonExportText } from "../domain/dotenv.js"
 import { type InvalidName, parseSecretKey, parseSecretValue, type ValueTooLarge } from "../domain/names.js"
@@ -43,7 +43,7 @@ import {
 } from "../errors.js"
 import { type EnvironmentRecord, type SecretRecord, SecretStore } from "../SecretStore.js"
 import { emailsOf, type SecretView, secretListItem, type VersionView } from "../views.js"
-import { auditRecord } from "./audit.js"
+import { auditDraft, auditRecord } from "./audit.js"
 import { openAllValues, openValue, type SealedAt, sealValue } from "./sealing.js"
 
 /** What the secret use cases need. */
@@ -179,14 +179,12 @@ export const getSecret = Effect.fnUntraced(function* (
   env: string,
   key: string,
 ): Effect.fn.Return<{ readonly secret: SecretView }, ReadError, Services> {
-  const { access, environment } = yield* reachEnvironment(actor, slug, env, "read")
-  const store = yield* SecretStore
-  const audit = yield* auditRecord(actor, access.project.id, environment.id, { action: "secret.read", key })
-  const found = yield* store.readSecret({ environmentId: environment.id, key, audit })
-  if (found?.sealed === undefined) return yield* secretNotFound()
-  const at = { environmentId: environment.id, secretId: found.secret.id, key, version: found.sealed.version }
-  const value = yield* open(access, at, found.sealed.value)
-  return { secret: { ...secretListItem(found.secret), value } }
+  const audit = yield* auditDraft(actor, { action: "secret.read", key })
+  const { access, environment, secret, sealed } = yield* readReached(actor, slug, env, key, audit)
+  if (secret === undefined || sealed === undefined) return yield* secretNotFound()
+  const at = { environmentId: environment.id, secretId: secret.id, key, version: sealed.version }
+  const value = yield* open(access, at, sealed.value)
+  return { secret: { ...secretListItem(secret), value } }
 }, spanned("Secrets.getSecret"))
 
 /** Deletes the secret with its whole history. */
