@@ -19,6 +19,15 @@ export const SCREENSHOTS = resolve(import.meta.dirname, "../../screenshots")
 
 const FAILED_RESPONSE = /^Failed to load resource: the server responded with a status of \d{3}/
 
+/** How long a wait for the page lasts: playwright's waits (the context's default) and `expect.poll` alike. */
+export const WAIT_MS = 8_000
+
+/**
+ * Options for `expect.poll` over page state (vitest's own default gives up after 1 s, too soon on a busy machine):
+ * `await expect.poll(() => locator.count(), POLL).toBe(2)` retries the read until it holds or the wait is over.
+ */
+export const POLL = { timeout: WAIT_MS, interval: 50 } as const
+
 export interface Browser {
   /** A new tab at `url`, watched for problems; 1440 × 900 unless a viewport is given. */
   readonly open: (url: string, viewport?: { width: number; height: number }) => Promise<Page>
@@ -43,7 +52,7 @@ const launch = async (): Promise<BrowserContext> => {
     acceptDownloads: true,
   })
   // Shorter than the test's own timeout, so a missing element fails with playwright's message.
-  context.setDefaultTimeout(8_000)
+  context.setDefaultTimeout(WAIT_MS)
   await context.grantPermissions(["clipboard-read", "clipboard-write"])
   // CDP-injected, so the page's own policy does not apply to it; it reports violations of that policy.
   await context.addInitScript(() => {
