@@ -7,6 +7,10 @@
  * not problems: refusals are part of the flows under test, and the page shows each where the person acted.
  *
  * Screenshots go to `test/e2e/screenshots/` (gitignored), for looking at layouts at 375 and 1440 px.
+ *
+ * `COFFER_E2E_API_JITTER_MS=600` holds every `/api/` request back by a random 0 to 600 ms, so that the parts of a
+ * page fetched apart arrive in any order: a test that reads one part after waiting for another fails then, rather
+ * than now and again in CI. Off unless set.
  */
 import { mkdirSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -53,6 +57,13 @@ const launch = async (): Promise<BrowserContext> => {
   })
   // Shorter than the test's own timeout, so a missing element fails with playwright's message.
   context.setDefaultTimeout(WAIT_MS)
+  const jitter = Number(process.env.COFFER_E2E_API_JITTER_MS ?? 0)
+  if (jitter > 0) {
+    await context.route("**/api/**", async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * jitter))
+      await route.continue()
+    })
+  }
   await context.grantPermissions(["clipboard-read", "clipboard-write"])
   // CDP-injected, so the page's own policy does not apply to it; it reports violations of that policy.
   await context.addInitScript(() => {
