@@ -1,5 +1,17 @@
 /** Accessibility and layout checks shared by both apps' browser tests. */
 import type { Page } from "playwright-core"
+import { expect } from "vitest"
+import { POLL } from "./browser.js"
+
+/**
+ * Waits until nothing on the page says it is loading (`aria-busy="true"`: the apps' "Loading …" lines and a
+ * table between pages), so that every part fetched apart has arrived before the page is measured or pictured.
+ * Call it after waiting for something the page's first render shows: before that, nothing is loading yet either.
+ */
+export const settled = (page: Page) =>
+  expect
+    .poll(() => page.locator('[aria-busy="true"]').count(), { ...POLL, message: "parts of the page still loading" })
+    .toBe(0)
 
 /**
  * Controls (buttons, links, fields) that a screen reader would announce without a name: no `aria-label`, no

@@ -73,7 +73,7 @@ describe("API keys", () => {
     expect(cells[3]).toBe(`${deploy.slice(0, 12)}…`)
     expect(cells[5]).not.toBe("never")
     await page.getByRole("button", { name: "Done" }).click()
-    expect(await page.getByLabel("API key deploy value").count()).toBe(0)
+    await page.getByLabel("API key deploy value").waitFor({ state: "detached" })
 
     const ci = await createOnPage(page, { name: "ci", project: second, scope: "read" })
     expect(await statusWith(ci, beta)).toBe(200)
@@ -104,7 +104,7 @@ describe("API keys", () => {
     await page.getByRole("button", { name: "Delete ci" }).click()
     await page.getByRole("dialog", { name: "Delete ci?" }).getByRole("button", { name: "Delete key" }).click()
     await page.getByText("Deleted ci").waitFor()
-    expect(await page.getByRole("row", { name: /^ci / }).count()).toBe(0)
+    await page.getByRole("row", { name: /^ci / }).waitFor({ state: "detached" })
     expect(await statusWith(ci, beta)).toBe(401)
   })
 

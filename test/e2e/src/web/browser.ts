@@ -7,6 +7,10 @@
  * not problems: refusals are part of the flows under test, and the page shows each where the person acted.
  *
  * Screenshots go to `test/e2e/screenshots/` (gitignored), for looking at layouts at 375 and 1440 px.
+ *
+ * `COFFER_E2E_API_JITTER_MS=600` holds every `/api/` request back by a random 0 to 600 ms, so that the parts of a
+ * page fetched apart arrive in any order: a test that reads one part after waiting for another fails then, rather
+ * than now and again in CI. Off unless set.
  */
 import { mkdirSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -18,6 +22,15 @@ export const CHROMIUM = "/usr/bin/chromium"
 export const SCREENSHOTS = resolve(import.meta.dirname, "../../screenshots")
 
 const FAILED_RESPONSE = /^Failed to load resource: the server responded with a status of \d{3}/
+
+/** How long a wait for the page lasts: playwright's waits (the context's default) and `expect.poll` alike. */
+export const WAIT_MS = 8_000
+
+/**
+ * Options for `expect.poll` over page state (vitest's own default gives up after 1 s, too soon on a busy machine):
+ * `await expect.poll(() => locator.count(), POLL).toBe(2)` retries the read until it holds or the wait is over.
+ */
+export const POLL = { timeout: WAIT_MS, interval: 50 } as const
 
 export interface Browser {
   /** A new tab at `url`, watched for problems; 1440 × 900 unless a viewport is given. */
@@ -43,7 +56,14 @@ const launch = async (): Promise<BrowserContext> => {
     acceptDownloads: true,
   })
   // Shorter than the test's own timeout, so a missing element fails with playwright's message.
-  context.setDefaultTimeout(8_000)
+  context.setDefaultTimeout(WAIT_MS)
+  const jitter = Number(process.env.COFFER_E2E_API_JITTER_MS ?? 0)
+  if (jitter > 0) {
+    await context.route("**/api/**", async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * jitter))
+      await route.continue()
+    })
+  }
   await context.grantPermissions(["clipboard-read", "clipboard-write"])
   // CDP-injected, so the page's own policy does not apply to it; it reports violations of that policy.
   await context.addInitScript(() => {

@@ -4,8 +4,9 @@
  * their own box), with screenshots for a person to look at (`test/e2e/screenshots/dashboard-*.png`); a platform
  * can be created, opened and its version deleted with the keyboard alone; every control has an accessible name.
  */
+import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { sidewaysOverflow, unnamedControls } from "./a11y.js"
+import { settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
 import { useBrowser } from "./browser.js"
 import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
@@ -30,13 +31,21 @@ describe("layout", () => {
     await saveSchema(api, `${app}/2.0.0`, { "@extends": `${root}/1.0.0`, api: { timeout: 10 }, features: ["a", "b"] })
     await saveSchema(api, `${app}/2.0.0`, { "@extends": `${root}/1.0.0`, api: { timeout: 12 }, features: ["a"] })
     await api.call("POST", "/api/_ui/v1/tokens", { name: "ci-reader", platforms: [app] })
-    const pages: ReadonlyArray<readonly [string, string, string]> = [
+    // Each page with a text its first render shows, and (where a part loads apart without saying "Loading")
+    // that part; `settled` then waits for every part that says it is loading.
+    const pages: ReadonlyArray<readonly [string, string, string, ((page: Page) => Locator)?]> = [
       ["platforms", "/platforms", "Platforms"],
       ["platform", `/platforms/${app}`, app],
       ["content", `/platforms/${app}/versions/2.0.0`, "How to write @extends"],
       ["output", `/platforms/${app}/versions/2.0.0/output`, "this schema"],
       ["inheritance", `/platforms/${app}/versions/2.0.0/inheritance`, "Dependents"],
-      ["history", `/platforms/${app}/versions/2.0.0/history`, "Compare two revisions"],
+      // The other versions to compare the output with come from a list of platforms fetched apart.
+      [
+        "history",
+        `/platforms/${app}/versions/2.0.0/history`,
+        "Compare two revisions",
+        (page) => page.getByLabel("Other version", { exact: true }).locator(`option[value="${root}/1.0.0"]`),
+      ],
       ["tokens", "/tokens", "ci-reader"],
       ["audit", "/audit", "Created token"],
     ]
@@ -50,9 +59,11 @@ describe("layout", () => {
     const page = await signedIn(browser, served.base, email, "/platforms")
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
-      for (const [name, path, landmark] of pages) {
+      for (const [name, path, landmark, alsoLoaded] of pages) {
         await page.goto(`${served.base}${path}`)
         await page.getByText(landmark, { exact: true }).first().waitFor()
+        await alsoLoaded?.(page).waitFor({ state: "attached" })
+        await settled(page)
         await browser.screenshot(page, `dashboard-${name}-${width}`)
         expect(await sidewaysOverflow(page), `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0)
         expect(await unnamedControls(page), `${name} at ${width} px`).toEqual([])

@@ -7,7 +7,7 @@
  * links. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
 import { describe, expect, it } from "vitest"
-import { useBrowser } from "./browser.js"
+import { POLL, useBrowser } from "./browser.js"
 import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
 
@@ -130,7 +130,8 @@ describe("a platform's versions", () => {
       })
     }
     await input.fill("3.0.0-alpha+exp.sha.5114f85")
-    expect(await input.getAttribute("aria-invalid")).toBe("false")
+    // The field was marked invalid by the last case: wait for the check of the new text rather than read at once.
+    await expect.poll(() => input.getAttribute("aria-invalid"), POLL).toBe("false")
     await input.press("Enter")
     await page.getByText("Added version 3.0.0-alpha+exp.sha.5114f85").waitFor()
     expect(await table.locator("tbody th code").first().textContent()).toBe("3.0.0-alpha+exp.sha.5114f85")

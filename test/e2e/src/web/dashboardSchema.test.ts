@@ -50,7 +50,10 @@ describe("the Content tab", () => {
     const save = page.getByRole("button", { name: "Save schema" })
 
     await editor.fill('{\n  "b": 2,\n}')
-    expect(await checkOf(page).textContent()).toMatch(/^Not valid JSON at line 3, column 1: /)
+    // The check under the editor said "Valid" a moment ago: wait for it to judge the new text.
+    await checkOf(page)
+      .filter({ hasText: /^Not valid JSON at line 3, column 1: / })
+      .waitFor()
     expect(await save.isDisabled()).toBe(true)
     await editor.fill("[1, 2]")
     await page.getByText("Invalid schema content: content must be a plain JSON object, got an array").waitFor()
@@ -97,7 +100,7 @@ describe("the Content tab", () => {
     await page.getByText("The reference is on line 3.").waitFor()
     // Typing clears the refusal.
     await editor.fill(JSON.stringify({ a: 1, "@extends": `${leaf}/1.0.0` }, null, 2))
-    expect(await alert.count()).toBe(0)
+    await alert.waitFor({ state: "detached" })
     await page.getByRole("button", { name: "Save schema" }).click()
     await alert.waitFor()
     expect(await alert.textContent()).toMatch(/^Circular dependency detected: /)

@@ -5,7 +5,7 @@
  * (the token stops working at once); the audit log newest first, fifty entries a page.
  */
 import { describe, expect, it } from "vitest"
-import { useBrowser } from "./browser.js"
+import { POLL, useBrowser } from "./browser.js"
 import { schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
 
@@ -36,13 +36,14 @@ describe("API tokens", () => {
     await page.getByText("Copied to the clipboard").waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(all)
     await shown.getByRole("button", { name: "Done" }).click()
-    expect(await page.getByLabel("Token ci-all value").count()).toBe(0)
+    await page.getByLabel("Token ci-all value").waitFor({ state: "detached" })
     expect(await readWith(all, `/api/${web}`)).toBe(200)
 
     // Chosen platforms only.
     await page.getByLabel("Token name").fill("ci-ios")
     await page.getByLabel("Only the platforms chosen below").check()
-    expect(await page.getByRole("button", { name: "Create token" }).isDisabled()).toBe(true)
+    // The button follows the choice on the next render: wait for it to be disabled rather than read it at once.
+    await expect.poll(() => page.getByRole("button", { name: "Create token" }).isDisabled(), POLL).toBe(true)
     await page.getByLabel(ios, { exact: true }).check()
     await page.getByRole("button", { name: "Create token" }).click()
     shown = page.getByRole("dialog", { name: "Token ci-ios created" })

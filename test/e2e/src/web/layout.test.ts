@@ -4,10 +4,11 @@
  * their own box), every control has an accessible name, and screenshots are left for a person to look at
  * (`test/e2e/screenshots/secrets-*.png`, gitignored); an API key is created and deleted with the keyboard alone.
  */
+import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { overflowing, sidewaysOverflow, unnamedControls } from "./a11y.js"
+import { overflowing, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
-import { useBrowser } from "./browser.js"
+import { POLL, useBrowser } from "./browser.js"
 import { useService } from "./service.js"
 
 const browser = useBrowser()
@@ -44,14 +45,17 @@ describe("layout", () => {
     })
     const { token } = await owner.call<{ token: string }>("POST", `/api/projects/${slug}/invites`, {})
 
-    const pages: ReadonlyArray<readonly [string, string, string]> = [
+    // Each page with a text its first render shows, and (where a part loads apart without saying "Loading")
+    // that part; `settled` then waits for every part that says it is loading.
+    const pages: ReadonlyArray<readonly [string, string, string, ((page: Page) => Locator)?]> = [
       ["projects", "/projects", "New project"],
       ["grid", `/projects/${slug}`, "SENTRY_DSN"],
       ["compare", `/projects/${slug}/compare`, "SENTRY_DSN"],
       ["environments", `/projects/${slug}/environments`, "New environment"],
       ["history", `/projects/${slug}/environments/development/secrets/DATABASE_URL/history`, "Back to the secrets"],
       ["people", `/projects/${slug}/people`, "Pending invites"],
-      ["api-keys", "/api-keys", "ci-deploy"],
+      // The keys and the projects (their names in the table, the form) are fetched apart.
+      ["api-keys", "/api-keys", "ci-deploy", (page) => page.getByRole("form", { name: "Create an API key" })],
       ["audit", `/projects/${slug}/audit`, "Created API key"],
     ]
     for (const width of WIDTHS) {
@@ -66,9 +70,11 @@ describe("layout", () => {
     await page.waitForURL(`${served.base}/projects`)
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
-      for (const [name, path, landmark] of pages) {
+      for (const [name, path, landmark, alsoLoaded] of pages) {
         await page.goto(`${served.base}${path}`)
         await page.getByText(landmark, { exact: true }).first().waitFor()
+        await alsoLoaded?.(page).waitFor()
+        await settled(page)
         await browser.screenshot(page, `secrets-${name}-${width}`)
         expect(
           await sidewaysOverflow(page),
@@ -80,6 +86,9 @@ describe("layout", () => {
       await page.goto(`${served.base}/projects/${slug}/people`)
       await page.getByRole("button", { name: "Create invite link" }).click()
       await page.getByLabel("Invite link value").waitFor()
+      // The link shows before the pending invites are fetched again; the button is busy until they have arrived.
+      await expect.poll(() => page.getByRole("button", { name: "Create invite link" }).isEnabled(), POLL).toBe(true)
+      await settled(page)
       await browser.screenshot(page, `secrets-invite-link-${width}`)
       expect(await sidewaysOverflow(page), `invite link at ${width} px`).toBeLessThanOrEqual(0)
       await page.goto(`${served.base}/projects/${slug}`)

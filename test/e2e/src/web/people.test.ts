@@ -60,7 +60,7 @@ describe("invites", () => {
     await owner.page.getByRole("table", { name: "Pending invites" }).getByText("Can write").waitFor()
     // Shown once: gone after Done, and not shown again after a reload.
     await owner.page.getByRole("button", { name: "Done" }).click()
-    expect(await owner.page.getByLabel("Invite link value").count()).toBe(0)
+    await owner.page.getByLabel("Invite link value").waitFor({ state: "detached" })
 
     const guestEmail = emailOf("guest")
     const guest = await browser.openOther(invitePage(link))
@@ -75,6 +75,8 @@ describe("invites", () => {
     await guest.getByRole("link", { name: /^People / }).click()
     await guest.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "People" }).click()
     await guest.getByRole("heading", { name: "Members" }).waitFor()
+    // The members are fetched apart from the heading: wait for them, or no role select could be there yet.
+    await rowOf(guest, guestEmail).waitFor()
     // A member sees the people but manages nobody.
     expect(await guest.getByRole("form", { name: "Invite someone" }).count()).toBe(0)
     expect(await guest.getByRole("combobox").count()).toBe(0)
@@ -157,7 +159,7 @@ describe("members", () => {
     const dialog = owner.page.getByRole("dialog", { name: `Remove ${memberEmail}?` })
     await dialog.getByRole("button", { name: "Remove member" }).click()
     await owner.page.getByText(`Removed ${memberEmail}`).waitFor()
-    expect(await rowOf(owner.page, memberEmail).count()).toBe(0)
+    await rowOf(owner.page, memberEmail).waitFor({ state: "detached" })
     expect((await membersOf(owner.api, owner.slug)).map((entry) => entry.email)).toEqual([owner.email])
   })
 

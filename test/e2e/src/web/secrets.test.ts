@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs"
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { type ApiSession, addMember, apiAs, seedProject, signInPage } from "./api.js"
-import { useBrowser } from "./browser.js"
+import { POLL, useBrowser } from "./browser.js"
 import { useService } from "./service.js"
 
 const browser = useBrowser()
@@ -58,6 +58,8 @@ describe("the secrets grid", () => {
     await page.getByLabel("Filter by key").fill("empty")
     await page.getByText("1 of 2 keys").waitFor()
     await page.getByLabel("Filter by key").fill("")
+    // Back to every key first, so that the "1 of 2 keys" below is the missing filter's, not the key filter's.
+    await page.getByText("2 keys", { exact: true }).waitFor()
     await page.getByLabel("Show").selectOption({ label: "Missing in staging" })
     await page.getByText("1 of 2 keys").waitFor()
     expect(await page.getByRole("row", { name: /EMPTY_ONE/ }).count()).toBe(1)
@@ -89,11 +91,9 @@ describe("the secrets grid", () => {
     await dialog.getByRole("button", { name: "Delete from development" }).click()
     await page.getByText("Deleted API_URL from development").waitFor()
     await dialog.getByRole("button", { name: "Close" }).click()
-    await page
-      .getByRole("row", { name: /API_URL/ })
-      .getByText("missing")
-      .waitFor()
-    expect(await cellsOf(page, "API_URL")).toEqual(["missing", "present", "present"])
+    // The grid is fetched again after each change, after its toast: until the last fetch has arrived the row may
+    // still show production missing (before the add). Wait for the row's final state rather than any "missing".
+    await expect.poll(() => cellsOf(page, "API_URL"), POLL).toEqual(["missing", "present", "present"])
     const staging = await owner.api.call<{ secret: { value: string } }>(
       "GET",
       `/api/projects/${slug}/environments/staging/secrets/API_URL`,
@@ -238,7 +238,9 @@ describe("compare", () => {
     await page.goto(`${served.base}/projects/${slug}/compare`)
     await page.getByLabel("with").selectOption("staging")
     const row = (key: string) => page.getByRole("row", { name: new RegExp(`^${key}`) })
-    await row("SHARED").waitFor()
+    // Until staging's keys have arrived the table still holds development against production, which has a SHARED
+    // row too ("only in development"): wait for staging's answer before reading the rows.
+    await row("SHARED").filter({ hasText: "in both" }).waitFor()
     expect(await row("DEV_ONLY").textContent()).toContain("only in development")
     expect(await row("STAGING_ONLY").textContent()).toContain("only in staging")
     expect(await row("SHARED").textContent()).toContain("in both")
@@ -248,7 +250,7 @@ describe("compare", () => {
     await page.getByRole("button", { name: "Reveal DIFFERS in development and staging" }).click()
     await row("DIFFERS").getByText("different values").waitFor()
     await page.getByLabel("Only keys missing on one side").check()
-    expect(await page.locator("tbody tr").count()).toBe(2)
+    await expect.poll(() => page.locator("tbody tr").count(), POLL).toBe(2)
     await page.getByLabel("with").selectOption("production")
     await row("SHARED").getByText("only in development").waitFor()
   })

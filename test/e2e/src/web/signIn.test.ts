@@ -16,11 +16,13 @@ describe("sign-in page", () => {
     const page = await browser.open(`${served.base}/projects?from=link`)
     await page.waitForURL(/\/sign-in\?returnTo=/)
     expect(new URL(page.url()).searchParams.get("returnTo")).toBe("/projects?from=link")
-    await expect(page.getByRole("heading", { name: "Sign in" }).isVisible()).resolves.toBe(true)
+    // The address changes before the sign-in page is drawn: wait for the page rather than read it at once.
+    await page.getByRole("heading", { name: "Sign in" }).waitFor()
     await signIn(page, "ada@example.com")
     await page.waitForURL(`${served.base}/projects?from=link`)
     await page.getByRole("heading", { name: "Projects" }).waitFor()
-    await expect(page.getByText("ada@example.com").isVisible()).resolves.toBe(true)
+    // The header's account is the session's, not the page's: wait for it too.
+    await page.getByText("ada@example.com").waitFor()
   })
 
   it.each([
