@@ -16,7 +16,7 @@ import type { Audited } from "./audit.js"
 import {
   AUDIT_COLUMNS,
   type AuditValues,
-  auditRow,
+  auditDraftRow,
   changed,
   projectColumns,
   type SealedColumns,
@@ -267,16 +267,9 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
     readSecretAt: ({ slug, userId, projectId, environment: name, key, audit }) => {
       const params: ReadAtParams = { slug, userId, name, key, projectId: projectId ?? null }
       if (store.database.dialect === "postgres") {
-        const {
-          project_id: _project,
-          environment_id: _environment,
-          ...values
-        } = auditRow({
-          ...audit,
-          projectId: "",
-          environmentId: null,
-        })
-        return SqlStore.settle(store.first(readAtAudited, { ...params, ...values })).pipe(Effect.map(readAnswer))
+        return SqlStore.settle(store.first(readAtAudited, { ...params, ...auditDraftRow(audit) })).pipe(
+          Effect.map(readAnswer),
+        )
       }
       // SQLite has no data-modifying CTE: the read and its record are one transaction of two statements.
       return store.transaction(

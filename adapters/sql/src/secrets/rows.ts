@@ -103,9 +103,16 @@ export const AUDIT_COLUMNS = [
 export type AuditValues = { readonly [Column in (typeof AUDIT_COLUMNS)[number]]: SecretsAuditLogRow[Column] }
 
 export const auditRow = (entry: SecretStore.AuditRecord): AuditValues => ({
-  id: entry.id,
+  ...auditDraftRow(entry),
   project_id: entry.projectId,
   environment_id: entry.environmentId,
+})
+
+/** A record's values but its project and environment, which `readSecretAt` takes from the row it finds. */
+export const auditDraftRow = (
+  entry: Omit<SecretStore.AuditRecord, "projectId" | "environmentId">,
+): Omit<AuditValues, "project_id" | "environment_id"> => ({
+  id: entry.id,
   user_id: entry.userId,
   user_email: entry.userEmail,
   action: entry.action,
