@@ -184,4 +184,21 @@ describe("API keys", () => {
     const asKey = await world.run(authenticateApiKey(created.key, null))
     expect((await world.run(getSecret(asKey, "alpha", "development", "K"))).secret.value).toBe("v")
   })
+
+  it("reads nothing of another project its holder owns: 404, and no read recorded there", async () => {
+    const { owner } = await setup()
+    await world.run(setSecret(owner, "beta", "development", { key: "K", value: "beta's" }))
+    const created = await world.run(createApiKey(owner, { name: "k", projectSlug: "alpha" }))
+    const asKey = await world.run(authenticateApiKey(created.key, null))
+    expect(failure(await world.exit(getSecret(asKey, "beta", "development", "K")))).toMatchObject({
+      _tag: "ProjectNotFound",
+    })
+    const betaLog = await world.run(listAuditLog(owner, "beta", {}))
+    expect(betaLog.auditLog.map((entry) => entry.action)).not.toContain("secret.read")
+    // The same read as the holder, signed in, is recorded: the check above would see a record if one were written.
+    await world.run(getSecret(owner, "beta", "development", "K"))
+    expect((await world.run(listAuditLog(owner, "beta", {}))).auditLog.map((entry) => entry.action)).toContain(
+      "secret.read",
+    )
+  })
 })
