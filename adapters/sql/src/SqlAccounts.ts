@@ -18,7 +18,10 @@ import { toUser } from "./secrets/rows.js"
 import type { SecretsUserRow } from "./tables/sessions.js"
 import { traced } from "./traced.js"
 
-/** Every API-key request looks its holder up (issue 10): built once. */
+/**
+ * Accounts by id, built once. An API key's holder no longer comes this way: it comes with the key
+ * (`secrets/apiKeys.ts`, SecretStore rule 11).
+ */
 const userById = prepare<{ id: string }>()((db, param) =>
   db.selectFrom("secrets_users").selectAll().where("id", "=", param("id")),
 )

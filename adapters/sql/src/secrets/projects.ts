@@ -15,7 +15,7 @@ import type { Tables } from "../Tables.js"
 import type { Audited } from "./audit.js"
 import {
   AUDIT_COLUMNS,
-  type AuditValues,
+  type AuditDraftValues,
   auditDraftRow,
   changed,
   projectColumns,
@@ -39,9 +39,6 @@ interface ReadAtParams extends ProjectEnvironmentParams {
   /** An API key's project, or null for any project the user is in. */
   readonly projectId: string | null
 }
-
-/** The audit record's values but the two `readSecretAt` takes from what it found. */
-type ReadAtAuditValues = Omit<AuditValues, "project_id" | "environment_id">
 
 /** The row of `projectEnvironment`: the project as the member sees it, and the environment's columns. */
 type ProjectEnvironmentRow = Parameters<typeof toAccess>[0] & {
@@ -166,7 +163,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
   const readAt = prepare<ReadAtParams>()(selectReadAt)
   // Postgres: the read and its record in one data-modifying statement, the record's project and environment taken
   // from the row found, and written only when a current version was.
-  const readAtAudited = prepare<ReadAtParams & ReadAtAuditValues>()((db, param) =>
+  const readAtAudited = prepare<ReadAtParams & AuditDraftValues>()((db, param) =>
     db
       .with("found", (db) => selectReadAt(db, param))
       .with("logged", (db) =>
@@ -193,8 +190,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
   )
   const readAnswer = (row: (ProjectEnvironmentRow & SecretColumns & SealedColumns) | undefined) => {
     if (row === undefined) return undefined
-    const answer = found(row, row)
-    return { ...answer, sealed: answer.secret === undefined ? undefined : sealedOf(row) }
+    return { ...found(row, row), sealed: sealedOf(row) }
   }
 
   return {

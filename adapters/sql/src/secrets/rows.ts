@@ -109,9 +109,11 @@ export const auditRow = (entry: SecretStore.AuditRecord): AuditValues => ({
 })
 
 /** A record's values but its project and environment, which `readSecretAt` takes from the row it finds. */
+export type AuditDraftValues = Omit<AuditValues, "project_id" | "environment_id">
+
 export const auditDraftRow = (
   entry: Omit<SecretStore.AuditRecord, "projectId" | "environmentId">,
-): Omit<AuditValues, "project_id" | "environment_id"> => ({
+): AuditDraftValues => ({
   id: entry.id,
   user_id: entry.userId,
   user_email: entry.userEmail,
