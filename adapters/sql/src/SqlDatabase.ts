@@ -10,9 +10,10 @@
  * the transaction the `SqlDatabase` service itself is also replaced, so code that reads `db` at call time
  * gets the transaction too.
  *
- * Where the dialect offers a `SyncLane` (SQLite), a transaction, or a compiled statement run outside one, takes
- * the connection at once when it is free and runs synchronously on it (`./SyncLane.ts`); otherwise it waits for
- * the connection through Kysely, as on Postgres.
+ * Where the dialect offers a `SyncLane` (SQLite), a transaction, or a compiled statement run outside one, runs at
+ * once and synchronously when the lane can take it (`./SyncLane.ts`); otherwise it waits for the connection
+ * through Kysely, as on Postgres. A transaction on the lane answers once the database transaction it joined has
+ * committed.
  */
 import { Readiness, StoreUnavailable } from "@coffer/kernel"
 import { Context, Duration, Effect, Exit, Layer } from "effect"
@@ -20,7 +21,7 @@ import type { CompiledQuery, Kysely, QueryResult } from "kysely"
 import { sql } from "kysely"
 import * as SqlError from "./SqlError.js"
 import * as SqlMetrics from "./SqlMetrics.js"
-import type { SyncConnection, SyncLane } from "./SyncLane.js"
+import type { LaneMember, SyncLane } from "./SyncLane.js"
 import type { Tables } from "./Tables.js"
 
 export type Dialect = "sqlite" | "postgres"
@@ -57,10 +58,10 @@ export interface Service {
 
 export class SqlDatabase extends Context.Service<SqlDatabase, Service>()("@coffer/adapter-sql/SqlDatabase") {}
 
-/** A transaction open in a fiber: Kysely on it, and the lane's connection when it was begun on the lane. */
+/** A transaction open in a fiber: Kysely on it, and its place on the lane when it was begun there. */
 interface OpenTransaction {
   readonly db: Kysely<Tables>
-  readonly connection: SyncConnection | undefined
+  readonly member: LaneMember | undefined
 }
 
 /**
@@ -102,22 +103,18 @@ export const make = (options: MakeOptions): Service => {
   const execute = <R>(compile: (db: Kysely<Tables>) => CompiledQuery<R>, name?: string) =>
     Effect.flatMap(OpenTransactions, (open): Effect.Effect<QueryResult<R>, SqlError.SqlError | StoreUnavailable> => {
       const joined = open.get(db)
-      if (joined?.connection !== undefined) {
-        const { connection } = joined
-        return attemptNow(() => connection.execute(compile(db)))
+      if (joined?.member !== undefined) {
+        const { member } = joined
+        return attemptNow(() => member.execute(compile(db)))
       }
       if (joined !== undefined) return attempt(() => joined.db.executeQuery(compile(db)))
-      // Taken and handed back within this one synchronous step: nothing else can run in between.
       if (runStatement !== undefined) return attempt(() => runStatement(compile(db), name))
-      const connection = lane?.take()
-      if (lane === undefined || connection === undefined) return attempt(() => db.executeQuery(compile(db)))
-      return attemptNow(() => {
-        try {
-          return connection.execute(compile(db))
-        } finally {
-          lane.release()
-        }
-      })
+      if (lane === undefined) return attempt(() => db.executeQuery(compile(db)))
+      const compiled = compile(db)
+      return Effect.flatMap(
+        attemptNow(() => lane.run(compiled)),
+        (result) => (result === undefined ? attempt(() => db.executeQuery(compiled)) : Effect.succeed(result)),
+      )
     })
 
   const pingTimeout = options.pingTimeout ?? Duration.seconds(3)
@@ -140,6 +137,12 @@ export const make = (options: MakeOptions): Service => {
         ),
     }),
   )
+
+  /** Waits for the end of the database transaction `member` belongs to; fails when it did not commit. */
+  const settled = (member: LaneMember): Effect.Effect<void, SqlError.SqlError | StoreUnavailable> =>
+    Effect.callback<void, SqlError.SqlError | StoreUnavailable>((resume) => {
+      member.settled((error) => resume(error === undefined ? Effect.void : Effect.fail(SqlError.fromCause(error))))
+    })
 
   /** `effect` in the open transaction `trx`, committed or rolled back by `end` when it is over. */
   const runIn = <A, E, R>(
@@ -176,17 +179,23 @@ export const make = (options: MakeOptions): Service => {
       // Beginning, committing and rolling back must run to completion once started, or a connection would
       // stay checked out mid-transaction; only the caller's effect is interruptible.
       return Effect.uninterruptibleMask((restore) =>
-        Effect.suspend(() => {
-          const connection = lane?.take()
-          if (lane !== undefined && connection !== undefined) {
-            const trx = { db: connection.db, connection }
-            const end = {
-              commit: attemptNow(connection.commit),
-              rollback: attemptNow(connection.rollback).pipe(Effect.ignore),
-            }
-            return attemptNow(connection.begin).pipe(
-              Effect.andThen(runIn(restore(effect), open, trx, end)),
-              Effect.ensuring(Effect.sync(() => lane.release())),
+        Effect.flatMap(lane === undefined ? Effect.succeed(undefined) : attemptNow(() => lane.enter()), (member) => {
+          if (member !== undefined) {
+            const ended = settled(member)
+            return runIn(
+              restore(effect),
+              open,
+              { db: member.db, member },
+              {
+                commit: Effect.andThen(
+                  attemptNow(() => member.leave(true)),
+                  Effect.tapError(ended, SqlMetrics.countError),
+                ),
+                rollback: Effect.andThen(
+                  attemptNow(() => member.leave(false)),
+                  ended,
+                ).pipe(Effect.ignore),
+              },
             )
           }
           return Effect.flatMap(
@@ -195,7 +204,7 @@ export const make = (options: MakeOptions): Service => {
               runIn(
                 restore(effect),
                 open,
-                { db: started, connection: undefined },
+                { db: started, member: undefined },
                 {
                   commit: attempt(() => started.commit().execute()),
                   rollback: attempt(() => started.rollback().execute()).pipe(Effect.ignore),

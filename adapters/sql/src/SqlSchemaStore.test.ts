@@ -1,9 +1,9 @@
 /**
- * The SQL schema store against the SchemaStore contract, on SQLite in memory and on Postgres (a database of its
+ * The SQL schema store against the SchemaStore contract, on SQLite in memory and in a file, and on Postgres (a database of its
  * own per test), plus what only SQL can get wrong: how many statements a batch lookup costs, and an unreachable
  * database reading as `StoreUnavailable`, never as "not found".
  */
-import { freshPostgres, freshSqlite, hasPostgres, schemaStoreSuite } from "@coffer/contract"
+import { freshPostgres, freshSqlite, freshSqliteFile, hasPostgres, schemaStoreSuite } from "@coffer/contract"
 import { SchemaStore } from "@coffer/schemas"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
@@ -14,6 +14,7 @@ const storeOn = (database: Layer.Layer<SqlDatabase.SqlDatabase, unknown>) =>
   SqlSchemaStore.layer.pipe(Layer.provide(database))
 
 schemaStoreSuite("sqlite", () => storeOn(freshSqlite()))
+schemaStoreSuite("sqlite file", () => storeOn(freshSqliteFile()))
 describe.runIf(await hasPostgres())("postgres", () => {
   schemaStoreSuite("postgres", () => storeOn(freshPostgres()))
 })

@@ -1,9 +1,9 @@
 /**
- * The SQL SecretStore against the SecretStore contract, on SQLite in memory and on Postgres (a database of its own
+ * The SQL SecretStore against the SecretStore contract, on SQLite in memory and in a file, and on Postgres (a database of its own
  * per test). The audit log is made to refuse writes with a trigger, so that the atomicity rules are checked
  * against a real failure inside the transaction.
  */
-import { freshPostgres, freshSqlite, hasPostgres, secretStoreSuite } from "@coffer/contract"
+import { freshPostgres, freshSqlite, freshSqliteFile, hasPostgres, secretStoreSuite } from "@coffer/contract"
 import { Clock, Random } from "@coffer/kernel"
 import { Effect, Layer } from "effect"
 import { sql } from "kysely"
@@ -35,6 +35,8 @@ const breakAuditLog = Effect.flatMap(SqlDatabase.SqlDatabase, (database) =>
 )
 
 secretStoreSuite("sqlite", () => storeOn(freshSqlite()), { breakAuditLog })
+// A file: reads on their own connection, and the transactions of one turn sharing a commit.
+secretStoreSuite("sqlite file", () => storeOn(freshSqliteFile()), { breakAuditLog })
 describe.runIf(await hasPostgres())("postgres", () => {
   secretStoreSuite("postgres", () => storeOn(freshPostgres()), { breakAuditLog })
 })

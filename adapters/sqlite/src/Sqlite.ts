@@ -76,20 +76,39 @@ const immediateTransactions = (dialect: Dialect): Dialect => ({
   },
 })
 
-const openHandle = async (
+/**
+ * The handles on `filename`, the one that writes first, each with `pragmas` set. On Node, a file also gets a second
+ * handle for statements that only read (`query_only`), which sees committed data only while the lane's transactions
+ * of one turn wait for their shared commit (`./groupCommit.ts`); an in-memory database cannot have one (a second
+ * connection to `:memory:` opens another database).
+ */
+const openHandles = async (
   filename: string,
   statementCacheMax: number,
-): Promise<{ handle: SqliteHandle; dialect: Dialect; inProcess?: InProcess }> => {
-  if ("Bun" in globalThis) {
-    const { Database } = await import(/* @vite-ignore */ bunSqliteModule)
-    const { BunSqliteDialect } = await import("kysely-bun-sqlite")
-    const database = new Database(filename, { create: true })
-    return { handle: database, dialect: immediateTransactions(new BunSqliteDialect({ database })) }
+  pragmas: ReadonlyArray<string>,
+): Promise<{ handles: ReadonlyArray<SqliteHandle>; dialect: Dialect; inProcess?: InProcess }> => {
+  const opened: Array<SqliteHandle> = []
+  const configured = <H extends SqliteHandle>(handle: H, extra: ReadonlyArray<string> = []): H => {
+    opened.push(handle)
+    for (const pragma of [...pragmas, ...extra]) handle.exec(pragma)
+    return handle
   }
-  const { default: Database } = await import("better-sqlite3")
-  const database = new Database(filename)
-  const made = inProcess(database, statementCacheMax)
-  return { handle: database, dialect: made.dialect, inProcess: made }
+  try {
+    if ("Bun" in globalThis) {
+      const { Database } = await import(/* @vite-ignore */ bunSqliteModule)
+      const { BunSqliteDialect } = await import("kysely-bun-sqlite")
+      const database = configured(new Database(filename, { create: true }))
+      return { handles: opened, dialect: immediateTransactions(new BunSqliteDialect({ database })) }
+    }
+    const { default: Database } = await import("better-sqlite3")
+    const database = configured(new Database(filename))
+    const reader = filename === memory ? undefined : configured(new Database(filename), ["pragma query_only = ON"])
+    const made = inProcess(database, statementCacheMax, reader)
+    return { handles: opened, dialect: made.dialect, inProcess: made }
+  } catch (error) {
+    for (const handle of opened.reverse()) handle.close()
+    throw error
+  }
 }
 
 /** How many compiled statements the better-sqlite3 connection keeps by default; the store issues a few dozen shapes. */
@@ -124,31 +143,31 @@ const pragmas = (
 
 const open = async (
   options: Options,
-): Promise<{ handle: SqliteHandle; db: Kysely<Tables>; lane: SyncLane | undefined }> => {
+): Promise<{ handles: ReadonlyArray<SqliteHandle>; db: Kysely<Tables>; lane: SyncLane | undefined }> => {
   if (options.filename !== memory) await mkdir(dirname(resolve(options.filename)), { recursive: true })
-  const { handle, dialect, inProcess } = await openHandle(
+  const walPages = Math.max(1, Math.trunc(options.walAutocheckpointPages ?? WAL_AUTOCHECKPOINT_PAGES))
+  const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS
+  const { handles, dialect, inProcess } = await openHandles(
     options.filename,
     Math.max(1, Math.trunc(options.statementCacheMax ?? STATEMENT_CACHE_MAX)),
+    pragmas(options.filename, busyTimeoutMs, walPages, options.synchronous ?? "normal"),
   )
-  try {
-    const walPages = Math.max(1, Math.trunc(options.walAutocheckpointPages ?? WAL_AUTOCHECKPOINT_PAGES))
-    const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS
-    for (const pragma of pragmas(options.filename, busyTimeoutMs, walPages, options.synchronous ?? "normal")) {
-      handle.exec(pragma)
-    }
-  } catch (error) {
-    handle.close()
-    throw error
-  }
   const db = new Kysely<Tables>({ dialect })
   inProcess?.bind(db)
-  return { handle, db, lane: inProcess?.lane }
+  return { handles, db, lane: inProcess?.lane }
 }
 
-const close = async ({ handle, db }: { readonly handle: SqliteHandle; readonly db: Kysely<Tables> }): Promise<void> => {
+const close = async ({
+  handles,
+  db,
+}: {
+  readonly handles: ReadonlyArray<SqliteHandle>
+  readonly db: Kysely<Tables>
+}): Promise<void> => {
   await db.destroy()
-  // Kysely closes the handle only if a query ever ran; closing an already closed handle does nothing.
-  handle.close()
+  // Kysely closes the handles only if a query ever ran; closing an already closed handle does nothing. The reader
+  // goes first, so that the writer, last out, folds the write-ahead log back into the file.
+  for (const handle of [...handles].reverse()) handle.close()
 }
 
 /** The service on a freshly opened database, closed when the scope closes. */
