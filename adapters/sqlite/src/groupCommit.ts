@@ -41,7 +41,7 @@ const SAVEPOINT = "coffer_member"
 interface Group {
   /** The member whose statements run now; the group cannot close, nor take another, until it leaves. */
   active: boolean
-  /** Whether the end of the turn came while a member was active: the group closes when it leaves. */
+  /** Whether the end of the turn came while a member was active: the group closes when it leaves, taking nobody more. */
   closeWhenLeft: boolean
   /** How the group ended: absent while open, `null` when it ended as asked, the error when it could not. */
   outcome: { readonly error: unknown } | null | undefined
@@ -106,7 +106,7 @@ export const groupCommit = (writer: Writer, lock: Lock, shared: boolean): GroupC
         left = true
         group.active = false
         if (!shared) close(group, keep)
-        else if (group.closeWhenLeft) atTurnEnd(() => close(group, true))
+        else if (group.closeWhenLeft) atTurnEnd(() => closeAtTurnEnd(group))
       },
       settled: (done) => {
         if (group.outcome === undefined) group.waiters.push(done)
@@ -131,8 +131,9 @@ export const groupCommit = (writer: Writer, lock: Lock, shared: boolean): GroupC
         const begun = group
         atTurnEnd(() => closeAtTurnEnd(begun))
       }
-    } else if (group.active || !writer.inTransaction()) {
-      // Taken by a member that awaits, or rolled back whole by an error: wait for the lock like everyone else.
+    } else if (group.active || group.closeWhenLeft || !writer.inTransaction()) {
+      // Taken by a member that awaits, past its turn (a stream of members that await would keep it open for ever),
+      // or rolled back whole by an error: wait for the lock like everyone else.
       return undefined
     }
     if (shared) writer.raw(`savepoint ${SAVEPOINT}`)
