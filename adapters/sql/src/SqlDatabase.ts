@@ -40,7 +40,7 @@ export interface Service {
   readonly query: <A>(run: (db: Kysely<Tables>) => Promise<A>) => Effect.Effect<A, SqlError.SqlError | StoreUnavailable>
   /**
    * Runs one compiled statement (`compile` gets the database to compile for) where `query` would: the hot paths'
-   * prepared statements (`./prepared.ts`). Synchronously when the dialect's lane has the connection free; outside
+   * prepared statements (`./prepared.ts`). Synchronously when the dialect's lane can take it; outside
    * a transaction, through the dialect's `runStatement` when it has one, as the server-side statement `name`.
    */
   readonly execute: <R>(

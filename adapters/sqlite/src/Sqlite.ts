@@ -4,8 +4,9 @@
  * dependencies and are loaded with dynamic imports, so Node never loads `bun:sqlite` and Bun never loads the
  * native better-sqlite3 addon.
  *
- * SQLite serves one process: Kysely funnels every query through the file's single connection, one at a time,
- * and a transaction holds that connection until it ends. Several instances need the Postgres dialect. An operator's
+ * SQLite serves one process: every write goes through the file's one writing connection, one at a time, and a
+ * transaction holds that connection until it ends (on Node, reads outside transactions have a connection of their
+ * own: see `./driver.ts`). Several instances need the Postgres dialect. An operator's
  * command (`coffer keys rotate`) may still write beside the running service: transactions begin IMMEDIATE, so each
  * takes the write lock at its start, waiting up to the busy timeout, instead of failing at once with SQLITE_BUSY
  * when a transaction that began by reading wants to write after the other process wrote.
