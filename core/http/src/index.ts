@@ -55,7 +55,12 @@ export {
 } from "./middleware/securityHeaders.js"
 export { METRICS_PATH, mountMetrics, PROMETHEUS_CONTENT_TYPE, prometheusText } from "./observability/metricsRoute.js"
 export { MAX_REQUEST_ID_LENGTH, REQUEST_ID_HEADER, resolveRequestId } from "./observability/requestId.js"
-export { MAX_QUEUED_LINES, type RequestLine } from "./observability/requestLog.js"
+export {
+  MAX_QUEUED_LINES,
+  type RequestLine,
+  RequestLineWriter,
+  type WriteRequestLine,
+} from "./observability/requestLog.js"
 export { noteFailure, type RequestState, requestSpan, requestTelemetry } from "./observability/requestTelemetry.js"
 export { methodLabel, routeTemplate, UNMATCHED_ROUTE } from "./observability/route.js"
 export { header } from "./request/header.js"

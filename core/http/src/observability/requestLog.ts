@@ -2,6 +2,12 @@
  * The one log line per request (issue 16), written through the runtime's own `Logger` so that the host's format
  * (`COFFER_LOG_FORMAT`), level (`COFFER_LOG_LEVEL`) and annotations (`service`) apply to it as to every other line.
  *
+ * A host may instead write the lines itself (`RequestLineWriter`), when its format has a direct form that costs
+ * less than the loggers' general one: handing a line to the loggers builds a log entry, an annotations record and
+ * a fiber view per line, which made the line a fifth of a token-checked read's CPU (issue 10). The writer must
+ * write exactly what the loggers would; the line of a 5xx always goes through the loggers, which know how to render
+ * its cause.
+ *
  * A request must not pay for an Effect run of its own just to log, so the middleware hands each line to a bounded
  * buffer, and the lines of one turn of the event loop are written together, in order, by one run on the runtime
  * when the turn ends (`setImmediate`). A fiber woken per batch (a queue's taker) cost more than the writing: each
@@ -9,7 +15,7 @@
  * dropped rather than held: logs must never grow memory without bound behind a slow output. When the runtime is
  * disposed the lines still buffered are written first (a fiber that only waits for the runtime's end does it).
  */
-import { Cause, Clock, type Context, Effect, LogLevel, type ManagedRuntime, References } from "effect"
+import { Cause, Clock, Context, Effect, LogLevel, type ManagedRuntime, References } from "effect"
 
 /** What one request's line says; never a header, a cookie, a query string or a body. */
 export interface RequestLine {
@@ -26,6 +32,22 @@ export interface RequestLine {
   /** Why a 5xx happened, logged here and nowhere else, so that each failure is logged once. */
   readonly cause: Cause.Cause<unknown> | undefined
 }
+
+/**
+ * Writes the `Info` line of a request answered below 500, at `timeMillis`, with the runtime's log annotations, as
+ * the runtime's loggers would have written it, and answers `true`; or answers `false`, writing nothing, and the
+ * line goes to the loggers. The level has been checked against the runtime's minimum already.
+ */
+export type WriteRequestLine = (
+  line: RequestLine,
+  annotations: Readonly<Record<string, unknown>>,
+  timeMillis: number,
+) => boolean
+
+/** The host's direct writer of request lines; unset by default, and the runtime's loggers write them. */
+export const RequestLineWriter = Context.Reference<WriteRequestLine | undefined>("@coffer/http/RequestLineWriter", {
+  defaultValue: () => undefined,
+})
 
 /** Lines waiting to be written at most; more are dropped. */
 export const MAX_QUEUED_LINES = 10_000

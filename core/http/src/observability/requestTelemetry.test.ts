@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { createBaseApp } from "../app/base.js"
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from "./metricsRoute.js"
 import { MAX_REQUEST_ID_LENGTH, REQUEST_ID_HEADER } from "./requestId.js"
+import { type RequestLine, RequestLineWriter, type WriteRequestLine } from "./requestLog.js"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const METRICS_TOKEN = "metrics-token-0123456789"
@@ -34,7 +35,13 @@ const recordingTracer = () => {
   return { spans, tracer }
 }
 
-const makeApp = (options: { readonly minimumLevel?: "Info" | "Warn"; readonly metricsToken?: string } = {}) => {
+const makeApp = (
+  options: {
+    readonly minimumLevel?: "Info" | "Warn"
+    readonly metricsToken?: string
+    readonly writer?: WriteRequestLine
+  } = {},
+) => {
   const capture = captureLogs()
   const recording = recordingTracer()
   const runtime = ManagedRuntime.make(
@@ -46,6 +53,7 @@ const makeApp = (options: { readonly minimumLevel?: "Info" | "Warn"; readonly me
       Layer.succeed(References.CurrentLogAnnotations)({ service: "test" }),
       Layer.succeed(Metric.CurrentMetricAttributes)({ service: "test" }),
       Layer.succeed(References.MinimumLogLevel)(options.minimumLevel ?? "Info"),
+      Layer.succeed(RequestLineWriter)(options.writer),
     ),
   )
   disposals.push(() => runtime.dispose())
@@ -140,6 +148,34 @@ describe("request log lines", () => {
     await runtime.dispose()
     const lines = logs.filter((entry) => "requestId" in entry.annotations)
     expect(lines.map((line) => line.annotations.requestId)).toEqual(["first", "second", "third"])
+  })
+
+  it("go to the host's own writer when it has one, with the runtime's annotations; a 5xx's to the loggers", async () => {
+    const written: Array<{ line: RequestLine; annotations: Readonly<Record<string, unknown>> }> = []
+    const { app, logs } = makeApp({
+      writer: (line, annotations) => {
+        written.push({ line, annotations })
+        return true
+      },
+    })
+    await app.request("/items/1", { headers: { [REQUEST_ID_HEADER]: "by-writer" } })
+    await app.request("/nowhere")
+    await app.request("/defect", { headers: { [REQUEST_ID_HEADER]: "by-loggers" } })
+    const [failed] = await requestLines(logs, 1)
+    expect(failed!.annotations.requestId).toBe("by-loggers")
+    expect(failed!.cause).toContain("kaboom")
+    expect(written.map(({ line }) => [line.fields.requestId === "by-writer", line.message])).toEqual([
+      [true, "GET /items/:id 200"],
+      [false, "GET unmatched 404"],
+    ])
+    expect(written[0]!.annotations).toEqual({ service: "test" })
+  })
+
+  it("go to the loggers when the host's writer declines them", async () => {
+    const { app, logs } = makeApp({ writer: () => false })
+    await app.request("/items/1", { headers: { [REQUEST_ID_HEADER]: "declined" } })
+    const [line] = await requestLines(logs, 1)
+    expect(line!.annotations.requestId).toBe("declined")
   })
 
   it("follow the runtime's level: above Info only failures are written", async () => {

@@ -13,7 +13,7 @@ import { w3c } from "effect/http/HttpTraceContext"
 import type { Context as HonoContext, MiddlewareHandler } from "hono"
 import { header } from "../request/header.js"
 import { makeHttpMetrics } from "./httpMetrics.js"
-import { makeRequestLog, type RequestLine } from "./requestLog.js"
+import { makeRequestLog, type RequestLine, RequestLineWriter, type WriteRequestLine } from "./requestLog.js"
 import { methodLabel, routeTemplate } from "./route.js"
 
 /** What the route's code tells the middleware about a request: the span to run under, and why it failed. */
@@ -47,6 +47,9 @@ interface Instruments {
   /** The tracer when tracing is on (`References.TracerEnabled`), else nothing: no span is made. */
   readonly tracer: Tracer.Tracer | undefined
   readonly clock: Clock.Clock
+  /** The host's writer of the lines of answered requests (`RequestLineWriter`); 5xx lines go to the loggers. */
+  readonly writer: WriteRequestLine | undefined
+  readonly annotations: Readonly<Record<string, unknown>>
 }
 
 const instrumentsOf = (context: Context.Context<never>): Instruments => ({
@@ -54,6 +57,8 @@ const instrumentsOf = (context: Context.Context<never>): Instruments => ({
   info: !LogLevel.isGreaterThan(Context.get(context, References.MinimumLogLevel), "Info"),
   tracer: Context.get(context, References.TracerEnabled) ? Context.get(context, Tracer.Tracer) : undefined,
   clock: Context.get(context, Clock.Clock),
+  writer: Context.get(context, RequestLineWriter),
+  annotations: Context.get(context, References.CurrentLogAnnotations),
 })
 
 /** The caller's span, from a valid W3C `traceparent` header. */
@@ -152,12 +157,14 @@ export const makeTelemetry = <R, ER>(runtime: ManagedRuntime.ManagedRuntime<R, E
       durationMs: roundMs(ms),
     }
     if (span !== undefined) fields.traceId = span.traceId
-    log({
+    const line: RequestLine = {
       level: failed ? "Error" : "Info",
       message: `${method} ${route} ${status}`,
       fields,
       cause: failed ? state.failure : undefined,
-    })
+    }
+    const written = !failed && tools.writer?.(line, tools.annotations, tools.clock.currentTimeMillisUnsafe()) === true
+    if (!written) log(line)
   }
   return { loaded: () => loaded, load, begin, end }
 }

@@ -1,6 +1,7 @@
+import type { RequestLine } from "@coffer/http"
 import { Effect, Logger, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
-import { jsonLine, structuredLine } from "./logging.js"
+import { jsonLine, makeRequestLines, structuredLine } from "./logging.js"
 
 /** Logs `effect`'s lines through both formatters; each entry is one line written by each. */
 const bothWays = async (effect: Effect.Effect<void>) => {
@@ -43,5 +44,62 @@ describe("JSON log lines", () => {
     for (const { fast, general } of lines) expect(fast).toBe(general)
     expect(lines.map(({ fast }) => fast).join("\n")).not.toContain("s3cret")
     expect(lines[0]!.fast).toContain("kaboom")
+  })
+})
+
+/** What `jsonLine` writes for a request's line: the line's fields as annotations after the runtime's. */
+const throughLoggers = async (line: RequestLine, annotations: Record<string, unknown>) => {
+  let written: { text: string; millis: number } | undefined
+  const capture = Logger.make((options) => {
+    written = { text: jsonLine.log(options), millis: options.date.getTime() }
+  })
+  await Effect.runPromise(
+    Effect.logInfo(line.message).pipe(
+      Effect.annotateLogs({ ...annotations, ...line.fields }),
+      Effect.provide(Logger.layer([capture])),
+    ),
+  )
+  return written!
+}
+
+const requestLine = (fields: Partial<RequestLine["fields"]> = {}): RequestLine => ({
+  level: "Info",
+  message: `${fields.method ?? "GET"} ${fields.route ?? "/api/:platform/:version"} ${fields.status ?? 200}`,
+  fields: {
+    requestId: "4fcc91af-9061-46ab-bcf0-119603785c44",
+    method: "GET",
+    route: "/api/:platform/:version",
+    status: 200,
+    durationMs: 1.83,
+    ...fields,
+  },
+  cause: undefined,
+})
+
+describe("request lines made as text", () => {
+  it("are the lines the JSON logger writes, byte for byte", async () => {
+    const lines = makeRequestLines()
+    const service = { service: "schemas" }
+    const cases = [
+      requestLine(),
+      requestLine({ durationMs: 0 }),
+      requestLine({ status: 404, durationMs: 12 }),
+      requestLine({ method: "POST", route: "/api/projects/:slug/secrets", status: 201, traceId: "ab12" }),
+      requestLine({ requestId: "client_given-id=" }),
+      // Nothing a client sends reaches a line unchecked, but the writer escapes what it is given all the same.
+      requestLine({ requestId: 'odd "id"\n', route: '/odd/"route"' }),
+    ]
+    for (const line of cases) {
+      for (let twice = 0; twice < 2; twice++) {
+        const expected = await throughLoggers(line, service)
+        expect(lines(line, service, expected.millis)).toBe(expected.text)
+      }
+    }
+  })
+
+  it("leave annotations that are not plain to the loggers", () => {
+    const lines = makeRequestLines()
+    expect(lines(requestLine(), { service: "schemas", key: Redacted.make("s3cret") }, Date.now())).toBeUndefined()
+    expect(lines(requestLine(), { service: "schemas" }, Date.now())).toContain('"service":"schemas"')
   })
 })

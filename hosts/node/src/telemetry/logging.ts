@@ -3,14 +3,19 @@
  * JSON object per line on stdout (the production default), or Effect's pretty console output (development's).
  *
  * JSON lines are written in batches (`JSON_BATCH_WINDOW`), one write for many requests, which keeps a line per
- * request cheap under load; the batch still buffered when the process stops is written before it exits.
+ * request cheap under load; the batch still buffered when the process stops is written before it exits. Request
+ * lines join the same batch straight from the HTTP layer (`RequestLineWriter`), made as text in one step
+ * (`makeRequestLines`) rather than through a log entry: the loggers' way cost several times the line itself, at a
+ * line per request (issue 10). Both ways write the same line; a test holds them to it.
  *
  * The JSON line is flat, so that a log pipeline reads `status` or `requestId` without unwrapping: the time, the
  * level, the message, every annotation (`service`, and for a request line `requestId`, `method`, `route`,
  * `status`, `durationMs`), and the cause when there is one.
  */
+import { type RequestLine, RequestLineWriter } from "@coffer/http"
 import { Duration, Effect, Formatter, Layer, Logger, type LogLevel, References } from "effect"
 import type { LogFormat } from "../config/operatingSettings.js"
+import { makeLineBatch } from "./lineBatch.js"
 
 /** Effect's structured fields, flattened into one JSON line. */
 export const structuredLine = Logger.map(Logger.formatStructured, ({ timestamp, level, message, annotations, cause }) =>
@@ -54,15 +59,116 @@ export const jsonLine = Logger.make((options): string => {
 /** How long JSON lines wait to be written together: one write per batch instead of one per request. */
 export const JSON_BATCH_WINDOW = Duration.millis(50)
 
-/** JSON lines written to stdout in batches; what is buffered is written when the runtime's scope closes. */
-const batchedJson = Logger.batched(jsonLine, {
-  window: JSON_BATCH_WINDOW,
-  flush: (lines) => Effect.sync(() => process.stdout.write(`${lines.join("\n")}\n`)),
-})
+/** The JSON fields `jsonLine` writes for `annotations` after the message, or `undefined` if one is not plain. */
+const fieldsText = (annotations: Readonly<Record<string, unknown>>): string | undefined => {
+  let text = ""
+  for (const key in annotations) {
+    const value = annotations[key]
+    if (!isPlain(value)) return undefined
+    text += `,${JSON.stringify(key)}:${JSON.stringify(value)}`
+  }
+  return text
+}
+
+/** What a request line holds besides its time, id and duration, as text around them. */
+interface LineShape {
+  readonly level: string
+  readonly method: string
+  readonly route: string
+  readonly status: number
+  /** From after the time to the opening quote of the request id. */
+  readonly head: string
+  /** From the closing quote of the request id to the duration. */
+  readonly tail: string
+}
+
+/** Shapes a writer keeps at most: one per route, method and status seen, a few hundred at most in practice. */
+const MAX_SHAPES = 1_000
+
+/** A request id that needs no escaping in JSON: what `resolveRequestId` lets through, and UUIDs. */
+const PLAIN_ID = /^[\w\-=]*$/
+
+/**
+ * Makes request lines as `jsonLine` writes them, as text: the time, the id and the duration are the only parts
+ * that change from one request to the next, so the rest (level, message, the runtime's annotations, method,
+ * route, status) is made once per route and status and kept, and the time once per millisecond. Answers
+ * `undefined` for annotations that are not plain (`jsonLine` takes the general path for those).
+ */
+export const makeRequestLines = () => {
+  const shapesByAnnotations = new WeakMap<object, Map<string, LineShape> | null>()
+  let lastMillis = Number.NaN
+  let lastTime = ""
+  const shapeOf = (line: RequestLine, annotations: Readonly<Record<string, unknown>>): LineShape | undefined => {
+    let shapes = shapesByAnnotations.get(annotations)
+    if (shapes === undefined) {
+      shapes = fieldsText(annotations) === undefined ? null : new Map()
+      shapesByAnnotations.set(annotations, shapes)
+    }
+    if (shapes === null) return undefined
+    const { method, route, status } = line.fields
+    const known = shapes.get(line.message)
+    if (known?.level === line.level && known.method === method && known.route === route && known.status === status)
+      return known
+    const shape: LineShape = {
+      level: line.level,
+      method,
+      route,
+      status,
+      head:
+        `","level":"${line.level.toUpperCase()}","message":${JSON.stringify(line.message)}` +
+        `${fieldsText(annotations)},"requestId":"`,
+      tail: `","method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":${status},"durationMs":`,
+    }
+    if (shapes.size >= MAX_SHAPES) shapes.clear()
+    shapes.set(line.message, shape)
+    return shape
+  }
+  return (
+    line: RequestLine,
+    annotations: Readonly<Record<string, unknown>>,
+    timeMillis: number,
+  ): string | undefined => {
+    const shape = shapeOf(line, annotations)
+    if (shape === undefined) return undefined
+    if (timeMillis !== lastMillis) {
+      lastMillis = timeMillis
+      lastTime = new Date(timeMillis).toISOString()
+    }
+    const { requestId, durationMs, traceId } = line.fields
+    const id = PLAIN_ID.test(requestId) ? requestId : JSON.stringify(requestId).slice(1, -1)
+    const trace = traceId === undefined ? "" : `,"traceId":${JSON.stringify(traceId)}`
+    return `{"time":"${lastTime}${shape.head}${id}${shape.tail}${durationMs}${trace}}`
+  }
+}
+
+/**
+ * JSON lines to stdout in batches (`lineBatch.ts`): the loggers' lines and the request lines in one batch, in the
+ * order they came, written every `JSON_BATCH_WINDOW`, whenever the batch is full, and when the runtime's scope
+ * closes.
+ */
+const jsonOutput: Layer.Layer<never> = Layer.unwrap(
+  Effect.gen(function* () {
+    const batch = makeLineBatch(process.stdout)
+    const requestLine = makeRequestLines()
+    const flush = Effect.sync(batch.flush)
+    yield* Effect.sleep(JSON_BATCH_WINDOW).pipe(Effect.andThen(flush), Effect.forever, Effect.forkScoped)
+    yield* Effect.addFinalizer(() => flush)
+    const logger = Logger.make((options) => batch.add(jsonLine.log(options)))
+    return Layer.merge(
+      Logger.layer([logger]),
+      Layer.succeed(RequestLineWriter)((line, annotations, timeMillis) => {
+        const text = requestLine(line, annotations, timeMillis)
+        if (text === undefined) return false
+        batch.add(text)
+        return true
+      }),
+    )
+  }),
+)
 
 /** The loggers and the minimum level, for every runtime of the process. */
 export const loggingLayer = (format: LogFormat, level: LogLevel.LogLevel): Layer.Layer<never> =>
   Layer.merge(
-    Logger.layer([format === "json" ? batchedJson : Logger.consolePretty()]),
+    format === "json" ? jsonOutput : Logger.layer([Logger.consolePretty()]),
     Layer.succeed(References.MinimumLogLevel)(level),
   )
