@@ -126,11 +126,21 @@ const remember = (decodedAnswers: Map<string, SchemaLookup>, key: string, lookup
  * The schema read through the cache; the store answers whenever the cache has nothing or cannot be reached.
  * `known` is the generation when the request has read it already (with its token check), sparing a round trip.
  */
-export const lookupSchema = Effect.fnUntraced(function* (
+export const lookupSchema = (
   id: SchemaId,
   known?: string,
+): Effect.Effect<SchemaLookup, StoreUnavailable, SchemaStore | Cache.Cache | Random.Random> =>
+  Effect.flatMap(Effect.service(Cache.Cache), (cache) => {
+    // The answer decoded already under the generation the request read: one step, on every token-checked read.
+    const decodedHere = known === undefined ? undefined : decodedByCache.get(cache)?.get(entryKey(known, id))
+    return decodedHere === undefined ? lookupThrough(cache, id, known) : Effect.succeed(decodedHere)
+  })
+
+const lookupThrough = Effect.fnUntraced(function* (
+  cache: Cache.Cache["Service"],
+  id: SchemaId,
+  known: string | undefined,
 ): Effect.fn.Return<SchemaLookup, StoreUnavailable, SchemaStore | Cache.Cache | Random.Random> {
-  const cache = yield* Cache.Cache
   const generation = known ?? (yield* currentGeneration)
   if (generation === undefined) return yield* lookupInStore(id)
   const key = entryKey(generation, id)
