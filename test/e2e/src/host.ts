@@ -86,7 +86,7 @@ export interface Host {
   readonly schemas: string | undefined
   readonly secrets: string | undefined
   readonly child: ChildProcess
-  /** Everything the process printed so far, both streams. */
+  /** Everything the process printed so far, both streams (until it listened, with `keepOutput: false`). */
   readonly output: () => string
   /** SIGTERM, then wait for the exit; resolves with the exit code. */
   readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
@@ -104,6 +104,12 @@ export interface StartOptions {
   readonly timeoutMs?: number
   /** Options for Node itself, before the command's file (`--cpu-prof`, which `NODE_OPTIONS` refuses); Node only. */
   readonly nodeArgs?: ReadonlyArray<string>
+  /**
+   * Whether what the host prints after it listens is kept for `output()` (yes by default). Benchmarks say no: a
+   * host under load prints a line per request, and keeping them all would make the load generator, in this
+   * process, grow a string of hundreds of megabytes while it measures. The lines are still read and dropped.
+   */
+  readonly keepOutput?: boolean
 }
 
 const listeningLine = /^coffer (schemas|secrets) listening on (http:\/\/\S+)$/m
@@ -172,6 +178,10 @@ export const start = async (options: StartOptions = {}): Promise<Host> => {
       scanned = end
       if (Object.keys(urls).length === expected) {
         scanned = -1
+        if (options.keepOutput === false) {
+          child.stdout.off("data", onData).resume()
+          child.stderr.off("data", onData).resume()
+        }
         clearTimeout(timer)
         resolve({
           host,

@@ -73,6 +73,8 @@ export const serve = (
     // Development for its sign-in, with production's log format: one JSON line per request, as operators run it.
     env: { COFFER_MASTER_KEY: MASTER_KEY, COFFER_LOG_FORMAT: "json", ...ROLES, ...engine.env, ...env },
     timeoutMs: 30_000,
+    // The lines are written and read as under an operator's log collector, not kept by the load generator.
+    keepOutput: false,
   })
 
 /** A schema whose output is close to the 965 bytes. */
