@@ -1,7 +1,7 @@
 import { admin, makeEnvironment } from "@coffer/test-kit/schemas"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { DecodedSchemasMax, lookupSchema } from "./schemaCache.js"
+import { DecodedSchemasMax, GENERATION_CHANNEL, GENERATION_KEY, lookupSchema } from "./schemaCache.js"
 import * as Platforms from "./usecases/platforms.js"
 import * as Schemas from "./usecases/schemas.js"
 
@@ -47,5 +47,42 @@ describe("decoded schema answers", () => {
     expect(await keptAcross(await seeded())).toBe(true)
     expect(await keptAcross(await seeded(), 1)).toBe(false)
     expect(await keptAcross(await seeded(), 2)).toBe(true)
+  })
+})
+
+describe("a write's announcement", () => {
+  /** Lets the subscriber fibers run. */
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 20))
+
+  it("is made after every committed write that abandons cached answers", async () => {
+    const env = await seeded()
+    await settle()
+    const heard: Array<string> = []
+    const listening = env.run(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const announcements = yield* env.cache.cache.subscribe(GENERATION_CHANNEL)
+          yield* Stream.runForEach(Stream.take(announcements, 1), (message) => Effect.sync(() => heard.push(message)))
+        }),
+      ),
+    )
+    await settle()
+    await env.run(Schemas.saveSchema(admin, a, { name: "a, again" }))
+    await listening
+    expect(heard).toHaveLength(1)
+  })
+
+  it("makes an instance forget its generation, so that its next read starts a fresh one and asks the store", async () => {
+    const env = await seeded()
+    await env.run(lookupSchema(a))
+    const generation = env.cache.entries.get(GENERATION_KEY)
+    expect(generation).toBeDefined()
+    await settle()
+    // As another instance's write announces itself to an instance whose cache is its own.
+    await env.run(env.cache.cache.publish(GENERATION_CHANNEL, "renewed"))
+    await settle()
+    expect(env.cache.entries.has(GENERATION_KEY)).toBe(false)
+    await env.run(lookupSchema(a))
+    expect(env.cache.entries.get(GENERATION_KEY)?.value).not.toBe(generation?.value)
   })
 })

@@ -15,7 +15,7 @@
  * token check is different and fails closed (see `tokens.ts`).
  */
 import { Cache, Random, type StoreUnavailable } from "@coffer/kernel"
-import { Context, Effect, Option, Schedule, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { type SchemaId, schemaKey } from "./domain/schemaId.js"
 import { SchemaStore, type StoredSchema } from "./SchemaStore.js"
 
@@ -23,6 +23,13 @@ import { SchemaStore, type StoredSchema } from "./SchemaStore.js"
 export const SCHEMA_CACHE_TTL_MS = 5 * 60_000
 
 export const GENERATION_KEY = "schemas:generation"
+
+/**
+ * Where a committed write announces that it abandoned the cached answers. Instances sharing Redis share the
+ * generation already; instances that each cache in process (Postgres without Redis) learn of another's write only
+ * here, and forget their generation (`generationListener`).
+ */
+export const GENERATION_CHANNEL = "schemas:generation"
 
 const entryKey = (generation: string, id: SchemaId) => `schemas:schema:${generation}:${schemaKey(id)}`
 
@@ -178,7 +185,27 @@ export const invalidateSchemas: Effect.Effect<void, StoreUnavailable, Cache.Cach
 export const invalidateSchemasAfterCommit: Effect.Effect<void, never, Cache.Cache | Random.Random> =
   invalidateSchemas.pipe(
     Effect.retry({ schedule: Schedule.exponential("50 millis"), times: 3 }),
+    Effect.andThen(Cache.Cache.use((cache) => cache.publish(GENERATION_CHANNEL, "renewed"))),
     Effect.catch((error) =>
       Effect.logError("Could not renew the schema cache generation after a write; cached reads may lag", error),
     ),
   )
+
+/**
+ * Forgets this instance's generation whenever a write anywhere announces one, so that its next read starts a
+ * fresh one and asks the store. Forgetting rather than taking the announced value: a late announcement can never
+ * bring back a generation under which older answers were cached. A subscription that cannot be made (the cache
+ * is down) is retried every second in the background; building never fails.
+ */
+export const generationListener: Layer.Layer<never, never, Cache.Cache> = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const cache = yield* Cache.Cache
+    const listen = Effect.scoped(
+      Effect.gen(function* () {
+        const announcements = yield* cache.subscribe(GENERATION_CHANNEL)
+        yield* Stream.runForEach(announcements, () => cache.delete(GENERATION_KEY).pipe(Effect.ignore))
+      }),
+    )
+    yield* listen.pipe(Effect.retry(Schedule.spaced("1 second")), Effect.forkScoped)
+  }),
+)

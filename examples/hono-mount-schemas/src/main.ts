@@ -15,7 +15,7 @@ import { pathToFileURL } from "node:url"
 import { MemoryCache, MemorySchemaStore, MemorySessions } from "@coffer/adapter-memory"
 import { createSchemasApp, type SchemasSettings } from "@coffer/http"
 import { Clock, Hasher, Random, Readiness } from "@coffer/kernel"
-import { Tokens } from "@coffer/schemas"
+import { SchemaCache, Tokens } from "@coffer/schemas"
 import { serve } from "@hono/node-server"
 import { Layer, ManagedRuntime, References } from "effect"
 import { Hono } from "hono"
@@ -26,6 +26,7 @@ const schemasLayer = Layer.mergeAll(
   MemorySchemaStore.layer,
   MemorySessions.layer,
   Tokens.RevokedTokens.layer,
+  SchemaCache.generationListener,
   // Memory is ready as long as the process runs: `/readyz` answers ok.
   Readiness.layerAlwaysReady,
 ).pipe(

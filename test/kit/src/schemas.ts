@@ -4,7 +4,7 @@
  * and brought back.
  */
 import { Cache, Clock, Hasher, Random } from "@coffer/kernel"
-import { type Access, MemorySchemaStore, SchemaStore, Tokens } from "@coffer/schemas"
+import { type Access, MemorySchemaStore, SchemaCache, SchemaStore, Tokens } from "@coffer/schemas"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { manualCache } from "./cache.js"
 
@@ -41,7 +41,9 @@ export const makeEnvironment = (store?: SchemaStore["Service"]) => {
   )
   const runtimes: Array<ManagedRuntime.ManagedRuntime<Services, never>> = []
   const instance = () => {
-    const runtime = ManagedRuntime.make(Layer.provideMerge(Tokens.RevokedTokens.layer, base))
+    const runtime = ManagedRuntime.make(
+      Layer.provideMerge(Layer.merge(Tokens.RevokedTokens.layer, SchemaCache.generationListener), base),
+    )
     runtimes.push(runtime)
     return {
       run: <A, E>(effect: Effect.Effect<A, E, Services>): Promise<A> => runtime.runPromise(effect),

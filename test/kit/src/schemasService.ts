@@ -6,7 +6,7 @@
 import { MemorySchemaStore, MemorySessions } from "@coffer/adapter-memory"
 import { createSchemasApp } from "@coffer/http"
 import type { Settings } from "@coffer/node"
-import { Tokens } from "@coffer/schemas"
+import { SchemaCache, Tokens } from "@coffer/schemas"
 import { Layer, ManagedRuntime } from "effect"
 import { afterEach, expect } from "vitest"
 import { switchableCache } from "./cache.js"
@@ -27,9 +27,13 @@ export const schemasService = (env: Settings.Env = {}) => {
   const cacheState = { down: false }
   const readiness = flippableReadiness()
   const runtime = ManagedRuntime.make(
-    Layer.mergeAll(MemorySchemaStore.layer, MemorySessions.layer, Tokens.RevokedTokens.layer, readiness.layer).pipe(
-      Layer.provideMerge(Layer.merge(switchableCache(cacheState), platform)),
-    ),
+    Layer.mergeAll(
+      MemorySchemaStore.layer,
+      MemorySessions.layer,
+      Tokens.RevokedTokens.layer,
+      SchemaCache.generationListener,
+      readiness.layer,
+    ).pipe(Layer.provideMerge(Layer.merge(switchableCache(cacheState), platform))),
   )
   const settings = schemasSettingsFrom(env)
   let roles = settings.roles

@@ -3,7 +3,13 @@ import { admin, editor, makeEnvironment, T0, tokenFor } from "@coffer/test-kit/s
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import * as Platforms from "./platforms.js"
-import { checkToken, LAST_USED_PERIOD_MS, TOKEN_CHECK_TTL_MS, tokenCacheKey } from "./tokenChecks.js"
+import {
+  checkToken,
+  INVALIDATION_CHANNEL,
+  LAST_USED_PERIOD_MS,
+  TOKEN_CHECK_TTL_MS,
+  tokenCacheKey,
+} from "./tokenChecks.js"
 import * as TokenAdmin from "./tokens.js"
 
 type Environment = ReturnType<typeof makeEnvironment>
@@ -174,6 +180,20 @@ describe("revokeToken", () => {
     await settle()
     // The race: the other instance read the database before the revocation and writes its answer back late.
     env.cache.entries.set(tokenCacheKey(hash), cachedEntry!)
+    expect((await other.flip(checkToken(token)))._tag).toBe("Unauthorized")
+  })
+
+  it("is applied by an instance that hears of it before that instance does anything else", async () => {
+    const env = environment()
+    const other = env.instance()
+    const { token } = await env.run(TokenAdmin.createToken(admin, { name: "CI" }))
+    expect((await other.run(checkToken(token)))._tag).toBe("Token")
+    const hash = await env.run(Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)))
+    await settle()
+    // An announcement arriving from elsewhere (as a Postgres notification does), then only the promise jobs that
+    // follow it: no timer or later I/O callback runs before the next request is checked.
+    Effect.runFork(env.cache.cache.publish(INVALIDATION_CHANNEL, hash))
+    for (let job = 0; job < 20; job++) await Promise.resolve()
     expect((await other.flip(checkToken(token)))._tag).toBe("Unauthorized")
   })
 

@@ -24,6 +24,7 @@ export const schemasLayer = (
         SqlSchemaStore.layer,
         SqlSessions.layer({ service: "schemas" }),
         Tokens.RevokedTokens.layer,
+        SchemaCache.generationListener,
         // `COFFER_DECODED_SCHEMAS_MAX`: schema answers each process keeps decoded.
         Layer.succeed(SchemaCache.DecodedSchemasMax)(settings.decodedSchemasMax),
       ),
