@@ -37,8 +37,7 @@ export const databaseLayer = (settings: HostSettings): Layer.Layer<SqlDatabase.S
 /**
  * Redis when set; else the in-process cache, whose invalidations travel over Postgres `LISTEN/NOTIFY` when the
  * database is Postgres (several instances, no Redis: revocations and saves reach every one as soon as Postgres
- * delivers the notification). Reads are
- * counted as hits, misses and outages (`/metrics`).
+ * delivers the notification). Reads are counted as hits, misses and outages (`/metrics`).
  */
 export const cacheLayer = (settings: HostSettings): Layer.Layer<Cache.Cache, StoreUnavailable> => {
   if (settings.redisUrl !== undefined) {
