@@ -12,7 +12,7 @@
  * - When the backing store cannot be reached every call fails with `StoreUnavailable` quickly (well under a
  *   second), never hangs, and the adapter recovers by itself once the store is back.
  */
-import { Context, Effect, Layer, Metric, type Scope, type Stream } from "effect"
+import { Context, Effect, Layer, Metric, Schedule, type Scope, Stream } from "effect"
 import { cacheLookups } from "./Metrics.js"
 import type { StoreUnavailable } from "./StoreUnavailable.js"
 
@@ -53,3 +53,19 @@ export const withMetrics = (cache: Cache["Service"]): Cache["Service"] => ({
 /** `withMetrics` over a layer of the port. */
 export const layerWithMetrics = <E, R>(layer: Layer.Layer<Cache, E, R>): Layer.Layer<Cache, E, R> =>
   Layer.effect(Cache, Effect.map(Cache, withMetrics)).pipe(Layer.provide(layer))
+
+/**
+ * Hands every message on `channel` to `handle` for as long as the calling scope lasts, in a fiber of its own: how
+ * an instance hears what other instances announce (revocations, renewed schema generations). A subscription that
+ * cannot be made (the cache is down) is tried again every second in the background, so starting never fails.
+ */
+export const listen = <R>(
+  cache: Cache["Service"],
+  channel: string,
+  handle: (message: string) => Effect.Effect<void, never, R>,
+): Effect.Effect<void, never, R | Scope.Scope> =>
+  Effect.scoped(Effect.flatMap(cache.subscribe(channel), (messages) => Stream.runForEach(messages, handle))).pipe(
+    Effect.retry(Schedule.spaced("1 second")),
+    Effect.forkScoped,
+    Effect.asVoid,
+  )

@@ -15,7 +15,7 @@
  * token check is different and fails closed (see `tokens.ts`).
  */
 import { Cache, Random, type StoreUnavailable } from "@coffer/kernel"
-import { Context, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
+import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { type SchemaId, schemaKey } from "./domain/schemaId.js"
 import { SchemaStore, type StoredSchema } from "./SchemaStore.js"
 
@@ -187,25 +187,20 @@ export const invalidateSchemasAfterCommit: Effect.Effect<void, never, Cache.Cach
     Effect.retry({ schedule: Schedule.exponential("50 millis"), times: 3 }),
     Effect.andThen(Cache.Cache.use((cache) => cache.publish(GENERATION_CHANNEL, "renewed"))),
     Effect.catch((error) =>
-      Effect.logError("Could not renew the schema cache generation after a write; cached reads may lag", error),
+      Effect.logError(
+        "Could not renew or announce the schema cache generation after a write; cached reads may lag",
+        error,
+      ),
     ),
   )
 
 /**
  * Forgets this instance's generation whenever a write anywhere announces one, so that its next read starts a
  * fresh one and asks the store. Forgetting rather than taking the announced value: a late announcement can never
- * bring back a generation under which older answers were cached. A subscription that cannot be made (the cache
- * is down) is retried every second in the background; building never fails.
+ * bring back a generation under which older answers were cached. Building never fails (`Cache.listen`).
  */
 export const generationListener: Layer.Layer<never, never, Cache.Cache> = Layer.effectDiscard(
-  Effect.gen(function* () {
-    const cache = yield* Cache.Cache
-    const listen = Effect.scoped(
-      Effect.gen(function* () {
-        const announcements = yield* cache.subscribe(GENERATION_CHANNEL)
-        yield* Stream.runForEach(announcements, () => cache.delete(GENERATION_KEY).pipe(Effect.ignore))
-      }),
-    )
-    yield* listen.pipe(Effect.retry(Schedule.spaced("1 second")), Effect.forkScoped)
-  }),
+  Effect.flatMap(Effect.service(Cache.Cache), (cache) =>
+    Cache.listen(cache, GENERATION_CHANNEL, () => cache.delete(GENERATION_KEY).pipe(Effect.ignore)),
+  ),
 )

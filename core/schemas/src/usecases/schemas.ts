@@ -79,9 +79,9 @@ const read = (
   actor: Actor,
   id: SchemaId,
 ): Effect.Effect<SchemaView, ReadError, SchemaStore | Cache.Cache | Random.Random> => {
-  if (!canSee(actor, id.platform)) return Effect.fail(new PlatformNotFound({ platform: id.platform }))
-  // A name that cannot be created cannot exist: no store round trip for it.
-  if (!isValidPlatformName(id.platform)) return Effect.fail(new PlatformNotFound({ platform: id.platform }))
+  // Out of the actor's reach, or a name that cannot be created and so cannot exist: no store round trip for it.
+  if (!canSee(actor, id.platform) || !isValidPlatformName(id.platform))
+    return Effect.fail(new PlatformNotFound({ platform: id.platform }))
   // Nor can a version the version-string rules refuse: answered at once and never cached, so a reader looping
   // over made-up strings costs neither a round trip nor a cache entry.
   if (!isValidVersion(id.version)) return Effect.fail(new VersionNotFound(id))

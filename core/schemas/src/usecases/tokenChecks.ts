@@ -23,7 +23,7 @@
  * with several instances `lastUsedAt` may lag by up to two minutes.
  */
 import { Cache, Clock, Hasher, Metrics, type StoreUnavailable, spanned, Unauthorized } from "@coffer/kernel"
-import { Context, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { Token } from "../access.js"
 import { SchemaStore } from "../SchemaStore.js"
 import { GENERATION_KEY } from "../schemaCache.js"
@@ -119,15 +119,9 @@ export class RevokedTokens extends Context.Service<
           clock.now,
           (now): Admission => (revokedAt(hash, now) ? "revoked" : firstUseAt(id, now) ? "first-use" : "seen"),
         )
-      const listen = Effect.scoped(
-        Effect.gen(function* () {
-          const messages = yield* cache.subscribe(INVALIDATION_CHANNEL)
-          yield* Stream.runForEach(messages, (hash) =>
-            Effect.andThen(add(hash), cache.delete(tokenCacheKey(hash)).pipe(Effect.ignore)),
-          )
-        }),
+      yield* Cache.listen(cache, INVALIDATION_CHANNEL, (hash) =>
+        Effect.andThen(add(hash), cache.delete(tokenCacheKey(hash)).pipe(Effect.ignore)),
       )
-      yield* listen.pipe(Effect.retry(Schedule.spaced("1 second")), Effect.forkScoped)
       return RevokedTokens.of({ add, admit })
     }),
   )

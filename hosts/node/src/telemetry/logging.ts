@@ -95,20 +95,26 @@ const PLAIN_ID = /^[\w\-=]*$/
  * `undefined` for annotations that are not plain (`jsonLine` takes the general path for those).
  */
 export const makeRequestLines = () => {
-  const shapesByAnnotations = new WeakMap<object, Map<string, LineShape> | null>()
+  /** Per runtime's annotations: their text and the shapes made with it, or `null` when they are not plain. */
+  const byAnnotations = new WeakMap<
+    object,
+    { readonly fields: string; readonly shapes: Map<string, LineShape> } | null
+  >()
   let lastMillis = Number.NaN
   let lastTime = ""
   const shapeOf = (line: RequestLine, annotations: Readonly<Record<string, unknown>>): LineShape | undefined => {
-    let shapes = shapesByAnnotations.get(annotations)
-    if (shapes === undefined) {
-      shapes = fieldsText(annotations) === undefined ? null : new Map()
-      shapesByAnnotations.set(annotations, shapes)
+    let known = byAnnotations.get(annotations)
+    if (known === undefined) {
+      const fields = fieldsText(annotations)
+      known = fields === undefined ? null : { fields, shapes: new Map() }
+      byAnnotations.set(annotations, known)
     }
-    if (shapes === null) return undefined
+    if (known === null) return undefined
+    const { shapes } = known
     const { method, route, status } = line.fields
-    const known = shapes.get(line.message)
-    if (known?.level === line.level && known.method === method && known.route === route && known.status === status)
-      return known
+    const kept = shapes.get(line.message)
+    if (kept?.level === line.level && kept.method === method && kept.route === route && kept.status === status)
+      return kept
     const shape: LineShape = {
       level: line.level,
       method,
@@ -116,7 +122,7 @@ export const makeRequestLines = () => {
       status,
       head:
         `","level":"${line.level.toUpperCase()}","message":${JSON.stringify(line.message)}` +
-        `${fieldsText(annotations)},"requestId":"`,
+        `${known.fields},"requestId":"`,
       tail: `","method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":${status},"durationMs":`,
     }
     if (shapes.size >= MAX_SHAPES) shapes.clear()
