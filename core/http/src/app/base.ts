@@ -66,7 +66,8 @@ export interface BaseAppOptions<R, ER> {
 export const createBaseApp = <R, ER>(
   options: BaseAppOptions<R, ER>,
 ): { readonly app: Hono; readonly handle: Handle<R> } => {
-  const app = new Hono({ router: new CachedRouter() })
+  // The router runs a request's handlers as one and answers what they throw as the app does (`onError` below).
+  const app = new Hono({ router: new CachedRouter(reportException) })
   // Telemetry, the preset headers and the client, before every later step (rate limits, audit, cookies).
   app.use(
     requestFrame({

@@ -4,17 +4,19 @@
  * headers every response carries (`../middleware/presetHeaders.ts`) and the client's resolution, remembered for
  * later (`../client/client.ts`).
  *
- * One layer rather than three: Hono runs each middleware as an async function awaiting the next, a promise and a
- * turn of the microtask queue per layer and request, which on a token-checked read served from memory is a
- * measurable share of its CPU (issue 10).
+ * One layer rather than three, and one that waits on nothing of its own: run by the app's chain (`./chain.ts`), a
+ * route that answers synchronously (a token-checked read served from memory) is framed and answered within the
+ * call, without a promise or a turn of the microtask queue, a measurable share of that read's CPU (issue 10).
+ * Under Hono's own compose (the app mounted in another with `route`) its `next` is a promise, and it awaits it.
  */
 import type { ManagedRuntime } from "effect"
-import type { Context, MiddlewareHandler, Next } from "hono"
+import type { Context, MiddlewareHandler } from "hono"
 import { type ClientOptions, rememberClient } from "../client/client.js"
 import { makePresetHeaders } from "../middleware/presetHeaders.js"
 import type { SecurityHeadersOptions } from "../middleware/securityHeaders.js"
 import { makeTelemetry } from "../observability/requestTelemetry.js"
 import { matchedRoute, UNMATCHED_ROUTE } from "../observability/route.js"
+import { type Passed, passesSynchronously } from "./chain.js"
 
 export interface RequestFrameOptions<R, ER> extends SecurityHeadersOptions, ClientOptions {
   readonly runtime: ManagedRuntime.ManagedRuntime<R, ER>
@@ -24,14 +26,19 @@ export const requestFrame = <R, ER>(options: RequestFrameOptions<R, ER>): Middle
   const telemetry = makeTelemetry(options.runtime)
   const headers = makePresetHeaders(options)
   const client: ClientOptions = { peerAddress: options.peerAddress, trustedProxies: options.trustedProxies }
-  const frame = async (c: Context, next: Next): Promise<void> => {
+  const frame = (c: Context, next: () => Passed): Passed => {
     const route = matchedRoute(c)
     const begun = telemetry.begin(c, route?.path ?? UNMATCHED_ROUTE)
     const id = headers.before(c, route?.handler)
     rememberClient(c, client)
-    await next()
-    headers.after(c, id)
-    telemetry.end(c, begun)
+    const end = () => {
+      headers.after(c, id)
+      telemetry.end(c, begun)
+    }
+    const passed = next()
+    return passed instanceof Promise ? passed.then(end) : end()
   }
-  return (c, next) => (telemetry.loaded() ? frame(c, next) : telemetry.load().then(() => frame(c, next)))
+  const handler = (c: Context, next: () => Passed): Passed =>
+    telemetry.loaded() ? frame(c, next) : telemetry.load().then(() => frame(c, next))
+  return passesSynchronously(handler) as MiddlewareHandler
 }

@@ -1,33 +1,43 @@
 import { Hono } from "hono"
+import type { H } from "hono/types"
 import { describe, expect, it } from "vitest"
-import { CachedRouter, MATCHED_PATH_MAX_LENGTH, MATCHES_MAX } from "./router.js"
+import { CachedRouter, type Entry, MATCHED_PATH_MAX_LENGTH, MATCHES_MAX } from "./router.js"
+
+const failing = () => new Response("failed", { status: 500 })
+
+/** An entry as Hono registers it, its handler answering with `name`. */
+const entry = (method: string, path: string, name: string): Entry => {
+  const handler: H = (c) => c.text(name)
+  return [handler, { basePath: "/", path, method, handler }]
+}
 
 /** A router with routes shaped like the schemas service's: a static path beside parameterised ones. */
 const counting = () => {
-  const router = new CachedRouter<string>()
-  for (const [method, path, handler] of [
+  const router = new CachedRouter(failing)
+  for (const [method, path, name] of [
     ["GET", "/api/_ui/v1/platforms", "platforms"],
     ["GET", "/api/:platform", "platform"],
     ["GET", "/api/:platform/:version", "schema"],
     ["PUT", "/api/:platform/:version", "save"],
   ] as const)
-    router.add(method, path, handler)
+    router.add(method, path, entry(method, path, name))
   return router
 }
 
-const handlers = (result: ReturnType<CachedRouter<string>["match"]>) => result[0].map(([handler]) => handler)
+/** The templates of the routes a match hands Hono. */
+const handlers = (result: ReturnType<CachedRouter["match"]>) => result[0].map(([[, route]]) => route.path)
 
 describe("the app's router", () => {
   it("matches as Hono's own does, parameters included, on the first ask and on every later one", () => {
     const router = counting()
     for (let i = 0; i < 2; i++) {
       const found = router.match("GET", "/api/ios/1.0.0")
-      expect(handlers(found)).toEqual(["schema"])
+      expect(handlers(found)).toEqual(["/api/:platform/:version"])
       const params = found[0][0]![1] as Record<string, unknown>
       const value = (key: string) => (found[1] === undefined ? params[key] : found[1][params[key] as number])
       expect([value("platform"), value("version")]).toEqual(["ios", "1.0.0"])
-      expect(handlers(router.match("GET", "/api/_ui/v1/platforms"))).toEqual(["platforms"])
-      expect(handlers(router.match("PUT", "/api/ios/1.0.0"))).toEqual(["save"])
+      expect(handlers(router.match("GET", "/api/_ui/v1/platforms"))).toEqual(["/api/_ui/v1/platforms"])
+      expect(handlers(router.match("PUT", "/api/ios/1.0.0"))).toEqual(["/api/:platform/:version"])
       expect(handlers(router.match("DELETE", "/api/ios/1.0.0"))).toEqual([])
     }
     // Another path is matched for itself, never answered with a kept match of another.
@@ -49,11 +59,11 @@ describe("the app's router", () => {
     expect(router.match("GET", "/api/p0/1")).not.toBe(first)
     const long = `/api/${"x".repeat(MATCHED_PATH_MAX_LENGTH)}/1`
     expect(router.match("GET", long)).not.toBe(router.match("GET", long))
-    expect(handlers(router.match("GET", long))).toEqual(["schema"])
+    expect(handlers(router.match("GET", long))).toEqual(["/api/:platform/:version"])
   })
 
   it("serves a Hono app: parameters reach the handler", async () => {
-    const app = new Hono({ router: new CachedRouter() })
+    const app = new Hono({ router: new CachedRouter(failing) })
     app.get("/api/_ui/v1/platforms", (c) => c.text("list"))
     app.get("/api/:platform/:version", (c) => c.text(`${c.req.param("platform")} ${c.req.param("version")}`))
     for (let i = 0; i < 2; i++) {

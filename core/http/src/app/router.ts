@@ -1,39 +1,79 @@
 /**
- * Hono's own router with the last answers kept. Both apps' routes cannot all go through Hono's fastest router
- * (its regular-expression router refuses `/api/:platform` beside `/api/_ui/v1/…`), so Hono falls back to its trie,
- * whose search took a token-checked read more CPU than anything else of Hono (issue 10). A service is asked the same
- * few paths over and over (a CI fleet polling one schema), so each path's match is kept and reused.
+ * Hono's own router with the last answers kept, each made into one handler. Both apps' routes cannot all go through
+ * Hono's fastest router (its regular-expression router refuses `/api/:platform` beside `/api/_ui/v1/…`), so Hono
+ * falls back to its trie, whose search took a token-checked read more CPU than anything else of Hono (issue 10). A
+ * service is asked the same few paths over and over (a CI fleet polling one schema), so each path's match is kept
+ * and reused.
+ *
+ * A match of several handlers (the request frame, the write guards, the route) is handed to Hono as one handler that
+ * runs them all (`./chain.ts`), made once with the match: Hono then calls it directly instead of composing the
+ * handlers on every request, and a request they all answer at once is answered within the call.
  *
  * A match result is only read by Hono (handlers, parameters), never changed, so one result serves every request of
  * its path. The number of paths kept is bounded (`MATCHES_MAX`, the oldest leaves first) and long paths are never
  * kept, so paths a client makes up cannot grow memory.
  */
-import type { Result, Router } from "hono/router"
+import type { ErrorHandler } from "hono"
+import type { ParamIndexMap, ParamStash, Params, Result, Router } from "hono/router"
 import { RegExpRouter } from "hono/router/reg-exp-router"
 import { SmartRouter } from "hono/router/smart-router"
 import { TrieRouter } from "hono/router/trie-router"
+import type { H, RouterRoute } from "hono/types"
+import { answeringRoute } from "../observability/route.js"
+import { chainOf } from "./chain.js"
 
 /** Paths whose match is kept at most. */
 export const MATCHES_MAX = 1_000
 /** Longer paths are matched every time: no route of ours needs them, and each would hold its own entry. */
 export const MATCHED_PATH_MAX_LENGTH = 256
 
-export class CachedRouter<T> implements Router<T> {
-  readonly name = "CachedRouter"
-  readonly #router: Router<T> = new SmartRouter<T>({ routers: [new RegExpRouter(), new TrieRouter()] })
-  readonly #matches = new Map<string, Result<T>>()
+/** What Hono keeps in its router for each route: the handler and the route it was registered as. */
+export type Entry = [H, RouterRoute]
 
-  add(method: string, path: string, handler: T): void {
+/**
+ * `result` with its handlers as one (`chainOf`), under the route that answers the request (or the last matched, a
+ * middleware on `*`, when no route does) and with the parameters of every matched pattern.
+ */
+const asOne = (result: Result<Entry>, errorHandler: ErrorHandler): Result<Entry> => {
+  const [matched, stash] = result as [Array<[Entry, ParamIndexMap | Params]>, ParamStash | undefined]
+  if (matched.length < 2) return result
+  const routes = matched.map(([[, route]]) => route)
+  const answering = answeringRoute(routes)
+  const at = answering === undefined ? matched.length - 1 : routes.indexOf(answering)
+  // Both routers' parameters are records (values, or places in `stash`) and can be merged: the later pattern wins.
+  const params = Object.assign({}, ...matched.map(([, own]) => own)) as ParamIndexMap | Params
+  const entry: Entry = [
+    chainOf(
+      matched.map(([[handler]]) => handler),
+      errorHandler,
+    ),
+    routes[at]!,
+  ]
+  return (stash === undefined ? [[[entry, params]]] : [[[entry, params]], stash]) as Result<Entry>
+}
+
+export class CachedRouter implements Router<Entry> {
+  readonly name = "CachedRouter"
+  readonly #router: Router<Entry> = new SmartRouter<Entry>({ routers: [new RegExpRouter(), new TrieRouter()] })
+  readonly #matches = new Map<string, Result<Entry>>()
+  readonly #errorHandler: ErrorHandler
+
+  /** `errorHandler`: what answers an `Error` a handler throws; the app's `onError` should be the same. */
+  constructor(errorHandler: ErrorHandler) {
+    this.#errorHandler = errorHandler
+  }
+
+  add(method: string, path: string, handler: Entry): void {
     this.#matches.clear()
     this.#router.add(method, path, handler)
   }
 
-  match(method: string, path: string): Result<T> {
-    if (path.length > MATCHED_PATH_MAX_LENGTH) return this.#router.match(method, path)
+  match(method: string, path: string): Result<Entry> {
+    if (path.length > MATCHED_PATH_MAX_LENGTH) return asOne(this.#router.match(method, path), this.#errorHandler)
     const key = `${method} ${path}`
     const known = this.#matches.get(key)
     if (known !== undefined) return known
-    const result = this.#router.match(method, path)
+    const result = asOne(this.#router.match(method, path), this.#errorHandler)
     if (this.#matches.size >= MATCHES_MAX) this.#matches.delete(this.#matches.keys().next().value!)
     this.#matches.set(key, result)
     return result

@@ -20,8 +20,11 @@ export const methodLabel = (method: string): string => (METHODS.has(method) ? me
  * middleware runs, so this is known from the start, even when a middleware answers first (a 413 on a write is still
  * counted under its route). Middleware mounted with `app.use` match every path as `*`.
  */
-export const matchedRoute = (c: Context): RouterRoute | undefined => {
-  for (const route of matchedRoutes(c)) {
+export const matchedRoute = (c: Context): RouterRoute | undefined => answeringRoute(matchedRoutes(c))
+
+/** Of the routes a request matched, in order, the one that answers it (`matchedRoute`). */
+export const answeringRoute = (routes: ReadonlyArray<RouterRoute>): RouterRoute | undefined => {
+  for (const route of routes) {
     if (route.path !== "*" && route.path !== "/*") return route
   }
   return undefined
