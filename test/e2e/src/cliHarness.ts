@@ -45,7 +45,8 @@ export const coffer = (
       stderr += chunk
     })
     child.stdin.end(options.stdin ?? "")
-    child.on("exit", (code) => done({ code, stdout, stderr }))
+    // `close`, not `exit`: a process can exit before its output has been read from the pipes.
+    child.on("close", (code) => done({ code, stdout, stderr }))
   })
 
 const masterKey = () => randomBytes(32).toString("base64")
@@ -157,5 +158,6 @@ export const onTerminal = (
         child.stdin.write(options.typed ?? "")
       }
     })
-    child.on("exit", (code) => done({ code, stdout, stderr: "" }))
+    // `close`, not `exit`: the output may still be in the pipe when the process has exited.
+    child.on("close", (code) => done({ code, stdout, stderr: "" }))
   })

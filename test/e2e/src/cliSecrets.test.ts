@@ -30,6 +30,7 @@ describe("coffer secrets run", () => {
     expect((await coffer(["secrets", "run", "--", "sh", "-c", "kill -KILL $$"], { env })).code).toBe(128 + 9)
     // Through the server's own `coffer`, as `pnpm coffer secrets run -- …` runs it.
     const viaServer = await coffer(["secrets", "run", "--", ...printEnv(["MULTILINE"])], { env, server: true })
+    expect(viaServer.code, viaServer.stderr).toBe(0)
     expect(JSON.parse(viaServer.stdout)).toEqual({ MULTILINE: corpus.MULTILINE })
     expect(ran.stderr + only.stderr).not.toContain(env.COFFER_TOKEN)
   })

@@ -136,7 +136,8 @@ export const run = (
     child.stderr.on("data", (chunk) => {
       stderr += chunk
     })
-    child.on("exit", (code) => done({ code, stdout, stderr }))
+    // `close`, not `exit`: a process can exit before its output has been read from the pipes.
+    child.on("close", (code) => done({ code, stdout, stderr }))
   })
 
 // `async`: a missing build is a rejection like any other failure to start.
