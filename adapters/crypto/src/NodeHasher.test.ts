@@ -1,5 +1,5 @@
 import { Hasher } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { NodeHasher } from "./index.js"
 

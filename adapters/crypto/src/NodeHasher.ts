@@ -5,7 +5,7 @@
  */
 import * as crypto from "node:crypto"
 import { Hasher } from "@coffer/kernel"
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 
 /** A plain `Uint8Array` view of the digest, as Web Crypto's hasher returns (a `Buffer` is a subclass). */
 export const digest = (bytes: Uint8Array): Uint8Array => {

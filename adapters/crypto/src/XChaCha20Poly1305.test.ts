@@ -5,7 +5,9 @@
 
 import { cipherSuite } from "@coffer/contract"
 import { Cipher, Encoding } from "@coffer/kernel"
-import { Effect, Redacted, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
 import { XChaCha20Poly1305 } from "./index.js"

@@ -9,7 +9,9 @@
  */
 import { Cipher, Encoding, Random } from "@coffer/kernel"
 import { xchacha20poly1305 } from "@noble/ciphers/chacha.js"
-import { Effect, Layer, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as Native from "./NodeXChaCha20Poly1305.js"
 
 /** XChaCha20-Poly1305 with 24-byte nonces from the platform CSPRNG. */

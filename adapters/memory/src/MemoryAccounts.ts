@@ -4,7 +4,8 @@
  */
 import { Clock, Random } from "@coffer/kernel"
 import { Accounts } from "@coffer/secrets"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 interface StoredIdentity extends Accounts.Identity {
   readonly userId: string

@@ -4,7 +4,7 @@
  */
 import { cacheSuite, runWithCache } from "@coffer/contract"
 import { Cache } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { MemoryCache } from "./index.js"
 

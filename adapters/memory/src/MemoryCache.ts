@@ -10,7 +10,12 @@
  * wrong answer.
  */
 import { Cache } from "@coffer/kernel"
-import { Effect, Layer, PubSub, Schedule, type Scope, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 
 interface Entry {
   value: string

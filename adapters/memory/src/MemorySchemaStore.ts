@@ -4,7 +4,8 @@
  * the name and place every other memory adapter has.
  */
 import { MemorySchemaStore, type SchemaStore } from "@coffer/schemas"
-import type { Effect, Layer } from "effect"
+import type * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 
 /** A fresh store with its own state. */
 export const make: Effect.Effect<SchemaStore["Service"]> = MemorySchemaStore.make

@@ -4,7 +4,7 @@
  */
 import { secretStoreSuite } from "@coffer/contract"
 import { Clock, Random } from "@coffer/kernel"
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { MemoryAccounts, MemorySecretStore } from "./index.js"
 
 secretStoreSuite("memory", () =>

@@ -4,7 +4,7 @@
  * the name and place every other memory adapter has.
  */
 import { type Accounts, MemorySecretStore, type SecretStore } from "@coffer/secrets"
-import type { Layer } from "effect"
+import type * as Layer from "effect/Layer"
 
 /** A fresh, empty store; API keys' holders are read from `holders` (the Accounts beside it). */
 export const make: (holders: MemorySecretStore.Holders) => SecretStore.SecretStore["Service"] = MemorySecretStore.make

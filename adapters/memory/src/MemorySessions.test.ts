@@ -4,7 +4,7 @@
  */
 import { sessionsSuite } from "@coffer/contract"
 import type { Sessions } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { MemorySessions } from "./index.js"
 
 sessionsSuite("memory", () =>

@@ -3,7 +3,8 @@
  * the kernel's `Sessions.make`; this module only stores rows.
  */
 import { type Clock, type Hasher, type Random, Sessions } from "@coffer/kernel"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 export const makeStore = (): Sessions.SessionStore => {
   const rows = new Map<string, Sessions.Session>()

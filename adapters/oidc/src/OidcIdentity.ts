@@ -13,7 +13,10 @@
  * replay memory only has to last that long plus the clock skew.
  */
 import { Identity } from "@coffer/kernel"
-import { Effect, Layer, Predicate, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
+import * as Redacted from "effect/Redacted"
 import * as jose from "jose"
 import * as client from "openid-client"
 

@@ -11,7 +11,9 @@
  * meanwhile are lost, which costs what a lost Redis message costs: entries live out their TTL.
  */
 import { Cache, StoreUnavailable } from "@coffer/kernel"
-import { Effect, Layer, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 
 const CHANNEL = "coffer_cache"
 const RECONNECT_MS = 1_000

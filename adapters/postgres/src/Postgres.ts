@@ -9,7 +9,11 @@
  * The URL may hold a password: it is taken as `Redacted` and never written into an error or a log line.
  */
 import { SqlDatabase, type Tables } from "@coffer/adapter-sql"
-import { Duration, Effect, Layer, Redacted, type Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import { type CompiledQuery, Kysely, PostgresDialect, type QueryResult } from "kysely"
 
 export interface Options {

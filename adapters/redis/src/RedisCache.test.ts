@@ -17,7 +17,11 @@ import {
   startTcpProxy,
 } from "@coffer/contract"
 import { Cache, type StoreUnavailable } from "@coffer/kernel"
-import { Effect, Layer, Logger, Redacted, Schedule } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import { Redis } from "ioredis"
 import { afterAll, describe, expect, it } from "vitest"
 import { RedisCache } from "./index.js"

@@ -8,7 +8,14 @@
  * ioredis reconnects in the background with a capped backoff, re-subscribing the channels it had.
  */
 import { Cache, StoreUnavailable } from "@coffer/kernel"
-import { type Cause, Effect, Layer, Queue, Redacted, Schedule, type Scope, Stream } from "effect"
+import type * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { Redis, RedisOptions } from "ioredis"
 
 export interface Options {

@@ -6,7 +6,9 @@
 import { accountsSuite, freshPostgres, freshSqlite, hasPostgres } from "@coffer/contract"
 import { Clock, Random } from "@coffer/kernel"
 import { Accounts } from "@coffer/secrets"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
 import { SqlAccounts, SqlDatabase } from "./index.js"
 

@@ -10,7 +10,8 @@
  */
 import { Clock, fromIso, Random, toIso } from "@coffer/kernel"
 import { Accounts } from "@coffer/secrets"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { prepare } from "./prepared.js"
 import { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"

@@ -16,7 +16,11 @@
  * committed.
  */
 import { Readiness, StoreUnavailable } from "@coffer/kernel"
-import { Context, Duration, Effect, Exit, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import type { CompiledQuery, Kysely, QueryResult } from "kysely"
 import { sql } from "kysely"
 import * as SqlError from "./SqlError.js"

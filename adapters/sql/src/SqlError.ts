@@ -8,7 +8,8 @@
  * `UniqueViolation` meaning the same thing on SQLite and Postgres.
  */
 import { StoreUnavailable } from "@coffer/kernel"
-import { Predicate, Schema } from "effect"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 
 const reasonFields = {
   /** The driver's own message: names tables, columns and constraints, never parameter values. */

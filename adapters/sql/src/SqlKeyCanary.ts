@@ -4,7 +4,8 @@
  * `create` inserts only if absent, so two instances starting at once keep the first canary.
  */
 import { MasterKeyCheck } from "@coffer/kernel"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"
 

@@ -3,7 +3,10 @@
  * transaction run again after a lost conflict (not the first run, and not one that succeeds at once).
  */
 import { freshSqlite } from "@coffer/contract"
-import { Context, Effect, Layer, Metric } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import { sql } from "kysely"
 import { describe, expect, it } from "vitest"
 import { SqlDatabase, SqlError, SqlStore } from "./index.js"

@@ -5,7 +5,8 @@
  * store call, so each service's `/metrics` shows its own.
  */
 import { Metrics, StoreUnavailable } from "@coffer/kernel"
-import { type Effect, Metric } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import type { ReasonTag, SqlError } from "./SqlError.js"
 
 const REASONS: ReadonlyArray<ReasonTag> = [

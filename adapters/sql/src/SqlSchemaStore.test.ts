@@ -5,7 +5,8 @@
  */
 import { freshPostgres, freshSqlite, freshSqliteFile, hasPostgres, schemaStoreSuite } from "@coffer/contract"
 import { SchemaStore } from "@coffer/schemas"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
 import { SqlDatabase } from "./index.js"
 import * as SqlSchemaStore from "./SqlSchemaStore.js"

@@ -13,7 +13,8 @@
  *   caller can handle: a defect (500). An unreachable database stays `StoreUnavailable` (503).
  */
 import { SchemaStore } from "@coffer/schemas"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"
 import { auditLog } from "./schemas/audit.js"

@@ -5,7 +5,8 @@
  */
 import { freshPostgres, freshSqlite, freshSqliteFile, hasPostgres, secretStoreSuite } from "@coffer/contract"
 import { Clock, Random } from "@coffer/kernel"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { sql } from "kysely"
 import { describe } from "vitest"
 import { SqlAccounts, SqlDatabase, SqlSecretStore } from "./index.js"

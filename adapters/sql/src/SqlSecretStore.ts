@@ -13,7 +13,8 @@
  * transaction, anything else is a defect (500), and an unreachable database stays `StoreUnavailable` (503).
  */
 import { SecretStore } from "@coffer/secrets"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"
 import { apiKeys } from "./secrets/apiKeys.js"

@@ -5,7 +5,9 @@
  */
 import { freshPostgres, freshSqlite, hasPostgres, type SessionsBackend, sessionsSuite } from "@coffer/contract"
 import { Clock, Hasher, Random, Sessions } from "@coffer/kernel"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
 import { SqlDatabase } from "./index.js"
 import * as SqlSessions from "./SqlSessions.js"

@@ -9,7 +9,8 @@
  * unreachable database stays `StoreUnavailable` (503).
  */
 import { type Clock, fromIso, type Hasher, type Random, Sessions, toIso } from "@coffer/kernel"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { prepare } from "./prepared.js"
 import { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"

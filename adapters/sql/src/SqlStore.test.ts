@@ -5,7 +5,9 @@
  */
 import { onFreshSqliteStore } from "@coffer/contract"
 import { StoreUnavailable } from "@coffer/kernel"
-import { Cause, Effect, Exit } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { sql } from "kysely"
 import { describe, expect, it } from "vitest"
 import { SqlError, SqlStore } from "./index.js"

@@ -14,7 +14,8 @@
  * expected outcome. No store looks at `_tag` itself.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
-import { Effect, Schedule } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import type { Kysely, QueryResult } from "kysely"
 import type { Prepared } from "./prepared.js"
 import * as SqlDatabase from "./SqlDatabase.js"

@@ -8,7 +8,7 @@
  */
 
 import type { StoreUnavailable } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from "kysely"
 import { latestMigration, migrations } from "./migrations/index.js"
 import { type Dialect, SqlDatabase } from "./SqlDatabase.js"

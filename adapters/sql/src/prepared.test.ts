@@ -4,7 +4,7 @@
  * before anything runs, rather than sent with a wrong value.
  */
 import { onFreshSqliteStore } from "@coffer/contract"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { sql } from "kysely"
 import { describe, expect, it } from "vitest"
 import { prepare } from "./prepared.js"

@@ -1,4 +1,7 @@
-import { Effect, Layer, References, Tracer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as References from "effect/References"
+import * as Tracer from "effect/Tracer"
 import { describe, expect, it } from "vitest"
 import { traced } from "./traced.js"
 

@@ -7,7 +7,7 @@
  * when tracing is off, which on a secret read of five store calls was more than the database's own share (issue 10).
  */
 import { spanned } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 export const traced = <S extends object>(port: string, service: S): S =>
   Object.fromEntries(

@@ -9,7 +9,8 @@ import {
   Unauthorized,
   UnsupportedMediaType,
 } from "@coffer/kernel"
-import { Cause, Schema } from "effect"
+import * as Cause from "effect/Cause"
+import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import { type HttpError, isHttpError, toErrorResponse } from "./errors.js"
 import { responseForCause } from "./runtime.js"

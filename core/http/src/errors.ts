@@ -65,7 +65,8 @@ import type {
   ValueTooLarge,
   VersionConflict,
 } from "@coffer/secrets"
-import { Predicate, Schema } from "effect"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import type { Context } from "hono"
 import type { ContentfulStatusCode } from "hono/utils/http-status"
 

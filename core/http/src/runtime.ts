@@ -10,7 +10,10 @@
  * values travel). The host is expected to build the runtime's layers before serving, so that a layer that cannot
  * be built stops the start instead of failing each request.
  */
-import { Cause, Effect, Exit, type ManagedRuntime } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
 import type { Context } from "hono"
 import { type ErrorResponse, type HttpError, internalError, respond, toErrorResponse, unavailable } from "./errors.js"
 import { noteFailure, requestSpan } from "./observability/requestTelemetry.js"

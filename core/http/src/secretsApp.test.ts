@@ -1,7 +1,8 @@
 import { Readiness } from "@coffer/kernel"
 import { settingsFrom } from "@coffer/test-kit/http"
 import { makeRuntime } from "@coffer/test-kit/secretsService"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { afterAll, describe, expect, it } from "vitest"
 import { createSecretsApp } from "./app/secretsApp.js"
 

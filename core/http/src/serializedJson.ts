@@ -6,7 +6,7 @@
  * is answered 304 without a body at all. A changed value is a new object, so a stale tag can never match it.
  */
 import { Hasher } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Context } from "hono"
 import { presetResponse } from "./middleware/presetHeaders.js"
 import { header } from "./request/header.js"

@@ -12,7 +12,13 @@
  * - When the backing store cannot be reached every call fails with `StoreUnavailable` quickly (well under a
  *   second), never hangs, and the adapter recovers by itself once the store is back.
  */
-import { Context, Effect, Layer, Metric, Schedule, type Scope, Stream } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { cacheLookups } from "./Metrics.js"
 import type { StoreUnavailable } from "./StoreUnavailable.js"
 

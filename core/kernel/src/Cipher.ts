@@ -30,7 +30,10 @@
  * key once, not once per value. A key leaving the memory (its time is up, the bound is reached, or `forget` is
  * called when its project is deleted or its wrap replaced) is overwritten with zeros.
  */
-import { Context, Effect, Redacted, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { fromCanonicalBase64Url, fromUtf8, toBase64Url, toHex, utf8 } from "./encoding.js"
 import {
   isDataKeyVersion,

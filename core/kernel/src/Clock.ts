@@ -2,7 +2,9 @@
  * Wall-clock time as a port, so that expiry rules (sessions, invites, API keys, rate-limit windows) can be
  * tested without waiting. Reading the time cannot fail.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 export class Clock extends Context.Service<
   Clock,

@@ -3,7 +3,9 @@
  * Adapters supply only `digest`; `make` builds the rest, `makeSync` the same from a synchronous digest (a runtime
  * with one, such as `node:crypto`, hashes a token on every request without a promise round trip).
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { toHex, utf8 } from "./encoding.js"
 
 export class Hasher extends Context.Service<

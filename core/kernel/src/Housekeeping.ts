@@ -3,7 +3,10 @@
  * instance. Correctness never depends on it: reads already ignore whatever it removes, so each pass is idempotent,
  * several instances may run it at once, and a failed pass only leaves the rows for the next one.
  */
-import { Duration, Effect, Layer, Schedule } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 
 /** How often a pass runs: often enough that tables stay small, rarely enough to cost nothing. */
 export const INTERVAL = Duration.hours(1)

@@ -3,7 +3,9 @@
  * state and nonce) and checking back-channel logout tokens. People are matched by issuer and subject,
  * never by e-mail. Implemented by `adapters/oidc`.
  */
-import { Context, type Effect, Schema } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 export class IdentityError extends Schema.TaggedError<IdentityError>()("IdentityError", {
   /** Maps to the `/sign-in?error=<reason>` values of seed 001. */

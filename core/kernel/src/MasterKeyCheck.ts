@@ -9,7 +9,10 @@
  * under a previous master key it still opens during a rotation, and `coffer keys rotate` re-wraps it with the
  * projects' keys (`rewrapCanary`).
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as Cipher from "./Cipher.js"
 import type { StoreUnavailable } from "./StoreUnavailable.js"
 

@@ -2,7 +2,9 @@
  * The shared metrics count what happened: a credential check's outcome (accepted, rejected, or unavailable when a
  * store was down), and a cache read's (hit, miss, outage), in the registry of the runtime that runs them.
  */
-import { Context, Effect, Metric } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import { describe, expect, it } from "vitest"
 import * as Cache from "./Cache.js"
 import { Unauthorized } from "./errors.js"

@@ -7,7 +7,11 @@
  * Label values are a closed set, and each labelled series is made once (`labelled`): attaching attributes on every
  * update would allocate a metric per request on the hot paths.
  */
-import { Cause, type Context, Effect, Exit, Metric } from "effect"
+import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
 import { StoreUnavailable } from "./StoreUnavailable.js"
 
 /** One series per value of `label`, made once. */

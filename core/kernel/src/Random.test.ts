@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import * as Hasher from "./Hasher.js"
 import * as Random from "./Random.js"

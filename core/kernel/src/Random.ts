@@ -2,7 +2,9 @@
  * Randomness as a port. Adapters supply only `bytes`; `make` builds credentials on top, so every credential
  * in Coffer has the same shape: a fixed prefix naming its kind, then 32 random bytes in base64url.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { toBase64Url } from "./encoding.js"
 import { randomBytes } from "./randomPool.js"
 

@@ -2,7 +2,8 @@
  * Rate limits over the real in-memory Cache (imported from its sources: the kernel depends on no adapter, and
  * nothing a test imports reaches the build), and over a cache that is down.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
 import * as MemoryCache from "../../../adapters/memory/src/MemoryCache.js"
 import { Cache } from "./Cache.js"

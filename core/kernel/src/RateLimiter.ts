@@ -8,7 +8,7 @@
  * cache cannot be reached the attempt fails with `StoreUnavailable` (503): a limit that cannot be counted is
  * not waived, since these are the paths an attacker would aim at during an outage.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Cache } from "./Cache.js"
 import { TooManyRequests } from "./errors.js"
 import type { StoreUnavailable } from "./StoreUnavailable.js"

@@ -7,7 +7,9 @@
  * from a cached answer; when the store cannot be reached it fails with `StoreUnavailable` quickly (well under
  * a second) instead of hanging; it has no side effects, since load balancers call it every few seconds.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { MasterKeyMismatch } from "./MasterKeyCheck.js"
 import type { StoreUnavailable } from "./StoreUnavailable.js"
 

@@ -10,7 +10,9 @@
  * Each service keeps its own sessions (tables `schemas_sessions` / `secrets_sessions`): the host builds one
  * runtime per service, each with this port bound to that service's store.
  */
-import { Context, Effect, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { Clock } from "./Clock.js"
 import { Hasher } from "./Hasher.js"
 import { Random } from "./Random.js"

@@ -3,7 +3,9 @@
  * sources: the kernel depends on no adapter), and an Identity that plays the provider's part by the port's
  * contract (the real provider is exercised by core/http's oidc.test.ts and the end-to-end tests).
  */
-import { Effect, Layer, Ref } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
 import { describe, expect, it } from "vitest"
 import * as MemoryCache from "../../../adapters/memory/src/MemoryCache.js"
 import * as MemorySessions from "../../../adapters/memory/src/MemorySessions.js"

@@ -20,7 +20,9 @@
  *   without, every session of that issuer and subject. When ending the sessions fails, the `jti` is forgotten
  *   again, so that the provider's retry is not taken for a replay.
  */
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Cache from "./Cache.js"
 import { BadRequest } from "./errors.js"
 import * as Hasher from "./Hasher.js"

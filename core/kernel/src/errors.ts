@@ -5,7 +5,7 @@
  * `_tag` into a status and a `{ error: message }` body, so domain packages stay free of transport concerns.
  * Every `message` is shown to the caller as is: it must never contain a secret value or a credential.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The input is invalid: a bad or missing field, malformed JSON, JSON nested too deeply. */
 export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {

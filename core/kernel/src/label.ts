@@ -9,7 +9,7 @@
  * - unpaired surrogates (Cs): they cannot be stored as UTF-8.
  * Everything else, letters of any script and emoji included, is kept exactly as typed.
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 
 const FORBIDDEN = /[\p{Cc}\p{Cf}\p{Cs}]/u
 

@@ -8,7 +8,9 @@
  * For hot use cases: `Effect.fnUntraced(function* () {…}, spanned("Schemas.checkToken"))`; elsewhere `Effect.fn`
  * reads better and its cost does not matter.
  */
-import { Effect, References, type Tracer } from "effect"
+import * as Effect from "effect/Effect"
+import * as References from "effect/References"
+import type * as Tracer from "effect/Tracer"
 
 export const spanned =
   (name: string, options?: Tracer.SpanOptions) =>

@@ -7,7 +7,8 @@
  */
 
 import { admin, editor, makeEnvironment } from "@coffer/test-kit/schemas"
-import { Effect, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { bench, describe } from "vitest"
 import { parseReference } from "../src/domain/extendsRef.js"
 import { selectVersion } from "../src/domain/select.js"

@@ -33,7 +33,9 @@
  *     newer one, at most `limit`, without contents; `findRevision` answers one revision whole, or `undefined`.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
-import { Context, type Effect, type Schema } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import type { DependencyEdge } from "./domain/cascade.js"
 import type { PlatformKind } from "./domain/platform.js"
 import type { PlatformSnapshot } from "./domain/resolve.js"

@@ -11,7 +11,7 @@
  *   schema whose sources are unknown is covered by no scoped token (rule 4).
  */
 import { Forbidden } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { PlatformNotFound } from "./errors.js"
 
 /** A signed-in person; the predicates reflect the roles settings as they are for this request. */

@@ -2,7 +2,9 @@
  * A cascade's size and duration land in the histograms of the runtime that ran it, once per cascade, and the
  * cascade's own answer is unchanged.
  */
-import { Context, Effect, Metric } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import { describe, expect, it } from "vitest"
 import { measureCascade } from "./cascadeMetrics.js"
 

@@ -3,7 +3,9 @@
  * selects, re-resolves its dependents; these histograms let an operator see how far saves reach and what they
  * cost, through Effect's `Metric` (a host serves them at `/metrics`).
  */
-import { Duration, Effect, Metric } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 
 const cascadeSize = Metric.histogram("coffer_schemas_cascade_size", {
   description: "Schemas re-resolved by one cascade",

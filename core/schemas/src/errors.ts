@@ -7,7 +7,7 @@
  * Messages are derived from the fields (getters) so that the text and the data can never disagree. Names
  * coming from a request are quoted with `JSON.stringify`, so that odd characters cannot bend the sentence.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 const quoted = (value: string) => JSON.stringify(value)
 

@@ -1,5 +1,6 @@
 import { admin, makeEnvironment } from "@coffer/test-kit/schemas"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { afterEach, describe, expect, it } from "vitest"
 import { DecodedSchemasMax, GENERATION_CHANNEL, GENERATION_KEY, lookupSchema } from "./schemaCache.js"
 import * as Platforms from "./usecases/platforms.js"

@@ -15,7 +15,12 @@
  * token check is different and fails closed (see `tokens.ts`).
  */
 import { Cache, Random, type StoreUnavailable } from "@coffer/kernel"
-import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import { type SchemaId, schemaKey } from "./domain/schemaId.js"
 import { SchemaStore, type StoredSchema } from "./SchemaStore.js"
 

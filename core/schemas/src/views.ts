@@ -6,7 +6,7 @@
  * that must never leave the core; the functions below are where it is left behind. Fields a record does not have
  * are left out, not `null`.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { PlatformKind } from "./domain/platform.js"
 import type { AuditEntry, PlatformRecord, Revision, RevisionSummary, TokenRecord } from "./SchemaStore.js"
 import type * as Lineage from "./usecases/lineage.js"

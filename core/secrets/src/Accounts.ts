@@ -18,7 +18,9 @@
  * - When the backing store cannot be reached every call fails with `StoreUnavailable`.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
-import { Context, type Effect, Schema } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 export const User = Schema.Struct({
   id: Schema.String,

@@ -48,7 +48,8 @@
  *    request and its holder read with it, so a store that can answers both with one read (issue 10).
  */
 import type { EpochMillis, StoreUnavailable } from "@coffer/kernel"
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { User } from "./Accounts.js"
 import type { DataKeyRecord, SealedRow, SealedRowCursor } from "./dataKeyRecords.js"
 import type { AuditAction } from "./domain/audit.js"

@@ -10,7 +10,7 @@
  * current role, read at every use, so a holder moved down to `read` loses write access through their keys at once.
  */
 import { type EpochMillis, Forbidden } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Action, can, type KeyScope, type Role, type Standing } from "./domain/permissions.js"
 import { isSlug } from "./domain/slug.js"
 import { EnvironmentNotFound, ProjectNotFound } from "./errors.js"

@@ -4,7 +4,7 @@
  * alone turns it into a status. Messages reach the actor as they are, so none carries a secret value or a
  * credential.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 // Something named in a request is not there, or not within the actor's reach, which must look the same (seed 001
 // §5 rule 4: 404). One class per thing, each with a fixed message, so that the text never depends on why.

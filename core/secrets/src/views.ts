@@ -5,7 +5,8 @@
  * more (wrapped data keys, hashes) that must never leave the core; these functions are where it is left behind.
  */
 import { toIso, toIsoOrNull } from "@coffer/kernel"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { Accounts } from "./Accounts.js"
 import { KeyScope, MemberRole, Role } from "./domain/permissions.js"
 import type {

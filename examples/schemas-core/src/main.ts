@@ -10,7 +10,9 @@ import { pathToFileURL } from "node:url"
 import { MemoryCache, MemorySchemaStore } from "@coffer/adapter-memory"
 import { Clock, Random } from "@coffer/kernel"
 import { type Access, Platforms, Schemas } from "@coffer/schemas"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 
 /** Everything the use cases ask for: storage, a cache for resolved reads, the time and randomness. */
 const layer = Layer.mergeAll(MemorySchemaStore.layer, MemoryCache.layer, Clock.layer, Random.layer)

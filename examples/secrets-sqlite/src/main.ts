@@ -29,7 +29,9 @@ import {
   setSecret,
   signIn,
 } from "@coffer/secrets"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 
 export interface Options {
   /** The SQLite file; created with its directory when missing. */

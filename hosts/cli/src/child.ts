@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process"
 import { constants } from "node:os"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { note } from "./output.js"
 
 export const FORWARDED_SIGNALS: ReadonlyArray<NodeJS.Signals> = ["SIGINT", "SIGTERM", "SIGHUP"]

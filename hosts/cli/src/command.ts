@@ -2,8 +2,9 @@
  * The user side of `coffer` as one `effect/cli` command tree: `login`, `logout`, `whoami`, `init`, `secrets …`,
  * `schemas …` and `completions`. The server's `coffer` (hosts/node) hands every command it does not own to this.
  */
-import { Effect } from "effect"
+
 import { Argument, Command, Completions } from "effect/cli"
+import * as Effect from "effect/Effect"
 import { init, login, logout, whoami } from "./commands/account.js"
 import { pull } from "./commands/pull.js"
 import { importCommand, push } from "./commands/push.js"

@@ -3,7 +3,8 @@
  * write reads back exactly, and malformed lines are refused with their line number.
  */
 import { dotenvValue, toDotenv } from "@coffer/secrets"
-import { Effect, Exit } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { parseDotenv, parseJsonObject } from "./dotenvFile.js"

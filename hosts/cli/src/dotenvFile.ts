@@ -10,7 +10,8 @@
  *
  * So a pulled `.env` pushed back gives every value exactly. Keys are checked by the service, not here.
  */
-import { Effect, Predicate } from "effect"
+import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import { type CofferFailure, usage } from "./failure.js"
 
 export interface Entry {

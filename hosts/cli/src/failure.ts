@@ -3,7 +3,7 @@
  * type with a `kind` rather than five: every command maps to the same table, and the message is always one line
  * fit for stderr. Messages never carry a token or a secret value.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The failure kinds, each with its exit code; `run` exits with its child's own code instead. */
 export const EXIT_CODES = {

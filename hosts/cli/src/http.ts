@@ -4,7 +4,8 @@
  * 5xx → server, any other 4xx → usage) and whose message is the server's own `{error}` on one line; a server that
  * cannot be reached is a `server` failure too. The token never appears in a message.
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { CofferFailure, kindOfStatus, serverFailure } from "./failure.js"
 
 /** A service to call: its base URL and the token to present. */

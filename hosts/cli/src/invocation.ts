@@ -2,7 +2,8 @@
  * What one run of the command sees of its process: the environment and the working directory. A service, so
  * that tests and the server's `coffer` hand in their own instead of the commands reading `process` directly.
  */
-import { Context, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import { authFailure, type CofferFailure, usage } from "./failure.js"
 import type { Endpoint } from "./http.js"
 import { type FlagSettings, resolveSettings, type Settings } from "./settings.js"

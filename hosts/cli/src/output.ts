@@ -2,7 +2,7 @@
  * What commands print. Results go to stdout (waiting until the stream took them, so a large export piped to
  * another program is complete before the process ends); notes, warnings and errors go to stderr, one line each.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 const writeTo = (stream: NodeJS.WriteStream, text: string) =>
   Effect.callback<void>((resume) => {

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto"
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { usage } from "./failure.js"
 
 export const PRIVATE_MODE = 0o600

@@ -2,7 +2,7 @@
  * A progress bar on stderr for long runs of requests (`push`, `import`), drawn only when stderr is a terminal
  * and there is enough work to be worth watching; otherwise nothing is drawn, so logs and pipes stay clean.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /** Below this many requests the bar would only flicker. */
 export const PROGRESS_THRESHOLD = 50

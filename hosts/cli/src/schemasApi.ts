@@ -5,7 +5,9 @@
  * exactly the version a schema extending it would.
  */
 import { parseReference, selectVersion } from "@coffer/schemas"
-import { Effect, Result, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { notFound, usage } from "./failure.js"
 import { decodeAnswer, type Endpoint, request, segment } from "./http.js"
 

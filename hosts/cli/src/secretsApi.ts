@@ -2,7 +2,8 @@
  * The secrets service's endpoints the command uses (seed 001 §4), typed by the schemas below. Every answer is
  * decoded, so a server that answers something else fails with one line instead of a `TypeError` later.
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { decodeAnswer, type Endpoint, request, segment } from "./http.js"
 
 export const User = Schema.Struct({ id: Schema.String, email: Schema.String })

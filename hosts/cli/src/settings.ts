@@ -7,7 +7,7 @@
  * A stored token belongs to the server it was checked against: it is sent only to that URL, so pointing a
  * command at another server (a flag, `COFFER_URL`) never hands it a key meant for the first.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** `.coffer.json`: what a repository may share. A token here is refused, never read. */
 export const ProjectFile = Schema.Struct({

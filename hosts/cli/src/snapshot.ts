@@ -9,7 +9,8 @@
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { authFailure, usage } from "./failure.js"
 import { writePrivateFile } from "./privateFile.js"
 

@@ -2,7 +2,7 @@
  * Reading what the user types or pipes in: a whole piped stdin, or one line typed with the echo turned off (an
  * API key, a secret value) so it stays out of the terminal's scrollback and the shell's history.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type CofferFailure, usage } from "./failure.js"
 
 export const stdinIsTerminal = () => process.stdin.isTTY === true

@@ -3,7 +3,7 @@
  * a flag, `COFFER_ENVIRONMENT` or `.coffer.json` (never guessed: running against the wrong environment is worse
  * than stopping), and the project named the same way or, when none is, the one project the API key reaches.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { usage } from "./failure.js"
 import { loadSettings, secretsEndpoint } from "./invocation.js"
 import { projects, type Target } from "./secretsApi.js"

@@ -4,7 +4,7 @@
  * secrets, schemas, completions) belong to `@coffer/cli`, which runs them with its own exit codes.
  */
 import { parseArgs } from "node:util"
-import { Cause } from "effect"
+import * as Cause from "effect/Cause"
 import { accountsCommand } from "./accountsCommand.js"
 import { loadSettings, SettingsRejected } from "./config/hostSettings.js"
 import { commands } from "./help.js"

@@ -20,7 +20,9 @@ import {
   Readiness,
   type StoreUnavailable,
 } from "@coffer/kernel"
-import { Effect, Layer, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import type { HostSettings } from "./config/hostSettings.js"
 
 export const databaseLayer = (settings: HostSettings): Layer.Layer<SqlDatabase.SqlDatabase, StoreUnavailable> =>

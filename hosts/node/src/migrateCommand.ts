@@ -2,7 +2,7 @@
  * `coffer migrate`: apply pending migrations to the configured database and report what was applied.
  */
 import { migrate } from "@coffer/adapter-sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { HostSettings } from "./config/hostSettings.js"
 import { databaseLayer } from "./layers.js"
 

@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"
 import { loadSettings, parseWeb, SettingsRejected } from "./config/hostSettings.js"
 import { loadWebAppFrom } from "./webApp.js"

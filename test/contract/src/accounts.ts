@@ -8,7 +8,9 @@
  */
 import { Clock, Random } from "@coffer/kernel"
 import { AccountLinkRequired, Accounts, DEVELOPMENT_ISSUER, developmentSignIn, signIn } from "@coffer/secrets"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
 
 const START = Date.UTC(2026, 0, 31, 12, 0, 0)

@@ -8,7 +8,11 @@
 const SLACK = 1_000
 
 import { Cache } from "@coffer/kernel"
-import { Effect, Fiber, Layer, type Scope, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { describe, expect, it } from "vitest"
 
 /** Builds `layer` and runs `program` in one scope; the program's own resources close before the layer's. */

@@ -6,7 +6,10 @@
  * neither a plaintext nor a master key in any common encoding.
  */
 import { Cipher, Encoding } from "@coffer/kernel"
-import { Effect, type Layer, Redacted, Result } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"
 
 export interface CipherKeys {

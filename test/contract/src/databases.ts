@@ -10,7 +10,9 @@ import { join } from "node:path"
 import { Postgres } from "@coffer/adapter-postgres"
 import { migrate, SqlDatabase, SqlStore } from "@coffer/adapter-sql"
 import { Sqlite } from "@coffer/adapter-sqlite"
-import { Effect, Layer, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import { createPostgresDatabase } from "./postgresDatabase.js"
 
 /** A Postgres database of this run's own for the life of the scope. */

@@ -7,7 +7,9 @@
  */
 import { latestMigration, migrate, migrations, SqlDatabase } from "@coffer/adapter-sql"
 import { Readiness } from "@coffer/kernel"
-import { Effect, type Layer, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 
 class Boom extends Schema.TaggedError<Boom>()("Boom", {}) {}

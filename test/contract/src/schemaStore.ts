@@ -11,7 +11,11 @@ import {
   type SchemaWrite,
   type StoredToken,
 } from "@coffer/schemas"
-import { Deferred, Effect, Fiber, type Layer, Schema } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import type * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import { revisionSuite } from "./schemaStoreRevisions.js"
 

@@ -4,7 +4,7 @@
  * `findRevision` answers one revision whole; a cascade's outputs never rewrite a revision.
  */
 import type { SchemaId, SchemaStore, SchemaWrite } from "@coffer/schemas"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 
 type Store = SchemaStore["Service"]

@@ -22,7 +22,11 @@ import {
   ProjectGone,
   SecretStore,
 } from "@coffer/secrets"
-import { Cause, Context, Effect, Exit, Layer } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
 
 export interface SecretStoreSuiteOptions<R> {

@@ -8,7 +8,8 @@
  * leaked database would hand out. `makeBackend` runs once per test and must start empty.
  */
 import { Clock, Hasher, Random, Sessions } from "@coffer/kernel"
-import { Effect, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { describe, expect, it } from "vitest"
 
 export type SessionService = "schemas" | "secrets"

@@ -15,7 +15,8 @@ import { join } from "node:path"
 import { SqlDatabase } from "@coffer/adapter-sql"
 import { createPostgresDatabase, hasPostgres, type PostgresDatabase } from "@coffer/contract"
 import { databaseLayer, loadSettings, type Running, serve } from "@coffer/node"
-import { Effect, ManagedRuntime } from "effect"
+import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import { bench, describe } from "vitest"
 
 const CHAIN = 100

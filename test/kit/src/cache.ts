@@ -8,7 +8,10 @@
  */
 import { MemoryCache } from "@coffer/adapter-memory"
 import { Cache, StoreUnavailable } from "@coffer/kernel"
-import { Effect, Layer, PubSub, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import * as Stream from "effect/Stream"
 
 export interface Switch {
   down: boolean

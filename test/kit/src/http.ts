@@ -8,7 +8,9 @@ import { MemoryAccounts, MemoryCache, MemorySessions } from "@coffer/adapter-mem
 import type { SchemasSettings, ServiceSettings } from "@coffer/http"
 import { type Cache, Clock, Hasher, Random } from "@coffer/kernel"
 import { Settings, schemasAppSettings, secretsAppSettings } from "@coffer/node"
-import { Layer, ManagedRuntime, Result } from "effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Result from "effect/Result"
 import type { Context } from "hono"
 
 export const platform = Layer.mergeAll(Clock.layer, Random.layer, Hasher.layer)

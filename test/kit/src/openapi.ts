@@ -9,7 +9,9 @@
  * The in-process services of this kit (`schemasService.ts`, `secretsService.ts`) check every answer they get, so
  * every app test is also a conformance test; `seen` says which operations and statuses were checked.
  */
-import { JsonSchema, Schema, SchemaRepresentation } from "effect"
+import * as JsonSchema from "effect/JsonSchema"
+import * as Schema from "effect/Schema"
+import * as SchemaRepresentation from "effect/SchemaRepresentation"
 
 interface Operation {
   readonly responses: Readonly<Record<string, { readonly content?: Readonly<Record<string, { schema: unknown }>> }>>

@@ -3,7 +3,12 @@
  * log (level, message, pretty cause), so a test can assert that a failure was logged and that nothing secret was.
  */
 import { Readiness, StoreUnavailable } from "@coffer/kernel"
-import { Cause, Effect, Layer, Logger, ManagedRuntime, References } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as References from "effect/References"
 
 export interface LogEntry {
   readonly level: string

@@ -4,7 +4,7 @@
  */
 
 import type { PlatformLookup, PlatformSnapshot } from "@coffer/schemas"
-import type { Schema } from "effect"
+import type * as Schema from "effect/Schema"
 import fc from "fast-check"
 
 const numeric = fc.integer({ min: 0, max: 12 }).map(String)

@@ -5,7 +5,9 @@
  */
 import { Cache, Clock, Hasher, Random } from "@coffer/kernel"
 import { type Access, MemorySchemaStore, SchemaCache, SchemaStore, Tokens } from "@coffer/schemas"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import { manualCache } from "./cache.js"
 
 type Person = Access.Person

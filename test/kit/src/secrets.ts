@@ -6,7 +6,12 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { Cache, Cipher, Clock, Encoding, Hasher, Random } from "@coffer/kernel"
 import { Accounts, type Actor, MemorySecretStore, SecretStore, type SessionActor } from "@coffer/secrets"
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
 import { manualCache } from "./cache.js"
 
 const TAG = 16

@@ -5,7 +5,7 @@
 
 import { fromIso, toIso } from "@coffer/kernel"
 import type { AuditEntry, SchemaStore } from "@coffer/schemas"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type * as SqlStore from "../SqlStore.js"
 import { json } from "./rows.js"
 

@@ -2,7 +2,7 @@
  * Lookups and writes by many names, chunked: a batch stays well inside every driver's limit on bound parameters
  * and is a fixed few statements for the sizes a cascade meets, never one per name.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /** Bound parameters per `in (…)` list: far below SQLite's 32766 and Postgres' 65535. */
 export const CHUNK = 500

@@ -6,7 +6,8 @@
 
 import { toIso } from "@coffer/kernel"
 import type { PlatformData, SchemaStore } from "@coffer/schemas"
-import { Effect, type Schema } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import type * as SqlStore from "../SqlStore.js"
 import type { SchemasVersionRow } from "../tables/schemas.js"
 import { chunks, eachChunk } from "./chunks.js"

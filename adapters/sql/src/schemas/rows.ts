@@ -7,7 +7,7 @@
  */
 import { fromIso } from "@coffer/kernel"
 import { type PlatformKind, type PlatformRecord, type Revision, type StoredToken, sortVersions } from "@coffer/schemas"
-import type { Schema } from "effect"
+import type * as Schema from "effect/Schema"
 import type { SchemasRevisionRow, SchemasTokenRow } from "../tables/schemas.js"
 
 /** Code-unit order, the same on every dialect whatever its collation. */

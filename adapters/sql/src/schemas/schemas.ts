@@ -6,7 +6,7 @@
 
 import { fromIso, toIso } from "@coffer/kernel"
 import { type DependencyEdge, dependencyEdges, type SchemaStore } from "@coffer/schemas"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { sql } from "kysely"
 import type * as SqlStore from "../SqlStore.js"
 import { chunks, eachChunk, OUTPUT_CHUNK } from "./chunks.js"

@@ -4,7 +4,7 @@
 
 import { toIso } from "@coffer/kernel"
 import type { SchemaStore, TokenRecord } from "@coffer/schemas"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type * as SqlStore from "../SqlStore.js"
 import { byName, json, tokenOf } from "./rows.js"
 import type { Writing } from "./writing.js"

@@ -4,7 +4,7 @@
  * is changing; SQLite runs every transaction on its single connection, one at a time, already.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { sql } from "kysely"
 import type * as SqlStore from "../SqlStore.js"
 

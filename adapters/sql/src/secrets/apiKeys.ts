@@ -4,7 +4,7 @@
  */
 import { toIso, toIsoOrNull } from "@coffer/kernel"
 import type { SecretStore } from "@coffer/secrets"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { prepare } from "../prepared.js"
 import * as SqlStore from "../SqlStore.js"
 import type { Audited } from "./audit.js"

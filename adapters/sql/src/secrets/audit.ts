@@ -9,7 +9,7 @@
  */
 import type { StoreUnavailable } from "@coffer/kernel"
 import type { SecretStore } from "@coffer/secrets"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Kysely, sql } from "kysely"
 import { prepare } from "../prepared.js"
 import type { SqlError } from "../SqlError.js"

@@ -9,7 +9,7 @@
  * rotation without overwriting anything written meanwhile.
  */
 import type { SecretStore } from "@coffer/secrets"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { sql } from "kysely"
 import type * as SqlStore from "../SqlStore.js"
 import { changed } from "./rows.js"

@@ -11,7 +11,7 @@
  */
 import { fromIso, toIso } from "@coffer/kernel"
 import { EnvironmentExists, EnvironmentGone, type SecretStore, VersionConflict } from "@coffer/secrets"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as SqlStore from "../SqlStore.js"
 import type { Audited } from "./audit.js"
 import { projectGone } from "./projects.js"

@@ -7,7 +7,7 @@
  */
 import { fromIso, toIso, toIsoOrNull } from "@coffer/kernel"
 import { AlreadyMember, ProjectExists, ProjectGone, type Role, type SecretStore } from "@coffer/secrets"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { QueryCreator } from "kysely"
 import { type Param, prepare } from "../prepared.js"
 import * as SqlStore from "../SqlStore.js"

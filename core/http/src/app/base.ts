@@ -8,7 +8,7 @@
  * route answers a bare 500 and is logged in the request's line. `/metrics` is mounted when a token is configured.
  */
 import { NotFound } from "@coffer/kernel"
-import type { ManagedRuntime } from "effect"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
 import { Hono, type Context as HonoContext } from "hono"
 import { BACKCHANNEL_LOGOUT_PATH } from "../auth/oidc.js"
 import { sameOriginWrites } from "../auth/sameOrigin.js"

@@ -5,7 +5,8 @@
  * and neither is rate-limited: probes come every few seconds from the infrastructure's own address.
  */
 import { Readiness as ReadinessCheck, StoreUnavailable } from "@coffer/kernel"
-import { Duration, Effect } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import type { Hono } from "hono"
 import { PUBLIC } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"

@@ -9,7 +9,7 @@
  * call, without a promise or a turn of the microtask queue, a measurable share of that read's CPU (issue 10).
  * Under Hono's own compose (the app mounted in another with `route`) its `next` is a promise, and it awaits it.
  */
-import type { ManagedRuntime } from "effect"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
 import type { Context, MiddlewareHandler } from "hono"
 import { type ClientOptions, rememberClient } from "../client/client.js"
 import { makePresetHeaders } from "../middleware/presetHeaders.js"

@@ -8,7 +8,7 @@
 
 import type { Readiness } from "@coffer/kernel"
 import type { Permissions } from "@coffer/schemas"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { sessionCookieName } from "../auth/cookie.js"
 import { mountSchemasAuth } from "../auth/schemasAuth.js"

@@ -3,7 +3,7 @@
  * (`mountSecretsAuth`) and the domain routes of `../secrets/` (projects, people, environments, secrets and their
  * history, exports, API keys, audit log). Sign-in routes are mounted first, so no parameterised path shadows them.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { sessionCookieName } from "../auth/cookie.js"
 import { mountSecretsAuth } from "../auth/secretsAuth.js"

@@ -4,7 +4,7 @@
  * public origin among them.
  */
 import type { Permissions } from "@coffer/schemas"
-import type { Redacted } from "effect"
+import type * as Redacted from "effect/Redacted"
 import type { TrustedProxies } from "../client/trustedProxies.js"
 
 export interface ServiceSettings {

@@ -11,7 +11,7 @@
  * each parameterizes this module with its resolver (`schemas/context.ts`, `secrets/context.ts`).
  */
 import { type Cache, type Sessions, type StoreUnavailable, type TooManyRequests, Unauthorized } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Context } from "hono"
 import { header } from "../request/header.js"
 import { sessionCookieName } from "./cookie.js"

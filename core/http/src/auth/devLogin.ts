@@ -12,7 +12,8 @@
  *   there was no session (the outcome the caller wants holds either way).
  */
 import { type Cache, NotFound, Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
 import { errorResponse, type HttpError } from "../errors.js"

@@ -14,7 +14,8 @@
  *   checked because the provider or a store is down answers 503, so the provider may retry.
  */
 import { BadRequest, type Cache, type Hasher, type Sessions, SignIn } from "@coffer/kernel"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
 import { deleteCookie, getCookie, setCookie } from "hono/cookie"
 import type { ServiceSettings } from "../app/settings.js"

@@ -5,7 +5,7 @@
 
 import { cacheDown } from "@coffer/test-kit/cache"
 import { CLIENT_HEADER, clientAddress, memoryRuntime, settingsFrom } from "@coffer/test-kit/http"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { createBaseApp } from "../app/base.js"
 import { limitAttempt, rateLimit } from "./rateLimit.js"

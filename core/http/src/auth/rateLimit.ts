@@ -11,7 +11,7 @@
  *   failed credential check, so that legitimate traffic is never limited.
  */
 import { type Cache, RateLimiter, type StoreUnavailable, type TooManyRequests } from "@coffer/kernel"
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 import type { Context, MiddlewareHandler } from "hono"
 import type { Handle } from "../runtime.js"
 

@@ -12,7 +12,8 @@
  */
 import type { Cache, Hasher, Sessions } from "@coffer/kernel"
 import { type Accounts, developmentIdentity, developmentSignIn, KeyScope, secretsSignedIn } from "@coffer/secrets"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
 import { SESSION_OR_BEARER } from "../openapi/common.js"

@@ -3,7 +3,7 @@
  * so public paths cost no store round trip; a route that needs a person fails with 401 when there is none.
  */
 import { Sessions, type StoreUnavailable, Unauthorized } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Context } from "hono"
 import { readSessionCookie } from "./cookie.js"
 

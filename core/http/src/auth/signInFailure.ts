@@ -5,7 +5,7 @@
  * error response carries them to the log there.
  */
 import type { Identity } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Context } from "hono"
 import { type HttpError, toErrorResponse } from "../errors.js"
 

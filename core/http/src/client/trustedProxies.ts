@@ -4,7 +4,7 @@
  * proxy, and the first address that is not trusted is the client. `X-Forwarded-Proto` from a trusted peer says
  * whether the client spoke https. A peer that is not trusted cannot write either header: anyone can send them.
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { contains, parseAddress, parseRange, type Range } from "./ipRange.js"
 
 /** The proxies whose forwarding headers are believed: ranges of addresses, none by default. */

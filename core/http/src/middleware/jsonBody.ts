@@ -8,7 +8,9 @@
  * never gets to build a deep structure (or to exhaust the stack of code that later walks it).
  */
 import { BadRequest, Encoding, type UnsupportedMediaType } from "@coffer/kernel"
-import { Effect, Schema, SchemaIssue } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import type { Context } from "hono"
 import { bodyBytes } from "../request/body.js"
 import { header } from "../request/header.js"

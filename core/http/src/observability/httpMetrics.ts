@@ -3,7 +3,8 @@
  * middleware updates them synchronously in the runtime's registry (no Effect run per request), and each
  * labelled series is made once and kept: routes, methods and statuses are closed sets (`route.ts`).
  */
-import { type Context, Metric } from "effect"
+import type * as Context from "effect/Context"
+import * as Metric from "effect/Metric"
 
 const requests = Metric.counter("coffer_http_requests_total", {
   description: "HTTP requests answered, by method, route template and status",

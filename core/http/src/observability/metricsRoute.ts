@@ -8,7 +8,9 @@
  * carry it.
  */
 import { Hasher, Unauthorized } from "@coffer/kernel"
-import { type Context, type ManagedRuntime, Redacted } from "effect"
+import type * as Context from "effect/Context"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
 import type { Hono } from "hono"
 import { bearerToken } from "../auth/credentials.js"
 import { errorResponse } from "../errors.js"

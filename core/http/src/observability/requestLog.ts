@@ -15,7 +15,13 @@
  * dropped rather than held: logs must never grow memory without bound behind a slow output. When the runtime is
  * disposed the lines still buffered are written first (a fiber that only waits for the runtime's end does it).
  */
-import { Cause, Clock, Context, Effect, LogLevel, type ManagedRuntime, References } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as LogLevel from "effect/LogLevel"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
+import * as References from "effect/References"
 
 /** What one request's line says; never a header, a cookie, a query string or a body. */
 export interface RequestLine {

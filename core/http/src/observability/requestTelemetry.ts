@@ -7,9 +7,17 @@
  * runtime's services once (loggers' level, metric registry, tracer) and then works synchronously: no Effect run and
  * no await per request, and nothing is set on the response after the route (`../middleware/presetHeaders.ts`).
  */
-import { Cause, Clock, Context, Exit, LogLevel, type ManagedRuntime, Option, References, Tracer } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Exit from "effect/Exit"
 import { fromRecordUnsafe } from "effect/http/Headers"
 import { w3c } from "effect/http/HttpTraceContext"
+import * as LogLevel from "effect/LogLevel"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
+import * as References from "effect/References"
+import * as Tracer from "effect/Tracer"
 import type { Context as HonoContext, MiddlewareHandler } from "hono"
 import { header } from "../request/header.js"
 import { makeHttpMetrics } from "./httpMetrics.js"

@@ -1,5 +1,5 @@
 /** Answers and credentials many endpoints share. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { Credential } from "./endpoint.js"
 
 /** `{ ok: true }`: the change is made. */

@@ -13,7 +13,9 @@
  * token is refused or a cookie write may come from another origin, 404 where a path parameter may name nothing,
  * 500 for all.
  */
-import { JsonSchema, Schema, SchemaRepresentation } from "effect"
+import * as JsonSchema from "effect/JsonSchema"
+import * as Schema from "effect/Schema"
+import * as SchemaRepresentation from "effect/SchemaRepresentation"
 import { ErrorBody } from "../errors.js"
 import { MAX_JSON_DEPTH } from "../middleware/jsonBody.js"
 import {

@@ -5,7 +5,7 @@
  * endpoint's own Schema; the OpenAPI document (`./document.ts`) is built from the same values, so the two cannot
  * drift apart.
  */
-import type { Schema } from "effect"
+import type * as Schema from "effect/Schema"
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 

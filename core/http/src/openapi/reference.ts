@@ -4,7 +4,7 @@
  * runs. The pages carry the web app's policy (`'self'` only, nothing inline); `COFFER_WEB=off` does not turn them
  * off, since they are the service's, not the web app's.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { PAGE_CONTENT_SECURITY_POLICY } from "../web/webApp.js"
 import { PUBLIC } from "./common.js"

@@ -5,7 +5,7 @@
  * document shows is the one that refuses a bad body with 400.
  */
 import type { BadRequest, UnsupportedMediaType } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Context, Hono, MiddlewareHandler } from "hono"
 import { decodeJson, optionalJson } from "../middleware/jsonBody.js"
 import { answersWithPresetHeaders } from "../middleware/presetHeaders.js"

@@ -5,7 +5,8 @@
  */
 import { BadRequest } from "@coffer/kernel"
 import { AuditLog, Views } from "@coffer/schemas"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { SESSION } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"

@@ -25,7 +25,7 @@ import {
   Unauthorized,
 } from "@coffer/kernel"
 import { type Access, Permissions, type SchemaStore, Tokens } from "@coffer/schemas"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Context } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
 import { type CredentialResolver, credentialsGroup, credentialsOf } from "../auth/credentials.js"

@@ -11,7 +11,8 @@
  *   the target; history removed; audited.
  */
 import { Platforms, Views } from "@coffer/schemas"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { DeletionBlockedBody } from "../errors.js"
 import { Ok, SESSION } from "../openapi/common.js"

@@ -6,7 +6,7 @@
 import { Cache } from "@coffer/kernel"
 import { SchemaCache } from "@coffer/schemas"
 import { createPlatforms, useSchemasServices } from "@coffer/test-kit/schemasService"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 
 const service = useSchemasServices()

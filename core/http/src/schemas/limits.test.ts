@@ -6,7 +6,7 @@
  */
 import { SchemaStore } from "@coffer/schemas"
 import { createPlatforms, saveSchema, useSchemasServices } from "@coffer/test-kit/schemasService"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 
 const service = useSchemasServices()

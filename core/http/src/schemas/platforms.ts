@@ -4,7 +4,8 @@
  * platform, and the admin permission when its `versions` list leaves existing versions out (rule 2).
  */
 import { Platforms, Views } from "@coffer/schemas"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { DeletionBlockedBody } from "../errors.js"
 import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"

@@ -9,7 +9,8 @@
  * `{version}` is matched as one path segment: `+` in it is literal, and `%2B` decodes to the same `+`.
  */
 import { Schemas, Views } from "@coffer/schemas"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"

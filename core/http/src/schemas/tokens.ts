@@ -4,7 +4,8 @@
  * shown), `DELETE /api/_ui/v1/tokens/{id}` revokes at once on every instance (`{ ok: true }`; 404 when unknown).
  */
 import { TokenAdmin, Views } from "@coffer/schemas"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { Ok, SESSION } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"

@@ -3,7 +3,8 @@
  * `POST /api/{platform}/versions` `{ version }` (session with write rights; the platform must exist, rule 3).
  */
 import { Platforms } from "@coffer/schemas"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"

@@ -9,7 +9,8 @@ import {
   MIN_EXPIRES_IN_DAYS,
   rotateApiKey,
 } from "@coffer/secrets"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { Ok, SESSION } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"

@@ -1,6 +1,6 @@
 /** The audit log (seed 001 §4 "Audit log"): `GET /api/projects/:slug/audit-log?limit=&offset=`. */
 import { AuditView, listAuditLog, MAX_AUDIT_LIMIT } from "@coffer/secrets"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"

@@ -21,7 +21,7 @@ import {
   type Unauthorized,
 } from "@coffer/kernel"
 import { type Accounts, type Actor, authenticateApiKey, type SecretStore } from "@coffer/secrets"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Context } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
 import { credentialsGroup, credentialsOf } from "../auth/credentials.js"

@@ -5,7 +5,7 @@
  */
 import { parseEnvironmentName, parseSecretKey } from "@coffer/secrets"
 import { makeService, type Service } from "@coffer/test-kit/secretsService"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
 

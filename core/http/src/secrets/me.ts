@@ -9,7 +9,7 @@
  */
 import { toIsoOrNull } from "@coffer/kernel"
 import { listProjects, ProjectNotFound } from "@coffer/secrets"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Hono } from "hono"
 import { ME_PATH } from "../auth/secretsAuth.js"
 import { header } from "../request/header.js"

@@ -15,7 +15,8 @@ import {
   removeMember,
   updateMemberRole,
 } from "@coffer/secrets"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
 import { rateLimit } from "../auth/rateLimit.js"
 import { Ok, SESSION } from "../openapi/common.js"

@@ -1,6 +1,7 @@
 /** Projects (seed 001 §4 "Projects"): list, create (201), get with environments, delete (owner only). */
 import { createProject, deleteProject, EnvironmentView, getProject, listProjects, ProjectView } from "@coffer/secrets"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"

@@ -20,7 +20,8 @@ import {
   VersionListItem,
   VersionView,
 } from "@coffer/secrets"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
 import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"

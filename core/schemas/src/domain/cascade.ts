@@ -11,7 +11,7 @@
  * depends on. It terminates on any stored data, cycles included; within a cycle the order is still deterministic.
  * The planner loads as it goes (`makeCascadePlanner`): a use case answers what it lacks, a level at a time.
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { type ExtendsRef, parseReference } from "./extendsRef.js"
 import { type SchemaId, schemaKey } from "./schemaId.js"
 import { selectVersion } from "./select.js"

@@ -3,7 +3,9 @@
  * array, string, null or other; stored parents go through the same check when they are resolved, so a corrupt
  * row surfaces as this error naming the schema instead of as a crash halfway through a merge.
  */
-import { Predicate, Result, Schema } from "effect"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { InvalidSchemaContent } from "./errors.js"
 
 const isJsonObject = Schema.is(Schema.JsonObject)

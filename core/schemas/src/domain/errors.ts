@@ -5,7 +5,7 @@
  *
  * Messages are derived from the fields (getters) so that the text and the data can never disagree.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** A version string rejected by the rules for adding a version (seed 000 §2). */
 export class InvalidVersion extends Schema.TaggedError<InvalidVersion>()("InvalidVersion", {

@@ -1,5 +1,6 @@
 import { versionArbitrary } from "@coffer/test-kit/schemaArbitraries"
-import { Result, type Schema } from "effect"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { InvalidReference, InvalidSchemaContent } from "./errors.js"

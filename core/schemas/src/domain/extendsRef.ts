@@ -5,7 +5,9 @@
  * Platform names cannot contain `/`, so a reference splits at its first `/`; versions may contain `+` and `-`,
  * so the spec is recognised by its leading operator, never by searching for those characters.
  */
-import { Predicate, Result, type Schema } from "effect"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import { InvalidReference, InvalidSchemaContent } from "./errors.js"
 import { validateVersion } from "./version.js"
 

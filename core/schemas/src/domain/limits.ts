@@ -6,7 +6,8 @@
  * checked on the request itself, before any store call and before the write lock; depth and output size are
  * checked as resolution proceeds, which stops at the bound instead of running on.
  */
-import { Result, type Schema } from "effect"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import { ResolutionLimit } from "./errors.js"
 
 /** `@extends` references in one schema. */

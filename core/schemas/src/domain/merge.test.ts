@@ -1,5 +1,5 @@
 import { deepFreeze, jsonObjectArbitrary, objectFromEntries } from "@coffer/test-kit/schemaArbitraries"
-import type { Schema } from "effect"
+import type * as Schema from "effect/Schema"
 import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
 import { cloneJson, deepMerge, mergeAll } from "./merge.js"

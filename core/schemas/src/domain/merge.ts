@@ -11,7 +11,8 @@
  * The merge is not associative: with `a = {k: {x: 1}}`, `b = {k: 0}`, `c = {k: {y: 2}}`, merging `(a, b)` then `c`
  * gives `{k: {y: 2}}` while `a` with `(b, c)` gives `{k: {x: 1, y: 2}}`. That is why the order is fixed.
  */
-import { Predicate, type Schema } from "effect"
+import * as Predicate from "effect/Predicate"
+import type * as Schema from "effect/Schema"
 import { EXTENDS_KEY } from "./extendsRef.js"
 
 /** `override` merged on top of `base`; the top-level `@extends` of either is dropped. Inputs are not modified. */

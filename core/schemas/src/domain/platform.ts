@@ -9,7 +9,9 @@
  *
  * `kind` (seed 000 §2) is display information only: it never changes identifiers or resolution.
  */
-import { Predicate, Result, Schema } from "effect"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { InvalidKind, InvalidPlatformName } from "../errors.js"
 
 export const MAX_PLATFORM_NAME_LENGTH = 64

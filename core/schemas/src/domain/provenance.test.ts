@@ -1,5 +1,7 @@
 import { catalog, jsonObjectArbitrary } from "@coffer/test-kit/schemaArbitraries"
-import { Predicate, Result, type Schema } from "effect"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { traceProvenance, type ValueSource } from "./provenance.js"

@@ -9,7 +9,8 @@
  * with the stored output. Computed on the server, where the ancestors' contents are at hand, in time linear in
  * the sizes of the contents of the schema and its ancestors.
  */
-import { Predicate, type Schema } from "effect"
+import * as Predicate from "effect/Predicate"
+import type * as Schema from "effect/Schema"
 import { EXTENDS_KEY } from "./extendsRef.js"
 import { type SchemaId, schemaKey } from "./schemaId.js"
 

@@ -1,5 +1,6 @@
 import { catalog, deepFreeze, jsonObjectArbitrary } from "@coffer/test-kit/schemaArbitraries"
-import { Result, type Schema } from "effect"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { CircularDependency, InvalidReference, InvalidSchemaContent, type ResolveError, Unresolved } from "./errors.js"

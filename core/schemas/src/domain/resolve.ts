@@ -13,7 +13,8 @@
  *   and a cycle closed by the content being saved is seen at once.
  * - A cycle is reported with the path from the schema being resolved to the first repeated schema.
  */
-import { Result, type Schema } from "effect"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import { validateContent } from "./content.js"
 import {
   CircularDependency,

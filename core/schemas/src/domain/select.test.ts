@@ -1,5 +1,5 @@
 import { versionArbitrary } from "@coffer/test-kit/schemaArbitraries"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import fc from "fast-check"
 import semver from "semver"
 import { describe, expect, it } from "vitest"

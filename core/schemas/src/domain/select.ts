@@ -6,7 +6,7 @@
  * while `^1.1.0-beta.1` may pick `1.1.0-beta.2`. Among several matches the highest by `compareVersions` wins,
  * which, unlike `semver.maxSatisfying`, does not depend on the order the versions are listed in.
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import semver from "semver"
 import { Unresolved } from "./errors.js"
 import type { ExtendsRef } from "./extendsRef.js"

@@ -3,7 +3,7 @@
  * `latest` means. Validation is strict on purpose: `semver` itself trims whitespace and accepts a leading `v`,
  * so a string is accepted only when it is exactly the canonical form semver parses it to.
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import semver from "semver"
 import { InvalidVersion } from "./errors.js"
 

@@ -12,7 +12,11 @@
  * never change what is stored.
  */
 
-import { Context, Effect, Layer, type Schema, Semaphore } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
 import { type DependencyEdge, dependencyEdges } from "../domain/cascade.js"
 import type { PlatformKind } from "../domain/platform.js"
 import { sortVersions } from "../domain/version.js"

@@ -8,7 +8,7 @@
  * as `before`. A page shorter than `limit`, or empty, has no `next`.
  */
 import { BadRequest, Clock, type Forbidden, Random, type StoreUnavailable, sortableId } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Actor, requireManager } from "../access.js"
 import { type AuditAction, type AuditCursor, type AuditEntry, SchemaStore } from "../SchemaStore.js"
 

@@ -12,7 +12,8 @@
  * and ranges pick the highest match, which stays), so a deletion needs no cascade.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
-import { Effect, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { parseReference } from "../domain/extendsRef.js"
 import type { SchemaId } from "../domain/schemaId.js"
 import { selectVersion } from "../domain/select.js"

@@ -7,7 +7,8 @@
  */
 
 import { admin, editor, makeEnvironment } from "@coffer/test-kit/schemas"
-import { Effect, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as Platforms from "./platforms.js"

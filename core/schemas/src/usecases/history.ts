@@ -7,7 +7,7 @@
  * revision 1 has no `next`.
  */
 import { BadRequest, type StoreUnavailable } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Actor, requireVisible } from "../access.js"
 import { isValidPlatformName } from "../domain/platform.js"
 import type { SchemaId } from "../domain/schemaId.js"

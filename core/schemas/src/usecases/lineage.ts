@@ -11,7 +11,9 @@
  * partly before and partly after it; the next read is exact. Reads never wait behind a cascade.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
-import { Effect, Result, type Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import type { Actor } from "../access.js"
 import type { ResolveError } from "../domain/errors.js"
 import { parseReference } from "../domain/extendsRef.js"

@@ -4,7 +4,9 @@
  */
 
 import { admin, editor, makeEnvironment } from "@coffer/test-kit/schemas"
-import { Deferred, Effect, Fiber } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import { afterEach, describe, expect, it } from "vitest"
 import * as Platforms from "./platforms.js"
 import * as Schemas from "./schemas.js"

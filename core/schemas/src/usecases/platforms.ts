@@ -12,7 +12,7 @@
  *   another version, and their dependents (DESIGN.md "Cascade").
  */
 import { BadRequest, type Cache, Clock, type Forbidden, type Random, type StoreUnavailable } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Actor, canSee, requireDeleter, requireVisible, requireWriter } from "../access.js"
 import type { InvalidVersion, ResolutionLimit, ResolveError } from "../domain/errors.js"
 import { checkVersionCount } from "../domain/limits.js"

@@ -1,5 +1,7 @@
 import { admin, editor, makeEnvironment, T0, tokenFor, viewer } from "@coffer/test-kit/schemas"
-import { Effect, Result, type Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
 import type { Actor } from "../access.js"

@@ -7,7 +7,9 @@
  * then re-resolved once, and all of it is written in one transaction: every output changes or none does.
  */
 import { type Cache, Clock, Forbidden, type Random, type StoreUnavailable, spanned } from "@coffer/kernel"
-import { Effect, Result, type Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import { type Actor, canSee, covers, requireWriter } from "../access.js"
 import { validateContent } from "../domain/content.js"
 import type { ResolveError } from "../domain/errors.js"

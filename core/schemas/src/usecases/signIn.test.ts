@@ -1,5 +1,5 @@
 import { Identity } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { groupsOf, schemasSignedIn } from "./signIn.js"
 

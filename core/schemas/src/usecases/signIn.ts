@@ -4,7 +4,7 @@
  * effect at the next sign-in). The schemas service has no accounts: the person is the subject.
  */
 import { type Identity, type Sessions, SignIn } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * The groups of the roles claim: a list of strings, or one string for providers that send a single group bare.

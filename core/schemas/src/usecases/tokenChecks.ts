@@ -23,7 +23,11 @@
  * with several instances `lastUsedAt` may lag by up to two minutes.
  */
 import { Cache, Clock, Hasher, Metrics, type StoreUnavailable, spanned, Unauthorized } from "@coffer/kernel"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type { Token } from "../access.js"
 import { SchemaStore } from "../SchemaStore.js"
 import { GENERATION_KEY } from "../schemaCache.js"

@@ -1,6 +1,6 @@
 import { Hasher } from "@coffer/kernel"
 import { admin, editor, makeEnvironment, T0, tokenFor } from "@coffer/test-kit/schemas"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import * as Platforms from "./platforms.js"
 import {

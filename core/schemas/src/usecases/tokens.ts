@@ -16,7 +16,7 @@ import {
   Random,
   type StoreUnavailable,
 } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Actor, requireManager } from "../access.js"
 import { isValidPlatformName } from "../domain/platform.js"
 import { TokenNotFound } from "../errors.js"

@@ -13,7 +13,9 @@
  * The view is only ever used inside the writing transaction that built it, so nothing can change under it.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
-import { Effect, Result, type Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import { measureCascade } from "../cascadeMetrics.js"
 import { type CascadeTrigger, type DependencyEdge, makeCascadePlanner } from "../domain/cascade.js"
 import { validateContent } from "../domain/content.js"

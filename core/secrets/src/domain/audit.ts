@@ -5,7 +5,7 @@
  * `AuditEvent` pairs an action with the data its target is made from, so an entry cannot be written with
  * the wrong kind of target. A target never holds a secret value.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { MemberRole } from "./permissions.js"
 
 export const AUDIT_ACTIONS = [

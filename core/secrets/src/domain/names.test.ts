@@ -1,4 +1,4 @@
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {

@@ -8,7 +8,9 @@
  * Names are ASCII only and case-sensitive: they travel in URL paths and become shell variable names in
  * `.env` exports, where anything else would need escaping or would not be portable.
  */
-import { type Brand, Result, Schema } from "effect"
+import type * as Brand from "effect/Brand"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 
 /** An input that breaks a naming rule; maps to 400. The message names the rule that was broken. */
 export class InvalidName extends Schema.TaggedError<InvalidName>()("InvalidName", {

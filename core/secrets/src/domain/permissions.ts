@@ -8,7 +8,7 @@
  * key's column and the holder's column must both say yes. So a write key whose holder was moved down to
  * `read` can no longer write, without the key itself being touched.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The actor's role in a project. */
 export const Role = Schema.Literals(["owner", "write", "read"])

@@ -6,7 +6,8 @@
  * the same slug, which is how a second project with a similar name meets 409 instead of a silent suffix.
  */
 import { parseLabel } from "@coffer/kernel"
-import { type Brand, Result } from "effect"
+import type * as Brand from "effect/Brand"
+import * as Result from "effect/Result"
 import { InvalidName } from "./names.js"
 
 export type ProjectName = Brand.Branded<string, "ProjectName">

@@ -7,7 +7,8 @@
  * and its audit record atomic (rules 1 and 2) and lets exactly one of several concurrent writers win (rules 3
  * and 7). Records are frozen copies, so a caller cannot change stored state by mutating what it was given.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Accounts } from "../Accounts.js"
 import { isPending } from "../domain/people.js"
 import type { MemberRole } from "../domain/permissions.js"

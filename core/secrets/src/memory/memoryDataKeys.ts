@@ -3,7 +3,7 @@
  * the sealed values a data-key rotation re-seals. It works on the maps `MemorySecretStore` owns; like the rest of
  * that store, each method is one synchronous step, so each compare-and-set is atomic.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type {
   EnvironmentRecord,
   ProjectRecord,

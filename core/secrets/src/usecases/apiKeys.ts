@@ -24,7 +24,7 @@ import {
   toIsoOrNull,
   Unauthorized,
 } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Actor, type ApiKeyActor, reachFor, reachProjectById, sessionOnly } from "../access.js"
 import { newestFirst, sorted } from "../domain/order.js"
 import { seesApiKey } from "../domain/people.js"

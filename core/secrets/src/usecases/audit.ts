@@ -10,7 +10,7 @@
  * store's (SecretStore rule 6: the order they were appended).
  */
 import { BadRequest, Clock, Random, sortableId } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Actor, reachFor } from "../access.js"
 import { type AuditEvent, targetKey } from "../domain/audit.js"
 import { type AuditRecord, SecretStore } from "../SecretStore.js"

@@ -1,6 +1,6 @@
 import { Cipher } from "@coffer/kernel"
 import { failure, legacySeal, makeWorld, newMasterKey, type World } from "@coffer/test-kit/secrets"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { SecretStore } from "../SecretStore.js"
 import { rotateProjectDataKeys } from "./dataKeyRotation.js"

@@ -18,7 +18,7 @@
  * left as it is; nothing secret (no value, no key) is in the report.
  */
 import { Cipher, type StoreUnavailable } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { ProjectNotFound } from "../errors.js"
 import { type DataKeyRecord, type SealedRow, SecretStore } from "../SecretStore.js"
 import { openWith, type ProjectKey, sealValue } from "./sealing.js"

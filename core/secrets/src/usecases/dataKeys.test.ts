@@ -1,6 +1,7 @@
 import { Cipher } from "@coffer/kernel"
 import { cipherLayer, makeWorld, newMasterKey, type World } from "@coffer/test-kit/secrets"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { afterEach, describe, expect, it } from "vitest"
 import { SecretStore } from "../SecretStore.js"
 import { rewrapDataKeys } from "./dataKeys.js"

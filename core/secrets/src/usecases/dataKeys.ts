@@ -9,7 +9,7 @@
  * left to do once every key names the current master key.
  */
 import { Cipher, type StoreUnavailable } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { SecretStore } from "../SecretStore.js"
 
 export interface RewrapReport {

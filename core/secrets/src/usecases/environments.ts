@@ -3,7 +3,7 @@
  * secrets and all their history.
  */
 import { Clock, Random } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Access, type Actor, reachFor } from "../access.js"
 import { parseEnvironmentName } from "../domain/names.js"
 import { byName, sorted } from "../domain/order.js"

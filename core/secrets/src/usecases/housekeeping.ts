@@ -4,7 +4,7 @@
  * need nothing: they are cache entries that expire by themselves.
  */
 import { Clock, Sessions, type StoreUnavailable } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { SecretStore } from "../SecretStore.js"
 
 export interface HousekeepingReport {

@@ -8,7 +8,7 @@
  * way out.
  */
 import { BadRequest, Clock, Hasher, Random, toIso } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Accounts } from "../Accounts.js"
 import { type Actor, authorize, reachFor, reachProject, sessionOnly } from "../access.js"
 import { membersOrder, newestFirst, sorted } from "../domain/order.js"

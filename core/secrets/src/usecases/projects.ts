@@ -4,7 +4,7 @@
  * creator is its owner.
  */
 import { Cipher, Clock, type Forbidden, Random, type StoreUnavailable } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type Actor, authorize, reachFor, sessionOnly } from "../access.js"
 import { DEFAULT_ENVIRONMENTS, type InvalidName } from "../domain/names.js"
 import { byName, bySlug, sorted } from "../domain/order.js"

@@ -12,7 +12,7 @@
  * an older version (or a newer one, made by a rotation after the project was read) is looked up in the store.
  */
 import { Cipher, type StoreUnavailable } from "@coffer/kernel"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type ProjectRecord, SecretStore } from "../SecretStore.js"
 
 /** The row a version's value is bound to. */

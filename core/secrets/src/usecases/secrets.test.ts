@@ -1,6 +1,6 @@
 import { Cipher } from "@coffer/kernel"
 import { failure, makeWorld, type World } from "@coffer/test-kit/secrets"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { toDotenv, toJsonExport } from "../domain/dotenv.js"
 import { SecretStore } from "../SecretStore.js"

@@ -26,7 +26,8 @@ import {
   spanned,
   toIso,
 } from "@coffer/kernel"
-import { Effect, Schedule } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import { type Access, type Actor, reachEnvironment, readReached } from "../access.js"
 import type { AuditEvent } from "../domain/audit.js"
 import { toDotenv, toJsonExportText } from "../domain/dotenv.js"

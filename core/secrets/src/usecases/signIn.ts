@@ -11,7 +11,8 @@
  *   the account.
  */
 import { type Identity, Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Accounts from "../Accounts.js"
 
 /** The issuer of development logins (`COFFER_ENV=development`); the subject is the address, normalised. */

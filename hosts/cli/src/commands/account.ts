@@ -9,8 +9,8 @@
  * no secret and is meant to be committed.
  */
 import { join } from "node:path"
-import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
 import { notFound, refused, usage } from "../failure.js"
 import type { Endpoint } from "../http.js"
 import { Invocation, loadSettings, secretsEndpoint } from "../invocation.js"

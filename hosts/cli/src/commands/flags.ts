@@ -2,8 +2,9 @@
  * Flags that many commands share. None carries a token: argv is visible to every user of the machine, so keys
  * come from the environment, stdin or the user's config file only.
  */
-import { Option } from "effect"
+
 import { Flag } from "effect/cli"
+import * as Option from "effect/Option"
 import type { FlagSettings } from "../settings.js"
 
 export const url = Flag.String("url").pipe(

@@ -2,8 +2,10 @@
  * `coffer secrets pull`: an environment's export, to stdout or to a file created with mode 0600. `dotenv` is
  * the service's own `.env` export byte for byte; `json` its JSON export; `shell` is `export KEY='value'` lines.
  */
-import { Effect, Option } from "effect"
+
 import { Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { note, write } from "../output.js"
 import { writePrivateFile } from "../privateFile.js"
 import { exportDotenv, exportJson, type Target } from "../secretsApi.js"

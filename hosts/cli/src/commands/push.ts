@@ -8,8 +8,8 @@
  * alone by both, so running either twice changes nothing the second time.
  */
 import { readFileSync } from "node:fs"
-import { Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
 import { parseSecretsFile, toMap } from "../dotenvFile.js"
 import { refused, usage } from "../failure.js"
 import { json, line } from "../output.js"

@@ -7,8 +7,10 @@
  * be reached or answers 5xx; after a 401, 403 or 404 the key or project is gone or refused, so the snapshot is
  * deleted and the run fails. `--offline` reads only the snapshot.
  */
-import { Effect, Option } from "effect"
+
 import { Argument, Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { runChild } from "../child.js"
 import { authFailure, type CofferFailure, notFound, usage } from "../failure.js"
 import { Invocation, loadSettings } from "../invocation.js"

@@ -2,8 +2,11 @@
  * `coffer schemas get`, `list` and `diff`: reading resolved configuration with a read-only schemas token, as a CI
  * job does. `PLATFORM/VERSION` is anything `@extends` accepts (an exact version, `latest`, `^`, `~` or `>=`).
  */
-import { Effect, JsonPatch, Option } from "effect"
+
 import { Argument, Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
+import * as JsonPatch from "effect/JsonPatch"
+import * as Option from "effect/Option"
 import { loadSettings, schemasEndpoint } from "../invocation.js"
 import { json, line, note, table } from "../output.js"
 import { writePrivateFile } from "../privateFile.js"

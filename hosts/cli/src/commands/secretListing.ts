@@ -2,8 +2,9 @@
  * `coffer secrets list`, `history`, `restore` and `diff`: what an environment holds and how it changed, keys and
  * versions only. `diff` compares two environments by key; it prints values only when asked (`--show-values`).
  */
-import { Effect } from "effect"
+
 import { Argument, Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
 import { usage } from "../failure.js"
 import { json, line, table } from "../output.js"
 import { exportJson, listSecrets, listVersions, restoreVersion } from "../secretsApi.js"

@@ -3,8 +3,9 @@
  * alone takes the value from stdin (hidden when typed), so it stays out of shell history. `get` is one of the
  * few commands that print a value, because that is what it is for.
  */
-import { Effect } from "effect"
+
 import { Argument, Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
 import { usage } from "../failure.js"
 import { json, line, write } from "../output.js"
 import { deleteSecret, getSecret, setSecret } from "../secretsApi.js"

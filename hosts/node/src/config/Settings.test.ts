@@ -1,5 +1,7 @@
 import { Encoding } from "@coffer/kernel"
-import { Redacted, Result, Schema } from "effect"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import * as Settings from "./Settings.js"
 

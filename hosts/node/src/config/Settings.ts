@@ -16,7 +16,9 @@ import { MemoryCache } from "@coffer/adapter-memory"
 import { Sqlite } from "@coffer/adapter-sqlite"
 import { Cipher } from "@coffer/kernel"
 import { SchemaCache } from "@coffer/schemas"
-import { Redacted, Result, Schema } from "effect"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as HeapGrowth from "../heapGrowth.js"
 import {
   allowInsecureHttp,

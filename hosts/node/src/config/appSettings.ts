@@ -4,7 +4,7 @@
  * were checked by `Settings.parse`, so compiling them here cannot fail.
  */
 import { type SchemasSettings, type ServiceSettings, trustedProxies } from "@coffer/http"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import type * as Settings from "./Settings.js"
 
 const common = (settings: Settings.Settings, publicOrigin: string | undefined): ServiceSettings => ({

@@ -5,7 +5,8 @@
  */
 import { trustedProxies } from "@coffer/http"
 import { Encoding } from "@coffer/kernel"
-import { Redacted, Result } from "effect"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import { MIN_YOUNG_GENERATION_MB, parseOldGenerationGrowthPercent, parseYoungGenerationMb } from "../heapGrowth.js"
 import type { Database, Env, Environment } from "./Settings.js"
 

@@ -3,7 +3,8 @@
  * in development a missing master key is generated into `.coffer/master.key` instead.
  */
 import { resolve } from "node:path"
-import { Redacted, Result } from "effect"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import { loadOrCreateDevelopmentKey } from "../masterKey.js"
 import * as Settings from "./Settings.js"
 

@@ -3,7 +3,8 @@
  * OpenTelemetry's own variables; each bad one stops the start with one line, and nothing secret is echoed.
  */
 import { Encoding } from "@coffer/kernel"
-import { Redacted, Result } from "effect"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"
 import * as Settings from "./Settings.js"
 

@@ -8,7 +8,9 @@
  * `OTEL_TRACES_EXPORTER=none`. Every `OTEL_*` variable is kept (redacted: headers may hold an API key) for the
  * exporter, which reads the rest itself (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, headers, timeouts…).
  */
-import { type LogLevel, Redacted, Schema } from "effect"
+import type * as LogLevel from "effect/LogLevel"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 
 export type Env = Readonly<Record<string, string | undefined>>
 

@@ -8,7 +8,7 @@ import { SqlSchemaStore, SqlSessions } from "@coffer/adapter-sql"
 import type { SchemasServices } from "@coffer/http"
 import { Housekeeping, Sessions } from "@coffer/kernel"
 import { SchemaCache, Tokens } from "@coffer/schemas"
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import type { HostSettings } from "../config/hostSettings.js"
 import type { Infrastructure } from "../layers.js"
 

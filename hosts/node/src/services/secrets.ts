@@ -8,7 +8,7 @@ import { SqlAccounts, SqlSecretStore, SqlSessions } from "@coffer/adapter-sql"
 import type { SecretsServices } from "@coffer/http"
 import { Housekeeping } from "@coffer/kernel"
 import { secretsHousekeeping } from "@coffer/secrets"
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import type { HostSettings } from "../config/hostSettings.js"
 import type { Infrastructure } from "../layers.js"
 

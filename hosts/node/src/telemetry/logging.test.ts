@@ -1,5 +1,7 @@
 import type { RequestLine } from "@coffer/http"
-import { Effect, Logger, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as Redacted from "effect/Redacted"
 import { describe, expect, it } from "vitest"
 import { jsonLine, makeRequestLines, structuredLine } from "./logging.js"
 

@@ -13,7 +13,13 @@
  * `status`, `durationMs`), and the cause when there is one.
  */
 import { type RequestLine, RequestLineWriter } from "@coffer/http"
-import { Duration, Effect, Formatter, Layer, Logger, type LogLevel, References } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Formatter from "effect/Formatter"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
 import type { LogFormat } from "../config/operatingSettings.js"
 import { makeLineBatch } from "./lineBatch.js"
 

@@ -9,7 +9,9 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { getHeapSpaceStatistics } from "node:v8"
-import { Effect, Layer, Metric } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 
 /** What the delay monitor reports, in seconds, over the window since it was last read. */
 interface DelayMonitor {

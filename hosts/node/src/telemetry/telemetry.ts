@@ -4,7 +4,9 @@
  * every metric and log line it writes, and its tracer when traces are exported. The loggers and level are the
  * process's (`logging.ts`), given to every runtime.
  */
-import { Layer, Metric, References } from "effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as References from "effect/References"
 import type { HostSettings } from "../config/hostSettings.js"
 import { loggingLayer } from "./logging.js"
 import { processMetricsLayer } from "./processMetrics.js"

@@ -8,7 +8,11 @@
  * Off, no span is made at all (`References.TracerEnabled`), so untraced requests pay nothing for tracing. The
  * exporter's modules are loaded only when it is on.
  */
-import { ConfigProvider, Effect, Layer, Redacted, References } from "effect"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as References from "effect/References"
 import type { Tracing } from "../config/operatingSettings.js"
 import { version } from "../version.js"
 

@@ -1,6 +1,6 @@
 /** The slug preview agrees with the server's `deriveSlug` on every name. */
 import { deriveSlug } from "@coffer/secrets"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { slugOf } from "./slug.js"
