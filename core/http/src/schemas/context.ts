@@ -28,7 +28,7 @@ import { type Access, Permissions, type SchemaStore, Tokens } from "@coffer/sche
 import * as Effect from "effect/Effect"
 import type { Context } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
-import { type CredentialResolver, credentialsGroup, credentialsOf } from "../auth/credentials.js"
+import { credentialsGroup, credentialsOf } from "../auth/credentials.js"
 import type { Handle } from "../runtime.js"
 
 /** Everything the schemas routes need from the runtime. */
@@ -64,18 +64,24 @@ type ActorServices = SchemaStore | Sessions.Sessions | Cache.Cache | Clock.Clock
 
 export type ActorError = Unauthorized | Forbidden | TooManyRequests | StoreUnavailable
 
-type ActorResolver = CredentialResolver<Access.Actor, Forbidden | StoreUnavailable, ActorServices>
-
-/** How a request's credential becomes an actor, on the dashboard or elsewhere: made once per app, not per request. */
-const resolversOf = (routes: SchemasRoutes): { readonly api: ActorResolver; readonly dashboard: ActorResolver } => {
-  const common = {
+/** The actor of this request, or 401 (403 for a token on a dashboard endpoint). */
+export const actorOf = (c: Context, routes: SchemasRoutes): Effect.Effect<Access.Actor, ActorError, ActorServices> => {
+  const dashboard = c.req.path === DASHBOARD_PREFIX || c.req.path.startsWith(`${DASHBOARD_PREFIX}/`)
+  return credentialsOf(c, {
     service: "schemas",
     limit: routes.settings.rateLimit,
     clientAddress: routes.clientAddress,
     publicOrigin: routes.publicOrigin,
     malformed: "Authorization must be Bearer <API token>",
     anonymous: notAuthenticated,
-    bySession: (session: Sessions.Session) => {
+    // A valid token is still refused on a dashboard endpoint; elsewhere the check's answer is the actor as it is.
+    byToken: (token) =>
+      dashboard
+        ? Effect.flatMap(Tokens.checkToken(token), () =>
+            Effect.fail(new Forbidden({ message: "API tokens are not accepted on dashboard endpoints" })),
+          )
+        : Tokens.checkToken(token),
+    bySession: (session) => {
       const roles = routes.roles()
       const groups = session.groups
       return Effect.succeed<Access.Actor>({
@@ -85,32 +91,7 @@ const resolversOf = (routes: SchemasRoutes): { readonly api: ActorResolver; read
         canManage: Permissions.canManage(groups, roles),
       })
     },
-  }
-  return {
-    // Elsewhere the check's answer is the actor as it is.
-    api: { ...common, byToken: Tokens.checkToken },
-    // A valid token is still refused on a dashboard endpoint.
-    dashboard: {
-      ...common,
-      byToken: (token) =>
-        Effect.flatMap(Tokens.checkToken(token), () =>
-          Effect.fail(new Forbidden({ message: "API tokens are not accepted on dashboard endpoints" })),
-        ),
-    },
-  }
-}
-
-const resolvers = new WeakMap<SchemasRoutes, ReturnType<typeof resolversOf>>()
-
-/** The actor of this request, or 401 (403 for a token on a dashboard endpoint). */
-export const actorOf = (c: Context, routes: SchemasRoutes): Effect.Effect<Access.Actor, ActorError, ActorServices> => {
-  let known = resolvers.get(routes)
-  if (known === undefined) {
-    known = resolversOf(routes)
-    resolvers.set(routes, known)
-  }
-  const dashboard = c.req.path === DASHBOARD_PREFIX || c.req.path.startsWith(`${DASHBOARD_PREFIX}/`)
-  return credentialsOf(c, dashboard ? known.dashboard : known.api)
+  })
 }
 
 /** The path parameters of the schemas routes, as the OpenAPI document describes them. */
