@@ -1,25 +1,20 @@
 /**
  * Caching schema reads through the Cache port (Redis when configured), without ever serving a stale schema.
  *
- * Entries are keyed by a generation: `schemas:schema:<generation>:<platform>/<version>`. Every write that can
- * change what a read finds (a save and its cascade, a version or platform added or removed) replaces the
- * generation with a fresh random value, so every older entry is abandoned at once, on every instance, and
- * expires by itself. Why a generation rather than deleting keys: a reader that fetched the database just before
- * a write committed could put its old answer back after the writer deleted the key; under a generation that
- * answer lands in an abandoned key space. A writer replaces the generation twice: inside its transaction, before
- * committing (if the cache cannot be reached the write is refused, so nothing changes behind a cache that cannot
- * be told), and again after committing (which abandons whatever a reader cached from the database while the
- * write was in flight).
+ * Entries are keyed by a generation (kernel `Generation`): `schemas:schema:<generation>:<platform>/<version>`.
+ * Every write that can change what a read finds (a save and its cascade, a version or platform added or removed)
+ * renews the generation inside its transaction, before committing (if the cache cannot be reached the write is
+ * refused), and again after committing, so every older entry is abandoned at once, on every instance, and expires
+ * by itself.
  *
  * Reads never depend on the cache: when it cannot be reached they go to the store, which is always right. The
  * token check is different and fails closed (see `tokens.ts`).
  */
-import { Cache, Random, type StoreUnavailable } from "@coffer/kernel"
+import { Cache, Generation, type Random, type StoreUnavailable } from "@coffer/kernel"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { type SchemaId, schemaKey } from "./domain/schemaId.js"
 import { SchemaStore, type StoredSchema } from "./SchemaStore.js"
@@ -27,14 +22,17 @@ import { SchemaStore, type StoredSchema } from "./SchemaStore.js"
 /** How long one cached answer lives; a generation change abandons it sooner. */
 export const SCHEMA_CACHE_TTL_MS = 5 * 60_000
 
-export const GENERATION_KEY = "schemas:generation"
+/** The generation every cached schema answer is keyed by. */
+export const SchemaGeneration: Generation.Generation = Generation.make("schemas:generation", "schema answers")
+
+export const GENERATION_KEY = SchemaGeneration.key
 
 /**
  * Where a committed write announces that it abandoned the cached answers. Instances sharing Redis share the
  * generation already; instances that each cache in process (Postgres without Redis) learn of another's write only
  * here, and forget their generation (`generationListener`).
  */
-export const GENERATION_CHANNEL = "schemas:generation"
+export const GENERATION_CHANNEL = SchemaGeneration.channel
 
 const entryKey = (generation: string, id: SchemaId) => `schemas:schema:${generation}:${schemaKey(id)}`
 
@@ -97,19 +95,6 @@ export const lookupInStore = Effect.fnUntraced(function* (
   return schema === undefined ? { _tag: "SchemaMissing" } : { _tag: "Found", schema }
 })
 
-/** The current generation, starting one when there is none; `undefined` when the cache cannot be reached. */
-const currentGeneration: Effect.Effect<string | undefined, never, Cache.Cache | Random.Random> = Effect.gen(
-  function* () {
-    const cache = yield* Cache.Cache
-    const existing = yield* cache.get(GENERATION_KEY)
-    if (existing !== undefined) return existing
-    // Starting a generation is safe even when two readers race: each value is new, so no entry exists under it.
-    const fresh = yield* Random.Random.use((random) => random.id)
-    yield* cache.set(GENERATION_KEY, fresh)
-    return fresh
-  },
-).pipe(Effect.orElseSucceed(() => undefined))
-
 /**
  * How many answers this process keeps decoded, by entry key. An entry key names its generation, and the generation
  * is read from the cache on every lookup, so a decoded answer is served only while the cache would serve the same
@@ -153,7 +138,7 @@ const lookupThrough = Effect.fnUntraced(function* (
   id: SchemaId,
   known: string | undefined,
 ): Effect.fn.Return<SchemaLookup, StoreUnavailable, SchemaStore | Cache.Cache | Random.Random> {
-  const generation = known ?? (yield* currentGeneration)
+  const generation = known ?? (yield* Generation.current(SchemaGeneration))
   if (generation === undefined) return yield* lookupInStore(id)
   const key = entryKey(generation, id)
   let decodedAnswers = decodedByCache.get(cache)
@@ -176,36 +161,12 @@ const lookupThrough = Effect.fnUntraced(function* (
  * Abandons every cached schema answer. Inside a writing transaction, before the commit: a failure refuses the
  * write (StoreUnavailable), which the transaction then rolls back.
  */
-export const invalidateSchemas: Effect.Effect<void, StoreUnavailable, Cache.Cache | Random.Random> = Effect.gen(
-  function* () {
-    const fresh = yield* Random.Random.use((random) => random.id)
-    yield* Cache.Cache.use((cache) => cache.set(GENERATION_KEY, fresh))
-  },
-)
+export const invalidateSchemas: Effect.Effect<void, StoreUnavailable, Cache.Cache | Random.Random> =
+  Generation.renew(SchemaGeneration)
 
-/**
- * The same after a commit: the write has happened, so a cache that cannot be reached is retried briefly and
- * then reported, never turned into a failure of the write.
- */
+/** The same after a commit, announced to every instance; a failure is reported, never a failure of the write. */
 export const invalidateSchemasAfterCommit: Effect.Effect<void, never, Cache.Cache | Random.Random> =
-  invalidateSchemas.pipe(
-    Effect.retry({ schedule: Schedule.exponential("50 millis"), times: 3 }),
-    Effect.andThen(Cache.Cache.use((cache) => cache.publish(GENERATION_CHANNEL, "renewed"))),
-    Effect.catch((error) =>
-      Effect.logError(
-        "Could not renew or announce the schema cache generation after a write; cached reads may lag",
-        error,
-      ),
-    ),
-  )
+  Generation.renewAfterCommit(SchemaGeneration)
 
-/**
- * Forgets this instance's generation whenever a write anywhere announces one, so that its next read starts a
- * fresh one and asks the store. Forgetting rather than taking the announced value: a late announcement can never
- * bring back a generation under which older answers were cached. Building never fails (`Cache.listen`).
- */
-export const generationListener: Layer.Layer<never, never, Cache.Cache> = Layer.effectDiscard(
-  Effect.flatMap(Effect.service(Cache.Cache), (cache) =>
-    Cache.listen(cache, GENERATION_CHANNEL, () => cache.delete(GENERATION_KEY).pipe(Effect.ignore)),
-  ),
-)
+/** Forgets this instance's generation whenever a write anywhere announces one (kernel `Generation.listener`). */
+export const generationListener: Layer.Layer<never, never, Cache.Cache> = Generation.listener(SchemaGeneration)

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { XChaCha20Poly1305 } from "@coffer/adapter-crypto"
+import { MemoryCache } from "@coffer/adapter-memory"
 import { migrate, SqlAccounts, SqlSecretStore } from "@coffer/adapter-sql"
 import { Sqlite } from "@coffer/adapter-sqlite"
 import { Clock, Random } from "@coffer/kernel"
@@ -40,7 +41,7 @@ export interface Options {
   readonly masterKey: string
 }
 
-/** Store, accounts and cipher over one SQLite file, with the database migrated before anything else runs. */
+/** Store, accounts, cipher and an in-process cache over one SQLite file, with the database migrated before anything else runs. */
 const secretsLayer = (options: Options) => {
   const database = Layer.effectDiscard(migrate).pipe(Layer.provideMerge(Sqlite.layer({ filename: options.database })))
   const cipher = Layer.unwrap(
@@ -48,7 +49,8 @@ const secretsLayer = (options: Options) => {
       XChaCha20Poly1305.layer({ masterKey }),
     ),
   )
-  const platform = Layer.merge(Clock.layer, Random.layer)
+  // The in-process cache: checks and sign-ins go through the Cache port (Redis in a multi-instance deployment).
+  const platform = Layer.mergeAll(Clock.layer, Random.layer, MemoryCache.layer)
   return Layer.mergeAll(SqlSecretStore.layer, SqlAccounts.layer, cipher).pipe(
     Layer.provideMerge(Layer.merge(database, platform)),
   )

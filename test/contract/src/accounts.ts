@@ -6,6 +6,7 @@
  * The sign-in use case (`signIn`, `developmentSignIn`) runs here too, on each adapter: its answers under races
  * and collisions depend on how the store reports them, so it is checked against every store.
  */
+import { MemoryCache } from "@coffer/adapter-memory"
 import { Clock, Random } from "@coffer/kernel"
 import { AccountLinkRequired, Accounts, DEVELOPMENT_ISSUER, developmentSignIn, signIn } from "@coffer/secrets"
 import * as Context from "effect/Context"
@@ -222,7 +223,9 @@ export const accountsSuite = (
   })
 
   describe(`Sign-in over Accounts: ${name}`, () => {
-    const provide = (accounts: Accounts.Accounts["Service"]) => Effect.provideService(Accounts.Accounts, accounts)
+    // A sign-in that changes an address renews the API-key checks' generation: it needs a cache beside the store.
+    const provide = (accounts: Accounts.Accounts["Service"]) =>
+      Effect.provide(Layer.mergeAll(Layer.succeed(Accounts.Accounts, accounts), MemoryCache.layer, Random.layer))
 
     it("creates the account at the first sign-in and reuses it afterwards", () =>
       run((accounts) =>

@@ -14,6 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { clientFrom, freshAddress } from "./clientFrom.js"
 import { type Host, start } from "./host.js"
 
+/** An owner signed in on `base` from an address of their own, their project `shared`, and its secrets' path. */
+const sharedProject = async (base: string) => {
+  const owner = clientFrom(freshAddress())
+  const cookie = await owner.signIn(base, "owner@example.com")
+  expect((await owner.call(base, "POST", "/api/projects", { cookie, body: { name: "Shared" } })).status).toBe(201)
+  return { owner, cookie, S: "/api/projects/shared/environments/development/secrets" }
+}
+
 describe.runIf((await hasPostgres()) && (await hasRedis()))("two secrets instances on one Postgres and Redis", () => {
   let database: PostgresDatabase | undefined
   let a: Host
@@ -42,10 +50,7 @@ describe.runIf((await hasPostgres()) && (await hasRedis()))("two secrets instanc
   it("a secret written on A reads on B; an API key deleted on A is refused by B on the next request", async () => {
     const A = a.secrets!
     const B = b.secrets!
-    const owner = clientFrom(freshAddress())
-    const cookie = await owner.signIn(A, "owner@example.com")
-    expect((await owner.call(A, "POST", "/api/projects", { cookie, body: { name: "Shared" } })).status).toBe(201)
-    const S = "/api/projects/shared/environments/development/secrets"
+    const { owner, cookie, S } = await sharedProject(A)
 
     // The session made on A is good on B, and what A writes B reads, whatever either has cached.
     expect((await owner.call(B, "GET", `${S}/DB_URL`, { cookie })).status).toBe(404)
@@ -96,5 +101,41 @@ describe.runIf((await hasPostgres()) && (await hasRedis()))("two secrets instanc
     expect((await client.devLogin(A, "ada@example.com")).status).toBe(429)
     // The count is per client address: another client still signs in on B.
     expect((await clientFrom(freshAddress()).devLogin(B, "ada@example.com")).status).toBe(200)
+  })
+})
+
+// Without Redis each instance caches API-key checks in process, and a change on one reaches the others as a Postgres
+// notification (@coffer/adapter-postgres PgPubSub): the instance that deleted the key refuses it at once, the
+// others as Postgres delivers the notification (README, `COFFER_REDIS_URL`).
+describe.runIf(await hasPostgres())("two secrets instances on one Postgres, no Redis", () => {
+  it("an API key whose check B has cached is refused by B once A has deleted it", async () => {
+    const database = await createPostgresDatabase("e2e_instances_pg")
+    const env = { COFFER_DATABASE_URL: database.url, COFFER_MASTER_KEY: randomBytes(32).toString("base64") }
+    const [a, b] = await Promise.all([
+      start({ args: ["serve", "--only", "secrets"], env }),
+      start({ args: ["serve", "--only", "secrets"], env }),
+    ])
+    try {
+      const A = a.secrets!
+      const B = b.secrets!
+      const { owner, cookie, S } = await sharedProject(A)
+      expect(
+        (await owner.call(A, "POST", S, { cookie, body: { key: "DB_URL", value: "postgres://one" } })).status,
+      ).toBe(201)
+      const created = await owner.call(A, "POST", "/api/api-keys", {
+        cookie,
+        body: { name: "ci", projectSlug: "shared" },
+      })
+      const key = created.body.key as string
+      for (const base of [A, B, B]) expect((await owner.call(base, "GET", `${S}/DB_URL`, { key })).status).toBe(200)
+      expect((await owner.call(A, "DELETE", `/api/api-keys/${created.body.id}`, { cookie })).body).toEqual({ ok: true })
+      expect((await owner.call(A, "GET", `${S}/DB_URL`, { key })).status).toBe(401)
+      await expect
+        .poll(async () => (await owner.call(B, "GET", `${S}/DB_URL`, { key })).status, { timeout: 2_000, interval: 20 })
+        .toBe(401)
+    } finally {
+      await Promise.all([a.stop("SIGKILL"), b.stop("SIGKILL")])
+      await database.drop()
+    }
   })
 })

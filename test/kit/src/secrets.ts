@@ -91,11 +91,12 @@ export const makeWorld = (options: { readonly keyring?: Cipher.Keyring } = {}) =
   const accounts = accountsFixture()
   const store = MemorySecretStore.make(accounts.service)
   const keyring = options.keyring ?? { current: newMasterKey(), previous: [] }
+  const cache = manualCache(() => Effect.runSync(clock.clock.now))
   const layer = Layer.mergeAll(
     Layer.succeed(SecretStore.SecretStore, store),
     Layer.succeed(Accounts.Accounts, accounts.service),
     Layer.succeed(Clock.Clock, clock.clock),
-    Layer.succeed(Cache.Cache, manualCache(() => Effect.runSync(clock.clock.now)).cache),
+    Layer.succeed(Cache.Cache, cache.cache),
     Random.layer,
     Hasher.layer,
     cipherLayer(keyring),
@@ -108,6 +109,8 @@ export const makeWorld = (options: { readonly keyring?: Cipher.Keyring } = {}) =
     /** The accounts by id, as the Accounts port answers them; tests change or remove one here. */
     users: accounts.users,
     keyring,
+    /** The cache's entries, and its switch: `cache.state.down = true` fails every call as an outage does. */
+    cache,
     runtime,
     run: <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof layer>>) => runtime.runPromise(effect),
     exit: <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof layer>>) => runtime.runPromiseExit(effect),

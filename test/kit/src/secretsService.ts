@@ -9,7 +9,7 @@ import { MemoryAccounts, MemoryCache, MemorySessions } from "@coffer/adapter-mem
 import { createSecretsApp } from "@coffer/http"
 import { Clock, Hasher, Random, type Readiness } from "@coffer/kernel"
 import type { Settings } from "@coffer/node"
-import { MemorySecretStore } from "@coffer/secrets"
+import { ApiKeyChecks, MemorySecretStore } from "@coffer/secrets"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
@@ -51,11 +51,12 @@ export const makeRuntime = (options: { readonly readiness?: Layer.Layer<Readines
     Layer.mergeAll(
       MemorySecretStore.layer.pipe(Layer.provideMerge(MemoryAccounts.layer)),
       MemorySessions.layer,
-      MemoryCache.layer,
       cipher,
       readiness,
       logger,
-    ).pipe(Layer.provideMerge(platform)),
+      // As the host wires it: the instance forgets its cached API-key checks when a change is announced.
+      ApiKeyChecks.keyChecksListener,
+    ).pipe(Layer.provideMerge(Layer.merge(MemoryCache.layer, platform))),
   )
   return {
     runtime,

@@ -55,7 +55,7 @@ export interface DevLoginOptions<B, E, R> {
   readonly body: Schema.Decoder<B>
   /** The `user` the service answers, for the document. */
   readonly user: Schema.Top
-  readonly signIn: DevSignIn<B, E, R>
+  readonly signIn: DevSignIn<B, E, Sessions.Sessions | Cache.Cache | R>
 }
 
 /** The development login as the document describes it, with the service's body and user. */

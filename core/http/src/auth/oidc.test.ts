@@ -44,7 +44,7 @@ describe("OIDC routes", () => {
     readonly webApp?: boolean
     readonly onSignedIn?: (
       signedIn: Identity.SignedIn,
-    ) => Effect.Effect<Sessions.NewSession, HttpError, Accounts.Accounts>
+    ) => Effect.Effect<Sessions.NewSession, HttpError, Accounts.Accounts | Cache.Cache | Random.Random>
     readonly rateLimit?: number
     readonly origin?: string
   }) => {

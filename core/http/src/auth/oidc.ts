@@ -46,7 +46,7 @@ export interface OidcRoutesOptions<E, R> {
   /** Default `/api/auth`. */
   readonly basePath?: string | undefined
   /** What a sign-in means to this service (`SignIn.SignedInStep`). */
-  readonly onSignedIn: SignIn.SignedInStep<E, R>
+  readonly onSignedIn: SignIn.SignedInStep<E, OidcServices | R>
   /**
    * Per-client limits (DESIGN.md "Rate limits"): every request to the start and the callback counts (group
    * `<service>:oidc`); on the back-channel path only refused tokens count (`<service>:backchannel-logout`), so
@@ -217,7 +217,10 @@ export interface ServiceOidcOptions<R> {
  */
 export const mountServiceOidc = <E extends HttpError, R>(
   app: Hono,
-  options: ServiceOidcOptions<R> & { readonly service: string; readonly onSignedIn: SignIn.SignedInStep<E, R> },
+  options: ServiceOidcOptions<R> & {
+    readonly service: string
+    readonly onSignedIn: SignIn.SignedInStep<E, OidcServices | R>
+  },
 ): void =>
   mountOidcRoutes(app, {
     handle: options.handle,

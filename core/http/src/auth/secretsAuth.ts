@@ -10,7 +10,7 @@
  *
  * Mount these before any route with a path parameter under `/api`, so that none of those can shadow them.
  */
-import type { Cache, Hasher, Sessions } from "@coffer/kernel"
+import type { Cache, Hasher, Random, Sessions } from "@coffer/kernel"
 import { type Accounts, developmentIdentity, developmentSignIn, KeyScope, secretsSignedIn } from "@coffer/secrets"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -27,7 +27,7 @@ import { requireSession } from "./session.js"
 export const ME_PATH = "/api/auth/me"
 
 /** What these routes need from the runtime. */
-export type SecretsAuthServices = Sessions.Sessions | Accounts.Accounts | Cache.Cache | Hasher.Hasher
+export type SecretsAuthServices = Sessions.Sessions | Accounts.Accounts | Cache.Cache | Hasher.Hasher | Random.Random
 
 export interface SecretsAuthOptions {
   readonly handle: Handle<SecretsAuthServices>

@@ -60,6 +60,7 @@ type ActorServices =
   | Cache.Cache
   | Clock.Clock
   | Hasher.Hasher
+  | Random.Random
 
 /** The actor of this request, or 401; failed credentials count against the client's rate limit. */
 export const actorOf = (

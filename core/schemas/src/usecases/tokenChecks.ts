@@ -22,11 +22,10 @@
  * cache at most once a minute too (`RevokedTokens.countsUse`), so the counter costs no round trip per request;
  * with several instances `lastUsedAt` may lag by up to two minutes.
  */
-import { Cache, Clock, Hasher, Metrics, type StoreUnavailable, spanned, Unauthorized } from "@coffer/kernel"
+import { Cache, Clock, decodeOnce, Hasher, Metrics, type StoreUnavailable, spanned, Unauthorized } from "@coffer/kernel"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { Token } from "../access.js"
 import { SchemaStore } from "../SchemaStore.js"
@@ -49,23 +48,13 @@ const lastUsedKey = (id: string) => `schemas:token-used:${id}`
 /** What the cache keeps for a valid token: enough to authorise, nothing secret. */
 const Grant = Schema.Struct({ id: Schema.String, platforms: Schema.NullOr(Schema.Array(Schema.String)) })
 const GrantJson = Schema.fromJsonString(Grant)
-const decodeGrant = Schema.decodeUnknownOption(GrantJson)
 const encodeGrant = Schema.encodeSync(GrantJson)
 
 /** How many decoded grants the process keeps, by their cached text; the oldest leaves first. */
 const DECODED_GRANTS_MAX = 1_000
-const decodedGrants = new Map<string, typeof Grant.Type>()
 
-/** The grant a cached text holds, decoded once per text: the same text always decodes to the same grant. */
-const grantOf = (text: string): typeof Grant.Type | undefined => {
-  const known = decodedGrants.get(text)
-  if (known !== undefined) return known
-  const decoded = decodeGrant(text)
-  if (Option.isNone(decoded)) return undefined
-  if (decodedGrants.size >= DECODED_GRANTS_MAX) decodedGrants.delete(decodedGrants.keys().next().value!)
-  decodedGrants.set(text, decoded.value)
-  return decoded.value
-}
+/** The grant a cached text holds, decoded once per text. */
+const grantOf = decodeOnce(Schema.decodeUnknownOption(GrantJson), DECODED_GRANTS_MAX)
 
 /** The short hint shown in token lists: the prefix and the last four characters. */
 export const hintOf = (token: string) => `${TOKEN_PREFIX}…${token.slice(-4)}`

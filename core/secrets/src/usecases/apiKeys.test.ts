@@ -1,5 +1,7 @@
 import { failure, makeWorld, type World } from "@coffer/test-kit/secrets"
+import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { renewingKeyChecks } from "./apiKeyChecks.js"
 import { authenticateApiKey, createApiKey, deleteApiKey, listApiKeys, rotateApiKey } from "./apiKeys.js"
 import { listAuditLog } from "./audit.js"
 import { acceptInvite, createInvite } from "./people.js"
@@ -115,14 +117,17 @@ describe("API keys", () => {
     })
   })
 
-  it("acts with its holder's e-mail as it is now, and stops when the holder's account is gone (401)", async () => {
+  it("acts with its holder's e-mail as the key checks' generation last found it, and stops when the holder's account is gone (401)", async () => {
     const { owner } = await setup()
     const created = await world.run(createApiKey(owner, { name: "k", projectSlug: "alpha" }))
     expect((await world.run(authenticateApiKey(created.key, null))).email).toBe("owner@example.com")
     const holder = world.users.get(owner.userId)!
     world.users.set(owner.userId, { ...holder, email: "renamed@example.com" })
+    // A sign-in that changes the address renews the generation (`signIn`); the next use acts with the new one.
+    await world.run(renewingKeyChecks(Effect.void))
     expect((await world.run(authenticateApiKey(created.key, null))).email).toBe("renamed@example.com")
     world.users.delete(owner.userId)
+    await world.run(renewingKeyChecks(Effect.void))
     expect(failure(await world.exit(authenticateApiKey(created.key, null)))).toEqual({
       _tag: "Unauthorized",
       message: "Invalid API key",

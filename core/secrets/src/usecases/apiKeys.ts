@@ -8,6 +8,8 @@
  * outside that view answers 404. Rotating is for the holder only (the owner sees the key but gets 403): a new
  * secret for a key is something only the person who uses it should receive.
  *
+ * What a key stands for is cached, and every change to it renews the cache's generation: `apiKeyChecks.ts`.
+ *
  * `lastUsedAt` is kept without a database write on every request: a shared counter in the Cache lets one request
  * per key and minute through to the store, whichever instance serves it.
  */
@@ -32,6 +34,7 @@ import { type KeyScope, mayHoldScope } from "../domain/permissions.js"
 import { ApiKeyNotFound } from "../errors.js"
 import { type ApiKeyRecord, SecretStore } from "../SecretStore.js"
 import { apiKeyView, emailsOf } from "../views.js"
+import { checkKey, renewingKeyChecks } from "./apiKeyChecks.js"
 import { auditRecord } from "./audit.js"
 
 /** API keys carry this prefix (DESIGN.md "Credentials"). */
@@ -68,34 +71,33 @@ export const parseExpiresInDays = (value: number | undefined): Effect.Effect<num
       )
 
 /** Records a use at most once a minute per key; bookkeeping must never fail or slow the request it counts. */
-const noteUse = (key: ApiKeyRecord, now: number) =>
+const noteUse = (keyId: string, now: number) =>
   Effect.gen(function* () {
     const cache = yield* Cache.Cache
-    const count = yield* cache.increment(`secrets:api-key-used:${key.id}`, LAST_USED_RESOLUTION_MS)
-    if (count === 1) yield* SecretStore.use((store) => store.touchApiKey(key.id, now))
+    const count = yield* cache.increment(`secrets:api-key-used:${keyId}`, LAST_USED_RESOLUTION_MS)
+    if (count === 1) yield* SecretStore.use((store) => store.touchApiKey(keyId, now))
   }).pipe(Effect.ignore)
 
 /**
  * The actor an `Authorization: Bearer` key stands for. Unknown keys and keys of removed accounts are 401
- * "Invalid API key"; expired ones are 401 "API key has expired" (seed 001 §5.3).
+ * "Invalid API key"; expired ones are 401 "API key has expired" (seed 001 §5.3). What the key stands for comes
+ * through the cache (`apiKeyChecks.ts`).
  */
 export const authenticateApiKey = Effect.fnUntraced(
   function* (token: string, ipAddress: string | null) {
     if (!API_KEY_SHAPE.test(token)) return yield* invalidKey()
-    const store = yield* SecretStore
-    const found = yield* store.findApiKeyByHash(yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)))
-    if (found === undefined) return yield* invalidKey()
-    const { key, holder } = found
+    const key = yield* checkKey(yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)))
+    if (key === undefined) return yield* invalidKey()
     const now = yield* Clock.Clock.use((clock) => clock.now)
     if (key.expiresAt !== null && key.expiresAt <= now) {
       return yield* new Unauthorized({ message: "API key has expired" })
     }
-    if (holder === undefined) return yield* invalidKey()
-    yield* noteUse(key, now)
+    if (key.email === null) return yield* invalidKey()
+    yield* noteUse(key.id, now)
     const actor: ApiKeyActor = {
       kind: "apiKey",
       userId: key.userId,
-      email: holder.email,
+      email: key.email,
       ipAddress,
       keyId: key.id,
       projectId: key.projectId,
@@ -207,7 +209,7 @@ export const rotateApiKey = Effect.fn("Secrets.rotateApiKey")(function* (
   const audit = yield* auditRecord(person, current.projectId, null, { action: "api_key.rotated", name: current.name })
   const rotated = yield* SecretStore.use((store) =>
     store.rotateApiKey({ id, keyHash: hash, keyPrefix: prefix, expiresAt, audit }),
-  )
+  ).pipe(renewingKeyChecks)
   if (!rotated) return yield* keyNotFound()
   return { id, key, prefix, name: current.name, scope: current.scope, expiresAt: toIsoOrNull(expiresAt) }
 })
@@ -217,7 +219,7 @@ export const deleteApiKey = Effect.fn("Secrets.deleteApiKey")(function* (actor: 
   const person = yield* sessionOnly(actor)
   const key = yield* visibleKey(person, id)
   const audit = yield* auditRecord(person, key.projectId, null, { action: "api_key.deleted", name: key.name })
-  const deleted = yield* SecretStore.use((store) => store.deleteApiKey({ id, audit }))
+  const deleted = yield* SecretStore.use((store) => store.deleteApiKey({ id, audit })).pipe(renewingKeyChecks)
   if (!deleted) return yield* keyNotFound()
   return { ok: true as const }
 })

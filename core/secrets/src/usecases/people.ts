@@ -17,6 +17,7 @@ import type { MemberRole } from "../domain/permissions.js"
 import { InviteNotFound, InviteNotPending, MemberNotFound } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
 import { emailsOf, inviteView, projectView } from "../views.js"
+import { renewingKeyChecks } from "./apiKeyChecks.js"
 import { auditRecord } from "./audit.js"
 
 /** Seed 001 §8. */
@@ -85,7 +86,8 @@ export const removeMember = Effect.fn("Secrets.removeMember")(function* (actor: 
   const email = yield* memberEmail(userId)
   const store = yield* SecretStore
   const audit = yield* auditRecord(person, access.project.id, null, { action: "member.removed", email })
-  const removed = yield* store.removeMember({ projectId: access.project.id, userId, audit })
+  // Their keys for the project go with them: checks cached of those keys are abandoned.
+  const removed = yield* store.removeMember({ projectId: access.project.id, userId, audit }).pipe(renewingKeyChecks)
   if (!removed) return yield* new MemberNotFound()
   return { ok: true as const }
 })

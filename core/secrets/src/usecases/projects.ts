@@ -3,7 +3,7 @@
  * the master key (DESIGN.md "Secret values: envelope encryption"), and the three default environments; its
  * creator is its owner.
  */
-import { Cipher, Clock, type Forbidden, Random, type StoreUnavailable } from "@coffer/kernel"
+import { type Cache, Cipher, Clock, type Forbidden, Random, type StoreUnavailable } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import { type Actor, authorize, reachFor, sessionOnly } from "../access.js"
 import { DEFAULT_ENVIRONMENTS, type InvalidName } from "../domain/names.js"
@@ -12,6 +12,7 @@ import { deriveSlug, parseProjectName } from "../domain/slug.js"
 import type { ProjectExists, ProjectNotFound } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
 import { environmentView, type ProjectView, projectView } from "../views.js"
+import { renewingKeyChecks } from "./apiKeyChecks.js"
 import { auditRecord } from "./audit.js"
 import { forgetDataKey } from "./dataKeys.js"
 
@@ -24,7 +25,7 @@ export const listProjects = Effect.fn("Secrets.listProjects")(function* (actor: 
 })
 
 /** What creating and deleting a project need: a data key comes from the cipher, and leaves its memory. */
-type CreateServices = SecretStore | Cipher.Cipher | Clock.Clock | Random.Random
+type CreateServices = SecretStore | Cipher.Cipher | Clock.Clock | Random.Random | Cache.Cache
 
 export const createProject = Effect.fn("Secrets.createProject")(function* (
   actor: Actor,
@@ -72,7 +73,8 @@ export const deleteProject = Effect.fn("Secrets.deleteProject")(function* (
     action: "project.deleted",
     slug: access.project.slug,
   })
-  yield* store.deleteProject({ projectId: access.project.id, audit })
+  // Its keys go with it: checks cached of those keys are abandoned.
+  yield* store.deleteProject({ projectId: access.project.id, audit }).pipe(renewingKeyChecks)
   // Its data key has nothing left to open: its unwrapped copy leaves this process's memory now.
   yield* forgetDataKey(access.project.dataKey)
   return { ok: true as const }

@@ -10,10 +10,11 @@
  *   that account, because matching by e-mail would let whoever controls an address at some provider take over
  *   the account.
  */
-import { type Identity, Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
+import { type Cache, type Identity, type Random, Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Accounts from "../Accounts.js"
+import { renewingKeyChecks } from "./apiKeyChecks.js"
 
 /** The issuer of development logins (`COFFER_ENV=development`); the subject is the address, normalised. */
 export const DEVELOPMENT_ISSUER = "urn:coffer:development"
@@ -40,7 +41,9 @@ export const signIn = Effect.fn("Secrets.signIn")(function* (input: SignInInput)
   const known = yield* accounts.findByIdentity(input.issuer, input.subject)
   if (known !== undefined) {
     if (known.email === input.email) return known
+    // The address is what the person's API keys act as: checks cached of them are abandoned.
     return yield* accounts.updateEmail(known.id, input.email).pipe(
+      renewingKeyChecks,
       Effect.catchTag("EmailTaken", () => Effect.succeed(known)),
       // The identity was found a moment ago and identities go with their account: nothing deletes accounts.
       Effect.catchTag("AccountNotFound", (error) => Effect.die(error)),
@@ -78,7 +81,7 @@ export const secretsSignedIn = (
 ): Effect.Effect<
   Sessions.NewSession,
   Identity.IdentityError | AccountLinkRequired | StoreUnavailable,
-  Accounts.Accounts
+  Accounts.Accounts | Cache.Cache | Random.Random
 > =>
   Effect.gen(function* () {
     const email = yield* SignIn.emailOf(signedIn)

@@ -1,0 +1,96 @@
+/**
+ * What an API key stands for, read through the Cache port so that a busy key costs no store round trip per request
+ * (issue 10: on Postgres the key lookup was one of an audited read's two round trips).
+ *
+ * A checked key is cached for `API_KEY_CHECK_TTL_MS` under its hash, stamped with the generation of key checks
+ * (kernel `Generation`) read before the store was asked; an entry is believed only while its stamp is the current
+ * generation. Every change that can alter what a key stands for renews that generation around itself
+ * (`renewingKeyChecks`): a key deleted or rotated, a member removed (their keys go with them), a project deleted,
+ * a holder's e-mail address changed at sign-in. So a deleted key is refused on the next request, on every instance
+ * that shares the cache; instances that each cache in process learn of it through the generation's announcement
+ * (`keyChecksListener`). Only what makes the actor is kept, never the key or anything secret.
+ *
+ * The store stays the truth: unknown keys are never cached (a guesser fills nothing), and when the cache cannot be
+ * reached the check asks the store and caches nothing. A change refuses to happen when the cache cannot be told.
+ * What is not cached is checked at every use as before: the holder's rights in the project (`access.ts`), the
+ * key's expiry (against the cached `expiresAt`).
+ */
+import { Cache, decodeOnce, Generation, type Random, type StoreUnavailable } from "@coffer/kernel"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { KeyScope } from "../domain/permissions.js"
+import { type ApiKeyUse, SecretStore } from "../SecretStore.js"
+
+/** How long a checked key is cached; a renewed generation abandons it sooner. */
+export const API_KEY_CHECK_TTL_MS = 60_000
+
+/** The generation every cached key check is stamped with. */
+export const KeyCheckGeneration: Generation.Generation = Generation.make(
+  "secrets:api-keys:generation",
+  "API-key checks",
+)
+
+const entryKey = (hash: string) => `secrets:api-key:${hash}`
+
+/** What a key stands for, as the actor needs it; `email` is `null` once the holder's account is gone. */
+export const CheckedKey = Schema.Struct({
+  id: Schema.String,
+  projectId: Schema.String,
+  userId: Schema.String,
+  scope: KeyScope,
+  expiresAt: Schema.NullOr(Schema.Number),
+  email: Schema.NullOr(Schema.String),
+})
+export type CheckedKey = typeof CheckedKey.Type
+
+const Entry = Schema.Struct({ generation: Schema.String, key: CheckedKey })
+const EntryJson = Schema.fromJsonString(Entry)
+const encodeEntry = Schema.encodeSync(EntryJson)
+
+/** How many cached entries the process keeps decoded, by their text; the oldest leaves first. */
+const DECODED_ENTRIES_MAX = 1_000
+const entryOf = decodeOnce(Schema.decodeUnknownOption(EntryJson), DECODED_ENTRIES_MAX)
+
+const checkedOf = ({ key, holder }: ApiKeyUse): CheckedKey => ({
+  id: key.id,
+  projectId: key.projectId,
+  userId: key.userId,
+  scope: key.scope,
+  expiresAt: key.expiresAt,
+  email: holder?.email ?? null,
+})
+
+/** The key with SHA-256 `hash` as the cache or, failing that, the store has it; `undefined` for an unknown key. */
+export const checkKey = Effect.fnUntraced(function* (
+  hash: string,
+): Effect.fn.Return<CheckedKey | undefined, StoreUnavailable, SecretStore | Cache.Cache | Random.Random> {
+  const cache = yield* Cache.Cache
+  const [cached, generation] = yield* cache
+    .getMany([entryKey(hash), KeyCheckGeneration.key])
+    .pipe(Effect.orElseSucceed((): ReadonlyArray<string | undefined> => []))
+  const entry = cached === undefined ? undefined : entryOf(cached)
+  if (entry !== undefined && entry.generation === generation) return entry.key
+  // The generation is read before the store: a change that commits after this read renews it, abandoning the entry.
+  const stamp = generation ?? (yield* Generation.current(KeyCheckGeneration))
+  const found = yield* (yield* SecretStore).findApiKeyByHash(hash)
+  if (found === undefined) return undefined
+  const key = checkedOf(found)
+  if (stamp !== undefined) {
+    yield* cache.set(entryKey(hash), encodeEntry({ generation: stamp, key }), API_KEY_CHECK_TTL_MS).pipe(Effect.ignore)
+  }
+  return key
+})
+
+/**
+ * Runs a change that can alter what a key stands for between the two renewals of the key checks' generation: it is
+ * refused (503) before anything changes when the cache cannot be reached, and every check cached meanwhile is
+ * abandoned once it has committed.
+ */
+export const renewingKeyChecks: <A, E, R>(
+  change: Effect.Effect<A, E, R>,
+) => Effect.Effect<A, E | StoreUnavailable, R | Cache.Cache | Random.Random> =
+  Generation.renewingAround(KeyCheckGeneration)
+
+/** Every instance runs this: it forgets its generation when a change anywhere announces one. */
+export const keyChecksListener: Layer.Layer<never, never, Cache.Cache> = Generation.listener(KeyCheckGeneration)
