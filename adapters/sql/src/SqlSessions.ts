@@ -8,7 +8,7 @@
  * outage is a bug in this file, not a condition a caller can handle, so it becomes a defect (500), while an
  * unreachable database stays `StoreUnavailable` (503).
  */
-import { type Clock, fromIso, type Hasher, type Random, Sessions, toIso } from "@coffer/kernel"
+import { type Cache, type Clock, fromIso, type Hasher, type Random, Sessions, toIso } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { prepare } from "./prepared.js"
@@ -87,4 +87,18 @@ export const layer = (
   Layer.effect(
     Sessions.Sessions,
     Effect.flatMap(makeStore(options), (store) => Sessions.make(traced("SessionStore", store))),
+  )
+
+/**
+ * The same, its lookups cached through the Cache port in context (kernel `Sessions.makeCached`): for deployments
+ * where every process that ends sessions reaches that cache. Run `Sessions.listener(service)` beside it.
+ */
+export const layerCached = (
+  options: Options,
+): Layer.Layer<Sessions.Sessions, never, SqlDatabase | Random.Random | Hasher.Hasher | Clock.Clock | Cache.Cache> =>
+  Layer.effect(
+    Sessions.Sessions,
+    Effect.flatMap(makeStore(options), (store) =>
+      Sessions.makeCached(traced("SessionStore", store), Sessions.caching(options.service)),
+    ),
   )

@@ -1,7 +1,8 @@
 /**
  * A generation: one random value in the Cache port that cached answers are keyed or stamped with, so that a write
  * abandons all of them at once, on every instance, by replacing it. Both services cache this way: the schema
- * answers (`@coffer/schemas` `schemaCache.ts`) and the API-key checks (`@coffer/secrets` `apiKeyChecks.ts`).
+ * answers (`@coffer/schemas` `schemaCache.ts`), the API-key checks (`@coffer/secrets` `apiKeyChecks.ts`) and the
+ * session lookups (`Sessions.ts`); the last two through `makeLookup`.
  *
  * Why a generation rather than deleting entries: a reader that fetched the store just before a write committed
  * could put its old answer back after the writer deleted the key; under a generation that answer lands in an
@@ -17,7 +18,9 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import { Cache, listen } from "./Cache.js"
+import { decodeOnce } from "./decodeOnce.js"
 import { Random } from "./Random.js"
 import type { StoreUnavailable } from "./StoreUnavailable.js"
 
@@ -91,3 +94,52 @@ export const listener = (generation: Generation): Layer.Layer<never, never, Cach
       listen(cache, generation.channel, () => cache.delete(generation.key).pipe(Effect.ignore)),
     ),
   )
+
+export interface LookupOptions<S extends Schema.Codec<unknown, unknown>> {
+  /** The cache key of the entry for `id` (a credential's hash). */
+  readonly entryKey: (id: string) => string
+  /** How long an entry lives; a renewed generation abandons it sooner. */
+  readonly ttlMs: number
+  /** What an entry holds; never anything secret. */
+  readonly value: S
+  /** How many entries the process keeps decoded, by their text (`decodeOnce`). */
+  readonly decodedMax: number
+}
+
+/**
+ * A lookup through the cache under `generation`, for answers a store gives by id (a credential's hash): an entry is
+ * stamped with the generation read before the store was asked, and believed only while that stamp is current. The
+ * store stays the truth: what it does not find is never cached (a guesser fills nothing), and when the cache cannot
+ * be reached the store answers and nothing is cached.
+ */
+export const makeLookup = <S extends Schema.Codec<unknown, unknown>>(
+  generation: Generation,
+  options: LookupOptions<S>,
+) => {
+  const ValueJson = Schema.fromJsonString(options.value)
+  const encode = Schema.encodeSync(ValueJson)
+  const valueOf = decodeOnce(Schema.decodeUnknownOption(ValueJson), options.decodedMax)
+  return <E, R>(
+    id: string,
+    load: Effect.Effect<S["Type"] | undefined, E, R>,
+  ): Effect.Effect<S["Type"] | undefined, E, R | Cache | Random> =>
+    Effect.gen(function* () {
+      const cache = yield* Cache
+      const key = options.entryKey(id)
+      const [cached, latest] = yield* cache
+        .getMany([key, generation.key])
+        .pipe(Effect.orElseSucceed((): ReadonlyArray<string | undefined> => []))
+      // An entry is `<generation> <value as JSON>`: believed only under the generation it was stamped with.
+      if (cached !== undefined && latest !== undefined && cached.startsWith(`${latest} `)) {
+        const value = valueOf(cached.slice(latest.length + 1))
+        if (value !== undefined) return value
+      }
+      // Read before the store: a change that commits after this read renews the generation, abandoning the entry.
+      const stamp = latest ?? (yield* current(generation))
+      const found = yield* load
+      if (found !== undefined && stamp !== undefined) {
+        yield* cache.set(key, `${stamp} ${encode(found)}`, options.ttlMs).pipe(Effect.ignore)
+      }
+      return found
+    })
+}

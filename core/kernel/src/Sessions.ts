@@ -12,8 +12,11 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import type { Cache } from "./Cache.js"
 import { Clock } from "./Clock.js"
+import * as Generation from "./Generation.js"
 import { Hasher } from "./Hasher.js"
 import { Random } from "./Random.js"
 import type { StoreUnavailable } from "./StoreUnavailable.js"
@@ -76,7 +79,34 @@ export class Sessions extends Context.Service<
   }
 >()("@coffer/kernel/Sessions") {}
 
-export const make = Effect.fnUntraced(function* (store: SessionStore) {
+/** How long a session found in the store is cached, where sessions are cached; a renewal abandons it sooner. */
+export const SESSION_CHECK_TTL_MS = 60_000
+/** How many cached sessions the process keeps decoded, by their text; the oldest leaves first. */
+const DECODED_SESSIONS_MAX = 1_000
+
+/** Where one service's session lookups are cached (`makeCached`): their generation and their entries' keys. */
+export interface Caching {
+  readonly generation: Generation.Generation
+  readonly entryKey: (id: string) => string
+}
+
+export const caching = (service: string): Caching => ({
+  generation: Generation.make(`${service}:sessions:generation`, `${service} session lookups`),
+  entryKey: (id) => `${service}:session:${id}`,
+})
+
+/** Every instance that caches one service's sessions runs this: it forgets the generation a change announces. */
+export const listener = (service: string): Layer.Layer<never, never, Cache> =>
+  Generation.listener(caching(service).generation)
+
+/** How the rules reach the store: straight, or through the cache (`makeCached`). */
+interface Access {
+  readonly find: (id: string) => Effect.Effect<Session | undefined, StoreUnavailable>
+  /** Runs a removal, with whatever must surround it. */
+  readonly removing: <A>(removal: Effect.Effect<A, StoreUnavailable>) => Effect.Effect<A, StoreUnavailable>
+}
+
+const build = Effect.fnUntraced(function* (store: SessionStore, access: Access) {
   const random = yield* Random
   const hasher = yield* Hasher
   const clock = yield* Clock
@@ -96,14 +126,44 @@ export const make = Effect.fnUntraced(function* (store: SessionStore) {
     get: Effect.fnUntraced(function* (token: string) {
       // A value of the wrong shape cannot name a session: skip the hash and the store round trip.
       if (!token.startsWith(SESSION_PREFIX) || token.length > 128) return undefined
-      const session = yield* store.find(yield* hasher.sha256Hex(token))
+      const session = yield* access.find(yield* hasher.sha256Hex(token))
       if (session === undefined) return undefined
       return session.expiresAt > (yield* clock.now) ? session : undefined
     }),
     revoke: Effect.fnUntraced(function* (token: string) {
-      yield* store.remove(yield* hasher.sha256Hex(token))
+      yield* access.removing(store.remove(yield* hasher.sha256Hex(token)))
     }),
-    revokeWhere: store.removeWhere,
+    revokeWhere: (filter) => access.removing(store.removeWhere(filter)),
     removeExpired: Effect.flatMap(clock.now, store.removeExpired),
   })
 })
+
+/** The rules over `store`, every lookup a store read. */
+export const make = (store: SessionStore): Effect.Effect<Sessions["Service"], never, Random | Hasher | Clock> =>
+  build(store, { find: store.find, removing: (removal) => removal })
+
+/**
+ * The rules over `store`, lookups through the Cache port (kernel `Generation.makeLookup`): a busy session costs no
+ * store read per request. Ending sessions (logout, back-channel logout, an operator's unlink) runs between two
+ * renewals of the generation (`Generation.renewingAround`), so an ended session is refused on the next request, and
+ * is refused (503) while the cache cannot be told. Only for deployments where every process that ends sessions
+ * reaches the cache the services read (Redis, or Postgres carrying the announcements); expiry is still checked on
+ * every lookup, against the cached `expiresAt`.
+ */
+export const makeCached = (
+  store: SessionStore,
+  { generation, entryKey }: Caching,
+): Effect.Effect<Sessions["Service"], never, Random | Hasher | Clock | Cache> =>
+  Effect.flatMap(Effect.context<Cache | Random>(), (context) => {
+    const lookup = Generation.makeLookup(generation, {
+      entryKey,
+      ttlMs: SESSION_CHECK_TTL_MS,
+      value: Session,
+      decodedMax: DECODED_SESSIONS_MAX,
+    })
+    const renewing = Generation.renewingAround(generation)
+    return build(store, {
+      find: (id) => Effect.provideContext(lookup(id, store.find(id)), context),
+      removing: (removal) => Effect.provideContext(renewing(removal), context),
+    })
+  })

@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { loadSettings } from "./config/hostSettings.js"
 import { commands } from "./help.js"
-import { databaseLayer, platformLayer } from "./layers.js"
+import { cacheLayer, databaseLayer, platformLayer, sessionsCached } from "./layers.js"
 
 type Subcommand = "list" | "link" | "unlink"
 
@@ -29,20 +29,27 @@ const positionals: Record<Subcommand, ReadonlyArray<string>> = {
 const isSubcommand = (name: string | undefined): name is Subcommand =>
   name !== undefined && Object.hasOwn(positionals, name)
 
-/** Runs `program` on the configured database, migrated, with the secrets service's accounts and sessions. */
+/**
+ * Runs `program` on the configured database, migrated, with the secrets service's accounts and sessions. Where the
+ * services cache sessions (`sessionsCached`), this command ends them through the same cache, so that a running
+ * server refuses an unlinked identity's sessions on its next request.
+ */
 const onDatabase = <A, E>(
   env: NodeJS.ProcessEnv,
   program: Effect.Effect<A, E, Accounts.Accounts | Sessions.Sessions>,
 ) => {
-  const database = databaseLayer(loadSettings(env))
+  const settings = loadSettings(env)
+  const sessions = sessionsCached(settings)
+    ? SqlSessions.layerCached({ service: "secrets" }).pipe(Layer.provide(cacheLayer(settings)))
+    : SqlSessions.layer({ service: "secrets" })
   return Effect.runPromise(
     Effect.gen(function* () {
       yield* migrate
       return yield* Effect.provide(
         program,
-        Layer.mergeAll(SqlAccounts.layer, SqlSessions.layer({ service: "secrets" })).pipe(Layer.provide(platformLayer)),
+        Layer.mergeAll(SqlAccounts.layer, sessions).pipe(Layer.provide(platformLayer)),
       )
-    }).pipe(Effect.provide(database)),
+    }).pipe(Effect.provide(databaseLayer(settings))),
   )
 }
 

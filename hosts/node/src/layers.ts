@@ -7,7 +7,7 @@ import { MemoryCache } from "@coffer/adapter-memory"
 import { OidcIdentity } from "@coffer/adapter-oidc"
 import { PgPubSub, Postgres } from "@coffer/adapter-postgres"
 import { RedisCache } from "@coffer/adapter-redis"
-import { SqlDatabase, SqlKeyCanary } from "@coffer/adapter-sql"
+import { SqlDatabase, SqlKeyCanary, SqlSessions } from "@coffer/adapter-sql"
 import { Sqlite } from "@coffer/adapter-sqlite"
 import {
   Cache,
@@ -18,6 +18,7 @@ import {
   MasterKeyCheck,
   Random,
   Readiness,
+  Sessions,
   type StoreUnavailable,
 } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
@@ -71,6 +72,28 @@ export const cipherLayer = (settings: HostSettings): Layer.Layer<Cipher.Cipher, 
  */
 export const identityLayer = (settings: HostSettings): Layer.Layer<never, Identity.IdentityError> =>
   settings.oidc === undefined ? Layer.empty : OidcIdentity.layer(settings.oidc)
+
+/**
+ * Whether session lookups go through the cache: only where every process that ends sessions reaches the cache the
+ * services read, so that an ended session is refused at once everywhere. With Redis they share it; on Postgres
+ * without Redis the announcements travel as notifications, from `coffer accounts unlink` too. On SQLite with the
+ * in-process cache an operator's command could not tell a running server, so lookups stay store reads (local).
+ */
+export const sessionsCached = (settings: HostSettings): boolean =>
+  settings.redisUrl !== undefined || settings.database._tag === "Postgres"
+
+/** A service's sessions on the configured database, cached where `sessionsCached` says, with their listener. */
+export const sessionsLayer = (
+  settings: HostSettings,
+  service: SqlSessions.Service,
+): Layer.Layer<
+  Sessions.Sessions,
+  never,
+  SqlDatabase.SqlDatabase | Cache.Cache | Clock.Clock | Random.Random | Hasher.Hasher
+> =>
+  sessionsCached(settings)
+    ? Layer.merge(SqlSessions.layerCached({ service }), Sessions.listener(service))
+    : SqlSessions.layer({ service })
 
 /** SHA-256 through `node:crypto`, synchronous (Bun implements it too): a token check hashes on every request. */
 export const platformLayer: Layer.Layer<Clock.Clock | Random.Random | Hasher.Hasher> = Layer.mergeAll(

@@ -1,13 +1,15 @@
 /**
  * The Sessions contract: the rules of `@coffer/kernel`'s Sessions port (random value per sign-in, only its
  * SHA-256 stored, expiry on read, revocation one by one or by issuer with subject or provider session id),
- * checked through each adapter's `SessionStore` under the kernel's `Sessions.make`, as the hosts run it.
+ * checked through each adapter's `SessionStore` under the kernel's `Sessions.make` and `Sessions.makeCached`, as
+ * the hosts run them.
  *
  * A backend gives one store per service over the same storage (one database), so that the suite can also check
  * that the two services' sessions never meet, and a dump of everything stored, so that it can check what a
  * leaked database would hand out. `makeBackend` runs once per test and must start empty.
  */
-import { Clock, Hasher, Random, Sessions } from "@coffer/kernel"
+import { MemoryCache } from "@coffer/adapter-memory"
+import { Cache, Clock, Hasher, Random, Sessions, StoreUnavailable } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { describe, expect, it } from "vitest"
@@ -36,16 +38,68 @@ const oidcSession = (overrides: Partial<Sessions.NewSession> = {}): Sessions.New
 
 const devSession: Sessions.NewSession = { userId: "dev:bob@example.com", email: "bob@example.com", groups: [] }
 
+/** The in-memory cache behind a switch: while `down` is set, every call fails as during a Redis outage. */
+const switchableCache = Effect.map(MemoryCache.make, (cache) => {
+  const state = { down: false }
+  const outage = Effect.fail(new StoreUnavailable({ store: "cache", message: "connection refused (test outage)" }))
+  const guarded =
+    <Args extends ReadonlyArray<unknown>, A, E>(call: (...args: Args) => Effect.Effect<A, E>) =>
+    (...args: Args): Effect.Effect<A, E | StoreUnavailable> =>
+      Effect.suspend((): Effect.Effect<A, E | StoreUnavailable> => (state.down ? outage : call(...args)))
+  const service = Cache.Cache.of({
+    get: guarded(cache.get),
+    getMany: guarded(cache.getMany),
+    set: guarded(cache.set),
+    delete: guarded(cache.delete),
+    increment: guarded(cache.increment),
+    ttl: guarded(cache.ttl),
+    publish: guarded(cache.publish),
+    subscribe: (channel) => (state.down ? outage : cache.subscribe(channel)),
+  })
+  return { service, state }
+})
+
+/**
+ * The suite runs twice: with `Sessions.make` (every lookup a store read) and with `Sessions.makeCached` over one
+ * cache that both services share, as the hosts run it with Redis or on Postgres: every rule holds either way.
+ */
 export const sessionsSuite = (
   name: string,
   makeBackend: () => Effect.Effect<SessionsBackend, unknown, Scope.Scope>,
 ) => {
+  suiteOf(name, makeBackend, false)
+  suiteOf(`${name}, lookups cached`, makeBackend, true)
+}
+
+interface Fixture {
+  readonly backend: SessionsBackend
+  readonly clock: ReturnType<typeof Clock.makeManual>
+  readonly hasher: Hasher.Hasher["Service"]
+  readonly random: Random.Random["Service"]
+  /** The cache's switch: `down` fails every call as an outage does. */
+  readonly cache: { down: boolean }
+  readonly schemas: Sessions.Sessions["Service"]
+  readonly secrets: Sessions.Sessions["Service"]
+}
+
+type Run = <A, E>(test: (fixture: Fixture) => Effect.Effect<A, E>) => Promise<A>
+
+const suiteOf = (
+  name: string,
+  makeBackend: () => Effect.Effect<SessionsBackend, unknown, Scope.Scope>,
+  cached: boolean,
+) => {
   const setup = Effect.gen(function* () {
     const backend = yield* makeBackend()
     const clock = Clock.makeManual(START)
+    const cache = yield* switchableCache
     const sessionsOf = (service: SessionService) =>
-      Sessions.make(backend.store(service)).pipe(
+      (cached
+        ? Sessions.makeCached(backend.store(service), Sessions.caching(service))
+        : Sessions.make(backend.store(service))
+      ).pipe(
         Effect.provideService(Clock.Clock, clock.clock),
+        Effect.provideService(Cache.Cache, cache.service),
         Effect.provide([Random.layer, Hasher.layer]),
       )
     const { hasher, random } = yield* Effect.all({ hasher: Hasher.Hasher, random: Random.Random }).pipe(
@@ -56,13 +110,14 @@ export const sessionsSuite = (
       clock,
       hasher,
       random,
+      cache: cache.state,
       schemas: yield* sessionsOf("schemas"),
       secrets: yield* sessionsOf("secrets"),
     }
   })
-  type Fixture = Effect.Success<typeof setup>
-  const run = <A, E>(test: (fixture: Fixture) => Effect.Effect<A, E>): Promise<A> =>
-    Effect.runPromise(Effect.scoped(Effect.flatMap(setup, test)))
+  const run: Run = (test) => Effect.runPromise(Effect.scoped(Effect.flatMap(setup, test)))
+
+  if (cached) cachedOnly(name, run)
 
   describe(`Sessions contract: ${name}`, () => {
     it("creates a session and finds it by its cookie value, every field intact", () =>
@@ -235,3 +290,53 @@ export const sessionsSuite = (
       ))
   })
 }
+
+/** The rules only cached lookups have: what the cache answers, and what happens while it cannot be reached. */
+const cachedOnly = (name: string, run: Run) =>
+  describe(`Sessions contract, cached lookups: ${name}`, () => {
+    it("answers a looked-up session from the cache: the store is not read again until sessions end", () =>
+      run(({ secrets, backend }) =>
+        Effect.gen(function* () {
+          const { token, session } = yield* secrets.create(oidcSession())
+          const other = yield* secrets.create(devSession)
+          expect(yield* secrets.get(token)).toEqual(session)
+          // Removed behind the rules' back: only a cached answer can still find it.
+          yield* backend.store("secrets").remove(session.id)
+          expect(yield* secrets.get(token)).toEqual(session)
+          yield* secrets.revoke(other.token)
+          expect(yield* secrets.get(token)).toBeUndefined()
+        }),
+      ))
+
+    it("refuses a looked-up session on the next lookup once it is revoked, alone or by a filter", () =>
+      run(({ secrets }) =>
+        Effect.gen(function* () {
+          const alone = yield* secrets.create(oidcSession())
+          const byFilter = yield* secrets.create(oidcSession({ subject: "sub-2", providerSessionId: "sid-2" }))
+          const kept = yield* secrets.create(devSession)
+          for (const { token } of [alone, byFilter, kept]) expect(yield* secrets.get(token)).toBeDefined()
+          yield* secrets.revoke(alone.token)
+          expect(yield* secrets.get(alone.token)).toBeUndefined()
+          expect(yield* secrets.revokeWhere({ issuer: "https://id.example.com", subject: "sub-2" })).toBe(1)
+          expect(yield* secrets.get(byFilter.token)).toBeUndefined()
+          expect(yield* secrets.get(kept.token)).toBeDefined()
+        }),
+      ))
+
+    it("reads the store while the cache cannot be reached, and ends no session it could not tell", () =>
+      run(({ secrets, cache }) =>
+        Effect.gen(function* () {
+          const { token, session } = yield* secrets.create(oidcSession())
+          cache.down = true
+          expect(yield* secrets.get(token)).toEqual(session)
+          expect(yield* Effect.flip(secrets.revoke(token))).toMatchObject({ _tag: "StoreUnavailable" })
+          expect(yield* Effect.flip(secrets.revokeWhere({ issuer: "https://id.example.com" }))).toMatchObject({
+            _tag: "StoreUnavailable",
+          })
+          cache.down = false
+          expect(yield* secrets.get(token)).toEqual(session)
+          yield* secrets.revoke(token)
+          expect(yield* secrets.get(token)).toBeUndefined()
+        }),
+      ))
+  })

@@ -15,7 +15,7 @@
  * What is not cached is checked at every use as before: the holder's rights in the project (`access.ts`), the
  * key's expiry (against the cached `expiresAt`).
  */
-import { Cache, decodeOnce, Generation, type Random, type StoreUnavailable } from "@coffer/kernel"
+import { type Cache, Generation, type Random, type StoreUnavailable } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -31,8 +31,6 @@ export const KeyCheckGeneration: Generation.Generation = Generation.make(
   "API-key checks",
 )
 
-const entryKey = (hash: string) => `secrets:api-key:${hash}`
-
 /** What a key stands for, as the actor needs it; `email` is `null` once the holder's account is gone. */
 export const CheckedKey = Schema.Struct({
   id: Schema.String,
@@ -44,13 +42,15 @@ export const CheckedKey = Schema.Struct({
 })
 export type CheckedKey = typeof CheckedKey.Type
 
-const Entry = Schema.Struct({ generation: Schema.String, key: CheckedKey })
-const EntryJson = Schema.fromJsonString(Entry)
-const encodeEntry = Schema.encodeSync(EntryJson)
+/** How many cached checks the process keeps decoded, by their text; the oldest leaves first. */
+const DECODED_CHECKS_MAX = 1_000
 
-/** How many cached entries the process keeps decoded, by their text; the oldest leaves first. */
-const DECODED_ENTRIES_MAX = 1_000
-const entryOf = decodeOnce(Schema.decodeUnknownOption(EntryJson), DECODED_ENTRIES_MAX)
+const lookup = Generation.makeLookup(KeyCheckGeneration, {
+  entryKey: (hash) => `secrets:api-key:${hash}`,
+  ttlMs: API_KEY_CHECK_TTL_MS,
+  value: CheckedKey,
+  decodedMax: DECODED_CHECKS_MAX,
+})
 
 const checkedOf = ({ key, holder }: ApiKeyUse): CheckedKey => ({
   id: key.id,
@@ -62,25 +62,15 @@ const checkedOf = ({ key, holder }: ApiKeyUse): CheckedKey => ({
 })
 
 /** The key with SHA-256 `hash` as the cache or, failing that, the store has it; `undefined` for an unknown key. */
-export const checkKey = Effect.fnUntraced(function* (
+export const checkKey = (
   hash: string,
-): Effect.fn.Return<CheckedKey | undefined, StoreUnavailable, SecretStore | Cache.Cache | Random.Random> {
-  const cache = yield* Cache.Cache
-  const [cached, generation] = yield* cache
-    .getMany([entryKey(hash), KeyCheckGeneration.key])
-    .pipe(Effect.orElseSucceed((): ReadonlyArray<string | undefined> => []))
-  const entry = cached === undefined ? undefined : entryOf(cached)
-  if (entry !== undefined && entry.generation === generation) return entry.key
-  // The generation is read before the store: a change that commits after this read renews it, abandoning the entry.
-  const stamp = generation ?? (yield* Generation.current(KeyCheckGeneration))
-  const found = yield* (yield* SecretStore).findApiKeyByHash(hash)
-  if (found === undefined) return undefined
-  const key = checkedOf(found)
-  if (stamp !== undefined) {
-    yield* cache.set(entryKey(hash), encodeEntry({ generation: stamp, key }), API_KEY_CHECK_TTL_MS).pipe(Effect.ignore)
-  }
-  return key
-})
+): Effect.Effect<CheckedKey | undefined, StoreUnavailable, SecretStore | Cache.Cache | Random.Random> =>
+  lookup(
+    hash,
+    SecretStore.use((store) => store.findApiKeyByHash(hash)).pipe(
+      Effect.map((found) => (found === undefined ? undefined : checkedOf(found))),
+    ),
+  )
 
 /**
  * Runs a change that can alter what a key stands for between the two renewals of the key checks' generation: it is
