@@ -20,7 +20,7 @@ import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { Cache, listen } from "./Cache.js"
-import { decodeOnce } from "./decodeOnce.js"
+import { DecodedCredentialsMax, decodeOnce } from "./decodeOnce.js"
 import { Random } from "./Random.js"
 import type { StoreUnavailable } from "./StoreUnavailable.js"
 
@@ -100,10 +100,8 @@ export interface LookupOptions<S extends Schema.Codec<unknown, unknown>> {
   readonly entryKey: (id: string) => string
   /** How long an entry lives; a renewed generation abandons it sooner. */
   readonly ttlMs: number
-  /** What an entry holds; never anything secret. */
+  /** What an entry holds; never anything secret. Entries are kept decoded up to `DecodedCredentialsMax`. */
   readonly value: S
-  /** How many entries the process keeps decoded, by their text (`decodeOnce`). */
-  readonly decodedMax: number
 }
 
 /**
@@ -118,7 +116,7 @@ export const makeLookup = <S extends Schema.Codec<unknown, unknown>>(
 ) => {
   const ValueJson = Schema.fromJsonString(options.value)
   const encode = Schema.encodeSync(ValueJson)
-  const valueOf = decodeOnce(Schema.decodeUnknownOption(ValueJson), options.decodedMax)
+  const valueOf = decodeOnce(Schema.decodeUnknownOption(ValueJson))
   return <E, R>(
     id: string,
     load: Effect.Effect<S["Type"] | undefined, E, R>,
@@ -131,7 +129,7 @@ export const makeLookup = <S extends Schema.Codec<unknown, unknown>>(
         .pipe(Effect.orElseSucceed((): ReadonlyArray<string | undefined> => []))
       // An entry is `<generation> <value as JSON>`: believed only under the generation it was stamped with.
       if (cached !== undefined && latest !== undefined && cached.startsWith(`${latest} `)) {
-        const value = valueOf(cached.slice(latest.length + 1))
+        const value = valueOf(cached.slice(latest.length + 1), yield* DecodedCredentialsMax)
         if (value !== undefined) return value
       }
       // Read before the store: a change that commits after this read renews the generation, abandoning the entry.

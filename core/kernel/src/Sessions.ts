@@ -81,8 +81,6 @@ export class Sessions extends Context.Service<
 
 /** How long a session found in the store is cached, where sessions are cached; a renewal abandons it sooner. */
 export const SESSION_CHECK_TTL_MS = 60_000
-/** How many cached sessions the process keeps decoded, by their text; the oldest leaves first. */
-const DECODED_SESSIONS_MAX = 1_000
 
 /** Where one service's session lookups are cached (`makeCached`): their generation and their entries' keys. */
 export interface Caching {
@@ -159,7 +157,6 @@ export const makeCached = (
       entryKey,
       ttlMs: SESSION_CHECK_TTL_MS,
       value: Session,
-      decodedMax: DECODED_SESSIONS_MAX,
     })
     const renewing = Generation.renewingAround(generation)
     return build(store, {

@@ -5,7 +5,7 @@
 export * as Cache from "./Cache.js"
 export * as Cipher from "./Cipher.js"
 export * as Clock from "./Clock.js"
-export { decodeOnce } from "./decodeOnce.js"
+export { DECODED_CREDENTIALS_MAX, DecodedCredentialsMax, decodeOnce } from "./decodeOnce.js"
 export * as Encoding from "./encoding.js"
 export * from "./errors.js"
 export * as Generation from "./Generation.js"

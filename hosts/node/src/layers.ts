@@ -13,6 +13,7 @@ import {
   Cache,
   type Cipher,
   Clock,
+  DecodedCredentialsMax,
   type Hasher,
   type Identity,
   MasterKeyCheck,
@@ -145,6 +146,8 @@ export const infrastructureLayer = (
         cacheLayer(settings),
         cipherLayer(settings),
         identityLayer(settings),
+        // `COFFER_DECODED_CREDENTIALS_MAX`: cached credential checks each process keeps decoded, per kind.
+        Layer.succeed(DecodedCredentialsMax)(settings.decodedCredentialsMax),
       ),
     ),
     Layer.provideMerge(databaseLayer(settings)),

@@ -22,7 +22,17 @@
  * cache at most once a minute too (`RevokedTokens.countsUse`), so the counter costs no round trip per request;
  * with several instances `lastUsedAt` may lag by up to two minutes.
  */
-import { Cache, Clock, decodeOnce, Hasher, Metrics, type StoreUnavailable, spanned, Unauthorized } from "@coffer/kernel"
+import {
+  Cache,
+  Clock,
+  DecodedCredentialsMax,
+  decodeOnce,
+  Hasher,
+  Metrics,
+  type StoreUnavailable,
+  spanned,
+  Unauthorized,
+} from "@coffer/kernel"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -50,11 +60,8 @@ const Grant = Schema.Struct({ id: Schema.String, platforms: Schema.NullOr(Schema
 const GrantJson = Schema.fromJsonString(Grant)
 const encodeGrant = Schema.encodeSync(GrantJson)
 
-/** How many decoded grants the process keeps, by their cached text; the oldest leaves first. */
-const DECODED_GRANTS_MAX = 1_000
-
-/** The grant a cached text holds, decoded once per text. */
-const grantOf = decodeOnce(Schema.decodeUnknownOption(GrantJson), DECODED_GRANTS_MAX)
+/** The grant a cached text holds, decoded once per text (up to `DecodedCredentialsMax` texts). */
+const grantOf = decodeOnce(Schema.decodeUnknownOption(GrantJson))
 
 /** The short hint shown in token lists: the prefix and the last four characters. */
 export const hintOf = (token: string) => `${TOKEN_PREFIX}…${token.slice(-4)}`
@@ -155,7 +162,7 @@ const check = Effect.fnUntraced(function* (
   const hash = yield* Context.get(services, Hasher.Hasher).sha256Hex(token)
   const key = tokenCacheKey(hash)
   const [cached, generation] = yield* cache.getMany([key, GENERATION_KEY])
-  let grant = cached === undefined ? undefined : grantOf(cached)
+  let grant = cached === undefined ? undefined : grantOf(cached, Context.get(services, DecodedCredentialsMax))
   if (grant === undefined) {
     const stored = yield* Context.get(services, SchemaStore).findTokenByHash(hash)
     if (stored === undefined) return yield* invalidToken()

@@ -42,14 +42,10 @@ export const CheckedKey = Schema.Struct({
 })
 export type CheckedKey = typeof CheckedKey.Type
 
-/** How many cached checks the process keeps decoded, by their text; the oldest leaves first. */
-const DECODED_CHECKS_MAX = 1_000
-
 const lookup = Generation.makeLookup(KeyCheckGeneration, {
   entryKey: (hash) => `secrets:api-key:${hash}`,
   ttlMs: API_KEY_CHECK_TTL_MS,
   value: CheckedKey,
-  decodedMax: DECODED_CHECKS_MAX,
 })
 
 const checkedOf = ({ key, holder }: ApiKeyUse): CheckedKey => ({

@@ -14,7 +14,7 @@
  */
 import { MemoryCache } from "@coffer/adapter-memory"
 import { Sqlite } from "@coffer/adapter-sqlite"
-import { Cipher } from "@coffer/kernel"
+import { Cipher, DECODED_CREDENTIALS_MAX } from "@coffer/kernel"
 import { SchemaCache } from "@coffer/schemas"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
@@ -129,6 +129,11 @@ export const Settings = Schema.Struct({
   databasePoolMax: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_DECODED_SCHEMAS_MAX`: schema answers each process keeps decoded (`@coffer/schemas` SchemaCache). */
   decodedSchemasMax: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  /**
+   * `COFFER_DECODED_CREDENTIALS_MAX`: cached credential checks (schema token grants, API-key checks, sessions) each
+   * process keeps decoded, per kind (`@coffer/kernel` `DecodedCredentialsMax`).
+   */
+  decodedCredentialsMax: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_SQLITE_STATEMENT_CACHE`: compiled statements the SQLite connection keeps for reuse. */
   sqliteStatementCache: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_SQLITE_WAL_AUTOCHECKPOINT`: pages the SQLite write-ahead log grows to before it is checkpointed. */
@@ -163,6 +168,7 @@ export const DEFAULT_CACHE_MAX_ENTRIES = MemoryCache.defaultLimits.maxEntries
 export const DEFAULT_CACHE_MAX_BYTES = MemoryCache.defaultLimits.maxBytes
 export const DEFAULT_DATABASE_POOL_MAX = 10
 export const DEFAULT_DECODED_SCHEMAS_MAX = SchemaCache.DECODED_SCHEMAS_MAX
+export const DEFAULT_DECODED_CREDENTIALS_MAX = DECODED_CREDENTIALS_MAX
 export const DEFAULT_SQLITE_STATEMENT_CACHE = Sqlite.STATEMENT_CACHE_MAX
 export const DEFAULT_SQLITE_WAL_AUTOCHECKPOINT = Sqlite.WAL_AUTOCHECKPOINT_PAGES
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = Sqlite.BUSY_TIMEOUT_MS
@@ -247,6 +253,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const cacheMaxBytes = read("COFFER_CACHE_MAX_BYTES", positiveInteger, DEFAULT_CACHE_MAX_BYTES)
   const databasePoolMax = read("COFFER_DATABASE_POOL_MAX", positiveInteger, DEFAULT_DATABASE_POOL_MAX)
   const decodedSchemasMax = read("COFFER_DECODED_SCHEMAS_MAX", positiveInteger, DEFAULT_DECODED_SCHEMAS_MAX)
+  const decodedCredentialsMax = read("COFFER_DECODED_CREDENTIALS_MAX", positiveInteger, DEFAULT_DECODED_CREDENTIALS_MAX)
   const sqliteStatementCache = read("COFFER_SQLITE_STATEMENT_CACHE", positiveInteger, DEFAULT_SQLITE_STATEMENT_CACHE)
   const sqliteWalAutocheckpoint = read(
     "COFFER_SQLITE_WAL_AUTOCHECKPOINT",
@@ -286,6 +293,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     cacheMaxBytes,
     databasePoolMax,
     decodedSchemasMax,
+    decodedCredentialsMax,
     sqliteStatementCache,
     sqliteWalAutocheckpoint,
     sqliteSynchronous: sqliteSynchronous_,
