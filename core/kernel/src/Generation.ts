@@ -116,7 +116,7 @@ export const makeLookup = <S extends Schema.Codec<unknown, unknown>>(
 ) => {
   const ValueJson = Schema.fromJsonString(options.value)
   const encode = Schema.encodeSync(ValueJson)
-  const valueOf = decodeOnce(Schema.decodeUnknownOption(ValueJson))
+  const decodeValue = decodeOnce(Schema.decodeUnknownOption(ValueJson))
   return <E, R>(
     id: string,
     load: Effect.Effect<S["Type"] | undefined, E, R>,
@@ -129,7 +129,7 @@ export const makeLookup = <S extends Schema.Codec<unknown, unknown>>(
         .pipe(Effect.orElseSucceed((): ReadonlyArray<string | undefined> => []))
       // An entry is `<generation> <value as JSON>`: believed only under the generation it was stamped with.
       if (cached !== undefined && latest !== undefined && cached.startsWith(`${latest} `)) {
-        const value = valueOf(cached.slice(latest.length + 1), yield* DecodedCredentialsMax)
+        const value = decodeValue(cached.slice(latest.length + 1), yield* DecodedCredentialsMax)
         if (value !== undefined) return value
       }
       // Read before the store: a change that commits after this read renews the generation, abandoning the entry.

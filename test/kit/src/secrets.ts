@@ -5,7 +5,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { Cache, Cipher, Clock, Encoding, Hasher, Random } from "@coffer/kernel"
-import { Accounts, type Actor, MemorySecretStore, SecretStore, type SessionActor } from "@coffer/secrets"
+import { Accounts, type Actor, ApiKeyChecks, MemorySecretStore, SecretStore, type SessionActor } from "@coffer/secrets"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -92,11 +92,13 @@ export const makeWorld = (options: { readonly keyring?: Cipher.Keyring } = {}) =
   const store = MemorySecretStore.make(accounts.service)
   const keyring = options.keyring ?? { current: newMasterKey(), previous: [] }
   const cache = manualCache(() => Effect.runSync(clock.clock.now))
+  const cacheLayer = Layer.succeed(Cache.Cache, cache.cache)
   const layer = Layer.mergeAll(
     Layer.succeed(SecretStore.SecretStore, store),
     Layer.succeed(Accounts.Accounts, accounts.service),
     Layer.succeed(Clock.Clock, clock.clock),
-    Layer.succeed(Cache.Cache, cache.cache),
+    cacheLayer,
+    ApiKeyChecks.KeyChecks.layer.pipe(Layer.provide(cacheLayer)),
     Random.layer,
     Hasher.layer,
     cipherLayer(keyring),

@@ -54,8 +54,8 @@ export const makeRuntime = (options: { readonly readiness?: Layer.Layer<Readines
       cipher,
       readiness,
       logger,
-      // As the host wires it: the instance forgets its cached API-key checks when a change is announced.
-      ApiKeyChecks.keyChecksListener,
+      // As the host wires it: the instance's memory of API-key checks.
+      ApiKeyChecks.KeyChecks.layer,
     ).pipe(Layer.provideMerge(Layer.merge(MemoryCache.layer, platform))),
   )
   return {

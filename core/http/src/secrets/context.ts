@@ -20,7 +20,7 @@ import {
   type TooManyRequests,
   type Unauthorized,
 } from "@coffer/kernel"
-import { type Accounts, type Actor, authenticateApiKey, type SecretStore } from "@coffer/secrets"
+import { type Accounts, type Actor, type ApiKeyChecks, authenticateApiKey, type SecretStore } from "@coffer/secrets"
 import * as Effect from "effect/Effect"
 import type { Context } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
@@ -31,6 +31,7 @@ import type { Handle } from "../runtime.js"
 
 /** Everything the secrets routes need from the runtime. */
 export type SecretsRouteServices =
+  | ApiKeyChecks.KeyChecks
   | Readiness.Readiness
   | SecretStore.SecretStore
   | Accounts.Accounts
@@ -54,6 +55,7 @@ export interface SecretsRoutes {
 export const CREDENTIALS_GROUP = credentialsGroup("secrets")
 
 type ActorServices =
+  | ApiKeyChecks.KeyChecks
   | SecretStore.SecretStore
   | Accounts.Accounts
   | Sessions.Sessions

@@ -29,6 +29,7 @@ import {
   decodeOnce,
   Hasher,
   Metrics,
+  makeUseMarks,
   type StoreUnavailable,
   spanned,
   Unauthorized,
@@ -95,19 +96,11 @@ export class RevokedTokens extends Context.Service<
       const cache = yield* Cache.Cache
       const clock = yield* Clock.Clock
       const until = new Map<string, number>()
-      const countedUntil = new Map<string, number>()
+      const firstUseAt = makeUseMarks(LAST_USED_PERIOD_MS)
       const revokedAt = (hash: string, now: number) => {
         const expiry = until.get(hash)
         if (expiry !== undefined && expiry <= now) until.delete(hash)
         return expiry !== undefined && expiry > now
-      }
-      const firstUseAt = (id: string, now: number) => {
-        const counted = countedUntil.get(id)
-        if (counted !== undefined && counted > now) return false
-        // Once a period per token: dropping the stale marks here keeps the map to the tokens in use.
-        for (const [known, expiry] of countedUntil) if (expiry <= now) countedUntil.delete(known)
-        countedUntil.set(id, now + LAST_USED_PERIOD_MS)
-        return true
       }
       const add = (hash: string) =>
         Effect.map(clock.now, (now) => {

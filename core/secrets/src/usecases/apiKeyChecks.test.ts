@@ -90,6 +90,16 @@ describe("API-key checks through the cache", () => {
     expect(await accepted(key.key)).toBe(false)
   })
 
+  it("counts a busy key's use with the shared counter once a minute, not on every request", async () => {
+    const { key } = await setup()
+    for (let i = 0; i < 5; i++) expect(await accepted(key.key)).toBe(true)
+    const counter = () => world.cache.entries.get(`secrets:api-key-used:${key.id}`)?.value
+    expect(counter()).toBe("1")
+    world.clock.advance(60_000)
+    for (let i = 0; i < 3; i++) expect(await accepted(key.key)).toBe(true)
+    expect(counter()).toBe("1")
+  })
+
   it("abandons a check cached while a change was in flight", async () => {
     const { key } = await setup()
     const entryKey = [...world.cache.entries.keys()].find((name) => name.startsWith("secrets:api-key:"))!

@@ -8,16 +8,17 @@
  * (`renewingKeyChecks`): a key deleted or rotated, a member removed (their keys go with them), a project deleted,
  * a holder's e-mail address changed at sign-in. So a deleted key is refused on the next request, on every instance
  * that shares the cache; instances that each cache in process learn of it through the generation's announcement
- * (`keyChecksListener`). Only what makes the actor is kept, never the key or anything secret.
+ * (`KeyChecks.layer`). Only what makes the actor is kept, never the key or anything secret.
  *
  * The store stays the truth: unknown keys are never cached (a guesser fills nothing), and when the cache cannot be
  * reached the check asks the store and caches nothing. A change refuses to happen when the cache cannot be told.
  * What is not cached is checked at every use as before: the holder's rights in the project (`access.ts`), the
  * key's expiry (against the cached `expiresAt`).
  */
-import { type Cache, Generation, type Random, type StoreUnavailable } from "@coffer/kernel"
+import { type Cache, Generation, makeUseMarks, type Random, type StoreUnavailable } from "@coffer/kernel"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { KeyScope } from "../domain/permissions.js"
 import { type ApiKeyUse, SecretStore } from "../SecretStore.js"
@@ -78,5 +79,20 @@ export const renewingKeyChecks: <A, E, R>(
 ) => Effect.Effect<A, E | StoreUnavailable, R | Cache.Cache | Random.Random> =
   Generation.renewingAround(KeyCheckGeneration)
 
-/** Every instance runs this: it forgets its generation when a change anywhere announces one. */
-export const keyChecksListener: Layer.Layer<never, never, Cache.Cache> = Generation.listener(KeyCheckGeneration)
+/** How often a key's `lastUsedAt` may be written. */
+export const LAST_USED_RESOLUTION_MS = 60_000
+
+/**
+ * What this instance remembers of key checks: the keys whose use it has counted lately (`firstUse`: its first use
+ * this instance sees in `LAST_USED_RESOLUTION_MS`, the only one counted with the cache), and, for as long as the
+ * layer lives, the listener that forgets the generation when a change anywhere is announced.
+ */
+export class KeyChecks extends Context.Service<
+  KeyChecks,
+  { readonly firstUse: (keyId: string, now: number) => boolean }
+>()("@coffer/secrets/KeyChecks") {
+  static readonly layer: Layer.Layer<KeyChecks, never, Cache.Cache> = Layer.merge(
+    Layer.sync(KeyChecks, () => KeyChecks.of({ firstUse: makeUseMarks(LAST_USED_RESOLUTION_MS) })),
+    Generation.listener(KeyCheckGeneration),
+  )
+}

@@ -10,8 +10,9 @@
  *
  * What a key stands for is cached, and every change to it renews the cache's generation: `apiKeyChecks.ts`.
  *
- * `lastUsedAt` is kept without a database write on every request: a shared counter in the Cache lets one request
- * per key and minute through to the store, whichever instance serves it.
+ * `lastUsedAt` is kept without a database or cache write on every request: each instance counts a key's use with a
+ * shared counter in the Cache once a minute, and the counter lets one request per key and minute through to the
+ * store, whichever instance serves it (with several instances it may lag by up to two minutes).
  */
 import {
   BadRequest,
@@ -34,7 +35,7 @@ import { type KeyScope, mayHoldScope } from "../domain/permissions.js"
 import { ApiKeyNotFound } from "../errors.js"
 import { type ApiKeyRecord, SecretStore } from "../SecretStore.js"
 import { apiKeyView, emailsOf } from "../views.js"
-import { checkKey, renewingKeyChecks } from "./apiKeyChecks.js"
+import { checkKey, KeyChecks, LAST_USED_RESOLUTION_MS, renewingKeyChecks } from "./apiKeyChecks.js"
 import { auditRecord } from "./audit.js"
 
 /** API keys carry this prefix (DESIGN.md "Credentials"). */
@@ -47,8 +48,6 @@ export const KEY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8
 export const MIN_EXPIRES_IN_DAYS = 1
 export const MAX_EXPIRES_IN_DAYS = 3650
 const DAY_MS = 24 * 60 * 60 * 1000
-/** How often `lastUsedAt` may be written for one key. */
-export const LAST_USED_RESOLUTION_MS = 60_000
 export const API_KEY_NAME_MAX_LENGTH = 100
 
 const invalidKey = () => new Unauthorized({ message: "Invalid API key" })
@@ -70,13 +69,20 @@ export const parseExpiresInDays = (value: number | undefined): Effect.Effect<num
         }),
       )
 
-/** Records a use at most once a minute per key; bookkeeping must never fail or slow the request it counts. */
+/**
+ * Records a use at most once a minute per key: this instance asks the shared counter only at the first use it sees
+ * in the minute (`KeyChecks.firstUse`), and the counter lets one use a minute through to the store, whichever
+ * instance serves it. Bookkeeping must never fail or slow the request it counts.
+ */
 const noteUse = (keyId: string, now: number) =>
-  Effect.gen(function* () {
-    const cache = yield* Cache.Cache
-    const count = yield* cache.increment(`secrets:api-key-used:${keyId}`, LAST_USED_RESOLUTION_MS)
-    if (count === 1) yield* SecretStore.use((store) => store.touchApiKey(keyId, now))
-  }).pipe(Effect.ignore)
+  KeyChecks.use((checks) =>
+    checks.firstUse(keyId, now)
+      ? Effect.gen(function* () {
+          const count = yield* (yield* Cache.Cache).increment(`secrets:api-key-used:${keyId}`, LAST_USED_RESOLUTION_MS)
+          if (count === 1) yield* SecretStore.use((store) => store.touchApiKey(keyId, now))
+        }).pipe(Effect.ignore)
+      : Effect.void,
+  )
 
 /**
  * The actor an `Authorization: Bearer` key stands for. Unknown keys and keys of removed accounts are 401

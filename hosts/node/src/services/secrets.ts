@@ -2,8 +2,9 @@
  * The Secrets service's own layers, on top of the shared infrastructure: its store (projects, secrets, API keys,
  * audit log), its accounts and its sessions (`secrets_sessions`, cached where `sessionsCached` says), all on the
  * one configured database, its
- * hourly housekeeping (expired sessions, spent invites) for as long as the service runs, and the listener that
- * makes this instance forget its cached API-key checks when a change on another instance is announced.
+ * hourly housekeeping (expired sessions, spent invites) for as long as the service runs, and this instance's memory
+ * of API-key checks (the keys whose use it counted lately; the listener that makes it forget its cached checks when
+ * a change on another instance is announced).
  */
 
 import { SqlAccounts, SqlSecretStore } from "@coffer/adapter-sql"
@@ -17,6 +18,6 @@ import { type Infrastructure, sessionsLayer } from "../layers.js"
 export const secretsLayer = (
   settings: HostSettings,
 ): Layer.Layer<Exclude<SecretsServices, Infrastructure>, never, Infrastructure> =>
-  Layer.merge(Housekeeping.layer("secrets", secretsHousekeeping), ApiKeyChecks.keyChecksListener).pipe(
+  Layer.merge(Housekeeping.layer("secrets", secretsHousekeeping), ApiKeyChecks.KeyChecks.layer).pipe(
     Layer.provideMerge(Layer.mergeAll(SqlSecretStore.layer, SqlAccounts.layer, sessionsLayer(settings, "secrets"))),
   )
