@@ -14,7 +14,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import type { Cache } from "./Cache.js"
+import { Cache } from "./Cache.js"
 import { Clock } from "./Clock.js"
 import * as Generation from "./Generation.js"
 import { Hasher } from "./Hasher.js"
@@ -152,7 +152,9 @@ export const makeCached = (
   store: SessionStore,
   { generation, entryKey }: Caching,
 ): Effect.Effect<Sessions["Service"], never, Random | Hasher | Clock | Cache> =>
-  Effect.flatMap(Effect.context<Cache | Random>(), (context) => {
+  // Exactly the two services the lookups and renewals need, so nothing of the request's own context is shadowed.
+  Effect.flatMap(Effect.all([Effect.service(Cache), Effect.service(Random)]), ([cache, random]) => {
+    const context = Context.make(Cache, cache).pipe(Context.add(Random, random))
     const lookup = Generation.makeLookup(generation, {
       entryKey,
       ttlMs: SESSION_CHECK_TTL_MS,
