@@ -90,6 +90,17 @@ describe.runIf((await hasPostgres()) && (await hasRedis()))("two secrets instanc
     expect((await owner.call(B, "GET", `${S}/AFTER`, { cookie })).status).toBe(404)
   })
 
+  it("a session B has looked up (and cached) is refused by B on the next request once A has ended it", async () => {
+    const A = a.secrets!
+    const B = b.secrets!
+    const person = clientFrom(freshAddress())
+    const cookie = await person.signIn(A, "leaving@example.com")
+    for (const base of [B, B, A]) expect((await person.call(base, "GET", "/api/auth/me", { cookie })).status).toBe(200)
+    expect((await person.call(A, "POST", "/api/auth/logout", { cookie })).status).toBe(200)
+    expect((await person.call(B, "GET", "/api/auth/me", { cookie })).status).toBe(401)
+    expect((await person.call(A, "GET", "/api/auth/me", { cookie })).status).toBe(401)
+  })
+
   it("count rate-limited attempts once across instances: three logins on A, the fourth on B is 429", async () => {
     const A = a.secrets!
     const B = b.secrets!
@@ -108,7 +119,7 @@ describe.runIf((await hasPostgres()) && (await hasRedis()))("two secrets instanc
 // notification (@coffer/adapter-postgres PgPubSub): the instance that deleted the key refuses it at once, the
 // others as Postgres delivers the notification (README, `COFFER_REDIS_URL`).
 describe.runIf(await hasPostgres())("two secrets instances on one Postgres, no Redis", () => {
-  it("an API key whose check B has cached is refused by B once A has deleted it", async () => {
+  it("an API key or a session that B has cached is refused by B once A has deleted or ended it", async () => {
     const database = await createPostgresDatabase("e2e_instances_pg")
     const env = { COFFER_DATABASE_URL: database.url, COFFER_MASTER_KEY: randomBytes(32).toString("base64") }
     const [a, b] = await Promise.all([
@@ -132,6 +143,17 @@ describe.runIf(await hasPostgres())("two secrets instances on one Postgres, no R
       expect((await owner.call(A, "GET", `${S}/DB_URL`, { key })).status).toBe(401)
       await expect
         .poll(async () => (await owner.call(B, "GET", `${S}/DB_URL`, { key })).status, { timeout: 2_000, interval: 20 })
+        .toBe(401)
+
+      // The same for a session: B has cached it; A ends it; B refuses it as soon as Postgres delivers the news.
+      expect((await owner.call(B, "GET", "/api/auth/me", { cookie })).status).toBe(200)
+      expect((await owner.call(A, "POST", "/api/auth/logout", { cookie })).status).toBe(200)
+      expect((await owner.call(A, "GET", "/api/auth/me", { cookie })).status).toBe(401)
+      await expect
+        .poll(async () => (await owner.call(B, "GET", "/api/auth/me", { cookie })).status, {
+          timeout: 2_000,
+          interval: 20,
+        })
         .toBe(401)
     } finally {
       await Promise.all([a.stop("SIGKILL"), b.stop("SIGKILL")])
