@@ -9,14 +9,14 @@
  *   and the sessions it started end at once.
  */
 import { parseArgs } from "node:util"
-import { migrate, SqlAccounts, SqlSessions } from "@coffer/adapter-sql"
+import { migrate, SqlAccounts } from "@coffer/adapter-sql"
 import { type Sessions, toIso } from "@coffer/kernel"
 import { Accounts, unlinkIdentity } from "@coffer/secrets"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { loadSettings } from "./config/hostSettings.js"
 import { commands } from "./help.js"
-import { cacheLayer, databaseLayer, platformLayer, sessionsCached } from "./layers.js"
+import { cacheLayer, databaseLayer, platformLayer, sessionsOnDatabase } from "./layers.js"
 
 type Subcommand = "list" | "link" | "unlink"
 
@@ -30,18 +30,16 @@ const isSubcommand = (name: string | undefined): name is Subcommand =>
   name !== undefined && Object.hasOwn(positionals, name)
 
 /**
- * Runs `program` on the configured database, migrated, with the secrets service's accounts and sessions. Where the
- * services cache sessions (`sessionsCached`), this command ends them through the same cache, so that a running
- * server refuses an unlinked identity's sessions on its next request.
+ * Runs `program` on the configured database, migrated, with the secrets service's accounts and sessions as the
+ * services have them (`sessionsOnDatabase`): where they cache sessions, this command ends them through the same
+ * cache, so that a running server refuses an unlinked identity's sessions on its next request.
  */
 const onDatabase = <A, E>(
   env: NodeJS.ProcessEnv,
   program: Effect.Effect<A, E, Accounts.Accounts | Sessions.Sessions>,
 ) => {
   const settings = loadSettings(env)
-  const sessions = sessionsCached(settings)
-    ? SqlSessions.layerCached({ service: "secrets" }).pipe(Layer.provide(cacheLayer(settings)))
-    : SqlSessions.layer({ service: "secrets" })
+  const sessions = sessionsOnDatabase(settings, "secrets").pipe(Layer.provide(cacheLayer(settings)))
   return Effect.runPromise(
     Effect.gen(function* () {
       yield* migrate

@@ -83,18 +83,24 @@ export const identityLayer = (settings: HostSettings): Layer.Layer<never, Identi
 export const sessionsCached = (settings: HostSettings): boolean =>
   settings.redisUrl !== undefined || settings.database._tag === "Postgres"
 
-/** A service's sessions on the configured database, cached where `sessionsCached` says, with their listener. */
+type SessionsNeeds = SqlDatabase.SqlDatabase | Cache.Cache | Clock.Clock | Random.Random | Hasher.Hasher
+
+/** A service's sessions on the configured database, looked up through the cache where `sessionsCached` says. */
+export const sessionsOnDatabase = (
+  settings: HostSettings,
+  service: SqlSessions.Service,
+): Layer.Layer<Sessions.Sessions, never, SessionsNeeds> =>
+  sessionsCached(settings) ? SqlSessions.layerCached({ service }) : SqlSessions.layer({ service })
+
+/** The same for a serving instance, with the listener that cached sessions need beside them. */
 export const sessionsLayer = (
   settings: HostSettings,
   service: SqlSessions.Service,
-): Layer.Layer<
-  Sessions.Sessions,
-  never,
-  SqlDatabase.SqlDatabase | Cache.Cache | Clock.Clock | Random.Random | Hasher.Hasher
-> =>
-  sessionsCached(settings)
-    ? Layer.merge(SqlSessions.layerCached({ service }), Sessions.listener(service))
-    : SqlSessions.layer({ service })
+): Layer.Layer<Sessions.Sessions, never, SessionsNeeds> =>
+  Layer.merge(
+    sessionsOnDatabase(settings, service),
+    sessionsCached(settings) ? Sessions.listener(service) : Layer.empty,
+  )
 
 /** SHA-256 through `node:crypto`, synchronous (Bun implements it too): a token check hashes on every request. */
 export const platformLayer: Layer.Layer<Clock.Clock | Random.Random | Hasher.Hasher> = Layer.mergeAll(

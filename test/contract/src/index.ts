@@ -4,6 +4,7 @@
  */
 export * from "./accounts.js"
 export * from "./cache.js"
+export * from "./cacheSwitch.js"
 export * from "./cipher.js"
 export * from "./cookieJar.js"
 export * from "./databases.js"

@@ -9,10 +9,11 @@
  * leaked database would hand out. `makeBackend` runs once per test and must start empty.
  */
 import { MemoryCache } from "@coffer/adapter-memory"
-import { Cache, Clock, Hasher, Random, Sessions, StoreUnavailable } from "@coffer/kernel"
+import { Cache, Clock, Hasher, Random, Sessions } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { describe, expect, it } from "vitest"
+import { behindSwitch } from "./cacheSwitch.js"
 
 export type SessionService = "schemas" | "secrets"
 
@@ -37,27 +38,6 @@ const oidcSession = (overrides: Partial<Sessions.NewSession> = {}): Sessions.New
 })
 
 const devSession: Sessions.NewSession = { userId: "dev:bob@example.com", email: "bob@example.com", groups: [] }
-
-/** The in-memory cache behind a switch: while `down` is set, every call fails as during a Redis outage. */
-const switchableCache = Effect.map(MemoryCache.make, (cache) => {
-  const state = { down: false }
-  const outage = Effect.fail(new StoreUnavailable({ store: "cache", message: "connection refused (test outage)" }))
-  const guarded =
-    <Args extends ReadonlyArray<unknown>, A, E>(call: (...args: Args) => Effect.Effect<A, E>) =>
-    (...args: Args): Effect.Effect<A, E | StoreUnavailable> =>
-      Effect.suspend((): Effect.Effect<A, E | StoreUnavailable> => (state.down ? outage : call(...args)))
-  const service = Cache.Cache.of({
-    get: guarded(cache.get),
-    getMany: guarded(cache.getMany),
-    set: guarded(cache.set),
-    delete: guarded(cache.delete),
-    increment: guarded(cache.increment),
-    ttl: guarded(cache.ttl),
-    publish: guarded(cache.publish),
-    subscribe: (channel) => (state.down ? outage : cache.subscribe(channel)),
-  })
-  return { service, state }
-})
 
 /**
  * The suite runs twice: with `Sessions.make` (every lookup a store read) and with `Sessions.makeCached` over one
@@ -92,14 +72,15 @@ const suiteOf = (
   const setup = Effect.gen(function* () {
     const backend = yield* makeBackend()
     const clock = Clock.makeManual(START)
-    const cache = yield* switchableCache
+    const cacheState = { down: false }
+    const cache = behindSwitch(yield* MemoryCache.make, cacheState)
     const sessionsOf = (service: SessionService) =>
       (cached
         ? Sessions.makeCached(backend.store(service), Sessions.caching(service))
         : Sessions.make(backend.store(service))
       ).pipe(
         Effect.provideService(Clock.Clock, clock.clock),
-        Effect.provideService(Cache.Cache, cache.service),
+        Effect.provideService(Cache.Cache, cache),
         Effect.provide([Random.layer, Hasher.layer]),
       )
     const { hasher, random } = yield* Effect.all({ hasher: Hasher.Hasher, random: Random.Random }).pipe(
@@ -110,7 +91,7 @@ const suiteOf = (
       clock,
       hasher,
       random,
-      cache: cache.state,
+      cache: cacheState,
       schemas: yield* sessionsOf("schemas"),
       secrets: yield* sessionsOf("secrets"),
     }

@@ -7,44 +7,20 @@
  * - `cacheDown`: the adapter with the switch off for good.
  */
 import { MemoryCache } from "@coffer/adapter-memory"
-import { Cache, StoreUnavailable } from "@coffer/kernel"
+import { behindSwitch, type Switch } from "@coffer/contract"
+import { Cache } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 
-export interface Switch {
-  down: boolean
-}
-
-const outage = () => new StoreUnavailable({ store: "cache", message: "connection refused (test outage)" })
-
-/** Every method of `cache`, failing while `state.down` is set; `state.calls` (when present) counts the calls. */
-const behind = (cache: Cache.Cache["Service"], state: Switch & { calls?: number }): Cache.Cache["Service"] => {
-  const guard =
-    <Args extends ReadonlyArray<unknown>, A, E, R>(call: (...args: Args) => Effect.Effect<A, E, R>) =>
-    (...args: Args): Effect.Effect<A, E | StoreUnavailable, R> =>
-      Effect.suspend((): Effect.Effect<A, E | StoreUnavailable, R> => {
-        if (state.calls !== undefined) state.calls++
-        return state.down ? Effect.fail(outage()) : call(...args)
-      })
-  return Cache.Cache.of({
-    get: guard(cache.get),
-    getMany: guard(cache.getMany),
-    set: guard(cache.set),
-    delete: guard(cache.delete),
-    increment: guard(cache.increment),
-    ttl: guard(cache.ttl),
-    publish: guard(cache.publish),
-    subscribe: guard(cache.subscribe),
-  })
-}
+export type { Switch }
 
 /** The in-memory adapter behind `state`. */
 export const switchableCache = (state: Switch): Layer.Layer<Cache.Cache> =>
   Layer.effect(
     Cache.Cache,
-    Effect.map(MemoryCache.make, (cache) => behind(cache, state)),
+    Effect.map(MemoryCache.make, (cache) => behindSwitch(cache, state)),
   )
 
 /** A cache whose every call fails as a Redis outage does. */
@@ -70,7 +46,7 @@ export const manualCache = (now: () => number) => {
     topics.set(channel, created)
     return created
   }
-  const cache = behind(
+  const cache = behindSwitch(
     Cache.Cache.of({
       get: (key) => Effect.sync(() => live(key)?.value),
       getMany: (keys) => Effect.sync(() => keys.map((key) => live(key)?.value)),

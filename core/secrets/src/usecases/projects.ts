@@ -25,7 +25,9 @@ export const listProjects = Effect.fn("Secrets.listProjects")(function* (actor: 
 })
 
 /** What creating and deleting a project need: a data key comes from the cipher, and leaves its memory. */
-type CreateServices = SecretStore | Cipher.Cipher | Clock.Clock | Random.Random | Cache.Cache
+type CreateServices = SecretStore | Cipher.Cipher | Clock.Clock | Random.Random
+/** Deleting also renews the API-key checks' generation: the project's keys go with it. */
+type DeleteServices = CreateServices | Cache.Cache
 
 export const createProject = Effect.fn("Secrets.createProject")(function* (
   actor: Actor,
@@ -65,7 +67,7 @@ export const getProject = Effect.fn("Secrets.getProject")(function* (actor: Acto
 export const deleteProject = Effect.fn("Secrets.deleteProject")(function* (
   actor: Actor,
   slug: string,
-): Effect.fn.Return<{ readonly ok: true }, ProjectNotFound | Forbidden | StoreUnavailable, CreateServices> {
+): Effect.fn.Return<{ readonly ok: true }, ProjectNotFound | Forbidden | StoreUnavailable, DeleteServices> {
   const access = yield* reachFor(actor, slug, "read")
   yield* authorize(access, "deleteProject")
   const store = yield* SecretStore

@@ -1,9 +1,9 @@
 /**
  * The Schemas service's own layers, on top of the shared infrastructure: its store (platforms, versions, schemas,
- * API tokens, audit log) and its sessions (`schemas_sessions`, cached where `sessionsCached` says), both on the
- * one configured database, and the
- * revocation listener, which subscribes to token revocations through the shared cache (Redis pub/sub when
- * `COFFER_REDIS_URL` is set) for as long as the service runs, and its hourly housekeeping (expired sessions).
+ * API tokens, audit log) and its sessions (`schemas_sessions`, cached where `sessionsCached` says), both on the one
+ * configured database, and the revocation listener, which subscribes to token revocations through the shared cache
+ * (Redis pub/sub when `COFFER_REDIS_URL` is set) for as long as the service runs, and its hourly housekeeping
+ * (expired sessions).
  */
 import { SqlSchemaStore } from "@coffer/adapter-sql"
 import type { SchemasServices } from "@coffer/http"

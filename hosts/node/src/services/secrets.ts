@@ -1,10 +1,9 @@
 /**
  * The Secrets service's own layers, on top of the shared infrastructure: its store (projects, secrets, API keys,
- * audit log), its accounts and its sessions (`secrets_sessions`, cached where `sessionsCached` says), all on the
- * one configured database, its
- * hourly housekeeping (expired sessions, spent invites) for as long as the service runs, and this instance's memory
- * of API-key checks (the keys whose use it counted lately; the listener that makes it forget its cached checks when
- * a change on another instance is announced).
+ * audit log), its accounts and its sessions (`secrets_sessions`, cached where `sessionsCached` says), all on the one
+ * configured database, its hourly housekeeping (expired sessions, spent invites) for as long as the service runs,
+ * and this instance's memory of API-key checks (the keys whose use it counted lately, and the listener that makes
+ * it forget its cached checks when a change on another instance is announced).
  */
 
 import { SqlAccounts, SqlSecretStore } from "@coffer/adapter-sql"
