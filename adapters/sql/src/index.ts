@@ -14,4 +14,6 @@ export * as SqlSecretStore from "./SqlSecretStore.js"
 export * as SqlSessions from "./SqlSessions.js"
 export * as SqlStore from "./SqlStore.js"
 export type { LaneMember, SyncLane } from "./SyncLane.js"
+/** The secret store's hot statements, for callers that measure against them (the benchmarks' Postgres reference). */
+export * as SqlSecretStatements from "./secrets/statements.js"
 export type { CofferMetaTable, Tables } from "./Tables.js"

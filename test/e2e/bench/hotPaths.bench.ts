@@ -14,10 +14,22 @@
 import { hasRedis, redisUrl } from "@coffer/contract"
 import { bench, describe } from "vitest"
 import type { Host } from "../src/host.js"
-import { hasPgbench, type Load, perSecond, pgbench, round, rssMb, runLoad, startReference } from "./load/load.js"
+import {
+  hasPgbench,
+  type Load,
+  perSecond,
+  pgbench,
+  round,
+  rssMb,
+  runLoad,
+  startPgReference,
+  startReference,
+} from "./load/load.js"
+import { pgReferenceOptions } from "./load/pgStatements.js"
 import {
   auditedReadTarget,
   type Engine,
+  OWNER,
   postgres,
   SECRETS,
   secretsOwner,
@@ -46,6 +58,18 @@ const line = (label: string, load: Load) =>
   `${label}: ${perSecond(load.requestsPerSecond)}, p99 ${load.p99Ms} ms, statuses ${JSON.stringify(load.statuses)}` +
   `${load.errors > 0 ? `, ${load.errors} errors` : ""}, peak RSS ${round(load.peakRssMb)} MB` +
   `${Number.isNaN(load.cpuUsPerRequest) ? "" : `, main thread ${Math.round(load.cpuUsPerRequest)} µs CPU per request`}`
+
+/** Coffer's throughput as a share of its reference's, and what each request cost the main thread of each. */
+const ratio = (coffer: Load, reference: Load) =>
+  `ratio ${round(coffer.requestsPerSecond / reference.requestsPerSecond, 2)} of the reference ` +
+  `(${Math.round(coffer.cpuUsPerRequest)} against ${Math.round(reference.cpuUsPerRequest)} µs CPU per request)`
+
+/**
+ * The Postgres reference (`load/pgReference.mjs`) on `engine`'s database: bare routes running the secret store's own
+ * statements for the bench project, so the secret paths' figures have a same-run reference as the token read has.
+ */
+const pgReference = async (engine: Engine) =>
+  startPgReference(await pgReferenceOptions(engine.env.COFFER_DATABASE_URL!, "bench", OWNER, "development"))
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 1_000))
 
@@ -142,10 +166,31 @@ const secretPaths = async (makeEngine: () => Promise<Engine | undefined>) => {
       )
     }
     // Audited reads, with a read-scoped API key.
-    const reads = await runLoad({ ...(await auditedReadTarget(target.base, target.call)), pid, warmUpS: WARM_UP_S })
-    lines.push(`  ${line("audited secret read", reads)} (target ≥ 3,000/s)`)
+    const readTarget = await auditedReadTarget(target.base, target.call)
+    const reference = engine.name === "Postgres" ? await pgReference(engine) : undefined
+    const referenceReads =
+      reference === undefined
+        ? undefined
+        : await runLoad({ url: `${reference.url}/read/DATABASE_URL`, pid: reference.child.pid!, warmUpS: WARM_UP_S })
+    const reads = await runLoad({ ...readTarget, pid, warmUpS: WARM_UP_S })
+    if (referenceReads !== undefined)
+      lines.push(`  ${line("audited read on a bare route (reference)", referenceReads)}`)
+    lines.push(
+      `  ${line("audited secret read", reads)} (target ≥ 3,000/s)` +
+        (referenceReads === undefined ? "" : `; ${ratio(reads, referenceReads)}`),
+    )
 
-    // Writes: 32 writers over 1,000 keys; every answer's version recorded per key.
+    // Writes: 32 writers over 1,000 keys; every answer's version recorded per key. The reference's keys are its own.
+    const referenceWrites =
+      reference === undefined
+        ? undefined
+        : await runLoad({
+            ...writeTarget(target.base, target.cookie, "R_", `${reference.url}/write`),
+            pid: reference.child.pid!,
+          })
+    reference?.stop()
+    if (referenceWrites !== undefined)
+      lines.push(`  ${line("secret writes on a bare route (reference)", referenceWrites)}`)
     const answered = new Map<string, Array<number>>()
     const writes = await runLoad({
       ...writeTarget(target.base, target.cookie),
@@ -174,7 +219,8 @@ const secretPaths = async (makeEngine: () => Promise<Engine | undefined>) => {
     }
     lines.push(
       `  ${line("secret writes over 1,000 keys", writes)} (target ≥ 2,000/s); ` +
-        `${duplicated} duplicated and ${lost} lost versions (target 0 and 0), ${unanswered} in flight at the stop`,
+        `${duplicated} duplicated and ${lost} lost versions (target 0 and 0), ${unanswered} in flight at the stop` +
+        (referenceWrites === undefined ? "" : `; ${ratio(writes, referenceWrites)}`),
     )
 
     // Exports of 1,000 and 10,000 secrets.

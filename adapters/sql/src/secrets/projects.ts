@@ -8,17 +8,11 @@
 import { fromIso, toIso, toIsoOrNull } from "@coffer/kernel"
 import { AlreadyMember, ProjectExists, ProjectGone, type Role, type SecretStore } from "@coffer/secrets"
 import * as Effect from "effect/Effect"
-import type { QueryCreator } from "kysely"
-import { type Param, prepare } from "../prepared.js"
 import * as SqlStore from "../SqlStore.js"
-import type { Tables } from "../Tables.js"
 import type { Audited } from "./audit.js"
 import {
-  AUDIT_COLUMNS,
-  type AuditDraftValues,
   auditDraftRow,
   changed,
-  projectColumns,
   type SealedColumns,
   sealedOf,
   toAccess,
@@ -27,18 +21,7 @@ import {
   toProject,
   toSecret,
 } from "./rows.js"
-
-interface ProjectEnvironmentParams {
-  readonly slug: string
-  readonly userId: string
-  readonly name: string
-}
-
-interface ReadAtParams extends ProjectEnvironmentParams {
-  readonly key: string
-  /** An API key's project, or null for any project the user is in. */
-  readonly projectId: string | null
-}
+import { type ReadAtParams, reach, selectAccess } from "./statements.js"
 
 /** The row of `projectEnvironment`: the project as the member sees it, and the environment's columns. */
 type ProjectEnvironmentRow = Parameters<typeof toAccess>[0] & {
@@ -109,85 +92,8 @@ export type ProjectsPart = Pick<
 
 export const projects = (store: SqlStore.SqlStore, { append, audited, auditedChange }: Audited): ProjectsPart => {
   const { statement, query } = store
+  const { projectEnvironment, projectEnvironmentSecret, readAt, readAtAudited } = reach
 
-  const selectAccess = (db: QueryCreator<Tables>, userId: string) =>
-    db
-      .selectFrom("secrets_projects")
-      .innerJoin("secrets_members", (join) =>
-        join.onRef("secrets_members.project_id", "=", "secrets_projects.id").on("secrets_members.user_id", "=", userId),
-      )
-      .select([...projectColumns, "secrets_members.role"])
-
-  const selectProjectEnvironment = (db: QueryCreator<Tables>, param: Param<ProjectEnvironmentParams>) =>
-    selectAccess(db, param("userId"))
-      .leftJoin("secrets_environments as e", (join) =>
-        join.onRef("e.project_id", "=", "secrets_projects.id").on("e.name", "=", param("name")),
-      )
-      .select(["e.id as environment_id", "e.name as environment_name", "e.created_at as environment_created_at"])
-      .where("secrets_projects.slug", "=", param("slug"))
-
-  // Every read and write of a secret starts here (issue 10): built once; a write's with the secret it advances.
-  const projectEnvironment = prepare<ProjectEnvironmentParams>()(selectProjectEnvironment)
-  const selectProjectEnvironmentSecret = (
-    db: QueryCreator<Tables>,
-    param: Param<ProjectEnvironmentParams & { key: string }>,
-  ) =>
-    selectProjectEnvironment(db, param)
-      .leftJoin("secrets_secrets as s", (join) =>
-        join.onRef("s.environment_id", "=", "e.id").on("s.key", "=", param("key")),
-      )
-      .select([
-        "s.id as secret_id",
-        "s.key as secret_key",
-        "s.version as secret_version",
-        "s.created_at as secret_created_at",
-        "s.updated_at as secret_updated_at",
-      ])
-  const projectEnvironmentSecret = prepare<ProjectEnvironmentParams & { key: string }>()(selectProjectEnvironmentSecret)
-  // The audited read by path (`readSecretAt`): the same row with the current version's columns, in the API key's
-  // project only when one is given.
-  const selectReadAt = (db: QueryCreator<Tables>, param: Param<ReadAtParams>) =>
-    selectProjectEnvironmentSecret(db, param)
-      .leftJoin("secrets_secret_versions as v", (join) =>
-        join.onRef("v.secret_id", "=", "s.id").onRef("v.version", "=", "s.version"),
-      )
-      .select([
-        "v.version as sealed_version",
-        "v.value as sealed_value",
-        "v.user_id as sealed_user_id",
-        "v.created_at as sealed_created_at",
-      ])
-      .where((eb) =>
-        eb("secrets_projects.id", "=", eb.fn.coalesce(eb.val(param("projectId")), eb.ref("secrets_projects.id"))),
-      )
-  const readAt = prepare<ReadAtParams>()(selectReadAt)
-  // Postgres: the read and its record in one data-modifying statement, the record's project and environment taken
-  // from the row found, and written only when a current version was.
-  const readAtAudited = prepare<ReadAtParams & AuditDraftValues>()((db, param) =>
-    db
-      .with("found", (db) => selectReadAt(db, param))
-      .with("logged", (db) =>
-        db
-          .insertInto("secrets_audit_log")
-          .columns(AUDIT_COLUMNS)
-          .expression((eb) =>
-            eb
-              .selectFrom("found")
-              .select((found) =>
-                AUDIT_COLUMNS.map((column) =>
-                  column === "project_id"
-                    ? found.ref("found.id").as(column)
-                    : column === "environment_id"
-                      ? found.ref("found.environment_id").as(column)
-                      : found.val(param(column)).as(column),
-                ),
-              )
-              .where("found.sealed_version", "is not", null),
-          ),
-      )
-      .selectFrom("found")
-      .selectAll(),
-  )
   const readAnswer = (row: (ProjectEnvironmentRow & SecretColumns & SealedColumns) | undefined) => {
     if (row === undefined) return undefined
     return { ...found(row, row), sealed: sealedOf(row) }

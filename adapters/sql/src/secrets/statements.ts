@@ -1,13 +1,16 @@
 /**
  * The statements a secret's read and write run, built once (`../prepared.ts`): they are the hot paths of issue 10,
- * where building and compiling a Kysely query cost more than running it. Postgres does each audited read and each
- * write in one data-modifying statement (the change and its audit record, all or nothing by itself: one round
- * trip); SQLite, which has no such CTE, runs the parts in one transaction (`environments.ts`).
+ * where building and compiling a Kysely query cost more than running it. A read or write by path first reaches its
+ * project, environment and secret in one statement (`reach`). Postgres does each audited read and each write in one
+ * data-modifying statement (the change and its audit record, all or nothing by itself: one round trip); SQLite,
+ * which has no such CTE, runs the parts in one transaction (`environments.ts`, `projects.ts`).
+ *
+ * Exported as `SqlSecretStatements`: the benchmarks' Postgres reference runs these very statements on a bare route.
  */
 import type { InsertQueryBuilder, QueryCreator } from "kysely"
 import { type Param, prepare } from "../prepared.js"
 import type { Tables } from "../Tables.js"
-import { AUDIT_COLUMNS, type AuditValues } from "./rows.js"
+import { AUDIT_COLUMNS, type AuditDraftValues, type AuditValues, projectColumns } from "./rows.js"
 
 /** A secret and the asked version (its current one by default), in one statement; the version's columns are null when it has none. */
 const readSecretRow = (db: QueryCreator<Tables>, environmentId: string, key: string, version: number | undefined) =>
@@ -177,4 +180,107 @@ export const reads = {
   atVersion: prepare<ReadParams>()(reading(true)),
   currentAudited: readingAudited(false),
   atVersionAudited: readingAudited(true),
+}
+
+export interface ProjectEnvironmentParams {
+  readonly slug: string
+  readonly userId: string
+  readonly name: string
+}
+
+export interface ReadAtParams extends ProjectEnvironmentParams {
+  readonly key: string
+  /** An API key's project, or null for any project the user is in. */
+  readonly projectId: string | null
+}
+
+/** A user's projects as they see them: each with their role in it. */
+export const selectAccess = (db: QueryCreator<Tables>, userId: string) =>
+  db
+    .selectFrom("secrets_projects")
+    .innerJoin("secrets_members", (join) =>
+      join.onRef("secrets_members.project_id", "=", "secrets_projects.id").on("secrets_members.user_id", "=", userId),
+    )
+    .select([...projectColumns, "secrets_members.role"])
+
+/** The project as the member sees it, with the asked environment's columns (null when it has none). */
+const selectProjectEnvironment = (db: QueryCreator<Tables>, param: Param<ProjectEnvironmentParams>) =>
+  selectAccess(db, param("userId"))
+    .leftJoin("secrets_environments as e", (join) =>
+      join.onRef("e.project_id", "=", "secrets_projects.id").on("e.name", "=", param("name")),
+    )
+    .select(["e.id as environment_id", "e.name as environment_name", "e.created_at as environment_created_at"])
+    .where("secrets_projects.slug", "=", param("slug"))
+
+/** The same row with the secret a write advances. */
+const selectProjectEnvironmentSecret = (
+  db: QueryCreator<Tables>,
+  param: Param<ProjectEnvironmentParams & { key: string }>,
+) =>
+  selectProjectEnvironment(db, param)
+    .leftJoin("secrets_secrets as s", (join) =>
+      join.onRef("s.environment_id", "=", "e.id").on("s.key", "=", param("key")),
+    )
+    .select([
+      "s.id as secret_id",
+      "s.key as secret_key",
+      "s.version as secret_version",
+      "s.created_at as secret_created_at",
+      "s.updated_at as secret_updated_at",
+    ])
+
+/**
+ * The audited read by path (`readSecretAt`): the same row with the current version's columns, in the API key's
+ * project only when one is given.
+ */
+const selectReadAt = (db: QueryCreator<Tables>, param: Param<ReadAtParams>) =>
+  selectProjectEnvironmentSecret(db, param)
+    .leftJoin("secrets_secret_versions as v", (join) =>
+      join.onRef("v.secret_id", "=", "s.id").onRef("v.version", "=", "s.version"),
+    )
+    .select([
+      "v.version as sealed_version",
+      "v.value as sealed_value",
+      "v.user_id as sealed_user_id",
+      "v.created_at as sealed_created_at",
+    ])
+    .where((eb) =>
+      eb("secrets_projects.id", "=", eb.fn.coalesce(eb.val(param("projectId")), eb.ref("secrets_projects.id"))),
+    )
+
+/**
+ * Postgres: the read and its record in one data-modifying statement, the record's project and environment taken
+ * from the row found, and written only when a current version was.
+ */
+const readingAtAudited = (db: QueryCreator<Tables>, param: Param<ReadAtParams & AuditDraftValues>) =>
+  db
+    .with("found", (db) => selectReadAt(db, param))
+    .with("logged", (db) =>
+      db
+        .insertInto("secrets_audit_log")
+        .columns(AUDIT_COLUMNS)
+        .expression((eb) =>
+          eb
+            .selectFrom("found")
+            .select((found) =>
+              AUDIT_COLUMNS.map((column) =>
+                column === "project_id"
+                  ? found.ref("found.id").as(column)
+                  : column === "environment_id"
+                    ? found.ref("found.environment_id").as(column)
+                    : found.val(param(column)).as(column),
+              ),
+            )
+            .where("found.sealed_version", "is not", null),
+        ),
+    )
+    .selectFrom("found")
+    .selectAll()
+
+/** Every read and write of a secret by path starts here (issue 10), each built once; a write's with the secret it advances. */
+export const reach = {
+  projectEnvironment: prepare<ProjectEnvironmentParams>()(selectProjectEnvironment),
+  projectEnvironmentSecret: prepare<ProjectEnvironmentParams & { key: string }>()(selectProjectEnvironmentSecret),
+  readAt: prepare<ReadAtParams>()(selectReadAt),
+  readAtAudited: prepare<ReadAtParams & AuditDraftValues>()(readingAtAudited),
 }

@@ -117,18 +117,43 @@ export const runLoad = async (options: LoadOptions): Promise<Load> => {
   }
 }
 
-/** Starts the reference server (`reference.mjs`) serving `body`; resolves with its URL and a stop. */
-export const startReference = (body: Uint8Array): Promise<{ url: string; child: ChildProcess; stop: () => void }> =>
+export interface Reference {
+  readonly url: string
+  readonly child: ChildProcess
+  readonly stop: () => void
+}
+
+/** Starts a reference server (`script`, beside this file) with `env`; resolves once it prints its URL. */
+const startServer = (script: string, env: Record<string, string>): Promise<Reference> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, "reference.mjs")], {
-      env: { PATH: process.env.PATH ?? "", REFERENCE_BODY: Buffer.from(body).toString("base64") },
+    const child = spawn(process.execPath, [join(import.meta.dirname, script)], {
+      env: { PATH: process.env.PATH ?? "", ...env },
       stdio: ["ignore", "pipe", "inherit"],
     })
-    child.once("exit", (code) => reject(new Error(`reference server exited with ${code}`)))
+    child.once("exit", (code) => reject(new Error(`reference server ${script} exited with ${code}`)))
     child.stdout.on("data", (chunk: Buffer) => {
       const match = /reference listening on (\S+)/.exec(chunk.toString())
       if (match?.[1]) resolve({ url: match[1], child, stop: () => child.kill("SIGTERM") })
     })
+  })
+
+/** Starts the reference server (`reference.mjs`) serving `body`; resolves with its URL and a stop. */
+export const startReference = (body: Uint8Array): Promise<Reference> =>
+  startServer("reference.mjs", { REFERENCE_BODY: Buffer.from(body).toString("base64") })
+
+/** What the Postgres reference (`pgReference.mjs`) is given: the database, the statements and the fixed values. */
+export interface PgReferenceOptions {
+  readonly databaseUrl: string
+  readonly statements: Readonly<Record<string, { readonly sql: string; readonly slots: ReadonlyArray<unknown> }>>
+  readonly context: Readonly<Record<string, string>>
+}
+
+/** Starts the Postgres reference (`pgReference.mjs`): bare routes running the service's own statements. */
+export const startPgReference = (options: PgReferenceOptions): Promise<Reference> =>
+  startServer("pgReference.mjs", {
+    REFERENCE_DATABASE_URL: options.databaseUrl,
+    REFERENCE_STATEMENTS: JSON.stringify(options.statements),
+    REFERENCE_CONTEXT: JSON.stringify(options.context),
   })
 
 const exec = promisify(execFile)

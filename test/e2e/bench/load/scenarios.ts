@@ -97,9 +97,12 @@ export const tokenReadTarget = async (base: string, platform: string): Promise<T
 
 export const SECRETS = "/api/projects/bench/environments"
 
+/** Who owns the bench project. */
+export const OWNER = "ada@example.com"
+
 /** A project `bench` and its owner's session on a secrets host. */
 export const secretsOwner = async (base: string) => {
-  const cookie = await signIn(base, "ada@example.com")
+  const cookie = await signIn(base, OWNER)
   const call = send(base, cookie)
   await call("POST", "/api/projects", { name: "Bench" })
   return { cookie, call }
@@ -112,13 +115,21 @@ export const auditedReadTarget = async (base: string, call: ReturnType<typeof se
   return { url: `${base}${SECRETS}/development/secrets/DATABASE_URL`, headers: { authorization: `Bearer ${key}` } }
 }
 
-/** Writes by the owner's session, each to one of `KEYS` keys at random (the key is kept in `context.key`). */
-export const writeTarget = (base: string, cookie: string): Target => ({
-  url: `${base}${SECRETS}/development/secrets`,
+/**
+ * Writes by the owner's session, each to one of `KEYS` keys named `<prefix><n>` at random (the key is kept in
+ * `context.key`); `url` is another route taking the same bodies (the Postgres reference's).
+ */
+export const writeTarget = (
+  base: string,
+  cookie: string,
+  prefix = "W_",
+  url = `${base}${SECRETS}/development/secrets`,
+): Target => ({
+  url,
   method: "POST",
   headers: { cookie, "content-type": "application/json" },
   body: (context) => {
-    const name = `W_${Math.floor(Math.random() * KEYS)}`
+    const name = `${prefix}${Math.floor(Math.random() * KEYS)}`
     context.key = name
     return JSON.stringify({ key: name, value: `value-${Math.random()}` })
   },

@@ -1,0 +1,81 @@
+// The same-run reference for the secret paths on Postgres: a bare Hono route on @hono/node-server running the
+// service's own statements (`SqlSecretStatements`, compiled by `load.ts`) on a pg pool of the service's default size,
+// and nothing else: no credential check, no sealing, no logging, no metrics. What one round trip per read and two
+// per write cost on this machine, with the statements Coffer sends. Started in its own process by `load.ts`; prints
+// `reference listening on <url>` once bound.
+//
+// REFERENCE_STATEMENTS: { [name]: { sql, slots } }, each slot `{ param }` (a value the route supplies) or `{ value }`.
+// REFERENCE_CONTEXT: the fixed values: the project's slug and id, the environment's name, the user's id and address.
+import { randomUUID } from "node:crypto"
+import { serve } from "@hono/node-server"
+import { Hono } from "hono"
+import pg from "pg"
+
+const statements = JSON.parse(process.env.REFERENCE_STATEMENTS ?? "{}")
+const context = JSON.parse(process.env.REFERENCE_CONTEXT ?? "{}")
+const pool = new pg.Pool({ connectionString: process.env.REFERENCE_DATABASE_URL, max: 10 })
+
+const run = async (name, params) => {
+  const { sql, slots } = statements[name]
+  const result = await pool.query({
+    name: `reference_${name}`,
+    text: sql,
+    values: slots.map((slot) => ("param" in slot ? params[slot.param] : slot.value)),
+  })
+  return result.rows[0]
+}
+
+const audit = (action, key) => ({
+  id: randomUUID(),
+  user_id: context.userId,
+  user_email: context.userEmail,
+  action,
+  target_key: key,
+  ip_address: "127.0.0.1",
+  created_at: new Date().toISOString(),
+})
+
+const app = new Hono()
+app.get("/read/:key", async (c) => {
+  const key = c.req.param("key")
+  const params = {
+    slug: context.slug,
+    userId: context.userId,
+    name: context.environment,
+    key,
+    projectId: context.projectId,
+  }
+  const row = await run("readAtAudited", { ...params, ...audit("secret.read", key) })
+  return row?.sealed_value == null ? c.json({ error: "not found" }, 404) : c.json(row)
+})
+app.post("/write", async (c) => {
+  const { key, value } = await c.req.json()
+  const found = await run("projectEnvironmentSecret", {
+    slug: context.slug,
+    userId: context.userId,
+    name: context.environment,
+    key,
+  })
+  const expectedVersion = found.secret_id == null ? 0 : Number(found.secret_version)
+  const params = {
+    secretId: found.secret_id ?? randomUUID(),
+    environmentId: found.environment_id,
+    key,
+    expectedVersion,
+    version: expectedVersion + 1,
+    value,
+    userId: context.userId,
+    at: new Date().toISOString(),
+    ...audit(expectedVersion === 0 ? "secret.created" : "secret.updated", key),
+    project_id: found.id,
+    environment_id: found.environment_id,
+  }
+  const written = await run(expectedVersion === 0 ? "createAudited" : "advanceAudited", params).catch(() => undefined)
+  return written === undefined
+    ? c.json({ error: "conflict" }, 409)
+    : c.json({ key, version: params.version }, expectedVersion === 0 ? 201 : 200)
+})
+const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
+  console.log(`reference listening on http://127.0.0.1:${info.port}`)
+})
+process.on("SIGTERM", () => server.close(() => pool.end().then(() => process.exit(0))))
