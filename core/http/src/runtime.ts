@@ -16,6 +16,7 @@ import * as Exit from "effect/Exit"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
 import type { Context } from "hono"
 import { type ErrorResponse, type HttpError, internalError, respond, toErrorResponse, unavailable } from "./errors.js"
+import { answerJson } from "./middleware/presetHeaders.js"
 import { noteFailure, requestSpan } from "./observability/requestTelemetry.js"
 
 /**
@@ -51,7 +52,7 @@ export const makeHandle =
         noteFailure(c, exit.cause)
         return respond(c, responseForCause(exit.cause))
       }
-      return onSuccess === undefined ? c.json(exit.value as never) : onSuccess(exit.value)
+      return onSuccess === undefined ? answerJson(c, exit.value) : onSuccess(exit.value)
     }
     // No abort signal on purpose: a client that hangs up must not interrupt a write between its change and its
     // audit entry; a use case, once started, runs to its end.

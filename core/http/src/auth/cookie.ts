@@ -12,8 +12,10 @@
  */
 import { Sessions } from "@coffer/kernel"
 import type { Context } from "hono"
-import { deleteCookie, getCookie, setCookie } from "hono/cookie"
+import { deleteCookie, setCookie } from "hono/cookie"
+import { parse } from "hono/utils/cookie"
 import { isHttps } from "../client/client.js"
+import { header } from "../request/header.js"
 
 export const isSecureOrigin = (publicOrigin: string | undefined) => publicOrigin?.startsWith("https://") === true
 
@@ -36,8 +38,18 @@ const ANY_SESSION_COOKIE = /(?:^|;\s*)(?:__Host-)?coffer_[a-z]+_session=/
 export const carriesSessionCookie = (cookieHeader: string | undefined): boolean =>
   cookieHeader !== undefined && ANY_SESSION_COOKIE.test(cookieHeader)
 
+/**
+ * The request's cookie `name`. Hono's `getCookie` reads the header from the web `Request`, which on Node makes
+ * @hono/node-server build one (undici `Request`, `Headers`, `AbortSignal`): a few percent of a session's write
+ * (issue 10). The header is read as every other is (`header`), and parsed as Hono parses it.
+ */
+export const readCookie = (c: Context, name: string): string | undefined => {
+  const cookies = header(c, "cookie")
+  return cookies === undefined ? undefined : parse(cookies, name)[name]
+}
+
 export const readSessionCookie = (c: Context, service: string, publicOrigin: string | undefined): string | undefined =>
-  getCookie(c, sessionCookieName(service, publicOrigin))
+  readCookie(c, sessionCookieName(service, publicOrigin))
 
 export const setSessionCookie = (c: Context, service: string, publicOrigin: string | undefined, token: string) =>
   setCookie(c, sessionCookieName(service, publicOrigin), token, {

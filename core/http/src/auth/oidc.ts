@@ -17,14 +17,14 @@ import { BadRequest, type Cache, type Hasher, type Sessions, SignIn } from "@cof
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
-import { deleteCookie, getCookie, setCookie } from "hono/cookie"
+import { deleteCookie, setCookie } from "hono/cookie"
 import type { ServiceSettings } from "../app/settings.js"
 import type { HttpError } from "../errors.js"
 import { PUBLIC } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import type { Handle } from "../runtime.js"
-import { cookieName, readSessionCookie, secureCookie, setSessionCookie } from "./cookie.js"
+import { cookieName, readCookie, readSessionCookie, secureCookie, setSessionCookie } from "./cookie.js"
 import { limitAttempt, type RateLimitOptions, rateLimit } from "./rateLimit.js"
 import { safeReturnTo } from "./returnTo.js"
 import { answerSignInFailure, type Reply } from "./signInFailure.js"
@@ -155,7 +155,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
   route(app, described.callback, (c) => {
     const input: SignIn.FinishInput = {
       state: c.req.query("state"),
-      boundState: getCookie(c, stateCookie),
+      boundState: readCookie(c, stateCookie),
       redirectUri: redirectUriOf(c),
       callbackUrl: c.req.url,
       previousSession: readSessionCookie(c, service, publicOrigin),

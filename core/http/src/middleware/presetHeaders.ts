@@ -12,8 +12,9 @@
  * headers. The request id is the marker: when the answer lacks it, each header it lacks is added to it after the
  * route, so a page keeps the policy it set for itself.
  *
- * The hottest route (the token-checked schema read, issue 10) goes further: its handler is marked
- * (`answersWithPresetHeaders`) and answers with `presetResponse`, a response whose headers are a plain record, which
+ * The hottest routes (the token-checked schema read, a secret's read and write, issue 10) go further: their handlers
+ * are marked (`answersWithPresetHeaders`) and answer with `presetResponse` (JSON: `answerJson`, which `handle`
+ * answers with by default), a response whose headers are a plain record, which
  * @hono/node-server writes as it is. Hono's context keeps prepared headers in a web `Headers` object, validating
  * every name and value as it is set and sorting them when they are read back, which cost that read more than
  * its routing. For a marked route the headers are only held in a record until the answer; should anything set a
@@ -21,6 +22,7 @@
  * answer is made the usual way, so nothing set is ever lost.
  */
 import type { Context, MiddlewareHandler } from "hono"
+import type { ContentfulStatusCode } from "hono/utils/http-status"
 import { REQUEST_ID_HEADER, resolveRequestId } from "../observability/requestId.js"
 import { matchedRoute } from "../observability/route.js"
 import { NO_STORE } from "./noStore.js"
@@ -57,7 +59,7 @@ export const answersWithPresetHeaders = <H extends object>(handler: H): H => {
  */
 export const presetResponse = (
   c: Context,
-  body: Uint8Array | null,
+  body: Uint8Array | string | null,
   status: number,
   headers: Readonly<Record<string, string>>,
 ): Response | undefined => {
@@ -67,8 +69,14 @@ export const presetResponse = (
   for (const name in headers) record[name] = headers[name]!
   held.headers = undefined
   held.answered = true
-  return new Response(body as Uint8Array<ArrayBuffer> | null, { status, headers: record })
+  return new Response(body as Uint8Array<ArrayBuffer> | string | null, { status, headers: record })
 }
+
+const JSON_TYPE = { "Content-Type": "application/json" }
+
+/** `value` as JSON with `status`: through `presetResponse` on a marked route, else as `c.json` answers it. */
+export const answerJson = (c: Context, value: unknown, status: ContentfulStatusCode = 200): Response =>
+  presetResponse(c, JSON.stringify(value), status, JSON_TYPE) ?? c.json(value as never, status)
 
 /** The two halves of the middleware, for a middleware that does more around the route (`../app/requestFrame.ts`). */
 export interface PresetHeaders {

@@ -5,6 +5,7 @@
  * acceptance, the export headers, and the audit trail with the client address.
  */
 
+import { TEST_REQUEST_ID } from "@coffer/test-kit/http"
 import { CLIENT_HEADER, makeService, populate, type Service } from "@coffer/test-kit/secretsService"
 import { afterEach, describe, expect, it } from "vitest"
 
@@ -170,6 +171,54 @@ describe("secrets", () => {
     expect((await call("DELETE", `${S}/B`, { as: ada.as })).body).toEqual({ ok: true })
     expect((await call("DELETE", `${S}/B`, { as: ada.as })).status).toBe(404)
     expect((await call("GET", `${S}/B/versions`, { as: ada.as })).status).toBe(404)
+  })
+
+  // A secret's read and write answer with their headers held as a plain record (`presetResponse`); every way out
+  // must carry them still, and a header set through the context (CORS here) must reach the answer beside them.
+  it("answers a secret's read and write with the preset headers on every way out, with CORS or without", async () => {
+    const origin = "https://dash.example.com"
+    const expectPreset = (answer: { headers: Headers }) => {
+      expect(answer.headers.get("x-request-id")).toBe(TEST_REQUEST_ID)
+      expect(answer.headers.get("cache-control")).toBe("no-store")
+      expect(answer.headers.get("x-content-type-options")).toBe("nosniff")
+      expect(answer.headers.get("content-security-policy")).toContain("default-src 'none'")
+      expect(answer.headers.get("content-type")).toBe("application/json")
+    }
+    // Without CORS nothing sets a header through the context: the answers are made from the held record alone.
+    for (const env of [{}, { CORS_ORIGIN: origin }] as Array<Record<string, string>>) {
+      const cors = "CORS_ORIGIN" in env
+      const { call, signIn } = fresh(env)
+      const ada = await signIn("ada@example.com")
+      await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+      const S = "/api/projects/app/environments/development/secrets"
+      const created = await call("POST", S, { as: ada.as, body: { key: "K", value: "v1" } })
+      expect(created).toMatchObject({ status: 201, body: { ok: true, action: "created", version: 1 } })
+      expectPreset(created)
+      // A write from another origin with a cookie is refused where that origin is not listed (sameOrigin.ts).
+      const updated = await call("POST", S, {
+        as: ada.as,
+        body: { key: "K", value: "v2" },
+        headers: cors ? { origin } : {},
+      })
+      expect(updated).toMatchObject({ status: 200, body: { version: 2 } })
+      expectPreset(updated)
+      expect(updated.headers.get("access-control-allow-origin")).toBe(cors ? origin : null)
+      const read = await call("GET", `${S}/K`, { as: ada.as })
+      expect(read).toMatchObject({ status: 200, body: { secret: { key: "K", value: "v2", version: 2 } } })
+      expectPreset(read)
+      const fromOrigin = await call("GET", `${S}/K`, { as: ada.as, headers: { origin } })
+      expect(fromOrigin.headers.get("access-control-allow-origin")).toBe(cors ? origin : null)
+      expectPreset(fromOrigin)
+      for (const refused of [
+        await call("GET", `${S}/NOPE`, { as: ada.as }),
+        await call("GET", `${S}/K`),
+        await call("POST", S, { as: ada.as, body: { key: "bad key", value: "x" } }),
+      ]) {
+        expect(refused.status).toBeGreaterThanOrEqual(400)
+        expect(refused.body.error).toEqual(expect.any(String))
+        expectPreset(refused)
+      }
+    }
   })
 
   it("keeps hard values exactly; 413 above 64 KiB; 400 for bad keys and unpaired surrogates", async () => {

@@ -23,6 +23,7 @@ import {
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
+import { answerJson } from "../middleware/presetHeaders.js"
 import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
@@ -171,12 +172,18 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
       withActor(c, routes, (actor) => listSecrets(actor, ...params(c))),
     ),
   )
-  route(app, SetSecret, (c, { body }) =>
-    handle(
-      c,
-      withActor(c, routes, (actor) => Effect.flatMap(body, (input) => setSecret(actor, ...params(c), input))),
-      (written) => c.json(written, written.action === "created" ? 201 : 200),
-    ),
+  // A secret's write and read are hot paths (issue 10): their answers carry the preset headers as a plain record.
+  route(
+    app,
+    SetSecret,
+    (c, { body }) =>
+      handle(
+        c,
+        withActor(c, routes, (actor) => Effect.flatMap(body, (input) => setSecret(actor, ...params(c), input))),
+        (written) => answerJson(c, written, written.action === "created" ? 201 : 200),
+      ),
+    [],
+    { presetResponse: true },
   )
   route(app, ExportDotenv, (c) =>
     handle(
@@ -197,11 +204,16 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
       (text) => c.body(text, 200, { "Content-Type": "application/json" }),
     ),
   )
-  route(app, GetSecret, (c) =>
-    handle(
-      c,
-      withValueReader(c, routes, (actor) => getSecret(actor, ...params(c), key(c))),
-    ),
+  route(
+    app,
+    GetSecret,
+    (c) =>
+      handle(
+        c,
+        withValueReader(c, routes, (actor) => getSecret(actor, ...params(c), key(c))),
+      ),
+    [],
+    { presetResponse: true },
   )
   route(app, DeleteSecret, (c) =>
     handle(
