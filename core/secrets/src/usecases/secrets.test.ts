@@ -3,6 +3,7 @@ import { failure, makeWorld, type World } from "@coffer/test-kit/secrets"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { toDotenv, toJsonExport } from "../domain/dotenv.js"
+import { EnvironmentGone, VersionConflict } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
 import { authenticateApiKey, createApiKey } from "./apiKeys.js"
 import { listAuditLog } from "./audit.js"
@@ -155,6 +156,33 @@ describe("secrets", () => {
     expect(finds).toBe(1)
     const { secret } = await world.run(getSecret(ada, "alpha", "development", "K"))
     expect(secret.value).toBe("four")
+  })
+
+  it("retries a write another writer keeps beating 100 times, then answers the conflict; other failures at once", async () => {
+    const { ada } = await setup()
+    const store = await world.run(SecretStore.use(Effect.succeed))
+    let attempts = 0
+    const failingWith = (error: VersionConflict | EnvironmentGone): typeof store => ({
+      ...store,
+      writeSecret: () =>
+        Effect.suspend(() => {
+          attempts++
+          return Effect.fail(error)
+        }),
+    })
+    const write = (failing: typeof store) =>
+      world.exit(
+        setSecret(ada, "alpha", "development", { key: "K", value: "v" }).pipe(
+          Effect.provideService(SecretStore, failing),
+        ),
+      )
+    expect(failure(await write(failingWith(new VersionConflict({ message: "beaten" }))))).toMatchObject({
+      _tag: "VersionConflict",
+    })
+    expect(attempts).toBe(101)
+    attempts = 0
+    expect(failure(await write(failingWith(new EnvironmentGone())))).toMatchObject({ _tag: "EnvironmentGone" })
+    expect(attempts).toBe(1)
   })
 
   it("keeps history newest first with who wrote it, reads and restores old versions, audited", async () => {

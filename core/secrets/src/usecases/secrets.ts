@@ -98,10 +98,16 @@ const parseValue = (value: string) =>
 
 /**
  * Another writer may store the version this one read in between; each retry re-reads, so the policy only bounds
- * contention that never lets up. Jitter keeps a crowd of writers from colliding in lockstep.
+ * contention that never lets up. Jitter keeps a crowd of writers from colliding in lockstep. Built once: a policy
+ * given as options is built again on every write.
  */
-const contention = { while: (error: { readonly _tag: string }) => error._tag === "VersionConflict", times: 100 }
-const contentionSchedule = Schedule.spaced("2 millis").pipe(Schedule.jittered)
+const contention = Schedule.spaced("2 millis").pipe(
+  Schedule.jittered,
+  Schedule.passthrough,
+  Schedule.while(
+    ({ input, attempt }) => (input as { readonly _tag: string })._tag === "VersionConflict" && attempt <= 100,
+  ),
+)
 
 /**
  * Stores `value` as the next version of `key`, retrying from a fresh read while other writers come first. `read` is
@@ -136,7 +142,7 @@ const writeNextVersion = (
       audit: yield* auditRecord(actor, access.project.id, environment.id, audit(current === undefined)),
     })
     return { created: current === undefined, version: written.version }
-  }).pipe(Effect.retry({ ...contention, schedule: contentionSchedule }))
+  }).pipe(Effect.retry(contention))
 }
 
 export const listSecrets = Effect.fnUntraced(function* (actor: Actor, slug: string, env: string) {
