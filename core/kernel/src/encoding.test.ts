@@ -29,6 +29,23 @@ describe("fromBase64Url", () => {
     )
   })
 
+  it("writes what the platform's btoa writes, in the URL alphabet and without padding, short or long", () => {
+    const byBtoa = (bytes: Uint8Array) => {
+      let binary = ""
+      for (const byte of bytes) binary += String.fromCharCode(byte)
+      return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")
+    }
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 60 }), fc.uint8Array({ maxLength: 3_000 })), (bytes) => {
+        expect(toBase64Url(bytes)).toBe(byBtoa(bytes))
+      }),
+      { numRuns: 2_000 },
+    )
+    const all = Uint8Array.from({ length: 256 }, (_, i) => i)
+    expect(toBase64Url(all)).toBe(byBtoa(all))
+    expect(toBase64Url(new Uint8Array(0))).toBe("")
+  })
+
   it("gives back any bytes that toBase64Url wrote", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
