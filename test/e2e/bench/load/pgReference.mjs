@@ -1,8 +1,8 @@
 // The same-run reference for the secret paths on Postgres: a bare Hono route on @hono/node-server running the
-// service's own statements (`SqlSecretStatements`, compiled by `load.ts`) on a pg pool of the service's default size,
-// and nothing else: no credential check, no sealing, no logging, no metrics. What one round trip per read and two
-// per write cost on this machine, with the statements Coffer sends. Started in its own process by `load.ts`; prints
-// `reference listening on <url>` once bound.
+// service's own statements (`SqlSecretStatements`, compiled by `pgStatements.ts`) on a pg pool of the service's
+// default size, and nothing else: no credential check, no sealing, no logging, no metrics. What one round trip per
+// read and two per write cost on this machine, with the statements Coffer sends. Started in its own process by
+// `load.ts`; prints `reference listening on <url>` once bound.
 //
 // REFERENCE_STATEMENTS: { [name]: { sql, slots } }, each slot `{ param }` (a value the route supplies) or `{ value }`.
 // REFERENCE_CONTEXT: the fixed values: the project's slug and id, the environment's name, the user's id and address.
@@ -48,8 +48,9 @@ app.get("/read/:key", async (c) => {
   const row = await run("readAtAudited", { ...params, ...audit("secret.read", key) })
   return row?.sealed_value == null ? c.json({ error: "not found" }, 404) : c.json(row)
 })
-app.post("/write", async (c) => {
-  const { key, value } = await c.req.json()
+// Writes as Coffer does them: the secret reached with its project and environment, then created or advanced with
+// its version and audit record in one statement; a write another one beat starts over from a fresh read.
+const write = async (key, value) => {
   const found = await run("projectEnvironmentSecret", {
     slug: context.slug,
     userId: context.userId,
@@ -70,10 +71,18 @@ app.post("/write", async (c) => {
     project_id: found.id,
     environment_id: found.environment_id,
   }
+  // No row back (or a unique violation, for two creators at once): another writer came first.
   const written = await run(expectedVersion === 0 ? "createAudited" : "advanceAudited", params).catch(() => undefined)
-  return written === undefined
-    ? c.json({ error: "conflict" }, 409)
-    : c.json({ key, version: params.version }, expectedVersion === 0 ? 201 : 200)
+  return written === undefined ? undefined : { created: expectedVersion === 0, version: params.version }
+}
+
+app.post("/write", async (c) => {
+  const { key, value } = await c.req.json()
+  for (let attempt = 0; attempt <= 100; attempt++) {
+    const written = await write(key, value)
+    if (written !== undefined) return c.json({ key, version: written.version }, written.created ? 201 : 200)
+  }
+  return c.json({ error: "conflict" }, 409)
 })
 const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
   console.log(`reference listening on http://127.0.0.1:${info.port}`)
