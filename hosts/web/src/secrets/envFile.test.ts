@@ -30,6 +30,16 @@ describe("parseSecretsFile", () => {
     )
   })
 
+  // Found by the property above: the first line of a quoted value lost its trailing whitespace.
+  it("keeps whitespace that ends the first line of a quoted value running over several lines", () => {
+    const list = [
+      { key: "A", value: "\t\n" },
+      { key: "B", value: "x  \ny" },
+      { key: "C", value: 'say "hi" \t\nthen $HOME' },
+    ]
+    expect(parsed(toDotenv(list)).entries.map(({ key, value }) => ({ key, value }))).toEqual(list)
+  })
+
   it("reads back every JSON export, keys such as __proto__ included", () => {
     const list = [
       { key: "__proto__", value: "x" },

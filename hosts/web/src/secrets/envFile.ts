@@ -63,7 +63,8 @@ const parseDotenv = (text: string): { raws: Array<Raw>; invalid: Array<Problem> 
     const line = lines[index]!
     const trimmed = line.trim()
     if (trimmed === "" || trimmed.startsWith("#")) continue
-    const assignment = trimmed.replace(/^export\s+/, "")
+    // Only the start: a quoted value that runs onto the next line keeps whatever ends its first line.
+    const assignment = line.trimStart().replace(/^export\s+/, "")
     const equals = assignment.indexOf("=")
     if (equals < 0) {
       invalid.push({ line: lineNumber, key: undefined, reason: "not a KEY=value line" })
