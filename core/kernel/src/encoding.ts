@@ -5,8 +5,8 @@
 const BASE64URL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 const BASE64URL_CODES = Uint8Array.from(BASE64URL_ALPHABET, (char) => char.charCodeAt(0))
 const ascii = new TextDecoder("latin1")
-/** Below this many bytes, joining the characters costs less than decoding a buffer of them. */
-const JOINED_BELOW = 48
+/** Below this many characters a string is made from the codes at once; above, decoding the buffer costs less. */
+const DECODED_FROM = 64
 
 /**
  * Base64url without padding, in one pass over the bytes: every id, token and sealed value is written with it (a
@@ -16,37 +16,25 @@ const JOINED_BELOW = 48
 export const toBase64Url = (bytes: Uint8Array): string => {
   const length = bytes.length
   const whole = length - (length % 3)
-  if (length < JOINED_BELOW) {
-    let text = ""
-    for (let i = 0; i < whole; i += 3) {
-      const group = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!
-      text +=
-        BASE64URL_ALPHABET[group >> 18]! +
-        BASE64URL_ALPHABET[(group >> 12) & 63]! +
-        BASE64URL_ALPHABET[(group >> 6) & 63]! +
-        BASE64URL_ALPHABET[group & 63]!
-    }
-    if (whole === length) return text
-    const group = (bytes[whole]! << 16) | ((bytes[whole + 1] ?? 0) << 8)
-    text += BASE64URL_ALPHABET[group >> 18]! + BASE64URL_ALPHABET[(group >> 12) & 63]!
-    return length - whole === 2 ? text + BASE64URL_ALPHABET[(group >> 6) & 63]! : text
-  }
-  const out = new Uint8Array(Math.ceil((length * 4) / 3))
+  // Exactly as long as the text: 4 characters for each 3 bytes, 2 or 3 for the 1 or 2 left over.
+  const codes = new Uint8Array(Math.ceil((length * 4) / 3))
   let written = 0
   for (let i = 0; i < whole; i += 3) {
     const group = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!
-    out[written++] = BASE64URL_CODES[group >> 18]!
-    out[written++] = BASE64URL_CODES[(group >> 12) & 63]!
-    out[written++] = BASE64URL_CODES[(group >> 6) & 63]!
-    out[written++] = BASE64URL_CODES[group & 63]!
+    codes[written++] = BASE64URL_CODES[group >> 18]!
+    codes[written++] = BASE64URL_CODES[(group >> 12) & 63]!
+    codes[written++] = BASE64URL_CODES[(group >> 6) & 63]!
+    codes[written++] = BASE64URL_CODES[group & 63]!
   }
   if (whole < length) {
     const group = (bytes[whole]! << 16) | ((bytes[whole + 1] ?? 0) << 8)
-    out[written++] = BASE64URL_CODES[group >> 18]!
-    out[written++] = BASE64URL_CODES[(group >> 12) & 63]!
-    if (length - whole === 2) out[written++] = BASE64URL_CODES[(group >> 6) & 63]!
+    codes[written++] = BASE64URL_CODES[group >> 18]!
+    codes[written++] = BASE64URL_CODES[(group >> 12) & 63]!
+    if (length - whole === 2) codes[written++] = BASE64URL_CODES[(group >> 6) & 63]!
   }
-  return ascii.decode(out.subarray(0, written))
+  return codes.length < DECODED_FROM
+    ? String.fromCharCode.apply(null, codes as unknown as Array<number>)
+    : ascii.decode(codes)
 }
 const BASE64URL_VALUES = new Int8Array(128).fill(-1)
 for (let i = 0; i < BASE64URL_ALPHABET.length; i++) BASE64URL_VALUES[BASE64URL_ALPHABET.charCodeAt(i)] = i

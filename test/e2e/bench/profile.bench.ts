@@ -96,7 +96,8 @@ describe.skipIf(path === undefined)("a CPU profile of the host under load (set C
                   ? auditedReadTarget(host.secrets!, owner.call)
                   : writeTarget(host.secrets!, owner.cookie)
               })()
-        // The warm-up sends the target without its bodies: reads only, or the writes' profile would hold bodiless POSTs.
+        // The warm-up sends the target without its bodies: reads only, or the writes' profile would hold
+        // bodiless POSTs.
         const warmUpS = path === "write" ? 0 : 1
         const load = await runLoad({ ...target, pid: host.child.pid!, durationS: seconds, warmUpS })
         console.log(

@@ -277,7 +277,10 @@ const readingAtAudited = (db: QueryCreator<Tables>, param: Param<ReadAtParams & 
     .selectFrom("found")
     .selectAll()
 
-/** Every read and write of a secret by path starts here (issue 10), each built once; a write's with the secret it advances. */
+/**
+ * Every read and write of a secret by path starts here (issue 10), each built once; a write's with the secret it
+ * advances.
+ */
 export const reach = {
   projectEnvironment: prepare<ProjectEnvironmentParams>()(selectProjectEnvironment),
   projectEnvironmentSecret: prepare<ProjectEnvironmentParams & { key: string }>()(selectProjectEnvironmentSecret),

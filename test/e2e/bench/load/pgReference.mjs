@@ -35,28 +35,19 @@ const audit = (action, key) => ({
   created_at: new Date().toISOString(),
 })
 
+/** What both paths reach a secret by: the bench project, its owner and environment, and the key. */
+const reach = (key) => ({ slug: context.slug, userId: context.userId, name: context.environment, key })
+
 const app = new Hono()
 app.get("/read/:key", async (c) => {
   const key = c.req.param("key")
-  const params = {
-    slug: context.slug,
-    userId: context.userId,
-    name: context.environment,
-    key,
-    projectId: context.projectId,
-  }
-  const row = await run("readAtAudited", { ...params, ...audit("secret.read", key) })
+  const row = await run("readAtAudited", { ...reach(key), projectId: context.projectId, ...audit("secret.read", key) })
   return row?.sealed_value == null ? c.json({ error: "not found" }, 404) : c.json(row)
 })
 // Writes as Coffer does them: the secret reached with its project and environment, then created or advanced with
 // its version and audit record in one statement; a write another one beat starts over from a fresh read.
 const write = async (key, value) => {
-  const found = await run("projectEnvironmentSecret", {
-    slug: context.slug,
-    userId: context.userId,
-    name: context.environment,
-    key,
-  })
+  const found = await run("projectEnvironmentSecret", reach(key))
   const expectedVersion = found.secret_id == null ? 0 : Number(found.secret_version)
   const params = {
     secretId: found.secret_id ?? randomUUID(),
