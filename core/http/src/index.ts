@@ -46,7 +46,7 @@ export {
 } from "./middleware/jsonBody.js"
 export { isJsonContentType, type JsonWritesOptions, jsonWrites } from "./middleware/jsonWrites.js"
 export { NO_STORE } from "./middleware/noStore.js"
-export { type HeaderList, presetHeaders } from "./middleware/presetHeaders.js"
+export { type HeaderList, type PresetHead, presetHead, presetHeaders } from "./middleware/presetHeaders.js"
 export {
   CONTENT_SECURITY_POLICY,
   type SecurityHeadersOptions,

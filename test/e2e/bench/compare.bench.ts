@@ -7,7 +7,8 @@
  *
  *     COFFER_COMPARE_BEFORE=/path/to/other/checkout npx vitest bench --run --project unit test/e2e/bench/compare.bench.ts
  *
- * `COFFER_COMPARE_PATHS` picks paths (`token,read,write`, all by default), `COFFER_COMPARE_ROUNDS` the bursts per
+ * `COFFER_COMPARE_PATHS` picks paths (`token,poll,read,write`, all by default; `poll` is the token read with
+ * `If-None-Match`, answered 304), `COFFER_COMPARE_ROUNDS` the bursts per
  * build (6), `COFFER_COMPARE_BURST_S` their length (2 s); both engines run, Postgres when reachable.
  */
 import { join } from "node:path"
@@ -17,6 +18,7 @@ import { type Load, perSecond, round, runLoad } from "./load/load.js"
 import {
   auditedReadTarget,
   type Engine,
+  pollTarget,
   postgres,
   secretsOwner,
   serve,
@@ -27,16 +29,20 @@ import {
 } from "./load/scenarios.js"
 
 const before = process.env.COFFER_COMPARE_BEFORE
-const paths = (process.env.COFFER_COMPARE_PATHS ?? "token,read,write").split(",").map((path) => path.trim())
+const paths = (process.env.COFFER_COMPARE_PATHS ?? "token,poll,read,write").split(",").map((path) => path.trim())
 const rounds = Number(process.env.COFFER_COMPARE_ROUNDS ?? 6)
 const burstS = Number(process.env.COFFER_COMPARE_BURST_S ?? 2)
 
-type Path = "token" | "read" | "write"
+type Path = "token" | "poll" | "read" | "write"
 
 /** One build's host on its own database, set up for `path`. */
 const prepare = async (path: Path, engine: Engine, bin?: string): Promise<{ host: Host; target: Target }> => {
-  const host = await serve(engine, path === "token" ? "schemas" : "secrets", {}, bin)
-  if (path === "token") return { host, target: await tokenReadTarget(host.schemas!, "compare") }
+  const schemas = path === "token" || path === "poll"
+  const host = await serve(engine, schemas ? "schemas" : "secrets", {}, bin)
+  if (schemas) {
+    const read = await tokenReadTarget(host.schemas!, "compare")
+    return { host, target: path === "poll" ? await pollTarget(read) : read }
+  }
   const base = host.secrets!
   const owner = await secretsOwner(base)
   return { host, target: path === "read" ? await auditedReadTarget(base, owner.call) : writeTarget(base, owner.cookie) }
@@ -94,14 +100,14 @@ const once = (comparison: () => Promise<void>) => {
 describe.skipIf(before === undefined)(
   "two builds compared (set COFFER_COMPARE_BEFORE to another built checkout)",
   () => {
-    for (const path of ["token", "read", "write"] as const) {
+    for (const path of ["token", "poll", "read", "write"] as const) {
       if (!paths.includes(path)) continue
       bench(
         `${path}, SQLite`,
         once(() => compare(path, sqlite)),
         options,
       )
-      if (path !== "token")
+      if (path === "read" || path === "write")
         bench(
           `${path}, Postgres`,
           once(() => compare(path, postgres)),

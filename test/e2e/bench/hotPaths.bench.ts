@@ -102,7 +102,8 @@ const tokenRead = async (redis: boolean) => {
     ]
     if (etag !== null) {
       const polled = await runLoad({ url, headers: { ...headers, "if-none-match": etag }, pid: host.child.pid! })
-      lines.push(`  ${line(`If-None-Match poll (ETag ${etag})`, polled)}`)
+      const share = round(polled.cpuUsPerRequest / coffer.cpuUsPerRequest, 2)
+      lines.push(`  ${line(`If-None-Match poll (ETag ${etag})`, polled)}, ${share}× the full read's CPU`)
     } else lines.push("  no ETag answered")
     console.log(lines.join("\n"))
   } finally {

@@ -3,7 +3,7 @@
  * names a path): the built host started with `--cpu-prof`, set up and loaded as in `compare.bench.ts`, stopped,
  * and the functions that took the most of its main thread printed by self time, with their file.
  *
- *     COFFER_PROFILE=token|read|write [COFFER_PROFILE_ENGINE=sqlite|postgres] npx vitest bench --run --project unit test/e2e/bench/profile.bench.ts
+ *     COFFER_PROFILE=token|poll|read|write [COFFER_PROFILE_ENGINE=sqlite|postgres] npx vitest bench --run --project unit test/e2e/bench/profile.bench.ts
  *
  * The `.cpuprofile` is kept (its path is printed) for Chrome's DevTools.
  */
@@ -14,6 +14,7 @@ import { bench, describe } from "vitest"
 import { runLoad } from "./load/load.js"
 import {
   auditedReadTarget,
+  pollTarget,
   postgres,
   secretsOwner,
   serve,
@@ -82,14 +83,17 @@ describe.skipIf(path === undefined)("a CPU profile of the host under load (set C
       const engine = engineName === "postgres" ? await postgres() : await sqlite()
       if (engine === undefined) throw new Error("Postgres is not reachable")
       const dir = mkdtempSync(join(tmpdir(), "coffer-profile-"))
-      const host = await serve(engine, path === "token" ? "schemas" : "secrets", {}, undefined, [
+      const schemas = path === "token" || path === "poll"
+      const host = await serve(engine, schemas ? "schemas" : "secrets", {}, undefined, [
         "--cpu-prof",
         `--cpu-prof-dir=${dir}`,
       ])
       try {
         const target =
-          path === "token"
-            ? await tokenReadTarget(host.schemas!, "profile")
+          path === "token" || path === "poll"
+            ? await tokenReadTarget(host.schemas!, "profile").then((read) =>
+                path === "poll" ? pollTarget(read) : read,
+              )
             : await (async () => {
                 const owner = await secretsOwner(host.secrets!)
                 return path === "read"

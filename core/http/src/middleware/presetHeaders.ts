@@ -47,6 +47,27 @@ declare module "hono" {
 
 const marked = new WeakSet<object>()
 
+/** The status and headers of a bodiless answer made by `presetResponse`. */
+export interface PresetHead {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+}
+
+const heads = new WeakMap<Response, PresetHead>()
+
+/**
+ * What a bodiless answer made by `presetResponse` (a 304 to a schema poll) is made of, for a host to write it
+ * itself: @hono/node-server writes an answer with a body from its record, but builds a full web `Response` and
+ * `Headers` for one without, which made a CI job's `If-None-Match` poll cost more than the full read (issue 10).
+ */
+export const presetHead = (response: Response): PresetHead | undefined => heads.get(response)
+
+/**
+ * An answer's status, read from its record when it is a bodiless preset answer: @hono/node-server's `Response`
+ * without a body builds a web one as soon as anything asks for its status.
+ */
+export const statusOf = (response: Response): number => heads.get(response)?.status ?? response.status
+
 /** Marks a route handler that answers with `presetResponse` (when it gets one). */
 export const answersWithPresetHeaders = <H extends object>(handler: H): H => {
   marked.add(handler)
@@ -69,7 +90,9 @@ export const presetResponse = (
   for (const name in headers) record[name] = headers[name]!
   held.headers = undefined
   held.answered = true
-  return new Response(body as Uint8Array<ArrayBuffer> | string | null, { status, headers: record })
+  const response = new Response(body as Uint8Array<ArrayBuffer> | string | null, { status, headers: record })
+  if (body === null) heads.set(response, { status, headers: record })
+  return response
 }
 
 const JSON_TYPE = { "Content-Type": "application/json" }

@@ -19,6 +19,7 @@ import * as Option from "effect/Option"
 import * as References from "effect/References"
 import * as Tracer from "effect/Tracer"
 import type { Context as HonoContext, MiddlewareHandler } from "hono"
+import { statusOf } from "../middleware/presetHeaders.js"
 import { header } from "../request/header.js"
 import { makeHttpMetrics } from "./httpMetrics.js"
 import { makeRequestLog, type RequestLine, RequestLineWriter, type WriteRequestLine } from "./requestLog.js"
@@ -151,7 +152,7 @@ export const makeTelemetry = <R, ER>(runtime: ManagedRuntime.ManagedRuntime<R, E
     const ms = performance.now() - started
     const requestId = c.get("requestId")
     if (tools === undefined) return
-    const { status } = c.res
+    const status = statusOf(c.res)
     record(tools.context, method, route, status, ms / 1000)
     const { span } = state
     if (span !== undefined) endSpan(span, tools.clock, state, status, requestId)

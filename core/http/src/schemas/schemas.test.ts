@@ -5,6 +5,7 @@
 
 import { createPlatforms, saveSchema, useSchemasServices } from "@coffer/test-kit/schemasService"
 import { describe, expect, it } from "vitest"
+import { presetHead } from "../middleware/presetHeaders.js"
 
 const service = useSchemasServices()
 
@@ -161,11 +162,11 @@ describe("PUT and GET /api/{platform}/{version}", () => {
 
 describe("ETag and If-None-Match on GET /api/{platform}/{version}", () => {
   it("answers an ETag, 304 without a body for a match, a new tag after a save, and checks credentials first", async () => {
-    const { person, withToken } = service({ OIDC_ADMIN_GROUP: "admins" })
+    const { app, person, withToken } = service({ OIDC_ADMIN_GROUP: "admins" })
     const ada = await person("ada@example.com", ["admins"])
     await createPlatforms(ada, { base: ["1.0.0"] })
     await saveSchema(ada, "base/1.0.0", { theme: { color: "red" } })
-    const { client: ci, id } = await withToken(ada)
+    const { client: ci, id, token } = await withToken(ada)
     const first = await ci.request("GET", "/api/base/1.0.0")
     const etag = first.headers.get("etag")
     expect(first.status).toBe(200)
@@ -182,6 +183,17 @@ describe("ETag and If-None-Match on GET /api/{platform}/{version}", () => {
       expect(polled.headers.get("x-content-type-options")).toBe("nosniff")
     }
     expect((await ci.request("GET", "/api/base/1.0.0", { headers: { "if-none-match": '"other"' } })).status).toBe(200)
+
+    // A host may write a bodiless answer from its record (`presetHead`; the Node listener does): the status, every
+    // header the response carries, and nothing for an answer with a body.
+    const raw = (headers: Record<string, string>) =>
+      app.request("http://coffer.test/api/base/1.0.0", { headers: { ...headers, authorization: `Bearer ${token}` } })
+    const polled = await raw({ "if-none-match": etag!, "x-request-id": "poll-1" })
+    const head = presetHead(polled)
+    expect(head?.status).toBe(304)
+    expect(Object.fromEntries(new Headers(head?.headers))).toEqual(Object.fromEntries(polled.headers))
+    expect(head?.headers).toMatchObject({ ETag: etag, "X-Request-Id": "poll-1", "Cache-Control": "no-store" })
+    expect(presetHead(await raw({}))).toBeUndefined()
 
     await saveSchema(ada, "base/1.0.0", { theme: { color: "blue" } })
     const changed = await ci.request("GET", "/api/base/1.0.0", { headers: { "if-none-match": etag! } })
@@ -216,11 +228,11 @@ describe("the headers of GET /api/{platform}/{version}", () => {
   // carry them, and a header set through the context (CORS here) must reach the answer beside them.
   it("are on every answer: 200 and 304, errors, with a token or a session, with CORS listed or not", async () => {
     const origin = "https://dash.example.com"
-    const { person, withToken } = service({ OIDC_ADMIN_GROUP: "admins", CORS_ORIGIN: origin })
+    const { app, person, withToken } = service({ OIDC_ADMIN_GROUP: "admins", CORS_ORIGIN: origin })
     const ada = await person("ada@example.com", ["admins"])
     await createPlatforms(ada, { base: ["1.0.0", "2.0.0"] })
     await saveSchema(ada, "base/1.0.0", { theme: { color: "red" } })
-    const { client: ci } = await withToken(ada)
+    const { client: ci, token } = await withToken(ada)
 
     const read = await ci.request("GET", "/api/base/1.0.0", { headers: { "x-request-id": "read-1" } })
     expect(read.status).toBe(200)
@@ -241,6 +253,15 @@ describe("the headers of GET /api/{platform}/{version}", () => {
     expect(fromOrigin.headers.get("vary")).toMatch(/origin/i)
     expect(fromOrigin.headers.get("etag")).toBe(etag)
     expect(fromOrigin.body).toMatchObject({ output: { theme: { color: "red" } } })
+
+    // Answered through the context (CORS set a header), the 304 carries its headers itself: no record for a host.
+    const crossOrigin = await app.request("http://coffer.test/api/base/1.0.0", {
+      headers: { "if-none-match": etag, origin, authorization: `Bearer ${token}` },
+    })
+    expect(crossOrigin.status).toBe(304)
+    expect(presetHead(crossOrigin)).toBeUndefined()
+    expectPreset(crossOrigin.headers)
+    expect(crossOrigin.headers.get("access-control-allow-origin")).toBe(origin)
 
     const missing = await ci.request("GET", "/api/base/2.0.0", { headers: { "x-request-id": "missing-1" } })
     expect(missing.status).toBe(404)

@@ -95,6 +95,15 @@ export const tokenReadTarget = async (base: string, platform: string): Promise<T
   return { url: `${base}/api/${platform}/1.0.0`, headers: { authorization: `Bearer ${token}` } }
 }
 
+/** The token read as a CI job polls it: `If-None-Match` names the tag the read answers, so each answer is a 304. */
+export const pollTarget = async (read: Target): Promise<Target> => {
+  const first = await fetch(read.url, { headers: read.headers })
+  await first.arrayBuffer()
+  const etag = first.headers.get("etag")
+  if (etag === null) throw new Error(`the schema read answered ${first.status} without an ETag`)
+  return { ...read, headers: { ...read.headers, "if-none-match": etag } }
+}
+
 export const SECRETS = "/api/projects/bench/environments"
 
 /** Who owns the bench project. */
