@@ -29,7 +29,7 @@ const schemaApp = async () => {
 }
 
 describe("listen", () => {
-  it("answers a schema poll 304 with the read's headers and no framing, then the full read on the connection", async () => {
+  it("answers a poll 304 with the read's headers and no framing, then the full read on that connection", async () => {
     const { fetch: handler, authorization } = await schemaApp()
     const listening: Listening = await listen(handler, "127.0.0.1", 0)
     closing.push(() => listening.close(0))

@@ -1,17 +1,19 @@
 /**
  * Binding a fetch handler to a port, behind the small `Listener` seam that lets another runtime (Bun) serve the
- * same apps. The Node listener uses Node's HTTP server and closes it gracefully: requests in flight finish, idle
+ * same apps. The Node listener uses Node's HTTP server, writes the answers made in one event-loop turn together
+ * (`./coalescedResponse.ts`), and closes it gracefully: requests in flight finish, idle
  * keep-alive connections are dropped at once, and anything still open after a grace period is cut so that a
  * stuck client cannot hold the process forever.
  */
 
-import type { Server } from "node:http"
+import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
 import { presetHead } from "@coffer/http"
-import { createAdaptorServer, type HttpBindings } from "@hono/node-server"
+import { getRequestListener, type HttpBindings } from "@hono/node-server"
 import { getConnInfo } from "@hono/node-server/conninfo"
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response"
 import type { Context } from "hono"
+import { CoalescedResponse } from "./coalescedResponse.js"
 
 export interface Listening {
   readonly port: number
@@ -66,7 +68,11 @@ export const writingBodiless = (fetch: FetchHandler): FetchHandler => {
 
 export const listen = (fetch: FetchHandler, host: string, port: number): Promise<Listening> =>
   new Promise((resolve, reject) => {
-    const server = createAdaptorServer({ fetch: writingBodiless(fetch), hostname: host }) as Server
+    const handle = getRequestListener(writingBodiless(fetch), { hostname: host })
+    const server = createServer<typeof IncomingMessage, typeof CoalescedResponse>(
+      { ServerResponse: CoalescedResponse },
+      (incoming, outgoing) => outgoing.handle(() => handle(incoming, outgoing)),
+    )
     server.once("error", reject)
     server.listen(port, host, () => {
       server.off("error", reject)

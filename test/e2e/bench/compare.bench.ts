@@ -8,10 +8,12 @@
  *     COFFER_COMPARE_BEFORE=/path/to/other/checkout npx vitest bench --run --project unit test/e2e/bench/compare.bench.ts
  *
  * `COFFER_COMPARE_PATHS` picks paths (`token,poll,read,write`, all by default; `poll` is the token read with
- * `If-None-Match`, answered 304), `COFFER_COMPARE_ROUNDS` the bursts per
+ * `If-None-Match`, answered 304; `token-redis` is the token read with `COFFER_REDIS_URL`, run only when named),
+ * `COFFER_COMPARE_ROUNDS` the bursts per
  * build (6), `COFFER_COMPARE_BURST_S` their length (2 s); both engines run, Postgres when reachable.
  */
 import { join } from "node:path"
+import { redisUrl } from "@coffer/contract"
 import { bench, describe } from "vitest"
 import type { Host } from "../src/host.js"
 import { type Load, perSecond, round, runLoad } from "./load/load.js"
@@ -30,15 +32,18 @@ import {
 
 const before = process.env.COFFER_COMPARE_BEFORE
 const paths = (process.env.COFFER_COMPARE_PATHS ?? "token,poll,read,write").split(",").map((path) => path.trim())
+let hosts = 0
+/** Redis for one build's host, on a key prefix of its own so that neither build sees the other's cache. */
+const redis = () => ({ COFFER_REDIS_URL: redisUrl, COFFER_REDIS_PREFIX: `compare-${process.pid}-${++hosts}:` })
 const rounds = Number(process.env.COFFER_COMPARE_ROUNDS ?? 6)
 const burstS = Number(process.env.COFFER_COMPARE_BURST_S ?? 2)
 
-type Path = "token" | "poll" | "read" | "write"
+type Path = "token" | "token-redis" | "poll" | "read" | "write"
 
 /** One build's host on its own database, set up for `path`. */
 const prepare = async (path: Path, engine: Engine, bin?: string): Promise<{ host: Host; target: Target }> => {
-  const schemas = path === "token" || path === "poll"
-  const host = await serve(engine, schemas ? "schemas" : "secrets", {}, bin)
+  const schemas = path === "token" || path === "token-redis" || path === "poll"
+  const host = await serve(engine, schemas ? "schemas" : "secrets", path === "token-redis" ? redis() : {}, bin)
   if (schemas) {
     const read = await tokenReadTarget(host.schemas!, "compare")
     return { host, target: path === "poll" ? await pollTarget(read) : read }
@@ -100,7 +105,7 @@ const once = (comparison: () => Promise<void>) => {
 describe.skipIf(before === undefined)(
   "two builds compared (set COFFER_COMPARE_BEFORE to another built checkout)",
   () => {
-    for (const path of ["token", "poll", "read", "write"] as const) {
+    for (const path of ["token", "token-redis", "poll", "read", "write"] as const) {
       if (!paths.includes(path)) continue
       bench(
         `${path}, SQLite`,
