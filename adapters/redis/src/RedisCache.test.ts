@@ -107,6 +107,39 @@ describe.runIf(await hasRedis())("RedisCache", () => {
     }
   })
 
+  it("answers the getMany calls of one turn with one MGET of their distinct keys", async () => {
+    const prefix = freshPrefix()
+    const raw = new Redis(redisUrl)
+    const monitor = await raw.monitor()
+    const mgets: Array<Array<string>> = []
+    monitor.on("monitor", (_time: string, args: Array<string>) => {
+      if (args[0]?.toLowerCase() === "mget" && args[1]?.startsWith(prefix)) mgets.push(args.slice(1))
+    })
+    try {
+      await runWithCache(
+        RedisCache.layer({ url: redisUrl, prefix }),
+        Effect.gen(function* () {
+          const cache = yield* Cache.Cache
+          yield* cache.set("a", "1")
+          yield* cache.set("g", "7")
+          const answers = yield* Effect.all(
+            [cache.getMany(["a", "g"]), cache.getMany(["b", "g"]), cache.getMany(["g"])],
+            {
+              concurrency: "unbounded",
+            },
+          )
+          expect(answers).toEqual([["1", "7"], [undefined, "7"], ["7"]])
+        }),
+      )
+      for (let waited = 0; mgets.length === 0 && waited < 2_000; waited += 10)
+        await new Promise((r) => setTimeout(r, 10))
+      expect(mgets).toEqual([[`${prefix}a`, `${prefix}g`, `${prefix}b`]])
+    } finally {
+      monitor.disconnect()
+      await raw.quit()
+    }
+  })
+
   it("unsubscribes from Redis once the last subscriber's scope closes", async () => {
     const prefix = freshPrefix()
     const raw = new Redis(redisUrl)

@@ -17,6 +17,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { Redis, RedisOptions } from "ioredis"
+import { makeBatchedMget } from "./batchedMget.js"
 
 export interface Options {
   /** `redis://[[user]:password@]host:port[/db]` or `rediss://…`; pass it `Redacted` when it holds a password. */
@@ -49,11 +50,11 @@ return count
 const px = (ttlMs: number) => Math.max(1, Math.ceil(ttlMs))
 
 /** The only place a driver failure becomes a port error. The message names the command, never a key or address. */
+const unavailable = (command: string) => (cause: unknown) =>
+  new StoreUnavailable({ store: "cache", message: `the cache did not answer (${command})`, cause })
+
 const attempt = <A>(command: string, run: () => Promise<A>): Effect.Effect<A, StoreUnavailable> =>
-  Effect.tryPromise({
-    try: run,
-    catch: (cause) => new StoreUnavailable({ store: "cache", message: `the cache did not answer (${command})`, cause }),
-  })
+  Effect.tryPromise({ try: run, catch: unavailable(command) })
 
 const clientOptions = (timeoutMs: number, name: string): RedisOptions => ({
   connectionName: name,
@@ -66,9 +67,11 @@ const clientOptions = (timeoutMs: number, name: string): RedisOptions => ({
   // A connection that swallows commands without answering (a half-open socket) is dropped and reconnected.
   socketTimeout: timeoutMs * 2,
   retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, maxReconnectDelayMs),
-  // The commands of one turn of the event loop leave in one write and come back in one read: under load every
-  // token-checked read sends an MGET, and a system call each way per request was most of what one cost (issue 10).
+  // The commands of one turn of the event loop leave in one write and come back in one read: a system call each way
+  // per command was most of what a token-checked read through Redis cost (issue 10).
   enableAutoPipelining: true,
+  // MGETs are already one per turn (`./batchedMget.ts`), sent at its end: pipelined, they would wait a turn more.
+  autoPipeliningIgnoredCommands: ["mget"],
 })
 
 /** Resumes once the client is ready or has met its first error, whichever comes first. */
@@ -186,14 +189,11 @@ export const make = Effect.fnUntraced(function* (
         }),
     ).pipe(Effect.map(({ queue }) => Stream.fromQueue(queue)))
 
+  const getMany = makeBatchedMget((keys) => client.mget(keys.map((key) => prefix + key)), unavailable("MGET"))
+
   return Cache.Cache.of({
     get: (key) => attempt("GET", () => client.get(prefix + key)).pipe(Effect.map((value) => value ?? undefined)),
-    getMany: (keys) =>
-      keys.length === 0
-        ? Effect.succeed([])
-        : attempt("MGET", () => client.mget(keys.map((key) => prefix + key))).pipe(
-            Effect.map((values) => values.map((value) => value ?? undefined)),
-          ),
+    getMany,
     set: (key, value, ttlMs) =>
       attempt("SET", () =>
         ttlMs === undefined ? client.set(prefix + key, value) : client.set(prefix + key, value, "PX", px(ttlMs)),
