@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import autocannon from "autocannon"
+import { onCoresApart } from "./cores.js"
 
 export const CONNECTIONS = 32
 export const DURATION_S = 3
@@ -28,7 +29,6 @@ export interface Load {
   readonly cpuUsPerRequest: number
 }
 
-/** The resident set of `pid` in MB, from `/proc/<pid>/status` (Linux). */
 /** Clock ticks of one second (`getconf CLK_TCK`: 100 on Linux wherever this runs). */
 const TICKS_PER_SECOND = 100
 
@@ -39,6 +39,7 @@ export const mainThreadCpuUs = (pid: number): number => {
   return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND
 }
 
+/** The resident set of `pid` in MB, from `/proc/<pid>/status` (Linux). */
 export const rssMb = (pid: number): number => {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
   return match ? Number(match[1]) / 1024 : Number.NaN
@@ -58,7 +59,7 @@ export interface LoadOptions {
   readonly durationS?: number
   /** A fixed number of requests instead of a duration. */
   readonly amount?: number
-  /** The process whose memory is sampled while the load runs. */
+  /** The server's process: its memory is sampled while the load runs, and it runs on a core of its own. */
   readonly pid?: number
   /**
    * Seconds of the same load first, not counted: the server's JIT compiles its hot path before the figure is
@@ -67,7 +68,10 @@ export interface LoadOptions {
   readonly warmUpS?: number
 }
 
-export const runLoad = async (options: LoadOptions): Promise<Load> => {
+/** `options`' load, with the server and this process on cores apart while it runs (`./cores.ts`). */
+export const runLoad = (options: LoadOptions): Promise<Load> => onCoresApart(options.pid, () => loadOnce(options))
+
+const loadOnce = async (options: LoadOptions): Promise<Load> => {
   const target = {
     url: options.url,
     method: options.method ?? "GET",
