@@ -87,12 +87,13 @@ const tokenRead = async (redis: boolean) => {
     const reference = await startReference(bytes)
     const bare = await runLoad({
       url: `${reference.url}/api/${platform}/1.0.0`,
+      apart: true,
       pid: reference.child.pid!,
       warmUpS: WARM_UP_S,
     })
     reference.stop()
     await settle()
-    const coffer = await runLoad({ url, headers, pid: host.child.pid!, warmUpS: WARM_UP_S })
+    const coffer = await runLoad({ url, headers, apart: true, pid: host.child.pid!, warmUpS: WARM_UP_S })
     const lines = [
       `[token read${redis ? ", Redis" : ""}] ${bytes.length} B body, 32 connections`,
       `  ${line("bare Hono route (reference)", bare)}`,
@@ -101,7 +102,12 @@ const tokenRead = async (redis: boolean) => {
         `p99 ${coffer.p99Ms} ms (target ≤ 5 ms), idle RSS ${round(idle)} MB (target ≤ 100 MB)`,
     ]
     if (etag !== null) {
-      const polled = await runLoad({ url, headers: { ...headers, "if-none-match": etag }, pid: host.child.pid! })
+      const polled = await runLoad({
+        url,
+        headers: { ...headers, "if-none-match": etag },
+        apart: true,
+        pid: host.child.pid!,
+      })
       const share = round(polled.cpuUsPerRequest / coffer.cpuUsPerRequest, 2)
       lines.push(`  ${line(`If-None-Match poll (ETag ${etag})`, polled)}, ${share}× the full read's CPU`)
     } else lines.push("  no ETag answered")

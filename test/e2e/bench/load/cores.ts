@@ -6,8 +6,10 @@
  * Left to the scheduler on this 2-core box, the server and the load generator moved between cores, and the same
  * build's CPU per request settled run after run at one of two levels (the token read at 38 or at 60 µs): a server
  * sharing a core with its client pays for the client's wake-ups as well as its own. Apart, the levels merge, and a
- * figure describes the server rather than the placement. The reference servers are placed the same way, so the
- * ratios compare like with like. Linux only (`taskset`, util-linux); elsewhere, or with one core, nothing moves.
+ * figure describes the server rather than the placement. The reference server is placed the same way, so the
+ * ratio compares like with like. Only for a server alone on the box (`LoadOptions.apart`): one whose database
+ * shares the cores (the secret paths) lost throughput confined to one core. Linux only (`taskset`, util-linux);
+ * elsewhere, or with one core, nothing moves.
  */
 import { execFileSync } from "node:child_process"
 import { availableParallelism } from "node:os"

@@ -59,8 +59,14 @@ export interface LoadOptions {
   readonly durationS?: number
   /** A fixed number of requests instead of a duration. */
   readonly amount?: number
-  /** The server's process: its memory is sampled while the load runs, and it runs on a core of its own. */
+  /** The server's process, whose memory is sampled while the load runs. */
   readonly pid?: number
+  /**
+   * The server (`pid`) on a core of its own and the load generator on the others while the load runs
+   * (`./cores.ts`): for a server alone on the box, compared with a reference placed the same way (the token read).
+   * Not for the secret paths, whose database shares the cores and whose targets are absolute rates.
+   */
+  readonly apart?: boolean
   /**
    * Seconds of the same load first, not counted: the server's JIT compiles its hot path before the figure is
    * taken, so a 3 s run measures the steady state rather than the warm-up. Reads only (writes would add versions).
@@ -68,8 +74,8 @@ export interface LoadOptions {
   readonly warmUpS?: number
 }
 
-/** `options`' load, with the server and this process on cores apart while it runs (`./cores.ts`). */
-export const runLoad = (options: LoadOptions): Promise<Load> => onCoresApart(options.pid, () => loadOnce(options))
+export const runLoad = (options: LoadOptions): Promise<Load> =>
+  options.apart === true ? onCoresApart(options.pid, () => loadOnce(options)) : loadOnce(options)
 
 const loadOnce = async (options: LoadOptions): Promise<Load> => {
   const target = {

@@ -83,7 +83,7 @@ export const CONTENT = Object.fromEntries(
 )
 
 /** What a load needs to run one of the paths against a host: everything of `LoadOptions` but the timing. */
-export type Target = Pick<LoadOptions, "url" | "method" | "headers" | "body">
+export type Target = Pick<LoadOptions, "url" | "method" | "headers" | "body" | "apart">
 
 /** A platform with one version and a read-only token for it: the token-checked read of the schemas host. */
 export const tokenReadTarget = async (base: string, platform: string): Promise<Target> => {
@@ -92,7 +92,7 @@ export const tokenReadTarget = async (base: string, platform: string): Promise<T
   await editor("POST", `/api/${platform}`, { name: platform, versions: ["1.0.0"] })
   await editor("PUT", `/api/${platform}/1.0.0`, { content: CONTENT })
   const { token } = await admin("POST", "/api/_ui/v1/tokens", { name: "bench" })
-  return { url: `${base}/api/${platform}/1.0.0`, headers: { authorization: `Bearer ${token}` } }
+  return { url: `${base}/api/${platform}/1.0.0`, headers: { authorization: `Bearer ${token}` }, apart: true }
 }
 
 /** The token read as a CI job polls it: `If-None-Match` names the tag the read answers, so each answer is a 304. */
