@@ -1,9 +1,9 @@
 /**
  * Binding a fetch handler to a port, behind the small `Listener` seam that lets another runtime (Bun) serve the
  * same apps. The Node listener uses Node's HTTP server, writes the answers made in one event-loop turn together
- * (`./coalescedResponse.ts`), and closes it gracefully: requests in flight finish, idle
- * keep-alive connections are dropped at once, and anything still open after a grace period is cut so that a
- * stuck client cannot hold the process forever.
+ * (`./coalescedResponse.ts`), and closes it gracefully: requests in flight finish, idle keep-alive connections are
+ * dropped at once, and anything still open after a grace period is cut so that a stuck client cannot hold the
+ * process forever.
  */
 
 import { createServer, type IncomingMessage } from "node:http"
