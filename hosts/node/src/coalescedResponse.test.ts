@@ -3,7 +3,7 @@
  * turn and then written whole, one made later is written at once, and nothing is lost or reordered either way.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, connect } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import { CoalescedResponse } from "./coalescedResponse.js"
 
@@ -73,6 +73,30 @@ describe("CoalescedResponse", () => {
       Array.from({ length: 40 }, (_, n) => fetch(`${base}/?n=${n}`).then((answer) => answer.text())),
     )
     expect(answers).toEqual(Array.from({ length: 40 }, (_, n) => (n % 3 === 0 ? `streamed ${n}, done` : `answer ${n}`)))
+  })
+
+  it("keeps the order of pipelined requests' answers on one connection", async () => {
+    const base = await serve((request, response) => response.end(`answer to ${request.url}`))
+    const { port } = new URL(base)
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1")
+      let text = ""
+      socket.on("data", (chunk: Buffer) => {
+        text += chunk.toString("latin1")
+        if (text.match(/answer to \/[abc]/g)?.length === 3) {
+          socket.end()
+          resolve(text)
+        }
+      })
+      socket.on("error", reject)
+      // Three requests in one write: Node answers them in order, each after the one before has finished.
+      socket.write(["/a", "/b", "/c"].map((path) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`).join(""))
+    })
+    const bodies = raw
+      .split("HTTP/1.1 200")
+      .slice(1)
+      .map((answer) => answer.slice(answer.indexOf("\r\n\r\n") + 4))
+    expect(bodies).toEqual(["answer to /a", "answer to /b", "answer to /c"])
   })
 
   it("destroys an answer whose held end throws, and keeps serving", async () => {
