@@ -89,17 +89,14 @@ describe.skipIf(path === undefined)("a CPU profile of the host under load (set C
         `--cpu-prof-dir=${dir}`,
       ])
       try {
-        const target =
-          path === "token" || path === "poll"
-            ? await tokenReadTarget(host.schemas!, "profile").then((read) =>
-                path === "poll" ? pollTarget(read) : read,
-              )
-            : await (async () => {
-                const owner = await secretsOwner(host.secrets!)
-                return path === "read"
-                  ? auditedReadTarget(host.secrets!, owner.call)
-                  : writeTarget(host.secrets!, owner.cookie)
-              })()
+        const target = schemas
+          ? await tokenReadTarget(host.schemas!, "profile").then((read) => (path === "poll" ? pollTarget(read) : read))
+          : await (async () => {
+              const owner = await secretsOwner(host.secrets!)
+              return path === "read"
+                ? auditedReadTarget(host.secrets!, owner.call)
+                : writeTarget(host.secrets!, owner.cookie)
+            })()
         // The warm-up sends the target without its bodies: reads only, or the writes' profile would hold
         // bodiless POSTs.
         const warmUpS = path === "write" ? 0 : 1
