@@ -40,6 +40,8 @@ export interface Service {
   readonly dialect: Dialect
   /** Succeeds when a trivial statement runs; fails with `StoreUnavailable` otherwise (for `/readyz`). */
   readonly ping: Effect.Effect<void, StoreUnavailable>
+  /** Whether the current fiber has a transaction open on this database. */
+  readonly inTransaction: Effect.Effect<boolean>
   /** Runs Kysely calls on the current transaction, if one is open on this database, or on the database. */
   readonly query: <A>(run: (db: Kysely<Tables>) => Promise<A>) => Effect.Effect<A, SqlError.SqlError | StoreUnavailable>
   /**
@@ -219,7 +221,9 @@ export const make = (options: MakeOptions): Service => {
       )
     })
 
-  const service: Service = { db, dialect, ping, query, execute, withTransaction }
+  const inTransaction = Effect.map(OpenTransactions, (open) => open.has(db))
+
+  const service: Service = { db, dialect, ping, inTransaction, query, execute, withTransaction }
   return service
 }
 

@@ -1,16 +1,20 @@
 /**
  * The helpers every SQL store is built from, on a real SQLite database: a reason is handled where it is named and
  * nowhere else, a lost conflict runs the transaction again (and only a bounded number of times), and whatever
- * `SqlError` is left becomes a defect while an outage stays `StoreUnavailable`.
+ * `SqlError` is left becomes a defect while an outage stays `StoreUnavailable`. On Postgres, a batch statement
+ * answers each call its own rows, and a call inside a transaction runs in it.
  */
-import { onFreshSqliteStore } from "@coffer/contract"
+import { freshPostgres, hasPostgres, onFreshSqliteStore } from "@coffer/contract"
 import { StoreUnavailable } from "@coffer/kernel"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { sql } from "kysely"
 import { describe, expect, it } from "vitest"
-import { SqlError, SqlStore } from "./index.js"
+import { type Columns, callRows } from "./batchStatement.js"
+import { SqlDatabase, SqlError, SqlStore } from "./index.js"
+import { prepare } from "./prepared.js"
 
 const run = onFreshSqliteStore
 
@@ -93,5 +97,61 @@ describe("SqlStore", () => {
     ])
     expect(Exit.isFailure(bug) && Cause.hasDies(bug.cause)).toBe(true)
     expect(outage).toBe(unavailable)
+  })
+})
+
+/** A batch statement: each call's user, by id. */
+const emails = prepare<Columns<{ id: string }>>()((db, param) =>
+  db
+    .selectFrom(callRows({ id: "text" }, param))
+    .innerJoin("secrets_users as u", "u.id", "r.id")
+    .select(["r.n", "u.email"]),
+)
+
+describe.runIf(await hasPostgres())("SqlStore.batched on Postgres", () => {
+  it("answers each call of a turn its own rows, and runs a call inside a transaction in it", async () => {
+    const outcome = await Effect.runPromise(
+      Effect.gen(function* () {
+        const context = yield* Layer.build(freshPostgres())
+        const database = yield* Effect.provide(SqlDatabase.SqlDatabase, Layer.succeedContext(context))
+        const store = SqlStore.make(database)
+        const email = store.batched(emails)
+        const insert = (id: string, address: string) =>
+          store.query((db) =>
+            db
+              .insertInto("secrets_users")
+              .values({ ...user, id, email: address, email_key: address })
+              .execute(),
+          )
+        yield* insert("u1", "ada@example.com")
+        yield* insert("u2", "bob@example.com")
+        const turn = yield* Effect.all([email({ id: "u2" }), email({ id: "u1" }), email({ id: "u3" })], {
+          concurrency: "unbounded",
+        })
+        // The row written in the transaction is seen only from inside it: the call ran there, not in a later batch.
+        const inside = yield* store
+          .transaction(
+            Effect.andThen(
+              insert("u3", "cy@example.com"),
+              Effect.andThen(email({ id: "u3" }), Effect.fail("undo" as const)),
+            ),
+          )
+          .pipe(Effect.flip)
+        const seen = yield* store.transaction(
+          Effect.andThen(insert("u3", "cy@example.com"), Effect.all([email({ id: "u3" }), email({ id: "u1" })])),
+        )
+        return { turn, inside, seen }
+      }).pipe(Effect.scoped),
+    )
+    expect(outcome.turn.map((rows) => rows.map((row) => row.email))).toEqual([
+      ["bob@example.com"],
+      ["ada@example.com"],
+      [],
+    ])
+    expect(outcome.inside).toBe("undo")
+    expect(outcome.seen.map((rows) => rows.map((row) => [Number(row.n), row.email]))).toEqual([
+      [[1, "cy@example.com"]],
+      [[1, "ada@example.com"]],
+    ])
   })
 })

@@ -17,11 +17,13 @@ import type { StoreUnavailable } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import type { Kysely, QueryResult } from "kysely"
+import { type Columns, columnsOf, type Numbered, rowsByCall } from "./batchStatement.js"
 import type { Prepared } from "./prepared.js"
 import * as SqlDatabase from "./SqlDatabase.js"
 import { hasReason, isSqlError, type ReasonOf, type ReasonTag, type SqlError } from "./SqlError.js"
 import * as SqlMetrics from "./SqlMetrics.js"
 import type { Tables } from "./Tables.js"
+import { turnBatch } from "./turnBatch.js"
 
 /** How often a transaction that lost a serialization conflict or a deadlock is run again. */
 export const CONFLICT_RETRIES = 5
@@ -62,6 +64,13 @@ export interface SqlStore {
     statement: Prepared<P, R>,
     params: P,
   ) => Effect.Effect<R | undefined, SqlError | StoreUnavailable>
+  /**
+   * A statement over many calls (`./batchStatement.ts`, Postgres) as a single call answering that call's rows: the
+   * calls of one turn run as one statement (`./turnBatch.ts`). A call made inside a transaction runs in it at once.
+   */
+  readonly batched: <P extends object, R extends Numbered>(
+    statement: Prepared<Columns<P>, R>,
+  ) => (params: P) => Effect.Effect<Array<R>, SqlError | StoreUnavailable>
   /** One statement with no expected failure: `settle`d. */
   readonly query: <A>(run: (db: Kysely<Tables>) => Promise<A>) => Effect.Effect<A, StoreUnavailable>
   /**
@@ -88,10 +97,20 @@ export const make = (database: SqlDatabase.Service): SqlStore => {
     )
   const run: SqlStore["run"] = (statement, params) =>
     database.execute((db) => statement.compile(db, params), statement.name)
+  const batched = <P extends object, R extends Numbered>(statement: Prepared<Columns<P>, R>) => {
+    const runAll = (calls: ReadonlyArray<P>) =>
+      Effect.map(run(statement, columnsOf(calls)), (result) => rowsByCall(result.rows, calls.length))
+    const call = turnBatch(runAll)
+    return (params: P) =>
+      Effect.flatMap(database.inTransaction, (inside) =>
+        inside ? Effect.map(runAll([params]), (answers) => answers[0]!) : call(params),
+      )
+  }
   return {
     database,
     statement: database.query,
     run,
+    batched,
     first: (statement, params) => Effect.map(run(statement, params), (result) => result.rows[0]),
     query: (run) => settle(database.query(run)),
     attemptTransaction,

@@ -821,6 +821,80 @@ export const secretStoreSuite = <R>(
         }),
       ))
 
+    // Under load one moment holds many requests; a store may serve them together (Postgres: one statement for a
+    // turn's audited reads, one for its reaches, one for its writes), but each must get its own answer.
+    it("answers reads, reaches and writes made at the same moment each on their own", () =>
+      run(({ store, project, person }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha", ["development", "qa"])
+          const [development, qa] = environments
+          for (const key of ["K1", "K2", "K3", "K4"]) {
+            yield* writeVersions(store, development!.id, alpha.id, key, 1, ownerId)
+          }
+          yield* store.deleteEnvironment({ environmentId: qa!.id, audit: audit(alpha.id, "environment.deleted", "qa") })
+          const stranger = yield* person()
+          const k3 = yield* store.findSecret(development!.id, "K3")
+          const readAt = (key: string, userId = ownerId) =>
+            store.readSecretAt({
+              slug: "alpha",
+              userId,
+              environment: "development",
+              key,
+              audit: { ...audit(alpha.id, "secret.read", key, { userId }), id: nextId("audit") },
+            })
+          const write = (environmentId: string, key: string, expectedVersion: number, secretId: string) =>
+            store.writeSecret({
+              environmentId,
+              key,
+              expectedVersion,
+              secretId,
+              value: `together-${key}`,
+              userId: ownerId,
+              at: at(5),
+              audit: audit(alpha.id, expectedVersion === 0 ? "secret.created" : "secret.updated", key),
+            })
+          const [read, missing, refused, reached, unreached, advanced, created, stale, orphan] = yield* Effect.all(
+            [
+              readAt("K1"),
+              readAt("NOPE"),
+              readAt("K1", stranger),
+              store.findProjectEnvironment("alpha", ownerId, "development", "K2"),
+              store.findProjectEnvironment("alpha", stranger, "development", "K2"),
+              Effect.exit(write(development!.id, "K3", 1, k3!.id)),
+              Effect.exit(write(development!.id, "K5", 0, nextId("secret"))),
+              Effect.exit(write(development!.id, "K4", 5, nextId("secret"))),
+              Effect.exit(write(qa!.id, "K6", 0, nextId("secret"))),
+            ],
+            { concurrency: "unbounded" },
+          )
+          expect(read?.sealed?.value).toBe("sealed-K1-1")
+          expect(missing).toMatchObject({ environment: development, secret: undefined, sealed: undefined })
+          expect(refused).toBeUndefined()
+          expect(reached?.secret).toMatchObject({ key: "K2", version: 1 })
+          expect(unreached).toBeUndefined()
+          expect(advanced).toEqual(Exit.succeed({ secretId: k3!.id, version: 2 }))
+          expect(Exit.isSuccess(created) && created.value.version).toBe(1)
+          expect(errorTag(stale)).toBe("VersionConflict")
+          expect(errorTag(orphan)).toBe("EnvironmentGone")
+
+          // Only what was read or written left a record: one read, one update, one creation.
+          const log = yield* store.listAudit({ projectId: alpha.id, limit: 100, offset: 0 })
+          const since = log.filter((entry) =>
+            entry.action === "secret.created"
+              ? ["K5", "K6"].includes(entry.targetKey)
+              : entry.action.startsWith("secret."),
+          )
+          expect(since.map((entry) => `${entry.action} ${entry.targetKey}`).sort()).toEqual([
+            "secret.created K5",
+            "secret.read K1",
+            "secret.updated K3",
+          ])
+          expect((yield* readAt("K3"))?.sealed?.value).toBe("together-K3")
+          expect((yield* readAt("K5"))?.sealed?.value).toBe("together-K5")
+          expect((yield* store.findSecret(development!.id, "K4"))?.version).toBe(1)
+        }),
+      ))
+
     it("deletes a secret with its history; the key starts again at version 1 (rule 4)", () =>
       run(({ store, project }) =>
         Effect.gen(function* () {

@@ -44,6 +44,8 @@ export const environments = (
   { append, audited, auditedChange }: Audited,
 ): EnvironmentsPart => {
   const { statement, query, first, run } = store
+  // Postgres: the writes of one turn are one statement, one commit (`SqlStore.batched`).
+  const writeAudited = store.batched(writes.audited)
 
   return {
     listEnvironments: (projectId) =>
@@ -136,12 +138,12 @@ export const environments = (
       }
       const creating = input.expectedVersion === 0
       if (store.database.dialect === "postgres") {
-        // One data-modifying statement: the secret created or advanced, its version and the audit record, all or
-        // nothing by itself, so one round trip and no BEGIN/COMMIT. A concurrent writer that advanced the row first
-        // makes the `update` match nothing (Postgres re-checks `version` after the row lock), and a concurrent
-        // creator makes the `insert` skip: either way no row comes back, and nothing was written.
-        const write = creating ? writes.createAudited : writes.advanceAudited
-        return first(write, { ...params, ...auditRow(input.audit) }).pipe(
+        // One data-modifying statement for the turn's writes: each secret created or advanced, its version and the
+        // audit record, all or nothing by itself, so no BEGIN/COMMIT. A concurrent writer that advanced the row
+        // first makes the `update` match nothing (Postgres re-checks `version` after the row lock), and a concurrent
+        // creator makes the `insert` skip: either way no row comes back for this call, and nothing of it was written.
+        return writeAudited({ ...params, ...auditRow(input.audit) }).pipe(
+          Effect.map((rows) => rows[0]),
           SqlStore.failOn("UniqueViolation", conflict),
           SqlStore.failOn("ForeignKeyViolation", environmentGone),
           SqlStore.failOn("TransactionConflict", conflict),

@@ -92,7 +92,11 @@ export type ProjectsPart = Pick<
 
 export const projects = (store: SqlStore.SqlStore, { append, audited, auditedChange }: Audited): ProjectsPart => {
   const { statement, query } = store
-  const { projectEnvironment, projectEnvironmentSecret, readAt, readAtAudited } = reach
+  const { projectEnvironment, projectEnvironmentSecret, readAt } = reach
+  // Postgres: the audited reads of one turn are one statement, one commit; the reaches of its writes one statement
+  // (`SqlStore.batched`).
+  const readAtAudited = store.batched(reach.readAtAuditedBatch)
+  const projectEnvironmentSecrets = store.batched(reach.projectEnvironmentSecretBatch)
 
   const readAnswer = (row: (ProjectEnvironmentRow & SecretColumns & SealedColumns) | undefined) => {
     if (row === undefined) return undefined
@@ -162,15 +166,17 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
         ? SqlStore.settle(store.first(projectEnvironment, { slug, userId, name })).pipe(
             Effect.map((row) => row && found(row, undefined)),
           )
-        : SqlStore.settle(store.first(projectEnvironmentSecret, { slug, userId, name, key })).pipe(
-            Effect.map((row) => row && found(row, row)),
-          ),
+        : SqlStore.settle(
+            store.database.dialect === "postgres"
+              ? Effect.map(projectEnvironmentSecrets({ slug, userId, name, key }), (rows) => rows[0])
+              : store.first(projectEnvironmentSecret, { slug, userId, name, key }),
+          ).pipe(Effect.map((row) => row && found(row, row))),
 
     readSecretAt: ({ slug, userId, projectId, environment: name, key, audit }) => {
       const params: ReadAtParams = { slug, userId, name, key, projectId: projectId ?? null }
       if (store.database.dialect === "postgres") {
-        return SqlStore.settle(store.first(readAtAudited, { ...params, ...auditDraftRow(audit) })).pipe(
-          Effect.map(readAnswer),
+        return SqlStore.settle(readAtAudited({ ...params, ...auditDraftRow(audit) })).pipe(
+          Effect.map((rows) => readAnswer(rows[0])),
         )
       }
       // SQLite has no data-modifying CTE: the read and its record are one transaction of two statements.

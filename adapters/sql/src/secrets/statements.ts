@@ -7,7 +7,8 @@
  *
  * Exported as `SqlSecretStatements`: the benchmarks' Postgres reference runs these very statements on a bare route.
  */
-import type { InsertQueryBuilder, QueryCreator } from "kysely"
+import { type InsertQueryBuilder, type QueryCreator, sql } from "kysely"
+import { type Columns, type ColumnTypes, callRows, fromRow } from "../batchStatement.js"
 import { type Param, prepare } from "../prepared.js"
 import type { Tables } from "../Tables.js"
 import { AUDIT_COLUMNS, type AuditDraftValues, type AuditValues, projectColumns } from "./rows.js"
@@ -146,6 +147,110 @@ const writingAudited = (
       .select("id"),
   )
 
+/** How a write's values travel in a batch (`../batchStatement.ts`): the secret's version numbers as integers. */
+const WRITE_TYPES: ColumnTypes<WriteParams & AuditValues> = {
+  secretId: "text",
+  environmentId: "text",
+  key: "text",
+  expectedVersion: "integer",
+  version: "integer",
+  value: "text",
+  userId: "text",
+  at: "text",
+  ...Object.fromEntries(AUDIT_COLUMNS.map((column) => [column, "text"])),
+} as ColumnTypes<WriteParams & AuditValues>
+
+/**
+ * Postgres: the writes of one turn (`SqlStore.batched`), each created or advanced with its version and audit record
+ * as `createAudited` and `advanceAudited` do, in one data-modifying statement: one commit for the turn. A row comes
+ * back, tagged with its call's `n`, for each write that was made; a call without one lost its race.
+ *
+ * One call per secret: of two writes of one secret in a turn, the later gets no row and starts over from a fresh
+ * read, as a writer beaten by another does. The rows advanced are locked first and in one order (`locked`), and
+ * the rows created are inserted in one order, so that two turns' statements never wait on each other in a circle.
+ */
+const writingAuditedBatch = prepare<Columns<WriteParams & AuditValues>>()((db, param) =>
+  db
+    .with("calls", (db) =>
+      db
+        .selectFrom(callRows(WRITE_TYPES, param))
+        .selectAll()
+        .distinctOn(["r.environmentId", "r.key"])
+        .orderBy(["r.environmentId", "r.key", "r.n"]),
+    )
+    .with("locked", (db) =>
+      db
+        .selectFrom("secrets_secrets as t")
+        .innerJoin("calls as r", (join) =>
+          join
+            .onRef("t.id", "=", "r.secretId")
+            .onRef("t.environment_id", "=", "r.environmentId")
+            .onRef("t.key", "=", "r.key")
+            .onRef("t.version", "=", "r.expectedVersion"),
+        )
+        .select("t.id")
+        .orderBy("t.id")
+        .forUpdate("t"),
+    )
+    .with("advanced", (db) =>
+      db
+        .updateTable("secrets_secrets as t")
+        .from("calls as r")
+        .set((eb) => ({ version: eb.ref("r.version"), updated_at: eb.ref("r.at") }))
+        .whereRef("t.id", "=", "r.secretId")
+        .whereRef("t.version", "=", "r.expectedVersion")
+        .where("t.id", "in", (eb) => eb.selectFrom("locked").select("locked.id"))
+        .returning("t.id"),
+    )
+    .with("created", (db) =>
+      db
+        .insertInto("secrets_secrets")
+        .columns(["id", "environment_id", "key", "version", "created_at", "updated_at"])
+        .expression((eb) =>
+          eb
+            .selectFrom("calls as r")
+            .select((r) => [
+              "r.secretId",
+              "r.environmentId",
+              "r.key",
+              "r.version",
+              "r.at",
+              r.ref("r.at").as("updated_at"),
+            ])
+            .where("r.expectedVersion", "=", 0)
+            .orderBy(["r.environmentId", "r.key"]),
+        )
+        .onConflict((conflict) => conflict.columns(["environment_id", "key"]).doNothing())
+        .returning("id"),
+    )
+    .with("written", (db) => db.selectFrom("advanced").select("id").unionAll(db.selectFrom("created").select("id")))
+    .with("versions", (db) =>
+      db
+        .insertInto("secrets_secret_versions")
+        .columns(["secret_id", "version", "value", "user_id", "created_at"])
+        .expression((eb) =>
+          eb
+            .selectFrom("written")
+            .innerJoin("calls as r", "r.secretId", "written.id")
+            .select(["r.secretId", "r.version", "r.value", "r.userId", "r.at"]),
+        ),
+    )
+    .with("logged", (db) =>
+      db
+        .insertInto("secrets_audit_log")
+        .columns(AUDIT_COLUMNS)
+        .expression((eb) =>
+          eb
+            .selectFrom("written")
+            .innerJoin("calls as r", "r.secretId", "written.id")
+            .select(AUDIT_COLUMNS.map((column) => sql.ref(`r.${column}`).as(column))),
+        ),
+    )
+    .selectFrom("written")
+    .innerJoin("calls as r", "r.secretId", "written.id")
+    .select(["r.n", "written.id"]),
+)
+
 /** The hot path's writes (issue 10), each built once. */
 export const writes = {
   find: prepare<{ environmentId: string; key: string }>()((db, param) =>
@@ -172,6 +277,7 @@ export const writes = {
       .returning("id"),
   ),
   advanceAudited: writingAudited(advancing),
+  audited: writingAuditedBatch,
 }
 
 /** The hot path's reads (issue 10), each built once: the current version or a given one, audited or not. */
@@ -277,6 +383,68 @@ const readingAtAudited = (db: QueryCreator<Tables>, param: Param<ReadAtParams & 
     .selectFrom("found")
     .selectAll()
 
+/** How a reach's values travel in a batch (`../batchStatement.ts`): all as text. */
+const REACH_TYPES: ColumnTypes<ProjectEnvironmentParams & { key: string }> = {
+  slug: "text",
+  userId: "text",
+  name: "text",
+  key: "text",
+}
+
+/** Postgres: the reaches of one turn's writes (`SqlStore.batched`), each call's row tagged with its `n`. */
+const selectProjectEnvironmentSecretBatch = prepare<Columns<ProjectEnvironmentParams & { key: string }>>()(
+  (db, param) =>
+    db
+      .selectFrom(callRows(REACH_TYPES, param))
+      .innerJoinLateral(selectProjectEnvironmentSecret(db, fromRow()).as("f"), (join) => join.onTrue())
+      .select("r.n")
+      .selectAll("f"),
+)
+
+/** How an audited read's values travel in a batch (`../batchStatement.ts`): all as text. */
+const READ_AT_AUDITED_TYPES = Object.fromEntries(
+  ["slug", "userId", "name", "key", "projectId", ...AUDIT_COLUMNS].map((name) => [name, "text"]),
+) as ColumnTypes<ReadAtParams & AuditDraftValues>
+
+/**
+ * Postgres: the audited reads by path of one turn (`SqlStore.batched`) and their records, as `readingAtAudited`
+ * does one, in one data-modifying statement: one commit for the turn. Each call's row (`selectReadAt` on its values)
+ * comes back tagged with its `n`.
+ */
+const readingAtAuditedBatch = prepare<Columns<ReadAtParams & AuditDraftValues>>()((db, param) =>
+  db
+    .with("calls", (db) => db.selectFrom(callRows(READ_AT_AUDITED_TYPES, param)).selectAll())
+    .with("found", (qc) =>
+      qc
+        .selectFrom("calls as r")
+        .innerJoinLateral(selectReadAt(db, fromRow<ReadAtParams>()).as("f"), (join) => join.onTrue())
+        .select("r.n")
+        .selectAll("f"),
+    )
+    .with("logged", (db) =>
+      db
+        .insertInto("secrets_audit_log")
+        .columns(AUDIT_COLUMNS)
+        .expression((eb) =>
+          eb
+            .selectFrom("found")
+            .innerJoin("calls as r", "r.n", "found.n")
+            .select((found) =>
+              AUDIT_COLUMNS.map((column) =>
+                column === "project_id"
+                  ? found.ref("found.id").as(column)
+                  : column === "environment_id"
+                    ? found.ref("found.environment_id").as(column)
+                    : sql.ref(`r.${column}`).as(column),
+              ),
+            )
+            .where("found.sealed_version", "is not", null),
+        ),
+    )
+    .selectFrom("found")
+    .selectAll(),
+)
+
 /**
  * Every read and write of a secret by path starts here (issue 10), each built once; a write's with the secret it
  * advances.
@@ -284,6 +452,8 @@ const readingAtAudited = (db: QueryCreator<Tables>, param: Param<ReadAtParams & 
 export const reach = {
   projectEnvironment: prepare<ProjectEnvironmentParams>()(selectProjectEnvironment),
   projectEnvironmentSecret: prepare<ProjectEnvironmentParams & { key: string }>()(selectProjectEnvironmentSecret),
+  projectEnvironmentSecretBatch: selectProjectEnvironmentSecretBatch,
   readAt: prepare<ReadAtParams>()(selectReadAt),
   readAtAudited: prepare<ReadAtParams & AuditDraftValues>()(readingAtAudited),
+  readAtAuditedBatch: readingAtAuditedBatch,
 }
