@@ -1,17 +1,23 @@
 /**
  * The statements a secret's read and write run, built once (`../prepared.ts`): they are the hot paths of issue 10,
  * where building and compiling a Kysely query cost more than running it. A read or write by path first reaches its
- * project, environment and secret in one statement (`reach`). Postgres does each audited read and each write in one
- * data-modifying statement (the change and its audit record, all or nothing by itself: one round trip); SQLite,
- * which has no such CTE, runs the parts in one transaction (`environments.ts`, `projects.ts`).
+ * project, environment and secret in one statement (`reach`). Postgres does the audited reads, the reaches and the
+ * writes of one turn of the event loop each in one statement (`…Batch`, `writes.audited`: the calls' values as rows,
+ * `../batchStatement.ts`, sent by `SqlStore.batched`); the reads and writes are data-modifying statements (each
+ * change with its audit record, all or nothing by itself: one round trip and one commit for the turn). SQLite, which
+ * has no such CTE, runs each call's parts in one transaction (`environments.ts`, `projects.ts`), and commits a
+ * turn's transactions together its own way (the SQLite adapter's group commit).
  *
  * Exported as `SqlSecretStatements`: the benchmarks' Postgres reference runs these very statements on a bare route.
  */
-import { type InsertQueryBuilder, type QueryCreator, sql } from "kysely"
+import { type QueryCreator, sql } from "kysely"
 import { type Columns, type ColumnTypes, callRows, fromRow } from "../batchStatement.js"
 import { type Param, prepare } from "../prepared.js"
 import type { Tables } from "../Tables.js"
 import { AUDIT_COLUMNS, type AuditDraftValues, type AuditValues, projectColumns } from "./rows.js"
+
+/** The audit columns a read's call gives: the project and environment come from the row it finds. */
+const AUDIT_DRAFT_COLUMNS = AUDIT_COLUMNS.filter((column) => column !== "project_id" && column !== "environment_id")
 
 /** A secret and the asked version (its current one by default), in one statement; the version's columns are null when it has none. */
 const readSecretRow = (db: QueryCreator<Tables>, environmentId: string, key: string, version: number | undefined) =>
@@ -106,47 +112,6 @@ const advancing = (db: QueryCreator<Tables>, param: Param<WriteParams>) =>
     .where("version", "=", param("expectedVersion"))
     .returning("id")
 
-/**
- * Postgres: the secret created or advanced (`step`), its version and the audit record, in one data-modifying
- * statement; no row comes back when the step wrote nothing.
- */
-const writingAudited = (
-  step: (
-    db: QueryCreator<Tables>,
-    param: Param<WriteParams>,
-  ) => ReturnType<typeof advancing> | InsertQueryBuilder<Tables, "secrets_secrets", { id: string }>,
-) =>
-  prepare<WriteParams & AuditValues>()((db, param) =>
-    db
-      .with("s", (db) => step(db, param))
-      .with("v", (db) =>
-        db
-          .insertInto("secrets_secret_versions")
-          .columns(["secret_id", "version", "value", "user_id", "created_at"])
-          .expression((eb) =>
-            eb
-              .selectFrom("s")
-              .select([
-                "s.id",
-                eb.val(param("version")).as("version"),
-                eb.val(param("value")).as("value"),
-                eb.val(param("userId")).as("user_id"),
-                eb.val(param("at")).as("created_at"),
-              ]),
-          ),
-      )
-      .with("a", (db) =>
-        db
-          .insertInto("secrets_audit_log")
-          .columns(AUDIT_COLUMNS)
-          .expression((eb) =>
-            eb.selectFrom("s").select(AUDIT_COLUMNS.map((column) => eb.val(param(column)).as(column))),
-          ),
-      )
-      .selectFrom("s")
-      .select("id"),
-  )
-
 /** How a write's values travel in a batch (`../batchStatement.ts`): the secret's version numbers as integers. */
 const WRITE_TYPES: ColumnTypes<WriteParams & AuditValues> = {
   secretId: "text",
@@ -161,9 +126,11 @@ const WRITE_TYPES: ColumnTypes<WriteParams & AuditValues> = {
 } as ColumnTypes<WriteParams & AuditValues>
 
 /**
- * Postgres: the writes of one turn (`SqlStore.batched`), each created or advanced with its version and audit record
- * as `createAudited` and `advanceAudited` do, in one data-modifying statement: one commit for the turn. A row comes
- * back, tagged with its call's `n`, for each write that was made; a call without one lost its race.
+ * Postgres: the writes of one turn (`SqlStore.batched`) in one data-modifying statement, one commit for the turn:
+ * each secret created (`expectedVersion` 0; skipped when the key exists) or advanced from the version it was read
+ * at (by its id too: a secret deleted and re-created meanwhile is another secret), with its version and its audit
+ * record. A row comes back, tagged with its call's `n`, for each write that was made; a call without one lost its
+ * race, and nothing of it was written.
  *
  * One call per secret: of two writes of one secret in a turn, the later gets no row and starts over from a fresh
  * read, as a writer beaten by another does. The rows advanced are locked first and in one order (`locked`), and
@@ -176,7 +143,9 @@ const writingAuditedBatch = prepare<Columns<WriteParams & AuditValues>>()((db, p
         .selectFrom(callRows(WRITE_TYPES, param))
         .selectAll()
         .distinctOn(["r.environmentId", "r.key"])
-        .orderBy(["r.environmentId", "r.key", "r.n"]),
+        .orderBy("r.environmentId")
+        .orderBy("r.key")
+        .orderBy("r.n"),
     )
     .with("locked", (db) =>
       db
@@ -218,7 +187,8 @@ const writingAuditedBatch = prepare<Columns<WriteParams & AuditValues>>()((db, p
               r.ref("r.at").as("updated_at"),
             ])
             .where("r.expectedVersion", "=", 0)
-            .orderBy(["r.environmentId", "r.key"]),
+            .orderBy("r.environmentId")
+            .orderBy("r.key"),
         )
         .onConflict((conflict) => conflict.columns(["environment_id", "key"]).doNothing())
         .returning("id"),
@@ -271,12 +241,6 @@ export const writes = {
       created_at: param("at"),
     }),
   ),
-  createAudited: writingAudited((db, param) =>
-    creating(db, param)
-      .onConflict((conflict) => conflict.columns(["environment_id", "key"]).doNothing())
-      .returning("id"),
-  ),
-  advanceAudited: writingAudited(advancing),
   audited: writingAuditedBatch,
 }
 
@@ -354,35 +318,6 @@ const selectReadAt = (db: QueryCreator<Tables>, param: Param<ReadAtParams>) =>
       eb("secrets_projects.id", "=", eb.fn.coalesce(eb.val(param("projectId")), eb.ref("secrets_projects.id"))),
     )
 
-/**
- * Postgres: the read and its record in one data-modifying statement, the record's project and environment taken
- * from the row found, and written only when a current version was.
- */
-const readingAtAudited = (db: QueryCreator<Tables>, param: Param<ReadAtParams & AuditDraftValues>) =>
-  db
-    .with("found", (db) => selectReadAt(db, param))
-    .with("logged", (db) =>
-      db
-        .insertInto("secrets_audit_log")
-        .columns(AUDIT_COLUMNS)
-        .expression((eb) =>
-          eb
-            .selectFrom("found")
-            .select((found) =>
-              AUDIT_COLUMNS.map((column) =>
-                column === "project_id"
-                  ? found.ref("found.id").as(column)
-                  : column === "environment_id"
-                    ? found.ref("found.environment_id").as(column)
-                    : found.val(param(column)).as(column),
-              ),
-            )
-            .where("found.sealed_version", "is not", null),
-        ),
-    )
-    .selectFrom("found")
-    .selectAll()
-
 /** How a reach's values travel in a batch (`../batchStatement.ts`): all as text. */
 const REACH_TYPES: ColumnTypes<ProjectEnvironmentParams & { key: string }> = {
   slug: "text",
@@ -403,13 +338,13 @@ const selectProjectEnvironmentSecretBatch = prepare<Columns<ProjectEnvironmentPa
 
 /** How an audited read's values travel in a batch (`../batchStatement.ts`): all as text. */
 const READ_AT_AUDITED_TYPES = Object.fromEntries(
-  ["slug", "userId", "name", "key", "projectId", ...AUDIT_COLUMNS].map((name) => [name, "text"]),
+  ["slug", "userId", "name", "key", "projectId", ...AUDIT_DRAFT_COLUMNS].map((name) => [name, "text"]),
 ) as ColumnTypes<ReadAtParams & AuditDraftValues>
 
 /**
- * Postgres: the audited reads by path of one turn (`SqlStore.batched`) and their records, as `readingAtAudited`
- * does one, in one data-modifying statement: one commit for the turn. Each call's row (`selectReadAt` on its values)
- * comes back tagged with its `n`.
+ * Postgres: the audited reads by path of one turn (`SqlStore.batched`) and their records in one data-modifying
+ * statement, one commit for the turn. Each call's row (`selectReadAt` on its values) comes back tagged with its `n`;
+ * its record, with the project and environment found, is written only when a current version was.
  */
 const readingAtAuditedBatch = prepare<Columns<ReadAtParams & AuditDraftValues>>()((db, param) =>
   db
@@ -454,6 +389,5 @@ export const reach = {
   projectEnvironmentSecret: prepare<ProjectEnvironmentParams & { key: string }>()(selectProjectEnvironmentSecret),
   projectEnvironmentSecretBatch: selectProjectEnvironmentSecretBatch,
   readAt: prepare<ReadAtParams>()(selectReadAt),
-  readAtAudited: prepare<ReadAtParams & AuditDraftValues>()(readingAtAudited),
   readAtAuditedBatch: readingAtAuditedBatch,
 }

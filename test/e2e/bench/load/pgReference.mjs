@@ -1,8 +1,9 @@
 // The same-run reference for the secret paths on Postgres: a bare Hono route on @hono/node-server running the
 // service's own statements (`SqlSecretStatements`, compiled by `pgStatements.ts`) on a pg pool of the service's
-// default size, and nothing else: no credential check, no sealing, no logging, no metrics. What one round trip per
-// read and two per write cost on this machine, with the statements Coffer sends. Started in its own process by
-// `load.ts`; prints `reference listening on <url>` once bound.
+// default size, and nothing else: no credential check, no sealing, no logging, no metrics. The calls of one turn go
+// as one statement, as Coffer's `SqlStore.batched` sends them: what one batched round trip per read and two per
+// write cost on this machine. Started in its own process by `load.ts`; prints `reference listening on <url>` once
+// bound.
 //
 // REFERENCE_STATEMENTS: { [name]: { sql, slots } }, each slot `{ param }` (a value the route supplies) or `{ value }`.
 // REFERENCE_CONTEXT: the fixed values: the project's slug and id, the environment's name, the user's id and address.
@@ -22,8 +23,38 @@ const run = async (name, params) => {
     text: sql,
     values: slots.map((slot) => ("param" in slot ? params[slot.param] : slot.value)),
   })
-  return result.rows[0]
+  return result.rows
 }
+
+/**
+ * The calls of one turn as one run of the batch statement `name`, as `SqlStore.batched` sends them: each param an
+ * array of the calls' values, each row back tagged with its call's `n`.
+ */
+const batched = (name) => {
+  let calls = []
+  const send = async () => {
+    const turn = calls
+    calls = []
+    const columns = Object.fromEntries(
+      Object.keys(turn[0].params).map((param) => [param, turn.map((call) => call.params[param] ?? null)]),
+    )
+    try {
+      const answers = turn.map(() => [])
+      for (const row of await run(name, columns)) answers[Number(row.n) - 1].push(row)
+      for (const [index, call] of turn.entries()) call.resolve(answers[index][0])
+    } catch (error) {
+      for (const call of turn) call.reject(error)
+    }
+  }
+  return (params) =>
+    new Promise((resolve, reject) => {
+      if (calls.length === 0) setImmediate(send)
+      calls.push({ params, resolve, reject })
+    })
+}
+const readAtAudited = batched("readAtAuditedBatch")
+const projectEnvironmentSecret = batched("projectEnvironmentSecretBatch")
+const writeAudited = batched("writeAuditedBatch")
 
 const audit = (action, key) => ({
   id: randomUUID(),
@@ -41,13 +72,14 @@ const reach = (key) => ({ slug: context.slug, userId: context.userId, name: cont
 const app = new Hono()
 app.get("/read/:key", async (c) => {
   const key = c.req.param("key")
-  const row = await run("readAtAudited", { ...reach(key), projectId: context.projectId, ...audit("secret.read", key) })
+  const row = await readAtAudited({ ...reach(key), projectId: context.projectId, ...audit("secret.read", key) })
   return row?.sealed_value == null ? c.json({ error: "not found" }, 404) : c.json(row)
 })
 // Writes as Coffer does them: the secret reached with its project and environment, then created or advanced with
-// its version and audit record in one statement; a write another one beat starts over from a fresh read.
+// its version and audit record in one statement (each with the turn's others); a write another one beat starts
+// over from a fresh read.
 const write = async (key, value) => {
-  const found = await run("projectEnvironmentSecret", reach(key))
+  const found = await projectEnvironmentSecret(reach(key))
   const expectedVersion = found.secret_id == null ? 0 : Number(found.secret_version)
   const params = {
     secretId: found.secret_id ?? randomUUID(),
@@ -62,8 +94,8 @@ const write = async (key, value) => {
     project_id: found.id,
     environment_id: found.environment_id,
   }
-  // No row back (or a unique violation, for two creators at once): another writer came first.
-  const written = await run(expectedVersion === 0 ? "createAudited" : "advanceAudited", params).catch(() => undefined)
+  // No row back: another writer came first.
+  const written = await writeAudited(params).catch(() => undefined)
   return written === undefined ? undefined : { created: expectedVersion === 0, version: params.version }
 }
 

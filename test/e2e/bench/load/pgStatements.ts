@@ -19,10 +19,9 @@ const places = new Proxy({}, { get: (_, name) => new Slot(String(name)) }) as ne
 const { reach, writes } = SqlSecretStatements
 
 const STATEMENTS = {
-  readAtAudited: reach.readAtAudited,
-  projectEnvironmentSecret: reach.projectEnvironmentSecret,
-  createAudited: writes.createAudited,
-  advanceAudited: writes.advanceAudited,
+  readAtAuditedBatch: reach.readAtAuditedBatch,
+  projectEnvironmentSecretBatch: reach.projectEnvironmentSecretBatch,
+  writeAuditedBatch: writes.audited,
 }
 
 /** The reference's options for the bench project `slug` of `email` on `databaseUrl`. */
