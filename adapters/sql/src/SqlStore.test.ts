@@ -108,14 +108,23 @@ const emails = prepare<Columns<{ id: string }>>()((db, param) =>
     .select(["r.n", "u.email"]),
 )
 
+/** The same for one call, marked so that a test can tell which of the two answered. */
+const emailAlone = prepare<{ id: string }>()((db, param) =>
+  db
+    .selectFrom("secrets_users as u")
+    .select(sql<string>`u.email || ' (alone)'`.as("email"))
+    .where("u.id", "=", param("id")),
+)
+
 describe.runIf(await hasPostgres())("SqlStore.batched on Postgres", () => {
-  it("answers each call of a turn its own rows, and runs a call inside a transaction in it", async () => {
+  it("answers each call of a turn its own rows; a lone call or one in a transaction runs alone", async () => {
     const outcome = await Effect.runPromise(
       Effect.gen(function* () {
         const context = yield* Layer.build(freshPostgres())
         const database = yield* Effect.provide(SqlDatabase.SqlDatabase, Layer.succeedContext(context))
         const store = SqlStore.make(database)
         const email = store.batched(emails)
+        const emailOrAlone = store.batched(emails, () => emailAlone)
         const insert = (id: string, address: string) =>
           store.query((db) =>
             db
@@ -140,7 +149,13 @@ describe.runIf(await hasPostgres())("SqlStore.batched on Postgres", () => {
         const seen = yield* store.transaction(
           Effect.andThen(insert("u3", "cy@example.com"), Effect.all([email({ id: "u3" }), email({ id: "u1" })])),
         )
-        return { turn, inside, seen }
+        // With a single-call form, a turn's only call and a call in a transaction go that way; several go together.
+        const lone = yield* emailOrAlone({ id: "u1" })
+        const several = yield* Effect.all([emailOrAlone({ id: "u1" }), emailOrAlone({ id: "u2" })], {
+          concurrency: "unbounded",
+        })
+        const inTransaction = yield* store.transaction(emailOrAlone({ id: "u2" }))
+        return { turn, inside, seen, lone, several, inTransaction }
       }).pipe(Effect.scoped),
     )
     expect(outcome.turn.map((rows) => rows.map((row) => row.email))).toEqual([
@@ -149,6 +164,12 @@ describe.runIf(await hasPostgres())("SqlStore.batched on Postgres", () => {
       [],
     ])
     expect(outcome.inside).toBe("undo")
+    expect(outcome.lone.map((row) => row.email)).toEqual(["ada@example.com (alone)"])
+    expect(outcome.several.map((rows) => rows.map((row) => row.email))).toEqual([
+      ["ada@example.com"],
+      ["bob@example.com"],
+    ])
+    expect(outcome.inTransaction.map((row) => row.email)).toEqual(["bob@example.com (alone)"])
     expect(outcome.seen.map((rows) => rows.map((row) => [Number(row.n), row.email]))).toEqual([
       [[1, "cy@example.com"]],
       [[1, "ada@example.com"]],

@@ -66,10 +66,13 @@ export interface SqlStore {
   ) => Effect.Effect<R | undefined, SqlError | StoreUnavailable>
   /**
    * A statement over many calls (`./batchStatement.ts`, Postgres) as a single call answering that call's rows: the
-   * calls of one turn run as one statement (`./turnBatch.ts`). A call made inside a transaction runs in it at once.
+   * calls of one turn run as one statement (`./turnBatch.ts`). A turn's only call, a call run alone after its batch
+   * failed, and a call made inside a transaction (which runs in it at once) run `alone(params)` instead when it is
+   * given: the same statement for one call, which Postgres plans in a fraction of a batch statement's time.
    */
-  readonly batched: <P extends object, R extends Numbered>(
-    statement: Prepared<Columns<P>, R>,
+  readonly batched: <P extends object, R>(
+    statement: Prepared<Columns<P>, R & Numbered>,
+    alone?: (params: P) => Prepared<P, R>,
   ) => (params: P) => Effect.Effect<Array<R>, SqlError | StoreUnavailable>
   /** One statement with no expected failure: `settle`d. */
   readonly query: <A>(run: (db: Kysely<Tables>) => Promise<A>) => Effect.Effect<A, StoreUnavailable>
@@ -97,14 +100,23 @@ export const make = (database: SqlDatabase.Service): SqlStore => {
     )
   const run: SqlStore["run"] = (statement, params) =>
     database.execute((db) => statement.compile(db, params), statement.name)
-  const batched = <P extends object, R extends Numbered>(statement: Prepared<Columns<P>, R>) => {
+  const batched = <P extends object, R>(
+    statement: Prepared<Columns<P>, R & Numbered>,
+    alone?: (params: P) => Prepared<P, R>,
+  ) => {
+    const runOne = (params: P): Effect.Effect<Array<R>, SqlError | StoreUnavailable> =>
+      alone === undefined
+        ? Effect.map(run(statement, columnsOf([params])), (result) => result.rows)
+        : Effect.map(run(alone(params), params), (result) => result.rows)
     const runAll = (calls: ReadonlyArray<P>) =>
-      Effect.map(run(statement, columnsOf(calls)), (result) => rowsByCall(result.rows, calls.length))
+      calls.length === 1
+        ? Effect.map(runOne(calls[0]!), (rows) => [rows])
+        : Effect.map(
+            run(statement, columnsOf(calls)),
+            (result): Array<Array<R>> => rowsByCall(result.rows, calls.length),
+          )
     const call = turnBatch(runAll)
-    return (params: P) =>
-      Effect.flatMap(database.inTransaction, (inside) =>
-        inside ? Effect.map(runAll([params]), (answers) => answers[0]!) : call(params),
-      )
+    return (params: P) => Effect.flatMap(database.inTransaction, (inside) => (inside ? runOne(params) : call(params)))
   }
   return {
     database,

@@ -45,7 +45,9 @@ export const environments = (
 ): EnvironmentsPart => {
   const { statement, query, first, run } = store
   // Postgres: the writes of one turn are one statement, one commit (`SqlStore.batched`).
-  const writeAudited = store.batched(writes.audited)
+  const writeAudited = store.batched(writes.audited, (params) =>
+    params.expectedVersion === 0 ? writes.createAudited : writes.advanceAudited,
+  )
 
   return {
     listEnvironments: (projectId) =>

@@ -95,8 +95,11 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
   const { projectEnvironment, projectEnvironmentSecret, readAt } = reach
   // Postgres: the audited reads of one turn are one statement, one commit; the reaches of its writes one statement
   // (`SqlStore.batched`).
-  const readAtAudited = store.batched(reach.readAtAuditedBatch)
-  const projectEnvironmentSecrets = store.batched(reach.projectEnvironmentSecretBatch)
+  const readAtAudited = store.batched(reach.readAtAuditedBatch, () => reach.readAtAudited)
+  const projectEnvironmentSecrets = store.batched(
+    reach.projectEnvironmentSecretBatch,
+    () => reach.projectEnvironmentSecret,
+  )
 
   const readAnswer = (row: (ProjectEnvironmentRow & SecretColumns & SealedColumns) | undefined) => {
     if (row === undefined) return undefined

@@ -3,14 +3,15 @@
  * where building and compiling a Kysely query cost more than running it. A read or write by path first reaches its
  * project, environment and secret in one statement (`reach`). Postgres does the audited reads, the reaches and the
  * writes of one turn of the event loop each in one statement (`…Batch`, `writes.audited`: the calls' values as rows,
- * `../batchStatement.ts`, sent by `SqlStore.batched`); the reads and writes are data-modifying statements (each
+ * `../batchStatement.ts`, sent by `SqlStore.batched`, which sends a turn's only call as the single-call statement
+ * beside each: that one plans in a fraction of the time); the reads and writes are data-modifying statements (each
  * change with its audit record, all or nothing by itself: one round trip and one commit for the turn). SQLite, which
  * has no such CTE, runs each call's parts in one transaction (`environments.ts`, `projects.ts`), and commits a
  * turn's transactions together its own way (the SQLite adapter's group commit).
  *
  * Exported as `SqlSecretStatements`: the benchmarks' Postgres reference runs these very statements on a bare route.
  */
-import { type QueryCreator, sql } from "kysely"
+import { type InsertQueryBuilder, type QueryCreator, sql } from "kysely"
 import { type Columns, type ColumnTypes, callRows, fromRow } from "../batchStatement.js"
 import { type Param, prepare } from "../prepared.js"
 import type { Tables } from "../Tables.js"
@@ -111,6 +112,48 @@ const advancing = (db: QueryCreator<Tables>, param: Param<WriteParams>) =>
     .where("key", "=", param("key"))
     .where("version", "=", param("expectedVersion"))
     .returning("id")
+
+/**
+ * Postgres: the secret created or advanced (`step`), its version and the audit record, in one data-modifying
+ * statement; no row comes back when the step wrote nothing. A turn's only write goes this way (`SqlStore.batched`):
+ * the batch form below costs Postgres five times as long to plan, which a lone writer would wait for.
+ */
+const writingAudited = (
+  step: (
+    db: QueryCreator<Tables>,
+    param: Param<WriteParams>,
+  ) => ReturnType<typeof advancing> | InsertQueryBuilder<Tables, "secrets_secrets", { id: string }>,
+) =>
+  prepare<WriteParams & AuditValues>()((db, param) =>
+    db
+      .with("s", (db) => step(db, param))
+      .with("v", (db) =>
+        db
+          .insertInto("secrets_secret_versions")
+          .columns(["secret_id", "version", "value", "user_id", "created_at"])
+          .expression((eb) =>
+            eb
+              .selectFrom("s")
+              .select([
+                "s.id",
+                eb.val(param("version")).as("version"),
+                eb.val(param("value")).as("value"),
+                eb.val(param("userId")).as("user_id"),
+                eb.val(param("at")).as("created_at"),
+              ]),
+          ),
+      )
+      .with("a", (db) =>
+        db
+          .insertInto("secrets_audit_log")
+          .columns(AUDIT_COLUMNS)
+          .expression((eb) =>
+            eb.selectFrom("s").select(AUDIT_COLUMNS.map((column) => eb.val(param(column)).as(column))),
+          ),
+      )
+      .selectFrom("s")
+      .select("id"),
+  )
 
 /** How a write's values travel in a batch (`../batchStatement.ts`): the secret's version numbers as integers. */
 const WRITE_TYPES: ColumnTypes<WriteParams & AuditValues> = {
@@ -241,6 +284,12 @@ export const writes = {
       created_at: param("at"),
     }),
   ),
+  createAudited: writingAudited((db, param) =>
+    creating(db, param)
+      .onConflict((conflict) => conflict.columns(["environment_id", "key"]).doNothing())
+      .returning("id"),
+  ),
+  advanceAudited: writingAudited(advancing),
   audited: writingAuditedBatch,
 }
 
@@ -318,6 +367,35 @@ const selectReadAt = (db: QueryCreator<Tables>, param: Param<ReadAtParams>) =>
       eb("secrets_projects.id", "=", eb.fn.coalesce(eb.val(param("projectId")), eb.ref("secrets_projects.id"))),
     )
 
+/**
+ * Postgres: the read and its record in one data-modifying statement, the record's project and environment taken
+ * from the row found, and written only when a current version was: a turn's only read (`SqlStore.batched`).
+ */
+const readingAtAudited = (db: QueryCreator<Tables>, param: Param<ReadAtParams & AuditDraftValues>) =>
+  db
+    .with("found", (db) => selectReadAt(db, param))
+    .with("logged", (db) =>
+      db
+        .insertInto("secrets_audit_log")
+        .columns(AUDIT_COLUMNS)
+        .expression((eb) =>
+          eb
+            .selectFrom("found")
+            .select((found) =>
+              AUDIT_COLUMNS.map((column) =>
+                column === "project_id"
+                  ? found.ref("found.id").as(column)
+                  : column === "environment_id"
+                    ? found.ref("found.environment_id").as(column)
+                    : found.val(param(column)).as(column),
+              ),
+            )
+            .where("found.sealed_version", "is not", null),
+        ),
+    )
+    .selectFrom("found")
+    .selectAll()
+
 /** How a reach's values travel in a batch (`../batchStatement.ts`): all as text. */
 const REACH_TYPES: ColumnTypes<ProjectEnvironmentParams & { key: string }> = {
   slug: "text",
@@ -389,5 +467,6 @@ export const reach = {
   projectEnvironmentSecret: prepare<ProjectEnvironmentParams & { key: string }>()(selectProjectEnvironmentSecret),
   projectEnvironmentSecretBatch: selectProjectEnvironmentSecretBatch,
   readAt: prepare<ReadAtParams>()(selectReadAt),
+  readAtAudited: prepare<ReadAtParams & AuditDraftValues>()(readingAtAudited),
   readAtAuditedBatch: readingAtAuditedBatch,
 }

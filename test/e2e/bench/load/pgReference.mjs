@@ -1,8 +1,8 @@
 // The same-run reference for the secret paths on Postgres: a bare Hono route on @hono/node-server running the
 // service's own statements (`SqlSecretStatements`, compiled by `pgStatements.ts`) on a pg pool of the service's
 // default size, and nothing else: no credential check, no sealing, no logging, no metrics. The calls of one turn go
-// as one statement, as Coffer's `SqlStore.batched` sends them: what one batched round trip per read and two per
-// write cost on this machine. Started in its own process by `load.ts`; prints `reference listening on <url>` once
+// as one statement (a turn's only call as the single-call one), as Coffer's `SqlStore.batched` sends them: what one
+// batched round trip per read and two per write cost on this machine. Started in its own process by `load.ts`; prints `reference listening on <url>` once
 // bound.
 //
 // REFERENCE_STATEMENTS: { [name]: { sql, slots } }, each slot `{ param }` (a value the route supplies) or `{ value }`.
@@ -28,17 +28,22 @@ const run = async (name, params) => {
 
 /**
  * The calls of one turn as one run of the batch statement `name`, as `SqlStore.batched` sends them: each param an
- * array of the calls' values, each row back tagged with its call's `n`.
+ * array of the calls' values, each row back tagged with its call's `n`; a turn's only call as the single-call
+ * statement `alone(params)` names.
  */
-const batched = (name) => {
+const batched = (name, alone) => {
   let calls = []
   const send = async () => {
     const turn = calls
     calls = []
-    const columns = Object.fromEntries(
-      Object.keys(turn[0].params).map((param) => [param, turn.map((call) => call.params[param] ?? null)]),
-    )
     try {
+      if (turn.length === 1) {
+        turn[0].resolve((await run(alone(turn[0].params), turn[0].params))[0])
+        return
+      }
+      const columns = Object.fromEntries(
+        Object.keys(turn[0].params).map((param) => [param, turn.map((call) => call.params[param] ?? null)]),
+      )
       const answers = turn.map(() => [])
       for (const row of await run(name, columns)) answers[Number(row.n) - 1].push(row)
       for (const [index, call] of turn.entries()) call.resolve(answers[index][0])
@@ -52,9 +57,11 @@ const batched = (name) => {
       calls.push({ params, resolve, reject })
     })
 }
-const readAtAudited = batched("readAtAuditedBatch")
-const projectEnvironmentSecret = batched("projectEnvironmentSecretBatch")
-const writeAudited = batched("writeAuditedBatch")
+const readAtAudited = batched("readAtAuditedBatch", () => "readAtAudited")
+const projectEnvironmentSecret = batched("projectEnvironmentSecretBatch", () => "projectEnvironmentSecret")
+const writeAudited = batched("writeAuditedBatch", (params) =>
+  params.expectedVersion === 0 ? "createAudited" : "advanceAudited",
+)
 
 const audit = (action, key) => ({
   id: randomUUID(),

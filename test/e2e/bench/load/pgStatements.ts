@@ -19,8 +19,12 @@ const places = new Proxy({}, { get: (_, name) => new Slot(String(name)) }) as ne
 const { reach, writes } = SqlSecretStatements
 
 const STATEMENTS = {
+  readAtAudited: reach.readAtAudited,
   readAtAuditedBatch: reach.readAtAuditedBatch,
+  projectEnvironmentSecret: reach.projectEnvironmentSecret,
   projectEnvironmentSecretBatch: reach.projectEnvironmentSecretBatch,
+  createAudited: writes.createAudited,
+  advanceAudited: writes.advanceAudited,
   writeAuditedBatch: writes.audited,
 }
 
