@@ -3,8 +3,10 @@
  * call's bad input fails only that call; an unreachable store fails them all at once.
  */
 import { StoreUnavailable } from "@coffer/kernel"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
 import { describe, expect, it } from "vitest"
 import { turnBatch } from "./turnBatch.js"
 
@@ -53,5 +55,21 @@ describe("turnBatch", () => {
     const outputs = await together([call(1), call(-1)])
     for (const output of outputs) expect(output).toEqual(Exit.fail(unavailable))
     expect(batches).toEqual([[1, -1]])
+  })
+
+  it("runs a batch with its caller's services: what it counts goes to the caller's metrics registry", async () => {
+    const counted = Metric.counter("turn_batch_test_calls_total", { incremental: true })
+    const call = turnBatch((inputs: ReadonlyArray<number>) => Effect.as(Metric.update(counted, inputs.length), inputs))
+    const registry: Metric.MetricRegistry = new Map()
+    await Effect.runPromise(
+      Effect.all([call(1), call(2), call(3)], { concurrency: "unbounded" }).pipe(
+        Effect.provideService(Metric.MetricRegistry, registry),
+      ),
+    )
+    const counts = Metric.snapshotUnsafe(Context.make(Metric.MetricRegistry, registry)).map((metric) => [
+      metric.id,
+      (metric.state as Metric.CounterState<number>).count,
+    ])
+    expect(counts).toEqual([["turn_batch_test_calls_total", 3]])
   })
 })

@@ -9,8 +9,12 @@
  * took effect (it is one statement), so each call of a batch of several runs again alone and gets its own answer
  * or error: one call's bad value (an environment deleted meanwhile) fails that call only. A failure that says the
  * store is out of reach fails them all at once instead.
+ *
+ * A batch runs with the services of its turn's first call (a call run alone, with its own): what it counts goes
+ * to the caller's runtime (each service's metrics registry), not to a default one.
  */
 import { StoreUnavailable } from "@coffer/kernel"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Result from "effect/Result"
@@ -23,6 +27,7 @@ const unreachable = <A, E>(exit: Exit.Exit<A, E>) => {
 
 interface Call<I, O, E> {
   readonly input: I
+  readonly context: Context.Context<never>
   readonly resume: (effect: Effect.Effect<O, E>) => void
 }
 
@@ -35,15 +40,15 @@ export const turnBatch = <I, O, E>(
 ): ((input: I) => Effect.Effect<O, E>) => {
   let calls: Array<Call<I, O, E>> = []
 
-  const runAlone = ({ input, resume }: Call<I, O, E>) =>
-    Effect.runCallback(runAll([input]), {
+  const runAlone = ({ input, context, resume }: Call<I, O, E>) =>
+    Effect.runCallbackWith(context)(runAll([input]), {
       onExit: (exit) => resume(Exit.isSuccess(exit) ? Effect.succeed(exit.value[0]!) : Effect.failCause(exit.cause)),
     })
 
   const send = () => {
     const turn = calls
     calls = []
-    Effect.runCallback(runAll(turn.map((call) => call.input)), {
+    Effect.runCallbackWith(turn[0]!.context)(runAll(turn.map((call) => call.input)), {
       onExit: (exit) => {
         if (Exit.isSuccess(exit)) {
           for (const [index, { resume }] of turn.entries()) resume(Effect.succeed(exit.value[index]!))
@@ -57,8 +62,10 @@ export const turnBatch = <I, O, E>(
   }
 
   return (input) =>
-    Effect.callback<O, E>((resume) => {
-      if (calls.length === 0) setImmediate(send)
-      calls.push({ input, resume })
-    })
+    Effect.flatMap(Effect.context<never>(), (context) =>
+      Effect.callback<O, E>((resume) => {
+        if (calls.length === 0) setImmediate(send)
+        calls.push({ input, context, resume })
+      }),
+    )
 }
