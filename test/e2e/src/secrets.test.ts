@@ -664,6 +664,13 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
       await call("POST", "/api/projects/app/environments", { as: ada.as, body: { name: "dev\u0435lopment" } }),
       await call("DELETE", `${S}/K%2F..%2F..`, { as: ada.as }),
       await call("GET", "/api/projects/app/environments/development%2F..%2Fstaging/secrets", { as: ada.as }),
+      // A NUL names nothing any store holds (Postgres text cannot hold one): not found, as on every other store.
+      await call("GET", `${S}/K%00`, { as: ada.as }),
+      await call("DELETE", `${S}/K%00`, { as: ada.as }),
+      await call("GET", "/api/projects/app/environments/development%00/secrets", { as: ada.as }),
+      await call("DELETE", "/api/projects/app%00", { as: ada.as }),
+      await call("DELETE", "/api/projects/app/members/%00", { as: ada.as }),
+      await call("DELETE", "/api/api-keys/%00", { as: ada.as }),
     ]
     for (const attempt of attempts) {
       expect(attempt.status).toBeGreaterThanOrEqual(400)

@@ -47,6 +47,16 @@ describe("the app's router", () => {
     expect(platform).toBe("android")
   })
 
+  it("matches a path with a NUL as no route's, while the middlewares on * still frame it", () => {
+    const router = counting()
+    router.add("ALL", "*", entry("ALL", "*", "frame"))
+    expect(handlers(router.match("GET", "/api/ios/1.0.0"))).toEqual(["/api/:platform/:version"])
+    const long = `/api/${"x".repeat(MATCHED_PATH_MAX_LENGTH)}%00/1`
+    for (const path of ["/api/ios/1.0.0%00", "/api/%00", "/api/ios/\u0000", long]) {
+      expect([path, handlers(router.match("GET", path))]).toEqual([path, ["*"]])
+    }
+  })
+
   it("keeps a path's match and hands the same one out again", () => {
     const router = counting()
     expect(router.match("GET", "/api/ios/1.0.0")).toBe(router.match("GET", "/api/ios/1.0.0"))

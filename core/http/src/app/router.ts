@@ -12,6 +12,10 @@
  * A match result is only read by Hono (handlers, parameters), never changed, so one result serves every request of
  * its path. The number of paths kept is bounded (`MATCHES_MAX`, the oldest leaves first) and long paths are never
  * kept, so paths a client makes up cannot grow memory.
+ *
+ * A path with a NUL in it (`%00`) is matched as no route's: it names nothing any store can hold (Postgres text
+ * cannot hold a NUL, and refuses a lookup by one with an error), so it answers the app's 404 like any unknown path,
+ * framed as every answer is.
  */
 import type { ErrorHandler } from "hono"
 import type { ParamIndexMap, ParamStash, Params, Result, Router } from "hono/router"
@@ -26,6 +30,12 @@ import { chainOf } from "./chain.js"
 export const MATCHES_MAX = 1_000
 /** Longer paths are matched every time: no route of ours needs them, and each would hold its own entry. */
 export const MATCHED_PATH_MAX_LENGTH = 256
+
+/** Where a path with a NUL is matched: a path no route takes, which the middlewares on `*` still frame. */
+const NOWHERE = "/\u0000"
+
+/** Whether `path` holds a NUL, raw or percent-encoded (Hono hands the router the path as the request gave it). */
+const holdsNul = (path: string): boolean => path.includes("%00") || path.includes("\u0000")
 
 /** What Hono keeps in its router for each route: the handler and the route it was registered as. */
 export type Entry = [H, RouterRoute]
@@ -69,11 +79,13 @@ export class CachedRouter implements Router<Entry> {
   }
 
   match(method: string, path: string): Result<Entry> {
-    if (path.length > MATCHED_PATH_MAX_LENGTH) return asOne(this.#router.match(method, path), this.#errorHandler)
+    if (path.length > MATCHED_PATH_MAX_LENGTH) {
+      return asOne(this.#router.match(method, holdsNul(path) ? NOWHERE : path), this.#errorHandler)
+    }
     const key = `${method} ${path}`
     const known = this.#matches.get(key)
     if (known !== undefined) return known
-    const result = asOne(this.#router.match(method, path), this.#errorHandler)
+    const result = asOne(this.#router.match(method, holdsNul(path) ? NOWHERE : path), this.#errorHandler)
     if (this.#matches.size >= MATCHES_MAX) this.#matches.delete(this.#matches.keys().next().value!)
     this.#matches.set(key, result)
     return result
