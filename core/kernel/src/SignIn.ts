@@ -64,11 +64,16 @@ export const identity: Effect.Effect<Identity.Identity["Service"], SignInOff> = 
 const identityError = (reason: Identity.IdentityError["reason"], message: string) =>
   new Identity.IdentityError({ reason, message })
 
+/** Control characters: no address has one, and a NUL would reach the store, where Postgres refuses it. */
+const CONTROL = /\p{Cc}/u
+
 /** The e-mail of a sign-in; the adapter refuses sign-ins without one, this keeps the rule where it is used. */
 export const emailOf = (signedIn: Identity.SignedIn): Effect.Effect<string, Identity.IdentityError> =>
   signedIn.email === undefined || signedIn.email === ""
     ? Effect.fail(identityError("email", "The identity provider gave no e-mail address"))
-    : Effect.succeed(signedIn.email)
+    : CONTROL.test(signedIn.email)
+      ? Effect.fail(identityError("email", "The identity provider gave an e-mail address with control characters"))
+      : Effect.succeed(signedIn.email)
 
 /** The provider's session id for this sign-in, for back-channel logout by `sid`. */
 const providerSessionId = (claims: Readonly<Record<string, unknown>>) =>

@@ -30,10 +30,15 @@ export const LOGOUT_PATH = "/api/auth/logout"
 /** The longest address SMTP allows; anything longer is not an address. */
 const MAX_EMAIL_LENGTH = 254
 
-/** `local@domain`, without spaces, as typed: nothing is trimmed or guessed. */
+/**
+ * `local@domain`, without spaces or control characters (a NUL would reach the store, where Postgres refuses it), as
+ * typed: nothing is trimmed or guessed.
+ */
 export const Email = Schema.String.check(
   Schema.isMaxLength(MAX_EMAIL_LENGTH),
-  Schema.isPattern(/^[^\s@]+@[^\s@]+$/, { message: "expected an e-mail address such as ada@example.com" }),
+  Schema.isPattern(/^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u, {
+    message: "expected an e-mail address such as ada@example.com",
+  }),
 )
 
 export const devLoginOff = () => new NotFound({ message: "Not found" })

@@ -160,6 +160,8 @@ describe("secrets sign-in routes", () => {
       { email: "ada" },
       { email: "ada @example.com" },
       { email: " ada@example.com" },
+      { email: "ada\u0000@example.com" },
+      { email: "ada@example.com\u0007" },
       { email: `${"a".repeat(250)}@example.com` },
     ]) {
       const response = await app.request(devLogin(body))
