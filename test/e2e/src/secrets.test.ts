@@ -661,6 +661,7 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
       await call("POST", S, { as: ada.as, body: { key: "K", value: 7 } }),
       await call("POST", S, { as: ada.as, body: "key=K", headers: { "content-type": "text/plain" } }),
       await call("POST", S, { as: ada.as, body: { key: "Ｋ", value: "v" } }),
+      await call("POST", S, { as: ada.as, body: { key: "K\u0000", value: "v" } }),
       await call("POST", "/api/projects/app/environments", { as: ada.as, body: { name: "dev\u0435lopment" } }),
       await call("DELETE", `${S}/K%2F..%2F..`, { as: ada.as }),
       await call("GET", "/api/projects/app/environments/development%2F..%2Fstaging/secrets", { as: ada.as }),

@@ -27,6 +27,7 @@ import {
   toIso,
 } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import { type Access, type Actor, reachEnvironment, readReached } from "../access.js"
 import type { AuditEvent } from "../domain/audit.js"
@@ -163,8 +164,18 @@ export const setSecret = Effect.fnUntraced(function* (
   WriteError,
   Services
 > {
-  const { access, environment, secret } = yield* reachEnvironment(actor, slug, env, "writeSecrets", input.key)
-  const key = yield* Effect.fromResult(parseSecretKey(input.key))
+  // The secret is read with the environment only under a valid key: an invalid one is refused once the project is
+  // reached (out of reach stays 404), and never goes to the store (Postgres refuses a NUL with an error).
+  const parsed = parseSecretKey(input.key)
+  const valid = Result.isSuccess(parsed) && parsed.success === input.key
+  const { access, environment, secret } = yield* reachEnvironment(
+    actor,
+    slug,
+    env,
+    "writeSecrets",
+    valid ? input.key : undefined,
+  )
+  const key = yield* Effect.fromResult(parsed)
   const value = yield* parseValue(input.value)
   const { created, version } = yield* writeNextVersion(
     actor,
@@ -173,8 +184,7 @@ export const setSecret = Effect.fnUntraced(function* (
     key,
     value,
     (isNew) => ({ action: isNew ? "secret.created" : "secret.updated", key }),
-    // Read with the environment under the key as given; parsing keeps a valid key as it is.
-    key === input.key ? { secret } : undefined,
+    valid ? { secret } : undefined,
   )
   return { ok: true as const, action: created ? ("created" as const) : ("updated" as const), version }
 }, spanned("Secrets.setSecret"))
