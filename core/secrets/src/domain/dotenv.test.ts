@@ -252,7 +252,8 @@ describe("toDotenv, for generated values", () => {
       }),
       { numRuns: 150 },
     )
-  })
+    // 150 × the locales of bash processes: 5 s on a quiet box, past the default 20 s on a busy one.
+  }, 60_000)
 })
 
 describe("toJsonExport", () => {
