@@ -16,7 +16,7 @@ import { join } from "node:path"
 import { redisUrl } from "@coffer/contract"
 import { bench, describe } from "vitest"
 import type { Host } from "../src/host.js"
-import { type Load, perSecond, round, runLoad } from "./load/load.js"
+import { alternating, type Load, median, perSecond, round } from "./load/load.js"
 import {
   auditedReadTarget,
   type Engine,
@@ -53,8 +53,6 @@ const prepare = async (path: Path, engine: Engine, bin?: string): Promise<{ host
   return { host, target: path === "read" ? await auditedReadTarget(base, owner.call) : writeTarget(base, owner.cookie) }
 }
 
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-
 const summary = (label: string, loads: ReadonlyArray<Load>) =>
   `${label}: main thread ${Math.round(median(loads.map((load) => load.cpuUsPerRequest)))} µs CPU per request, ` +
   `${perSecond(median(loads.map((load) => load.requestsPerSecond)))}, ` +
@@ -68,21 +66,18 @@ const compare = async (path: Path, makeEngine: () => Promise<Engine | undefined>
     await prepare(path, engines[1]),
   ]
   try {
-    const loads: [Array<Load>, Array<Load>] = [[], []]
-    for (const { host, target } of builds) await runLoad({ ...target, pid: host.child.pid!, durationS: 1 })
-    for (let round_ = 0; round_ < rounds; round_++) {
-      for (const index of round_ % 2 === 0 ? [0, 1] : [1, 0]) {
-        const { host, target } = builds[index]!
-        loads[index as 0 | 1].push(await runLoad({ ...target, pid: host.child.pid!, durationS: burstS }))
-      }
-    }
+    const loads = await alternating(
+      builds.map(({ host, target }) => ({ ...target, pid: host.child.pid! })),
+      rounds,
+      burstS,
+    )
     const cpu = (loads_: ReadonlyArray<Load>) => median(loads_.map((load) => load.cpuUsPerRequest))
     console.log(
       [
         `[${path} on ${engines[1].name}] ${rounds} bursts of ${burstS} s per build, alternating`,
-        `  ${summary(`before (${before})`, loads[0])}`,
-        `  ${summary("after (this workspace)", loads[1])}`,
-        `  CPU per request after / before: ${round(cpu(loads[1]) / cpu(loads[0]), 2)}`,
+        `  ${summary(`before (${before})`, loads[0]!)}`,
+        `  ${summary("after (this workspace)", loads[1]!)}`,
+        `  CPU per request after / before: ${round(cpu(loads[1]!) / cpu(loads[0]!), 2)}`,
       ].join("\n"),
     )
   } finally {

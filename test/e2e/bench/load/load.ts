@@ -127,6 +127,47 @@ const loadOnce = async (options: LoadOptions): Promise<Load> => {
   }
 }
 
+/** The middle value (the upper one of an even count). */
+export const median = (values: ReadonlyArray<number>): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+/**
+ * Several targets loaded in alternating bursts of `burstS` seconds, `rounds` times, the order reversed every round,
+ * after one unrecorded second of each (their JIT's warm-up): whatever else the machine does meanwhile falls on all
+ * of them alike, where one long run of each, one after the other, puts a slow minute on whichever ran in it. Each
+ * target's loads, one per round, in round order.
+ */
+export const alternating = async (
+  targets: ReadonlyArray<LoadOptions>,
+  rounds: number,
+  burstS: number,
+): Promise<Array<Array<Load>>> => {
+  for (const target of targets) await runLoad({ ...target, warmUpS: undefined, durationS: 1 })
+  const loads = targets.map((): Array<Load> => [])
+  for (let round_ = 0; round_ < rounds; round_++) {
+    const order = targets.map((_, index) => index)
+    if (round_ % 2 === 1) order.reverse()
+    for (const index of order)
+      loads[index]!.push(await runLoad({ ...targets[index]!, warmUpS: undefined, durationS: burstS }))
+  }
+  return loads
+}
+
+/** One figure for a target's bursts: the medians of the rates, p99s and CPU, the statuses summed, the peak RSS. */
+export const medianLoad = (loads: ReadonlyArray<Load>): Load => {
+  const statuses: Record<string, number> = {}
+  for (const load of loads)
+    for (const [kind, count] of Object.entries(load.statuses)) statuses[kind] = (statuses[kind] ?? 0) + count
+  return {
+    requestsPerSecond: median(loads.map((load) => load.requestsPerSecond)),
+    p99Ms: median(loads.map((load) => load.p99Ms)),
+    errors: loads.reduce((sum, load) => sum + load.errors, 0),
+    statuses,
+    peakRssMb: Math.max(...loads.map((load) => load.peakRssMb)),
+    cpuUsPerRequest: median(loads.map((load) => load.cpuUsPerRequest)),
+  }
+}
+
 export interface Reference {
   readonly url: string
   readonly child: ChildProcess
