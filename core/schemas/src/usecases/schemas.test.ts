@@ -6,8 +6,10 @@ import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
 import type { Actor } from "../access.js"
 import { mergeAll } from "../domain/merge.js"
+import { isValidPlatformName } from "../domain/platform.js"
 import { resolveSchema } from "../domain/resolve.js"
 import { schemaKey } from "../domain/schemaId.js"
+import * as MemorySchemaStore from "../memory/MemorySchemaStore.js"
 import type { SchemaStore } from "../SchemaStore.js"
 import * as Platforms from "./platforms.js"
 import * as Schemas from "./schemas.js"
@@ -148,6 +150,31 @@ describe("saveSchema", () => {
     )
     expect(await saveError(env, "a/9.0.0", {})).toMatchObject({ _tag: "VersionNotFound" })
     expect(await saveError(env, "zz/1.0.0", {})).toMatchObject({ _tag: "PlatformNotFound" })
+  })
+
+  it("never asks the store for a platform no name rule allows, as an @extends reference may name", async () => {
+    // A store that refuses such a lookup outright, as Postgres refuses text holding a NUL.
+    const memory = Effect.runSync(MemorySchemaStore.make)
+    const asked: Array<string> = []
+    const env = environment({
+      ...memory,
+      loadPlatforms: (names) => {
+        asked.push(...names)
+        return names.some((name) => !isValidPlatformName(name))
+          ? Effect.die(new Error(`the store was asked for ${JSON.stringify(names)}`))
+          : memory.loadPlatforms(names)
+      },
+    })
+    await platforms(env, { a: ["1.0.0"] })
+    for (const reference of ["a\u0000b", "a\u0000b/1.0.0", "no such platform", "schemas/latest", "x".repeat(65)]) {
+      const platform = reference.split("/")[0]!
+      expect(await saveError(env, "a/1.0.0", { "@extends": reference })).toMatchObject({
+        _tag: "Unresolved",
+        message: expect.stringContaining(`platform "${platform}" was not found`),
+      })
+    }
+    expect(asked.filter((name) => !isValidPlatformName(name))).toEqual([])
+    expect(asked).toContain("a")
   })
 
   it("needs write permission on the platform, and refuses tokens", async () => {

@@ -21,7 +21,7 @@ import { type CascadeTrigger, type DependencyEdge, makeCascadePlanner } from "..
 import { validateContent } from "../domain/content.js"
 import type { ResolveError } from "../domain/errors.js"
 import { extendsOf, parseReference } from "../domain/extendsRef.js"
-import type { PlatformKind } from "../domain/platform.js"
+import { isValidPlatformName, type PlatformKind } from "../domain/platform.js"
 import { makeResolver, type Resolver } from "../domain/resolve.js"
 import { type SchemaId, schemaKey } from "../domain/schemaId.js"
 import { selectVersion } from "../domain/select.js"
@@ -48,12 +48,18 @@ export interface StoreView {
 
 export const emptyView = (): StoreView => ({ platforms: new Map(), edges: new Map() })
 
-/** Loads the named platforms the view does not know yet, in one store call. */
+/**
+ * Loads the named platforms the view does not know yet, in one store call. A name the platform rules refuse (an
+ * `@extends` reference may name anything) cannot belong to a stored platform and is recorded absent without
+ * asking: a store may refuse to look one up at all (Postgres text cannot hold a NUL).
+ */
 export const ensurePlatforms = Effect.fnUntraced(function* (
   view: StoreView,
   names: Iterable<string>,
 ): Effect.fn.Return<void, StoreUnavailable, SchemaStore> {
-  const missing = [...new Set(names)].filter((name) => !view.platforms.has(name))
+  const unknown = [...new Set(names)].filter((name) => !view.platforms.has(name))
+  for (const name of unknown) if (!isValidPlatformName(name)) view.platforms.set(name, undefined)
+  const missing = unknown.filter(isValidPlatformName)
   if (missing.length === 0) return
   const loaded = yield* SchemaStore.use((store) => store.loadPlatforms(missing))
   for (const name of missing) {
