@@ -79,15 +79,18 @@ export class CachedRouter implements Router<Entry> {
   }
 
   match(method: string, path: string): Result<Entry> {
-    if (path.length > MATCHED_PATH_MAX_LENGTH) {
-      return asOne(this.#router.match(method, holdsNul(path) ? NOWHERE : path), this.#errorHandler)
-    }
+    if (path.length > MATCHED_PATH_MAX_LENGTH) return this.#matchNow(method, path)
     const key = `${method} ${path}`
     const known = this.#matches.get(key)
     if (known !== undefined) return known
-    const result = asOne(this.#router.match(method, holdsNul(path) ? NOWHERE : path), this.#errorHandler)
+    const result = this.#matchNow(method, path)
     if (this.#matches.size >= MATCHES_MAX) this.#matches.delete(this.#matches.keys().next().value!)
     this.#matches.set(key, result)
     return result
+  }
+
+  /** The match of `path` as one handler, a path with a NUL matched as no route's. */
+  #matchNow(method: string, path: string): Result<Entry> {
+    return asOne(this.#router.match(method, holdsNul(path) ? NOWHERE : path), this.#errorHandler)
   }
 }
