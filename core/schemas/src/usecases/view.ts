@@ -57,9 +57,12 @@ export const ensurePlatforms = Effect.fnUntraced(function* (
   view: StoreView,
   names: Iterable<string>,
 ): Effect.fn.Return<void, StoreUnavailable, SchemaStore> {
-  const unknown = [...new Set(names)].filter((name) => !view.platforms.has(name))
-  for (const name of unknown) if (!isValidPlatformName(name)) view.platforms.set(name, undefined)
-  const missing = unknown.filter(isValidPlatformName)
+  const missing: Array<string> = []
+  for (const name of new Set(names)) {
+    if (view.platforms.has(name)) continue
+    if (isValidPlatformName(name)) missing.push(name)
+    else view.platforms.set(name, undefined)
+  }
   if (missing.length === 0) return
   const loaded = yield* SchemaStore.use((store) => store.loadPlatforms(missing))
   for (const name of missing) {
