@@ -132,17 +132,25 @@ export const median = (values: ReadonlyArray<number>): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 /**
+ * How long each target of `alternating` is loaded, unrecorded, before its first burst. A host under the token read
+ * was still compiling after one second: in its next two seconds its V8 worker threads took 17 µs per request on its
+ * core, and its main thread 71 µs against 47–53 µs in every later burst (2026-11-27). One second made the first
+ * round an outlier and widened the spread of the rounds; three leave only the steady state.
+ */
+const ALTERNATING_WARM_UP_S = 3
+
+/**
  * Several targets loaded in alternating bursts of `burstS` seconds, `rounds` times, the order reversed every round,
- * after one unrecorded second of each (their JIT's warm-up): whatever else the machine does meanwhile falls on all
- * of them alike, where one long run of each, one after the other, puts a slow minute on whichever ran in it. Each
- * target's loads, one per round, in round order.
+ * after `ALTERNATING_WARM_UP_S` unrecorded seconds of each (their JIT's warm-up): whatever else the machine does
+ * meanwhile falls on all of them alike, where one long run of each, one after the other, puts a slow minute on
+ * whichever ran in it. Each target's loads, one per round, in round order.
  */
 export const alternating = async (
   targets: ReadonlyArray<LoadOptions>,
   rounds: number,
   burstS: number,
 ): Promise<Array<Array<Load>>> => {
-  for (const target of targets) await runLoad({ ...target, warmUpS: undefined, durationS: 1 })
+  for (const target of targets) await runLoad({ ...target, warmUpS: undefined, durationS: ALTERNATING_WARM_UP_S })
   const loads = targets.map((): Array<Load> => [])
   for (let round_ = 0; round_ < rounds; round_++) {
     const order = targets.map((_, index) => index)
