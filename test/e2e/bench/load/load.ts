@@ -196,9 +196,15 @@ const startServer = (script: string, env: Record<string, string>): Promise<Refer
     })
   })
 
-/** Starts the reference server (`reference.mjs`) serving `body`; resolves with its URL and a stop. */
-export const startReference = (body: Uint8Array): Promise<Reference> =>
-  startServer("reference.mjs", { REFERENCE_BODY: Buffer.from(body).toString("base64") })
+/**
+ * Starts the reference server (`reference.mjs`) serving `body`, with its content type alone or, given `headers`, with
+ * that header block as well; resolves with its URL and a stop.
+ */
+export const startReference = (body: Uint8Array, headers?: Readonly<Record<string, string>>): Promise<Reference> =>
+  startServer("reference.mjs", {
+    REFERENCE_BODY: Buffer.from(body).toString("base64"),
+    ...(headers === undefined ? {} : { REFERENCE_HEADERS: JSON.stringify(headers) }),
+  })
 
 /** What the Postgres reference (`pgReference.mjs`) is given: the database, the statements and the fixed values. */
 export interface PgReferenceOptions {
