@@ -92,7 +92,10 @@ const tokenRead = async (redis: boolean) => {
     const bytes = new Uint8Array(await first.arrayBuffer())
     const etag = first.headers.get("etag")
     const reference = await startReference(bytes)
-    const sameBytes = await startReference(bytes, answeredHeaders(first.headers))
+    const sameBytes = await startReference(bytes, answeredHeaders(first.headers)).catch((error) => {
+      reference.stop()
+      throw error
+    })
     const pid = host.child.pid!
     // The references, Coffer and its poll in alternating bursts, so that a slow minute of this shared box falls on
     // all: run one after the other, the ratio moved by a third from run to run with the box alone.
@@ -105,9 +108,10 @@ const tokenRead = async (redis: boolean) => {
       ],
       TOKEN_ROUNDS,
       TOKEN_BURST_S,
-    )
-    reference.stop()
-    sameBytes.stop()
+    ).finally(() => {
+      reference.stop()
+      sameBytes.stop()
+    })
     const coffer = medianLoad(cofferLoads!)
     // Each round's ratio is of bursts seconds apart; their median is the figure the target is judged on.
     const ratios = (loads: ReadonlyArray<Load>) =>
