@@ -1,7 +1,8 @@
 /**
  * The `shell` form of `coffer secrets pull`: `export KEY='value'` lines that any POSIX shell can `source` or
  * `eval`, every value single-quoted (a `'` inside written as `'\''`), so nothing in a value is expanded or run.
- * Keys that cannot be shell variable names (they may hold `.` and `-`) are left out, as in the `.env` export.
+ * Keys that cannot be shell variable names (they may hold `.` and `-`) are left out, and named on stderr: the `.env`
+ * export writes them for dotenv parsers, but an `export` of such a name is an error in every shell.
  */
 
 const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/

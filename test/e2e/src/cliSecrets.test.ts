@@ -148,6 +148,21 @@ describe("coffer secrets pull and push", () => {
     expect(again.stdout).toContain("0 to add, 0 to change, 0 to delete")
   })
 
+  it("pull gives keys with - and . or a leading digit in .env too, so pushing it back with --prune deletes nothing", async () => {
+    const { secrets } = await serve()
+    const { env } = await project(secrets)
+    const wanted = { "my-key": "dash", "a.b": "dot's", "1X": "digit", PLAIN: "plain value" }
+    await setAll(env, wanted)
+    const cwd = freshDirectory()
+    expect((await coffer(["secrets", "pull", "-o", "all.env"], { env, cwd })).code).toBe(0)
+    expect(parseDotenv(readFileSync(join(cwd, "all.env")))).toEqual(wanted)
+    const again = await coffer(["secrets", "push", "all.env", "--dry-run", "--prune"], { env, cwd })
+    expect(again.stdout).toContain("0 to add, 0 to change, 0 to delete")
+    const shell = await coffer(["secrets", "pull", "--format", "shell"], { env })
+    expect(shell.stdout).toBe("export PLAIN='plain value'\n")
+    expect(shell.stderr).toContain("left out 3 key(s) that are not shell names")
+  })
+
   it("import: --on-conflict fail writes nothing (exit 4), skip keeps, overwrite replaces", async () => {
     const { secrets } = await serve()
     const { env } = await project(secrets)

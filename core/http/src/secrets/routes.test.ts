@@ -297,7 +297,7 @@ describe("secrets", () => {
     expect(dotenv.status).toBe(200)
     expect(dotenv.headers.get("content-type")).toMatch(/^text\/plain/)
     expect(dotenv.headers.get("content-disposition")).toBe('attachment; filename="production.env"')
-    expect(dotenv.text).toBe(`QUOTE="it's"\nURL='https://x.example/?a=b'\n`)
+    expect(dotenv.text).toBe(`QUOTE="it's"\nURL='https://x.example/?a=b'\nnot-a-shell-name=v\n`)
     const json = await call("GET", `${S}/json`, { as: ada.as })
     expect(json.body).toEqual({ QUOTE: "it's", URL: "https://x.example/?a=b", "not-a-shell-name": "v" })
     const log = await call("GET", "/api/projects/app/audit-log?limit=2", { as: ada.as })

@@ -11,7 +11,8 @@ import { join } from "node:path"
 import dotenv from "dotenv"
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
-import { dotenvValue, type ExportEntry, isShellName, toDotenv, toJsonExport, toJsonExportText } from "./dotenv.js"
+import { dotenvValue, type ExportEntry, toDotenv, toJsonExport, toJsonExportText } from "./dotenv.js"
+import { isSecretKey } from "./names.js"
 
 const scratch = mkdtempSync(join(tmpdir(), "coffer-dotenv-"))
 /** Where an injected command would leave its mark; unique per run so a leftover cannot fake a pass. */
@@ -118,7 +119,7 @@ describe("toDotenv", () => {
         { key: "EMPTY", value: "" },
         { key: "QUOTED", value: "hello world\n$HOME" },
         { key: "DOUBLE", value: `it's "$x" \`y\` \\` },
-        { key: "not-a-name", value: "x" },
+        { key: "not a name", value: "x" },
       ]),
     ).toBe(
       'BARE=postgres://u:p@db:5432/app\nEMPTY=\nQUOTED=\'hello world\n$HOME\'\nDOUBLE="it\'s \\"\\$x\\" \\`y\\` \\\\"\n',
@@ -131,12 +132,36 @@ describe("toDotenv", () => {
       expect(dotenvValue(`a${char}`), JSON.stringify(char)).toMatch(/^['"]/)
   })
 
-  it("leaves out keys that are not shell names, and only those", () => {
-    for (const key of ["A", "_", "_x", "A1", "lower_case", "X".repeat(256)]) expect(isShellName(key), key).toBe(true)
-    for (const key of ["", "1ABC", "my-key", "a.b", "KEY ", "ключ", "A=B", "$A"])
-      expect(isShellName(key), key).toBe(false)
-    const text = toDotenv(["my-key", "a.b", "1ABC", "OK"].map((key) => ({ key, value: "v" })))
-    expect(text).toBe("OK=v\n")
+  it("writes every key the naming rules allow, and leaves out only those they refuse (rule 4)", () => {
+    const allowed = ["A", "_", "lower_case", "my-key", "a.b", "1ABC", "-x", ".env", "X".repeat(256)]
+    // Only data stored by an earlier implementation can hold these.
+    const refused = ["", "KEY ", "ключ", "A=B", "$A", "a\nb", ".", "..", "X".repeat(257)]
+    for (const key of allowed) expect(isSecretKey(key), key).toBe(true)
+    for (const key of refused) expect(isSecretKey(key), key).toBe(false)
+    const text = toDotenv([...allowed, ...refused].map((key) => ({ key, value: "v" })))
+    expect(text).toBe(allowed.map((key) => `${key}=v\n`).join(""))
+  })
+
+  it("gives dotenv every allowed key; bash runs nothing for a key no shell variable can take, and loads the rest", () => {
+    const entries = [
+      { key: "my-key", value: `$(touch ${pwned})` },
+      { key: "a.b", value: "/bin/true" },
+      { key: "1ABC", value: "v" },
+      { key: "OK", value: "after" },
+    ]
+    const text = toDotenv(entries)
+    for (const parsed of parseWithDotenv(text))
+      expect({ ...parsed }).toEqual({ "my-key": `$(touch ${pwned})`, "a.b": "/bin/true", "1ABC": "v", OK: "after" })
+    for (const locale of LOCALES) {
+      const result = sourceInBash(text, ["OK"], locale)
+      expect(result.values).toEqual(["after"])
+      // Each reported as a command it could not find (by its path, for a word holding a `/`), and none run.
+      expect(result.stderr).toMatch(/line 1: my-key=.*: No such file or directory/)
+      expect(result.stderr).toMatch(/line 2: a\.b=\/bin\/true: No such file or directory/)
+      expect(result.stderr).toMatch(/line 3: 1ABC=v: command not found/)
+      expect(result.files).toEqual(["x.env"])
+      expect(existsSync(pwned)).toBe(false)
+    }
   })
 
   describe.each(corpus)("a value with %s", (_, value) => {

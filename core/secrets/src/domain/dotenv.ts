@@ -1,14 +1,20 @@
 /**
  * The two export formats of an environment's secrets (seed 001 §4, `GET …/secrets/.env` and `…/secrets/json`).
  *
- * `.env` follows exactly the four output rules of the seed, so that the file can be `source`d by a POSIX
- * shell without anything being expanded or run, and read by dotenv parsers:
+ * `.env` follows exactly the four output rules of the seed, so that the file is read by dotenv parsers and can be
+ * `source`d by a POSIX shell without anything being expanded or run:
  *
  * 1. a value made only of letters, digits and `_ . / : @ % + , = -` is written bare (the empty value too,
  *    as `KEY=`, which both bash and the `dotenv` package read as the empty string);
  * 2. any other value is wrapped in single quotes, line breaks included, and read literally;
  * 3. a value containing `'` is wrapped in double quotes, with `\`, `"`, `$` and backtick escaped;
- * 4. keys that are not valid shell names are left out.
+ * 4. keys that are not valid names are left out: names the naming rules refuse (seed 001 §2), which only data
+ *    stored by an earlier implementation can hold.
+ *
+ * Every key the service accepts is written, so a key holding `-` or `.`, or starting with a digit, is in the file
+ * as dotenv parsers read it, though no shell variable can take its name: a shell that sources the file reports its
+ * line as a command not found, runs nothing, and assigns every other line (`coffer secrets pull --format shell`
+ * leaves such keys out, and says so).
  *
  * What the `dotenv` package gives back, measured by the tests beside this file: every value exactly, except
  * that it turns CR and CRLF into LF, reads a single-quoted value ending in `\` as running on (it takes `\'`
@@ -17,6 +23,8 @@
  * shell gets every value exactly, except NUL, which no shell variable can hold (bash drops it).
  */
 
+import { isSecretKey } from "./names.js"
+
 /** One secret as exported: stored data, so the key may be one an earlier implementation allowed. */
 export interface ExportEntry {
   readonly key: string
@@ -24,15 +32,8 @@ export interface ExportEntry {
 }
 
 const BARE_VALUE = /^[A-Za-z0-9_./:@%+,=-]*$/
-const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 // Inside double quotes a shell still gives these four a meaning; a backslash makes each literal.
 const SPECIAL_IN_DOUBLE_QUOTES = /[\\"$`]/g
-
-/**
- * Whether `key` can be a shell variable name (`[A-Za-z_][A-Za-z0-9_]*`). Secret keys may also hold `-` and
- * `.`, which a shell would read as a command rather than an assignment, so such keys stay out of `.env`.
- */
-export const isShellName = (key: string): boolean => SHELL_NAME.test(key)
 
 /** The right-hand side of `KEY=…` for `value`, by rules 1 to 3. */
 export const dotenvValue = (value: string): string => {
@@ -43,11 +44,11 @@ export const dotenvValue = (value: string): string => {
 
 /**
  * The `.env` file for `entries`: one `KEY=value` line each, in the order given, every line ending in `\n`;
- * entries whose key is not a shell name are left out (rule 4).
+ * entries whose key is not a valid name are left out (rule 4).
  */
 export const toDotenv = (entries: ReadonlyArray<ExportEntry>): string => {
   let text = ""
-  for (const { key, value } of entries) if (isShellName(key)) text += `${key}=${dotenvValue(value)}\n`
+  for (const { key, value } of entries) if (isSecretKey(key)) text += `${key}=${dotenvValue(value)}\n`
   return text
 }
 

@@ -79,6 +79,9 @@ export const parseEnvironmentName = (input: string): Result.Result<EnvironmentNa
 export const parseSecretKey = (input: string): Result.Result<SecretKey, InvalidName> =>
   parseName("secretKey", "Secret key", SECRET_KEY_MAX_LENGTH, input)
 
+/** Whether `key` is one the naming rules allow: stored data may hold others, written by an earlier implementation. */
+export const isSecretKey = (key: string): boolean => Result.isSuccess(parseSecretKey(key))
+
 /**
  * The number of bytes `value` takes in UTF-8, counted without encoding it. An unpaired surrogate counts as
  * the 3 bytes of the U+FFFD that `TextEncoder` writes in its place.

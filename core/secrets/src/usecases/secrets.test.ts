@@ -267,15 +267,15 @@ describe("secrets", () => {
     const { ada } = await setup()
     await world.run(setSecret(ada, "alpha", "production", { key: "B_URL", value: "https://x.example/a?b=c" }))
     await world.run(setSecret(ada, "alpha", "production", { key: "A", value: "it's $HOME" }))
-    await world.run(setSecret(ada, "alpha", "production", { key: "with-dash", value: "kept in JSON only" }))
+    await world.run(setSecret(ada, "alpha", "production", { key: "with-dash", value: "in both" }))
     expect(await world.run(exportDotenv(ada, "alpha", "production"))).toEqual({
       filename: "production.env",
-      text: "A=\"it's \\$HOME\"\nB_URL='https://x.example/a?b=c'\n",
+      text: "A=\"it's \\$HOME\"\nB_URL='https://x.example/a?b=c'\nwith-dash='in both'\n",
     })
     expect(JSON.parse(await world.run(exportJson(ada, "alpha", "production")))).toEqual({
       A: "it's $HOME",
       B_URL: "https://x.example/a?b=c",
-      "with-dash": "kept in JSON only",
+      "with-dash": "in both",
     })
     const { auditLog } = await world.run(listAuditLog(ada, "alpha", { limit: "2" }))
     expect(auditLog.map((entry) => [entry.action, entry.targetKey])).toEqual([

@@ -10,8 +10,9 @@ const parsed = (text: string) => {
   return result as Parsed
 }
 
-const shellKey = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,20}$/)
-const entries = fc.uniqueArray(fc.record({ key: shellKey, value: fc.string({ unit: "binary", maxLength: 40 }) }), {
+// Any key the service accepts: the export writes every one, `-`, `.` and a leading digit included.
+const secretKey = fc.stringMatching(/^[A-Za-z0-9_.-]{1,20}$/).filter((key) => key !== "." && key !== "..")
+const entries = fc.uniqueArray(fc.record({ key: secretKey, value: fc.string({ unit: "binary", maxLength: 40 }) }), {
   selector: (entry) => entry.key,
   maxLength: 12,
 })
