@@ -3,6 +3,7 @@
  * host `hosts` lists (Node, and Bun's `coffer-bun`).
  */
 import { readFileSync, statSync } from "node:fs"
+import http from "node:http"
 import { join } from "node:path"
 import { createPostgresDatabase, hasPostgres, startProxyFor } from "@coffer/contract"
 import { afterEach, describe, expect, it } from "vitest"
@@ -71,6 +72,35 @@ describe.each(hosts)("coffer serve on %s", (kind) => {
         expect(response.status).toBe(413)
         expect(await response.json()).toEqual({ error: expect.stringMatching(/1 MiB/) })
       }
+    }
+  })
+
+  it("keeps a connection usable after a 413, for a declared length and for a chunked body", async () => {
+    const host = await started({ host: kind })
+    // One kept-alive socket for every request, so the request after a 413 goes down the same connection.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    const send = (path: string, body?: Buffer, chunked = false) =>
+      new Promise<number | undefined>((resolve, reject) => {
+        const headers = body === undefined ? {} : { "content-type": "application/json" }
+        const request = http.request(`${host.secrets}${path}`, { method: body ? "POST" : "GET", agent, headers }, (r) =>
+          r.resume().on("end", () => resolve(r.statusCode)),
+        )
+        request.on("error", reject)
+        if (body !== undefined && !chunked) request.setHeader("content-length", body.length)
+        for (let at = 0; body !== undefined && at < body.length; at += 64 * 1024)
+          request.write(body.subarray(at, at + 64 * 1024))
+        request.end()
+      })
+    try {
+      for (const chunked of [false, true]) {
+        for (let attempt = 0; attempt < 3; attempt++) {
+          expect(await send("/api/projects", Buffer.alloc(1_100_000, 97), chunked)).toBe(413)
+          expect(await send("/healthz")).toBe(200)
+          expect(await send("/healthz")).toBe(200)
+        }
+      }
+    } finally {
+      agent.destroy()
     }
   })
 

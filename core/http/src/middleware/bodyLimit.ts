@@ -9,7 +9,7 @@
  * `Request` first); only a chunked body goes through Hono's counting reader.
  */
 import { PayloadTooLarge } from "@coffer/kernel"
-import type { MiddlewareHandler } from "hono"
+import type { Context, MiddlewareHandler } from "hono"
 import { bodyLimit as honoBodyLimit } from "hono/body-limit"
 import { errorResponse } from "../errors.js"
 import { header } from "../request/header.js"
@@ -19,17 +19,17 @@ export const MAX_BODY_BYTES = 1024 * 1024
 const BODILESS = new Set(["GET", "HEAD", "OPTIONS"])
 
 export const bodyLimit = (maxBytes: number = MAX_BODY_BYTES): MiddlewareHandler => {
-  const limit = honoBodyLimit({
-    maxSize: maxBytes,
-    onError: (c) =>
-      errorResponse(c, new PayloadTooLarge({ message: `Request body is larger than ${describeBytes(maxBytes)}` })),
-  })
+  const tooLarge = async (c: Context) =>
+    errorResponse(c, new PayloadTooLarge({ message: `Request body is larger than ${describeBytes(maxBytes)}` }))
+  const counting = honoBodyLimit({ maxSize: maxBytes, onError: tooLarge })
   return (c, next) => {
     if (BODILESS.has(c.req.method)) return next()
     const length = header(c, "Content-Length")
     // Hono's own rule: a declared length decides, unless the body is chunked.
-    if (length === undefined || header(c, "Transfer-Encoding") !== undefined) return limit(c, next)
-    return Number.parseInt(length, 10) > maxBytes ? limit(c, next) : next()
+    if (length === undefined || header(c, "Transfer-Encoding") !== undefined) return counting(c, next)
+    // Refused from the headers alone, before anything opens the body as a stream: a body opened and left unread
+    // made @hono/node-server reset the connection after the 413, failing the client's next request on it.
+    return Number.parseInt(length, 10) > maxBytes ? tooLarge(c) : next()
   }
 }
 
