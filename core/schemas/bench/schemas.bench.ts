@@ -1,9 +1,10 @@
 /**
  * Benchmarks of the hot paths (`pnpm bench`): a token check that the cache answers (every request with a token
- * pays it), a save whose cascade re-resolves many dependents, wide and deep, on the in-memory store, and the
- * version lists of a platform with 10,000 versions (sorting, `latest`, range selection, listing), each linear
- * apart from the sort's n log n comparisons of versions parsed once. They measure the core's own cost; the same
- * cascade over HTTP on SQLite and Postgres is `test/e2e/bench/cascade.bench.ts`.
+ * pays it), a save whose cascade re-resolves many dependents, wide and deep, on the in-memory store, a save at the
+ * tip of a chain 100 and 300 deep (each level merges its parent's whole output, so the work grows with the square
+ * of the depth), and the version lists of a platform with 10,000 versions (sorting, `latest`, range selection,
+ * listing), each linear apart from the sort's n log n comparisons of versions parsed once. They measure the core's
+ * own cost; the same cascade over HTTP on SQLite and Postgres is `test/e2e/bench/cascade.bench.ts`.
  */
 
 import { admin, editor, makeEnvironment } from "@coffer/test-kit/schemas"
@@ -81,6 +82,46 @@ describe("cascade", () => {
     },
     { iterations: 20, warmupIterations: 2 },
   )
+})
+
+/**
+ * A chain `levels` deep on one platform, each level adding a key of its own, so that each level's output holds one
+ * key more than its parent's: resolving the tip merges every level, each copying its parent's output.
+ */
+const chains = new Map<number, Promise<ReturnType<typeof makeEnvironment>>>()
+const chain = (levels: number) => {
+  let built = chains.get(levels)
+  if (built === undefined) {
+    built = (async () => {
+      const env = makeEnvironment()
+      const versions = Array.from({ length: levels + 1 }, (_, i) => `1.0.${i}`)
+      await env.run(Platforms.putPlatform(admin, "chain", { name: "chain", versions }))
+      for (let i = 0; i <= levels; i++) {
+        const content = i === 0 ? { k0: 0 } : { "@extends": `chain/1.0.${i - 1}`, [`k${i}`]: i }
+        await env.run(Schemas.saveSchema(editor, { platform: "chain", version: `1.0.${i}` }, content))
+      }
+      return env
+    })()
+    chains.set(levels, built)
+  }
+  return built
+}
+
+describe("a save at the tip of a chain", () => {
+  for (const levels of [100, 300]) {
+    let round = 0
+    bench(
+      `${levels} deep, each level adding a key${levels === 100 ? " (the reference for the next)" : ""}`,
+      async () => {
+        const env = await chain(levels)
+        const tip = { platform: "chain", version: `1.0.${levels}` }
+        const content = { "@extends": `chain/1.0.${levels - 1}`, tip: ++round }
+        const { schema } = await env.run(Schemas.saveSchema(editor, tip, content))
+        if (Object.keys(schema.output).length !== levels + 1) throw new Error("the chain did not resolve whole")
+      },
+      { iterations: 10, warmupIterations: 2 },
+    )
+  }
 })
 
 // 10,000 versions in a scrambled order: majors, minors, some pre-releases and build metadata.

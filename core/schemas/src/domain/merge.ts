@@ -4,9 +4,9 @@
  * left to right, then the child on top.
  *
  * Content is user input, so keys such as `__proto__`, `constructor` and `prototype` are ordinary data here. Every
- * key is written with `Object.defineProperty` (an own, enumerable data property) and only own keys are ever read,
- * so no key can reach or replace a prototype, and `JSON.stringify` of the output prints exactly those keys. The
- * output shares no object or array with the inputs, so a caller mutating it cannot change a stored schema.
+ * key becomes an own, enumerable data property and only own keys are ever read, so no key can reach or replace a
+ * prototype, and `JSON.stringify` of the output prints exactly those keys. The output shares no object or array
+ * with the inputs, so a caller mutating it cannot change a stored schema.
  *
  * The merge is not associative: with `a = {k: {x: 1}}`, `b = {k: 0}`, `c = {k: {y: 2}}`, merging `(a, b)` then `c`
  * gives `{k: {y: 2}}` while `a` with `(b, c)` gives `{k: {x: 1, y: 2}}`. That is why the order is fixed.
@@ -21,8 +21,12 @@ export const deepMerge = (base: Schema.JsonObject, override: Schema.JsonObject):
   mergeObjects(base, override, EXTENDS_KEY)
 
 /** The parents merged left to right, then the child on top: the `output` of a schema extending `parents`. */
-export const mergeAll = (parents: ReadonlyArray<Schema.JsonObject>, child: Schema.JsonObject): Schema.JsonObject =>
-  deepMerge(parents.reduce(deepMerge, {}), child)
+export const mergeAll = (parents: ReadonlyArray<Schema.JsonObject>, child: Schema.JsonObject): Schema.JsonObject => {
+  // Merged onto the first parent rather than onto `{}`: the same output, one copy of the parents fewer, which is
+  // most of the work in a long chain, where each schema's output copies its parent's whole (issue 11).
+  const [first, ...rest] = parents
+  return deepMerge(first === undefined ? {} : rest.reduce(deepMerge, first), child)
+}
 
 /** A deep copy of a JSON value built the same safe way as merge outputs. */
 export const cloneJson = (value: Schema.Json): Schema.Json => {
@@ -50,6 +54,12 @@ const mergeObjects = (base: Schema.JsonObject, override: Schema.JsonObject, drop
   return output
 }
 
+/**
+ * Sets an own property. Assigned, except `__proto__`, the one key whose assignment would reach a setter (the
+ * prototype's) instead of making a property: defining every key cost twice the merge of a long chain.
+ */
 const define = (target: Record<string, Schema.Json>, key: string, value: Schema.Json): void => {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  else target[key] = value
 }
