@@ -69,14 +69,16 @@ export const RotateApiKey = endpoint({
   method: "POST",
   path: "/api/api-keys/:id/rotate",
   summary: "Rotate an API key",
-  description: "Own keys only; the lifetime is unchanged unless `expiresInDays` is given. The body may be left out.",
+  description:
+    "Own keys only; the lifetime is unchanged unless `expiresInDays` is given, which an expired key needs (400 " +
+    "without it). The body may be left out.",
   tag: TAG,
   security: SESSION,
   params: KEY_PARAM,
   body: RotateApiKeyBody,
   bodyOptional: true,
   responses: { 200: IssuedKey },
-  errors: [403, 404],
+  errors: [400, 403, 404],
 })
 
 export const DeleteApiKey = endpoint({

@@ -166,6 +166,18 @@ describe("API keys", () => {
     expect(failure(await world.exit(rotateApiKey(stranger, created.id, {})))).toMatchObject({ _tag: "ApiKeyNotFound" })
   })
 
+  it("rotates an expired key only into a new lifetime: without one it is 400 and nothing changes", async () => {
+    const { owner } = await setup()
+    const created = await world.run(createApiKey(owner, { name: "k", projectSlug: "alpha", expiresInDays: 1 }))
+    world.clock.advance(DAY)
+    const refused = failure(await world.exit(rotateApiKey(owner, created.id, {})))
+    expect(refused).toMatchObject({ _tag: "BadRequest", message: expect.stringMatching(/expired at .*expiresInDays/) })
+    expect((await world.run(listApiKeys(owner))).apiKeys[0]).toMatchObject({ expiresAt: created.expiresAt })
+    const renewed = await world.run(rotateApiKey(owner, created.id, { expiresInDays: 7 }))
+    expect(Date.parse(renewed.expiresAt!)).toBe(Date.parse(created.expiresAt!) + 7 * DAY)
+    await world.run(authenticateApiKey(renewed.key, null))
+  })
+
   it("is deleted by its holder or the project's owner, and stops at once", async () => {
     const { owner, join } = await setup()
     const writer = await join("w@example.com", "write")

@@ -210,6 +210,12 @@ export const rotateApiKey = Effect.fn("Secrets.rotateApiKey")(function* (
     return yield* new Forbidden({ message: "Only the key's holder can rotate it" })
   }
   const now = yield* Clock.Clock.use((clock) => clock.now)
+  // Its lifetime kept, an expired key would be rotated into a key that is dead already: it needs a new lifetime.
+  if (expiresInDays === undefined && current.expiresAt !== null && current.expiresAt <= now) {
+    return yield* new BadRequest({
+      message: `This API key expired at ${toIsoOrNull(current.expiresAt)}; give expiresInDays to rotate it into a new lifetime`,
+    })
+  }
   const { key, prefix, hash } = yield* newKey
   const expiresAt = expiresInDays === undefined ? current.expiresAt : now + expiresInDays * DAY_MS
   const audit = yield* auditRecord(person, current.projectId, null, { action: "api_key.rotated", name: current.name })
