@@ -14,7 +14,7 @@ import type {
   VersionListItem,
   VersionView,
 } from "@coffer/secrets"
-import { del, get, patch, post, type SignInOptions, segment } from "./client.js"
+import { ApiError, del, get, patch, post, type SignInOptions, segment } from "./client.js"
 
 export type {
   ApiKeyView,
@@ -43,6 +43,9 @@ export interface Instance {
 
 const project = (slug: string) => `/api/projects/${segment(slug)}`
 const secretsOf = (slug: string, env: string) => `${project(slug)}/environments/${segment(env)}/secrets`
+const secretPath = (slug: string, env: string, key: string) => `${secretsOf(slug, env)}/${segment(key)}`
+/** The export routes' last segments, which a secret's own key can also be. */
+const EXPORT_SEGMENTS: ReadonlySet<string> = new Set([".env", "json"])
 
 export const instance = () => get<Instance>("/api/instance", { quietUnauthorized: true })
 export const me = () => get<{ user: User }>("/api/auth/me", { quietUnauthorized: true })
@@ -62,20 +65,29 @@ export const deleteEnvironment = (slug: string, env: string) => del(`${project(s
 
 export const listSecrets = (slug: string, env: string, signal?: AbortSignal) =>
   get<{ secrets: ReadonlyArray<SecretListItem> }>(secretsOf(slug, env), { signal })
-export const readSecret = (slug: string, env: string, key: string) =>
-  get<{ secret: SecretView }>(`${secretsOf(slug, env)}/${segment(key)}`)
 export const setSecret = (slug: string, env: string, key: string, value: string) =>
   post<{ ok: true; action: "created" | "updated"; version: number }>(secretsOf(slug, env), { key, value })
-export const deleteSecret = (slug: string, env: string, key: string) => del(`${secretsOf(slug, env)}/${segment(key)}`)
+export const deleteSecret = (slug: string, env: string, key: string) => del(secretPath(slug, env, key))
 
 export const listVersions = (slug: string, env: string, key: string) =>
-  get<{ versions: ReadonlyArray<VersionListItem> }>(`${secretsOf(slug, env)}/${segment(key)}/versions`)
+  get<{ versions: ReadonlyArray<VersionListItem> }>(`${secretPath(slug, env, key)}/versions`)
 export const readVersion = (slug: string, env: string, key: string, version: number) =>
-  get<{ secret: VersionView }>(`${secretsOf(slug, env)}/${segment(key)}/versions/${version}`)
+  get<{ secret: VersionView }>(`${secretPath(slug, env, key)}/versions/${version}`)
 export const restoreVersion = (slug: string, env: string, key: string, version: number) =>
-  post<{ ok: true; action: "restored"; version: number }>(
-    `${secretsOf(slug, env)}/${segment(key)}/versions/${version}/restore`,
-  )
+  post<{ ok: true; action: "restored"; version: number }>(`${secretPath(slug, env, key)}/versions/${version}/restore`)
+
+/**
+ * The current value of a secret (audited). `GET …/secrets/.env` and `…/secrets/json` are the environment's exports
+ * (seed 001 §4 puts them beside `/:key`), so a secret with one of those keys is read through its history instead:
+ * its newest version, audited as a read of `<key>@<n>`. Asked by its key, the service would answer the export.
+ */
+export const readSecret = async (slug: string, env: string, key: string): Promise<string> => {
+  if (!EXPORT_SEGMENTS.has(key)) return (await get<{ secret: SecretView }>(secretPath(slug, env, key))).secret.value
+  const { versions } = await listVersions(slug, env, key)
+  const newest = versions[0]
+  if (newest === undefined) throw new ApiError(404, `${key} has no versions`)
+  return (await readVersion(slug, env, key, newest.version)).secret.value
+}
 
 /** Where the browser downloads an environment's `.env` or JSON export (a plain same-origin link). */
 export const exportUrl = (slug: string, env: string, format: "dotenv" | "json") =>

@@ -134,8 +134,7 @@ const EnvironmentValue = ({
               aria-label={`Reveal ${secretKey} in ${name}`}
               onClick={() =>
                 void act(async () => {
-                  const { secret } = await readSecret(project.slug, name, secretKey)
-                  onReveal(secret.value)
+                  onReveal(await readSecret(project.slug, name, secretKey))
                 })
               }
             >
@@ -159,9 +158,21 @@ const EnvironmentValue = ({
               type="button"
               class="button"
               aria-label={`${item === undefined ? "Add" : "Edit"} ${secretKey} in ${name}`}
+              disabled={busy}
               onClick={() => {
-                setDraft(value ?? "")
-                setMode("edit")
+                const edit = (current: string) => {
+                  setDraft(current)
+                  setMode("edit")
+                }
+                // The draft starts from the current value, read (and audited) first when it is not shown yet: an
+                // empty draft saved as it is would replace the value with nothing.
+                if (item === undefined || value !== undefined) edit(value ?? "")
+                else
+                  void act(async () => {
+                    const current = await readSecret(project.slug, name, secretKey)
+                    onReveal(current)
+                    edit(current)
+                  })
               }}
             >
               {item === undefined ? "Add value" : "Edit"}
@@ -235,17 +246,21 @@ export const SecretDialog = ({
 export const AddSecretDialog = ({
   project,
   environments,
+  existing,
   onSaved,
   onClose,
 }: {
   readonly project: ProjectView
   readonly environments: ReadonlyArray<EnvironmentView>
+  /** What the grid knows of `key` in `environment`: a key already there is replaced, and the dialog says so. */
+  readonly existing: (environment: string, key: string) => SecretListItem | undefined
   readonly onSaved: (environment: string, key: string, value: string) => void
   readonly onClose: () => void
 }) => {
   const [key, setKey] = useState("")
   const [value, setValue] = useState("")
   const [environment, setEnvironment] = useState(environments[0]?.name ?? "")
+  const replaced = existing(environment, key)
   const { busy, error, submit } = useAction(async () => {
     const answer = await setSecret(project.slug, environment, key, value)
     toast(
@@ -277,13 +292,19 @@ export const AddSecretDialog = ({
           ))}
         </Select>
         <TextArea label="Value" value={value} rows={4} onInput={(event) => setValue(event.currentTarget.value)} />
+        {replaced === undefined ? null : (
+          <p class="notice" role="status">
+            {key} already has a value in {environment} (version {replaced.version}). Saving replaces it; the value it
+            has now stays in its history.
+          </p>
+        )}
         <Alert error={error} />
         <div class="actions">
           <button type="button" class="button" onClick={onClose}>
             Cancel
           </button>
           <button type="submit" class="button primary" disabled={busy}>
-            Save secret
+            {replaced === undefined ? "Save secret" : "Replace value"}
           </button>
         </div>
       </form>

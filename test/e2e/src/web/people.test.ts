@@ -2,8 +2,8 @@
  * People and invites (issue 12 §8) in Chromium against the built host (`e2e-node` and `e2e-bun`), with two people
  * in two browsers: the owner invites with a link shown once, the other person opens it signed out, signs in and
  * comes back to accept; the owner changes their role and removes them; a member leaves; a withdrawn or used link
- * (404) and an invite for someone already in the project (409) are explained. Each test fails on a console
- * error, a page error or a CSP violation (`browser.ts`).
+ * (404) and an invite for someone already in the project (409) are explained; a second link opened in the same tab
+ * is followed. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
@@ -130,6 +130,29 @@ describe("invites", () => {
     await page.getByRole("button", { name: "Accept invite" }).click()
     await page.getByRole("alert").filter({ hasText: "withdrawn by the project's owner" }).waitFor()
     expect(await page.getByRole("button", { name: "Accept invite" }).isDisabled()).toBe(true)
+  })
+
+  it("follows a second invite link opened in the same tab", async () => {
+    const owner = await apiAs(served.base, emailOf("owner"))
+    const names = [`First ${people} ${Date.now()}`, `Second ${people} ${Date.now()}`]
+    const links: Array<string> = []
+    for (const name of names) {
+      const slug = await seedProject(owner, name)
+      links.push((await owner.call<{ url: string }>("POST", `/api/projects/${slug}/invites`, { role: "read" })).url)
+    }
+    const page = await browser.openOther(`${served.base}/sign-in`)
+    await signInPage(page, emailOf("guest"))
+    await page.waitForURL(`${served.base}/projects`)
+    for (const [index, link] of links.entries()) {
+      // The second link changes only the fragment of the address the first one left: no page is loaded.
+      await page.goto(invitePage(link))
+      await page.waitForURL(`${served.base}/invite`)
+      await page.getByRole("button", { name: "Accept invite" }).click()
+      await page
+        .getByRole("status")
+        .filter({ hasText: `You joined ${names[index]}` })
+        .waitFor()
+    }
   })
 
   it("explains an address without an invite in it", async () => {

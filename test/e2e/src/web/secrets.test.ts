@@ -1,6 +1,7 @@
 /**
  * The Secrets app's flows in Chromium against the built host (both hosts: `e2e-node` and `e2e-bun`): the grid
- * (present, missing, empty; filters; reveal only on request, copy, add, edit, delete), a read member's view,
+ * (present, missing, empty; filters; reveal only on request, copy, add, edit, delete; an edit starts from the value,
+ * an add over a key says it replaces it, keys named `json` and `.env` reveal their own value), a read member's view,
  * history with reveal and restore, bulk import with its preview, comparing environments, and environments with
  * their downloads. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
@@ -117,6 +118,59 @@ describe("the secrets grid", () => {
     await page.getByText("Added NEW_KEY to production").waitFor()
     await page.getByRole("row", { name: /NEW_KEY/ }).waitFor()
     expect(await cellsOf(page, "NEW_KEY")).toEqual(["missing", "present", "missing"])
+  })
+
+  it("edits from the current value, warns before adding over a key, and reveals keys named like the exports", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Kept ${people}`, {
+      development: { KEEP: "kept", json: "j-value", ".env": "dot-value" },
+    })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("table", { name: /Secrets of/ }).waitFor()
+
+    // `GET …/secrets/json` and `…/.env` are the exports: each of these keys is read through its own history.
+    for (const [key, value] of [
+      ["json", "j-value"],
+      [".env", "dot-value"],
+    ] as const) {
+      await page.getByRole("button", { name: key, exact: true }).click()
+      const dialog = page.getByRole("dialog", { name: key })
+      await dialog.getByRole("button", { name: `Reveal ${key} in development` }).click()
+      expect(await dialog.getByLabel(`Value of ${key} in development`).textContent()).toBe(value)
+      await dialog.getByRole("button", { name: "Close" }).click()
+    }
+    const audit = await auditOf(owner.api, slug)
+    expect(audit.filter((entry) => entry.action === "secrets.exported")).toEqual([])
+    expect(audit).toContainEqual(expect.objectContaining({ action: "secret.read", targetKey: "json@1" }))
+    expect(audit).toContainEqual(expect.objectContaining({ action: "secret.read", targetKey: ".env@1" }))
+
+    // Edit starts from the value (read first, so audited), not from an empty field that would replace it.
+    await page.getByRole("button", { name: "KEEP", exact: true }).click()
+    const dialog = page.getByRole("dialog", { name: "KEEP" })
+    await dialog.getByRole("button", { name: "Edit KEEP in development" }).click()
+    const draft = dialog.getByLabel("New value of KEEP in development")
+    await expect.poll(() => draft.inputValue(), POLL).toBe("kept")
+    await draft.press("End")
+    await draft.pressSequentially("-more")
+    await dialog.getByRole("button", { name: "Save" }).click()
+    await page.getByText("Saved KEEP in development (version 2)").waitFor()
+    await dialog.getByRole("button", { name: "Close" }).click()
+    const saved = await owner.api.call<{ secret: { value: string } }>(
+      "GET",
+      `/api/projects/${slug}/environments/development/secrets/KEEP`,
+    )
+    expect(saved.secret.value).toBe("kept-more")
+
+    // Adding a key that is there already says it replaces the value before anything is saved.
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const add = page.getByRole("dialog", { name: "Add a secret" })
+    await add.getByLabel("Key").fill("KEEP")
+    await add.getByLabel("Environment").selectOption("development")
+    await add.getByText("KEEP already has a value in development (version 2)").waitFor()
+    expect(await add.getByRole("button", { name: "Save secret" }).count()).toBe(0)
+    await add.getByLabel("Key").fill("KEEP_NEW")
+    await add.getByRole("button", { name: "Save secret" }).waitFor()
   })
 
   it("shows a read member no write controls", async () => {

@@ -31,9 +31,20 @@ const MAX_DAYS = 3650
 /** `""` is "never"; anything else is a whole number of days the server checks (1 to 3650). */
 const daysOf = (typed: string): number | undefined => (typed.trim() === "" ? undefined : Number(typed))
 
-const ExpiryField = ({ value, onInput, hint }: { value: string; onInput: (value: string) => void; hint: string }) => (
+const ExpiryField = ({
+  value,
+  onInput,
+  hint,
+  required = false,
+}: {
+  value: string
+  onInput: (value: string) => void
+  hint: string
+  required?: boolean
+}) => (
   <Field
     label="Expires in days"
+    required={required}
     type="number"
     inputMode="numeric"
     min={1}
@@ -44,6 +55,8 @@ const ExpiryField = ({ value, onInput, hint }: { value: string; onInput: (value:
     onInput={(event) => onInput(event.currentTarget.value)}
   />
 )
+
+const expired = (key: ApiKeyView) => key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()
 
 const CreateKey = ({
   projects,
@@ -60,12 +73,14 @@ const CreateKey = ({
   const [days, setDays] = useState("")
   const project = projects.find((candidate) => candidate.slug === slug)
   const mayWrite = project !== undefined && project.role !== "read"
+  // A write scope chosen for one project falls back to read on a project the person can only read.
+  const keyScope = mayWrite ? scope : "read"
   const create = useAction(async () => {
     const expiresInDays = daysOf(days)
     const issued = await createApiKey({
       name,
       projectSlug: slug,
-      scope,
+      scope: keyScope,
       ...(expiresInDays === undefined ? {} : { expiresInDays }),
     })
     setName("")
@@ -90,7 +105,7 @@ const CreateKey = ({
           </option>
         ))}
       </Select>
-      <Select label="Scope" value={scope} onChange={(event) => setScope(event.currentTarget.value as MemberRole)}>
+      <Select label="Scope" value={keyScope} onChange={(event) => setScope(event.currentTarget.value as MemberRole)}>
         <option value="read">Read: list, read and export secrets</option>
         <option value="write" disabled={!mayWrite}>
           Write: also change secrets and environments{mayWrite ? "" : " (you can only read this project)"}
@@ -126,10 +141,16 @@ const RotateKey = ({
       run={async () => onRotated(await rotateApiKey(apiKey.id, daysOf(days)))}
     >
       <p>The key gets a new value, shown once; the old value stops working at once.</p>
+      {/* An expired key keeps nothing worth keeping: the service refuses to rotate it into the same past expiry. */}
       <ExpiryField
         value={days}
         onInput={setDays}
-        hint={`Leave empty to keep its expiry (${apiKey.expiresAt === null ? "never" : formatTime(apiKey.expiresAt)}); a number counts from now.`}
+        required={expired(apiKey)}
+        hint={
+          expired(apiKey)
+            ? `It expired ${formatTime(apiKey.expiresAt)}: give it a new lifetime, 1 to ${MAX_DAYS} days from now.`
+            : `Leave empty to keep its expiry (${apiKey.expiresAt === null ? "never" : formatTime(apiKey.expiresAt)}); a number counts from now.`
+        }
       />
     </ConfirmDialog>
   )
@@ -156,8 +177,6 @@ const DeleteKey = ({
     <p>Scripts using this key stop working at once. It cannot be undone.</p>
   </ConfirmDialog>
 )
-
-const expired = (key: ApiKeyView) => key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()
 
 export const ApiKeys = () => {
   const { current: user } = useSession()

@@ -36,8 +36,8 @@ const VersionRow = ({
         {item.version}
         {latest ? <span class="muted"> (current)</span> : null}
       </th>
-      <td>{item.userEmail ?? <span class="muted">before history was kept</span>}</td>
-      <td>{formatTime(item.createdAt)}</td>
+      <td data-label="Written by">{item.userEmail ?? <span class="muted">before history was kept</span>}</td>
+      <td data-label="When">{formatTime(item.createdAt)}</td>
       <td class="value-cell">
         {value === undefined ? null : (
           <output class="secret-value" aria-label={`Value of version ${item.version}`}>
@@ -126,7 +126,7 @@ const VersionList = ({
           <Loading what="versions" />
         ) : null
       ) : (
-        <Table caption="Versions, newest first" columns={["Version", "Written by", "When", "Value"]}>
+        <Table caption="Versions, newest first" columns={["Version", "Written by", "When", "Value"]} stacked>
           {list.map((item, index) => (
             <VersionRow
               key={item.version}

@@ -46,8 +46,31 @@ const explain = (error: unknown, email: string | undefined): unknown => {
 }
 
 export const AcceptInvite = () => {
+  const [token, setToken] = useState(tokenNow)
+  // A second link opened in this tab changes only the fragment, which loads no page: the new token is read here.
+  useEffect(() => {
+    const follow = () => {
+      if (location.hash.length > 1) setToken(tokenNow())
+    }
+    addEventListener("hashchange", follow)
+    return () => removeEventListener("hashchange", follow)
+  }, [])
+  if (token === undefined) {
+    return (
+      <section class="narrow stack">
+        <h1>Join a project</h1>
+        <p class="alert" role="alert">
+          This address has no invite in it. Open the whole link you were sent, including the part after “#”.
+        </p>
+      </section>
+    )
+  }
+  return <Invite key={token} token={token} />
+}
+
+/** One invite's page: a new token starts afresh. */
+const Invite = ({ token }: { readonly token: string }) => {
   const { current: user } = useSession()
-  const [token] = useState(tokenNow)
   const [joined, setJoined] = useState<ProjectView>()
   const [spent, setSpent] = useState(false)
   const accept = useAction(async (token: string, email: string) => {
@@ -65,19 +88,9 @@ export const AcceptInvite = () => {
     }
   })
   useEffect(() => {
-    if (user === undefined && token !== undefined) navigate(`/sign-in?returnTo=${encodeURIComponent("/invite")}`)
-  }, [user, token])
+    if (user === undefined) navigate(`/sign-in?returnTo=${encodeURIComponent("/invite")}`)
+  }, [user])
 
-  if (token === undefined) {
-    return (
-      <section class="narrow stack">
-        <h1>Join a project</h1>
-        <p class="alert" role="alert">
-          This address has no invite in it. Open the whole link you were sent, including the part after “#”.
-        </p>
-      </section>
-    )
-  }
   if (user === undefined) return <Loading what="the sign-in page" />
   return (
     <section class="narrow stack">

@@ -48,7 +48,7 @@ const CreateProject = () => {
           name.trim() === "" ? (
             "Its address (slug) is made from the name."
           ) : slug === undefined ? (
-            "The name needs at least one letter or digit."
+            "The address is made of the name’s Latin letters (a–z, accents dropped) and digits: add at least one."
           ) : (
             <>
               Address: <code data-testid="slug-preview">/projects/{slug}</code>
@@ -100,17 +100,19 @@ export const Projects = () => {
       ) : list.length === 0 ? (
         <p class="muted">You are in no project yet. Create one below, or open an invite link someone sent you.</p>
       ) : (
-        <Table caption="Your projects" columns={["Name", "Address", "Your role", "Created"]} actions>
+        <Table caption="Your projects" columns={["Name", "Address", "Your role", "Created"]} actions stacked>
           {list.map((project) => (
             <tr key={project.id}>
               <td>
                 <Link href={`/projects/${encodeURIComponent(project.slug)}`}>{project.name}</Link>
               </td>
-              <td>
+              <td data-label="Address">
                 <code>{project.slug}</code>
               </td>
-              <td>{roleLabel(project.role)}</td>
-              <td>{formatTime(project.createdAt)}</td>
+              <td data-label="Your role">{roleLabel(project.role)}</td>
+              <td data-label="Created" class="nowrap">
+                {formatTime(project.createdAt)}
+              </td>
               <td class="right">
                 {project.role === "owner" ? (
                   <button

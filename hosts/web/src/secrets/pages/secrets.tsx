@@ -176,6 +176,10 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
         <AddSecretDialog
           project={project}
           environments={environments}
+          existing={(environment, key) => {
+            const index = environments.findIndex((item) => item.name === environment)
+            return rows.find((row) => row.key === key)?.cells[index]
+          }}
           onSaved={(environment, key, value) => {
             reveal(environment, key, undefined)
             if (value === "") reveal(environment, key, value)
