@@ -150,13 +150,19 @@ describe("GET and POST /api/{platform}/versions", () => {
     const { person } = service()
     const ada = await person("ada@example.com")
     await createPlatforms(ada, { ios: ["1.0.0"] })
-    expect(await ada.request("POST", "/api/ios/versions", { body: { version: "1.1.0+build.2" } })).toMatchObject({
-      status: 201,
-      body: { ok: true },
-    })
+    expect(await ada.request("POST", "/api/ios/versions", { body: { version: "1.1.0+build.2" } })).toEqual(
+      expect.objectContaining({ status: 201, body: { ok: true, reprocessed: [] } }),
+    )
+    // A schema whose range now selects the new (empty) version is named in the answer.
+    await ada.request("POST", "/api/ios", { body: { name: "ios", versions: ["1.0.0", "1.1.0+build.2", "2.0.0"] } })
+    await ada.request("PUT", "/api/ios/1.0.0", { body: { content: { base: true } } })
+    await ada.request("PUT", "/api/ios/2.0.0", { body: { content: { "@extends": "ios/^1.0.0" } } })
+    expect(await ada.request("POST", "/api/ios/versions", { body: { version: "1.2.0" } })).toEqual(
+      expect.objectContaining({ status: 201, body: { ok: true, reprocessed: ["ios/2.0.0"] } }),
+    )
     expect(await ada.request("GET", "/api/ios/versions")).toMatchObject({
       status: 200,
-      body: ["1.0.0", "1.1.0+build.2"],
+      body: ["1.0.0", "1.1.0+build.2", "1.2.0", "2.0.0"],
     })
     expect(await ada.request("POST", "/api/ios/versions", { body: {} })).toMatchObject({
       status: 400,

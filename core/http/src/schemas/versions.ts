@@ -1,6 +1,10 @@
 /**
  * A platform's version list (seed 000 §4): `GET /api/{platform}/versions` (session or token) and
  * `POST /api/{platform}/versions` `{ version }` (session with write rights; the platform must exist, rule 3).
+ *
+ * Adding answers `{ ok: true }` as the seed has it, and beside it `reprocessed`: the schemas a `latest` or range
+ * reference moved onto the new version. That version has no schema yet and merges in as `{}`, so their outputs
+ * lose what they inherited until its schema is saved; the answer names them rather than leaving it to be found.
  */
 import { Platforms } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
@@ -34,12 +38,24 @@ export const AddVersion = endpoint({
   method: "POST",
   path: "/api/:platform/versions",
   summary: "Add a version",
-  description: "The platform must exist. Session with write rights on the platform.",
+  description:
+    "The platform must exist. Session with write rights on the platform. Adding a version that exists already " +
+    "changes nothing.",
   tag: "Platforms",
   security: SESSION_OR_BEARER,
   params: PLATFORM_PARAM,
   body: VersionBody,
-  responses: { 201: Ok },
+  responses: {
+    201: Schema.Struct({
+      ...Ok.fields,
+      reprocessed: Schema.Array(Schema.String).annotate({
+        description:
+          "`platform/version` of each schema re-resolved because a `latest` or range reference now selects the " +
+          "new version (which has no schema yet, so it merges in as an empty object); empty when the version " +
+          "existed already",
+      }),
+    }),
+  },
   errors: [403, 404],
 })
 
@@ -60,9 +76,9 @@ export const mountVersions = (app: Hono, routes: SchemasRoutes): void => {
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
         const { version } = yield* body
-        yield* Platforms.addVersion(actor, param(c, "platform"), version)
+        return yield* Platforms.addVersion(actor, param(c, "platform"), version)
       }),
-      () => c.json({ ok: true }, 201),
+      ({ reprocessed }) => c.json({ ok: true, reprocessed }, 201),
     ),
   )
 }

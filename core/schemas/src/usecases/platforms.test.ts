@@ -149,13 +149,37 @@ describe("addVersion", () => {
   it("adds a valid version to an existing platform, once", async () => {
     const env = environment()
     await put(env, "ios", [])
-    await env.run(Platforms.addVersion(editor, "ios", "1.0.0-rc.1+exp.sha.5114f85"))
-    await env.run(Platforms.addVersion(editor, "ios", "1.0.0-rc.1+exp.sha.5114f85"))
+    expect(await env.run(Platforms.addVersion(editor, "ios", "1.0.0-rc.1+exp.sha.5114f85"))).toEqual({
+      added: true,
+      reprocessed: [],
+    })
+    expect(await env.run(Platforms.addVersion(editor, "ios", "1.0.0-rc.1+exp.sha.5114f85"))).toEqual({
+      added: false,
+      reprocessed: [],
+    })
     expect((await env.run(Platforms.getPlatform(admin, "ios"))).versions).toEqual(["1.0.0-rc.1+exp.sha.5114f85"])
     expect((await env.flip(Platforms.addVersion(editor, "web", "1.0.0")))._tag).toBe("PlatformNotFound")
     expect((await env.flip(Platforms.addVersion(editor, "ios", "1.0.0 ")))._tag).toBe("InvalidVersion")
     expect((await env.flip(Platforms.addVersion(editor, "ios", "v1.0.0")))._tag).toBe("InvalidVersion")
     expect((await env.flip(Platforms.addVersion(tokenFor(null), "ios", "1.0.0")))._tag).toBe("Forbidden")
+  })
+
+  it("names the schemas a range or `latest` moved onto the new version, which has no schema yet", async () => {
+    const env = environment()
+    await put(env, "base", ["1.0.0"])
+    await put(env, "app", ["1.0.0", "2.0.0", "3.0.0"])
+    await save(env, "base", "1.0.0", { inherited: true })
+    await save(env, "app", "1.0.0", { "@extends": "base/^1.0.0" })
+    await save(env, "app", "2.0.0", { "@extends": "base" })
+    await save(env, "app", "3.0.0", { "@extends": "base/1.0.0" })
+    const added = await env.run(Platforms.addVersion(editor, "base", "1.1.0"))
+    expect(added).toEqual({ added: true, reprocessed: ["app/1.0.0", "app/2.0.0"] })
+    const output = async (version: string) =>
+      (await env.run(Schemas.readSchema(admin, { platform: "app", version }))).output
+    expect(await output("1.0.0")).toEqual({})
+    expect(await output("3.0.0")).toEqual({ inherited: true })
+    // A pre-release is not what `^1.0.0` or `latest` selects: nothing moves.
+    expect(await env.run(Platforms.addVersion(editor, "base", "1.2.0-rc.1"))).toEqual({ added: true, reprocessed: [] })
   })
 })
 

@@ -23,6 +23,7 @@ import {
   validateKind,
   validatePlatformName,
 } from "../domain/platform.js"
+import { schemaKey } from "../domain/schemaId.js"
 import { validateVersion } from "../domain/version.js"
 import {
   type DeletionBlocked,
@@ -222,11 +223,26 @@ export const putPlatform = Effect.fn("Schemas.putPlatform")(function* (
 })
 
 /** `POST /api/{platform}/versions`: the platform must exist. */
+/** What adding a version did. */
+export interface AddedVersion {
+  /** `false` when the platform had the version already (nothing changed). */
+  readonly added: boolean
+  /**
+   * `platform/version` of each schema re-resolved because a `latest` or range reference now selects the new
+   * version, which has no schema yet and so merges in as `{}`.
+   */
+  readonly reprocessed: ReadonlyArray<string>
+}
+
 export const addVersion = Effect.fn("Schemas.addVersion")(function* (
   actor: Actor,
   platform: string,
   version: string,
-): Effect.fn.Return<void, Forbidden | InvalidVersion | PlatformNotFound | ResolveError | StoreUnavailable, Services> {
+): Effect.fn.Return<
+  AddedVersion,
+  Forbidden | InvalidVersion | PlatformNotFound | ResolveError | StoreUnavailable,
+  Services
+> {
   yield* requireWriter(actor, platform)
   yield* Effect.fromResult(validateVersion(version))
   if (!isValidPlatformName(platform)) return yield* new PlatformNotFound({ platform })
@@ -243,17 +259,20 @@ export const addVersion = Effect.fn("Schemas.addVersion")(function* (
       yield* ensurePlatforms(view, [platform])
       const current = view.platforms.get(platform)
       if (current === undefined) return yield* new PlatformNotFound({ platform })
-      if (current.versions.includes(version)) return false
+      if (current.versions.includes(version)) return undefined
       yield* Effect.fromResult(checkVersionCount(platform, current.versions.length + 1))
       const before = current.versions
       yield* store.insertVersions(platform, [version], now)
       withVersions(current, [version])
-      yield* store.saveOutputs(yield* cascadeVersions(platform, before, view))
+      const reprocessed = yield* cascadeVersions(platform, before, view)
+      yield* store.saveOutputs(reprocessed)
       yield* invalidateSchemas
-      return true
+      return reprocessed.map(schemaKey)
     }),
   )
-  if (changed) yield* invalidateSchemasAfterCommit
+  if (changed === undefined) return { added: false, reprocessed: [] }
+  yield* invalidateSchemasAfterCommit
+  return { added: true, reprocessed: changed }
 })
 
 /** Dashboard: the platform, all its versions and their history, when nothing on another platform extends it. */

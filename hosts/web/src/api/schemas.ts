@@ -73,8 +73,9 @@ export const changeKind = (platform: string, kind: Kind) =>
   request<{ ok: true; platform: DashboardPlatform }>("PATCH", platformPath(platform), { body: { kind } })
 export const deletePlatform = (platform: string) => del(platformPath(platform))
 
+/** `reprocessed`: the schemas a `latest` or range reference moved onto the new version, which has no schema yet. */
 export const addVersion = (platform: string, version: string) =>
-  post<{ ok: true }>(`/api/${segment(platform)}/versions`, { version })
+  post<{ ok: true; reprocessed: ReadonlyArray<string> }>(`/api/${segment(platform)}/versions`, { version })
 export const deleteVersion = (platform: string, version: string) => del(versionPath(platform, version))
 
 export const readSchema = (platform: string, version: string) => get<Schema>(schemaPath(platform, version))

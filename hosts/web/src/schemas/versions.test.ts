@@ -1,8 +1,12 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 // The service's own rules, by path: the browser code must agree with them string for string.
-import { compareVersions as serviceCompare, validateVersion } from "../../../../core/schemas/src/domain/version.js"
-import { compareVersions, sortVersions, versionError, versionParts, versionProblem } from "./versions.js"
+import {
+  compareVersions as serviceCompare,
+  latest as serviceLatest,
+  validateVersion,
+} from "../../../../core/schemas/src/domain/version.js"
+import { compareVersions, latestVersion, sortVersions, versionError, versionParts, versionProblem } from "./versions.js"
 
 const serviceMessage = (version: string): string | undefined => {
   const result = validateVersion(version)
@@ -72,6 +76,19 @@ describe("version rules in the browser", () => {
       "2.0.0",
       "10.0.0",
     ])
+  })
+
+  it("selects as `latest` exactly what the service selects", () => {
+    fc.assert(
+      fc.property(fc.array(anyString, { maxLength: 8 }), (versions) => {
+        expect(latestVersion(versions)).toBe(serviceLatest(versions))
+      }),
+      { numRuns: 2000 },
+    )
+    // A release wins over a higher pre-release; a platform of pre-releases still has a latest.
+    expect(latestVersion(["1.1.0", "2.0.0-rc.1", "1.0.0"])).toBe("1.1.0")
+    expect(latestVersion(["2.0.0-rc.1", "2.0.0-beta.3", "junk"])).toBe("2.0.0-rc.1")
+    expect(latestVersion(["junk"])).toBeUndefined()
   })
 
   it("splits a version into its release, pre-release and build parts for display", () => {

@@ -124,6 +124,25 @@ export const sortVersions = (versions: Iterable<string>): Array<string> =>
     .sort((a, b) => compareWith(a.text, a.parsed, b.text, b.parsed))
     .map((entry) => entry.text)
 
+/**
+ * What `latest` selects (`latest` in the core): the highest release, or the highest pre-release when the platform
+ * has no release; strings the rules refuse are never selected. `undefined` when nothing qualifies.
+ */
+export const latestVersion = (versions: Iterable<string>): string | undefined => {
+  let release: ParsedVersion | undefined
+  let prerelease: ParsedVersion | undefined
+  for (const text of versions) {
+    const parsed = parseVersion(text)
+    if (parsed === undefined) continue
+    if (parsed.prerelease.length === 0) {
+      if (release === undefined || compareWith(text, parsed, release.text, release) > 0) release = parsed
+    } else if (prerelease === undefined || compareWith(text, parsed, prerelease.text, prerelease) > 0) {
+      prerelease = parsed
+    }
+  }
+  return (release ?? prerelease)?.text
+}
+
 /** How a version reads in a list: its release part, and its pre-release and build parts when it has them. */
 export interface VersionParts {
   readonly release: string

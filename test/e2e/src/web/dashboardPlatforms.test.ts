@@ -2,7 +2,8 @@
  * The dashboard's platforms and versions in Chromium against the built host (`e2e-node` and `e2e-bun`): the list
  * with its search and kinds (a record without a kind reads as Custom), creating a platform (a taken name
  * explained), changing a kind; a platform's versions in semantic-version order with pre-releases and build
- * metadata marked, adding a version with the rules checked as the person types (the API's own sentences),
+ * metadata marked, adding a version with the rules checked as the person types (the API's own sentences; one that
+ * exists is refused, and the schemas a new latest release moves onto the empty version are named),
  * deleting a version and a platform after a confirmation, and a refused deletion listing the blocking schemas as
  * links. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
@@ -22,13 +23,14 @@ describe("the platforms list", () => {
     const mobile = unique("mobile")
     const legacy = unique("legacy")
     await seedPlatforms(api, {
-      [mobile]: { versions: ["1.0.0", "1.2.0"], kind: "ios" },
+      [mobile]: { versions: ["1.0.0", "1.2.0", "2.0.0-rc.1"], kind: "ios" },
       [legacy]: ["0.1.0"],
     })
     const page = await signedIn(browser, served.base, email, "/platforms")
     const row = (name: string) => page.getByRole("row", { name: new RegExp(name) })
     await row(mobile).waitFor()
     expect(await row(mobile).textContent()).toContain("iOSAn iPhone or iPad app")
+    // Latest is what `latest` selects: the highest release, above a higher pre-release.
     expect(await row(mobile).getByRole("cell").last().textContent()).toBe("1.2.0")
     // A record created without a kind reads as Custom.
     expect(await row(legacy).textContent()).toContain("CustomAnything else")
@@ -139,6 +141,33 @@ describe("a platform's versions", () => {
     expect((await api.call<{ versions: string[] }>("GET", `/api/${name}`)).versions).toContain(
       "3.0.0-alpha+exp.sha.5114f85",
     )
+  })
+
+  it("refuses a version that exists, and names the schemas a new latest release moves onto it", async () => {
+    const email = `mover-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    const baseName = unique("base")
+    const child = unique("child")
+    await seedPlatforms(api, { [baseName]: ["1.0.0"], [child]: ["1.0.0", "2.0.0"] })
+    await saveSchema(api, `${baseName}/1.0.0`, { inherited: true })
+    await saveSchema(api, `${child}/1.0.0`, { "@extends": `${baseName}/^1.0.0` })
+    await saveSchema(api, `${child}/2.0.0`, { "@extends": `${baseName}/1.0.0` })
+    const page = await signedIn(browser, served.base, email, `/platforms/${baseName}`)
+    const input = page.getByLabel("Version", { exact: true })
+    const add = page.getByRole("button", { name: "Add version" })
+    await input.fill("1.0.0")
+    await page.getByText("1.0.0 exists already", { exact: true }).waitFor()
+    expect(await add.isDisabled()).toBe(true)
+
+    await input.fill("1.1.0")
+    await page.getByText(`1.1.0 will be the latest release of ${baseName}.`, { exact: false }).waitFor()
+    await add.click()
+    await page.getByText("Added version 1.1.0").waitFor()
+    const moved = page.getByRole("status").filter({ hasText: "now inherits from" })
+    // Only the range moved: the exact reference still selects 1.0.0.
+    expect(await moved.getByRole("listitem").allTextContents()).toEqual([`${child}/1.0.0`])
+    await moved.getByRole("link", { name: `${child}/1.0.0` }).click()
+    await page.waitForURL(`${served.base}/platforms/${child}/versions/1.0.0/output`)
   })
 
   it("deletes a version and a platform after confirming; a blocked deletion lists the schemas as links", async () => {

@@ -27,9 +27,9 @@ import { useAsync } from "../../ui/useAsync.js"
 import { DeletionRefusal } from "../blocked.js"
 import { KindBadge, KindOptions } from "../kinds.js"
 import { LockedNotice } from "../lock.js"
-import { platformsPath, schemaPath } from "../paths.js"
+import { platformsPath, schemaIdPath, schemaPath } from "../paths.js"
 import { useAbilities } from "../session.js"
-import { sortVersions, versionError, versionParts } from "../versions.js"
+import { latestVersion, sortVersions, versionError, versionParts } from "../versions.js"
 
 const VersionLabel = ({ version }: { readonly version: string }) => {
   const parts = versionParts(version)
@@ -77,14 +77,38 @@ const VersionRow = memo(
   ),
 )
 
-const AddVersion = ({ platform, onAdded }: { readonly platform: string; readonly onAdded: () => Promise<void> }) => {
+/** What the last addition moved: the schemas a `latest` or range reference now resolves against the new version. */
+interface Moved {
+  readonly version: string
+  readonly reprocessed: ReadonlyArray<string>
+}
+
+/**
+ * A new version has no schema, and merges in as `{}` wherever a `latest` or range reference selects it: before
+ * adding, the form says when that can happen (the version would be the platform's latest release); after, it
+ * names the schemas that moved onto it, since their outputs lost what they inherited until its schema is saved.
+ */
+const AddVersion = ({
+  platform,
+  versions,
+  onAdded,
+}: {
+  readonly platform: string
+  readonly versions: ReadonlyArray<string>
+  readonly onAdded: () => Promise<void>
+}) => {
   const [version, setVersion] = useState("")
-  const problem = version === "" ? undefined : versionError(version)
+  const [moved, setMoved] = useState<Moved>()
+  const exists = versions.includes(version)
+  const problem =
+    version === "" ? undefined : (versionError(version) ?? (exists ? `${version} exists already` : undefined))
+  const becomesLatest = problem === undefined && version !== "" && latestVersion([...versions, version]) === version
   const add = useAction(async () => {
-    await addVersion(platform, version)
+    const { reprocessed } = await addVersion(platform, version)
     // The list first, then the word: the toast never stands beside a list that lacks the version.
     await onAdded()
     toast(`Added version ${version}`)
+    setMoved({ version, reprocessed })
     setVersion("")
   })
   return (
@@ -106,6 +130,29 @@ const AddVersion = ({ platform, onAdded }: { readonly platform: string; readonly
           problem ?? "A semantic version: MAJOR.MINOR.PATCH, optionally -prerelease and +build; at most 128 characters."
         }
       />
+      {becomesLatest ? (
+        <p class="notice" role="status">
+          {version} will be the latest release of {platform}. Schemas that extend {platform} by <code>latest</code> or
+          by a range that includes it will inherit from {version}, which has no schema until you save one: until then
+          they inherit nothing from {platform}.
+        </p>
+      ) : null}
+      {moved === undefined || moved.reprocessed.length === 0 ? null : (
+        <div class="notice" role="status">
+          <p>
+            {moved.reprocessed.length === 1 ? "This schema now inherits" : "These schemas now inherit"} from {platform}{" "}
+            {moved.version}, which has no schema yet:{" "}
+            <Link href={schemaPath(platform, moved.version)}>save its schema</Link> to give them back what they inherit.
+          </p>
+          <ul>
+            {moved.reprocessed.map((id) => (
+              <li key={id}>
+                <Link href={schemaIdPath(id, "output")}>{id}</Link>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <Alert error={add.error} />
       <div>
         <button class="button primary" type="submit" disabled={add.busy || version === "" || problem !== undefined}>
@@ -187,7 +234,9 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
           ))}
         </Table>
       )}
-      {locked === undefined ? <AddVersion platform={platform.name} onAdded={loaded.reload} /> : null}
+      {locked === undefined ? (
+        <AddVersion platform={platform.name} versions={platform.versions} onAdded={loaded.reload} />
+      ) : null}
       {canDelete ? (
         <div class="card stack danger-zone">
           <h2>Delete this platform</h2>

@@ -18,7 +18,7 @@ import { KIND_LABELS, KindBadge, KindOptions, LockIcon } from "../kinds.js"
 import { platformPath } from "../paths.js"
 import { platformNameError } from "../platformName.js"
 import { useAbilities } from "../session.js"
-import { sortVersions } from "../versions.js"
+import { latestVersion } from "../versions.js"
 
 const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<DashboardPlatform> | undefined }) => {
   const [name, setName] = useState("")
@@ -75,7 +75,8 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
 
 const PlatformRow = memo(
   ({ platform, locked }: { readonly platform: DashboardPlatform; readonly locked: string | undefined }) => {
-    const latest = platform.versions.length === 0 ? undefined : sortVersions(platform.versions).at(-1)
+    // What `<platform>/latest` selects, which passes over a higher pre-release.
+    const latest = latestVersion(platform.versions)
     return (
       <tr>
         <th scope="row">
