@@ -1,10 +1,15 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { MAX_BODY_BYTES as SERVICE_MAX_BODY_BYTES } from "../../../../core/http/src/middleware/bodyLimit.js"
+import {
+  nestingExceeds,
+  MAX_JSON_DEPTH as SERVICE_MAX_JSON_DEPTH,
+} from "../../../../core/http/src/middleware/jsonBody.js"
 // The service's own checks, by path: the editor must say what a save would answer.
 import { validateContent } from "../../../../core/schemas/src/domain/content.js"
 import { extendsOf, parseReference } from "../../../../core/schemas/src/domain/extendsRef.js"
 import { checkReferences } from "../../../../core/schemas/src/domain/limits.js"
-import { checkContent, referenceError } from "./content.js"
+import { checkContent, MAX_BODY_BYTES, MAX_JSON_DEPTH, referenceError } from "./content.js"
 
 /** What the service answers for this content before it looks anything up, or `undefined` when it would go on. */
 /** The message of a failed `Result` of the core (its `_tag`, so that this folder need not import `effect`). */
@@ -65,6 +70,22 @@ describe("checking content in the editor", () => {
       content: { "@extends": ["ios", "web/^1.0.0"], a: {} },
       references: ["ios", "web/^1.0.0"],
     })
+  })
+
+  it("refuses content whose save would be too deep or too large, as the service's body checks would", () => {
+    expect([MAX_JSON_DEPTH, MAX_BODY_BYTES]).toEqual([SERVICE_MAX_JSON_DEPTH, SERVICE_MAX_BODY_BYTES])
+    const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`
+    for (const levels of [98, 99, 100, 101]) {
+      const text = nested(levels)
+      const body = JSON.stringify({ content: JSON.parse(text) })
+      const checked = checkContent(text)
+      // The service measures the body it receives: the content one level below `{ "content": … }`.
+      expect(checked.ok).toBe(!nestingExceeds(body, SERVICE_MAX_JSON_DEPTH))
+      if (!checked.ok) expect(checked.message).toBe(`JSON is nested deeper than ${SERVICE_MAX_JSON_DEPTH} levels`)
+    }
+    expect(checkContent(JSON.stringify({ big: "x".repeat(MAX_BODY_BYTES - 30) })).ok).toBe(true)
+    const tooBig = checkContent(JSON.stringify({ big: "é".repeat(MAX_BODY_BYTES / 2) }))
+    expect(tooBig.ok ? "" : tooBig.message).toMatch(/^Request body is larger than 1 MiB \(1,048,5\d\d bytes to send\)$/)
   })
 
   it("explains a malformed reference as the API does", () => {

@@ -1,7 +1,8 @@
 /**
  * Checking a schema's content in the editor before it is saved (issue 13 §4 "Content"): the text must be JSON,
  * a plain object, and its `@extends` a string or an array of strings, each reference well formed and written once,
- * at most 32 of them. The messages are the API's own (`extendsRef.ts`, `content.ts`, `limits.ts` in the core;
+ * at most 32 of them, and the body a save sends within the service's bounds on any JSON body (depth and size). The
+ * messages are the API's own (`extendsRef.ts`, `content.ts`, `limits.ts` in the core;
  * `content.test.ts` checks they agree), so the editor says before saving what a save would answer. Whether a
  * reference resolves (the platform, the version or a range match exist, no cycle) only the service can say.
  */
@@ -10,6 +11,17 @@ import { versionProblem } from "./versions.js"
 
 export const EXTENDS_KEY = "@extends"
 export const MAX_EXTENDS = 32
+/** The service's bounds on any JSON body (`jsonBody.ts`, `bodyLimit.ts`), which the save's `{ content }` is. */
+export const MAX_JSON_DEPTH = 100
+export const MAX_BODY_BYTES = 1024 * 1024
+
+/** How deep arrays and objects nest in `value`, counting `value` itself as 1 when it is one. */
+const depthOf = (value: unknown): number => {
+  if (value === null || typeof value !== "object") return 0
+  let deepest = 0
+  for (const item of Object.values(value)) deepest = Math.max(deepest, depthOf(item))
+  return deepest + 1
+}
 
 const RANGE_OPERATORS = [">=", "^", "~"] as const
 
@@ -67,6 +79,18 @@ export const checkContent = (text: string): ContentCheck => {
     return { ok: false, message: `Invalid schema content: content must be a plain JSON object, got ${describe(value)}` }
   }
   const content = value as Record<string, unknown>
+  // The save sends `{ "content": … }`: one level and a few bytes more than the text typed. Parsed JSON is at most
+  // as deep as its text allows, so measuring the value cannot overflow where `JSON.parse` did not.
+  if (depthOf(content) + 1 > MAX_JSON_DEPTH) {
+    return { ok: false, message: `JSON is nested deeper than ${MAX_JSON_DEPTH} levels` }
+  }
+  const bytes = new TextEncoder().encode(JSON.stringify({ content })).length
+  if (bytes > MAX_BODY_BYTES) {
+    return {
+      ok: false,
+      message: `Request body is larger than 1 MiB (${bytes.toLocaleString("en-US")} bytes to send)`,
+    }
+  }
   if (!Object.hasOwn(content, EXTENDS_KEY)) return { ok: true, content, references: [] }
   const declared = content[EXTENDS_KEY]
   const references =

@@ -87,6 +87,48 @@ describe("the Content tab", () => {
     await page.waitForURL(`${served.base}/platforms/${leaf}/versions/1.0.0`)
   })
 
+  it("keeps unsaved text across tabs and pages, says it is unsaved, and asks before the page is closed", async () => {
+    const { email, mid } = await family()
+    const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)
+    const editor = editorOf(page)
+    await editor.waitFor()
+    const saved = await editor.inputValue()
+    const unsaved = page.getByRole("status").filter({ hasText: "Unsaved changes" })
+    // Whether closing the page now would ask first (the `beforeunload` event cancelled).
+    const asksBeforeLeaving = () =>
+      page.evaluate(() => {
+        const event = new Event("beforeunload", { cancelable: true })
+        window.dispatchEvent(event)
+        return event.defaultPrevented
+      })
+    expect(await unsaved.count()).toBe(0)
+    expect(await asksBeforeLeaving()).toBe(false)
+
+    await editor.fill('{ "typed": true }')
+    await unsaved.waitFor()
+    expect(await asksBeforeLeaving()).toBe(true)
+    const tabs = page.getByRole("navigation", { name: "Schema" })
+    await tabs.getByRole("link", { name: "Output" }).click()
+    await page.waitForURL(/\/output$/)
+    await tabs.getByRole("link", { name: "Content" }).click()
+    expect(await editorOf(page).inputValue()).toBe('{ "typed": true }')
+    // Even a full load of the page (a sign-in round trip does one) finds it.
+    await page.reload()
+    expect(await editorOf(page).inputValue()).toBe('{ "typed": true }')
+
+    await unsaved.getByRole("button", { name: "Discard changes" }).click()
+    expect(await editorOf(page).inputValue()).toBe(saved)
+    await unsaved.waitFor({ state: "detached" })
+    expect(await asksBeforeLeaving()).toBe(false)
+
+    await editorOf(page).fill('{ "saved": true }')
+    await page.getByRole("button", { name: "Save schema" }).click()
+    await page.getByRole("region", { name: "Saved" }).waitFor()
+    expect(await unsaved.count()).toBe(0)
+    await page.reload()
+    expect(JSON.parse(await editorOf(page).inputValue())).toEqual({ saved: true })
+  })
+
   it("shows an unresolved reference and a circular chain at the editor, with where they arise", async () => {
     const { api, email, root, mid, leaf } = await family()
     const page = await signedIn(browser, served.base, email, `/platforms/${root}/versions/1.0.0`)
@@ -161,6 +203,7 @@ describe("the Output, Inheritance and History tabs", () => {
   it("lists revisions, diffs any two, and diffs the output against another version's", async () => {
     const { api, email, root, mid } = await family()
     await saveSchema(api, `${mid}/1.0.0`, { "@extends": `${root}/1.0.0`, nested: { y: 3 }, b: 2, d: 4 })
+    await api.call("POST", `/api/${root}/versions`, { version: "2.0.0" })
     const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0/history`)
     const revisions = page.getByRole("table", { name: "Revisions, newest first" })
     await revisions.waitFor()
@@ -185,5 +228,9 @@ describe("the Output, Inheritance and History tabs", () => {
     expect(await outputs.locator("tr.diff-added td.diff-text").allTextContents()).toEqual(
       expect.arrayContaining([expect.stringContaining('"b": 2'), expect.stringContaining('"d": 4')]),
     )
+    // A version with no saved schema has no output: said so, and the last diff is not shown under its name.
+    await page.getByLabel("Other version", { exact: true }).selectOption(`${root}/2.0.0`)
+    await page.getByText(`${root}/2.0.0 has no saved schema yet, so it has no output to compare with.`).waitFor()
+    expect(await page.getByRole("table", { name: /^Output, / }).count()).toBe(0)
   })
 })

@@ -3,15 +3,17 @@
  * (`content.ts`: JSON, a plain object, `@extends` a string or an array of well-formed references), with help on
  * the reference forms. Saving shows the resolved output and every dependent the cascade re-processed. What only
  * the service can say (an unresolved reference, `Circular dependency detected`) is shown under the editor, with
- * the line where the reference it names is written.
+ * the line where the reference it names is written. Unsaved text survives leaving the tab or the page
+ * (`drafts.ts`), is said to be unsaved, and closing the page while it is asks first.
  */
-import { useState } from "preact/hooks"
+import { useEffect, useState } from "preact/hooks"
 import { saveSchema } from "../../api/schemas.js"
 import { Alert } from "../../ui/components.js"
 import { Link } from "../../ui/router.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { checkContent, REFERENCE_FORMS } from "../content.js"
+import { keepDraft, readDraft, useLeaveWarning } from "../drafts.js"
 import { lineOfReference, schemasNamedIn } from "../errorPlaces.js"
 import type { SchemaData } from "../pages/schema.js"
 import { schemaIdPath } from "../paths.js"
@@ -24,17 +26,23 @@ interface Saved {
 }
 
 export const ContentTab = ({ platform, version, schema, canWrite, reload }: SchemaData) => {
-  const [text, setText] = useState(() => pretty(schema?.content ?? {}))
+  const id = `${platform}/${version}`
+  // The text as saved: what the editor shows when nothing is being changed.
+  const [baseline, setBaseline] = useState(() => pretty(schema?.content ?? {}))
+  const [text, setText] = useState(() => (canWrite ? readDraft(id) : undefined) ?? baseline)
   const [saved, setSaved] = useState<Saved>()
+  const dirty = canWrite && text !== baseline
+  useEffect(() => keepDraft(id, dirty ? text : undefined), [id, text, dirty])
+  useLeaveWarning(dirty)
   const check = checkContent(text)
   const save = useAction(async () => {
     if (!check.ok) return
     try {
       const answer = await saveSchema(platform, version, check.content)
+      setBaseline(text)
       setSaved({ output: answer.schema.output, reprocessed: answer.reprocessed })
-      toast(
-        `Saved ${platform}/${version}${answer.reprocessed.length === 0 ? "" : `; re-processed ${answer.reprocessed.length} dependents`}`,
-      )
+      const count = answer.reprocessed.length
+      toast(`Saved ${id}${count === 0 ? "" : `; re-processed ${count} ${count === 1 ? "dependent" : "dependents"}`}`)
       await reload()
     } catch (cause) {
       setSaved(undefined)
@@ -48,6 +56,21 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
   return (
     <div class="stack">
       {schema === null ? <p class="muted">Nothing has been saved for this version yet.</p> : null}
+      {dirty ? (
+        <div class="notice row" role="status">
+          <span>Unsaved changes: kept in this browser tab until you save or discard them.</span>
+          <button
+            type="button"
+            class="button small"
+            onClick={() => {
+              setText(baseline)
+              setError(undefined)
+            }}
+          >
+            Discard changes
+          </button>
+        </div>
+      ) : null}
       <form class="stack" aria-label="Schema content" onSubmit={save.submit}>
         <div class="field">
           <label for="schema-content">Content (JSON)</label>
@@ -135,7 +158,10 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
             <p>No other schema extends this one: nothing else was re-processed.</p>
           ) : (
             <>
-              <p>The cascade re-processed {saved.reprocessed.length} dependent schemas:</p>
+              <p>
+                The cascade re-processed {saved.reprocessed.length}{" "}
+                {saved.reprocessed.length === 1 ? "dependent schema" : "dependent schemas"}:
+              </p>
               <ul aria-label="Re-processed schemas">
                 {saved.reprocessed.map((id) => (
                   <li key={id}>

@@ -2,7 +2,9 @@
  * The History tab (issue 13 §4): the revisions of this schema, newest first (every save is kept), a diff between
  * any two of them, and a diff between this version's output and any other version's output.
  */
+
 import { useEffect, useState } from "preact/hooks"
+import { ApiError } from "../../api/client.js"
 import { listPlatforms, listRevisions, type RevisionSummary, readRevision, readSchema } from "../../api/schemas.js"
 import { Alert, formatTime, Loading, Select } from "../../ui/components.js"
 import { Table } from "../../ui/table.js"
@@ -110,7 +112,12 @@ const OutputDiff = ({
   const diff = useAsync(async () => {
     if (other === "") return undefined
     const slash = other.indexOf("/")
-    const theirs = await readSchema(other.slice(0, slash), other.slice(slash + 1))
+    const theirs = await readSchema(other.slice(0, slash), other.slice(slash + 1)).catch((cause: unknown) => {
+      // Listed versions exist, so a 404 here is a version whose schema was never saved.
+      throw cause instanceof ApiError && cause.status === 404
+        ? new Error(`${other} has no saved schema yet, so it has no output to compare with.`)
+        : cause
+    })
     return diffJson(theirs.output, output)
   }, [other, output])
   return (
