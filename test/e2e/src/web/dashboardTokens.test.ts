@@ -1,8 +1,8 @@
 /**
  * API tokens and the audit log in the dashboard, in Chromium against the built host (`e2e-node` and `e2e-bun`):
  * creating a token for every platform and one for chosen platforms, shown once with a copy button (and working
- * against the API), the list with hint, scope, creator, creation and last use, revoking after a confirmation
- * (the token stops working at once); the audit log newest first, fifty entries a page.
+ * against the API), the list with hint, scope (a deleted platform marked), creator, creation and last use, revoking
+ * after a confirmation (the token stops working at once); the audit log newest first, fifty entries a page.
  */
 import { describe, expect, it } from "vitest"
 import { POLL, useBrowser } from "./browser.js"
@@ -65,6 +65,12 @@ describe("API tokens", () => {
     expect(created).not.toBe("never")
     expect(lastUsed).not.toBe("never")
     expect((await cells("ci-all"))[1]).toBe("All platforms")
+
+    // A scope naming a platform that is gone says so: one created again under that name would be readable.
+    await api.call("DELETE", `/api/_ui/v1/platforms/${ios}`)
+    await page.reload()
+    await row("ci-ios").getByText("no such platform").waitFor()
+    expect((await cells("ci-ios"))[1]).toBe(`${ios}no such platform`)
 
     // Revoke: confirmed, then gone and refused at once.
     await page.getByRole("button", { name: "Revoke token ci-all" }).click()

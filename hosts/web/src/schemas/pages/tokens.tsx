@@ -1,7 +1,7 @@
 /**
  * API tokens (issue 13 §5, admins): create one with a name and a platform scope (every platform, or a chosen
- * list), shown once with a copy button; the list with hint, scope, creator, creation and last use; revoking after
- * a confirmation. People without the admin permission are told so instead (the service would answer 403).
+ * list), shown once with a copy button; the list with hint, scope (a name no platform has now marked), creator,
+ * creation and last use; revoking after a confirmation. People without the admin permission are told so instead (the service would answer 403).
  */
 import { useState } from "preact/hooks"
 import { createToken, listPlatforms, listTokens, revokeToken, type TokenRecord } from "../../api/schemas.js"
@@ -106,9 +106,39 @@ const RevokeToken = ({
   </ConfirmDialog>
 )
 
+/**
+ * A token's platforms, a name that no platform has now marked: a scope names platforms, so a platform created
+ * again under a deleted one's name is readable with the token.
+ */
+const Scope = ({
+  platforms,
+  known,
+}: {
+  readonly platforms: ReadonlyArray<string>
+  readonly known: ReadonlySet<string> | undefined
+}) => (
+  <>
+    {platforms.map((name, index) => (
+      <span key={name}>
+        {index === 0 ? "" : ", "}
+        {name}
+        {known === undefined || known.has(name) ? null : (
+          <span
+            class="badge missing"
+            title={`No platform is named ${name} now; one created with that name would be readable with this token`}
+          >
+            no such platform
+          </span>
+        )}
+      </span>
+    ))}
+  </>
+)
+
 export const Tokens = () => {
   const abilities = useAbilities()
   const tokens = useAsync(async () => (abilities.manage ? listTokens() : undefined), [abilities.manage])
+  const platforms = useAsync(async () => (abilities.manage ? listPlatforms() : undefined), [abilities.manage])
   const [created, setCreated] = useState<{ readonly token: string; readonly record: TokenRecord }>()
   const [revoking, setRevoking] = useState<TokenRecord>()
   if (!abilities.manage) {
@@ -122,6 +152,7 @@ export const Tokens = () => {
     )
   }
   const list = tokens.data
+  const known = platforms.data === undefined ? undefined : new Set(platforms.data.map((platform) => platform.name))
   return (
     <section class="stack">
       <h1>API tokens</h1>
@@ -148,7 +179,7 @@ export const Tokens = () => {
                 <code>{record.hint}</code>
               </td>
               <td data-label="Platforms">
-                {record.platforms === null ? "All platforms" : record.platforms.join(", ")}
+                {record.platforms === null ? "All platforms" : <Scope platforms={record.platforms} known={known} />}
               </td>
               <td data-label="Created by">{record.createdBy}</td>
               <td data-label="Created" class="nowrap">
