@@ -111,7 +111,16 @@ export const Dialog = ({
 }
 
 /** Copies `value` to the clipboard and says so. */
-export const CopyButton = ({ value, label }: { readonly value: string; readonly label: string }) => {
+export const CopyButton = ({
+  value,
+  label,
+  onCopied,
+}: {
+  readonly value: string
+  readonly label: string
+  /** Called once the clipboard holds the value. */
+  readonly onCopied?: (() => void) | undefined
+}) => {
   const [error, setError] = useState<unknown>()
   return (
     <>
@@ -124,6 +133,7 @@ export const CopyButton = ({ value, label }: { readonly value: string; readonly 
             await navigator.clipboard.writeText(value)
             setError(undefined)
             toast("Copied to the clipboard")
+            onCopied?.()
           } catch {
             setError(new Error("The browser did not allow copying; select the text and copy it by hand."))
           }

@@ -1,9 +1,11 @@
 /**
  * A credential the server answers only once (an invite link, an API key, an API token): shown in full with a
  * copy button and a plain warning that it cannot be shown again, until the person closes it. In the page where
- * the person acted, or, given a `title`, as a dialog of its own.
+ * the person acted, or, given a `title`, as a dialog of its own, which a stray Escape does not close before the
+ * value was copied.
  */
 import type { ComponentChildren } from "preact"
+import { useState } from "preact/hooks"
 import { CopyButton, Dialog } from "./components.js"
 
 export interface ShownOnceProps {
@@ -17,7 +19,15 @@ export interface ShownOnceProps {
   readonly note?: ComponentChildren
 }
 
-const Panel = ({ label, value, onDone, note, modal }: ShownOnceProps & { readonly modal: boolean }) => (
+const Panel = ({
+  label,
+  value,
+  onDone,
+  note,
+  modal,
+  onCopied,
+  warned,
+}: ShownOnceProps & { readonly modal: boolean; readonly onCopied?: () => void; readonly warned?: boolean }) => (
   // A dialog is its own frame; in the page, the notice sets it apart from what is around it.
   <section class={modal ? "stack" : "notice stack"} aria-label={label}>
     <p>
@@ -27,8 +37,13 @@ const Panel = ({ label, value, onDone, note, modal }: ShownOnceProps & { readonl
     <output class="secret-value" aria-label={`${label} value`}>
       {value}
     </output>
+    {warned === true ? (
+      <p class="alert" role="alert">
+        Not copied yet: once this closes, it cannot be shown again. Copy it, or press Done to close anyway.
+      </p>
+    ) : null}
     <div class="row">
-      <CopyButton value={value} label={`Copy the ${label.toLowerCase()}`} />
+      <CopyButton value={value} label={`Copy the ${label.toLowerCase()}`} onCopied={onCopied} />
       <button type="button" class={modal ? "button primary" : "button ghost"} onClick={onDone}>
         Done
       </button>
@@ -36,11 +51,19 @@ const Panel = ({ label, value, onDone, note, modal }: ShownOnceProps & { readonl
   </section>
 )
 
-export const ShownOnce = (props: ShownOnceProps) =>
-  props.title === undefined ? (
-    <Panel {...props} modal={false} />
-  ) : (
-    <Dialog title={props.title} onClose={props.onDone}>
-      <Panel {...props} modal />
+/**
+ * As a dialog, Escape or its close button before the value was copied does not close it at once (a key pressed
+ * by habit would throw the credential away): it says so first, and Done closes.
+ */
+const ShownOnceDialog = (props: ShownOnceProps & { readonly title: string }) => {
+  const [copied, setCopied] = useState(false)
+  const [warned, setWarned] = useState(false)
+  return (
+    <Dialog title={props.title} onClose={() => (copied ? props.onDone() : setWarned(true))}>
+      <Panel {...props} modal onCopied={() => setCopied(true)} warned={warned && !copied} />
     </Dialog>
   )
+}
+
+export const ShownOnce = (props: ShownOnceProps) =>
+  props.title === undefined ? <Panel {...props} modal={false} /> : <ShownOnceDialog {...props} title={props.title} />

@@ -1,6 +1,7 @@
 /**
  * API tokens and the audit log in the dashboard, in Chromium against the built host (`e2e-node` and `e2e-bun`):
- * creating a token for every platform and one for chosen platforms, shown once with a copy button (and working
+ * creating a token for every platform and one for chosen platforms, shown once with a copy button (a stray Escape
+ * before copying does not close it; and working
  * against the API), the list with hint, scope (a deleted platform marked), creator, creation and last use, revoking
  * after a confirmation (the token stops working at once); the audit log newest first, fifty entries a page.
  */
@@ -35,7 +36,8 @@ describe("API tokens", () => {
     await shown.getByRole("button", { name: "Copy the token ci-all" }).click()
     await page.getByText("Copied to the clipboard").waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(all)
-    await shown.getByRole("button", { name: "Done" }).click()
+    // Copied: Escape closes it.
+    await page.keyboard.press("Escape")
     await page.getByLabel("Token ci-all value").waitFor({ state: "detached" })
     expect(await readWith(all, `/api/${web}`)).toBe(200)
 
@@ -48,7 +50,12 @@ describe("API tokens", () => {
     await page.getByRole("button", { name: "Create token" }).click()
     shown = page.getByRole("dialog", { name: "Token ci-ios created" })
     const scoped = (await shown.getByLabel("Token ci-ios value").textContent())!
+    // Not copied: a stray Escape does not throw it away; it says so, and Done closes.
+    await page.keyboard.press("Escape")
+    await shown.getByRole("alert").filter({ hasText: "Not copied yet" }).waitFor()
+    expect(await shown.getByLabel("Token ci-ios value").textContent()).toBe(scoped)
     await shown.getByRole("button", { name: "Done" }).click()
+    await shown.waitFor({ state: "detached" })
     expect(await readWith(scoped, `/api/${ios}`)).toBe(200)
     expect(await readWith(scoped, `/api/${web}`)).toBe(404)
 
