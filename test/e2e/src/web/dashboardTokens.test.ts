@@ -1,9 +1,9 @@
 /**
  * API tokens and the audit log in the dashboard, in Chromium against the built host (`e2e-node` and `e2e-bun`):
  * creating a token for every platform and one for chosen platforms, shown once with a copy button (a stray Escape
- * before copying does not close it; and working
- * against the API), the list with hint, scope (a deleted platform marked), creator, creation and last use, revoking
- * after a confirmation (the token stops working at once); the audit log newest first, fifty entries a page.
+ * before copying does not close it) and working against the API, the list with hint, scope (a deleted platform
+ * marked), creator, creation and last use, revoking after a confirmation (the token stops working at once); the
+ * audit log newest first, fifty entries a page.
  */
 import { describe, expect, it } from "vitest"
 import { POLL, useBrowser } from "./browser.js"
