@@ -95,6 +95,9 @@ export const AncestryView = Schema.Struct({
     Schema.Struct({
       ...SchemaId,
       parents: Schema.Array(Schema.Struct({ reference: Schema.String, ...SchemaId })),
+      saved: Schema.Boolean.annotate({
+        description: "Whether a schema was saved for this version; one without merges in as an empty object",
+      }),
     }),
   ),
   provenance: Schema.Array(Schema.Struct({ path: Schema.Array(Schema.String), source: Schema.String })),
@@ -110,6 +113,7 @@ export const ancestry = (found: Lineage.Ancestry): AncestryView => ({
       platform: parent.platform,
       version: parent.version,
     })),
+    saved: node.saved,
   })),
   provenance: found.provenance.map((value) => ({ path: value.path, source: value.source })),
 })

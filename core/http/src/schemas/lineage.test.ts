@@ -121,13 +121,15 @@ describe("ancestors", () => {
             { reference: "mid", platform: "mid", version: "1.0.0" },
             { reference: "base/~1.2.0", platform: "base", version: "1.2.0" },
           ],
+          saved: true,
         },
         {
           platform: "mid",
           version: "1.0.0",
           parents: [{ reference: "base/^1.0.0", platform: "base", version: "1.2.0" }],
+          saved: true,
         },
-        { platform: "base", version: "1.2.0", parents: [] },
+        { platform: "base", version: "1.2.0", parents: [], saved: true },
       ],
       provenance: [
         // base/~1.2.0 merges after mid, so base's values win where both set one.
@@ -140,8 +142,9 @@ describe("ancestors", () => {
     })
     const output = (await ada.request("GET", "/api/ios/3.0.0")).body as { output: Record<string, unknown> }
     expect(output.output).toEqual({ api: { url: "https://base", timeout: 5, retries: 2 }, tags: ["a"], name: "ios" })
+    // A version whose schema was never saved is marked: it merges in as `{}`.
     expect((await ada.request("GET", `${V}/base/versions/1.0.0/ancestors`)).body).toEqual({
-      ancestors: [{ platform: "base", version: "1.0.0", parents: [] }],
+      ancestors: [{ platform: "base", version: "1.0.0", parents: [], saved: false }],
       provenance: [],
     })
   })

@@ -3,9 +3,10 @@
  * - `GET /api/_ui/v1/platforms/{platform}/versions/{version}/revisions?limit=&before=`: its history, newest first,
  *   `{ revisions: [{ revision, savedAt, savedBy }], next }` (`next`: the `before` of the following page, or null);
  * - `GET …/revisions/{revision}`: one revision `{ revision, savedAt, savedBy, content, output }`;
- * - `GET …/ancestors`: `{ ancestors: [{ platform, version, parents: [{ reference, platform, version }] }],
- *   provenance: [{ path, source }] }`, the schema first, then what it inherits from up to the roots, and the
- *   schema (`platform/version`) each value of its output comes from;
+ * - `GET …/ancestors`: `{ ancestors: [{ platform, version, parents: [{ reference, platform, version }], saved }],
+ *   provenance: [{ path, source }] }`, the schema first, then what it inherits from up to the roots (`saved`
+ *   false for a version whose schema was never saved, which merges in as `{}`), and the schema
+ *   (`platform/version`) each value of its output comes from;
  * - `GET …/dependents`: `{ dependents: [{ platform, version, extends }] }`, every schema that extends it directly
  *   or transitively, in the order a save of it re-processes them.
  * Each answers 404 when the platform or version does not exist.

@@ -29,6 +29,8 @@ import { emptyView, ensurePlatforms, loadClosure, planWithLoading, resolverOf, t
 /** One schema of the ancestor graph and what its references selected, in the order written. */
 export interface AncestorNode extends SchemaId {
   readonly parents: ReadonlyArray<SelectedParent>
+  /** Whether a schema was ever saved for it; a version without one merges in as `{}`. */
+  readonly saved: boolean
 }
 
 export interface Ancestry {
@@ -64,7 +66,8 @@ export const ancestorsOf = Effect.fn("Schemas.ancestorsOf")(function* (
   for (let index = 0; index < queue.length; index++) {
     const current = queue[index]!
     const parents = parentsOf(current)
-    ancestors.push({ platform: current.platform, version: current.version, parents })
+    const saved = view.platforms.get(current.platform)?.schemas.has(current.version) === true
+    ancestors.push({ platform: current.platform, version: current.version, parents, saved })
     for (const parent of parents) {
       const key = schemaKey(parent)
       if (seen.has(key)) continue

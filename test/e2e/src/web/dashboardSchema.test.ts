@@ -182,7 +182,7 @@ describe("the Output, Inheritance and History tabs", () => {
   })
 
   it("shows the parents up to the root and the dependents", async () => {
-    const { email, root, mid, leaf } = await family()
+    const { api, email, root, mid, leaf } = await family()
     const page = await signedIn(browser, served.base, email, `/platforms/${leaf}/versions/1.0.0/inheritance`)
     const chain = page.getByRole("list", { name: "Inheritance chain" })
     await chain.waitFor()
@@ -198,6 +198,13 @@ describe("the Output, Inheritance and History tabs", () => {
     const dependents = page.getByRole("list", { name: "Dependents" })
     await dependents.waitFor()
     expect(await dependents.locator(":scope > li > a").allTextContents()).toEqual([`${mid}/1.0.0`, `${leaf}/1.0.0`])
+
+    // A parent whose schema was never saved merges in as `{}`, and says so.
+    await api.call("POST", `/api/${root}/versions`, { version: "2.0.0" })
+    await saveSchema(api, `${leaf}/1.0.0`, { "@extends": `${root}/2.0.0`, c: 3 })
+    await page.goto(`${served.base}/platforms/${leaf}/versions/1.0.0/inheritance`)
+    await chain.waitFor()
+    expect(await items.nth(1).textContent()).toBe(`${root}/2.0.0no schema savedroot`)
   })
 
   it("lists revisions, diffs any two, and diffs the output against another version's", async () => {

@@ -1,6 +1,7 @@
 /**
  * The Inheritance tab (issue 13 §4): the chain of parents up to the roots (each schema with what its references
- * selected), and every schema that extends this one, directly or not: what a save here re-processes.
+ * selected; a version whose schema was never saved, which merges in as `{}`, marked), and every schema that
+ * extends this one, directly or not: what a save here re-processes.
  */
 import { ancestorsOf, dependentsOf } from "../../api/schemas.js"
 import { Alert, Loading } from "../../ui/components.js"
@@ -33,6 +34,11 @@ export const InheritanceTab = ({ platform, version }: SchemaData) => {
                   <Link href={schemaPath(node.platform, node.version)}>
                     {node.platform}/{node.version}
                   </Link>
+                  {node.saved ? null : (
+                    <span class="badge missing" title="It merges in as an empty object until its schema is saved">
+                      no schema saved
+                    </span>
+                  )}
                   {node.parents.length === 0 ? (
                     <span class="badge">root</span>
                   ) : (
