@@ -173,6 +173,24 @@ describe("the secrets grid", () => {
     await add.getByRole("button", { name: "Save secret" }).waitFor()
   })
 
+  it("keeps the header row in view while a long grid scrolls", async () => {
+    const owner = await person("/projects")
+    const values: Record<string, string> = {}
+    for (let index = 0; index < 80; index++) values[`KEY_${String(index).padStart(3, "0")}`] = "v"
+    const slug = await seedProject(owner.api, `Long ${people}`, { development: values })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("table", { name: /Secrets of/ }).waitFor()
+    const box = page.locator(".grid-wrap")
+    await box.evaluate((element) => element.scrollTo(0, element.scrollHeight))
+    await expect.poll(() => box.evaluate((element) => element.scrollTop), POLL).toBeGreaterThan(0)
+    const header = await page.locator(".grid thead th").first().boundingBox()
+    const frame = await box.boundingBox()
+    expect(Math.abs(header!.y - frame!.y)).toBeLessThanOrEqual(2)
+    await page.getByRole("button", { name: "KEY_079" }).click()
+    await page.getByRole("dialog", { name: "KEY_079" }).waitFor()
+  })
+
   it("shows a read member no write controls", async () => {
     const owner = await apiAs(served.base, `owner-read-${Date.now()}@example.com`)
     const slug = await seedProject(owner, `Readable ${Date.now()}`, { development: { TOKEN: "t" } })
