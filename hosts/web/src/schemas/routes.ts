@@ -4,7 +4,7 @@
  */
 import type { SessionPermissions } from "../api/schemas.js"
 import type { NavItem } from "../ui/layout.js"
-import type { Route } from "../ui/router.js"
+import type { Params, Route } from "../ui/router.js"
 import { Audit } from "./pages/audit.js"
 import { Platform } from "./pages/platform.js"
 import { Platforms } from "./pages/platforms.js"
@@ -12,15 +12,20 @@ import { SchemaPage } from "./pages/schema.js"
 import { SignIn } from "./pages/signIn.js"
 import { Tokens } from "./pages/tokens.js"
 
+const schemaTitle = (params: Params) => {
+  const tab = params.tab ?? "content"
+  return `${params.platform} ${params.version} · ${tab.charAt(0).toUpperCase()}${tab.slice(1)}`
+}
+
 export const routes: ReadonlyArray<Route> = [
-  { path: "/sign-in", page: SignIn, public: true },
-  { path: "/", page: Platforms },
-  { path: "/platforms", page: Platforms },
-  { path: "/platforms/:platform", page: Platform },
-  { path: "/platforms/:platform/versions/:version", page: SchemaPage },
-  { path: "/platforms/:platform/versions/:version/:tab", page: SchemaPage },
-  { path: "/tokens", page: Tokens },
-  { path: "/audit", page: Audit },
+  { path: "/sign-in", page: SignIn, public: true, title: () => "Sign in" },
+  { path: "/", page: Platforms, title: () => "Platforms" },
+  { path: "/platforms", page: Platforms, title: () => "Platforms" },
+  { path: "/platforms/:platform", page: Platform, title: (params) => params.platform! },
+  { path: "/platforms/:platform/versions/:version", page: SchemaPage, title: schemaTitle },
+  { path: "/platforms/:platform/versions/:version/:tab", page: SchemaPage, title: schemaTitle },
+  { path: "/tokens", page: Tokens, title: () => "API tokens" },
+  { path: "/audit", page: Audit, title: () => "Audit log" },
 ]
 
 export const navFor = (permissions: SessionPermissions): ReadonlyArray<NavItem> => [

@@ -4,7 +4,7 @@
  * place to go, one to `nav` or `projectTabs`.
  */
 import type { NavItem } from "../ui/layout.js"
-import type { Route } from "../ui/router.js"
+import type { Params, Route } from "../ui/router.js"
 import { ApiKeys } from "./pages/apiKeys.js"
 import { Audit } from "./pages/audit.js"
 import { CompareEnvironments } from "./pages/compare.js"
@@ -16,19 +16,28 @@ import { Projects } from "./pages/projects.js"
 import { ProjectSecrets } from "./pages/secrets.js"
 import { SignIn } from "./pages/signIn.js"
 
+const inProject =
+  (page: string) =>
+  (params: Params): string =>
+    `${params.slug} · ${page}`
+
 export const routes: ReadonlyArray<Route> = [
-  { path: "/sign-in", page: SignIn, public: true },
-  { path: "/", page: Projects },
-  { path: "/projects", page: Projects },
-  { path: "/projects/:slug", page: ProjectSecrets },
-  { path: "/projects/:slug/compare", page: CompareEnvironments },
-  { path: "/projects/:slug/environments", page: Environments },
-  { path: "/projects/:slug/environments/:env/secrets/:key/history", page: History },
-  { path: "/projects/:slug/people", page: People },
-  { path: "/projects/:slug/audit", page: Audit },
+  { path: "/sign-in", page: SignIn, public: true, title: () => "Sign in" },
+  { path: "/", page: Projects, title: () => "Projects" },
+  { path: "/projects", page: Projects, title: () => "Projects" },
+  { path: "/projects/:slug", page: ProjectSecrets, title: inProject("Secrets") },
+  { path: "/projects/:slug/compare", page: CompareEnvironments, title: inProject("Compare") },
+  { path: "/projects/:slug/environments", page: Environments, title: inProject("Environments") },
+  {
+    path: "/projects/:slug/environments/:env/secrets/:key/history",
+    page: History,
+    title: (params) => `${params.slug} · History of ${params.key} in ${params.env}`,
+  },
+  { path: "/projects/:slug/people", page: People, title: inProject("People") },
+  { path: "/projects/:slug/audit", page: Audit, title: inProject("Audit log") },
   // Public: the page itself sends a signed-out person to sign in, keeping the token out of the address.
-  { path: "/invite", page: AcceptInvite, public: true },
-  { path: "/api-keys", page: ApiKeys },
+  { path: "/invite", page: AcceptInvite, public: true, title: () => "Join a project" },
+  { path: "/api-keys", page: ApiKeys, title: () => "API keys" },
 ]
 
 /** Where a lost person is sent, and where one signs in to: their projects. */

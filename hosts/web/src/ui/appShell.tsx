@@ -62,6 +62,10 @@ export const AppShell = <S,>({
   }, [needsSignIn])
   const session = useMemo(() => ({ current, setCurrent }), [current])
   const Page = matched?.route.page
+  const pageTitle = matched === undefined ? "Not found" : matched.route.title(matched.params)
+  useEffect(() => {
+    document.title = `${pageTitle} – ${title}`
+  }, [pageTitle, title])
   return (
     <SessionContext.Provider value={session}>
       <Layout

@@ -13,6 +13,8 @@ export interface Route {
   readonly page: ComponentType<{ readonly params: Params }>
   /** Reachable without signing in (the sign-in page itself). */
   readonly public?: boolean
+  /** The browser tab's title before the app's name, so that tabs and history entries can be told apart. */
+  readonly title: (params: Params) => string
 }
 
 type Listener = () => void

@@ -47,6 +47,8 @@ describe("the Content tab", () => {
     const editor = editorOf(page)
     await editor.waitFor()
     expect(JSON.parse(await editor.inputValue())).toEqual({ "@extends": `${root}/1.0.0`, nested: { y: 2 }, b: 2 })
+    // The tab's title names the schema and the tab, so that tabs and history entries can be told apart.
+    expect(await page.title()).toBe(`${mid} 1.0.0 · Content – Coffer Schemas`)
     const save = page.getByRole("button", { name: "Save schema" })
 
     await editor.fill('{\n  "b": 2,\n}')

@@ -49,6 +49,7 @@ describe("the secrets grid", () => {
     const { page } = owner
     await page.goto(`${served.base}/projects/${slug}`)
     await page.getByRole("table", { name: /Secrets of/ }).waitFor()
+    expect(await page.title()).toBe(`${slug} · Secrets – Coffer Secrets`)
     // Columns in the order the service lists environments: development, production, staging.
     expect(await page.locator("thead th").allTextContents()).toEqual(["Key", "development", "production", "staging"])
     expect(await cellsOf(page, "API_URL")).toEqual(["present", "missing", "present"])
