@@ -13,6 +13,7 @@
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
 import { type CofferFailure, usage } from "./failure.js"
+import { parseJsonText } from "./jsonText.js"
 
 export interface Entry {
   readonly key: string
@@ -89,10 +90,7 @@ export const parseDotenv = (text: string): Effect.Effect<ReadonlyArray<Entry>, C
 /** A JSON object whose values are all strings. */
 export const parseJsonObject = (text: string): Effect.Effect<ReadonlyArray<Entry>, CofferFailure> =>
   Effect.gen(function* () {
-    const parsed = yield* Effect.try({
-      try: () => JSON.parse(text) as unknown,
-      catch: (error) => usage(`not valid JSON: ${error instanceof Error ? error.message : error}`),
-    })
+    const parsed = yield* Effect.mapError(Effect.fromResult(parseJsonText(text)), usage)
     if (!Predicate.isObject(parsed) || Array.isArray(parsed)) return yield* usage("expected a JSON object of strings")
     const entries: Array<Entry> = []
     for (const [key, value] of Object.entries(parsed)) {

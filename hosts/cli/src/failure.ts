@@ -19,6 +19,8 @@ export type FailureKind = keyof typeof EXIT_CODES
 export class CofferFailure extends Schema.TaggedError<CofferFailure>()("CofferFailure", {
   kind: Schema.Literals(["usage", "auth", "notFound", "refused", "server"]),
   message: Schema.String,
+  /** The HTTP status the server answered, when it answered one: `run --fallback` acts on the exact status. */
+  status: Schema.optional(Schema.Number),
 }) {}
 
 export const usage = (message: string) => new CofferFailure({ kind: "usage", message })

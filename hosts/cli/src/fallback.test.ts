@@ -1,15 +1,17 @@
 /**
- * When `secrets run --fallback` may use its snapshot: when the service answers 5xx (here a local server that
- * answers what each test asks), never after 401, 403 or 404, which delete it. The e2e suite covers an unreachable
- * service; this covers the statuses a real host cannot be made to give on demand.
+ * When `secrets run --fallback` may use its snapshot: when the service answers 5xx or does not answer in time
+ * (here local servers that answer what each test asks, or accept and never answer), and only a snapshot of the
+ * same service, project and environment; never after 401, 403 or 404, which delete the snapshot they are about,
+ * nor after another answer (429) or a failure before any request, which keep it. The e2e suite covers an
+ * unreachable service; this covers the statuses a real host cannot be made to give on demand.
  */
 import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
 import { runCli } from "./main.js"
 import { saveSnapshot } from "./snapshot.js"
 
@@ -31,20 +33,49 @@ const answering = async (status: number) => {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
 
-const scenario = async (status: number) => {
-  const url = await answering(status)
+/** A server that accepts connections and never answers. */
+const silent = async () => {
+  const sockets: Array<Socket> = []
+  const server = createTcpServer((socket) => {
+    sockets.push(socket)
+  })
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+  closers.push(() => {
+    for (const socket of sockets) socket.destroy()
+    server.close()
+  })
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+interface Scenario {
+  /** The snapshot's service URL, project and environment, when not those the run asks for. */
+  readonly snapshot?: { readonly url?: string; readonly project?: string; readonly environment?: string }
+  /** The environment the run names. */
+  readonly environment?: string
+  readonly env?: Record<string, string | undefined>
+}
+
+const scenario = async (serverUrl: number | Promise<string>, options: Scenario = {}) => {
+  const url = typeof serverUrl === "number" ? await answering(serverUrl) : await serverUrl
   const directory = mkdtempSync(join(tmpdir(), "coffer-fallback-"))
   const snapshot = join(directory, "snap")
   const out = join(directory, "out")
   await Effect.runPromise(
     saveSnapshot(snapshot, KEY, {
-      url,
-      project: "app",
-      environment: "production",
+      url: options.snapshot?.url ?? url,
+      project: options.snapshot?.project ?? "app",
+      environment: options.snapshot?.environment ?? "production",
       savedAt: "2026-11-22T00:00:00.000Z",
       values: { DB_URL: "from the snapshot" },
     }),
   )
+  let said = ""
+  const stderr = vi.spyOn(process.stderr, "write").mockImplementation((text, ...rest) => {
+    said += String(text)
+    const written = rest.find((item) => typeof item === "function")
+    written?.()
+    return true
+  })
   const code = await runCli(
     [
       "secrets",
@@ -52,7 +83,7 @@ const scenario = async (status: number) => {
       "-p",
       "app",
       "-e",
-      "production",
+      options.environment ?? "production",
       "--fallback",
       snapshot,
       "--",
@@ -61,14 +92,29 @@ const scenario = async (status: number) => {
       "require('fs').writeFileSync(process.argv[1], process.env.DB_URL ?? '')",
       out,
     ],
-    { env: { COFFER_URL: url, COFFER_TOKEN: KEY, PATH: process.env.PATH }, cwd: directory },
-  )
-  return { code, snapshotKept: existsSync(snapshot), ran: existsSync(out) ? readFileSync(out, "utf8") : undefined }
+    {
+      env: { COFFER_URL: url, COFFER_TOKEN: KEY, PATH: process.env.PATH, ...options.env },
+      cwd: directory,
+      requestTimeoutMs: 300,
+    },
+  ).finally(() => stderr.mockRestore())
+  return {
+    code,
+    snapshotKept: existsSync(snapshot),
+    ran: existsSync(out) ? readFileSync(out, "utf8") : undefined,
+    said,
+  }
 }
 
 describe("secrets run --fallback", () => {
   it.each([500, 502, 503])("uses the snapshot when the service answers %i", async (status) => {
-    expect(await scenario(status)).toEqual({ code: 0, snapshotKept: true, ran: "from the snapshot" })
+    expect(await scenario(status)).toMatchObject({ code: 0, snapshotKept: true, ran: "from the snapshot" })
+  })
+
+  it("uses the snapshot when the service accepts the connection and never answers", async () => {
+    const outcome = await scenario(silent())
+    expect(outcome).toMatchObject({ code: 0, snapshotKept: true, ran: "from the snapshot" })
+    expect(outcome.said).toContain("no answer within 0.3 s; using the snapshot")
   })
 
   it.each([
@@ -76,6 +122,30 @@ describe("secrets run --fallback", () => {
     [403, 4],
     [404, 3],
   ])("deletes the snapshot and runs nothing after %i (exit %i)", async (status, exitCode) => {
-    expect(await scenario(status)).toEqual({ code: exitCode, snapshotKept: false, ran: undefined })
+    expect(await scenario(status)).toMatchObject({ code: exitCode, snapshotKept: false, ran: undefined })
+  })
+
+  it("keeps the snapshot after another answer (429) and when no request was made (no API key)", async () => {
+    expect(await scenario(429)).toMatchObject({ code: 4, snapshotKept: true, ran: undefined })
+    expect(await scenario(401, { env: { COFFER_TOKEN: undefined } })).toMatchObject({
+      code: 2,
+      snapshotKept: true,
+      ran: undefined,
+    })
+  })
+
+  it("deletes only the snapshot of what was refused: not another environment's, nor another service's", async () => {
+    expect(await scenario(404, { environment: "prodution" })).toMatchObject({ code: 3, snapshotKept: true })
+    expect(await scenario(403, { snapshot: { project: "other" } })).toMatchObject({ code: 4, snapshotKept: true })
+    expect(await scenario(401, { snapshot: { url: "http://127.0.0.1:9" } })).toMatchObject({
+      code: 2,
+      snapshotKept: true,
+    })
+  })
+
+  it("refuses a snapshot taken from another service URL", async () => {
+    const outcome = await scenario(503, { snapshot: { url: "http://127.0.0.1:9" } })
+    expect(outcome).toMatchObject({ code: 1, snapshotKept: true, ran: undefined })
+    expect(outcome.said).toContain("the snapshot was taken from http://127.0.0.1:9, not http://127.0.0.1:")
   })
 })

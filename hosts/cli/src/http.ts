@@ -4,9 +4,11 @@
  * 5xx → server, any other 4xx → usage) and whose message is the server's own `{error}` on one line; a server that
  * cannot be reached is a `server` failure too. The token never appears in a message.
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { CofferFailure, kindOfStatus, serverFailure } from "./failure.js"
+import { CofferFailure, kindOfStatus, serverFailure, usage } from "./failure.js"
+import { parseJsonText } from "./jsonText.js"
 
 /** A service to call: its base URL and the token to present. */
 export interface Endpoint {
@@ -20,8 +22,8 @@ export interface RequestOptions {
   readonly as?: "json" | "text"
 }
 
-/** How long one request may take before the server counts as unreachable. */
-const TIMEOUT_MS = 30_000
+/** How long one request, its answer's body included, may take before the server counts as unreachable. */
+export const RequestTimeout = Context.Reference<number>("@coffer/cli/RequestTimeout", { defaultValue: () => 30_000 })
 
 const oneLine = (text: string) => text.replace(/\s*[\r\n]+\s*/g, " ").trim()
 
@@ -30,10 +32,35 @@ const networkReason = (error: unknown): string => {
   if (error instanceof Error) {
     const cause = error.cause
     if (cause instanceof Error) return (cause as NodeJS.ErrnoException).code ?? cause.message
-    return error.name === "TimeoutError" ? `no answer within ${TIMEOUT_MS / 1000} s` : error.message
+    return error.message
   }
   return String(error)
 }
+
+/**
+ * An abort signal for one exchange that fires after `ms`, and `clear` to call once it is over. A timer of our
+ * own rather than `AbortSignal.timeout`: combined with `AbortSignal.any` on Node 20, that signal may be
+ * garbage-collected before it fires, and a server that accepts and never answers would then hold the command
+ * (and `run --fallback`) forever. The pending timer also keeps the process alive while it waits.
+ */
+const deadline = (ms: number) => {
+  const controller = new AbortController()
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    controller.abort()
+  }, ms)
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    /** Aborts with the exchange when `signal` (an interruption) does. */
+    follow: (signal: AbortSignal) => signal.addEventListener("abort", () => controller.abort(), { once: true }),
+    clear: () => clearTimeout(timer),
+  }
+}
+
+/** A header value `fetch` would refuse (a control character, or beyond Latin-1): a pasting mistake, not the network. */
+const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/
 
 const errorMessage = async (response: Response): Promise<string> => {
   const text = await response.text().catch(() => "")
@@ -57,26 +84,55 @@ export const request = (
   options: RequestOptions = {},
 ): Effect.Effect<unknown, CofferFailure> =>
   Effect.gen(function* () {
+    if (INVALID_HEADER_VALUE.test(endpoint.token)) {
+      return yield* usage("the API key holds a control character or a character no HTTP header can carry")
+    }
     const headers: Record<string, string> = { Authorization: `Bearer ${endpoint.token}`, Accept: "application/json" }
     if (options.body !== undefined) headers["Content-Type"] = "application/json"
-    const response = yield* Effect.tryPromise({
-      try: (signal) =>
-        fetch(`${endpoint.url}${path}`, {
-          method,
-          headers,
-          body: options.body === undefined ? undefined : JSON.stringify(options.body),
-          signal: AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)]),
+    const timeout = yield* RequestTimeout
+    // One deadline for the whole exchange: a server may send its headers and then stall in the body.
+    return yield* Effect.acquireUseRelease(
+      Effect.sync(() => deadline(timeout)),
+      (limit) =>
+        Effect.gen(function* () {
+          const unreachable = (error: unknown) => {
+            const reason = limit.timedOut() ? `no answer within ${timeout / 1000} s` : networkReason(error)
+            return serverFailure(`cannot reach ${endpoint.url}: ${reason}`)
+          }
+          const response = yield* Effect.tryPromise({
+            try: (signal) => {
+              limit.follow(signal)
+              return fetch(`${endpoint.url}${path}`, {
+                method,
+                headers,
+                body: options.body === undefined ? undefined : JSON.stringify(options.body),
+                signal: limit.signal,
+              })
+            },
+            catch: unreachable,
+          })
+          if (!response.ok) {
+            const message = yield* Effect.promise(() => errorMessage(response))
+            return yield* new CofferFailure({ kind: kindOfStatus(response.status), status: response.status, message })
+          }
+          const text = yield* Effect.tryPromise({
+            try: (signal) => {
+              limit.follow(signal)
+              return response.text()
+            },
+            catch: (error) =>
+              limit.timedOut()
+                ? unreachable(error)
+                : serverFailure(`unreadable answer from ${endpoint.url}: ${networkReason(error)}`),
+          })
+          if (options.as === "text") return text
+          // Not `response.json()`: its message quotes the text around a mistake, and an answer may hold values.
+          return yield* Effect.mapError(Effect.fromResult(parseJsonText(text)), (reason) =>
+            serverFailure(`unreadable answer from ${endpoint.url}: ${reason}`),
+          )
         }),
-      catch: (error) => serverFailure(`cannot reach ${endpoint.url}: ${networkReason(error)}`),
-    })
-    if (!response.ok) {
-      const message = yield* Effect.promise(() => errorMessage(response))
-      return yield* new CofferFailure({ kind: kindOfStatus(response.status), message })
-    }
-    return yield* Effect.tryPromise({
-      try: () => (options.as === "text" ? response.text() : response.json()),
-      catch: (error) => serverFailure(`unreadable answer from ${endpoint.url}: ${networkReason(error)}`),
-    })
+      (limit) => Effect.sync(limit.clear),
+    )
   })
 
 /** Decodes a 2xx answer with `schema`; a server answering something else fails with one line. */

@@ -6,7 +6,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { authFailure, type CofferFailure, usage } from "./failure.js"
 import type { Endpoint } from "./http.js"
-import { type FlagSettings, resolveSettings, type Settings } from "./settings.js"
+import { type FlagSettings, resolveSettings, type Settings, urlProblem } from "./settings.js"
 import { readProjectFile, readUserConfig } from "./settingsFiles.js"
 
 export interface InvocationShape {
@@ -18,13 +18,24 @@ export interface InvocationShape {
 
 export class Invocation extends Context.Service<Invocation, InvocationShape>()("@coffer/cli/Invocation") {}
 
-/** The settings of this run, with `flags` on top of the environment and both files. */
+/**
+ * The settings of this run, with `flags` on top of the environment and both files. A URL that is not one, or that
+ * holds credentials, is a usage error here, before anything is sent or stored.
+ */
 export const loadSettings = (flags: FlagSettings) =>
   Effect.gen(function* () {
     const { env, cwd } = yield* Invocation
     const projectFile = yield* readProjectFile(cwd)
     const userConfig = yield* readUserConfig(env)
-    return resolveSettings({ flags, env, projectFile, userConfig })
+    const settings = resolveSettings({ flags, env, projectFile, userConfig })
+    for (const [service, url] of [
+      ["secrets", settings.url],
+      ["schemas", settings.schemasUrl],
+    ] as const) {
+      const problem = url === undefined ? undefined : urlProblem(url)
+      if (problem !== undefined) return yield* usage(`the ${service} service URL ${problem}`)
+    }
+    return settings
   })
 
 /** The secrets service to call, or a usage failure naming the setting that is missing. */

@@ -17,7 +17,9 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { coffer } from "./command.js"
 import { CofferFailure, EXIT_CODES } from "./failure.js"
+import { RequestTimeout } from "./http.js"
 import { Invocation } from "./invocation.js"
+import { guardOutput, OUTPUT_CLOSED_CODE, OutputClosed } from "./output.js"
 import { version } from "./version.js"
 
 /**
@@ -57,6 +59,7 @@ const failureCode = (cause: Cause.Cause<unknown>): number => {
   if (Cause.hasInterruptsOnly(cause)) return 130
   const error = Cause.squash(cause)
   if (CliError.isCliError(error)) return EXIT_CODES.usage
+  if (error instanceof OutputClosed) return OUTPUT_CLOSED_CODE
   if (error instanceof CofferFailure) {
     process.stderr.write(`coffer: ${oneLine(error.message)}\n`)
     return EXIT_CODES[error.kind]
@@ -69,10 +72,14 @@ const failureCode = (cause: Cause.Cause<unknown>): number => {
 export interface CliOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   readonly cwd?: string
+  /** How long one request may take before the service counts as unreachable; 30 s unless given. */
+  readonly requestTimeoutMs?: number
 }
 
 /** Runs the user command `argv` (without `coffer`); resolves with the exit code, never rejects. */
 export const runCli = async (argv: ReadonlyArray<string>, options: CliOptions = {}): Promise<number> => {
+  // Help and version are printed with `console.log`, outside the writes that watch for a closed stdout.
+  guardOutput()
   let childCode: number | undefined
   const invocation = Invocation.of({
     env: options.env ?? process.env,
@@ -84,6 +91,9 @@ export const runCli = async (argv: ReadonlyArray<string>, options: CliOptions = 
   const program = Command.runWith(coffer, { version })(argv).pipe(
     Effect.provide(platform),
     Effect.provideService(Invocation, invocation),
+    options.requestTimeoutMs === undefined
+      ? (effect) => effect
+      : Effect.provideService(RequestTimeout, options.requestTimeoutMs),
   )
   const exit = await Effect.runPromiseExit(program)
   return Exit.isSuccess(exit) ? (childCode ?? 0) : failureCode(exit.cause)

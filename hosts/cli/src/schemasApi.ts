@@ -4,7 +4,13 @@
  * `GET /api/{platform}/versions` with the core's own `parseReference` and `selectVersion`, so the command picks
  * exactly the version a schema extending it would.
  */
-import { parseReference, selectVersion } from "@coffer/schemas"
+import {
+  type ExtendsRef,
+  type InvalidReference,
+  parseReference,
+  type RangeOperator,
+  selectVersion,
+} from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
@@ -28,19 +34,30 @@ export const versions = (endpoint: Endpoint, platform: string) =>
     Effect.flatMap(decodeAnswer(Schema.Array(Schema.String))),
   )
 
+const SHORT_RANGE = /^(.*)\/(\^|~|>=)(\d+(?:\.\d+)?)$/
+
 /**
- * A range written short, as semver reads it, in the full form `@extends` takes: `^2` and `>=2` gain `.0.0`,
- * `~2.1` gains `.0`, and `~2` (any 2.x) is `^2.0.0`. Anything else is left as written.
+ * `PLATFORM/VERSION` as `@extends` reads it, and also a range written short (`^2`, `~2.1`, `>=3`), which
+ * `@extends` refuses. A short range is checked in its full form for everything but the version, then handed to
+ * selection as written, so that semver itself reads the missing parts: `^0` and `~0` are any 0.x, `^0.0` any
+ * 0.0.x, `~2` any 2.x. Filling in zeros cannot do that: `^0.0.0` is 0.0.0 alone.
  */
-export const completeRange = (reference: string): string =>
-  reference.replace(/\/(\^|~|>=)(\d+)(?:\.(\d+))?$/, (_, operator: string, major: string, minor?: string) =>
-    operator === "~" && minor === undefined ? `/^${major}.0.0` : `/${operator}${major}.${minor ?? "0"}.0`,
-  )
+export const readReference = (reference: string): Result.Result<ExtendsRef, InvalidReference> => {
+  const short = SHORT_RANGE.exec(reference)
+  if (short === null) return parseReference(reference)
+  const [, platform = "", operator = "", partial = ""] = short
+  const full = partial.includes(".") ? `${partial}.0` : `${partial}.0.0`
+  return Result.map(parseReference(`${platform}/${operator}${full}`), (parsed) => ({
+    ...parsed,
+    raw: reference,
+    spec: { _tag: "Range", operator: operator as RangeOperator, version: partial },
+  }))
+}
 
 /** The schema `reference` selects: the version picked and the resolved schema. */
 export const resolveSchema = (endpoint: Endpoint, reference: string) =>
   Effect.gen(function* () {
-    const parsed = parseReference(completeRange(reference))
+    const parsed = readReference(reference)
     if (Result.isFailure(parsed)) return yield* usage(`${reference}: ${parsed.failure.reason}`)
     const ref = parsed.success
     const version =

@@ -4,6 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { notFound } from "./failure.js"
 import { decodeAnswer, type Endpoint, request, segment } from "./http.js"
 
 export const User = Schema.Struct({ id: Schema.String, email: Schema.String })
@@ -82,13 +83,29 @@ export const exportDotenv = (target: Target) =>
     Effect.flatMap(decodeAnswer(Schema.String)),
   )
 
+const SecretValue = Schema.Struct({ secret: Schema.Struct({ key: Schema.String, value: Schema.String }) })
+
+/** Keys whose own path is an export: seed 001 §4 puts `/json` and `/.env` beside `/:key`, and they win. */
+const EXPORT_KEYS: ReadonlySet<string> = new Set(["json", ".env"])
+
+/** A secret's value through its history: the newest of `GET …/:key/versions`, read with `…/versions/:n`. */
+const newestVersion = (target: Target, key: string) =>
+  Effect.gen(function* () {
+    const versions = yield* listVersions(target, key)
+    const newest = Math.max(...versions.map((item) => item.version))
+    if (!Number.isFinite(newest)) return yield* notFound(`${key} has no version to read`)
+    const body = yield* request(target.endpoint, "GET", `${secretsPath(target)}/${segment(key)}/versions/${newest}`)
+    return (yield* decodeAnswer(SecretValue)(body)).secret
+  })
+
+/** One secret's key and value; a key named like an export is read through its history instead. */
 export const getSecret = (target: Target, key: string) =>
-  request(target.endpoint, "GET", `${secretsPath(target)}/${segment(key)}`).pipe(
-    Effect.flatMap(
-      decodeAnswer(Schema.Struct({ secret: Schema.Struct({ key: Schema.String, value: Schema.String }) })),
-    ),
-    Effect.map((body) => body.secret),
-  )
+  EXPORT_KEYS.has(key)
+    ? newestVersion(target, key)
+    : request(target.endpoint, "GET", `${secretsPath(target)}/${segment(key)}`).pipe(
+        Effect.flatMap(decodeAnswer(SecretValue)),
+        Effect.map((body) => body.secret),
+      )
 
 export const setSecret = (target: Target, key: string, value: string) =>
   request(target.endpoint, "POST", secretsPath(target), { body: { key, value } }).pipe(

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
 import { runCli } from "./main.js"
 import { resolveSettings } from "./settings.js"
 
@@ -119,5 +119,46 @@ describe("settings through the command line", () => {
       }),
     ).toBe(1)
     expect(await runCli(["secrets", "list", "--no-such-flag"], { env: {}, cwd: clean })).toBe(1)
+  })
+
+  /** The exit code and what was said on stderr. */
+  const run = async (argv: ReadonlyArray<string>, env: Record<string, string>) => {
+    let said = ""
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((text, ...rest) => {
+      said += String(text)
+      rest.find((item) => typeof item === "function")?.()
+      return true
+    })
+    const cwd = mkdtempSync(join(tmpdir(), "coffer-cli-"))
+    const code = await runCli(argv, { env, cwd }).finally(() => stderr.mockRestore())
+    return { code, said }
+  }
+
+  it("refuses a URL that is not one, or holds credentials, as a usage error that never prints them", async () => {
+    const env = { COFFER_TOKEN: `cfk_${"s".repeat(43)}`, COFFER_ENVIRONMENT: "dev" }
+    const notUrl = await run(["secrets", "list", "-p", "p", "--url", "notaurl"], env)
+    expect(notUrl).toEqual({ code: 1, said: expect.stringContaining("the secrets service URL notaurl is not a URL") })
+    for (const url of ["http://ada:hunter2@127.0.0.1:9", "ada:hunter2@127.0.0.1:9", "ftp://ada:hunter2@h"]) {
+      const withCredentials = await run(["secrets", "list", "-p", "p"], { ...env, COFFER_URL: url })
+      expect(withCredentials.code, url).toBe(1)
+      expect(withCredentials.said).not.toContain("hunter2")
+      expect(withCredentials.said).not.toContain("ada")
+    }
+    const schemas = await run(["schemas", "list"], { COFFER_SCHEMAS_URL: "https://u:p@schemas.example.com" })
+    expect(schemas.code).toBe(1)
+    expect(schemas.said).toBe(
+      "coffer: the schemas service URL https://schemas.example.com holds a user name or password: " +
+        "leave them out (the API key is the credential)\n",
+    )
+  })
+
+  it("refuses a token with a control character as a usage error, before any request", async () => {
+    const { url, seen } = await recorder()
+    const pasted = await run(["secrets", "list", "-p", "p", "-e", "dev"], {
+      COFFER_URL: url,
+      COFFER_TOKEN: "cfk_a\u0007b",
+    })
+    expect(pasted).toEqual({ code: 1, said: expect.stringContaining("control character") })
+    expect(seen).toEqual([])
   })
 })

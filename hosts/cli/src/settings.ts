@@ -59,6 +59,28 @@ const first = (...values: ReadonlyArray<string | undefined>): string | undefined
 /** A base URL in one spelling, so that a stored token is found whichever way the URL was typed. */
 export const normalizeUrl = (url: string): string => url.trim().replace(/\/+$/, "")
 
+/** `url` with any user name and password taken out: the form in which a URL may appear in a message. */
+export const withoutCredentials = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#@]*@/i, "$1")
+
+/**
+ * Why `url` cannot be a service's base URL, or `undefined` when it can. One with a user name or password is
+ * refused rather than used: the API key is the credential, and the URL is printed in messages.
+ */
+export const urlProblem = (url: string): string | undefined => {
+  const shown = withoutCredentials(url)
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return `${shown} is not a URL: expected http://HOST[:PORT] or https://…`
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `${shown} is not an http or https URL`
+  if (parsed.username !== "" || parsed.password !== "") {
+    return `${shown} holds a user name or password: leave them out (the API key is the credential)`
+  }
+  return undefined
+}
+
 const storedToken = (config: UserConfig | undefined, url: string | undefined): string | undefined =>
   url === undefined ? undefined : config?.tokens?.[normalizeUrl(url)]
 

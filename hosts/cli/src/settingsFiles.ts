@@ -3,12 +3,14 @@
  * the nearest parent that has one, and the user's config file, `$XDG_CONFIG_HOME/coffer/config.json`
  * (`~/.config/coffer/config.json` by default), kept at mode 0600 because it holds tokens.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { usage } from "./failure.js"
+import { refused, usage } from "./failure.js"
+import { parseJsonText } from "./jsonText.js"
 import { writePrivateFile } from "./privateFile.js"
 import { ProjectFile, UserConfig } from "./settings.js"
 
@@ -34,9 +36,14 @@ export const findProjectFile = (cwd: string): string | undefined => {
 
 const readJson = (file: string) =>
   Effect.try({
-    try: () => JSON.parse(readFileSync(file, "utf8")) as unknown,
-    catch: (error) => usage(`${file} is not readable JSON: ${error instanceof Error ? error.message : error}`),
-  })
+    try: () => readFileSync(file, "utf8"),
+    catch: (error) => usage(`cannot read ${file}: ${error instanceof Error ? error.message : error}`),
+  }).pipe(
+    // The parser's own message would quote the text around the mistake: a piece of a token, in the user's config.
+    Effect.flatMap((text) =>
+      Effect.mapError(Effect.fromResult(parseJsonText(text)), (reason) => usage(`${file}: ${reason}`)),
+    ),
+  )
 
 const decodeWith =
   <S extends Schema.Decoder<unknown>>(schema: S, file: string) =>
@@ -67,9 +74,31 @@ export const readUserConfig = (env: Readonly<Record<string, string | undefined>>
 export const writeUserConfig = (env: Readonly<Record<string, string | undefined>>, config: UserConfig) =>
   writePrivateFile(userConfigPath(env), `${JSON.stringify(config, null, 2)}\n`)
 
-/** Writes `.coffer.json`; it holds no secret and is meant to be committed, so it gets the usual mode. */
-export const writeProjectFile = (file: string, content: ProjectFile) =>
+/** An fs error in words, without the call and path Node appends (the path may be a temporary file's). */
+const fsReason = (error: unknown) =>
+  error instanceof Error ? error.message.replace(/, \w+(?: '[^']*'(?: -> '[^']*')?)?$/, "") : String(error)
+
+/**
+ * Writes `.coffer.json`; it holds no secret and is meant to be committed, so it gets the usual mode. Without
+ * `replace` an existing file is refused and never touched; with it the new file is written beside the old one and
+ * renamed over it, so a failed write (a full disk, a read-only directory) leaves the old one as it was.
+ */
+export const writeProjectFile = (file: string, content: ProjectFile, replace: boolean) =>
   Effect.try({
-    try: () => writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`, { flag: "wx" }),
-    catch: (error) => usage(`cannot write ${file}: ${error instanceof Error ? error.message : error}`),
+    try: () => {
+      const text = `${JSON.stringify(content, null, 2)}\n`
+      const target = replace ? join(dirname(file), `.${randomBytes(6).toString("hex")}.coffer-tmp`) : file
+      try {
+        writeFileSync(target, text, { flag: "wx" })
+        if (replace) renameSync(target, file)
+      } catch (error) {
+        // Only what this call created is removed: never a file that was already there.
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") rmSync(target, { force: true })
+        throw error
+      }
+    },
+    catch: (error) =>
+      (error as NodeJS.ErrnoException).code === "EEXIST"
+        ? refused(`${file} already exists: pass --force to replace it`)
+        : usage(`cannot write ${file}: ${fsReason(error)}`),
   })

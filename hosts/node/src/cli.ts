@@ -24,6 +24,11 @@ const userCommands = () => import("@coffer/cli")
 /** The host's own commands; every other name is offered to the user commands. */
 const HOST_COMMANDS: ReadonlyArray<string> = ["serve", "migrate", "accounts", "keys", "help", "--help", "-h"]
 
+/** Flags the user commands answer before any command (their README): `--version`, `--completions <shell>`. */
+const USER_FLAGS: ReadonlyArray<string> = ["--version", "--completions"]
+
+const isUserFlag = (arg: string) => USER_FLAGS.some((flag) => arg === flag || arg.startsWith(`${flag}=`))
+
 /** Turns anything thrown into one line fit for an operator: no stack, no secrets. */
 const describe = (error: unknown): string => {
   if (Cause.isCause(error)) return describe(Cause.squash(error))
@@ -87,7 +92,7 @@ export const main = async (
   const [command, ...rest] = argv
   if (command !== undefined && !HOST_COMMANDS.includes(command)) {
     const { runCli, USER_COMMANDS } = await userCommands()
-    if (USER_COMMANDS.includes(command)) {
+    if (USER_COMMANDS.includes(command) || isUserFlag(command)) {
       process.exitCode = await runCli(argv, { env })
       return
     }

@@ -190,6 +190,20 @@ describe("coffer secrets: one secret at a time", () => {
     expect((await coffer(["secrets", "set", "A=second"], { env })).stdout).toBe("A: updated, version 2\n")
     expect((await coffer(["secrets", "get", "B"], { env })).stdout).toBe("x=y\n")
     expect((await coffer(["secrets", "get", "B", "--plain"], { env })).stdout).toBe("x=y")
+    // Nothing at all on stdin is refused; `echo ""` (a line break) and `KEY=` set an empty value on purpose.
+    const nothing = await coffer(["secrets", "set", "B"], { env, stdin: "" })
+    expect([nothing.code, nothing.stderr]).toEqual([
+      1,
+      "coffer: nothing on stdin for B: pipe a value in, or write B= for an empty one\n",
+    ])
+    expect((await coffer(["secrets", "get", "B", "--plain"], { env })).stdout).toBe("x=y")
+    expect((await coffer(["secrets", "set", "E1"], { env, stdin: "\n" })).code).toBe(0)
+    expect((await coffer(["secrets", "set", "E2="], { env })).code).toBe(0)
+    expect(JSON.parse((await coffer(["secrets", "pull", "--format", "json"], { env })).stdout)).toMatchObject({
+      E1: "",
+      E2: "",
+    })
+    for (const key of ["E1", "E2"]) expect((await coffer(["secrets", "delete", key], { env })).code).toBe(0)
     expect(JSON.parse((await coffer(["secrets", "get", "A", "--json"], { env })).stdout)).toMatchObject({
       key: "A",
       value: "second",
@@ -211,6 +225,62 @@ describe("coffer secrets: one secret at a time", () => {
     expect((await coffer(["secrets", "delete", "A"], { env })).code).toBe(0)
     expect((await coffer(["secrets", "get", "A"], { env })).code).toBe(3)
     expect((await coffer(["secrets", "history", "A"], { env })).code).toBe(3)
+  })
+})
+
+describe("coffer secrets: keys named like the exports", () => {
+  it("get json and get .env read those secrets (through their history), not the environment's exports", async () => {
+    const { secrets } = await serve()
+    const { env, cookie } = await project(secrets)
+    await setAll(env, { OTHER: "not this one" })
+    const path = "/api/projects/app/environments/development/secrets"
+    for (const [key, value] of [
+      ["json", "first json value"],
+      ["json", "the json secret"],
+      [".env", "the .env secret"],
+    ] as const) {
+      expect((await call(secrets, "POST", path, { cookie, body: { key, value } })).status).toBeLessThan(300)
+    }
+    const json = await coffer(["secrets", "get", "json"], { env })
+    expect([json.code, json.stdout, json.stderr]).toEqual([0, "the json secret\n", ""])
+    expect((await coffer(["secrets", "get", ".env", "--plain"], { env })).stdout).toBe("the .env secret")
+    expect(JSON.parse((await coffer(["secrets", "get", "json", "--json"], { env })).stdout)).toEqual({
+      key: "json",
+      value: "the json secret",
+    })
+    expect((await coffer(["secrets", "delete", "json"], { env })).code).toBe(0)
+    expect((await coffer(["secrets", "get", "json"], { env })).code).toBe(3)
+  })
+})
+
+describe("coffer secrets: a reader that stops early", () => {
+  /** Runs `coffer <args>` with its stdout closed before it writes, as `| head -c 100` leaves it. */
+  const closedStdout = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+    new Promise<{ code: number | null; stderr: string }>((done) => {
+      const child = spawn(process.execPath, [cliBin, ...args], {
+        cwd: freshDirectory(),
+        env: { PATH: process.env.PATH ?? "", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      })
+      child.stdout.destroy()
+      let stderr = ""
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk
+      })
+      child.on("close", (code) => done({ code, stderr }))
+    })
+
+  it("pull, pull --format json and list end quietly with 141 (as SIGPIPE would), never a stack trace", async () => {
+    const { secrets } = await serve()
+    const { env } = await project(secrets)
+    await setAll(env, { A: "x".repeat(1000), B: "y" })
+    for (const args of [
+      ["secrets", "pull"],
+      ["secrets", "pull", "--format", "json"],
+      ["secrets", "list"],
+    ]) {
+      expect(await closedStdout(args, env), args.join(" ")).toEqual({ code: 141, stderr: "" })
+    }
   })
 })
 
@@ -241,7 +311,14 @@ describe("coffer secrets run --fallback", () => {
       cwd,
     })
     expect(stranger.code).toBe(2)
+    // Nor does it stand in for another service that is down: the URL is bound to it.
+    const elsewhere = await coffer(args, { env: { ...env, COFFER_URL: "http://127.0.0.1:9" }, cwd })
+    expect([elsewhere.code, elsewhere.stdout]).toEqual([1, ""])
+    expect(elsewhere.stderr).toContain(`the snapshot was taken from ${first.secrets}, not http://127.0.0.1:9`)
     const second = await first.restart()
+    // The same database on another port: a successful run rewrites the snapshot for this URL.
+    const moved = await coffer(args, { env: { ...env, COFFER_URL: second.secrets }, cwd })
+    expect(moved.code, moved.stderr).toBe(0)
     const deleted = await call(second.secrets, "DELETE", `/api/api-keys/${writeKey.id}`, {
       cookie: await devLogin(second.secrets, "ada@example.com"),
     })

@@ -11,7 +11,7 @@
 import { join } from "node:path"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
-import { notFound, refused, usage } from "../failure.js"
+import { notFound, usage } from "../failure.js"
 import type { Endpoint } from "../http.js"
 import { Invocation, loadSettings, secretsEndpoint } from "../invocation.js"
 import { json, line, note } from "../output.js"
@@ -160,13 +160,11 @@ export const init = Command.make(
         )
       }
     }
-    if (flags.force) yield* removeFile(file)
-    yield* writeProjectFile(file, {
-      project: where?.project ?? settings.project,
-      environment,
-      url: settings.url,
-      schemasUrl: settings.schemasUrl,
-    }).pipe(Effect.mapError(() => refused(`${file} already exists: pass --force to replace it`)))
+    yield* writeProjectFile(
+      file,
+      { project: where?.project ?? settings.project, environment, url: settings.url, schemasUrl: settings.schemasUrl },
+      flags.force,
+    )
     yield* note(`wrote ${file}; commit it, it holds no secret`)
   }),
 ).pipe(

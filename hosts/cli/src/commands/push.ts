@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import { parseSecretsFile, toMap } from "../dotenvFile.js"
-import { refused, usage } from "../failure.js"
+import { CofferFailure, refused, usage } from "../failure.js"
 import { json, line } from "../output.js"
 import { makeProgress } from "../progress.js"
 import { deleteSecret, exportJson, setSecret, type Target } from "../secretsApi.js"
@@ -51,21 +51,24 @@ const readEntries = (file: string) =>
     Effect.map(toMap),
   )
 
-/** Writes and deletes what `plan` says, with a progress bar on a terminal. */
+/** `failure` with the key it happened on in front, so a stopped push says where it stopped. */
+const onKey = (key: string) => (failure: CofferFailure) =>
+  new CofferFailure({ kind: failure.kind, status: failure.status, message: `${key}: ${failure.message}` })
+
+/** Writes and deletes what `plan` says, with a progress bar on a terminal (ended on failure too). */
 const apply = (where: Target, plan: Plan, values: ReadonlyMap<string, string>) =>
   Effect.gen(function* () {
     const writes = [...plan.add, ...plan.change]
     const progress = makeProgress("pushing", writes.length + plan.remove.length)
-    yield* Effect.forEach(
-      writes,
-      (key) => Effect.andThen(setSecret(where, key, values.get(key) ?? ""), progress.tick),
-      { concurrency: CONCURRENCY, discard: true },
-    )
-    yield* Effect.forEach(plan.remove, (key) => Effect.andThen(deleteSecret(where, key), progress.tick), {
-      concurrency: CONCURRENCY,
-      discard: true,
-    })
-    yield* progress.done
+    const each = (keys: ReadonlyArray<string>, change: (key: string) => Effect.Effect<unknown, CofferFailure>) =>
+      Effect.forEach(keys, (key) => Effect.andThen(Effect.mapError(change(key), onKey(key)), progress.tick), {
+        concurrency: CONCURRENCY,
+        discard: true,
+      })
+    yield* Effect.andThen(
+      each(writes, (key) => setSecret(where, key, values.get(key) ?? "")),
+      each(plan.remove, (key) => deleteSecret(where, key)),
+    ).pipe(Effect.ensuring(progress.done))
   })
 
 const describePlan = (plan: Plan) => [

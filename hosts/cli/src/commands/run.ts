@@ -4,22 +4,23 @@
  * command's own exit code (128 + n when signal n ended it).
  *
  * `--fallback FILE` keeps an encrypted snapshot of every successful fetch and uses it only when the service cannot
- * be reached or answers 5xx; after a 401, 403 or 404 the key or project is gone or refused, so the snapshot is
- * deleted and the run fails. `--offline` reads only the snapshot.
+ * be reached or answers 5xx, and only for the service, project and environment it was taken from; after a 401,
+ * 403 or 404 the key or project is gone or refused, so the snapshot of what was refused is deleted and the run
+ * fails. `--offline` reads only the snapshot.
  */
 
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { runChild } from "../child.js"
-import { authFailure, type CofferFailure, notFound, usage } from "../failure.js"
-import { Invocation, loadSettings } from "../invocation.js"
+import { authFailure, notFound, usage } from "../failure.js"
+import { Invocation, loadSettings, secretsEndpoint } from "../invocation.js"
 import { note } from "../output.js"
 import { removeFile } from "../privateFile.js"
-import { exportJson } from "../secretsApi.js"
+import { exportJson, type Target } from "../secretsApi.js"
 import type { Settings } from "../settings.js"
 import { loadSnapshot, type Snapshot, saveSnapshot } from "../snapshot.js"
-import { resolveTarget } from "../target.js"
+import { requireEnvironment, resolveTarget } from "../target.js"
 import { settingsOf, target } from "./flags.js"
 
 /** Fetches the environment, keeping the snapshot up to date when there is one. */
@@ -40,12 +41,16 @@ const fetchValues = (settings: Settings, fallback: string | undefined) =>
     return values
   })
 
-/** The snapshot's values, after checking it is the environment asked for. */
+/** The snapshot's values, after checking it is the service and environment asked for. */
 const fromSnapshot = (settings: Settings, file: string) =>
   Effect.gen(function* () {
     if (settings.token === undefined)
       return yield* authFailure("the snapshot needs the API key that wrote it (COFFER_TOKEN or `coffer login`)")
     const snapshot = yield* loadSnapshot(file, settings.token)
+    if (settings.url !== undefined && settings.url !== snapshot.url) {
+      const why = "it stands in only for the service it came from"
+      return yield* usage(`the snapshot was taken from ${snapshot.url}, not ${settings.url}: ${why}`)
+    }
     const mismatch = (
       [
         ["project", settings.project, snapshot.project],
@@ -58,7 +63,22 @@ const fromSnapshot = (settings: Settings, file: string) =>
     return snapshot
   })
 
-const FALLBACK_REFUSALS: ReadonlyArray<CofferFailure["kind"]> = ["auth", "refused", "notFound"]
+/** The answers after which the snapshot may be deleted (README): the key, project or environment is refused. */
+const REFUSALS: ReadonlyArray<number> = [401, 403, 404]
+
+/**
+ * Deletes the snapshot the refusal is about, and no other: after 401 (the key is unknown there) the key's
+ * snapshot of that service; after 403 or 404 only a snapshot of the refused project and environment, so that a
+ * mistyped `--env` never costs the right environment its snapshot. A snapshot of another service, or one this
+ * key cannot open, says nothing about this refusal and is kept.
+ */
+const forgetSnapshot = (file: string, refusedAt: Partial<Target> & Pick<Target, "endpoint">, status: number) =>
+  Effect.gen(function* () {
+    const held = yield* Effect.option(loadSnapshot(file, refusedAt.endpoint.token))
+    if (Option.isNone(held) || held.value.url !== refusedAt.endpoint.url) return
+    const same = held.value.project === refusedAt.project && held.value.environment === refusedAt.environment
+    if (status === 401 || same) yield* removeFile(file)
+  })
 
 const valuesFor = (settings: Settings, fallback: string | undefined, offline: boolean) => {
   if (offline) {
@@ -66,23 +86,46 @@ const valuesFor = (settings: Settings, fallback: string | undefined, offline: bo
     return Effect.map(fromSnapshot(settings, fallback), (snapshot) => snapshot.values)
   }
   if (fallback === undefined) return fetchValues(settings, undefined)
-  return fetchValues(settings, fallback).pipe(
-    Effect.catchTag("CofferFailure", (failure) => {
-      if (FALLBACK_REFUSALS.includes(failure.kind)) return Effect.andThen(removeFile(fallback), Effect.fail(failure))
-      if (failure.kind !== "server") return Effect.fail(failure)
-      return Effect.gen(function* () {
-        const snapshot = yield* fromSnapshot(settings, fallback)
-        yield* note(`${failure.message}; using the snapshot saved ${snapshot.savedAt}`)
-        return snapshot.values
-      })
-    }),
-  )
+  return Effect.gen(function* () {
+    // A setting missing here fails before any request: no server refused anything, so the snapshot stays.
+    const endpoint = yield* secretsEndpoint(settings)
+    const environment = yield* requireEnvironment(settings)
+    return yield* fetchValues(settings, fallback).pipe(
+      Effect.catchTag("CofferFailure", (failure) => {
+        if (failure.status !== undefined && REFUSALS.includes(failure.status)) {
+          const refusedAt = { endpoint, project: settings.project, environment }
+          return Effect.andThen(forgetSnapshot(fallback, refusedAt, failure.status), Effect.fail(failure))
+        }
+        // 429 and the like are answers too: the snapshot stands in only for a service that is down or failing.
+        if (failure.kind !== "server") return Effect.fail(failure)
+        return Effect.gen(function* () {
+          const snapshot = yield* fromSnapshot(settings, fallback)
+          yield* note(`${failure.message}; using the snapshot saved ${snapshot.savedAt}`)
+          return snapshot.values
+        })
+      }),
+    )
+  })
 }
 
-/** `--only A --only B,C`: the keys to pass, each of which must exist. */
-const pick = (values: Readonly<Record<string, string>>, only: ReadonlyArray<string>) => {
-  const wanted = only.flatMap((item) => item.split(",")).filter((key) => key.length > 0)
-  if (wanted.length === 0) return Effect.succeed(values)
+/**
+ * `--only A --only B,C`: the keys to pass, or `undefined` for all of them. Names are trimmed (`--only "A, B"`);
+ * a flag that names no key at all (`--only ""`, `--only ,`) is a mistake, never a way to ask for everything.
+ */
+export const onlyKeys = (only: ReadonlyArray<string>) => {
+  if (only.length === 0) return Effect.succeed(undefined)
+  const wanted = only
+    .flatMap((item) => item.split(","))
+    .map((key) => key.trim())
+    .filter((key) => key.length > 0)
+  return wanted.length === 0
+    ? Effect.fail(usage("--only names no key: give --only KEY or --only KEY1,KEY2"))
+    : Effect.succeed(wanted)
+}
+
+/** The values of `wanted` (all when `undefined`), each of which must exist. */
+export const pick = (values: Readonly<Record<string, string>>, wanted: ReadonlyArray<string> | undefined) => {
+  if (wanted === undefined) return Effect.succeed(values)
   const missing = wanted.filter((key) => !Object.hasOwn(values, key))
   if (missing.length > 0) return Effect.fail(notFound(`not in the environment: ${missing.join(", ")}`))
   return Effect.succeed(Object.fromEntries(wanted.map((key) => [key, values[key] ?? ""])))
@@ -112,9 +155,10 @@ export const run = Command.make(
   Effect.fn(function* (flags) {
     const [program, ...args] = flags.command
     if (program === undefined) return yield* usage("no command to run: coffer secrets run -- cmd args…")
+    const wanted = yield* onlyKeys(flags.only)
     const settings = yield* loadSettings(settingsOf(flags))
     const values = yield* valuesFor(settings, Option.getOrUndefined(flags.fallback), flags.offline)
-    const passed = yield* pick(values, flags.only)
+    const passed = yield* pick(values, wanted)
     const invocation = yield* Invocation
     const code = yield* runChild(program, args, { ...invocation.env, ...passed })
     invocation.setExitCode(code)

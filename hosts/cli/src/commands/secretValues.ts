@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import { usage } from "../failure.js"
 import { json, line, write } from "../output.js"
 import { deleteSecret, getSecret, setSecret } from "../secretsApi.js"
-import { readSecretInput } from "../stdin.js"
+import { readHidden, readStdin, stdinIsTerminal, withoutFinalNewline } from "../stdin.js"
 import { targetFor } from "../target.js"
 import { settingsOf, target } from "./flags.js"
 
@@ -18,6 +18,19 @@ export const parseAssignment = (text: string): { readonly key: string; readonly 
   const equals = text.indexOf("=")
   return equals === -1 ? { key: text, value: undefined } : { key: text.slice(0, equals), value: text.slice(equals + 1) }
 }
+
+/**
+ * The value of `set KEY`: typed (hidden), or piped without the line break `echo` adds. A stdin with nothing at all
+ * (`< /dev/null`, a closed pipe) is refused: more often a mistake than a wish, and `KEY=` sets an empty value.
+ */
+const valueFromInput = (key: string) =>
+  stdinIsTerminal()
+    ? readHidden(`Value for ${key}: `)
+    : Effect.flatMap(readStdin, (text) =>
+        text.length === 0
+          ? Effect.fail(usage(`nothing on stdin for ${key}: pipe a value in, or write ${key}= for an empty one`))
+          : Effect.succeed(withoutFinalNewline(text)),
+      )
 
 export const set = Command.make(
   "set",
@@ -31,7 +44,7 @@ export const set = Command.make(
     if (pairs.some((pair) => pair.key.length === 0)) return yield* usage("a KEY=VALUE pair has no key")
     const where = yield* targetFor(settingsOf(flags))
     for (const pair of pairs) {
-      const value = pair.value ?? (yield* readSecretInput(`Value for ${pair.key}: `))
+      const value = pair.value ?? (yield* valueFromInput(pair.key))
       const written = yield* setSecret(where, pair.key, value)
       yield* line(`${pair.key}: ${written.action}, version ${written.version}`)
     }
