@@ -156,6 +156,12 @@ export const ImportDialog = ({
           }}
         />
         {preview === undefined ? (
+          <p class="hint">
+            The preview reads this environment's current values to tell changed keys from unchanged ones; the audit log
+            records that as a JSON export.
+          </p>
+        ) : null}
+        {preview === undefined ? (
           <div class="actions">
             <button type="button" class="button" onClick={onClose}>
               Cancel

@@ -65,5 +65,12 @@ describe("audit log", () => {
     const again = page.getByRole("table", { name: /page 1, newest first/ })
     await again.waitFor()
     expect(await again.locator("tbody tr").count()).toBe(50)
+
+    // A page past the end says so and leads back to the newest entries.
+    await page.goto(`${served.base}${path}?page=9`)
+    await page.getByText("No entries on this page: the log is shorter.").waitFor()
+    await page.getByRole("button", { name: "Go to the newest entries" }).click()
+    await page.waitForURL(`${served.base}${path}`)
+    await page.getByRole("table", { name: /page 1, newest first/ }).waitFor()
   })
 })

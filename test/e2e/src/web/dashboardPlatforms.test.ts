@@ -38,6 +38,8 @@ describe("the platforms list", () => {
     await page.getByLabel("Search platforms").fill(mobile)
     await page.getByText(/^1 of \d+ platforms$/).waitFor()
     expect(await row(legacy).count()).toBe(0)
+    await page.getByLabel("Search platforms").fill("no-such-name-at-all")
+    await page.getByText("No platform’s name contains “no-such-name-at-all”.").waitFor()
     await page.getByLabel("Search platforms").fill("")
     await row(legacy).waitFor()
 

@@ -77,6 +77,9 @@ describe("refusals where the person acted", () => {
     expect(await alert.textContent()).toBe(`Not found: Platform "${name}" was not found`)
     await page.goto(`${base}/platforms/${name}/versions/1.0.0`)
     await page.getByText(`Not found: Platform "${name}" was not found`).waitFor()
+    // The way back is the list, not the missing platform's page.
+    expect(await page.getByRole("link", { name: `Back to ${name}` }).count()).toBe(0)
+    await page.getByRole("main").getByRole("link", { name: "All platforms" }).waitFor()
     await page.goto(`${base}/platforms/${name}`)
     await page.getByRole("heading", { name: "Platform not found" }).waitFor()
   })

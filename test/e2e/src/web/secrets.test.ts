@@ -209,6 +209,8 @@ describe("the secrets grid", () => {
     await page.getByRole("link", { name: "Environments" }).click()
     await page.getByRole("link", { name: "Download development as .env" }).waitFor()
     expect(await page.getByRole("button", { name: /Delete environment/ }).count()).toBe(0)
+    // No column of row actions when there are none to show.
+    expect(await page.getByRole("table", { name: "Environments" }).locator("thead th").count()).toBe(3)
     expect(await page.getByLabel("Environment name").count()).toBe(0)
   })
 })
@@ -288,6 +290,7 @@ describe("bulk import", () => {
     await page.goto(`${served.base}/projects/${slug}`)
     await page.getByRole("button", { name: "Import…" }).click()
     const dialog = page.getByRole("dialog", { name: "Import secrets" })
+    await dialog.getByText("the audit log records that as a JSON export", { exact: false }).waitFor()
     await dialog.getByLabel("Choose a .env or JSON file").setInputFiles({
       name: "secrets.json",
       mimeType: "application/json",
@@ -310,6 +313,8 @@ describe("compare", () => {
     const { page } = owner
     await page.goto(`${served.base}/projects/${slug}/compare`)
     await page.getByLabel("with").selectOption("staging")
+    // An environment is not offered against itself.
+    expect(await page.getByLabel("Compare").locator("option", { hasText: "staging" }).isDisabled()).toBe(true)
     const row = (key: string) => page.getByRole("row", { name: new RegExp(`^${key}`) })
     // Until staging's keys have arrived the table still holds development against production, which has a SHARED
     // row too ("only in development"): wait for staging's answer before reading the rows.

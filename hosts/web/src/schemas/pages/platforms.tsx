@@ -146,15 +146,19 @@ export const Platforms = () => {
                 : `${shown.length} of ${list.length} platforms`}
             </p>
           </div>
-          <Table caption="Platforms" columns={["Name", "Kind", { label: "Versions", class: "numeric" }, "Latest"]}>
-            {shown.map((platform) => (
-              <PlatformRow
-                key={platform.name}
-                platform={platform}
-                locked={abilities.write ? abilities.lockedReason(platform.name) : undefined}
-              />
-            ))}
-          </Table>
+          {shown.length === 0 ? (
+            <p class="muted">No platform’s name contains “{query.trim()}”.</p>
+          ) : (
+            <Table caption="Platforms" columns={["Name", "Kind", { label: "Versions", class: "numeric" }, "Latest"]}>
+              {shown.map((platform) => (
+                <PlatformRow
+                  key={platform.name}
+                  platform={platform}
+                  locked={abilities.write ? abilities.lockedReason(platform.name) : undefined}
+                />
+              ))}
+            </Table>
+          )}
         </>
       )}
       {abilities.write ? <CreatePlatform existing={list} /> : null}

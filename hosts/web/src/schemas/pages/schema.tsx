@@ -70,7 +70,12 @@ export const SchemaPage = ({ params }: { readonly params: Readonly<Record<string
           {head}
           <Alert error={loaded.error} />
           <p>
-            <Link href={platformPath(platform)}>Back to {platform}</Link>
+            {/* The service names a missing platform; then its page is missing too, and the list is the way back. */}
+            {loaded.error.message.startsWith("Platform ") ? (
+              <Link href={platformsPath}>All platforms</Link>
+            ) : (
+              <Link href={platformPath(platform)}>Back to {platform}</Link>
+            )}
           </p>
         </section>
       )

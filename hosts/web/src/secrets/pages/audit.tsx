@@ -66,7 +66,16 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
           <Loading what="the audit log" />
         ) : null
       ) : entries.length === 0 ? (
-        <p class="muted">{shown === 1 ? "Nothing has been recorded yet." : "No entries on this page."}</p>
+        shown === 1 ? (
+          <p class="muted">Nothing has been recorded yet.</p>
+        ) : (
+          <p class="muted">
+            No entries on this page: the log is shorter.{" "}
+            <button type="button" class="linklike" disabled={busy} onClick={() => go(1)}>
+              Go to the newest entries
+            </button>
+          </p>
+        )
       ) : (
         <div class="table-wrap">
           <table class="stacked" aria-busy={busy}>

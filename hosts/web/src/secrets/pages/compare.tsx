@@ -99,14 +99,19 @@ const Compare = ({ data }: { readonly data: ProjectData }) => {
   return (
     <>
       <div class="toolbar">
+        {/* Each side offers every environment but the other side's: one compared with itself says nothing. */}
         <Select label="Compare" value={leftName} onChange={(event) => setLeftName(event.currentTarget.value)}>
           {environments.map((environment) => (
-            <option key={environment.id}>{environment.name}</option>
+            <option key={environment.id} disabled={environment.name === rightName}>
+              {environment.name}
+            </option>
           ))}
         </Select>
         <Select label="with" value={rightName} onChange={(event) => setRightName(event.currentTarget.value)}>
           {environments.map((environment) => (
-            <option key={environment.id}>{environment.name}</option>
+            <option key={environment.id} disabled={environment.name === leftName}>
+              {environment.name}
+            </option>
           ))}
         </Select>
         <label class="check">

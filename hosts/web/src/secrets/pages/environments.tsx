@@ -80,7 +80,7 @@ const EnvironmentList = ({ data }: { readonly data: ProjectData }) => {
         <Table
           caption="Environments"
           columns={["Name", { label: "Created", class: "hide-narrow" }, "Download"]}
-          actions
+          actions={data.canWrite}
         >
           {data.environments.map((environment) => (
             <tr key={environment.id}>
@@ -106,13 +106,13 @@ const EnvironmentList = ({ data }: { readonly data: ProjectData }) => {
                   </a>
                 </div>
               </td>
-              <td class="right">
-                {data.canWrite ? (
+              {data.canWrite ? (
+                <td class="right">
                   <RowAction label={`Delete environment ${environment.name}`} onClick={() => setDeleting(environment)}>
                     Delete
                   </RowAction>
-                ) : null}
-              </td>
+                </td>
+              ) : null}
             </tr>
           ))}
         </Table>
