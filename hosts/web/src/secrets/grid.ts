@@ -41,7 +41,28 @@ export const filterRows = (
   )
 }
 
+/** A value revealed on request, with the version it is the value of. */
+export interface RevealedValue {
+  readonly value: string
+  readonly version: number
+}
+
 /** Values revealed on a page, by `<environment>\n<key>`; only ever filled by a reveal the person asked for. */
-export type Revealed = ReadonlyMap<string, string>
+export type Revealed = ReadonlyMap<string, RevealedValue>
 
 export const revealedKey = (environment: string, key: string) => `${environment}\n${key}`
+
+/**
+ * The value revealed for `item` in `environment`, when it is the value of the version the list now shows: once the
+ * list reloads with a newer version (saved by someone else), the older value is hidden rather than shown under the
+ * new version's label, and copied or edited as if it were current.
+ */
+export const revealedValue = (
+  revealed: Revealed,
+  environment: string,
+  key: string,
+  item: SecretListItem | undefined,
+): string | undefined => {
+  const entry = revealed.get(revealedKey(environment, key))
+  return entry !== undefined && item !== undefined && entry.version === item.version ? entry.value : undefined
+}

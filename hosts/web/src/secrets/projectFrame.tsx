@@ -6,7 +6,7 @@
 import type { ComponentChildren } from "preact"
 import { ApiError } from "../api/client.js"
 import { type EnvironmentView, getProject, type ProjectView } from "../api/secrets.js"
-import { Alert, Loading } from "../ui/components.js"
+import { Alert, LoadFailed, Loading } from "../ui/components.js"
 import { Link, useLocation } from "../ui/router.js"
 import { useAsync } from "../ui/useAsync.js"
 import { roleLabel } from "./roles.js"
@@ -42,7 +42,11 @@ export const ProjectFrame = ({
         </section>
       )
     }
-    return loaded.error === undefined ? <Loading what="the project" /> : <Alert error={loaded.error} />
+    return loaded.error === undefined ? (
+      <Loading what="the project" />
+    ) : (
+      <LoadFailed error={loaded.error} retry={loaded.reload} />
+    )
   }
   const { project, environments } = loaded.data
   return (

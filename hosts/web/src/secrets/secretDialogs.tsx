@@ -6,6 +6,7 @@ import { useState } from "preact/hooks"
 import {
   deleteSecret,
   type EnvironmentView,
+  listSecrets,
   type ProjectView,
   readSecret,
   type SecretListItem,
@@ -15,7 +16,7 @@ import { Alert, CopyButton, Dialog, Field, formatTime, Select, TextArea } from "
 import { Link } from "../ui/router.js"
 import { toast } from "../ui/toast.js"
 import { useAction } from "../ui/useAction.js"
-import { type GridRow, type Revealed, revealedKey } from "./grid.js"
+import { type GridRow, type Revealed, type RevealedValue, revealedValue } from "./grid.js"
 import { projectPath } from "./projectFrame.js"
 
 export const historyPath = (slug: string, environment: string, key: string) =>
@@ -38,13 +39,23 @@ const EnvironmentValue = ({
   readonly item: SecretListItem | undefined
   readonly canWrite: boolean
   readonly value: string | undefined
-  readonly onReveal: (value: string | undefined) => void
+  readonly onReveal: (value: RevealedValue | undefined) => void
   readonly onChanged: () => void
 }) => {
   const [mode, setMode] = useState<"view" | "edit" | "delete">("view")
   const [draft, setDraft] = useState("")
+  // The version the draft started from (`undefined`: none, an add), and what the service held at a save that
+  // found it changed since: `null` when the key was deleted meanwhile.
+  const [startedFrom, setStartedFrom] = useState<number>()
+  const [changed, setChanged] = useState<number | null>()
   const { busy, error, run: act } = useAction((work: () => Promise<void>) => work())
   const name = environment.name
+  const edit = (current: RevealedValue | undefined) => {
+    setDraft(current?.value ?? "")
+    setStartedFrom(current?.version)
+    setChanged(undefined)
+    setMode("edit")
+  }
   return (
     <section class="env-value" aria-label={`${secretKey} in ${name}`}>
       <header class="env-value-head">
@@ -74,9 +85,19 @@ const EnvironmentValue = ({
           onSubmit={(event) => {
             event.preventDefault()
             void act(async () => {
+              // The API has no version check: one is made here, so that a value saved by someone else since the
+              // draft started is not replaced unseen. Asked once; "Save anyway" then saves.
+              if (changed === undefined) {
+                const { secrets } = await listSecrets(project.slug, name)
+                const now = secrets.find((candidate) => candidate.key === secretKey)?.version
+                if (now !== startedFrom) {
+                  setChanged(now ?? null)
+                  return
+                }
+              }
               const answer = await setSecret(project.slug, name, secretKey, draft)
               toast(`Saved ${secretKey} in ${name} (version ${answer.version})`)
-              onReveal(draft)
+              onReveal({ value: draft, version: answer.version })
               setMode("view")
               onChanged()
             })
@@ -86,14 +107,24 @@ const EnvironmentValue = ({
             label={`New value of ${secretKey} in ${name}`}
             value={draft}
             rows={4}
+            autoFocus
             onInput={(event) => setDraft(event.currentTarget.value)}
           />
+          {changed === undefined ? null : (
+            <p class="alert" role="alert">
+              {changed === null
+                ? `${secretKey} was deleted from ${name} since you started editing. Save anyway to add it again.`
+                : `${secretKey} in ${name} was saved by someone else since you started editing (now version ` +
+                  `${changed}). Save anyway replaces that value (it stays in the history), or cancel and reveal ` +
+                  "it again."}
+            </p>
+          )}
           <div class="actions">
             <button type="button" class="button" onClick={() => setMode("view")}>
               Cancel
             </button>
             <button type="submit" class="button primary" disabled={busy}>
-              Save
+              {changed === undefined ? "Save" : "Save anyway"}
             </button>
           </div>
         </form>
@@ -160,13 +191,9 @@ const EnvironmentValue = ({
               aria-label={`${item === undefined ? "Add" : "Edit"} ${secretKey} in ${name}`}
               disabled={busy}
               onClick={() => {
-                const edit = (current: string) => {
-                  setDraft(current)
-                  setMode("edit")
-                }
-                // The draft starts from the current value, read (and audited) first when it is not shown yet: an
-                // empty draft saved as it is would replace the value with nothing.
-                if (item === undefined || value !== undefined) edit(value ?? "")
+                // The draft starts from the current value, read (and audited) afresh even when one is shown: an
+                // empty draft would replace the value with nothing, and a value revealed earlier may be outdated.
+                if (item === undefined) edit(undefined)
                 else
                   void act(async () => {
                     const current = await readSecret(project.slug, name, secretKey)
@@ -219,7 +246,7 @@ export const SecretDialog = ({
   readonly row: GridRow
   readonly canWrite: boolean
   readonly revealed: Revealed
-  readonly onReveal: (environment: string, key: string, value: string | undefined) => void
+  readonly onReveal: (environment: string, key: string, value: RevealedValue | undefined) => void
   readonly onChanged: () => void
   readonly onClose: () => void
 }) => (
@@ -234,7 +261,7 @@ export const SecretDialog = ({
           secretKey={row.key}
           item={row.cells[index]}
           canWrite={canWrite}
-          value={revealed.get(revealedKey(environment.name, row.key))}
+          value={revealedValue(revealed, environment.name, row.key, row.cells[index])}
           onReveal={(value) => onReveal(environment.name, row.key, value)}
           onChanged={onChanged}
         />
@@ -254,21 +281,33 @@ export const AddSecretDialog = ({
   readonly environments: ReadonlyArray<EnvironmentView>
   /** What the grid knows of `key` in `environment`: a key already there is replaced, and the dialog says so. */
   readonly existing: (environment: string, key: string) => SecretListItem | undefined
-  readonly onSaved: (environment: string, key: string, value: string) => void
+  readonly onSaved: (environment: string, key: string, value: string, version: number) => void
   readonly onClose: () => void
 }) => {
   const [key, setKey] = useState("")
   const [value, setValue] = useState("")
   const [environment, setEnvironment] = useState(environments[0]?.name ?? "")
-  const replaced = existing(environment, key)
+  // A key someone added since the grid was drawn, found when saving: said like one the grid knew of.
+  const [found, setFound] = useState<{ readonly environment: string; readonly item: SecretListItem }>()
+  const replaced =
+    existing(environment, key) ??
+    (found?.environment === environment && found.item.key === key ? found.item : undefined)
   const { busy, error, submit } = useAction(async () => {
+    if (replaced === undefined) {
+      const { secrets } = await listSecrets(project.slug, environment)
+      const item = secrets.find((candidate) => candidate.key === key)
+      if (item !== undefined) {
+        setFound({ environment, item })
+        return
+      }
+    }
     const answer = await setSecret(project.slug, environment, key, value)
     toast(
       answer.action === "created"
         ? `Added ${key} to ${environment}`
         : `Updated ${key} in ${environment} (version ${answer.version})`,
     )
-    onSaved(environment, key, value)
+    onSaved(environment, key, value, answer.version)
     onClose()
   })
   return (

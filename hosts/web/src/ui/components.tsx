@@ -146,6 +146,18 @@ export const CopyButton = ({
   )
 }
 
+/** What a page shows when it could not load: the refusal, and a way to try again without reloading the app. */
+export const LoadFailed = ({ error, retry }: { readonly error: unknown; readonly retry: () => Promise<void> }) => (
+  <div class="stack">
+    <Alert error={error} />
+    <div>
+      <button type="button" class="button" onClick={() => void retry()}>
+        Try again
+      </button>
+    </div>
+  </div>
+)
+
 export const Loading = ({ what }: { readonly what: string }) => (
   <p class="muted" aria-busy="true">
     Loading {what}…

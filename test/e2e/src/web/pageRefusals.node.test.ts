@@ -149,9 +149,17 @@ describe.runIf(await hasPostgres())("503", () => {
       const keyAlert = keys.getByRole("form", { name: "Create an API key" }).getByRole("alert")
       await keyAlert.waitFor({ timeout: 15_000 })
       expect(await keyAlert.textContent()).toMatch(unavailable)
+      // A project page opened now cannot load: it says so, with a way to try again.
+      await people.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Environments" }).click()
+      await people.getByRole("button", { name: "Try again" }).waitFor({ timeout: 15_000 })
     } finally {
       outage.proxy.restore()
     }
+    // Once the service is back, trying again loads the page without reloading the app.
+    await people.getByRole("button", { name: "Try again" }).click()
+    await people.getByRole("table", { name: "Environments" }).waitFor({ timeout: 15_000 })
+    await people.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "People" }).click()
+    await people.getByText("No pending invites.").waitFor({ timeout: 15_000 })
     await people.getByRole("button", { name: "Create invite link" }).click()
     await people.getByLabel("Invite link value").waitFor({ timeout: 15_000 })
     await keys.getByRole("button", { name: "Create API key" }).click()

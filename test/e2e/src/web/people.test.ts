@@ -8,7 +8,7 @@
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { type ApiSession, addMember, apiAs, seedProject, signInPage } from "./api.js"
-import { useBrowser } from "./browser.js"
+import { POLL, useBrowser } from "./browser.js"
 import { useService } from "./service.js"
 
 const browser = useBrowser()
@@ -176,7 +176,17 @@ describe("members", () => {
 
     await owner.page.getByLabel(`Role of ${memberEmail}`).selectOption("write")
     await owner.page.getByText(`${memberEmail} now: Can write`).waitFor()
-    expect((await membersOf(owner.api, owner.slug)).find((entry) => entry.email === memberEmail)?.role).toBe("write")
+    const roleNow = async () =>
+      (await membersOf(owner.api, owner.slug)).find((entry) => entry.email === memberEmail)?.role
+    expect(await roleNow()).toBe("write")
+    // An arrow key changes a closed select at once; the focus stays, so the other arrow undoes it.
+    await owner.page.getByLabel(`Role of ${memberEmail}`).press("ArrowUp")
+    await expect.poll(roleNow, POLL).toBe("read")
+    expect(await owner.page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(
+      `Role of ${memberEmail}`,
+    )
+    await owner.page.keyboard.press("ArrowDown")
+    await expect.poll(roleNow, POLL).toBe("write")
 
     await owner.page.getByRole("button", { name: `Remove ${memberEmail}` }).click()
     const dialog = owner.page.getByRole("dialog", { name: `Remove ${memberEmail}?` })

@@ -174,6 +174,51 @@ describe("the secrets grid", () => {
     await add.getByRole("button", { name: "Save secret" }).waitFor()
   })
 
+  it("never replaces unseen a value someone else saved or added meanwhile", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Together ${people}`, { development: { SHARED_KEY: "v1" } })
+    const secrets = `/api/projects/${slug}/environments/development/secrets`
+    const elsewhere = (key: string, value: string) => owner.api.call("POST", secrets, { key, value })
+    const current = async (key: string) =>
+      (await owner.api.call<{ secret: { value: string } }>("GET", `${secrets}/${key}`)).secret.value
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "SHARED_KEY", exact: true }).click()
+    const dialog = page.getByRole("dialog", { name: "SHARED_KEY" })
+    await dialog.getByRole("button", { name: "Reveal SHARED_KEY in development" }).click()
+    await dialog.getByText("v1", { exact: true }).waitFor()
+
+    // Edit reads afresh: the value revealed a moment ago is already outdated.
+    await elsewhere("SHARED_KEY", "v2")
+    await dialog.getByRole("button", { name: "Edit SHARED_KEY in development" }).click()
+    const draft = dialog.getByLabel("New value of SHARED_KEY in development")
+    await expect.poll(() => draft.inputValue(), POLL).toBe("v2")
+    // Saved again elsewhere while editing: the save says so and waits for "Save anyway".
+    await elsewhere("SHARED_KEY", "v3")
+    await draft.fill("mine")
+    await dialog.getByRole("button", { name: "Save", exact: true }).click()
+    await dialog.getByRole("alert").filter({ hasText: "was saved by someone else" }).waitFor()
+    expect(await current("SHARED_KEY")).toBe("v3")
+    expect(await draft.inputValue()).toBe("mine")
+    await dialog.getByRole("button", { name: "Save anyway" }).click()
+    await page.getByText("Saved SHARED_KEY in development (version 4)").waitFor()
+    expect(await current("SHARED_KEY")).toBe("mine")
+    await dialog.getByRole("button", { name: "Close" }).click()
+
+    // A key added elsewhere after the grid was drawn: the add says it replaces it before saving anything.
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const add = page.getByRole("dialog", { name: "Add a secret" })
+    await elsewhere("LATE_KEY", "theirs")
+    await add.getByLabel("Key").fill("LATE_KEY")
+    await add.getByLabel("Value").fill("ours")
+    await add.getByRole("button", { name: "Save secret" }).click()
+    await add.getByText("LATE_KEY already has a value in development (version 1)").waitFor()
+    expect(await current("LATE_KEY")).toBe("theirs")
+    await add.getByRole("button", { name: "Replace value" }).click()
+    await page.getByText("Updated LATE_KEY in development (version 2)").waitFor()
+    expect(await current("LATE_KEY")).toBe("ours")
+  })
+
   it("keeps the header row in view while a long grid scrolls", async () => {
     const owner = await person("/projects")
     const values: Record<string, string> = {}

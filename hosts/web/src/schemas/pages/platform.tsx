@@ -16,7 +16,7 @@ import {
   type Kind,
   readPlatform,
 } from "../../api/schemas.js"
-import { Alert, Field, Loading, Select } from "../../ui/components.js"
+import { Alert, Field, LoadFailed, Loading, Select } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { memo } from "../../ui/memo.js"
 import { Link, navigate } from "../../ui/router.js"
@@ -210,7 +210,11 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
         </section>
       )
     }
-    return loaded.error === undefined ? <Loading what="the platform" /> : <Alert error={loaded.error} />
+    return loaded.error === undefined ? (
+      <Loading what="the platform" />
+    ) : (
+      <LoadFailed error={loaded.error} retry={loaded.reload} />
+    )
   }
   return (
     <section class="stack">

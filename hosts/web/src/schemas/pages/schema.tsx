@@ -6,7 +6,7 @@
  */
 import { ApiError } from "../../api/client.js"
 import { readSchema, type Schema } from "../../api/schemas.js"
-import { Alert, Loading } from "../../ui/components.js"
+import { Alert, LoadFailed, Loading } from "../../ui/components.js"
 import { NotFound } from "../../ui/notFound.js"
 import { Link } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
@@ -83,7 +83,11 @@ export const SchemaPage = ({ params }: { readonly params: Readonly<Record<string
     return (
       <section class="stack">
         {head}
-        {loaded.error === undefined ? <Loading what="the schema" /> : <Alert error={loaded.error} />}
+        {loaded.error === undefined ? (
+          <Loading what="the schema" />
+        ) : (
+          <LoadFailed error={loaded.error} retry={loaded.reload} />
+        )}
       </section>
     )
   }

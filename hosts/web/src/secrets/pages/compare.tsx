@@ -25,7 +25,8 @@ const CompareRow = ({
   const [values, setValues] = useState<Values>()
   const [left, right] = row.cells
   const reveal = useAction(async () => {
-    const read = (name: string, present: boolean) => (present ? readSecret(slug, name, row.key) : undefined)
+    const read = (name: string, present: boolean) =>
+      present ? readSecret(slug, name, row.key).then((secret) => secret.value) : undefined
     setValues([await read(names[0], left !== undefined), await read(names[1], right !== undefined)])
   })
   const verdict =

@@ -86,8 +86,13 @@ const RoleSelect = ({
       <select
         aria-label={`Role of ${nameOf(member)}`}
         value={member.role}
-        disabled={change.busy}
-        onChange={(event) => void change.run(event.currentTarget)}
+        // Busy, not disabled: a disabled control loses the keyboard's focus, and an arrow key pressed by mistake
+        // (it changes a closed select's value at once) could not be undone with the other arrow.
+        aria-busy={change.busy}
+        onChange={(event) => {
+          if (change.busy) event.currentTarget.value = member.role
+          else void change.run(event.currentTarget)
+        }}
       >
         <option value="read">{roleLabel("read")}</option>
         <option value="write">{roleLabel("write")}</option>

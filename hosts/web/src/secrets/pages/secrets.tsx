@@ -10,7 +10,15 @@ import { Alert, Loading } from "../../ui/components.js"
 import { memo } from "../../ui/memo.js"
 import type { Params } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
-import { buildRows, filterRows, type GridRow, type Revealed, revealedKey } from "../grid.js"
+import {
+  buildRows,
+  filterRows,
+  type GridRow,
+  type Revealed,
+  type RevealedValue,
+  revealedKey,
+  revealedValue,
+} from "../grid.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
 import { AddSecretDialog, SecretDialog } from "../secretDialogs.js"
 import { ImportDialog } from "../secretsImport.js"
@@ -46,7 +54,7 @@ const Row = memo(
         <td key={environments[index]!.id}>
           <Cell
             present={cell !== undefined}
-            empty={revealed.get(revealedKey(environments[index]!.name, row.key)) === ""}
+            empty={revealedValue(revealed, environments[index]!.name, row.key, cell) === ""}
           />
         </td>
       ))}
@@ -68,7 +76,7 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
   const [revealed, setRevealed] = useState<Revealed>(new Map())
   const rows = useMemo(() => buildRows((lists.data ?? []).map((answer) => answer.secrets)), [lists.data])
   const shown = useMemo(() => filterRows(rows, filter, missingIn), [rows, filter, missingIn])
-  const reveal = (environment: string, key: string, value: string | undefined) =>
+  const reveal = (environment: string, key: string, value: RevealedValue | undefined) =>
     setRevealed((previous) => {
       const next = new Map(previous)
       if (value === undefined) next.delete(revealedKey(environment, key))
@@ -180,9 +188,9 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
             const index = environments.findIndex((item) => item.name === environment)
             return rows.find((row) => row.key === key)?.cells[index]
           }}
-          onSaved={(environment, key, value) => {
+          onSaved={(environment, key, value, version) => {
             reveal(environment, key, undefined)
-            if (value === "") reveal(environment, key, value)
+            if (value === "") reveal(environment, key, { value, version })
             void lists.reload()
           }}
           onClose={() => setAdding(false)}
