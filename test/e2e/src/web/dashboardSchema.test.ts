@@ -90,7 +90,7 @@ describe("the Content tab", () => {
   })
 
   it("keeps unsaved text across tabs and pages, says it is unsaved, and asks before the page is closed", async () => {
-    const { email, mid } = await family()
+    const { api, email, mid } = await family()
     const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)
     const editor = editorOf(page)
     await editor.waitFor()
@@ -129,6 +129,16 @@ describe("the Content tab", () => {
     expect(await unsaved.count()).toBe(0)
     await page.reload()
     expect(JSON.parse(await editorOf(page).inputValue())).toEqual({ saved: true })
+
+    // Someone else saves meanwhile: the save says so, keeps the text, and replaces theirs only when asked.
+    await saveSchema(api, `${mid}/1.0.0`, { theirs: true })
+    await editorOf(page).fill('{ "mine": true }')
+    await page.getByRole("button", { name: "Save schema" }).click()
+    await page.getByRole("alert").filter({ hasText: "Someone saved" }).waitFor()
+    expect(await api.call("GET", `/api/${mid}/1.0.0`)).toMatchObject({ content: { theirs: true } })
+    await page.getByRole("button", { name: "Save anyway" }).click()
+    await page.getByRole("region", { name: "Saved" }).waitFor()
+    expect(await api.call("GET", `/api/${mid}/1.0.0`)).toMatchObject({ content: { mine: true } })
   })
 
   it("shows an unresolved reference and a circular chain at the editor, with where they arise", async () => {

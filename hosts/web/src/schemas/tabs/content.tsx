@@ -7,7 +7,8 @@
  * (`drafts.ts`), is said to be unsaved, and closing the page while it is asks first.
  */
 import { useEffect, useState } from "preact/hooks"
-import { saveSchema } from "../../api/schemas.js"
+import { ApiError } from "../../api/client.js"
+import { readSchema, saveSchema } from "../../api/schemas.js"
 import { Alert } from "../../ui/components.js"
 import { Link } from "../../ui/router.js"
 import { toast } from "../../ui/toast.js"
@@ -31,6 +32,10 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
   const [baseline, setBaseline] = useState(() => pretty(schema?.content ?? {}))
   const [text, setText] = useState(() => (canWrite ? readDraft(id) : undefined) ?? baseline)
   const [saved, setSaved] = useState<Saved>()
+  // The content the editing started from, as the service holds it, and whether a save found that changed since
+  // (saved by someone else): then it asks once, and "Save anyway" saves.
+  const [startedFrom, setStartedFrom] = useState(() => JSON.stringify(schema?.content ?? null))
+  const [overtaken, setOvertaken] = useState(false)
   const dirty = canWrite && text !== baseline
   useEffect(() => keepDraft(id, dirty ? text : undefined), [id, text, dirty])
   useLeaveWarning(dirty)
@@ -38,8 +43,24 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
   const save = useAction(async () => {
     if (!check.ok) return
     try {
+      if (!overtaken) {
+        const now = await readSchema(platform, version).then(
+          (current) => JSON.stringify(current.content),
+          (cause: unknown) => {
+            // Nothing saved yet is `null`, as at the start; any other refusal is the save's to report.
+            if (cause instanceof ApiError && cause.status === 404) return JSON.stringify(null)
+            throw cause
+          },
+        )
+        if (now !== startedFrom) {
+          setOvertaken(true)
+          return
+        }
+      }
       const answer = await saveSchema(platform, version, check.content)
       setBaseline(text)
+      setStartedFrom(JSON.stringify(answer.schema.content))
+      setOvertaken(false)
       setSaved({ output: answer.schema.output, reprocessed: answer.reprocessed })
       const count = answer.reprocessed.length
       toast(`Saved ${id}${count === 0 ? "" : `; re-processed ${count} ${count === 1 ? "dependent" : "dependents"}`}`)
@@ -64,6 +85,7 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
             class="button small"
             onClick={() => {
               setText(baseline)
+              setOvertaken(false)
               setError(undefined)
             }}
           >
@@ -117,10 +139,16 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
             )}
           </div>
         )}
+        {overtaken ? (
+          <p class="alert" role="alert">
+            Someone saved {id} since you started editing. Save anyway replaces their content (it stays in the history),
+            or look at the History tab first: your text is kept here.
+          </p>
+        ) : null}
         {canWrite ? (
           <div class="row">
             <button class="button primary" type="submit" disabled={busy || !check.ok}>
-              Save schema
+              {overtaken ? "Save anyway" : "Save schema"}
             </button>
             <button
               type="button"
