@@ -165,7 +165,10 @@ const EnvironmentValue = ({
               aria-label={`Reveal ${secretKey} in ${name}`}
               onClick={() =>
                 void act(async () => {
-                  onReveal(await readSecret(project.slug, name, secretKey))
+                  const current = await readSecret(project.slug, name, secretKey)
+                  onReveal(current)
+                  // A value is shown for the version listed: a newer one read here brings the list up to date.
+                  if (current.version !== item.version) onChanged()
                 })
               }
             >
@@ -198,6 +201,7 @@ const EnvironmentValue = ({
                   void act(async () => {
                     const current = await readSecret(project.slug, name, secretKey)
                     onReveal(current)
+                    if (current.version !== item.version) onChanged()
                     edit(current)
                   })
               }}

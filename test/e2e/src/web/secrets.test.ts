@@ -187,21 +187,28 @@ describe("the secrets grid", () => {
     const dialog = page.getByRole("dialog", { name: "SHARED_KEY" })
     await dialog.getByRole("button", { name: "Reveal SHARED_KEY in development" }).click()
     await dialog.getByText("v1", { exact: true }).waitFor()
+    await dialog.getByRole("button", { name: "Hide SHARED_KEY in development" }).click()
+
+    // Revealed on a list that is behind: the newer value shows, under its own version.
+    await elsewhere("SHARED_KEY", "v2")
+    await dialog.getByRole("button", { name: "Reveal SHARED_KEY in development" }).click()
+    await dialog.getByText("v2", { exact: true }).waitFor()
+    await dialog.getByText(/^version 2, updated/).waitFor()
 
     // Edit reads afresh: the value revealed a moment ago is already outdated.
-    await elsewhere("SHARED_KEY", "v2")
+    await elsewhere("SHARED_KEY", "v3")
     await dialog.getByRole("button", { name: "Edit SHARED_KEY in development" }).click()
     const draft = dialog.getByLabel("New value of SHARED_KEY in development")
-    await expect.poll(() => draft.inputValue(), POLL).toBe("v2")
+    await expect.poll(() => draft.inputValue(), POLL).toBe("v3")
     // Saved again elsewhere while editing: the save says so and waits for "Save anyway".
-    await elsewhere("SHARED_KEY", "v3")
+    await elsewhere("SHARED_KEY", "v4")
     await draft.fill("mine")
     await dialog.getByRole("button", { name: "Save", exact: true }).click()
     await dialog.getByRole("alert").filter({ hasText: "was saved by someone else" }).waitFor()
-    expect(await current("SHARED_KEY")).toBe("v3")
+    expect(await current("SHARED_KEY")).toBe("v4")
     expect(await draft.inputValue()).toBe("mine")
     await dialog.getByRole("button", { name: "Save anyway" }).click()
-    await page.getByText("Saved SHARED_KEY in development (version 4)").waitFor()
+    await page.getByText("Saved SHARED_KEY in development (version 5)").waitFor()
     expect(await current("SHARED_KEY")).toBe("mine")
     await dialog.getByRole("button", { name: "Close" }).click()
 
