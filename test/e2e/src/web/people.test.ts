@@ -180,8 +180,12 @@ describe("members", () => {
       (await membersOf(owner.api, owner.slug)).find((entry) => entry.email === memberEmail)?.role
     expect(await roleNow()).toBe("write")
     // An arrow key changes a closed select at once; the focus stays, so the other arrow undoes it.
-    await owner.page.getByLabel(`Role of ${memberEmail}`).press("ArrowUp")
+    const select = owner.page.getByLabel(`Role of ${memberEmail}`)
+    await select.press("ArrowUp")
     await expect.poll(roleNow, POLL).toBe("read")
+    // A change made while the last one is still being sent is set back: wait for the list to have caught up.
+    await owner.page.getByText(`${memberEmail} now: Can read`).waitFor()
+    await expect.poll(() => select.getAttribute("aria-busy"), POLL).toBe("false")
     expect(await owner.page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(
       `Role of ${memberEmail}`,
     )
