@@ -8,7 +8,7 @@
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
-import { useBrowser } from "./browser.js"
+import { POLL, useBrowser } from "./browser.js"
 import { useService } from "./service.js"
 
 const browser = useBrowser()
@@ -152,7 +152,7 @@ describe("API keys", () => {
     await form.getByLabel("Project").selectOption({ label: own })
     await form.getByLabel("Scope").selectOption("write")
     await form.getByLabel("Project").selectOption({ label: shared })
-    expect(await form.getByLabel("Scope").inputValue()).toBe("read")
+    await expect.poll(() => form.getByLabel("Scope").inputValue(), POLL).toBe("read")
     await form.getByRole("button", { name: "Create API key" }).click()
     expect(await statusWith((await page.getByLabel("API key switched value").textContent())!, slug)).toBe(200)
     const row = page.getByRole("row", { name: /^switched / })
@@ -180,10 +180,12 @@ describe("API keys", () => {
     await page.getByRole("button", { name: "Rotate short" }).click()
     const dialog = page.getByRole("dialog", { name: "Rotate short?" })
     const days = dialog.getByLabel("Expires in days")
-    expect(await dialog.getByText(/give it a new lifetime/).count()).toBe(1)
+    await dialog.getByText(/give it a new lifetime/).waitFor()
     await dialog.getByRole("button", { name: "Rotate key" }).click()
     // Refused by the form itself: nothing was sent, so the key is the same.
-    expect(await days.evaluate((input) => (input as HTMLInputElement).validity.valueMissing)).toBe(true)
+    await expect
+      .poll(() => days.evaluate((input) => (input as HTMLInputElement).validity.valueMissing), POLL)
+      .toBe(true)
     expect(await statusWith(key, slug)).toBe(200)
     await days.fill("7")
     await dialog.getByRole("button", { name: "Rotate key" }).click()

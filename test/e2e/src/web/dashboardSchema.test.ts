@@ -7,7 +7,7 @@
  */
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { useBrowser } from "./browser.js"
+import { POLL, useBrowser } from "./browser.js"
 import { type SchemasApi, saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
 
@@ -108,7 +108,8 @@ describe("the Content tab", () => {
 
     await editor.fill('{ "typed": true }')
     await unsaved.waitFor()
-    expect(await asksBeforeLeaving()).toBe(true)
+    // The page listens for `beforeunload` from an effect, which runs after the notice is drawn.
+    await expect.poll(asksBeforeLeaving, POLL).toBe(true)
     const tabs = page.getByRole("navigation", { name: "Schema" })
     await tabs.getByRole("link", { name: "Output" }).click()
     await page.waitForURL(/\/output$/)
@@ -119,9 +120,9 @@ describe("the Content tab", () => {
     expect(await editorOf(page).inputValue()).toBe('{ "typed": true }')
 
     await unsaved.getByRole("button", { name: "Discard changes" }).click()
-    expect(await editorOf(page).inputValue()).toBe(saved)
+    await expect.poll(() => editorOf(page).inputValue(), POLL).toBe(saved)
     await unsaved.waitFor({ state: "detached" })
-    expect(await asksBeforeLeaving()).toBe(false)
+    await expect.poll(asksBeforeLeaving, POLL).toBe(false)
 
     await editorOf(page).fill('{ "saved": true }')
     await page.getByRole("button", { name: "Save schema" }).click()

@@ -366,7 +366,9 @@ describe("compare", () => {
     await page.goto(`${served.base}/projects/${slug}/compare`)
     await page.getByLabel("with").selectOption("staging")
     // An environment is not offered against itself.
-    expect(await page.getByLabel("Compare").locator("option", { hasText: "staging" }).isDisabled()).toBe(true)
+    await expect
+      .poll(() => page.getByLabel("Compare").locator("option", { hasText: "staging" }).isDisabled(), POLL)
+      .toBe(true)
     const row = (key: string) => page.getByRole("row", { name: new RegExp(`^${key}`) })
     // Until staging's keys have arrived the table still holds development against production, which has a SHARED
     // row too ("only in development"): wait for staging's answer before reading the rows.
