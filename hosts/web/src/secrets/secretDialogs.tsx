@@ -2,7 +2,8 @@
  * The dialogs of the secrets grid: one key across every environment (reveal, copy, edit, delete, history), and
  * adding a secret. Each action's refusal is shown beside the action.
  */
-import { useState } from "preact/hooks"
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
+import { ApiError } from "../api/client.js"
 import {
   deleteSecret,
   type EnvironmentView,
@@ -32,6 +33,7 @@ const EnvironmentValue = ({
   value,
   onReveal,
   onChanged,
+  onUnsaved,
 }: {
   readonly project: ProjectView
   readonly environment: EnvironmentView
@@ -41,17 +43,60 @@ const EnvironmentValue = ({
   readonly value: string | undefined
   readonly onReveal: (value: RevealedValue | undefined) => void
   readonly onChanged: () => void
+  /** Whether an edit here holds a value that is not saved, for the dialog to ask before it closes. */
+  readonly onUnsaved: (unsaved: boolean) => void
 }) => {
   const [mode, setMode] = useState<"view" | "edit" | "delete">("view")
+  // Back from editing or deleting, the focus goes to the row's Edit (or Add value) button, not to the page's body:
+  // the form that held it is gone.
+  const editButton = useRef<HTMLButtonElement>(null)
+  const [refocus, setRefocus] = useState(false)
+  const toView = () => {
+    setMode("view")
+    setRefocus(true)
+  }
   const [draft, setDraft] = useState("")
+  const [startedWith, setStartedWith] = useState("")
   // The version the draft started from (`undefined`: none, an add), and what the service held at a save that
   // found it changed since: `null` when the key was deleted meanwhile.
   const [startedFrom, setStartedFrom] = useState<number>()
   const [changed, setChanged] = useState<number | null>()
-  const { busy, error, run: act } = useAction((work: () => Promise<void>) => work())
   const name = environment.name
+  const {
+    busy,
+    error,
+    run: act,
+  } = useAction(async (work: () => Promise<void>) => {
+    try {
+      await work()
+    } catch (cause) {
+      // Gone since the grid was drawn (deleted elsewhere): the grid is brought up to date, and the refusal says so
+      // in words that fit the row the person is looking at.
+      if (!(cause instanceof ApiError && cause.status === 404)) throw cause
+      onChanged()
+      throw cause.message === "Secret not found"
+        ? new Error(`${secretKey} is no longer in ${name}: it was deleted since the list was loaded.`)
+        : cause
+    }
+  })
+  // After the action's end: a button disabled while it ran cannot take the focus.
+  useEffect(() => {
+    if (mode !== "view" || !refocus || busy) return
+    setRefocus(false)
+    editButton.current?.focus()
+  }, [mode, refocus, busy])
+  // Asked to delete, the focus goes to the question's safe answer: the Delete button that held it is gone.
+  const keepButton = useRef<HTMLButtonElement>(null)
+  useEffect(() => {
+    if (mode === "delete") keepButton.current?.focus()
+  }, [mode])
+  const unsaved = mode === "edit" && draft !== startedWith
+  // Told before the next event is handled (an effect would wait for a frame): an Escape pressed right after typing
+  // must find the dialog already asking first.
+  useLayoutEffect(() => onUnsaved(unsaved), [unsaved])
   const edit = (current: RevealedValue | undefined) => {
     setDraft(current?.value ?? "")
+    setStartedWith(current?.value ?? "")
     setStartedFrom(current?.version)
     setChanged(undefined)
     setMode("edit")
@@ -98,7 +143,7 @@ const EnvironmentValue = ({
               const answer = await setSecret(project.slug, name, secretKey, draft)
               toast(`Saved ${secretKey} in ${name} (version ${answer.version})`)
               onReveal({ value: draft, version: answer.version })
-              setMode("view")
+              toView()
               onChanged()
             })
           }}
@@ -120,7 +165,7 @@ const EnvironmentValue = ({
             </p>
           )}
           <div class="actions">
-            <button type="button" class="button" onClick={() => setMode("view")}>
+            <button type="button" class="button" onClick={() => toView()}>
               Cancel
             </button>
             <button type="submit" class="button primary" disabled={busy}>
@@ -134,7 +179,7 @@ const EnvironmentValue = ({
             Delete {secretKey} from {name}? Its history goes with it.
           </p>
           <div class="actions">
-            <button type="button" class="button" onClick={() => setMode("view")}>
+            <button type="button" class="button" ref={keepButton} onClick={() => toView()}>
               Cancel
             </button>
             <button
@@ -146,7 +191,7 @@ const EnvironmentValue = ({
                   await deleteSecret(project.slug, name, secretKey)
                   toast(`Deleted ${secretKey} from ${name}`)
                   onReveal(undefined)
-                  setMode("view")
+                  toView()
                   onChanged()
                 })
               }
@@ -157,40 +202,35 @@ const EnvironmentValue = ({
         </div>
       ) : (
         <div class="row">
-          {item === undefined ? null : value === undefined ? (
+          {item === undefined ? null : (
+            // One button that turns from Reveal into Hide, so that the keyboard focus stays on it; busy is said,
+            // not set as `disabled`, which would drop the focus while the value is read.
             <button
               type="button"
               class="button"
-              disabled={busy}
-              aria-label={`Reveal ${secretKey} in ${name}`}
-              onClick={() =>
-                void act(async () => {
-                  const current = await readSecret(project.slug, name, secretKey)
-                  onReveal(current)
-                  // A value is shown for the version listed: a newer one read here brings the list up to date.
-                  if (current.version !== item.version) onChanged()
-                })
-              }
+              aria-busy={busy}
+              aria-label={`${value === undefined ? "Reveal" : "Hide"} ${secretKey} in ${name}`}
+              onClick={() => {
+                if (busy) return
+                if (value !== undefined) onReveal(undefined)
+                else
+                  void act(async () => {
+                    const current = await readSecret(project.slug, name, secretKey)
+                    onReveal(current)
+                    // A value is shown for the version listed: a newer one read here brings the list up to date.
+                    if (current.version !== item.version) onChanged()
+                  })
+              }}
             >
-              Reveal
+              {value === undefined ? "Reveal" : "Hide"}
             </button>
-          ) : (
-            <>
-              <button
-                type="button"
-                class="button"
-                aria-label={`Hide ${secretKey} in ${name}`}
-                onClick={() => onReveal(undefined)}
-              >
-                Hide
-              </button>
-              <CopyButton value={value} label={`Copy ${secretKey} in ${name}`} />
-            </>
           )}
+          {value === undefined ? null : <CopyButton value={value} label={`Copy ${secretKey} in ${name}`} />}
           {canWrite ? (
             <button
               type="button"
               class="button"
+              ref={editButton}
               aria-label={`${item === undefined ? "Add" : "Edit"} ${secretKey} in ${name}`}
               disabled={busy}
               onClick={() => {
@@ -235,6 +275,12 @@ const EnvironmentValue = ({
   )
 }
 
+/** "`A` in production is", "`A` in production and staging are": what an edit left unsaved names. */
+const unsavedIn = (key: string, environments: ReadonlyArray<string>) =>
+  environments.length === 1
+    ? `The new value of ${key} in ${environments[0]} is not saved.`
+    : `The new values of ${key} in ${environments.slice(0, -1).join(", ")} and ${environments.at(-1)} are not saved.`
+
 export const SecretDialog = ({
   project,
   environments,
@@ -253,26 +299,41 @@ export const SecretDialog = ({
   readonly onReveal: (environment: string, key: string, value: RevealedValue | undefined) => void
   readonly onChanged: () => void
   readonly onClose: () => void
-}) => (
-  <Dialog title={row.key} onClose={onClose} wide>
-    <p class="hint">Revealing a value is recorded in the audit log.</p>
-    <div class="stack">
-      {environments.map((environment, index) => (
-        <EnvironmentValue
-          key={environment.id}
-          project={project}
-          environment={environment}
-          secretKey={row.key}
-          item={row.cells[index]}
-          canWrite={canWrite}
-          value={revealedValue(revealed, environment.name, row.key, row.cells[index])}
-          onReveal={(value) => onReveal(environment.name, row.key, value)}
-          onChanged={onChanged}
-        />
-      ))}
-    </div>
-  </Dialog>
-)
+}) => {
+  const [unsaved, setUnsaved] = useState<ReadonlySet<string>>(new Set())
+  const markUnsaved = (environment: string, now: boolean) =>
+    setUnsaved((before) => {
+      if (before.has(environment) === now) return before
+      const after = new Set(before)
+      if (now) after.add(environment)
+      else after.delete(environment)
+      return after
+    })
+  const editing = environments.map((environment) => environment.name).filter((name) => unsaved.has(name))
+  const guard =
+    editing.length === 0 ? undefined : { message: unsavedIn(row.key, editing), discard: "Discard and close" }
+  return (
+    <Dialog title={row.key} onClose={onClose} wide guard={guard}>
+      <p class="hint">Revealing a value is recorded in the audit log.</p>
+      <div class="stack">
+        {environments.map((environment, index) => (
+          <EnvironmentValue
+            key={environment.id}
+            project={project}
+            environment={environment}
+            secretKey={row.key}
+            item={row.cells[index]}
+            canWrite={canWrite}
+            value={revealedValue(revealed, environment.name, row.key, row.cells[index])}
+            onReveal={(value) => onReveal(environment.name, row.key, value)}
+            onChanged={onChanged}
+            onUnsaved={(now) => markUnsaved(environment.name, now)}
+          />
+        ))}
+      </div>
+    </Dialog>
+  )
+}
 
 export const AddSecretDialog = ({
   project,
@@ -315,7 +376,15 @@ export const AddSecretDialog = ({
     onClose()
   })
   return (
-    <Dialog title="Add a secret" onClose={onClose}>
+    <Dialog
+      title="Add a secret"
+      onClose={onClose}
+      guard={
+        key === "" && value === ""
+          ? undefined
+          : { message: "This secret is not saved yet.", discard: "Discard and close" }
+      }
+    >
       <form class="stack" onSubmit={submit}>
         <Field
           label="Key"

@@ -115,7 +115,16 @@ export const ImportDialog = ({
   const toSave = preview?.filter((entry) => entry.change !== "unchanged") ?? []
   const count = (change: Change) => preview?.filter((entry) => entry.change === change).length ?? 0
   return (
-    <Dialog title="Import secrets" onClose={onClose} wide>
+    <Dialog
+      title="Import secrets"
+      onClose={onClose}
+      wide
+      guard={
+        text.trim() === "" || progress !== undefined
+          ? undefined
+          : { message: "What you pasted or chose is not imported yet.", discard: "Discard and close" }
+      }
+    >
       <div class="stack">
         <Select
           label="Into environment"

@@ -70,25 +70,56 @@ export const Select = ({
   )
 }
 
-/** A modal dialog: open while mounted; Escape or the close button calls `onClose`. */
+/**
+ * What closing a dialog would throw away (an unsaved value, a credential not yet copied): Escape or the close button
+ * then asks first, since a key pressed by habit should not lose work; `discard` names the button that closes anyway.
+ */
+export interface CloseGuard {
+  readonly message: string
+  readonly discard: string
+}
+
+/**
+ * A modal dialog: open while mounted; Escape or the close button calls `onClose`, after asking when a `guard` says
+ * what would be lost. The dialog's own buttons (Cancel, Done) close it without asking: they say what they do.
+ */
 export const Dialog = ({
   title,
   onClose,
   children,
   wide,
+  guard,
 }: {
   readonly title: string
   readonly onClose: () => void
   readonly children: ComponentChildren
   readonly wide?: boolean
+  readonly guard?: CloseGuard | undefined
 }) => {
   const ref = useRef<HTMLDialogElement>(null)
   const titleId = useId()
+  // While asking, focus is on the question; going back returns it where it was (the field being edited).
+  const [asking, setAsking] = useState<{ readonly returnTo: Element | null }>()
+  const goBack = useRef<HTMLButtonElement>(null)
   useEffect(() => {
     const dialog = ref.current
     if (dialog !== null && !dialog.open) dialog.showModal()
     return () => dialog?.close()
   }, [])
+  useEffect(() => {
+    if (asking !== undefined) goBack.current?.focus()
+  }, [asking])
+  // Nothing left to lose (saved meanwhile): the question goes, and does not come back with the next edit.
+  const guarded = guard !== undefined
+  useEffect(() => {
+    if (!guarded) setAsking(undefined)
+  }, [guarded])
+  const close = () => (guard === undefined ? onClose() : setAsking({ returnTo: document.activeElement }))
+  const stay = () => {
+    const returnTo = asking?.returnTo
+    setAsking(undefined)
+    if (returnTo instanceof HTMLElement && returnTo.isConnected) returnTo.focus()
+  }
   return (
     <dialog
       ref={ref}
@@ -96,15 +127,28 @@ export const Dialog = ({
       aria-labelledby={titleId}
       onCancel={(event) => {
         event.preventDefault()
-        onClose()
+        close()
       }}
     >
       <header class="dialog-header">
         <h2 id={titleId}>{title}</h2>
-        <button type="button" class="button ghost" aria-label="Close" onClick={onClose}>
+        <button type="button" class="button ghost" aria-label="Close" onClick={close}>
           ×
         </button>
       </header>
+      {asking !== undefined && guard !== undefined ? (
+        <div class="alert stack dialog-guard" role="alert">
+          <p>{guard.message}</p>
+          <div class="row">
+            <button type="button" class="button" ref={goBack} onClick={stay}>
+              Go back
+            </button>
+            <button type="button" class="button danger" onClick={onClose}>
+              {guard.discard}
+            </button>
+          </div>
+        </div>
+      ) : null}
       {children}
     </dialog>
   )

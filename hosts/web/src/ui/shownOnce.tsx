@@ -26,8 +26,7 @@ const Panel = ({
   note,
   modal,
   onCopied,
-  warned,
-}: ShownOnceProps & { readonly modal: boolean; readonly onCopied?: () => void; readonly warned?: boolean }) => (
+}: ShownOnceProps & { readonly modal: boolean; readonly onCopied?: () => void }) => (
   // A dialog is its own frame; in the page, the notice sets it apart from what is around it.
   <section class={modal ? "stack" : "notice stack"} aria-label={label}>
     <p>
@@ -37,11 +36,6 @@ const Panel = ({
     <output class="secret-value" aria-label={`${label} value`}>
       {value}
     </output>
-    {warned === true ? (
-      <p class="alert" role="alert">
-        Not copied yet: once this closes, it cannot be shown again. Copy it, or press Done to close anyway.
-      </p>
-    ) : null}
     <div class="row">
       <CopyButton value={value} label={`Copy the ${label.toLowerCase()}`} onCopied={onCopied} />
       <button type="button" class={modal ? "button primary" : "button ghost"} onClick={onDone}>
@@ -53,14 +47,16 @@ const Panel = ({
 
 /**
  * As a dialog, Escape or its close button before the value was copied does not close it at once (a key pressed
- * by habit would throw the credential away): it says so first, and Done closes.
+ * by habit would throw the credential away): it says so first. Done closes.
  */
 const ShownOnceDialog = (props: ShownOnceProps & { readonly title: string }) => {
   const [copied, setCopied] = useState(false)
-  const [warned, setWarned] = useState(false)
+  const guard = copied
+    ? undefined
+    : { message: "Not copied yet: once this closes, it cannot be shown again.", discard: "Close without copying" }
   return (
-    <Dialog title={props.title} onClose={() => (copied ? props.onDone() : setWarned(true))}>
-      <Panel {...props} modal onCopied={() => setCopied(true)} warned={warned && !copied} />
+    <Dialog title={props.title} onClose={props.onDone} guard={guard}>
+      <Panel {...props} modal onCopied={() => setCopied(true)} />
     </Dialog>
   )
 }

@@ -1,7 +1,9 @@
 /**
  * The Secrets app's flows in Chromium against the built host (both hosts: `e2e-node` and `e2e-bun`): the grid
  * (present, missing, empty; filters; reveal only on request, copy, add, edit, delete; an edit starts from the value,
- * an add over a key says it replaces it, keys named `json` and `.env` reveal their own value), a read member's view,
+ * an add over a key says it replaces it, keys named `json` and `.env` reveal their own value; a stray Escape asks
+ * before an unsaved edit goes, the keyboard focus stays where the person works, a secret deleted elsewhere is said
+ * so), a read member's view,
  * history with reveal and restore, bulk import with its preview, comparing environments, and environments with
  * their downloads. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
@@ -226,6 +228,106 @@ describe("the secrets grid", () => {
     expect(await current("LATE_KEY")).toBe("ours")
   })
 
+  it("asks before a stray Escape throws an edit away, and keeps the keyboard focus where the person works", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Focus ${people}`, { development: { FOCUS_KEY: "before" } })
+    const secrets = `/api/projects/${slug}/environments/development/secrets`
+    const current = async () =>
+      (await owner.api.call<{ secret: { value: string } }>("GET", `${secrets}/FOCUS_KEY`)).secret.value
+    const focused = (page: Page) =>
+      page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.tagName)
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "FOCUS_KEY", exact: true }).click()
+    const dialog = page.getByRole("dialog", { name: "FOCUS_KEY" })
+
+    // Reveal turns into Hide under the focus, and back.
+    await dialog.getByRole("button", { name: "Reveal FOCUS_KEY in development" }).focus()
+    await page.keyboard.press("Enter")
+    await dialog.getByText("before", { exact: true }).waitFor()
+    await expect.poll(() => focused(page), POLL).toBe("Hide FOCUS_KEY in development")
+    await page.keyboard.press("Enter")
+    await dialog.getByText("before", { exact: true }).waitFor({ state: "detached" })
+    await expect.poll(() => focused(page), POLL).toBe("Reveal FOCUS_KEY in development")
+
+    // Escape with an unsaved edit asks; Go back returns to the draft, untouched.
+    await dialog.getByRole("button", { name: "Edit FOCUS_KEY in development" }).click()
+    const draft = dialog.getByLabel("New value of FOCUS_KEY in development")
+    await expect.poll(() => draft.inputValue(), POLL).toBe("before")
+    await draft.fill("half-typed")
+    await page.keyboard.press("Escape")
+    const question = dialog
+      .getByRole("alert")
+      .filter({ hasText: "The new value of FOCUS_KEY in development is not saved." })
+    await question.waitFor()
+    await expect.poll(() => focused(page), POLL).toBe("BUTTON")
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Go back")
+    await question.getByRole("button", { name: "Go back" }).click()
+    await question.waitFor({ state: "detached" })
+    await expect.poll(() => focused(page), POLL).toBe("TEXTAREA")
+    expect(await draft.inputValue()).toBe("half-typed")
+
+    // Saved: the focus goes back to the row's Edit button, and Escape closes at once (nothing is unsaved).
+    await dialog.getByRole("button", { name: "Save", exact: true }).click()
+    await page.getByText("Saved FOCUS_KEY in development (version 2)").waitFor()
+    await expect.poll(() => focused(page), POLL).toBe("Edit FOCUS_KEY in development")
+    expect(await current()).toBe("half-typed")
+
+    // Asked to delete, the focus is on Cancel; Cancel brings it back to Edit.
+    await dialog.getByRole("button", { name: "Delete FOCUS_KEY from development" }).click()
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent), POLL).toBe("Cancel")
+    await page.keyboard.press("Enter")
+    await expect.poll(() => focused(page), POLL).toBe("Edit FOCUS_KEY in development")
+
+    // An edit thrown away on purpose: Discard and close.
+    await dialog.getByRole("button", { name: "Edit FOCUS_KEY in development" }).click()
+    await expect.poll(() => draft.inputValue(), POLL).toBe("half-typed")
+    await draft.fill("never saved")
+    await dialog.getByRole("button", { name: "Close" }).click()
+    await dialog.getByRole("button", { name: "Discard and close" }).click()
+    await dialog.waitFor({ state: "detached" })
+    expect(await current()).toBe("half-typed")
+
+    // The same question guards the add dialog once something is typed, and only then.
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const add = page.getByRole("dialog", { name: "Add a secret" })
+    await add.getByLabel("Key").waitFor()
+    await page.keyboard.press("Escape")
+    await add.waitFor({ state: "detached" })
+    await page.getByRole("button", { name: "Add secret" }).click()
+    await add.getByLabel("Key").fill("TYPED_KEY")
+    await page.keyboard.press("Escape")
+    await add.getByRole("alert").filter({ hasText: "This secret is not saved yet." }).waitFor()
+    expect(await add.getByLabel("Key").inputValue()).toBe("TYPED_KEY")
+    await add.getByRole("button", { name: "Discard and close" }).click()
+    await add.waitFor({ state: "detached" })
+  })
+
+  it("brings the grid up to date when a dialog finds a secret deleted elsewhere", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Gone ${people}`, { development: { GONE_KEY: "v1", STAYS: "s" } })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "GONE_KEY", exact: true }).click()
+    const dialog = page.getByRole("dialog", { name: "GONE_KEY" })
+    await dialog.getByText(/^version 1, updated/).waitFor()
+    await owner.api.call("DELETE", `/api/projects/${slug}/environments/development/secrets/GONE_KEY`)
+
+    await dialog.getByRole("button", { name: "Reveal GONE_KEY in development" }).click()
+    await dialog
+      .getByRole("alert")
+      .filter({ hasText: "GONE_KEY is no longer in development: it was deleted since the list was loaded." })
+      .waitFor()
+    // The dialog and the grid behind it show what the service holds now.
+    await dialog
+      .getByRole("region", { name: "GONE_KEY in development" })
+      .getByText("missing", { exact: true })
+      .waitFor()
+    await dialog.getByRole("button", { name: "Close" }).click()
+    await expect.poll(() => page.getByRole("button", { name: "GONE_KEY", exact: true }).count(), POLL).toBe(0)
+    await page.getByRole("button", { name: "STAYS", exact: true }).waitFor()
+  })
+
   it("keeps the header row in view while a long grid scrolls", async () => {
     const owner = await person("/projects")
     const values: Record<string, string> = {}
@@ -335,7 +437,7 @@ describe("bulk import", () => {
     await page.getByRole("row", { name: /NEW_ONE/ }).waitFor()
   })
 
-  it("reads a chosen JSON file", async () => {
+  it("reads a chosen JSON file, and keeps it through a stray Escape", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Import file ${people}`)
     const { page } = owner
@@ -348,6 +450,12 @@ describe("bulk import", () => {
       mimeType: "application/json",
       buffer: Buffer.from(JSON.stringify({ FROM_FILE: "yes", OTHER: "too" })),
     })
+    // A stray Escape does not throw the chosen file away.
+    await expect.poll(() => dialog.getByLabel(/Or paste it here/).inputValue(), POLL).toContain("FROM_FILE")
+    await page.keyboard.press("Escape")
+    const question = dialog.getByRole("alert").filter({ hasText: "What you pasted or chose is not imported yet." })
+    await question.getByRole("button", { name: "Go back" }).click()
+    await question.waitFor({ state: "detached" })
     await dialog.getByRole("button", { name: "Preview" }).click()
     await dialog.getByText("2 new, 0 changed, 0 unchanged. Nothing is saved yet.").waitFor()
     await dialog.getByRole("button", { name: "Import 2 secrets" }).click()

@@ -83,7 +83,15 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
       else next.set(revealedKey(environment, key), value)
       return next
     })
-  const openRow = useMemo(() => rows.find((row) => row.key === open), [rows, open])
+  // A key deleted from every environment while its dialog is open (there or elsewhere) keeps its dialog, showing it
+  // missing everywhere: the person sees what happened, and may add it back.
+  const openRow = useMemo(
+    () =>
+      open === undefined
+        ? undefined
+        : (rows.find((row) => row.key === open) ?? { key: open, cells: environments.map(() => undefined) }),
+    [rows, open, environments],
+  )
 
   if (environments.length === 0) {
     return <p class="notice">This project has no environments. Add one on the Environments tab.</p>
