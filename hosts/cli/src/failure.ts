@@ -4,6 +4,7 @@
  * fit for stderr. Messages never carry a token or a secret value.
  */
 import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 
 /** The failure kinds, each with its exit code; `run` exits with its child's own code instead. */
 export const EXIT_CODES = {
@@ -36,4 +37,25 @@ export const kindOfStatus = (status: number): FailureKind => {
   if (status === 403 || status === 409 || status === 429) return "refused"
   if (status >= 500) return "server"
   return "usage"
+}
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** `secrets[3].value`: where in a document a problem is. */
+const pathText = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>) =>
+  path
+    .map((segment) => (typeof segment === "object" ? segment.key : segment))
+    .map((key, index) => (typeof key === "number" ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`))
+    .join("")
+
+/**
+ * A schema's refusal as one line: its first problem and where it is (`Expected string at secret.value`), and how
+ * many more there are. Never the value found there: decoding runs without `reportInput`, so no message quotes its
+ * input, and a server's answer or a config file may hold a secret or a token.
+ */
+export const describeIssue = (error: Schema.SchemaError): string => {
+  const [first, ...more] = formatIssues(error.issue).issues
+  if (first === undefined) return "not what was expected"
+  const where = first.path === undefined || first.path.length === 0 ? "" : ` at ${pathText(first.path)}`
+  return `${first.message}${where}${more.length === 0 ? "" : ` (and ${more.length} more)`}`
 }

@@ -7,7 +7,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { CofferFailure, kindOfStatus, serverFailure, usage } from "./failure.js"
+import { CofferFailure, describeIssue, kindOfStatus, serverFailure, usage } from "./failure.js"
 import { parseJsonText } from "./jsonText.js"
 
 /** A service to call: its base URL and the token to present. */
@@ -140,5 +140,5 @@ export const decodeAnswer =
   <S extends Schema.Decoder<unknown>>(schema: S) =>
   (value: unknown) =>
     Schema.decodeUnknownEffect(schema)(value).pipe(
-      Effect.mapError((error) => serverFailure(`unexpected answer from the server: ${error.message.split("\n")[0]}`)),
+      Effect.mapError((error) => serverFailure(`unexpected answer from the server: ${describeIssue(error)}`)),
     )

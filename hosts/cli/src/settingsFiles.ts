@@ -9,7 +9,7 @@ import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { refused, usage } from "./failure.js"
+import { describeIssue, refused, usage } from "./failure.js"
 import { parseJsonText } from "./jsonText.js"
 import { writePrivateFile } from "./privateFile.js"
 import { ProjectFile, UserConfig } from "./settings.js"
@@ -49,7 +49,7 @@ const decodeWith =
   <S extends Schema.Decoder<unknown>>(schema: S, file: string) =>
   (value: unknown) =>
     Schema.decodeUnknownEffect(schema)(value).pipe(
-      Effect.mapError((error) => usage(`${file}: ${error.message.split("\n")[0]}`)),
+      Effect.mapError((error) => usage(`${file}: ${describeIssue(error)}`)),
     )
 
 /** The project file found from `cwd`, decoded; one that holds a token is refused (it is meant to be committed). */
