@@ -76,7 +76,13 @@ const audit = (action, key) => ({
 /** What both paths reach a secret by: the bench project, its owner and environment, and the key. */
 const reach = (key) => ({ slug: context.slug, userId: context.userId, name: context.environment, key })
 
+let closing = false
 const app = new Hono()
+// Requests still in flight when the bench stops the reference find its pool ended: expected then, and not printed.
+app.onError((error, c) => {
+  if (!closing) console.error(error)
+  return c.json({ error: "reference failed" }, 500)
+})
 app.get("/read/:key", async (c) => {
   const key = c.req.param("key")
   const row = await readAtAudited({ ...reach(key), projectId: context.projectId, ...audit("secret.read", key) })
@@ -117,4 +123,7 @@ app.post("/write", async (c) => {
 const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
   console.log(`reference listening on http://127.0.0.1:${info.port}`)
 })
-process.on("SIGTERM", () => server.close(() => pool.end().then(() => process.exit(0))))
+process.on("SIGTERM", () => {
+  closing = true
+  server.close(() => pool.end().then(() => process.exit(0)))
+})
