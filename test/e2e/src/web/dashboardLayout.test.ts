@@ -2,11 +2,13 @@
  * The dashboard at 375 px and 1440 px and by keyboard, in Chromium against the built host (`e2e-node` and
  * `e2e-bun`): every page fits the width without sideways scrolling of the page itself (wide tables scroll in
  * their own box), with screenshots for a person to look at (`test/e2e/screenshots/dashboard-*.png`); a platform
- * can be created, opened and its version deleted with the keyboard alone; every control has an accessible name.
+ * can be created, opened and its version deleted with the keyboard alone; every control has an accessible name;
+ * axe-core finds no WCAG 2.1 A or AA violation on any page, the sign-in page or the token's shown-once dialog.
  */
 import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
+import { expectAccessible } from "./axe.js"
 import { useBrowser } from "./browser.js"
 import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
@@ -48,6 +50,7 @@ describe("layout", () => {
       ],
       ["tokens", "/tokens", "ci-reader"],
       ["audit", "/audit", "Created token"],
+      ["not-found", "/no-such-page", "Page not found"],
     ]
     // Signed out first: the sign-in page.
     for (const width of WIDTHS) {
@@ -55,6 +58,7 @@ describe("layout", () => {
       await signIn.getByLabel("Groups").waitFor()
       await browser.screenshot(signIn, `dashboard-sign-in-${width}`)
       expect(await sidewaysOverflow(signIn)).toBeLessThanOrEqual(0)
+      await expectAccessible(signIn, `sign-in at ${width} px`)
     }
     const page = await signedIn(browser, served.base, email, "/platforms")
     for (const width of WIDTHS) {
@@ -67,7 +71,18 @@ describe("layout", () => {
         await browser.screenshot(page, `dashboard-${name}-${width}`)
         expect(await sidewaysOverflow(page), `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0)
         expect(await unnamedControls(page), `${name} at ${width} px`).toEqual([])
+        await expectAccessible(page, `${name} at ${width} px`)
       }
+      // A new token, shown once in a dialog over the tokens page.
+      await page.goto(`${served.base}/tokens`)
+      await page.getByLabel("Token name").fill(`ci-${width}`)
+      await page.getByRole("button", { name: "Create token" }).click()
+      const shown = page.getByRole("dialog", { name: `Token ci-${width} created` })
+      await shown.getByLabel(`Token ci-${width} value`).waitFor()
+      await settled(page)
+      await browser.screenshot(page, `dashboard-token-${width}`)
+      expect(await unnamedControls(page), `token dialog at ${width} px`).toEqual([])
+      await expectAccessible(page, `token dialog at ${width} px`)
     }
   })
 })

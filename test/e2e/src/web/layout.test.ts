@@ -1,13 +1,15 @@
 /**
  * The Secrets app at 375 px and 1440 px and by keyboard, in Chromium against the built host (`e2e-node` and
  * `e2e-bun`): every page fits the width without sideways scrolling of the page itself (wide tables scroll in
- * their own box), every control has an accessible name, and screenshots are left for a person to look at
+ * their own box), every control has an accessible name, axe-core finds no WCAG 2.1 A or AA violation (on every
+ * page, the sign-in and invite pages and the main dialogs), and screenshots are left for a person to look at
  * (`test/e2e/screenshots/secrets-*.png`, gitignored); an API key is created and deleted with the keyboard alone.
  */
 import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { overflowing, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
+import { expectAccessible } from "./axe.js"
 import { POLL, useBrowser } from "./browser.js"
 import { useService } from "./service.js"
 
@@ -57,6 +59,7 @@ describe("layout", () => {
       // The keys and the projects (their names in the table, the form) are fetched apart.
       ["api-keys", "/api-keys", "ci-deploy", (page) => page.getByRole("form", { name: "Create an API key" })],
       ["audit", `/projects/${slug}/audit`, "Created API key"],
+      ["not-found", "/no-such-page", "Page not found"],
     ]
     for (const width of WIDTHS) {
       const signIn = await browser.open(`${served.base}/sign-in?error=expired`, { width, height: 900 })
@@ -64,6 +67,7 @@ describe("layout", () => {
       await browser.screenshot(signIn, `secrets-sign-in-${width}`)
       expect(await sidewaysOverflow(signIn), `sign-in at ${width} px scrolls sideways`).toBeLessThanOrEqual(0)
       expect(await unnamedControls(signIn), `sign-in at ${width} px`).toEqual([])
+      await expectAccessible(signIn, `sign-in at ${width} px`)
     }
     const page = await browser.open(`${served.base}/sign-in`)
     await signInPage(page, email)
@@ -81,8 +85,9 @@ describe("layout", () => {
           `${name} at ${width} px scrolls sideways: ${await overflowing(page)}`,
         ).toBeLessThanOrEqual(0)
         expect(await unnamedControls(page), `${name} at ${width} px`).toEqual([])
+        await expectAccessible(page, `${name} at ${width} px`)
       }
-      // The shown-once link and the secret dialog, as they appear over the page.
+      // The shown-once link and the dialogs, as they appear over the page.
       await page.goto(`${served.base}/projects/${slug}/people`)
       await page.getByRole("button", { name: "Create invite link" }).click()
       await page.getByLabel("Invite link value").waitFor()
@@ -91,11 +96,15 @@ describe("layout", () => {
       await settled(page)
       await browser.screenshot(page, `secrets-invite-link-${width}`)
       expect(await sidewaysOverflow(page), `invite link at ${width} px`).toBeLessThanOrEqual(0)
+      await expectAccessible(page, `invite link at ${width} px`)
       await page.goto(`${served.base}/projects/${slug}`)
       await page.getByRole("button", { name: "DATABASE_URL" }).click()
       await page.getByRole("dialog", { name: "DATABASE_URL" }).waitFor()
+      await settled(page)
       await browser.screenshot(page, `secrets-secret-dialog-${width}`)
       expect(await unnamedControls(page), `secret dialog at ${width} px`).toEqual([])
+      await expectAccessible(page, `secret dialog at ${width} px`)
+      await dialogs(page, width)
     }
     // The invite page, signed in as someone new.
     const guest = await browser.openOther(`${served.base}/sign-in`, { width: 375, height: 900 })
@@ -105,8 +114,46 @@ describe("layout", () => {
     await guest.getByRole("button", { name: "Accept invite" }).waitFor()
     await browser.screenshot(guest, "secrets-invite-375")
     expect(await unnamedControls(guest)).toEqual([])
+    await expectAccessible(guest, "invite")
   })
 })
+
+/**
+ * From the secret dialog open over the grid: the add-secret and import dialogs (empty and with a preview) and
+ * a confirmation, each checked by axe and closed again before the next opens.
+ */
+const dialogs = async (page: Page, width: number) => {
+  const closed = async (dialog: Locator) => {
+    await dialog.getByRole("button", { name: "Close" }).click()
+    await dialog.waitFor({ state: "detached" })
+  }
+  const dialog = page.getByRole("dialog")
+  await closed(dialog)
+  await page.getByRole("button", { name: "Add secret" }).click()
+  await page.getByRole("dialog", { name: "Add a secret" }).waitFor()
+  await settled(page)
+  await expectAccessible(page, `add secret at ${width} px`)
+  await closed(dialog)
+  await page.getByRole("button", { name: "Import…" }).click()
+  const importing = page.getByRole("dialog", { name: "Import secrets" })
+  await importing.waitFor()
+  await settled(page)
+  await expectAccessible(page, `import at ${width} px`)
+  await importing.getByLabel(/Or paste it here/).fill("DATABASE_URL=changed\nNEW_ONE=new\nbad key=invalid")
+  await importing.getByRole("button", { name: "Preview" }).click()
+  await importing.getByText(/new, .* changed, .* unchanged/).waitFor()
+  await settled(page)
+  await expectAccessible(page, `import preview at ${width} px`)
+  await closed(importing)
+  await page.goto(`${served.base}/api-keys`)
+  await page.getByRole("button", { name: "Delete ci-deploy" }).click()
+  const confirm = page.getByRole("dialog", { name: "Delete ci-deploy?" })
+  await confirm.waitFor()
+  await settled(page)
+  await expectAccessible(page, `confirm at ${width} px`)
+  await confirm.getByRole("button", { name: "Cancel" }).click()
+  await confirm.waitFor({ state: "detached" })
+}
 
 describe("keyboard", () => {
   it("creates an API key, copies it and deletes it with the keyboard alone", async () => {
