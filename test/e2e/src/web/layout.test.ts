@@ -119,8 +119,9 @@ describe("layout", () => {
 })
 
 /**
- * From the secret dialog open over the grid: the add-secret and import dialogs (empty and with a preview) and
- * a confirmation, each checked by axe and closed again before the next opens.
+ * From the secret dialog open over the grid: the add-secret and import dialogs (empty, with a preview, and asking
+ * before what was pasted is thrown away) and a confirmation, each checked by axe and closed again before the next
+ * opens.
  */
 const dialogs = async (page: Page, width: number) => {
   const closed = async (dialog: Locator) => {
@@ -144,7 +145,12 @@ const dialogs = async (page: Page, width: number) => {
   await importing.getByText(/new, .* changed, .* unchanged/).waitFor()
   await settled(page)
   await expectAccessible(page, `import preview at ${width} px`)
-  await closed(importing)
+  // What was pasted is not imported: closing asks first, and the question is checked too.
+  await importing.getByRole("button", { name: "Close" }).click()
+  await importing.getByRole("alert").filter({ hasText: "not imported yet" }).waitFor()
+  await expectAccessible(page, `import close guard at ${width} px`)
+  await importing.getByRole("button", { name: "Discard and close" }).click()
+  await importing.waitFor({ state: "detached" })
   await page.goto(`${served.base}/api-keys`)
   await page.getByRole("button", { name: "Delete ci-deploy" }).click()
   const confirm = page.getByRole("dialog", { name: "Delete ci-deploy?" })
