@@ -13,7 +13,7 @@ import {
   type SecretListItem,
   setSecret,
 } from "../api/secrets.js"
-import { Alert, CopyButton, Dialog, Field, formatTime, Select, TextArea } from "../ui/components.js"
+import { ActionButton, Alert, CopyButton, Dialog, Field, formatTime, Select, TextArea } from "../ui/components.js"
 import { Link } from "../ui/router.js"
 import { toast } from "../ui/toast.js"
 import { useAction } from "../ui/useAction.js"
@@ -79,12 +79,11 @@ const EnvironmentValue = ({
         : cause
     }
   })
-  // After the action's end: a button disabled while it ran cannot take the focus.
   useEffect(() => {
-    if (mode !== "view" || !refocus || busy) return
+    if (mode !== "view" || !refocus) return
     setRefocus(false)
     editButton.current?.focus()
-  }, [mode, refocus, busy])
+  }, [mode, refocus])
   // Asked to delete, the focus goes to the question's safe answer: the Delete button that held it is gone.
   const keepButton = useRef<HTMLButtonElement>(null)
   useEffect(() => {
@@ -168,9 +167,9 @@ const EnvironmentValue = ({
             <button type="button" class="button" onClick={() => toView()}>
               Cancel
             </button>
-            <button type="submit" class="button primary" disabled={busy}>
+            <ActionButton type="submit" class="button primary" busy={busy}>
               {changed === undefined ? "Save" : "Save anyway"}
-            </button>
+            </ActionButton>
           </div>
         </form>
       ) : mode === "delete" ? (
@@ -182,10 +181,10 @@ const EnvironmentValue = ({
             <button type="button" class="button" ref={keepButton} onClick={() => toView()}>
               Cancel
             </button>
-            <button
+            <ActionButton
               type="button"
               class="button danger"
-              disabled={busy}
+              busy={busy}
               onClick={() =>
                 void act(async () => {
                   await deleteSecret(project.slug, name, secretKey)
@@ -197,21 +196,19 @@ const EnvironmentValue = ({
               }
             >
               Delete from {name}
-            </button>
+            </ActionButton>
           </div>
         </div>
       ) : (
         <div class="row">
           {item === undefined ? null : (
-            // One button that turns from Reveal into Hide, so that the keyboard focus stays on it; busy is said,
-            // not set as `disabled`, which would drop the focus while the value is read.
-            <button
+            // One button that turns from Reveal into Hide, so that the keyboard focus stays on it.
+            <ActionButton
               type="button"
               class="button"
-              aria-busy={busy}
+              busy={busy}
               aria-label={`${value === undefined ? "Reveal" : "Hide"} ${secretKey} in ${name}`}
               onClick={() => {
-                if (busy) return
                 if (value !== undefined) onReveal(undefined)
                 else
                   void act(async () => {
@@ -223,16 +220,16 @@ const EnvironmentValue = ({
               }}
             >
               {value === undefined ? "Reveal" : "Hide"}
-            </button>
+            </ActionButton>
           )}
           {value === undefined ? null : <CopyButton value={value} label={`Copy ${secretKey} in ${name}`} />}
           {canWrite ? (
-            <button
+            <ActionButton
               type="button"
               class="button"
-              ref={editButton}
+              buttonRef={editButton}
               aria-label={`${item === undefined ? "Add" : "Edit"} ${secretKey} in ${name}`}
-              disabled={busy}
+              busy={busy}
               onClick={() => {
                 // The draft starts from the current value, read (and audited) afresh even when one is shown: an
                 // empty draft would replace the value with nothing, and a value revealed earlier may be outdated.
@@ -247,7 +244,7 @@ const EnvironmentValue = ({
               }}
             >
               {item === undefined ? "Add value" : "Edit"}
-            </button>
+            </ActionButton>
           ) : null}
           {canWrite && item !== undefined ? (
             <button
@@ -415,9 +412,9 @@ export const AddSecretDialog = ({
           <button type="button" class="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" class="button primary" disabled={busy}>
+          <ActionButton type="submit" class="button primary" busy={busy}>
             {replaced === undefined ? "Save secret" : "Replace value"}
-          </button>
+          </ActionButton>
         </div>
       </form>
     </Dialog>

@@ -10,7 +10,7 @@
 import { useState } from "preact/hooks"
 import { ApiError, get } from "../api/client.js"
 import { type EnvironmentView, exportUrl, type ProjectView, setSecret } from "../api/secrets.js"
-import { Alert, Dialog, Select, TextArea } from "../ui/components.js"
+import { ActionButton, Alert, Dialog, Select, TextArea } from "../ui/components.js"
 import { toast } from "../ui/toast.js"
 import { type Change, classify, type Parsed, type ParsedEntry, parseSecretsFile } from "./envFile.js"
 
@@ -175,9 +175,15 @@ export const ImportDialog = ({
             <button type="button" class="button" onClick={onClose}>
               Cancel
             </button>
-            <button type="button" class="button primary" disabled={busy || text.trim() === ""} onClick={makePreview}>
+            <ActionButton
+              type="button"
+              class="button primary"
+              busy={busy}
+              blocked={text.trim() === ""}
+              onClick={makePreview}
+            >
               Preview
-            </button>
+            </ActionButton>
           </div>
         ) : null}
         <Alert error={error} />
@@ -250,19 +256,20 @@ export const ImportDialog = ({
               </div>
             )}
             <div class="actions">
-              <button type="button" class="button" onClick={reset} disabled={busy}>
+              <ActionButton type="button" class="button" onClick={reset} busy={busy}>
                 Back
-              </button>
-              <button
+              </ActionButton>
+              <ActionButton
                 type="button"
                 class="button primary"
-                disabled={busy || toSave.length === 0}
+                busy={busy}
+                blocked={toSave.length === 0}
                 onClick={() => void runImport(toSave)}
               >
                 {toSave.length === 0
                   ? "Nothing to import"
                   : `Import ${toSave.length} ${toSave.length === 1 ? "secret" : "secrets"}`}
-              </button>
+              </ActionButton>
             </div>
           </section>
         )}

@@ -2,7 +2,7 @@
  * The design system's small parts, shared by both apps: alerts for refusals, form fields with their labels,
  * dialogs on the native `<dialog>` (focus kept inside, Escape closes), a copy button, and loading states.
  */
-import type { ComponentChildren, JSX } from "preact"
+import type { ComponentChildren, JSX, Ref } from "preact"
 import { useEffect, useId, useRef, useState } from "preact/hooks"
 import { describeError } from "../api/client.js"
 import { toast } from "./toast.js"
@@ -153,6 +153,38 @@ export const Dialog = ({
     </dialog>
   )
 }
+
+/**
+ * A button an action runs from. While the action runs it says so (`aria-busy`, `aria-disabled`, drawn as disabled)
+ * but stays enabled, and ignores presses: a disabled button drops the keyboard focus to the page's body, so a person
+ * who pressed Enter would have to find their place again. `blocked` disables it for what makes the action
+ * impossible (an empty name), which is not a moment the focus is on it.
+ */
+export const ActionButton = ({
+  busy,
+  blocked,
+  onClick,
+  buttonRef,
+  ...button
+}: Omit<JSX.ButtonHTMLAttributes<HTMLButtonElement>, "disabled" | "ref"> & {
+  readonly busy: boolean
+  readonly blocked?: boolean
+  /** The button element, for a page that moves the focus to it. */
+  readonly buttonRef?: Ref<HTMLButtonElement>
+}) => (
+  <button
+    {...button}
+    ref={buttonRef}
+    disabled={blocked === true}
+    aria-disabled={busy ? true : undefined}
+    aria-busy={busy ? true : undefined}
+    onClick={(event) => {
+      // Also keeps a submit button from sending its form a second time.
+      if (busy) event.preventDefault()
+      else onClick?.call(event.currentTarget as never, event)
+    }}
+  />
+)
 
 /** Copies `value` to the clipboard and says so. */
 export const CopyButton = ({

@@ -5,7 +5,7 @@
  */
 import type { ComponentChildren, ComponentType } from "preact"
 import { useState } from "preact/hooks"
-import { Alert, Dialog, Field } from "./components.js"
+import { ActionButton, Alert, Dialog, Field } from "./components.js"
 import { useAction } from "./useAction.js"
 
 export interface ConfirmDialogProps {
@@ -54,13 +54,14 @@ export const ConfirmDialog = ({
           <button type="button" class="button" onClick={onClose}>
             Cancel
           </button>
-          <button
+          <ActionButton
             type="submit"
             class={`button ${tone}`}
-            disabled={busy || (typed !== undefined && confirmation !== typed)}
+            busy={busy}
+            blocked={typed !== undefined && confirmation !== typed}
           >
             {action}
-          </button>
+          </ActionButton>
         </div>
       </form>
     </Dialog>

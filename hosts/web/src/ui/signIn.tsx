@@ -7,7 +7,7 @@
 import type { ComponentChildren } from "preact"
 import { useEffect, useState } from "preact/hooks"
 import type { SignInOptions } from "../api/client.js"
-import { Alert, Field, Loading } from "./components.js"
+import { ActionButton, Alert, Field, Loading } from "./components.js"
 import { localPath, navigate, useLocation } from "./router.js"
 import { useAction } from "./useAction.js"
 import { useAsync } from "./useAsync.js"
@@ -97,9 +97,9 @@ export const SignInPage = ({
           />
           {children}
           <Alert error={login.error} />
-          <button class="button primary" type="submit" disabled={login.busy}>
+          <ActionButton class="button primary" type="submit" busy={login.busy}>
             Sign in as this e-mail
-          </button>
+          </ActionButton>
         </form>
       ) : null}
       {info.data !== undefined && oidc === null && !info.data.signIn.development ? (

@@ -1,8 +1,8 @@
 /**
  * What a person sets off (a form's submit, a button's click): `busy` while it runs, so the control cannot fire
- * twice, and its refusal as `error`, to be shown where the person acted. A success clears the refusal shown
- * before. An action that closes its own form (a dialog's confirmation) may leave the component unmounted: then
- * nothing is set afterwards.
+ * twice (a form's submit is ignored meanwhile; `ActionButton` ignores presses), and its refusal as `error`, to be
+ * shown where the person acted. A success clears the refusal shown before. An action that closes its own form (a
+ * dialog's confirmation) may leave the component unmounted: then nothing is set afterwards.
  */
 import { useEffect, useRef, useState } from "preact/hooks"
 
@@ -21,6 +21,8 @@ export const useAction = <A extends ReadonlyArray<unknown> = []>(act: (...args: 
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>()
   const mounted = useRef(true)
+  // Read at once, unlike `busy`, which changes on the next render: Enter pressed twice in a field sends once.
+  const running = useRef(false)
   useEffect(() => {
     mounted.current = true
     return () => {
@@ -28,6 +30,7 @@ export const useAction = <A extends ReadonlyArray<unknown> = []>(act: (...args: 
     }
   }, [])
   const run = async (...args: A) => {
+    running.current = true
     setBusy(true)
     try {
       await act(...args)
@@ -35,6 +38,7 @@ export const useAction = <A extends ReadonlyArray<unknown> = []>(act: (...args: 
     } catch (cause) {
       if (mounted.current) setError(cause)
     } finally {
+      running.current = false
       if (mounted.current) setBusy(false)
     }
   }
@@ -45,7 +49,7 @@ export const useAction = <A extends ReadonlyArray<unknown> = []>(act: (...args: 
     run,
     submit: (event) => {
       event.preventDefault()
-      void run(...([] as unknown as A))
+      if (!running.current) void run(...([] as unknown as A))
     },
   }
 }

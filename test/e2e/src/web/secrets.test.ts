@@ -301,6 +301,17 @@ describe("the secrets grid", () => {
     expect(await add.getByLabel("Key").inputValue()).toBe("TYPED_KEY")
     await add.getByRole("button", { name: "Discard and close" }).click()
     await add.waitFor({ state: "detached" })
+
+    // A form sent from its button with the keyboard keeps the focus on the button: busy, it is not disabled,
+    // which would drop the focus to the page's body.
+    await page.goto(`${served.base}/projects/${slug}/environments`)
+    await page.getByLabel("Environment name").fill("qa")
+    await page.getByRole("button", { name: "Add environment" }).focus()
+    await page.keyboard.press("Enter")
+    await page.getByText("Added qa").waitFor()
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.textContent?.trim()), POLL)
+      .toBe("Add environment")
   })
 
   it("brings the grid up to date when a dialog finds a secret deleted elsewhere", async () => {

@@ -4,7 +4,7 @@
  */
 import { useEffect, useState } from "preact/hooks"
 import { type AuditEntry, listAudit } from "../../api/schemas.js"
-import { Alert, formatTime, Loading } from "../../ui/components.js"
+import { ActionButton, Alert, formatTime, Loading } from "../../ui/components.js"
 import { Table } from "../../ui/table.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
@@ -84,9 +84,9 @@ export const Audit = () => {
       <Alert error={more.error} />
       {next === null || next === undefined ? null : (
         <div>
-          <button type="button" class="button" disabled={more.busy} onClick={() => more.run(next)}>
+          <ActionButton type="button" class="button" busy={more.busy} onClick={() => more.run(next)}>
             Older entries
-          </button>
+          </ActionButton>
         </div>
       )}
     </section>

@@ -16,7 +16,7 @@ import {
   type Kind,
   readPlatform,
 } from "../../api/schemas.js"
-import { Alert, Field, LoadFailed, Loading, Select } from "../../ui/components.js"
+import { ActionButton, Alert, Field, LoadFailed, Loading, Select } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { memo } from "../../ui/memo.js"
 import { Link, navigate } from "../../ui/router.js"
@@ -158,9 +158,14 @@ const AddVersion = ({
       )}
       <Alert error={add.error} />
       <div>
-        <button class="button primary" type="submit" disabled={add.busy || version === "" || problem !== undefined}>
+        <ActionButton
+          class="button primary"
+          type="submit"
+          busy={add.busy}
+          blocked={version === "" || problem !== undefined}
+        >
           Add version
-        </button>
+        </ActionButton>
       </div>
     </form>
   )
@@ -184,9 +189,9 @@ const ChangeKind = ({
       <Select label="Kind" name="kind" value={kind} onChange={(event) => setKind(event.currentTarget.value as Kind)}>
         <KindOptions />
       </Select>
-      <button class="button" type="submit" disabled={change.busy || kind === platform.kind}>
+      <ActionButton class="button" type="submit" busy={change.busy} blocked={kind === platform.kind}>
         Change kind
-      </button>
+      </ActionButton>
       <Alert error={change.error} />
     </form>
   )

@@ -7,7 +7,7 @@
 import { useMemo, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { createPlatform, type DashboardPlatform, type Kind, listPlatforms } from "../../api/schemas.js"
-import { Alert, Field, Loading, Select } from "../../ui/components.js"
+import { ActionButton, Alert, Field, Loading, Select } from "../../ui/components.js"
 import { memo } from "../../ui/memo.js"
 import { Link, navigate } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
@@ -65,9 +65,14 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
       </div>
       <Alert error={create.error} />
       <div>
-        <button class="button primary" type="submit" disabled={create.busy || name === "" || problem !== undefined}>
+        <ActionButton
+          class="button primary"
+          type="submit"
+          busy={create.busy}
+          blocked={name === "" || problem !== undefined}
+        >
           Create platform
-        </button>
+        </ActionButton>
       </div>
     </form>
   )

@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks"
 import { createToken, listPlatforms, listTokens, revokeToken, type TokenRecord } from "../../api/schemas.js"
-import { Alert, Field, formatTime, Loading } from "../../ui/components.js"
+import { ActionButton, Alert, Field, formatTime, Loading } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { ShownOnce } from "../../ui/shownOnce.js"
 import { RowAction, Table } from "../../ui/table.js"
@@ -73,13 +73,14 @@ const CreateToken = ({ onCreated }: { readonly onCreated: (token: string, record
       </fieldset>
       <Alert error={create.error} />
       <div>
-        <button
+        <ActionButton
           class="button primary"
           type="submit"
-          disabled={create.busy || name.trim() === "" || (scope === "chosen" && chosen.size === 0)}
+          busy={create.busy}
+          blocked={name.trim() === "" || (scope === "chosen" && chosen.size === 0)}
         >
           Create token
-        </button>
+        </ActionButton>
       </div>
     </form>
   )

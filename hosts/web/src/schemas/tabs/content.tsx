@@ -9,7 +9,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { readSchema, saveSchema } from "../../api/schemas.js"
-import { Alert } from "../../ui/components.js"
+import { ActionButton, Alert } from "../../ui/components.js"
 import { Link } from "../../ui/router.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
@@ -147,9 +147,9 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
         ) : null}
         {canWrite ? (
           <div class="row">
-            <button class="button primary" type="submit" disabled={busy || !check.ok}>
+            <ActionButton class="button primary" type="submit" busy={busy} blocked={!check.ok}>
               {overtaken ? "Save anyway" : "Save schema"}
-            </button>
+            </ActionButton>
             <button
               type="button"
               class="button"

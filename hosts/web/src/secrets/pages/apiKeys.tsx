@@ -16,7 +16,7 @@ import {
   type ProjectView,
   rotateApiKey,
 } from "../../api/secrets.js"
-import { Alert, Field, formatTime, Loading, Select } from "../../ui/components.js"
+import { ActionButton, Alert, Field, formatTime, Loading, Select } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { navigate, useLocation } from "../../ui/router.js"
 import { ShownOnce } from "../../ui/shownOnce.js"
@@ -114,9 +114,9 @@ const CreateKey = ({
       <ExpiryField value={days} onInput={setDays} hint="1 to 3650; leave empty for a key that never expires." />
       <Alert error={create.error} />
       <div>
-        <button type="submit" class="button primary" disabled={create.busy || project === undefined}>
+        <ActionButton type="submit" class="button primary" busy={create.busy} blocked={project === undefined}>
           Create API key
-        </button>
+        </ActionButton>
       </div>
     </form>
   )

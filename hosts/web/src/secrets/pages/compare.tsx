@@ -4,7 +4,7 @@
  */
 import { useMemo, useState } from "preact/hooks"
 import { listSecrets, readSecret } from "../../api/secrets.js"
-import { Alert, Loading, Select } from "../../ui/components.js"
+import { ActionButton, Alert, Loading, Select } from "../../ui/components.js"
 import type { Params } from "../../ui/router.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
@@ -60,15 +60,15 @@ const CompareRow = ({
       <td>{verdict}</td>
       <td class="right">
         {values === undefined ? (
-          <button
+          <ActionButton
             type="button"
             class="button small"
-            disabled={reveal.busy}
+            busy={reveal.busy}
             aria-label={`Reveal ${row.key} in ${names[0]} and ${names[1]}`}
             onClick={() => reveal.run()}
           >
             Reveal
-          </button>
+          </ActionButton>
         ) : (
           <button
             type="button"

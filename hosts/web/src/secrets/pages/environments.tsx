@@ -4,7 +4,7 @@
  */
 import { useState } from "preact/hooks"
 import { createEnvironment, deleteEnvironment, type EnvironmentView, exportUrl } from "../../api/secrets.js"
-import { Alert, Field, formatTime } from "../../ui/components.js"
+import { ActionButton, Alert, Field, formatTime } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import type { Params } from "../../ui/router.js"
 import { RowAction, Table } from "../../ui/table.js"
@@ -60,9 +60,9 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
       />
       <Alert error={add.error} />
       <div>
-        <button type="submit" class="button primary" disabled={add.busy}>
+        <ActionButton type="submit" class="button primary" busy={add.busy}>
           Add environment
-        </button>
+        </ActionButton>
       </div>
     </form>
   )

@@ -4,7 +4,7 @@
  */
 import { useState } from "preact/hooks"
 import { listVersions, readVersion, restoreVersion, type VersionListItem } from "../../api/secrets.js"
-import { Alert, CopyButton, formatTime, Loading } from "../../ui/components.js"
+import { ActionButton, Alert, CopyButton, formatTime, Loading } from "../../ui/components.js"
 import { Link, type Params } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
@@ -46,10 +46,10 @@ const VersionRow = ({
         )}
         <div class="row">
           {value === undefined ? (
-            <button
+            <ActionButton
               type="button"
               class="button small"
-              disabled={busy}
+              busy={busy}
               aria-label={`Reveal version ${item.version}`}
               onClick={() =>
                 void act(async () => {
@@ -59,7 +59,7 @@ const VersionRow = ({
               }
             >
               Reveal
-            </button>
+            </ActionButton>
           ) : (
             <>
               <button
@@ -74,10 +74,10 @@ const VersionRow = ({
             </>
           )}
           {data.canWrite && !latest ? (
-            <button
+            <ActionButton
               type="button"
               class="button small"
-              disabled={busy}
+              busy={busy}
               aria-label={`Restore version ${item.version}`}
               onClick={() =>
                 void act(async () => {
@@ -88,7 +88,7 @@ const VersionRow = ({
               }
             >
               Restore
-            </button>
+            </ActionButton>
           ) : null}
         </div>
         <Alert error={error} />

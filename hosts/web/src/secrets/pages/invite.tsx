@@ -8,7 +8,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { acceptInvite, type ProjectView } from "../../api/secrets.js"
-import { Alert, Loading } from "../../ui/components.js"
+import { ActionButton, Alert, Loading } from "../../ui/components.js"
 import { Link, navigate } from "../../ui/router.js"
 import { useAction } from "../../ui/useAction.js"
 import { projectPath } from "../projectFrame.js"
@@ -105,14 +105,15 @@ const Invite = ({ token }: { readonly token: string }) => {
             <Link class="button" href="/projects">
               Your projects
             </Link>
-            <button
+            <ActionButton
               type="button"
               class="button primary"
-              disabled={accept.busy || spent}
+              busy={accept.busy}
+              blocked={spent}
               onClick={() => accept.run(token, user.email)}
             >
               Accept invite
-            </button>
+            </ActionButton>
           </div>
         </>
       ) : (

@@ -16,7 +16,7 @@ import {
   removeMember,
   updateMemberRole,
 } from "../../api/secrets.js"
-import { Alert, formatTime, Loading, Select } from "../../ui/components.js"
+import { ActionButton, Alert, formatTime, Loading, Select } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { navigate, type Params } from "../../ui/router.js"
 import { ShownOnce } from "../../ui/shownOnce.js"
@@ -207,9 +207,9 @@ const Invites = ({ data }: { readonly data: ProjectData }) => {
         </Select>
         <Alert error={create.error} />
         <div>
-          <button type="submit" class="button primary" disabled={create.busy}>
+          <ActionButton type="submit" class="button primary" busy={create.busy}>
             Create invite link
-          </button>
+          </ActionButton>
         </div>
         {link === undefined ? null : <ShownOnce label="Invite link" value={link} onDone={() => setLink(undefined)} />}
       </form>

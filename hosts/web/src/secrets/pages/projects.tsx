@@ -5,7 +5,7 @@
 import { useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { createProject, deleteProject, listProjects, type ProjectView } from "../../api/secrets.js"
-import { Alert, Field, formatTime, Loading } from "../../ui/components.js"
+import { ActionButton, Alert, Field, formatTime, Loading } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { Link, navigate } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
@@ -59,9 +59,9 @@ const CreateProject = () => {
       <p class="hint">It starts with the environments development, staging and production.</p>
       <Alert error={create.error} />
       <div>
-        <button class="button primary" type="submit" disabled={create.busy || slug === undefined}>
+        <ActionButton class="button primary" type="submit" busy={create.busy} blocked={slug === undefined}>
           Create project
-        </button>
+        </ActionButton>
       </div>
     </form>
   )
