@@ -396,6 +396,10 @@ describe("history", () => {
     expect(await rows.nth(0).textContent()).toContain(owner.email)
     await page.getByRole("button", { name: "Reveal version 1" }).click()
     expect(await page.getByLabel("Value of version 1").textContent()).toBe("one")
+    // The button turned into Hide under the focus.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label")), POLL)
+      .toBe("Hide version 1")
     expect(await page.getByRole("button", { name: "Restore version 2" }).count()).toBe(0)
     await page.getByRole("button", { name: "Restore version 1" }).click()
     await page.getByText("Restored version 1 of KEY as version 3").waitFor()

@@ -45,34 +45,24 @@ const VersionRow = ({
           </output>
         )}
         <div class="row">
-          {value === undefined ? (
-            <ActionButton
-              type="button"
-              class="button small"
-              busy={busy}
-              aria-label={`Reveal version ${item.version}`}
-              onClick={() =>
+          {/* One button that turns from Reveal into Hide, so that the keyboard focus stays on it. */}
+          <ActionButton
+            type="button"
+            class="button small"
+            busy={busy}
+            aria-label={`${value === undefined ? "Reveal" : "Hide"} version ${item.version}`}
+            onClick={() => {
+              if (value !== undefined) setValue(undefined)
+              else
                 void act(async () => {
                   const { secret } = await readVersion(slug, environment, secretKey, item.version)
                   setValue(secret.value)
                 })
-              }
-            >
-              Reveal
-            </ActionButton>
-          ) : (
-            <>
-              <button
-                type="button"
-                class="button small"
-                aria-label={`Hide version ${item.version}`}
-                onClick={() => setValue(undefined)}
-              >
-                Hide
-              </button>
-              <CopyButton value={value} label={`Copy version ${item.version}`} />
-            </>
-          )}
+            }}
+          >
+            {value === undefined ? "Reveal" : "Hide"}
+          </ActionButton>
+          {value === undefined ? null : <CopyButton value={value} label={`Copy version ${item.version}`} />}
           {data.canWrite && !latest ? (
             <ActionButton
               type="button"
