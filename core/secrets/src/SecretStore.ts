@@ -46,6 +46,8 @@
  * 11. Holders. `findApiKeyByHash` answers the key with its holder's account as the `Accounts` port over the same
  *    storage has it at that moment (`holder` undefined once the account is gone): a key is used on every API-key
  *    request and its holder read with it, so a store that can answers both with one read (issue 10).
+ * 12. Audit filters. `listAudit` answers only the records its `filter` matches (every condition of `AuditFilter`
+ *    that is given), then pages that list: `offset` and `limit` count matching records only, in rule 6's order.
  */
 import type { EpochMillis, StoreUnavailable } from "@coffer/kernel"
 import * as Context from "effect/Context"
@@ -176,6 +178,24 @@ export interface AuditRecord {
   readonly targetKey: string
   readonly ipAddress: string | null
   readonly createdAt: EpochMillis
+}
+
+/**
+ * Which records of a project's audit log `listAudit` answers (rule 12): those meeting every condition given; with
+ * none, all of them. Comparisons are exact (case included) unless said otherwise.
+ */
+export interface AuditFilter {
+  /** Records of one of these actions; an empty list matches nothing. */
+  readonly actions?: ReadonlyArray<AuditAction> | undefined
+  /**
+   * Records whose `targetKey` is this secret key, or this key followed by `@` and anything: the `<KEY>@<n>` of an
+   * old version's read or a restore. A secret key never holds `@`, so no other key's records match.
+   */
+  readonly secretKey?: string | undefined
+  /** Records whose `userEmail`, compared by `Accounts.emailKey` (NFC, lower case), has this key. */
+  readonly userEmailKey?: string | undefined
+  /** Records of this environment. */
+  readonly environmentId?: string | undefined
 }
 
 /** A read that may come with an audit record written in the same transaction (rule 2). */
@@ -401,8 +421,10 @@ export class SecretStore extends Context.Service<
     readonly touchApiKey: (id: string, at: EpochMillis) => Effect.Effect<void, StoreUnavailable>
 
     // Audit log
+    /** Rules 6 and 12: a page of the project's records that `filter` matches (all of them without one). */
     readonly listAudit: (input: {
       readonly projectId: string
+      readonly filter?: AuditFilter | undefined
       readonly limit: number
       readonly offset: number
     }) => Effect.Effect<ReadonlyArray<AuditRecord>, StoreUnavailable>

@@ -110,7 +110,10 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
           // Postgres numbers what comes next itself (the SQLite store takes the next number in its insert).
           if (database.dialect === "postgres") {
             yield* database.query((db) =>
-              db.insertInto("secrets_audit_log").values(record("d", "2026-01-31T12:00:00.000Z")).execute(),
+              db
+                .insertInto("secrets_audit_log")
+                .values({ ...record("d", "2026-01-31T12:00:00.000Z"), user_email_key: "u@example.com" })
+                .execute(),
             )
           }
           const rows = yield* database.query((db) =>
@@ -184,6 +187,59 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
       ])
     })
 
+    it("keys the address of each secrets audit record written before 0009; the log stays append-only", async () => {
+      const outcome = await run(
+        Effect.gen(function* () {
+          const database = yield* SqlDatabase.SqlDatabase
+          const names = Object.keys(migrations).sort()
+          const upTo = (test: (name: string) => boolean) =>
+            database.query(async (db) => {
+              for (const name of names.filter(test)) await migrations[name]!.up(db)
+            })
+          yield* upTo((name) => name < "0009")
+          // ASCII any case; a capital outside ASCII, which SQLite's lower() leaves; an accent written as two code
+          // points, which only NFC joins.
+          const addresses = ["Ada@Example.COM", "ada@example.com", "ÉVA@example.com", "e\u0301va@example.com"]
+          yield* database.query((db) =>
+            db
+              .insertInto("secrets_audit_log")
+              .values(
+                addresses.map((address, i) => ({
+                  id: `r${i}`,
+                  project_id: "p",
+                  environment_id: null,
+                  user_id: "u",
+                  user_email: address,
+                  action: "secret.read",
+                  target_key: "K",
+                  ip_address: null,
+                  created_at: "2026-01-31T12:00:00.000Z",
+                  seq: i + 1,
+                })) as never,
+              )
+              .execute(),
+          )
+          yield* upTo((name) => name >= "0009")
+          const rows = yield* database.query((db) =>
+            db.selectFrom("secrets_audit_log").select(["user_email", "user_email_key"]).orderBy("id").execute(),
+          )
+          const update = yield* Effect.exit(
+            database.query((db) => db.updateTable("secrets_audit_log").set({ user_email_key: "x" }).execute()),
+          )
+          return { rows, updateRefused: update._tag === "Failure" }
+        }),
+      )
+      expect(outcome).toEqual({
+        rows: [
+          { user_email: "Ada@Example.COM", user_email_key: "ada@example.com" },
+          { user_email: "ada@example.com", user_email_key: "ada@example.com" },
+          { user_email: "ÉVA@example.com", user_email_key: "éva@example.com" },
+          { user_email: "e\u0301va@example.com", user_email_key: "éva@example.com" },
+        ],
+        updateRefused: true,
+      })
+    })
+
     it("keeps both audit logs append-only in the database: UPDATE and DELETE are refused, rows stay", async () => {
       const at = new Date(0).toISOString()
       const outcome = await run(
@@ -202,6 +258,7 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
                 environment_id: null,
                 user_id: "u",
                 user_email: "ada@example.com",
+                user_email_key: "ada@example.com",
                 action: "secret.read",
                 target_key: "K",
                 ip_address: null,

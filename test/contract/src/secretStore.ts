@@ -20,6 +20,7 @@ import {
   isPending,
   Order,
   ProjectGone,
+  SECRET_ACTIONS,
   SecretStore,
 } from "@coffer/secrets"
 import * as Cause from "effect/Cause"
@@ -1057,6 +1058,133 @@ export const secretStoreSuite = <R>(
           expect(yield* page(10, 2)).toEqual(["first", "alpha"])
         }),
       ))
+
+    describe("filters the audit log before paging (rule 12)", () => {
+      /**
+       * A log with near misses for every filter, appended newest last (each a millisecond after the one before),
+       * through audited reads of one secret: a record says what it is given, whatever the read was.
+       */
+      type List = (
+        filter: SecretStore.AuditFilter,
+        limit?: number,
+        offset?: number,
+      ) => Effect.Effect<ReadonlyArray<string>, unknown>
+      const filtered = (
+        check: (
+          list: List,
+          environments: { readonly dev: string; readonly prod: string },
+        ) => Effect.Effect<void, unknown>,
+      ) =>
+        run(({ store, project }) =>
+          Effect.gen(function* () {
+            const { project: alpha, ownerId, environments } = yield* project("alpha", ["dev", "prod"])
+            const { project: beta } = yield* project("beta")
+            const [dev, prod] = [environments[0]!, environments[1]!]
+            yield* writeVersions(store, dev.id, alpha.id, "K", 1, ownerId)
+            const ada = { userEmail: "Ada@Example.com", environmentId: dev.id }
+            const records: ReadonlyArray<readonly [AuditAction, string, Partial<SecretStore.AuditRecord>]> = [
+              ["secret.created", "DB_URL", ada],
+              ["secret.read", "DB_URL", { ...ada, userEmail: "ada@example.com", environmentId: prod.id }],
+              ["secret.read", "DB_URL@1", { userEmail: "bob@example.com", environmentId: dev.id }],
+              ["secret.restored", "DB_URL@2", ada],
+              // `_` is a LIKE wildcard; a longer key; another case; `A` is the code unit after `@`.
+              ["secret.read", "DBXURL", ada],
+              ["secret.read", "DB_URL2", ada],
+              ["secret.read", "db_url", ada],
+              ["secret.read", "DB_URLA", ada],
+              ["environment.created", "DB_URL", { userEmail: "ada@example.com", environmentId: null }],
+              ["secret.read", "DB_URL", { userEmail: "ÉVA@example.com", environmentId: dev.id }],
+              ["secret.read", "DB_URL", { userEmail: "e\u0301va@example.com", environmentId: dev.id }],
+            ]
+            for (const [i, [action, target, overrides]] of records.entries()) {
+              const entry = audit(alpha.id, action, target, { createdAt: at(100 + i), ...overrides })
+              yield* store.readSecret({ environmentId: dev.id, key: "K", audit: entry })
+            }
+            yield* store.createEnvironment({
+              environment: { id: nextId("env"), projectId: beta.id, name: "other", createdAt: at(200) },
+              audit: audit(beta.id, "secret.read", "DB_URL", { ...ada, environmentId: null, createdAt: at(200) }),
+            })
+            const list: List = (filter, limit = 50, offset = 0) =>
+              Effect.map(store.listAudit({ projectId: alpha.id, filter, limit, offset }), (log) =>
+                log.map((entry) => `${entry.action} ${entry.targetKey} ${entry.userEmail}`),
+              )
+            yield* check(list, { dev: dev.id, prod: prod.id })
+          }),
+        )
+
+      it("by actions, an empty list matching nothing", () =>
+        filtered((list) =>
+          Effect.gen(function* () {
+            expect(yield* list({ actions: ["secret.restored", "environment.created"] })).toEqual([
+              "environment.created DB_URL ada@example.com",
+              "secret.restored DB_URL@2 Ada@Example.com",
+            ])
+            expect(yield* list({ actions: ["secrets.exported"] })).toEqual([])
+            expect(yield* list({ actions: [] })).toEqual([])
+          }),
+        ))
+
+      it("by secret key: the key exactly, or the key and `@` with anything after", () =>
+        filtered((list) =>
+          Effect.gen(function* () {
+            expect(yield* list({ secretKey: "DB_URL" })).toEqual([
+              "secret.read DB_URL e\u0301va@example.com",
+              "secret.read DB_URL ÉVA@example.com",
+              "environment.created DB_URL ada@example.com",
+              "secret.restored DB_URL@2 Ada@Example.com",
+              "secret.read DB_URL@1 bob@example.com",
+              "secret.read DB_URL ada@example.com",
+              "secret.created DB_URL Ada@Example.com",
+            ])
+            expect(yield* list({ secretKey: "DB_URL", actions: ["secret.read"] }, 2, 1)).toEqual([
+              "secret.read DB_URL ÉVA@example.com",
+              "secret.read DB_URL@1 bob@example.com",
+            ])
+            expect(yield* list({ secretKey: "DB" })).toEqual([])
+            expect(yield* list({ secretKey: "DBXURL" })).toEqual(["secret.read DBXURL Ada@Example.com"])
+          }),
+        ))
+
+      it("by the address's key (NFC, lower case), and by environment", () =>
+        filtered((list, environments) =>
+          Effect.gen(function* () {
+            expect(yield* list({ userEmailKey: "éva@example.com" })).toEqual([
+              "secret.read DB_URL e\u0301va@example.com",
+              "secret.read DB_URL ÉVA@example.com",
+            ])
+            expect(yield* list({ userEmailKey: "bob@example.com" })).toEqual(["secret.read DB_URL@1 bob@example.com"])
+            expect(yield* list({ userEmailKey: "Bob@example.com" })).toEqual([])
+            expect((yield* list({ userEmailKey: "ada@example.com" })).length).toBe(8)
+            expect(yield* list({ environmentId: environments.prod })).toEqual(["secret.read DB_URL ada@example.com"])
+            expect((yield* list({ environmentId: environments.dev })).length).toBe(9)
+            expect(yield* list({ environmentId: "no-such-environment" })).toEqual([])
+          }),
+        ))
+
+      it("all together, then pages what matches", () =>
+        filtered((list, environments) =>
+          Effect.gen(function* () {
+            const filter = { secretKey: "DB_URL", userEmailKey: "ada@example.com" }
+            expect(yield* list(filter)).toEqual([
+              "environment.created DB_URL ada@example.com",
+              "secret.restored DB_URL@2 Ada@Example.com",
+              "secret.read DB_URL ada@example.com",
+              "secret.created DB_URL Ada@Example.com",
+            ])
+            expect(yield* list(filter, 2, 1)).toEqual([
+              "secret.restored DB_URL@2 Ada@Example.com",
+              "secret.read DB_URL ada@example.com",
+            ])
+            expect(yield* list(filter, 2, 4)).toEqual([])
+            const narrower = { ...filter, environmentId: environments.dev, actions: SECRET_ACTIONS }
+            expect(yield* list(narrower)).toEqual([
+              "secret.restored DB_URL@2 Ada@Example.com",
+              "secret.created DB_URL Ada@Example.com",
+            ])
+            expect(yield* list(narrower, 1, 1)).toEqual(["secret.created DB_URL Ada@Example.com"])
+          }),
+        ))
+    })
 
     it("keeps every data key version; a new one becomes current only over the expected version (rule 10)", () =>
       run(({ store, project }) =>

@@ -342,6 +342,26 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
     expect((await call("GET", `${P}/audit-log?limit=501`, { as: ada.as })).status).toBe(400)
     expect((await call("GET", `${P}/audit-log?offset=-1`, { as: ada.as })).status).toBe(400)
     expect((await call("GET", `${P}/audit-log?limit=2&offset=1`, { as: ada.as })).body.auditLog).toHaveLength(2)
+    // The filters, applied by the database before it pages.
+    const filtered = async (query: string) =>
+      (await call("GET", `${P}/audit-log?${query}`, { as: ada.as })).body.auditLog.map(
+        (e: { action: string; targetKey: string }) => `${e.action} ${e.targetKey}`,
+      )
+    expect(await filtered("key=DB_URL&limit=3&offset=1")).toEqual([
+      "secret.restored DB_URL@1",
+      "secret.read DB_URL@1",
+      "secret.read DB_URL",
+    ])
+    expect(await filtered("action=secret.read&user=ADA@example.com")).toEqual([
+      "secret.read DB_URL@1",
+      "secret.read DB_URL",
+    ])
+    expect(await filtered("action=secrets.exported&key=json")).toEqual([])
+    expect(await filtered("environment=production")).toEqual([])
+    expect((await call("GET", `${P}/audit-log?action=nope`, { as: ada.as })).status).toBe(400)
+    expect((await call("GET", `${P}/audit-log?key=DB_URL%401`, { as: ada.as })).status).toBe(400)
+    // `qa` is deleted: its records are found by the other filters, not by its name.
+    expect((await call("GET", `${P}/audit-log?environment=qa`, { as: ada.as })).status).toBe(404)
 
     expect((await call("DELETE", P, { as: bob.as })).status).toBe(404)
     expect((await call("DELETE", P, { as: ada.as })).body).toEqual({ ok: true })

@@ -14,8 +14,19 @@
  * until then (`created_at`, then `id`), with the append-only trigger lifted for that one update. It is the one
  * column that breaks the `integer`-only convention of `./index.ts`: a log may outgrow 32 bits.
  *
+ * `0009_secrets_audit_filters`: what the log's filters (SecretStore rule 12) need from the database.
+ * `user_email_key`, the address as accounts compare it (`Accounts.emailKey`: NFC, lower case), because neither
+ * database's `lower()` is that for every script (SQLite's folds ASCII only); rows written before get theirs with
+ * the append-only trigger lifted for that one update, as in 0007: `lower()` for all, then the application's key for
+ * the few addresses where the two differ. And the index `secrets_audit_log_project_target` on (`project_id`,
+ * `target_key`), in code unit order on Postgres (`collate "C"`), for the most selective filter, one secret's trail,
+ * which without it reads the project's whole log to fill a page. The other filters (action, person, environment)
+ * match many records each, so walking the order index and skipping the rest finds a page soon; another index would
+ * cost every audited read a write for little.
+ *
  * Triggers are the one place where the dialects cannot share SQL; the dialect is read from Kysely's adapter.
  */
+import { Accounts } from "@coffer/secrets"
 import { type Kysely, type Migration, PostgresAdapter, sql } from "kysely"
 
 const AUDIT_TABLES = ["schemas_audit", "secrets_audit_log"] as const
@@ -114,7 +125,44 @@ const m0007: Migration = {
   },
 }
 
+const m0009: Migration = {
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  up: async (db: Kysely<any>) => {
+    const postgres = isPostgres(db)
+    if (postgres) {
+      await sql`alter table secrets_audit_log add column user_email_key text`.execute(db)
+      await sql`alter table secrets_audit_log disable trigger secrets_audit_log_append_only`.execute(db)
+    } else {
+      await sql`alter table secrets_audit_log add column user_email_key text not null default ''`.execute(db)
+      await sql`drop trigger secrets_audit_log_no_update`.execute(db)
+    }
+    await sql`update secrets_audit_log set user_email_key = lower(user_email)`.execute(db)
+    const keys = await sql<{ user_email: string; user_email_key: string }>`
+      select distinct user_email, user_email_key from secrets_audit_log`.execute(db)
+    for (const { user_email, user_email_key } of keys.rows) {
+      const key = Accounts.emailKey(user_email)
+      if (key === user_email_key) continue
+      await sql`update secrets_audit_log set user_email_key = ${key} where user_email = ${user_email}`.execute(db)
+    }
+    if (postgres) {
+      await sql`alter table secrets_audit_log enable trigger secrets_audit_log_append_only`.execute(db)
+      await sql`alter table secrets_audit_log alter column user_email_key set not null`.execute(db)
+      await sql`create index secrets_audit_log_project_target
+        on secrets_audit_log (project_id, target_key collate "C")`.execute(db)
+    } else {
+      await refuseOnSqlite(db, "secrets_audit_log", "update")
+      await sql`create index secrets_audit_log_project_target on secrets_audit_log (project_id, target_key)`.execute(db)
+    }
+  },
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  down: async (db: Kysely<any>) => {
+    await db.schema.dropIndex("secrets_audit_log_project_target").execute()
+    await db.schema.alterTable("secrets_audit_log").dropColumn("user_email_key").execute()
+  },
+}
+
 export const auditMigrations: Readonly<Record<string, Migration>> = {
   "0006_audit_append_only": m0006,
   "0007_secrets_audit_sequence": m0007,
+  "0009_secrets_audit_filters": m0009,
 }

@@ -6,6 +6,12 @@
  * `0007_secrets_audit_sequence`): Postgres numbers a record with its identity column, SQLite in the insert,
  * where the next number is safe to take because SQLite runs one writer at a time. The order must not depend on
  * the collation: Postgres compares `created_at` with `collate "C"`, code unit order, as SQLite does by default.
+ *
+ * Filters (port rule 12) are `where` conditions, so paging counts matching rows only. A key's records are its
+ * `target_key` exactly, or the range of texts that start with `<KEY>@` (from `<KEY>@` up to `<KEY>A`, `A` being the
+ * code unit after `@`): no LIKE, whose `_` would be a wildcard (keys may hold it) and which SQLite compares without
+ * case. The range is in code unit order too, and the index `secrets_audit_log_project_target` (migration
+ * `0009_secrets_audit_filters`) serves both conditions; `user_email_key` holds the address as accounts compare it.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
 import type { SecretStore } from "@coffer/secrets"
@@ -63,21 +69,40 @@ export const audited = (store: SqlStore.SqlStore): Audited => {
 
 /** The port's audit-log reads. */
 export const auditLog = (store: SqlStore.SqlStore): Pick<SecretStore.SecretStore["Service"], "listAudit"> => {
-  const byTime = store.database.dialect === "postgres" ? sql<string>`created_at collate "C"` : sql<string>`created_at`
+  const postgres = store.database.dialect === "postgres"
+  const byTime = postgres ? sql<string>`created_at collate "C"` : sql<string>`created_at`
+  const target = postgres ? sql<string>`target_key collate "C"` : sql<string>`target_key`
+  /** The project's records that `filter` matches (rule 12), as conditions of one query. */
+  const matching = (db: Kysely<Tables>, projectId: string, filter: SecretStore.AuditFilter) => {
+    let query = db.selectFrom("secrets_audit_log").selectAll().where("project_id", "=", projectId)
+    const { actions, secretKey, userEmailKey, environmentId } = filter
+    if (actions !== undefined) query = query.where("action", "in", actions)
+    if (secretKey !== undefined) {
+      query = query.where((eb) =>
+        eb.or([
+          eb(target, "=", secretKey),
+          eb.and([eb(target, ">=", `${secretKey}@`), eb(target, "<", `${secretKey}A`)]),
+        ]),
+      )
+    }
+    if (userEmailKey !== undefined) query = query.where("user_email_key", "=", userEmailKey)
+    if (environmentId !== undefined) query = query.where("environment_id", "=", environmentId)
+    return query
+  }
   return {
-    listAudit: ({ projectId, limit, offset }) =>
-      store
-        .query((db) =>
-          db
-            .selectFrom("secrets_audit_log")
-            .selectAll()
-            .where("project_id", "=", projectId)
-            .orderBy(byTime, "desc")
-            .orderBy("seq", "desc")
-            .limit(limit)
-            .offset(offset)
-            .execute(),
-        )
-        .pipe(Effect.map((rows) => rows.map(toAudit))),
+    listAudit: ({ projectId, filter = {}, limit, offset }) =>
+      // `in ()` is not SQL: with no action allowed, no record matches.
+      filter.actions?.length === 0
+        ? Effect.succeed([])
+        : store
+            .query((db) =>
+              matching(db, projectId, filter)
+                .orderBy(byTime, "desc")
+                .orderBy("seq", "desc")
+                .limit(limit)
+                .offset(offset)
+                .execute(),
+            )
+            .pipe(Effect.map((rows) => rows.map(toAudit))),
   }
 }

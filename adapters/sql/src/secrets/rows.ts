@@ -6,7 +6,14 @@
  * as epoch milliseconds.
  */
 import { fromIso, fromIsoOrNull, toIso } from "@coffer/kernel"
-import type { Accounts, AuditAction, KeyScope, MemberRole, Role, SecretStore } from "@coffer/secrets"
+import {
+  Accounts,
+  type AuditAction,
+  type KeyScope,
+  type MemberRole,
+  type Role,
+  type SecretStore,
+} from "@coffer/secrets"
 import type { Selectable } from "kysely"
 import type {
   SecretsApiKeyRow,
@@ -93,6 +100,7 @@ export const AUDIT_COLUMNS = [
   "environment_id",
   "user_id",
   "user_email",
+  "user_email_key",
   "action",
   "target_key",
   "ip_address",
@@ -117,6 +125,7 @@ export const auditDraftRow = (
   id: entry.id,
   user_id: entry.userId,
   user_email: entry.userEmail,
+  user_email_key: Accounts.emailKey(entry.userEmail),
   action: entry.action,
   target_key: entry.targetKey,
   ip_address: entry.ipAddress,

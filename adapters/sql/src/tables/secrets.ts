@@ -92,6 +92,8 @@ export interface SecretsAuditLogRow {
   environment_id: string | null
   user_id: string
   user_email: string
+  /** `Accounts.emailKey(user_email)`, for the log's `user` filter (migration `0009_secrets_audit_filters`). */
+  user_email_key: string
   action: string
   target_key: string
   ip_address: string | null

@@ -1,5 +1,8 @@
-/** The audit log (seed 001 §4 "Audit log"): `GET /api/projects/:slug/audit-log?limit=&offset=`. */
-import { AuditView, listAuditLog, MAX_AUDIT_LIMIT } from "@coffer/secrets"
+/**
+ * The audit log (seed 001 §4 "Audit log"): `GET /api/projects/:slug/audit-log?limit=&offset=`, and the filters
+ * `action`, `key`, `user` and `environment` (`@coffer/secrets`' `usecases/auditFilter.ts` says what each means).
+ */
+import { AUDIT_ACTIONS, AuditView, listAuditLog, MAX_AUDIT_LIMIT } from "@coffer/secrets"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { SESSION_OR_BEARER } from "../openapi/common.js"
@@ -20,7 +23,26 @@ export const ListAuditLog = endpoint({
       description: "Entries per page, default 50",
     },
     offset: { schema: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), description: "Entries to skip, default 0" },
+    action: { schema: Schema.Literals(AUDIT_ACTIONS), description: "Only entries of this action" },
+    key: {
+      schema: Schema.String,
+      description:
+        "Only entries of this secret: its secret actions whose target is the key, or the key and `@<n>` " +
+        "(an old version read or restored). A key that breaks the naming rules is a 400",
+    },
+    user: {
+      schema: Schema.String,
+      description: "Only entries by this e-mail address (as it was at the time), in any letter case",
+    },
+    environment: {
+      schema: Schema.String,
+      description:
+        "Only entries of this environment of the project, by name; 404 when the project has no such environment",
+    },
   },
+  description:
+    "Filters combine (every one given must hold) and apply before paging, so `limit` and `offset` count " +
+    "matching entries. A filter value that means nothing is a 400 naming the parameter.",
   responses: { 200: Schema.Struct({ auditLog: Schema.Array(AuditView) }) },
   errors: [400, 404],
 })
@@ -30,7 +52,14 @@ export const mountAuditLog = (app: Hono, routes: SecretsRoutes): void => {
     routes.handle(
       c,
       withActor(c, routes, (actor) =>
-        listAuditLog(actor, c.req.param("slug") ?? "", { limit: c.req.query("limit"), offset: c.req.query("offset") }),
+        listAuditLog(actor, c.req.param("slug") ?? "", {
+          limit: c.req.query("limit"),
+          offset: c.req.query("offset"),
+          action: c.req.query("action"),
+          key: c.req.query("key"),
+          user: c.req.query("user"),
+          environment: c.req.query("environment"),
+        }),
       ),
     ),
   )

@@ -33,6 +33,15 @@ export const AUDIT_ACTIONS = [
 export const AuditAction = Schema.Literals(AUDIT_ACTIONS)
 export type AuditAction = typeof AuditAction.Type
 
+export const isAuditAction = (text: string): text is AuditAction =>
+  (AUDIT_ACTIONS as ReadonlyArray<string>).includes(text)
+
+/**
+ * The actions whose target is a secret key (`<KEY>` or `<KEY>@<n>`), and only they: `secrets.exported` targets a
+ * format, and a project, environment or API key may be named like a secret.
+ */
+export const SECRET_ACTIONS: ReadonlyArray<AuditAction> = AUDIT_ACTIONS.filter((action) => action.startsWith("secret."))
+
 /** The two export formats, which are also the target of `secrets.exported`. */
 export const ExportFormat = Schema.Literals(["dotenv", "json"])
 export type ExportFormat = typeof ExportFormat.Type

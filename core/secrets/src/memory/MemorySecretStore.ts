@@ -9,7 +9,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Accounts } from "../Accounts.js"
+import { Accounts, emailKey } from "../Accounts.js"
 import { isPending } from "../domain/people.js"
 import type { MemberRole } from "../domain/permissions.js"
 import {
@@ -22,6 +22,7 @@ import {
 } from "../errors.js"
 import {
   type ApiKeyRecord,
+  type AuditFilter,
   type AuditRecord,
   type EnvironmentRecord,
   type InviteRecord,
@@ -35,6 +36,17 @@ import {
 import { dataKeys } from "./memoryDataKeys.js"
 
 const frozen = <A extends object>(value: A): A => Object.freeze({ ...value })
+
+/** Rule 12, one record at a time: the reference for the SQL store's `where`. */
+const matches =
+  (filter: AuditFilter) =>
+  (entry: AuditRecord): boolean =>
+    (filter.actions === undefined || filter.actions.includes(entry.action)) &&
+    (filter.secretKey === undefined ||
+      entry.targetKey === filter.secretKey ||
+      entry.targetKey.startsWith(`${filter.secretKey}@`)) &&
+    (filter.userEmailKey === undefined || emailKey(entry.userEmail) === filter.userEmailKey) &&
+    (filter.environmentId === undefined || entry.environmentId === filter.environmentId)
 
 /** The part of `Accounts` the store reads: an API key's holder (rule 11); the accounts live beside it, not in it. */
 export type Holders = Pick<Accounts["Service"], "findById">
@@ -379,13 +391,14 @@ export const make = (holders: Holders): SecretStore["Service"] => {
         if (key !== undefined) apiKeys.set(id, frozen({ ...key, lastUsedAt: at }))
       }),
 
-    listAudit: ({ projectId, limit, offset }) =>
+    listAudit: ({ projectId, filter = {}, limit, offset }) =>
       Effect.sync(() =>
         // The one order a store keeps, since the log is answered a page at a time: newest first, and in one
         // millisecond the last appended first (the array holds appends in order, and sorting is stable).
         [...audit]
           .reverse()
           .filter((entry) => entry.projectId === projectId)
+          .filter(matches(filter))
           .sort((a, b) => b.createdAt - a.createdAt)
           .slice(offset, offset + limit),
       ),

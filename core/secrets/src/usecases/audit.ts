@@ -1,10 +1,10 @@
 /**
  * The audit log of a project (seed 001 §2 and §4 "Audit log"): building the record of a change (who, from where,
  * what, on which target, when), which the store writes in the same transaction as the change, and reading the
- * log newest first, paged with `limit` (1 to 500, default 50) and `offset` (from 0, default 0). Readable by
- * everyone who may read the project, keys included ("read ... logs", §5). Query values are checked here, as
- * text, so that `limit=1e2`, `limit=10abc` or `limit=` are refused rather than read as something the actor did
- * not write.
+ * log newest first, narrowed by the filters of `./auditFilter.ts` and paged with `limit` (1 to 500, default 50)
+ * and `offset` (from 0, default 0) over what the filters leave. Readable by everyone who may read the project,
+ * keys included ("read ... logs", §5). Query values are checked here, as text, so that `limit=1e2`, `limit=10abc`
+ * or `limit=` are refused rather than read as something the actor did not write.
  *
  * Ids come from the kernel's `sortableId`, like the schemas log's; the order of records of one millisecond is the
  * store's (SecretStore rule 6: the order they were appended).
@@ -15,6 +15,7 @@ import { type Actor, reachFor } from "../access.js"
 import { type AuditEvent, targetKey } from "../domain/audit.js"
 import { type AuditRecord, SecretStore } from "../SecretStore.js"
 import { auditView } from "../views.js"
+import { type AuditFilterQuery, parseAuditFilter } from "./auditFilter.js"
 
 /** The audit record of `event`, done by `actor` in project `projectId` (and environment, where there is one). */
 export const auditRecord = (
@@ -63,14 +64,21 @@ export const parsePage = (query: { readonly limit?: string | undefined; readonly
     offset: parseBounded("offset", query.offset, 0, 0, MAX_AUDIT_OFFSET),
   })
 
+/** The audit log's query string as the request gives it: paging and filters, each text or absent. */
+export interface AuditLogQuery extends AuditFilterQuery {
+  readonly limit?: string | undefined
+  readonly offset?: string | undefined
+}
+
 export const listAuditLog = Effect.fn("Secrets.listAuditLog")(function* (
   actor: Actor,
   slug: string,
-  query: { readonly limit?: string | undefined; readonly offset?: string | undefined },
+  query: AuditLogQuery,
 ) {
   const access = yield* reachFor(actor, slug, "read")
   const page = yield* parsePage(query)
+  const filter = yield* parseAuditFilter(access, query)
   const store = yield* SecretStore
-  const entries = yield* store.listAudit({ projectId: access.project.id, ...page })
+  const entries = yield* store.listAudit({ projectId: access.project.id, filter, ...page })
   return { auditLog: entries.map(auditView) }
 })

@@ -134,5 +134,24 @@ export const rotateApiKey = (id: string, expiresInDays?: number) =>
   post<IssuedApiKey>(`/api/api-keys/${segment(id)}/rotate`, expiresInDays === undefined ? {} : { expiresInDays })
 export const deleteApiKey = (id: string) => del(`/api/api-keys/${segment(id)}`)
 
-export const listAuditLog = (slug: string, limit: number, offset: number) =>
-  get<{ auditLog: ReadonlyArray<AuditView> }>(`${project(slug)}/audit-log?limit=${limit}&offset=${offset}`)
+/** The audit log's filters (`GET …/audit-log`): each narrows the log; an absent one does not. */
+export interface AuditFilters {
+  readonly action?: string | undefined
+  /** A secret key: its records, old versions included, in every environment unless `environment` is given. */
+  readonly key?: string | undefined
+  /** An e-mail address, in any letter case. */
+  readonly user?: string | undefined
+  /** An environment's name. */
+  readonly environment?: string | undefined
+}
+
+export const AUDIT_FILTER_NAMES = ["action", "key", "user", "environment"] as const
+
+export const listAuditLog = (slug: string, limit: number, offset: number, filters: AuditFilters = {}) => {
+  const query = new URLSearchParams({ limit: String(limit), offset: String(offset) })
+  for (const name of AUDIT_FILTER_NAMES) {
+    const value = filters[name]
+    if (value !== undefined) query.set(name, value)
+  }
+  return get<{ auditLog: ReadonlyArray<AuditView> }>(`${project(slug)}/audit-log?${query}`)
+}

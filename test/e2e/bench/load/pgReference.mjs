@@ -67,6 +67,8 @@ const audit = (action, key) => ({
   id: randomUUID(),
   user_id: context.userId,
   user_email: context.userEmail,
+  // As the store writes it (`Accounts.emailKey`), for the audit log's person filter.
+  user_email_key: context.userEmail.normalize("NFC").toLowerCase(),
   action,
   target_key: key,
   ip_address: "127.0.0.1",

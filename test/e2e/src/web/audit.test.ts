@@ -1,12 +1,13 @@
 /**
  * A project's audit log (issue 12 §10) in Chromium against the built host (`e2e-node` and `e2e-bun`): newest
  * first, fifty entries a page, each with action, target, environment, person, address and time; Older and
- * Newer move between pages, and Back returns to the page before. Fails on a console error, a page error or a
- * CSP violation (`browser.ts`).
+ * Newer move between pages, and Back returns to the page before. The filter bar narrows the log by action, key
+ * and environment, kept in the address, and a secret's history links to its trail. Fails on a console error, a
+ * page error or a CSP violation (`browser.ts`).
  */
 import { describe, expect, it } from "vitest"
 import { apiAs, seedProject, signInPage } from "./api.js"
-import { useBrowser } from "./browser.js"
+import { POLL, useBrowser } from "./browser.js"
 import { useService } from "./service.js"
 
 const browser = useBrowser()
@@ -72,5 +73,80 @@ describe("audit log", () => {
     await page.getByRole("button", { name: "Go to the newest entries" }).click()
     await page.waitForURL(`${served.base}${path}`)
     await page.getByRole("table", { name: /page 1, newest first/ }).waitFor()
+  })
+
+  it("filters by action, key and environment in the address, pages what matches, and opens a secret's trail", async () => {
+    const email = `audit-filters-${Date.now()}@example.com`
+    const api = await apiAs(served.base, email)
+    const slug = await seedProject(api, `Audit filters ${Date.now()}`, {
+      staging: { DB_URL: "one", API_TOKEN: "t" },
+      production: { DB_URL: "p" },
+    })
+    const staging = `/api/projects/${slug}/environments/staging/secrets`
+    await api.call("POST", staging, { key: "DB_URL", value: "two" })
+    await api.call("GET", `${staging}/DB_URL/versions/1`)
+    for (let index = 0; index < 52; index++) await api.call("GET", `${staging}/DB_URL`)
+    await api.call("GET", `${staging}/json`)
+    // DB_URL's trail: 2 created, 1 updated, 1 old version read, 52 reads: a page of 50 and one of 6.
+
+    const path = `/projects/${slug}/audit`
+    const page = await browser.open(`${served.base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}${path}`)
+    await page.getByRole("table", { name: /page 1, newest first/ }).waitFor()
+    const cells = (column: number) => page.locator(`table tbody tr td:nth-child(${column})`).allTextContents()
+    const address = () => new URL(page.url()).search
+
+    await page.getByLabel("Action", { exact: true }).selectOption("secrets.exported")
+    await expect.poll(address, POLL).toBe("?action=secrets.exported")
+    await expect.poll(() => cells(3), POLL).toEqual(["json"])
+    expect(await cells(2)).toEqual(["Exported"])
+
+    // A key with an action none of its records has: nothing matches, and the page offers to clear the filters.
+    await page.getByLabel("Secret key", { exact: true }).fill("DB_URL")
+    await page.getByLabel("Secret key", { exact: true }).press("Enter")
+    await expect.poll(address, POLL).toBe("?action=secrets.exported&key=DB_URL")
+    await page.getByText("No entries match the filters.").waitFor()
+    await page.getByRole("button", { name: "Clear the filters" }).click()
+    await expect.poll(address, POLL).toBe("")
+    await expect.poll(() => page.getByLabel("Secret key", { exact: true }).inputValue(), POLL).toBe("")
+    await expect.poll(async () => (await cells(3)).length, POLL).toBe(50)
+
+    await page.getByLabel("Secret key", { exact: true }).fill("DB_URL")
+    await page.getByRole("button", { name: "Filter", exact: true }).click()
+    await expect.poll(address, POLL).toBe("?key=DB_URL")
+    const firstPage = page.getByRole("table", { name: /filtered, page 1, newest first/ })
+    await firstPage.waitFor()
+    await expect.poll(async () => (await cells(3)).length, POLL).toBe(50)
+    expect(new Set(await cells(3))).toEqual(new Set(["DB_URL"]))
+
+    await page.getByRole("button", { name: "Older" }).click()
+    await expect.poll(address, POLL).toBe("?key=DB_URL&page=2")
+    await page.getByRole("table", { name: /filtered, page 2, newest first/ }).waitFor()
+    await expect.poll(() => cells(3), POLL).toEqual(["DB_URL", "DB_URL", "DB_URL@1", "DB_URL", "DB_URL", "DB_URL"])
+    expect((await cells(2)).slice(-3)).toEqual(["Updated secret", "Created secret", "Created secret"])
+    expect(await page.getByRole("button", { name: "Older" }).isDisabled()).toBe(true)
+
+    // Another filter starts again from the first page.
+    await page.getByLabel("Environment", { exact: true }).selectOption("production")
+    await expect.poll(address, POLL).toBe("?key=DB_URL&environment=production")
+    await expect.poll(() => cells(5), POLL).toEqual(["production"])
+    expect(await cells(2)).toEqual(["Created secret"])
+
+    // Back returns to the view before, the form with it.
+    await page.goBack()
+    await expect.poll(address, POLL).toBe("?key=DB_URL&page=2")
+    await expect.poll(async () => (await cells(3)).length, POLL).toBe(6)
+    await expect.poll(() => page.getByLabel("Environment", { exact: true }).inputValue(), POLL).toBe("")
+    expect(await page.getByLabel("Secret key", { exact: true }).inputValue()).toBe("DB_URL")
+
+    // A secret's history links to its trail in its environment.
+    await page.goto(`${served.base}/projects/${slug}/environments/staging/secrets/DB_URL/history`)
+    await page.getByRole("link", { name: "Audit trail of DB_URL in staging" }).click()
+    await expect.poll(address, POLL).toBe("?key=DB_URL&environment=staging")
+    await expect.poll(() => page.getByLabel("Secret key", { exact: true }).inputValue(), POLL).toBe("DB_URL")
+    await expect.poll(() => page.getByLabel("Environment", { exact: true }).inputValue(), POLL).toBe("staging")
+    await expect.poll(async () => (await cells(3)).length, POLL).toBe(50)
+    expect(new Set(await cells(5))).toEqual(new Set(["staging"]))
   })
 })

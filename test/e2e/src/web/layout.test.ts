@@ -58,7 +58,8 @@ describe("layout", () => {
       ["people", `/projects/${slug}/people`, "Pending invites"],
       // The keys and the projects (their names in the table, the form) are fetched apart.
       ["api-keys", "/api-keys", "ci-deploy", (page) => page.getByRole("form", { name: "Create an API key" })],
-      ["audit", `/projects/${slug}/audit`, "Created API key"],
+      // The key's name, the target of its entry: the action's label is also an option of the filter bar.
+      ["audit", `/projects/${slug}/audit`, "ci-deploy"],
       ["not-found", "/no-such-page", "Page not found"],
     ]
     for (const width of WIDTHS) {

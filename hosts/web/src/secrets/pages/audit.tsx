@@ -1,38 +1,18 @@
 /**
  * A project's audit log (issue 12 §10, seed 001 §4 "Audit log"): newest first, a page of fifty at a time, each
- * entry with its action, target, environment, person, address and time. The page number is in the address
- * (`?page=2`), so Back returns to the page before. One entry more than a page is asked for, to know whether an
- * older page exists without counting the whole log.
+ * entry with its action, target, environment, person, address and time, narrowed by the filter bar
+ * (`./auditFilters.tsx`). The page number and the filters are in the address (`?key=DB_URL&page=2`), so Back
+ * returns to the view before and a filtered view can be linked. One entry more than a page is asked for, to know
+ * whether an older page exists without counting the whole log.
  */
 import { listAuditLog } from "../../api/secrets.js"
 import { Alert, formatTime, Loading } from "../../ui/components.js"
 import { navigate, type Params, useLocation } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
-import { type ProjectData, ProjectFrame, projectPath } from "../projectFrame.js"
+import { type ProjectData, ProjectFrame } from "../projectFrame.js"
+import { ACTION_LABELS, AuditFilterBar, auditPath, filterQuery, filtersOf } from "./auditFilters.js"
 
 export const AUDIT_PAGE_SIZE = 50
-
-/** Seed 001 §2's actions as the page says them. */
-const ACTIONS: Readonly<Record<string, string>> = {
-  "project.created": "Created the project",
-  "project.deleted": "Deleted the project",
-  "environment.created": "Added environment",
-  "environment.deleted": "Deleted environment",
-  "secret.created": "Created secret",
-  "secret.updated": "Updated secret",
-  "secret.read": "Read secret",
-  "secret.deleted": "Deleted secret",
-  "secret.restored": "Restored secret",
-  "secrets.exported": "Exported",
-  "api_key.created": "Created API key",
-  "api_key.rotated": "Rotated API key",
-  "api_key.deleted": "Deleted API key",
-  "invite.created": "Created invite",
-  "invite.deleted": "Withdrew invite",
-  "member.joined": "Joined",
-  "member.updated": "Changed role",
-  "member.removed": "Removed member",
-}
 
 /** `?page=` as a page number from 1; anything else is the first page. */
 const pageOf = (raw: string | null) => {
@@ -43,30 +23,50 @@ const pageOf = (raw: string | null) => {
 const AuditLog = ({ data }: { readonly data: ProjectData }) => {
   const { search } = useLocation()
   const page = pageOf(search.get("page"))
+  const filters = filtersOf(search)
+  const query = filterQuery(filters)
   const slug = data.project.slug
-  // The page travels with its entries: until the next page has loaded, the table keeps saying which page it
-  // shows (and is busy), rather than naming the new page over the old page's rows.
+  // The page and filters travel with their entries: until the next ones have loaded, the table keeps saying
+  // which page it shows (and is busy), rather than naming the new page over the old page's rows.
   const loaded = useAsync(
-    async () => ({ page, ...(await listAuditLog(slug, AUDIT_PAGE_SIZE + 1, (page - 1) * AUDIT_PAGE_SIZE)) }),
-    [slug, page],
+    async () => ({
+      page,
+      query,
+      ...(await listAuditLog(slug, AUDIT_PAGE_SIZE + 1, (page - 1) * AUDIT_PAGE_SIZE, filters)),
+    }),
+    [slug, page, query],
   )
   const shown = loaded.data?.page ?? page
-  const busy = loaded.loading || shown !== page
+  const filtered = (loaded.data?.query ?? query) !== ""
+  const busy = loaded.loading || shown !== page || (loaded.data !== undefined && loaded.data.query !== query)
   const entries = loaded.data?.auditLog.slice(0, AUDIT_PAGE_SIZE)
   const hasOlder = (loaded.data?.auditLog.length ?? 0) > AUDIT_PAGE_SIZE
   const environmentName = (id: string | null) =>
     id === null ? "—" : (data.environments.find((environment) => environment.id === id)?.name ?? "(deleted)")
-  const go = (to: number) => navigate(projectPath(slug, to === 1 ? "/audit" : `/audit?page=${to}`))
+  const go = (to: number) => navigate(auditPath(slug, filters, to))
+  const clear = () => navigate(auditPath(slug))
   return (
     <>
       <p class="hint">Every read of a value, every change and every export, newest first.</p>
+      <AuditFilterBar
+        filters={filters}
+        environments={data.environments}
+        onApply={(next) => navigate(auditPath(slug, next))}
+      />
       <Alert error={loaded.error} />
       {entries === undefined ? (
         loaded.loading ? (
           <Loading what="the audit log" />
         ) : null
       ) : entries.length === 0 ? (
-        shown === 1 ? (
+        shown === 1 && filtered ? (
+          <p class="muted">
+            No entries match the filters.{" "}
+            <button type="button" class="linklike" disabled={busy} onClick={clear}>
+              Clear the filters
+            </button>
+          </p>
+        ) : shown === 1 ? (
           <p class="muted">Nothing has been recorded yet.</p>
         ) : (
           <p class="muted">
@@ -80,7 +80,8 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
         <div class="table-wrap">
           <table class="stacked" aria-busy={busy}>
             <caption class="visually-hidden">
-              Audit log of {data.project.name}, page {shown}, newest first
+              Audit log of {data.project.name}
+              {filtered ? ", filtered" : ""}, page {shown}, newest first
             </caption>
             <thead>
               <tr>
@@ -97,7 +98,7 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
                 <tr key={entry.id}>
                   <td data-label="When">{formatTime(entry.createdAt)}</td>
                   <td data-label="Action" title={entry.action}>
-                    {ACTIONS[entry.action] ?? entry.action}
+                    {ACTION_LABELS[entry.action] ?? entry.action}
                   </td>
                   <td data-label="Target">
                     <code>{entry.targetKey}</code>

@@ -1,6 +1,7 @@
 /**
  * A secret's history (issue 12 §6): every version with who wrote it and when, newest first; an old value is
  * revealed only on request (audited as `secret.read` of `<KEY>@<n>`), and restoring one makes it a new version.
+ * A link leads to the secret's audit trail: the audit log filtered by its key and environment.
  */
 import { useState } from "preact/hooks"
 import { listVersions, readVersion, restoreVersion, type VersionListItem } from "../../api/secrets.js"
@@ -11,6 +12,7 @@ import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { type ProjectData, ProjectFrame, projectPath } from "../projectFrame.js"
+import { auditPath } from "./auditFilters.js"
 
 const VersionRow = ({
   data,
@@ -106,8 +108,11 @@ const VersionList = ({
       <h2>
         History of <code>{secretKey}</code> in {environment}
       </h2>
-      <p>
+      <p class="row">
         <Link href={projectPath(data.project.slug)}>Back to the secrets</Link>
+        <Link href={auditPath(data.project.slug, { key: secretKey, environment })}>
+          Audit trail of <code>{secretKey}</code> in {environment}
+        </Link>
       </p>
       <p class="hint">Revealing an old value is recorded in the audit log. Restoring makes it the newest version.</p>
       <Alert error={versions.error} />

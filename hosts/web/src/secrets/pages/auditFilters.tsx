@@ -1,0 +1,157 @@
+/**
+ * The audit log's filter bar and its address: which action, secret key, person and environment the log is
+ * narrowed to. The filters live in the query string (`?action=…&key=…&page=2`), so a filtered view can be linked
+ * (a secret's history links to its trail) and Back undoes a change. The selects apply at once; the text fields
+ * when the form is sent (Enter or Filter). Any change goes back to the first page, as its pages are other ones.
+ */
+import { useEffect, useState } from "preact/hooks"
+import { AUDIT_FILTER_NAMES, type AuditFilters, type EnvironmentView } from "../../api/secrets.js"
+import { projectPath } from "../projectFrame.js"
+
+/** Seed 001 §2's actions as the page says them. */
+export const ACTION_LABELS: Readonly<Record<string, string>> = {
+  "project.created": "Created the project",
+  "project.deleted": "Deleted the project",
+  "environment.created": "Added environment",
+  "environment.deleted": "Deleted environment",
+  "secret.created": "Created secret",
+  "secret.updated": "Updated secret",
+  "secret.read": "Read secret",
+  "secret.deleted": "Deleted secret",
+  "secret.restored": "Restored secret",
+  "secrets.exported": "Exported",
+  "api_key.created": "Created API key",
+  "api_key.rotated": "Rotated API key",
+  "api_key.deleted": "Deleted API key",
+  "invite.created": "Created invite",
+  "invite.deleted": "Withdrew invite",
+  "member.joined": "Joined",
+  "member.updated": "Changed role",
+  "member.removed": "Removed member",
+}
+
+/** The filters without the empty ones, trimmed: an empty field filters nothing. */
+const given = (filters: AuditFilters): AuditFilters => {
+  const kept: Record<string, string> = {}
+  for (const name of AUDIT_FILTER_NAMES) {
+    const value = filters[name]?.trim()
+    if (value !== undefined && value !== "") kept[name] = value
+  }
+  return kept
+}
+
+/** The filters in the address. */
+export const filtersOf = (search: URLSearchParams): AuditFilters =>
+  given(Object.fromEntries(AUDIT_FILTER_NAMES.map((name) => [name, search.get(name) ?? undefined])))
+
+/** The filters as a query string, in a fixed order: equal filters give equal text (`""` for none). */
+export const filterQuery = (filters: AuditFilters): string => {
+  const query = new URLSearchParams()
+  for (const [name, value] of Object.entries(given(filters))) if (value !== undefined) query.set(name, value)
+  return query.toString()
+}
+
+/** The audit tab's address for these filters and page. */
+export const auditPath = (slug: string, filters: AuditFilters = {}, page = 1): string => {
+  const query = new URLSearchParams(filterQuery(filters))
+  if (page > 1) query.set("page", String(page))
+  const text = query.toString()
+  return projectPath(slug, text === "" ? "/audit" : `/audit?${text}`)
+}
+
+export const AuditFilterBar = ({
+  filters,
+  environments,
+  onApply,
+}: {
+  readonly filters: AuditFilters
+  readonly environments: ReadonlyArray<EnvironmentView>
+  readonly onApply: (filters: AuditFilters) => void
+}) => {
+  const [key, setKey] = useState(filters.key ?? "")
+  const [user, setUser] = useState(filters.user ?? "")
+  // The address may change under the form (Back, a link): the text fields follow it.
+  useEffect(() => setKey(filters.key ?? ""), [filters.key])
+  useEffect(() => setUser(filters.user ?? ""), [filters.user])
+  const apply = (change: AuditFilters) => onApply(given({ ...filters, key, user, ...change }))
+  const names = environments.map((environment) => environment.name)
+  // A name in the address that is no environment (deleted since the link was made) stays selectable, so the
+  // select says what was asked; the service answers that it does not exist.
+  if (filters.environment !== undefined && !names.includes(filters.environment)) names.push(filters.environment)
+  return (
+    <form
+      class="toolbar"
+      aria-label="Filter the audit log"
+      onSubmit={(event) => {
+        event.preventDefault()
+        apply({})
+      }}
+    >
+      <div class="field">
+        <label for="audit-action">Action</label>
+        <select
+          id="audit-action"
+          value={filters.action ?? ""}
+          onChange={(event) => apply({ action: event.currentTarget.value })}
+        >
+          <option value="">Any action</option>
+          {Object.entries(ACTION_LABELS).map(([action, label]) => (
+            <option key={action} value={action}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field grow">
+        <label for="audit-key">Secret key</label>
+        <input
+          id="audit-key"
+          type="search"
+          value={key}
+          placeholder="e.g. DATABASE_URL"
+          autocomplete="off"
+          spellcheck={false}
+          onInput={(event) => setKey(event.currentTarget.value)}
+        />
+      </div>
+      <div class="field grow">
+        <label for="audit-user">Person</label>
+        <input
+          id="audit-user"
+          type="search"
+          inputMode="email"
+          value={user}
+          placeholder="e-mail address"
+          autocomplete="off"
+          spellcheck={false}
+          onInput={(event) => setUser(event.currentTarget.value)}
+        />
+      </div>
+      <div class="field">
+        <label for="audit-environment">Environment</label>
+        <select
+          id="audit-environment"
+          value={filters.environment ?? ""}
+          onChange={(event) => apply({ environment: event.currentTarget.value })}
+        >
+          <option value="">Any environment</option>
+          {names.map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="row">
+        <button type="submit" class="button">
+          Filter
+        </button>
+        {filterQuery(filters) === "" ? null : (
+          <button type="button" class="button ghost" onClick={() => onApply({})}>
+            Clear filters
+          </button>
+        )}
+      </div>
+    </form>
+  )
+}
