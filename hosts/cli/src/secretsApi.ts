@@ -125,3 +125,33 @@ export const restoreVersion = (target: Target, key: string, version: number) =>
   request(target.endpoint, "POST", `${secretsPath(target)}/${segment(key)}/versions/${version}/restore`).pipe(
     Effect.flatMap(decodeAnswer(Written)),
   )
+
+export const AuditEntry = Schema.Struct({
+  userEmail: Schema.String,
+  environmentId: Schema.NullOr(Schema.String),
+  action: Schema.String,
+  targetKey: Schema.String,
+  ipAddress: Schema.NullOr(Schema.String),
+  createdAt: Schema.String,
+})
+export type AuditEntry = typeof AuditEntry.Type
+
+/** The filters and page of `GET …/audit-log`; an absent one is not sent. */
+export interface AuditQuery {
+  readonly action?: string | undefined
+  readonly key?: string | undefined
+  readonly user?: string | undefined
+  readonly environment?: string | undefined
+  readonly limit: number
+  readonly offset: number
+}
+
+/** A project's audit log, newest first, filtered and paged by the service. */
+export const auditLog = (endpoint: Endpoint, project: string, query: AuditQuery) => {
+  const search = new URLSearchParams()
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value))
+  return request(endpoint, "GET", `/api/projects/${segment(project)}/audit-log?${search}`).pipe(
+    Effect.flatMap(decodeAnswer(Schema.Struct({ auditLog: Schema.Array(AuditEntry) }))),
+    Effect.map((body) => body.auditLog),
+  )
+}

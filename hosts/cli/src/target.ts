@@ -30,5 +30,13 @@ export const resolveTarget = (settings: Settings) =>
     return { endpoint, project, environment } satisfies Target
   })
 
+/** The project alone, for what spans its environments (the audit log). */
+export const resolveProject = (settings: Settings) =>
+  Effect.gen(function* () {
+    const endpoint = yield* secretsEndpoint(settings)
+    const project = settings.project ?? (yield* soleProject(endpoint))
+    return { endpoint, project }
+  })
+
 /** Settings and target in one step, for the commands that need nothing else. */
 export const targetFor = (flags: FlagSettings) => Effect.flatMap(loadSettings(flags), resolveTarget)

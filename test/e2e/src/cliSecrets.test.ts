@@ -228,6 +228,45 @@ describe("coffer secrets: one secret at a time", () => {
   })
 })
 
+describe("coffer secrets audit", () => {
+  it("prints the project's log newest first, narrowed by action, key, person and environment", async () => {
+    const { secrets } = await serve()
+    const { env } = await project(secrets)
+    expect((await coffer(["secrets", "set", "AUDITED=one", "OTHER=x"], { env })).code).toBe(0)
+    expect((await coffer(["secrets", "get", "AUDITED"], { env })).code).toBe(0)
+    expect((await coffer(["secrets", "set", "--env", "staging", "AUDITED=two"], { env })).code).toBe(0)
+    const entries = async (...filters: Array<string>) => {
+      const listed = await coffer(["secrets", "audit", "--json", ...filters], { env })
+      expect(listed.code, listed.stderr).toBe(0)
+      return (JSON.parse(listed.stdout) as Array<{ action: string; targetKey: string }>).map(
+        (entry) => `${entry.action} ${entry.targetKey}`,
+      )
+    }
+    // COFFER_ENVIRONMENT (development here) does not narrow the log: only --env does.
+    expect(await entries("--key", "AUDITED")).toEqual([
+      "secret.created AUDITED",
+      "secret.read AUDITED",
+      "secret.created AUDITED",
+    ])
+    expect(await entries("--key", "AUDITED", "--env", "staging")).toEqual(["secret.created AUDITED"])
+    expect(await entries("--action", "secret.read")).toEqual(["secret.read AUDITED"])
+    expect(await entries("--user", "ADA@example.com", "--limit", "2")).toHaveLength(2)
+    expect(await entries("--user", "someone@example.com")).toEqual([])
+
+    const table = await coffer(["secrets", "audit", "--key", "AUDITED"], { env })
+    const [head, newest] = table.stdout.split("\n")
+    expect(head).toMatch(/^TIME\s+ACTION\s+TARGET\s+ENVIRONMENT\s+BY\s+FROM$/)
+    expect(newest).toMatch(/\ssecret\.created\s+AUDITED\s+staging\s+ada@example\.com\s/)
+    expect(table.stdout).not.toContain("one")
+
+    // The service checks the filters: a 400 is a usage error that names the parameter.
+    const wrong = await coffer(["secrets", "audit", "--action", "secret.peeked"], { env })
+    expect(wrong.code).toBe(1)
+    expect(wrong.stderr).toContain("action must be one of")
+    expect((await coffer(["secrets", "audit", "--env", "nowhere"], { env })).code).toBe(3)
+  })
+})
+
 describe("coffer secrets: keys named like the exports", () => {
   it("get json and get .env read those secrets (through their history), not the environment's exports", async () => {
     const { secrets } = await serve()
