@@ -6,7 +6,7 @@
  * whether an older page exists without counting the whole log.
  */
 import { listAuditLog } from "../../api/secrets.js"
-import { Alert, formatTime, Loading } from "../../ui/components.js"
+import { ActionButton, Alert, formatTime, Loading } from "../../ui/components.js"
 import { navigate, type Params, useLocation } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
@@ -62,18 +62,18 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
         shown === 1 && filtered ? (
           <p class="muted">
             No entries match the filters.{" "}
-            <button type="button" class="linklike" disabled={busy} onClick={clear}>
+            <ActionButton type="button" class="linklike" busy={busy} onClick={clear}>
               Clear the filters
-            </button>
+            </ActionButton>
           </p>
         ) : shown === 1 ? (
           <p class="muted">Nothing has been recorded yet.</p>
         ) : (
           <p class="muted">
             No entries on this page: the log is shorter.{" "}
-            <button type="button" class="linklike" disabled={busy} onClick={() => go(1)}>
+            <ActionButton type="button" class="linklike" busy={busy} onClick={() => go(1)}>
               Go to the newest entries
-            </button>
+            </ActionButton>
           </p>
         )
       ) : (
@@ -113,13 +113,13 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
         </div>
       )}
       <nav class="row" aria-label="Audit log pages">
-        <button type="button" class="button" disabled={page === 1 || busy} onClick={() => go(page - 1)}>
+        <ActionButton type="button" class="button" busy={busy} blocked={page === 1} onClick={() => go(page - 1)}>
           Newer
-        </button>
+        </ActionButton>
         <span class="muted">Page {page}</span>
-        <button type="button" class="button" disabled={!hasOlder || busy} onClick={() => go(page + 1)}>
+        <ActionButton type="button" class="button" busy={busy} blocked={!hasOlder} onClick={() => go(page + 1)}>
           Older
-        </button>
+        </ActionButton>
       </nav>
     </>
   )
