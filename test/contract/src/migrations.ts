@@ -12,6 +12,12 @@ import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 
+/** Runs, in order, the migrations whose names pass `test`: a database as an older release left it, then the rest. */
+const migrationsWhere = (database: SqlDatabase.SqlDatabase["Service"]) => (test: (name: string) => boolean) =>
+  database.query(async (db) => {
+    for (const name of Object.keys(migrations).sort().filter(test)) await migrations[name]!.up(db)
+  })
+
 class Boom extends Schema.TaggedError<Boom>()("Boom", {}) {}
 
 const tableNames = SqlDatabase.query((db) => db.introspection.getTables()).pipe(
@@ -78,11 +84,7 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
       const { rows, dialect } = await run(
         Effect.gen(function* () {
           const database = yield* SqlDatabase.SqlDatabase
-          const names = Object.keys(migrations).sort()
-          const upTo = (test: (name: string) => boolean) =>
-            database.query(async (db) => {
-              for (const name of names.filter(test)) await migrations[name]!.up(db)
-            })
+          const upTo = migrationsWhere(database)
           yield* upTo((name) => name < "0007")
           const record = (id: string, created_at: string) => ({
             id,
@@ -134,11 +136,7 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
       const { projects, older, values } = await run(
         Effect.gen(function* () {
           const database = yield* SqlDatabase.SqlDatabase
-          const names = Object.keys(migrations).sort()
-          const upTo = (test: (name: string) => boolean) =>
-            database.query(async (db) => {
-              for (const name of names.filter(test)) await migrations[name]!.up(db)
-            })
+          const upTo = migrationsWhere(database)
           yield* upTo((name) => name < "0008")
           const at = "2026-01-31T12:00:00.000Z"
           yield* database.query(async (db) => {
@@ -191,11 +189,7 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
       const outcome = await run(
         Effect.gen(function* () {
           const database = yield* SqlDatabase.SqlDatabase
-          const names = Object.keys(migrations).sort()
-          const upTo = (test: (name: string) => boolean) =>
-            database.query(async (db) => {
-              for (const name of names.filter(test)) await migrations[name]!.up(db)
-            })
+          const upTo = migrationsWhere(database)
           yield* upTo((name) => name < "0009")
           // ASCII any case; a capital outside ASCII, which SQLite's lower() leaves; an accent written as two code
           // points, which only NFC joins.
