@@ -18,6 +18,7 @@ import { Link } from "../ui/router.js"
 import { toast } from "../ui/toast.js"
 import { useAction } from "../ui/useAction.js"
 import { type GridRow, type Revealed, type RevealedValue, revealedValue } from "./grid.js"
+import { auditPath } from "./pages/auditFilters.js"
 import { projectPath } from "./projectFrame.js"
 
 export const historyPath = (slug: string, environment: string, key: string) =>
@@ -257,13 +258,23 @@ const EnvironmentValue = ({
             </button>
           ) : null}
           {item === undefined ? null : (
-            <Link class="button ghost" href={historyPath(project.slug, name, secretKey)}>
-              History
-              <span class="visually-hidden">
-                {" "}
-                of {secretKey} in {name}
-              </span>
-            </Link>
+            <>
+              <Link class="button ghost" href={historyPath(project.slug, name, secretKey)}>
+                History
+                <span class="visually-hidden">
+                  {" "}
+                  of {secretKey} in {name}
+                </span>
+              </Link>
+              {/* Who read or changed it: the audit log filtered by the key and this environment. */}
+              <Link class="button ghost" href={auditPath(project.slug, { key: secretKey, environment: name })}>
+                Audit trail
+                <span class="visually-hidden">
+                  {" "}
+                  of {secretKey} in {name}
+                </span>
+              </Link>
+            </>
           )}
         </div>
       )}

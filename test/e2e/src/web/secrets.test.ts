@@ -337,6 +337,13 @@ describe("the secrets grid", () => {
     await dialog.getByRole("button", { name: "Close" }).click()
     await expect.poll(() => page.getByRole("button", { name: "GONE_KEY", exact: true }).count(), POLL).toBe(0)
     await page.getByRole("button", { name: "STAYS", exact: true }).waitFor()
+
+    // A secret's audit trail is one link away: the log filtered by its key and environment.
+    await page.getByRole("button", { name: "STAYS", exact: true }).click()
+    await page.getByRole("link", { name: "Audit trail of STAYS in development" }).click()
+    await page.waitForURL(`${served.base}/projects/${slug}/audit?key=STAYS&environment=development`)
+    await page.getByRole("cell", { name: "Created secret" }).waitFor()
+    await expect.poll(() => page.locator("tbody tr").count(), POLL).toBe(1)
   })
 
   it("keeps the header row in view while a long grid scrolls", async () => {
