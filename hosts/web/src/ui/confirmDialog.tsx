@@ -5,7 +5,9 @@
  */
 import type { ComponentChildren, ComponentType } from "preact"
 import { useState } from "preact/hooks"
+import { ApiError } from "../api/client.js"
 import { ActionButton, Alert, Dialog, Field } from "./components.js"
+import { toast } from "./toast.js"
 import { useAction } from "./useAction.js"
 
 export interface ConfirmDialogProps {
@@ -21,6 +23,12 @@ export interface ConfirmDialogProps {
   /** How a refusal is shown; `Alert` unless the service's refusal says more (the schemas that block a deletion). */
   readonly refusal?: ComponentType<{ readonly error: unknown }>
   readonly run: () => Promise<void>
+  /**
+   * For a deletion: its target already gone (a 404: deleted elsewhere since the page was drawn, or out of the
+   * person's reach now) is the outcome asked for, not a refusal. `after` brings the page up to date and closes the
+   * dialog, and `said` is the toast that tells the person.
+   */
+  readonly gone?: { readonly said: string; readonly after: () => Promise<void> | void }
   readonly onClose: () => void
 }
 
@@ -32,10 +40,19 @@ export const ConfirmDialog = ({
   tone = "danger",
   refusal: Refusal = Alert,
   run,
+  gone,
   onClose,
 }: ConfirmDialogProps) => {
   const [confirmation, setConfirmation] = useState("")
-  const { busy, error, submit } = useAction(run)
+  const { busy, error, submit } = useAction(async () => {
+    try {
+      await run()
+    } catch (cause) {
+      if (gone === undefined || !(cause instanceof ApiError && cause.status === 404)) throw cause
+      await gone.after()
+      toast(gone.said)
+    }
+  })
   return (
     <Dialog title={title} onClose={onClose}>
       <form class="stack" onSubmit={submit}>

@@ -109,6 +109,28 @@ describe("API keys", () => {
     expect(await statusWith(ci, beta)).toBe(401)
   })
 
+  it("says a key deleted elsewhere was already deleted, and brings the list up to date", async () => {
+    const email = `${unique("stale")}@example.com`
+    const api = await apiAs(served.base, email)
+    const slug = await seedProject(api, unique("Stale"))
+    const { id } = await api.call<{ id: string }>("POST", "/api/api-keys", {
+      name: "stale",
+      projectSlug: slug,
+      scope: "read",
+    })
+    const page = await signedIn(email, "/api-keys")
+    await page.getByRole("row", { name: /^stale / }).waitFor()
+    await api.call("DELETE", `/api/api-keys/${id}`)
+
+    // Deleting what is gone already is the outcome asked for: no refusal, a word that says so, a fresh list.
+    await page.getByRole("button", { name: "Delete stale" }).click()
+    const dialog = page.getByRole("dialog", { name: "Delete stale?" })
+    await dialog.getByRole("button", { name: "Delete key" }).click()
+    await page.getByText("stale was already deleted").waitFor()
+    await dialog.waitFor({ state: "detached" })
+    await page.getByRole("row", { name: /^stale / }).waitFor({ state: "detached" })
+  })
+
   it("lets a read member create only read keys; the owner sees, cannot rotate, and deletes them", async () => {
     const ownerEmail = `${unique("owner")}@example.com`
     const memberEmail = `${unique("reader")}@example.com`

@@ -276,6 +276,7 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
             toast(`Deleted platform ${platform.name}`)
             navigate(platformsPath)
           }}
+          gone={{ said: `Platform ${platform.name} was already deleted`, after: () => navigate(platformsPath) }}
         >
           <p>
             This deletes {platform.name}, its {platform.versions.length} versions, their schemas and history. It cannot
@@ -293,6 +294,13 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
             await loaded.reload()
             setDeleting(undefined)
             toast(`Deleted version ${deleting.version}`)
+          }}
+          gone={{
+            said: `Version ${deleting.version} was already deleted`,
+            after: async () => {
+              await loaded.reload()
+              setDeleting(undefined)
+            },
           }}
         >
           <p>

@@ -102,6 +102,7 @@ const RevokeToken = ({
       toast(`Revoked ${record.name}`)
       onDone(true)
     }}
+    gone={{ said: `${record.name} was already revoked`, after: () => onDone(true) }}
   >
     <p>Every service using this token ({record.hint}) loses access at once. This cannot be undone.</p>
   </ConfirmDialog>

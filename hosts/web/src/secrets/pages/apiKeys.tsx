@@ -172,7 +172,9 @@ const DeleteKey = ({
     run={async () => {
       await deleteApiKey(apiKey.id)
       await onDeleted()
+      toast(`Deleted ${apiKey.name}`)
     }}
+    gone={{ said: `${apiKey.name} was already deleted`, after: onDeleted }}
   >
     <p>Scripts using this key stop working at once. It cannot be undone.</p>
   </ConfirmDialog>
@@ -289,11 +291,9 @@ export const ApiKeys = () => {
           apiKey={deleting}
           onClose={() => setDeleting(undefined)}
           onDeleted={async () => {
-            const name = deleting.name
             setDeleting(undefined)
             setIssued(undefined)
             await keys.reload()
-            toast(`Deleted ${name}`)
           }}
         />
       )}

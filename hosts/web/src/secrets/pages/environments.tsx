@@ -33,6 +33,13 @@ const DeleteEnvironment = ({
       onClose()
       toast(`Deleted ${environment.name}`)
     }}
+    gone={{
+      said: `${environment.name} was already deleted`,
+      after: async () => {
+        await data.reload()
+        onClose()
+      },
+    }}
   >
     <p>Every secret of {environment.name}, with its history, is deleted. It cannot be undone.</p>
   </ConfirmDialog>

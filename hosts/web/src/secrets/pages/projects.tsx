@@ -78,6 +78,7 @@ const DeleteProject = ({ project, onDone }: { readonly project: ProjectView; rea
       toast(`Deleted ${project.name}`)
       onDone()
     }}
+    gone={{ said: `${project.name} was already deleted`, after: onDone }}
   >
     <p>
       This deletes its environments, every secret and its history, its members and its API keys. It cannot be undone.
