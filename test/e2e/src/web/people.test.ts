@@ -200,6 +200,28 @@ describe("members", () => {
     expect((await membersOf(owner.api, owner.slug)).map((entry) => entry.email)).toEqual([owner.email])
   })
 
+  it("says a member removed elsewhere was no longer a member, and brings the list up to date", async () => {
+    const owner = await ownerOnPeople()
+    const memberEmail = emailOf("member")
+    const member = await apiAs(served.base, memberEmail)
+    await addMember(owner.api, member, owner.slug, "read")
+    await owner.page.reload()
+    await rowOf(owner.page, memberEmail).waitFor()
+    const { members } = await owner.api.call<{ members: ReadonlyArray<{ userId: string; email: string }> }>(
+      "GET",
+      `/api/projects/${owner.slug}/members`,
+    )
+    const userId = members.find((entry) => entry.email === memberEmail)!.userId
+    await owner.api.call("DELETE", `/api/projects/${owner.slug}/members/${userId}`)
+
+    await owner.page.getByRole("button", { name: `Remove ${memberEmail}` }).click()
+    const dialog = owner.page.getByRole("dialog", { name: `Remove ${memberEmail}?` })
+    await dialog.getByRole("button", { name: "Remove member" }).click()
+    await owner.page.getByText(`${memberEmail} was no longer a member`).waitFor()
+    await dialog.waitFor({ state: "detached" })
+    await rowOf(owner.page, memberEmail).waitFor({ state: "detached" })
+  })
+
   it("lets a member leave the project", async () => {
     const ownerEmail = emailOf("owner")
     const owner = await apiAs(served.base, ownerEmail)

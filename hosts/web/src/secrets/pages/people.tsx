@@ -51,6 +51,13 @@ const RemoveMember = ({
     run={async () => {
       await removeMember(data.project.slug, member.userId)
       await onRemoved()
+      toast(leaving ? `You left ${data.project.name}` : `Removed ${nameOf(member)}`)
+    }}
+    gone={{
+      said: leaving
+        ? `You were no longer a member of ${data.project.name}`
+        : `${nameOf(member)} was no longer a member`,
+      after: onRemoved,
     }}
   >
     <p>
@@ -163,13 +170,8 @@ const Members = ({ data }: { readonly data: ProjectData }) => {
           onRemoved={async () => {
             const left = removing.userId === user?.id
             setRemoving(undefined)
-            if (left) {
-              toast(`You left ${data.project.name}`)
-              navigate("/projects")
-              return
-            }
-            await members.reload()
-            toast(`Removed ${nameOf(removing)}`)
+            if (left) navigate("/projects")
+            else await members.reload()
           }}
         />
       )}
