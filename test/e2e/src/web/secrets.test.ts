@@ -408,9 +408,21 @@ describe("history", () => {
       .poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label")), POLL)
       .toBe("Hide version 1")
     expect(await page.getByRole("button", { name: "Restore version 2" }).count()).toBe(0)
+    // A restore changes what every reader gets: it asks first, and Cancel changes nothing.
     await page.getByRole("button", { name: "Restore version 1" }).click()
+    const ask = page.getByRole("dialog", { name: "Restore version 1 of KEY?" })
+    expect(await ask.textContent()).toContain("Version 2, the value now, stays in the history")
+    await ask.getByRole("button", { name: "Cancel" }).click()
+    await ask.waitFor({ state: "detached" })
+    expect(await rows.count()).toBe(2)
+    await page.getByRole("button", { name: "Restore version 1" }).click()
+    await ask.getByRole("button", { name: "Restore version 1" }).click()
     await page.getByText("Restored version 1 of KEY as version 3").waitFor()
     await rows.nth(2).waitFor()
+    // The focus comes back to the row's Restore button, not to the page's body.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label")), POLL)
+      .toBe("Restore version 1")
     expect(await auditOf(owner.api, slug)).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ action: "secret.read", targetKey: "KEY@1" }),

@@ -1,11 +1,13 @@
 /**
  * A secret's history (issue 12 §6): every version with who wrote it and when, newest first; an old value is
- * revealed only on request (audited as `secret.read` of `<KEY>@<n>`), and restoring one makes it a new version.
+ * revealed only on request (audited as `secret.read` of `<KEY>@<n>`), and restoring one makes it a new version,
+ * after a question: a restore changes what every program reading the secret gets from then on.
  * A link leads to the secret's audit trail: the audit log filtered by its key and environment.
  */
 import { useState } from "preact/hooks"
 import { listVersions, readVersion, restoreVersion, type VersionListItem } from "../../api/secrets.js"
 import { ActionButton, Alert, CopyButton, formatTime, Loading } from "../../ui/components.js"
+import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { Link, type Params } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
@@ -19,17 +21,20 @@ const VersionRow = ({
   environment,
   secretKey,
   item,
-  latest,
+  current,
   onRestored,
 }: {
   readonly data: ProjectData
   readonly environment: string
   readonly secretKey: string
   readonly item: VersionListItem
-  readonly latest: boolean
+  /** The secret's current version, as the list shows it. */
+  readonly current: number
   readonly onRestored: () => void
 }) => {
   const [value, setValue] = useState<string>()
+  const [restoring, setRestoring] = useState(false)
+  const latest = item.version === current
   const { busy, error, run: act } = useAction((work: () => Promise<void>) => work())
   const slug = data.project.slug
   return (
@@ -71,19 +76,33 @@ const VersionRow = ({
               class="button small"
               busy={busy}
               aria-label={`Restore version ${item.version}`}
-              onClick={() =>
-                void act(async () => {
-                  const answer = await restoreVersion(slug, environment, secretKey, item.version)
-                  toast(`Restored version ${item.version} of ${secretKey} as version ${answer.version}`)
-                  onRestored()
-                })
-              }
+              onClick={() => setRestoring(true)}
             >
               Restore
             </ActionButton>
           ) : null}
         </div>
         <Alert error={error} />
+        {restoring ? (
+          <ConfirmDialog
+            title={`Restore version ${item.version} of ${secretKey}?`}
+            action={`Restore version ${item.version}`}
+            tone="primary"
+            onClose={() => setRestoring(false)}
+            run={async () => {
+              const answer = await restoreVersion(slug, environment, secretKey, item.version)
+              setRestoring(false)
+              toast(`Restored version ${item.version} of ${secretKey} as version ${answer.version}`)
+              onRestored()
+            }}
+          >
+            <p>
+              Its value becomes the current value of <code>{secretKey}</code> in {environment}, as a new version: every
+              program that reads it gets that value from then on. Version {current}, the value now, stays in the history
+              and can be restored in turn.
+            </p>
+          </ConfirmDialog>
+        ) : null}
       </td>
     </tr>
   )
@@ -122,14 +141,14 @@ const VersionList = ({
         ) : null
       ) : (
         <Table caption="Versions, newest first" columns={["Version", "Written by", "When", "Value"]} stacked>
-          {list.map((item, index) => (
+          {list.map((item) => (
             <VersionRow
               key={item.version}
               data={data}
               environment={environment}
               secretKey={secretKey}
               item={item}
-              latest={index === 0}
+              current={list[0]!.version}
               onRestored={() => void versions.reload()}
             />
           ))}
