@@ -158,12 +158,15 @@ export const Dialog = ({
  * A button an action runs from. While the action runs it says so (`aria-busy`, `aria-disabled`, drawn as disabled)
  * but stays enabled, and ignores presses: a disabled button drops the keyboard focus to the page's body, so a person
  * who pressed Enter would have to find their place again. `blocked` disables it for what makes the action
- * impossible (an empty name), which is not a moment the focus is on it.
+ * impossible (an empty name). Where that comes while the focus is on it (Older, pressed to reach the last page), it
+ * stays focusable and says so the same way until the focus moves on.
  */
 export const ActionButton = ({
   busy,
   blocked,
   onClick,
+  onFocus,
+  onBlur,
   buttonRef,
   ...button
 }: Omit<JSX.ButtonHTMLAttributes<HTMLButtonElement>, "disabled" | "ref"> & {
@@ -171,20 +174,32 @@ export const ActionButton = ({
   readonly blocked?: boolean
   /** The button element, for a page that moves the focus to it. */
   readonly buttonRef?: Ref<HTMLButtonElement>
-}) => (
-  <button
-    {...button}
-    ref={buttonRef}
-    disabled={blocked === true}
-    aria-disabled={busy ? true : undefined}
-    aria-busy={busy ? true : undefined}
-    onClick={(event) => {
-      // Also keeps a submit button from sending its form a second time.
-      if (busy) event.preventDefault()
-      else onClick?.call(event.currentTarget as never, event)
-    }}
-  />
-)
+}) => {
+  const [focused, setFocused] = useState(false)
+  const ignoring = busy || blocked === true
+  return (
+    <button
+      {...button}
+      ref={buttonRef}
+      disabled={blocked === true && !focused}
+      aria-disabled={ignoring ? true : undefined}
+      aria-busy={busy ? true : undefined}
+      onFocus={(event) => {
+        setFocused(true)
+        onFocus?.call(event.currentTarget as never, event)
+      }}
+      onBlur={(event) => {
+        setFocused(false)
+        onBlur?.call(event.currentTarget as never, event)
+      }}
+      onClick={(event) => {
+        // Also keeps a submit button from sending its form a second time.
+        if (ignoring) event.preventDefault()
+        else onClick?.call(event.currentTarget as never, event)
+      }}
+    />
+  )
+}
 
 /** Copies `value` to the clipboard and says so. */
 export const CopyButton = ({

@@ -44,7 +44,10 @@ describe("audit log", () => {
     expect(await rows.nth(49).locator("td").nth(2).textContent()).toBe("KEY_11")
     expect(await page.getByRole("button", { name: "Newer" }).isDisabled()).toBe(true)
 
-    await page.getByRole("button", { name: "Older" }).click()
+    // Pressed from the keyboard, Older keeps the focus on the last page, where it can do nothing more.
+    const older = page.getByRole("button", { name: "Older" })
+    await older.focus()
+    await page.keyboard.press("Enter")
     await page.waitForURL(`${served.base}${path}?page=2`)
     const second = page.getByRole("table", { name: /page 2, newest first/ }).locator("tbody tr")
     await second.first().waitFor()
@@ -55,7 +58,14 @@ describe("audit log", () => {
       slug,
       email,
     ])
-    expect(await page.getByRole("button", { name: "Older" }).isDisabled()).toBe(true)
+    await expect.poll(() => older.getAttribute("aria-disabled"), POLL).toBe("true")
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Older")
+    await page.keyboard.press("Enter")
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Older")
+    expect(page.url()).toBe(`${served.base}${path}?page=2`)
+    // Once the focus moves on, it is disabled like any impossible action.
+    await page.keyboard.press("Shift+Tab")
+    await expect.poll(() => older.evaluate((button) => (button as HTMLButtonElement).disabled), POLL).toBe(true)
 
     await page.goBack()
     await page.getByRole("table", { name: /page 1, newest first/ }).waitFor()
