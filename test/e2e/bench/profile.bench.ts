@@ -3,13 +3,14 @@
  * names a path): the built host started with `--cpu-prof`, set up and loaded as in `compare.bench.ts`, stopped,
  * and the functions that took the most of its main thread printed by self time, with their file.
  *
- *     COFFER_PROFILE=token|poll|read|write [COFFER_PROFILE_ENGINE=sqlite|postgres] npx vitest bench --run --project unit test/e2e/bench/profile.bench.ts
+ *     COFFER_PROFILE=token|token-redis|poll|read|write [COFFER_PROFILE_ENGINE=sqlite|postgres] npx vitest bench --run --project unit test/e2e/bench/profile.bench.ts
  *
  * The `.cpuprofile` is kept (its path is printed) for Chrome's DevTools.
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { redisUrl } from "@coffer/contract"
 import { bench, describe } from "vitest"
 import { runLoad } from "./load/load.js"
 import {
@@ -83,8 +84,10 @@ describe.skipIf(path === undefined)("a CPU profile of the host under load (set C
       const engine = engineName === "postgres" ? await postgres() : await sqlite()
       if (engine === undefined) throw new Error("Postgres is not reachable")
       const dir = mkdtempSync(join(tmpdir(), "coffer-profile-"))
-      const schemas = path === "token" || path === "poll"
-      const host = await serve(engine, schemas ? "schemas" : "secrets", {}, undefined, [
+      const schemas = path === "token" || path === "token-redis" || path === "poll"
+      const env: Record<string, string> =
+        path === "token-redis" ? { COFFER_REDIS_URL: redisUrl, COFFER_REDIS_PREFIX: `profile-${process.pid}:` } : {}
+      const host = await serve(engine, schemas ? "schemas" : "secrets", env, undefined, [
         "--cpu-prof",
         `--cpu-prof-dir=${dir}`,
       ])
