@@ -4,7 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { notFound } from "./failure.js"
+import { CofferFailure, notFound } from "./failure.js"
 import { decodeAnswer, type Endpoint, request, segment } from "./http.js"
 
 export const User = Schema.Struct({ id: Schema.String, email: Schema.String })
@@ -52,6 +52,23 @@ export interface Target {
 const secretsPath = (target: Target) =>
   `/api/projects/${segment(target.project)}/environments/${segment(target.environment)}/secrets`
 
+/**
+ * A 404 with what was looked for: the service answers only "Environment not found" or "Secret not found", which
+ * does not say whether a flag, COFFER_ENVIRONMENT or `.coffer.json` picked the wrong name.
+ */
+const naming =
+  (what: string) =>
+  <A, R>(effect: Effect.Effect<A, CofferFailure, R>) =>
+    Effect.mapError(effect, (failure) =>
+      failure.kind === "notFound"
+        ? new CofferFailure({ kind: failure.kind, status: failure.status, message: `${failure.message} (${what})` })
+        : failure,
+    )
+
+const place = (target: Target) => `${target.project}/${target.environment}`
+const inTarget = (target: Target) => naming(place(target))
+const onSecret = (target: Target, key: string) => naming(`${key} in ${place(target)}`)
+
 export const me = (endpoint: Endpoint) =>
   request(endpoint, "GET", "/api/auth/me").pipe(Effect.flatMap(decodeAnswer(Me)))
 
@@ -63,23 +80,29 @@ export const projects = (endpoint: Endpoint) =>
 
 export const environments = (endpoint: Endpoint, project: string) =>
   request(endpoint, "GET", `/api/projects/${segment(project)}/environments`).pipe(
+    naming(project),
     Effect.flatMap(decodeAnswer(Schema.Struct({ environments: Schema.Array(Environment) }))),
     Effect.map((body) => body.environments),
   )
 
 export const listSecrets = (target: Target) =>
   request(target.endpoint, "GET", secretsPath(target)).pipe(
+    inTarget(target),
     Effect.flatMap(decodeAnswer(Schema.Struct({ secrets: Schema.Array(SecretItem) }))),
     Effect.map((body) => body.secrets),
   )
 
 /** Every key and value, exactly (the JSON export; audited as `secrets.exported json`). */
 export const exportJson = (target: Target) =>
-  request(target.endpoint, "GET", `${secretsPath(target)}/json`).pipe(Effect.flatMap(decodeAnswer(ValueMap)))
+  request(target.endpoint, "GET", `${secretsPath(target)}/json`).pipe(
+    inTarget(target),
+    Effect.flatMap(decodeAnswer(ValueMap)),
+  )
 
 /** The service's own `.env` export, byte for byte. */
 export const exportDotenv = (target: Target) =>
   request(target.endpoint, "GET", `${secretsPath(target)}/.env`, { as: "text" }).pipe(
+    inTarget(target),
     Effect.flatMap(decodeAnswer(Schema.String)),
   )
 
@@ -94,7 +117,11 @@ const newestVersion = (target: Target, key: string) =>
     const versions = yield* listVersions(target, key)
     const newest = Math.max(...versions.map((item) => item.version))
     if (!Number.isFinite(newest)) return yield* notFound(`${key} has no version to read`)
-    const body = yield* request(target.endpoint, "GET", `${secretsPath(target)}/${segment(key)}/versions/${newest}`)
+    const body = yield* request(
+      target.endpoint,
+      "GET",
+      `${secretsPath(target)}/${segment(key)}/versions/${newest}`,
+    ).pipe(onSecret(target, key))
     return (yield* decodeAnswer(SecretValue)(body)).secret
   })
 
@@ -103,26 +130,33 @@ export const getSecret = (target: Target, key: string) =>
   EXPORT_KEYS.has(key)
     ? newestVersion(target, key)
     : request(target.endpoint, "GET", `${secretsPath(target)}/${segment(key)}`).pipe(
+        onSecret(target, key),
         Effect.flatMap(decodeAnswer(SecretValue)),
         Effect.map((body) => body.secret),
       )
 
 export const setSecret = (target: Target, key: string, value: string) =>
   request(target.endpoint, "POST", secretsPath(target), { body: { key, value } }).pipe(
+    inTarget(target),
     Effect.flatMap(decodeAnswer(Written)),
   )
 
 export const deleteSecret = (target: Target, key: string) =>
-  request(target.endpoint, "DELETE", `${secretsPath(target)}/${segment(key)}`).pipe(Effect.asVoid)
+  request(target.endpoint, "DELETE", `${secretsPath(target)}/${segment(key)}`).pipe(
+    onSecret(target, key),
+    Effect.asVoid,
+  )
 
 export const listVersions = (target: Target, key: string) =>
   request(target.endpoint, "GET", `${secretsPath(target)}/${segment(key)}/versions`).pipe(
+    onSecret(target, key),
     Effect.flatMap(decodeAnswer(Schema.Struct({ versions: Schema.Array(VersionItem) }))),
     Effect.map((body) => body.versions),
   )
 
 export const restoreVersion = (target: Target, key: string, version: number) =>
   request(target.endpoint, "POST", `${secretsPath(target)}/${segment(key)}/versions/${version}/restore`).pipe(
+    naming(`${key} version ${version} in ${place(target)}`),
     Effect.flatMap(decodeAnswer(Written)),
   )
 
@@ -151,6 +185,7 @@ export const auditLog = (endpoint: Endpoint, project: string, query: AuditQuery)
   const search = new URLSearchParams()
   for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value))
   return request(endpoint, "GET", `/api/projects/${segment(project)}/audit-log?${search}`).pipe(
+    naming(query.environment === undefined ? project : `${project}/${query.environment}`),
     Effect.flatMap(decodeAnswer(Schema.Struct({ auditLog: Schema.Array(AuditEntry) }))),
     Effect.map((body) => body.auditLog),
   )
