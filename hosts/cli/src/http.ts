@@ -14,6 +14,8 @@ import { parseJsonText } from "./jsonText.js"
 export interface Endpoint {
   readonly url: string
   readonly token: string
+  /** What to do when the service refuses the token (401), added to its message: where the token came from. */
+  readonly onRefused?: string
 }
 
 export interface RequestOptions {
@@ -112,7 +114,9 @@ export const request = (
             catch: unreachable,
           })
           if (!response.ok) {
-            const message = yield* Effect.promise(() => errorMessage(response))
+            const answered = yield* Effect.promise(() => errorMessage(response))
+            const hint = response.status === 401 ? endpoint.onRefused : undefined
+            const message = hint === undefined ? answered : `${answered}: ${hint}`
             return yield* new CofferFailure({ kind: kindOfStatus(response.status), status: response.status, message })
           }
           const text = yield* Effect.tryPromise({

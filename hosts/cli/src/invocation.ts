@@ -46,7 +46,11 @@ export const secretsEndpoint = (settings: Settings): Effect.Effect<Endpoint, Cof
   if (settings.token === undefined) {
     return Effect.fail(authFailure(`no API key for ${settings.url}: run \`coffer login\` or set COFFER_TOKEN`))
   }
-  return Effect.succeed({ url: settings.url, token: settings.token })
+  return Effect.succeed({
+    url: settings.url,
+    token: settings.token,
+    onRefused: `run \`coffer login --url ${settings.url}\` to store a new key (COFFER_TOKEN, when set, comes first)`,
+  })
 }
 
 export const schemasEndpoint = (settings: Settings): Effect.Effect<Endpoint, CofferFailure> => {
@@ -60,5 +64,11 @@ export const schemasEndpoint = (settings: Settings): Effect.Effect<Endpoint, Cof
       authFailure(`no API token for ${settings.schemasUrl}: run \`coffer login\` or set COFFER_SCHEMAS_TOKEN`),
     )
   }
-  return Effect.succeed({ url: settings.schemasUrl, token: settings.schemasToken })
+  return Effect.succeed({
+    url: settings.schemasUrl,
+    token: settings.schemasToken,
+    onRefused:
+      `run \`coffer login --schemas-url ${settings.schemasUrl}\` to store a new token ` +
+      "(COFFER_SCHEMAS_TOKEN, when set, comes first)",
+  })
 }

@@ -81,9 +81,18 @@ describe("coffer exit codes, login and settings", () => {
     await expectCode(["secrets", "list"], 1, { COFFER_ENVIRONMENT: "" })
     await expectCode(["secrets", "set", "bad key=1"], 1)
     const expired = await expectCode(["secrets", "list"], 2, { COFFER_TOKEN: `cfk_${"a".repeat(43)}` })
-    expect(expired.stderr).toBe("coffer: Invalid API key\n")
-    await expectCode(["secrets", "get", "MISSING"], 3)
-    await expectCode(["secrets", "list", "--env", "nope"], 3)
+    // What to do next, and that a COFFER_TOKEN would win over a newly stored key.
+    expect(expired.stderr).toBe(
+      `coffer: Invalid API key: run \`coffer login --url ${secrets}\` to store a new key ` +
+        "(COFFER_TOKEN, when set, comes first)\n",
+    )
+    // A 404 names what was looked for: a mistyped --env and a missing key read differently.
+    const missing = await expectCode(["secrets", "get", "MISSING"], 3)
+    expect(missing.stderr).toBe("coffer: Secret not found (MISSING in app/development)\n")
+    const noEnvironment = await expectCode(["secrets", "list", "--env", "nope"], 3)
+    expect(noEnvironment.stderr).toBe("coffer: Environment not found (app/nope)\n")
+    const noProject = await expectCode(["secrets", "list", "--project", "nope"], 3)
+    expect(noProject.stderr).toBe("coffer: Project not found (nope/development)\n")
     const refused = await expectCode(["secrets", "set", "A=2"], 4, { COFFER_TOKEN: readKey })
     expect(refused.stderr.trim().split("\n")).toHaveLength(1)
     await host.stop()
