@@ -96,15 +96,16 @@ export const diff = Command.make(
       })
     }
     const show = (value: string | undefined) => (flags.showValues ? ` = ${JSON.stringify(value)}` : "")
-    const lines = [
-      ...onlyInA.map((key) => `- ${key}  only in ${first.environment}${show(a[key])}`),
-      ...onlyInB.map((key) => `+ ${key}  only in ${second.environment}${show(b[key])}`),
-      ...changed.map(
-        (key) =>
-          `~ ${key}  differs${flags.showValues ? `: ${JSON.stringify(a[key])} → ${JSON.stringify(b[key])}` : ""}`,
-      ),
+    // Keys in one column, so that what is said about them lines up however long each one is.
+    const rows = [
+      ...onlyInA.map((key) => [`- ${key}`, `only in ${first.environment}${show(a[key])}`]),
+      ...onlyInB.map((key) => [`+ ${key}`, `only in ${second.environment}${show(b[key])}`]),
+      ...changed.map((key) => [
+        `~ ${key}`,
+        `differs${flags.showValues ? `: ${JSON.stringify(a[key])} → ${JSON.stringify(b[key])}` : ""}`,
+      ]),
     ]
-    yield* line(lines.length === 0 ? `${first.environment} and ${second.environment} hold the same` : lines.join("\n"))
+    yield* line(rows.length === 0 ? `${first.environment} and ${second.environment} hold the same` : table(rows))
   }),
 ).pipe(
   Command.withDescription("Compare two environments by key (values only with --show-values)"),
