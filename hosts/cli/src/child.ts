@@ -18,6 +18,13 @@ export const exitStatus = (code: number | null, signal: NodeJS.Signals | null): 
   return 128 + (number ?? 0)
 }
 
+/** Why a command could not start, in a shell's words rather than an errno code alone. */
+const startFailure = (error: NodeJS.ErrnoException) => {
+  if (error.code === "ENOENT") return "command not found (ENOENT: is it on PATH?)"
+  if (error.code === "EACCES") return "permission denied (EACCES: is it an executable file?)"
+  return error.code ?? error.message
+}
+
 export const runChild = (
   command: string,
   args: ReadonlyArray<string>,
@@ -42,7 +49,7 @@ export const runChild = (
     }
     child.once("error", (error: NodeJS.ErrnoException) => {
       const status = error.code === "ENOENT" ? 127 : 126
-      settle(Effect.as(note(`cannot run ${command}: ${error.code ?? error.message}`), status))
+      settle(Effect.as(note(`cannot run ${command}: ${startFailure(error)}`), status))
     })
     child.once("exit", (code, signal) => settle(Effect.succeed(exitStatus(code, signal))))
     return Effect.sync(() => {

@@ -28,6 +28,12 @@ describe("coffer secrets run", () => {
     expect(JSON.parse(only.stdout)).toEqual({ PLAIN: corpus.PLAIN })
     expect((await coffer(["secrets", "run", "--", "sh", "-c", "exit 7"], { env })).code).toBe(7)
     expect((await coffer(["secrets", "run", "--", "sh", "-c", "kill -KILL $$"], { env })).code).toBe(128 + 9)
+    // A command that cannot start is said as a shell would say it, with the code a shell would give.
+    const missing = await coffer(["secrets", "run", "--", "no-such-command-here"], { env })
+    expect([missing.code, missing.stderr]).toEqual([
+      127,
+      "coffer: cannot run no-such-command-here: command not found (ENOENT: is it on PATH?)\n",
+    ])
     // Through the server's own `coffer`, as `pnpm coffer secrets run -- …` runs it.
     const viaServer = await coffer(["secrets", "run", "--", ...printEnv(["MULTILINE"])], { env, server: true })
     expect(viaServer.code, viaServer.stderr).toBe(0)
@@ -219,6 +225,13 @@ describe("coffer secrets: one secret at a time", () => {
     expect(diff.stdout).toBe("- B  only in development\n+ C  only in staging\n~ A  differs\n")
     const shown = await coffer(["secrets", "diff", "--env2", "staging", "--show-values"], { env })
     expect(shown.stdout).toContain('~ A  differs: "first" → "other"')
+    // Keys of different lengths: what is said about them still starts in one column.
+    expect((await coffer(["secrets", "set", "--env", "staging", "LONGER_KEY=1"], { env })).code).toBe(0)
+    const aligned = await coffer(["secrets", "diff", "--env2", "staging"], { env })
+    expect(aligned.stdout).toBe(
+      "- B           only in development\n+ C           only in staging\n+ LONGER_KEY  only in staging\n" +
+        "~ A           differs\n",
+    )
     const list = await coffer(["secrets", "list"], { env })
     expect(list.stdout).toMatch(/^KEY\s+VERSION\s+UPDATED\nA\s+3\s/)
     expect(list.stdout).not.toContain("first")
