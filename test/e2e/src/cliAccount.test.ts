@@ -106,6 +106,11 @@ describe("coffer exit codes, login and settings", () => {
     const { COFFER_TOKEN: _token, COFFER_URL: _url, COFFER_ENVIRONMENT: _environment, ...bare } = env
     const badLogin = await coffer(["login", "--url", secrets], { env: bare, stdin: `cfk_${"b".repeat(43)}\n` })
     expect(badLogin.code).toBe(2)
+    const empty = await coffer(["login", "--url", secrets], { env: bare, stdin: "" })
+    expect([empty.code, empty.stderr]).toEqual([
+      1,
+      "coffer: no key given: paste it at the prompt, or pipe it in (`< key.txt`)\n",
+    ])
     expect(existsSync(join(env.XDG_CONFIG_HOME, "coffer/config.json"))).toBe(false)
     const login = await coffer(["login", "--url", `${secrets}/`], { env: bare, stdin: `${readKey}\n` })
     expect(login.code, login.stderr).toBe(0)

@@ -49,6 +49,8 @@ export const login = Command.make(
   Effect.fn(function* (flags) {
     const settings = yield* loadSettings(settingsOf(flags))
     const token = (yield* readSecretInput("API key: ")).trim()
+    // Nothing at all is a forgotten pipe or an Enter pressed too soon, not a key of the wrong kind.
+    if (token.length === 0) return yield* usage("no key given: paste it at the prompt, or pipe it in (`< key.txt`)")
     if (token.startsWith("cfk_")) {
       if (settings.url === undefined) return yield* usage("no secrets service URL: pass --url or set COFFER_URL")
       const endpoint: Endpoint = { url: settings.url, token }
