@@ -23,6 +23,7 @@ const Project = Schema.Struct({ id: Schema.String, name: Schema.String, slug: Sc
 const Environment = Schema.Struct({ id: Schema.String, name: Schema.String, createdAt: Schema.String })
 
 export const SecretItem = Schema.Struct({
+  id: Schema.String,
   key: Schema.String,
   version: Schema.Number,
   createdAt: Schema.String,
@@ -33,6 +34,7 @@ export type SecretItem = typeof SecretItem.Type
 export const VersionItem = Schema.Struct({
   version: Schema.Number,
   createdAt: Schema.String,
+  userId: Schema.NullOr(Schema.String),
   userEmail: Schema.NullOr(Schema.String),
 })
 export type VersionItem = typeof VersionItem.Type
@@ -160,8 +162,12 @@ export const restoreVersion = (target: Target, key: string, version: number) =>
     Effect.flatMap(decodeAnswer(Written)),
   )
 
+/** Seed 001's audit entry, whole: `--json` hands scripts everything the service says. */
 export const AuditEntry = Schema.Struct({
+  id: Schema.String,
+  userId: Schema.String,
   userEmail: Schema.String,
+  projectId: Schema.String,
   environmentId: Schema.NullOr(Schema.String),
   action: Schema.String,
   targetKey: Schema.String,

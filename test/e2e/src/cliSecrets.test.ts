@@ -131,6 +131,8 @@ describe("coffer secrets pull and push", () => {
     expect((await coffer(["secrets", "list", "--json"], { env })).stdout).toBe(before)
     const pushed = await coffer(["secrets", "push", "next.env"], { env, cwd })
     expect(pushed.code, pushed.stderr).toBe(0)
+    // The plan first, then that it was carried out.
+    expect(pushed.stdout).toMatch(/: 1 to add, 1 to change, 0 to delete\n.*: pushed\n$/)
     const values = async () => JSON.parse((await coffer(["secrets", "pull", "--format", "json"], { env })).stdout)
     expect(await values()).toEqual({ KEEP: "same", CHANGE: "secret-new-value", ADDED: "fresh $ value", GONE: "bye" })
     expect((await coffer(["secrets", "push", "next.env", "--prune"], { env, cwd })).code).toBe(0)
@@ -216,6 +218,14 @@ describe("coffer secrets: one secret at a time", () => {
     })
     const history = JSON.parse((await coffer(["secrets", "history", "A", "--json"], { env })).stdout)
     expect(history.map((entry: { version: number }) => entry.version)).toEqual([2, 1])
+    expect(history[0]).toEqual({
+      version: 2,
+      createdAt: expect.any(String),
+      userId: expect.any(String),
+      userEmail: expect.any(String),
+    })
+    const listedKeys = JSON.parse((await coffer(["secrets", "list", "--json"], { env })).stdout)
+    expect(Object.keys(listedKeys[0]).sort()).toEqual(["createdAt", "id", "key", "updatedAt", "version"])
     expect((await coffer(["secrets", "history", "A"], { env })).stdout).not.toContain("first")
     const restored = await coffer(["secrets", "restore", "A", "--version", "1"], { env })
     expect(restored.stdout).toBe("A: version 1 restored as version 3\n")
@@ -232,6 +242,26 @@ describe("coffer secrets: one secret at a time", () => {
       "- B           only in development\n+ C           only in staging\n+ LONGER_KEY  only in staging\n" +
         "~ A           differs\n",
     )
+    // The JSON answer names its lists as the flags do, whatever the environments are called.
+    const listed = await coffer(["secrets", "diff", "--env2", "staging", "--json", "--show-values"], { env })
+    expect(JSON.parse(listed.stdout)).toEqual({
+      env: "development",
+      env2: "staging",
+      onlyInEnv: [{ key: "B", value: "x=y" }],
+      onlyInEnv2: [
+        { key: "C", value: "3" },
+        { key: "LONGER_KEY", value: "1" },
+      ],
+      changed: [{ key: "A", env: "first", env2: "other" }],
+    })
+    const itself = await coffer(["secrets", "diff", "--env2", "development", "--json"], { env })
+    expect(JSON.parse(itself.stdout)).toEqual({
+      env: "development",
+      env2: "development",
+      onlyInEnv: [],
+      onlyInEnv2: [],
+      changed: [],
+    })
     const list = await coffer(["secrets", "list"], { env })
     expect(list.stdout).toMatch(/^KEY\s+VERSION\s+UPDATED\nA\s+3\s/)
     expect(list.stdout).not.toContain("first")
@@ -265,6 +295,25 @@ describe("coffer secrets audit", () => {
     expect(await entries("--action", "secret.read")).toEqual(["secret.read AUDITED"])
     expect(await entries("--user", "ADA@example.com", "--limit", "2")).toHaveLength(2)
     expect(await entries("--user", "someone@example.com")).toEqual([])
+    // Each entry whole, as the service sends it, with its environment's name beside the id.
+    const [whole] = JSON.parse(
+      (await coffer(["secrets", "audit", "--json", "--key", "AUDITED", "--limit", "1"], { env })).stdout,
+    ) as Array<Record<string, unknown>>
+    expect(Object.keys(whole!).sort()).toEqual(
+      [
+        "action",
+        "createdAt",
+        "environment",
+        "environmentId",
+        "id",
+        "ipAddress",
+        "projectId",
+        "targetKey",
+        "userEmail",
+        "userId",
+      ].sort(),
+    )
+    expect(whole).toMatchObject({ environment: "staging", userEmail: "ada@example.com", targetKey: "AUDITED" })
 
     const table = await coffer(["secrets", "audit", "--key", "AUDITED"], { env })
     const [head, newest] = table.stdout.split("\n")

@@ -47,9 +47,17 @@ export const audit = Command.make(
       ],
       { concurrency: 2 },
     )
-    if (flags.json) return yield* json(entries)
-    if (entries.length === 0) return yield* line("(no entries)")
     const names = new Map(known.map((environment) => [environment.id, environment.name]))
+    // With `--json`, each entry as the service gives it, and its environment's name beside the id (null for none
+    // or one deleted since).
+    if (flags.json)
+      return yield* json(
+        entries.map((entry) => ({
+          ...entry,
+          environment: entry.environmentId === null ? null : (names.get(entry.environmentId) ?? null),
+        })),
+      )
+    if (entries.length === 0) return yield* line("(no entries)")
     const environmentOf = (id: string | null) => (id === null ? "-" : (names.get(id) ?? "(deleted)"))
     yield* line(
       table([

@@ -109,7 +109,11 @@ export const push = Command.make(
         `${where.project}/${where.environment}: ${summary(plan)}${flags.dryRun ? " (dry run: nothing changed)" : ""}`,
       )
     }
-    if (!flags.dryRun) yield* apply(where, plan, values)
+    if (flags.dryRun) return
+    yield* apply(where, plan, values)
+    // The plan was said before anything changed; this says it is done (nothing when there was nothing to do).
+    if (!flags.json && plan.add.length + plan.change.length + plan.remove.length > 0)
+      yield* line(`${where.project}/${where.environment}: pushed`)
   }),
 ).pipe(
   Command.withDescription("Make an environment hold a .env or JSON file's keys; shows keys, never values"),

@@ -89,10 +89,14 @@ export const diff = Command.make(
     if (flags.json) {
       const detail = (keys: ReadonlyArray<string>, pick: (key: string) => unknown) =>
         flags.showValues ? keys.map((key) => ({ key, ...(pick(key) as object) })) : keys
+      // Fixed names, as the flags say them: keyed by the environments' own names, an environment compared with
+      // itself, or one named `changed`, overwrote a list.
       return yield* json({
-        [first.environment]: detail(onlyInA, (key) => ({ value: a[key] })),
-        [second.environment]: detail(onlyInB, (key) => ({ value: b[key] })),
-        changed: detail(changed, (key) => ({ [first.environment]: a[key], [second.environment]: b[key] })),
+        env: first.environment,
+        env2: second.environment,
+        onlyInEnv: detail(onlyInA, (key) => ({ value: a[key] })),
+        onlyInEnv2: detail(onlyInB, (key) => ({ value: b[key] })),
+        changed: detail(changed, (key) => ({ env: a[key], env2: b[key] })),
       })
     }
     const show = (value: string | undefined) => (flags.showValues ? ` = ${JSON.stringify(value)}` : "")
