@@ -36,6 +36,11 @@ const presenter: CliOutput.Presenter = {
         return yield* Console.log(formatter.formatVersion(event.name, event.version))
       case "InvalidInvocation":
         yield* Console.error(formatter.formatErrors(event.errors))
+        // `coffer secrets run sh -c …` reads the child's own flags as its own: say where they belong.
+        if (event.commandPath.at(-1) === "run" && event.errors.some((error) => error._tag === "UnrecognizedOption"))
+          yield* Console.error(
+            `The command to run and its flags go after \`--\`: \`${event.commandPath.join(" ")} [flags] -- <command> [args…]\`.`,
+          )
         return yield* Console.error(`Run \`${event.commandPath.join(" ")} --help\` for usage.`)
     }
   }),

@@ -34,6 +34,12 @@ describe("coffer secrets run", () => {
       127,
       "coffer: cannot run no-such-command-here: command not found (ENOENT: is it on PATH?)\n",
     ])
+    // The child's own flags before `--` are refused (exit 1), with where they belong.
+    const noDashes = await coffer(["secrets", "run", "sh", "-c", "exit 0"], { env })
+    expect(noDashes.code).toBe(1)
+    expect(noDashes.stderr).toContain(
+      "The command to run and its flags go after `--`: `coffer secrets run [flags] -- <command> [args…]`.",
+    )
     // Through the server's own `coffer`, as `pnpm coffer secrets run -- …` runs it.
     const viaServer = await coffer(["secrets", "run", "--", ...printEnv(["MULTILINE"])], { env, server: true })
     expect(viaServer.code, viaServer.stderr).toBe(0)
