@@ -42,7 +42,17 @@ const base = Command.make("coffer").pipe(
 
 const completions = Command.make(
   "completions",
-  { shell: Argument.Literals("shell", ["bash", "zsh", "fish"]) },
+  {
+    // The shells the global `--completions` flag takes, with its aliases, so that both spellings agree.
+    shell: Argument.ChoiceWithValue("shell", [
+      ["bash", "bash"],
+      ["zsh", "zsh"],
+      ["fish", "fish"],
+      ["powershell", "powershell"],
+      ["sh", "bash"],
+      ["pwsh", "powershell"],
+    ] as const),
+  },
   Effect.fn(function* ({ shell }) {
     yield* line(Completions.generate("coffer", shell, Completions.fromCommand(base)))
   }),
@@ -52,6 +62,7 @@ const completions = Command.make(
     { command: "coffer completions bash > /etc/bash_completion.d/coffer", description: "bash" },
     { command: "coffer completions zsh > ~/.zfunc/_coffer", description: "zsh (with ~/.zfunc in fpath)" },
     { command: "coffer completions fish > ~/.config/fish/completions/coffer.fish", description: "fish" },
+    { command: "coffer completions powershell >> $PROFILE", description: "PowerShell" },
   ]),
 )
 

@@ -144,8 +144,8 @@ describe("coffer exit codes, login and settings", () => {
     expect((await coffer(["whoami"], { env: bare, cwd })).code).toBe(2)
   })
 
-  it("prints completions for bash, zsh and fish, and help with an example on every command", async () => {
-    for (const shell of ["bash", "zsh", "fish"]) {
+  it("prints completions for bash, zsh, fish and PowerShell, and help with an example on every command", async () => {
+    for (const shell of ["bash", "zsh", "fish", "powershell", "sh", "pwsh"]) {
       const script = await coffer(["completions", shell])
       expect(script.code).toBe(0)
       expect(script.stdout).toContain("coffer")
