@@ -22,6 +22,8 @@ export interface RequestOptions {
   readonly body?: unknown
   /** `text` answers the body as it came, byte for byte (the `.env` export). */
   readonly as?: "json" | "text"
+  /** Sends no credential: a public endpoint, asked of a URL the key may not belong to. */
+  readonly anonymous?: boolean
 }
 
 /** How long one request, its answer's body included, may take before the server counts as unreachable. */
@@ -89,7 +91,8 @@ export const request = (
     if (INVALID_HEADER_VALUE.test(endpoint.token)) {
       return yield* usage("the API key holds a control character or a character no HTTP header can carry")
     }
-    const headers: Record<string, string> = { Authorization: `Bearer ${endpoint.token}`, Accept: "application/json" }
+    const headers: Record<string, string> = { Accept: "application/json" }
+    if (options.anonymous !== true) headers.Authorization = `Bearer ${endpoint.token}`
     if (options.body !== undefined) headers["Content-Type"] = "application/json"
     const timeout = yield* RequestTimeout
     // One deadline for the whole exchange: a server may send its headers and then stall in the body.

@@ -101,9 +101,23 @@ describe("coffer exit codes, login and settings", () => {
   })
 
   it("login reads the key from stdin, checks it and stores it 0600; whoami; init; logout", async () => {
-    const { secrets } = await serve()
+    const { secrets, schemas } = await serve()
     const { env, readKey } = await project(secrets)
     const { COFFER_TOKEN: _token, COFFER_URL: _url, COFFER_ENVIRONMENT: _environment, ...bare } = env
+    // A secrets key checked against the schemas service's URL (or the reverse) says which service answered.
+    const crossed = await coffer(["login", "--url", schemas], { env: bare, stdin: `${readKey}\n` })
+    expect([crossed.code, crossed.stderr]).toEqual([
+      1,
+      `coffer: ${schemas} is the other Coffer service: give the secrets service's URL with --url\n`,
+    ])
+    const crossedBack = await coffer(["login", "--schemas-url", secrets], {
+      env: bare,
+      stdin: `cfs_${"a".repeat(43)}\n`,
+    })
+    expect([crossedBack.code, crossedBack.stderr]).toEqual([
+      1,
+      `coffer: ${secrets} is the other Coffer service: give the schemas service's URL with --schemas-url\n`,
+    ])
     const badLogin = await coffer(["login", "--url", secrets], { env: bare, stdin: `cfk_${"b".repeat(43)}\n` })
     expect(badLogin.code).toBe(2)
     const empty = await coffer(["login", "--url", secrets], { env: bare, stdin: "" })
