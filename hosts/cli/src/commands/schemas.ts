@@ -21,7 +21,7 @@ export const get = Command.make(
   {
     schemasUrl,
     reference: Argument.String("PLATFORM/VERSION").pipe(
-      Argument.withDescription("an exact version, latest, or a ^, ~ or >= range"),
+      Argument.withDescription("an exact version, latest, or a ^, ~ or >= range; the platform alone is its latest"),
     ),
     output: Flag.String("output").pipe(
       Flag.withAlias("o"),
