@@ -45,6 +45,8 @@ describe("coffer schemas", () => {
     expect(got.code, got.stderr).toBe(0)
     expect(JSON.parse(got.stdout)).toEqual({ theme: { color: "red", size: 2 }, v: 21 })
     expect(JSON.parse((await coffer(["schemas", "get", "app/latest"], { env })).stdout)).toEqual({ v: 3 })
+    // The platform alone is its latest version, as in `@extends`.
+    expect(JSON.parse((await coffer(["schemas", "get", "app"], { env })).stdout)).toEqual({ v: 3 })
     expect(JSON.parse((await coffer(["schemas", "get", "app/1.0.0"], { env })).stdout)).toMatchObject({ v: 1 })
     const cwd = freshDirectory()
     expect((await coffer(["schemas", "get", "app/~2.0.0", "--output", "c.json"], { env, cwd })).code).toBe(0)
