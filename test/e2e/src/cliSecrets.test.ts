@@ -177,18 +177,36 @@ describe("coffer secrets pull and push", () => {
     expect(shell.stderr).toContain("left out 3 key(s) that are not shell names")
   })
 
-  it("import: --on-conflict fail writes nothing (exit 4), skip keeps, overwrite replaces", async () => {
+  it("import: --on-conflict fail writes nothing (exit 4), skip keeps, overwrite replaces; a read key is refused first", async () => {
     const { secrets } = await serve()
-    const { env } = await project(secrets)
+    const { env, readKey } = await project(secrets)
     await setAll(env, { A: "1", B: "2" })
     const cwd = freshDirectory()
     writeFileSync(join(cwd, "in.env"), "A=1\nB=changed\nC=3\n")
+    // A key that can only read is refused before any plan is said, by import and by push alike (dry runs read).
+    const reader = { ...env, COFFER_TOKEN: readKey }
+    for (const args of [
+      ["import", "in.env", "--on-conflict", "overwrite"],
+      ["push", "in.env"],
+    ]) {
+      const refusedRun = await coffer(["secrets", ...args], { env: reader, cwd })
+      expect([refusedRun.code, refusedRun.stdout, refusedRun.stderr]).toEqual([
+        4,
+        "",
+        "coffer: this API key can only read: writing needs a write key (create one under API keys)\n",
+      ])
+    }
+    expect((await coffer(["secrets", "push", "in.env", "--dry-run"], { env: reader, cwd })).code).toBe(0)
     const failed = await coffer(["secrets", "import", "in.env"], { env, cwd })
     expect(failed.code).toBe(4)
     expect(failed.stderr).toContain("B")
     const values = async () => JSON.parse((await coffer(["secrets", "pull", "--format", "json"], { env })).stdout)
     expect(await values()).toEqual({ A: "1", B: "2" })
-    expect((await coffer(["secrets", "import", "in.env", "--on-conflict", "skip"], { env, cwd })).code).toBe(0)
+    const skipped = await coffer(["secrets", "import", "in.env", "--on-conflict", "skip"], { env, cwd })
+    expect([skipped.code, skipped.stdout.split("\n").at(-2)]).toEqual([
+      0,
+      expect.stringMatching(/: 1 added, 0 overwritten, 1 skipped$/),
+    ])
     expect(await values()).toEqual({ A: "1", B: "2", C: "3" })
     expect((await coffer(["secrets", "import", "in.env", "--on-conflict", "overwrite"], { env, cwd })).code).toBe(0)
     expect(await values()).toEqual({ A: "1", B: "changed", C: "3" })

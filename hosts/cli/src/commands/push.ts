@@ -14,7 +14,7 @@ import { parseSecretsFile, toMap } from "../dotenvFile.js"
 import { CofferFailure, refused, usage } from "../failure.js"
 import { json, line } from "../output.js"
 import { makeProgress } from "../progress.js"
-import { deleteSecret, exportJson, setSecret, type Target } from "../secretsApi.js"
+import { deleteSecret, exportJson, me, setSecret, type Target } from "../secretsApi.js"
 import { targetFor } from "../target.js"
 import { json as jsonFlag, settingsOf, target } from "./flags.js"
 
@@ -54,6 +54,19 @@ const readEntries = (file: string) =>
 /** `failure` with the key it happened on in front, so a stopped push says where it stopped. */
 const onKey = (key: string) => (failure: CofferFailure) =>
   new CofferFailure({ kind: failure.kind, status: failure.status, message: `${key}: ${failure.message}` })
+
+/**
+ * The environment's values, refused at once when the key can only read: a plan printed and then refused at its
+ * first write reads as if part of it happened. The service still decides; this only says it before the plan.
+ */
+const currentForWriting = (where: Target) =>
+  Effect.all([exportJson(where), me(where.endpoint)], { concurrency: 2 }).pipe(
+    Effect.flatMap(([current, identity]) =>
+      identity.apiKey?.scope === "read"
+        ? Effect.fail(refused("this API key can only read: writing needs a write key (create one under API keys)"))
+        : Effect.succeed(current),
+    ),
+  )
 
 /** Writes and deletes what `plan` says, with a progress bar on a terminal (ended on failure too). */
 const apply = (where: Target, plan: Plan, values: ReadonlyMap<string, string>) =>
@@ -100,7 +113,7 @@ export const push = Command.make(
   Effect.fn(function* (flags) {
     const values = yield* readEntries(flags.file)
     const where = yield* targetFor(settingsOf(flags))
-    const plan = planPush(yield* exportJson(where), values, flags.prune)
+    const plan = planPush(yield* flags.dryRun ? exportJson(where) : currentForWriting(where), values, flags.prune)
     if (flags.json) yield* json({ ...plan, dryRun: flags.dryRun })
     else {
       const lines = describePlan(plan)
@@ -137,23 +150,22 @@ export const importCommand = Command.make(
   Effect.fn(function* (flags) {
     const values = yield* readEntries(flags.file)
     const where = yield* targetFor(settingsOf(flags))
-    const { add, change } = planPush(yield* exportJson(where), values, false)
+    const { add, change } = planPush(yield* currentForWriting(where), values, false)
     if (change.length > 0 && flags.onConflict === "fail") {
       return yield* refused(
         `${change.length} key(s) already hold other values: ${change.join(", ")}; nothing was written (use --on-conflict skip or overwrite)`,
       )
     }
     const plan: Plan = { add, change: flags.onConflict === "overwrite" ? change : [], remove: [] }
-    if (flags.json) yield* json({ ...plan, skipped: flags.onConflict === "skip" ? change : [] })
-    else {
-      const lines = describePlan(plan)
-      if (lines.length > 0) yield* line(lines.join("\n"))
-      const skipped = flags.onConflict === "skip" && change.length > 0 ? `, ${change.length} skipped` : ""
-      yield* line(
-        `${where.project}/${where.environment}: ${plan.add.length} added, ${plan.change.length} overwritten${skipped}`,
-      )
-    }
+    // Said once it is done: the summary is in the past tense, and a write refused halfway must not precede it.
     yield* apply(where, plan, values)
+    if (flags.json) return yield* json({ ...plan, skipped: flags.onConflict === "skip" ? change : [] })
+    const lines = describePlan(plan)
+    if (lines.length > 0) yield* line(lines.join("\n"))
+    const skipped = flags.onConflict === "skip" && change.length > 0 ? `, ${change.length} skipped` : ""
+    yield* line(
+      `${where.project}/${where.environment}: ${plan.add.length} added, ${plan.change.length} overwritten${skipped}`,
+    )
   }),
 ).pipe(
   Command.withDescription("Bring a .env or JSON file's keys into an environment, deciding what to do on conflicts"),
