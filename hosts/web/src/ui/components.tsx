@@ -6,6 +6,7 @@ import type { ComponentChildren, JSX, Ref } from "preact"
 import { useEffect, useId, useRef, useState } from "preact/hooks"
 import { describeError } from "../api/client.js"
 import { toast } from "./toast.js"
+import { useAction } from "./useAction.js"
 
 /** A refusal or problem, shown where the person acted; read out at once. */
 export const Alert = ({ error }: { readonly error: unknown }) =>
@@ -198,6 +199,44 @@ export const ActionButton = ({
         else onClick?.call(event.currentTarget as never, event)
       }}
     />
+  )
+}
+
+/**
+ * The button under a list loaded page by page ("Older entries"), busy while a page loads, with the refusal of a
+ * page that did not. Once the last page is in it stays, as "No older entries", rather than vanishing under the
+ * keyboard focus, which would drop the focus to the page's body; a list that never had a second page shows none.
+ */
+export const LoadMore = ({
+  what,
+  load,
+}: {
+  /** What the list holds, in the plural: "entries", "revisions". */
+  readonly what: string
+  /** Loads the next page, or `undefined` when there is none. */
+  readonly load: (() => Promise<void>) | undefined
+}) => {
+  const [used, setUsed] = useState(false)
+  const more = useAction(async () => {
+    setUsed(true)
+    await load?.()
+  })
+  if (load === undefined && !used) return null
+  return (
+    <div class="stack">
+      <Alert error={more.error} />
+      <div>
+        <ActionButton
+          type="button"
+          class="button"
+          busy={more.busy}
+          blocked={load === undefined}
+          onClick={() => void more.run()}
+        >
+          {load === undefined ? `No older ${what}` : `Older ${what}`}
+        </ActionButton>
+      </div>
+    </div>
   )
 }
 

@@ -107,7 +107,21 @@ describe("the audit log", () => {
     const first = await table.locator("tbody tr").first().getByRole("cell").allTextContents()
     expect(first.slice(1, 3)).toEqual([email, "Created token"])
     expect(first[4]).toBe(`name: ${prefix}-54; platforms: all`)
-    await page.getByRole("button", { name: "Older entries" }).click()
+    // Pressed from the keyboard until the log is all in: the focus stays on the button, which says so at the end.
+    await page.getByRole("button", { name: "Older entries" }).focus()
+    const focused = () => page.evaluate(() => document.activeElement?.textContent)
+    for (let pages = 0; (await focused()) === "Older entries" && pages < 20; pages++) {
+      const rows = await table.locator("tbody tr").count()
+      await page.keyboard.press("Enter")
+      await expect
+        .poll(
+          async () => (await focused()) !== "Older entries" || (await table.locator("tbody tr").count()) > rows,
+          POLL,
+        )
+        .toBe(true)
+    }
+    await expect.poll(focused, POLL).toBe("No older entries")
+    expect(await page.getByRole("button", { name: "No older entries" }).getAttribute("aria-disabled")).toBe("true")
     await table.locator("tbody tr").nth(54).waitFor()
     const details = await table.locator("tbody tr td:nth-child(5)").allTextContents()
     const ours = details.filter((text) => text.startsWith(`name: ${prefix}-`))

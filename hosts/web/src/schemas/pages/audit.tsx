@@ -4,9 +4,8 @@
  */
 import { useEffect, useState } from "preact/hooks"
 import { type AuditEntry, listAudit } from "../../api/schemas.js"
-import { ActionButton, Alert, formatTime, Loading } from "../../ui/components.js"
+import { Alert, formatTime, Loading, LoadMore } from "../../ui/components.js"
 import { Table } from "../../ui/table.js"
-import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { useAbilities } from "../session.js"
 
@@ -40,11 +39,14 @@ export const Audit = () => {
     setOlder([])
     setNext(first.data?.next)
   }, [first.data])
-  const more = useAction(async (cursor: string) => {
-    const page = await listAudit(cursor)
-    setOlder((previous) => [...previous, ...page.entries])
-    setNext(page.next)
-  })
+  const more =
+    next === null || next === undefined
+      ? undefined
+      : async () => {
+          const page = await listAudit(next)
+          setOlder((previous) => [...previous, ...page.entries])
+          setNext(page.next)
+        }
   if (!abilities.manage) {
     return (
       <section class="stack">
@@ -81,14 +83,7 @@ export const Audit = () => {
           ))}
         </Table>
       )}
-      <Alert error={more.error} />
-      {next === null || next === undefined ? null : (
-        <div>
-          <ActionButton type="button" class="button" busy={more.busy} onClick={() => more.run(next)}>
-            Older entries
-          </ActionButton>
-        </div>
-      )}
+      <LoadMore what="entries" load={more} />
     </section>
   )
 }

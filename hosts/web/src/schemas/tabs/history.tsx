@@ -6,7 +6,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { listPlatforms, listRevisions, type RevisionSummary, readRevision, readSchema } from "../../api/schemas.js"
-import { Alert, formatTime, Loading, Select } from "../../ui/components.js"
+import { Alert, formatTime, Loading, LoadMore, Select } from "../../ui/components.js"
 import { Table } from "../../ui/table.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { diffJson } from "../diff.js"
@@ -18,7 +18,6 @@ import { sortVersions } from "../versions.js"
 const useRevisions = (platform: string, version: string) => {
   const [older, setOlder] = useState<ReadonlyArray<RevisionSummary>>([])
   const [next, setNext] = useState<number | null | undefined>()
-  const [error, setError] = useState<unknown>()
   const first = useAsync(() => listRevisions(platform, version), [platform, version])
   useEffect(() => {
     setOlder([])
@@ -26,18 +25,14 @@ const useRevisions = (platform: string, version: string) => {
   }, [first.data])
   return {
     revisions: first.data === undefined ? undefined : [...first.data.revisions, ...older],
-    error: first.error ?? error,
+    error: first.error,
     more:
       next === null || next === undefined
         ? undefined
         : async () => {
-            try {
-              const page = await listRevisions(platform, version, next)
-              setOlder((previous) => [...previous, ...page.revisions])
-              setNext(page.next)
-            } catch (cause) {
-              setError(cause)
-            }
+            const page = await listRevisions(platform, version, next)
+            setOlder((previous) => [...previous, ...page.revisions])
+            setNext(page.next)
           },
   }
 }
@@ -160,13 +155,7 @@ export const HistoryTab = ({ platform, version, schema }: SchemaData) => {
               </tr>
             ))}
           </Table>
-          {more === undefined ? null : (
-            <div>
-              <button type="button" class="button" onClick={more}>
-                Older revisions
-              </button>
-            </div>
-          )}
+          <LoadMore what="revisions" load={more} />
           <RevisionDiff platform={platform} version={version} revisions={revisions} />
         </>
       )}
