@@ -15,11 +15,17 @@ afterEach(() => {
   for (const close of closers.splice(0)) close()
 })
 
+/** A write key's identity, which push and import read before they write. */
+const WRITE_KEY = {
+  user: { id: "u1", email: "ada@example.com" },
+  apiKey: { id: "k1", scope: "write", expiresAt: null, project: { id: "p1", slug: "app", name: "App" } },
+}
+
 /** An empty environment that refuses to write `BAD.KEY` and accepts every other key. */
 const refusingOneKey = async () => {
   const server = createServer((request, response) => {
     response.setHeader("content-type", "application/json")
-    if (request.method === "GET") return response.end("{}")
+    if (request.method === "GET") return response.end(request.url === "/api/auth/me" ? JSON.stringify(WRITE_KEY) : "{}")
     let body = ""
     request.on("data", (chunk) => {
       body += chunk
