@@ -210,18 +210,17 @@ export const ActionButton = ({
 export const LoadMore = ({
   what,
   load,
+  paged,
 }: {
   /** What the list holds, in the plural: "entries", "revisions". */
   readonly what: string
   /** Loads the next page, or `undefined` when there is none. */
   readonly load: (() => Promise<void>) | undefined
+  /** Whether pages beyond the first are shown: the button was used, and stays where the focus may be. */
+  readonly paged: boolean
 }) => {
-  const [used, setUsed] = useState(false)
-  const more = useAction(async () => {
-    setUsed(true)
-    await load?.()
-  })
-  if (load === undefined && !used) return null
+  const more = useAction(async () => load?.())
+  if (load === undefined && !paged) return null
   return (
     <div class="stack">
       <Alert error={more.error} />

@@ -83,7 +83,7 @@ export const Audit = () => {
           ))}
         </Table>
       )}
-      <LoadMore what="entries" load={more} />
+      <LoadMore what="entries" load={more} paged={older.length > 0} />
     </section>
   )
 }

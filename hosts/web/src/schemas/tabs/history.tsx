@@ -26,6 +26,7 @@ const useRevisions = (platform: string, version: string) => {
   return {
     revisions: first.data === undefined ? undefined : [...first.data.revisions, ...older],
     error: first.error,
+    paged: older.length > 0,
     more:
       next === null || next === undefined
         ? undefined
@@ -134,7 +135,7 @@ const OutputDiff = ({
 }
 
 export const HistoryTab = ({ platform, version, schema }: SchemaData) => {
-  const { revisions, error, more } = useRevisions(platform, version)
+  const { revisions, error, more, paged } = useRevisions(platform, version)
   return (
     <div class="stack">
       <Alert error={error} />
@@ -155,7 +156,7 @@ export const HistoryTab = ({ platform, version, schema }: SchemaData) => {
               </tr>
             ))}
           </Table>
-          <LoadMore what="revisions" load={more} />
+          <LoadMore what="revisions" load={more} paged={paged} />
           <RevisionDiff platform={platform} version={version} revisions={revisions} />
         </>
       )}
