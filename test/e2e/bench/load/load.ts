@@ -27,6 +27,12 @@ export interface Load {
    * moves least, since it counts the work a request costs rather than the time it waited for a core.
    */
   readonly cpuUsPerRequest: number
+  /**
+   * The share of the load's wall time the child's main thread spent on a core (0 to 1). A throughput is the
+   * server's own only when this is near 1: a server left idle part of the time answered as fast as the load
+   * generator asked, and its rate says how fast the generator was.
+   */
+  readonly busyShare: number
 }
 
 /** Clock ticks of one second (`getconf CLK_TCK`: 100 on Linux wherever this runs). */
@@ -94,6 +100,7 @@ const loadOnce = async (options: LoadOptions): Promise<Load> => {
         }, 100)
   const { body, onResponse } = options
   const cpuBefore = options.pid === undefined ? Number.NaN : mainThreadCpuUs(options.pid)
+  const began = performance.now()
   const result = await autocannon({
     ...target,
     ...(options.amount === undefined ? { duration: options.durationS ?? DURATION_S } : { amount: options.amount }),
@@ -115,6 +122,7 @@ const loadOnce = async (options: LoadOptions): Promise<Load> => {
   })
   if (sampler !== undefined) clearInterval(sampler)
   const cpuUs = options.pid === undefined ? Number.NaN : mainThreadCpuUs(options.pid) - cpuBefore
+  const wallUs = (performance.now() - began) * 1_000
   const statuses: Record<string, number> = {}
   for (const kind of ["1xx", "2xx", "3xx", "4xx", "5xx"] as const) if (result[kind] > 0) statuses[kind] = result[kind]
   return {
@@ -124,6 +132,7 @@ const loadOnce = async (options: LoadOptions): Promise<Load> => {
     statuses,
     peakRssMb: peak,
     cpuUsPerRequest: cpuUs / Math.max(1, result.requests.total),
+    busyShare: cpuUs / wallUs,
   }
 }
 
@@ -173,6 +182,7 @@ export const medianLoad = (loads: ReadonlyArray<Load>): Load => {
     statuses,
     peakRssMb: Math.max(...loads.map((load) => load.peakRssMb)),
     cpuUsPerRequest: median(loads.map((load) => load.cpuUsPerRequest)),
+    busyShare: median(loads.map((load) => load.busyShare)),
   }
 }
 
