@@ -1,5 +1,6 @@
 /**
- * @coffer/kernel: the ports both services share, their errors, the host settings and small pure helpers.
+ * @coffer/kernel: the ports both services share, their errors, sign-in and small pure helpers (the host reads
+ * its own settings).
  * No I/O and no runtime-specific APIs: everything here runs wherever Web Crypto does.
  */
 export * as Cache from "./Cache.js"

@@ -17,9 +17,9 @@ Commands:
   login        check an API key or schemas token and store it; logout, whoami
   init         write .coffer.json: the project, environment and URLs of a directory
   secrets      run a command with an environment's secrets; pull, push, import,
-               set, get, list, delete, history, restore, diff
+               set, get, list, delete, history, restore, diff, audit
   schemas      print resolved schemas (exact version, latest or a range); list, diff
-  completions  print a bash, zsh or fish completion script
+  completions  print a bash, zsh, fish or PowerShell completion script
 
 Run \`coffer <command> --help\` for a command's options.
 Server settings are read from the environment; see the README's configuration table.`,
