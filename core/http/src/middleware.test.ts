@@ -195,6 +195,26 @@ describe("body limit", () => {
     expect(sent).toBeLessThan(2 * 1024 * 1024)
   })
 
+  it("answers a chunked body cut off by the client with 400, not a logged 500", async () => {
+    const { app, logs } = makeApp()
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name":'))
+        // What the runtime reports when the client's connection closes before the last chunk.
+        controller.error(new Error("aborted"))
+      },
+    })
+    const response = await app.request("/echo", {
+      method: "POST",
+      body,
+      headers: { "Content-Type": "application/json" },
+      duplex: "half",
+    } as RequestInit)
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({ error: "Could not read the request body" })
+    expect(logs.filter((entry) => entry.level === "Error")).toEqual([])
+  })
+
   it("lets a chunked body under the limit through", async () => {
     const text = JSON.stringify({ padding: "x".repeat(512 * 1024) })
     const body = new ReadableStream<Uint8Array>({

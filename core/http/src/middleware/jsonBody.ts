@@ -14,6 +14,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 import type { Context } from "hono"
 import { bodyBytes } from "../request/body.js"
 import { header } from "../request/header.js"
+import { UNREADABLE_BODY } from "./bodyLimit.js"
 import { isJsonContentType, unsupportedMediaType } from "./jsonWrites.js"
 
 export const MAX_JSON_DEPTH = 100
@@ -45,7 +46,7 @@ export const readJson = Effect.fnUntraced(function* (
   if (!isJsonContentType(header(c, "Content-Type"))) return yield* unsupportedMediaType()
   const bytes = yield* Effect.tryPromise({
     try: () => bodyBytes(c),
-    catch: badRequest("Could not read the request body"),
+    catch: badRequest(UNREADABLE_BODY),
   })
   const text = yield* Effect.try({
     try: () => Encoding.fromUtf8.decode(bytes),
