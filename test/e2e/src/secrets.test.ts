@@ -692,6 +692,9 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
       await call("DELETE", "/api/projects/app%00", { as: ada.as }),
       await call("DELETE", "/api/projects/app/members/%00", { as: ada.as }),
       await call("DELETE", "/api/api-keys/%00", { as: ada.as }),
+      // Nor does a NUL in a query value: the audit log's filters refuse it before any lookup.
+      await call("GET", "/api/projects/app/audit-log?environment=development%00", { as: ada.as }),
+      await call("GET", "/api/projects/app/audit-log?user=ada%00@example.com", { as: ada.as }),
     ]
     for (const attempt of attempts) {
       expect(attempt.status).toBeGreaterThanOrEqual(400)

@@ -45,7 +45,9 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   201: "Created",
   302: "Redirect",
   304: "Not modified: the `If-None-Match` tag is current",
-  400: "Invalid input: a bad or missing body field, malformed JSON, JSON nested deeper than 100 levels",
+  400:
+    "Invalid input: a bad or missing body field or query parameter, malformed JSON, JSON nested deeper than " +
+    "100 levels",
   401: "No credential, or an unknown, revoked or expired one",
   403: "Not allowed for this role, credential or origin",
   404: "Not found, or out of the caller's reach",
@@ -73,6 +75,8 @@ const errorsOf = (endpoint: Endpoint<unknown>): ReadonlyMap<number, Schema.Top> 
   const write = endpoint.method !== "GET"
   const session = endpoint.security.includes("session")
   if (endpoint.body !== undefined || write) for (const status of [400, 413, 415]) add(status)
+  // A query value holding a NUL (`../request/query.ts`), whatever the parameter's own rules.
+  if (endpoint.query !== undefined) add(400)
   if (endpoint.security.length > 0) add(401)
   // Credentials a person or a client holds are checked against a store, and failures are rate-limited.
   if (session || endpoint.security.includes("bearer")) for (const status of [429, 503]) add(status)

@@ -2,13 +2,16 @@
  * Registering a route from its `Endpoint`: the route is added to the Hono app and its description to the app's
  * list, which `/openapi.json` is built from. The handler gets the request body as an effect that decodes it
  * with the endpoint's own Schema (`decodeJson`, or `optionalJson` for an optional body), so the Schema that the
- * document shows is the one that refuses a bad body with 400.
+ * document shows is the one that refuses a bad body with 400. A query string no route may read (`queryProblem`)
+ * is refused with 400 before the handler runs.
  */
 import type { BadRequest, UnsupportedMediaType } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import type { Context, Hono, MiddlewareHandler } from "hono"
+import { errorResponse } from "../errors.js"
 import { decodeJson, optionalJson } from "../middleware/jsonBody.js"
 import { answersWithPresetHeaders } from "../middleware/presetHeaders.js"
+import { queryProblem } from "../request/query.js"
 import type { Endpoint } from "./endpoint.js"
 
 /** What a handler receives besides the request. */
@@ -53,8 +56,11 @@ export const route = <B>(
   const read = endpoint.bodyOptional === true ? optionalJson : decodeJson
   // Not async: a handler that answers at once (a cached read) hands its response back without another promise;
   // Hono awaits whatever it gets and catches a synchronous throw the same way.
-  const last = ((c: Context) =>
-    handler(c, { body: schema === undefined ? noBody : read(c, schema) })) as unknown as MiddlewareHandler
+  const last = ((c: Context) => {
+    const problem = queryProblem(c)
+    if (problem !== undefined) return errorResponse(c, problem)
+    return handler(c, { body: schema === undefined ? noBody : read(c, schema) })
+  }) as unknown as MiddlewareHandler
   // Hono names the first handler of a path as its route: that is the one a frame looks at.
   if (options.presetResponse === true) answersWithPresetHeaders(middleware[0] ?? last)
   app.on(endpoint.method, [endpoint.path], ...middleware, last)
