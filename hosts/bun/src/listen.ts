@@ -3,7 +3,14 @@
  * stops accepting, closes idle keep-alive connections and resolves once requests in flight are answered;
  * whatever is still open after the grace period is cut with `stop(true)`.
  */
-import { type FetchHandler, type Listener, type Listening, listeningUrl } from "@coffer/node"
+import {
+  type FetchHandler,
+  type Listener,
+  type Listening,
+  listeningUrl,
+  malformedResponse,
+  UNUSABLE_URL,
+} from "@coffer/node"
 import type { Context } from "hono"
 import { type BunServer, bunRuntime } from "./bunRuntime.js"
 
@@ -36,6 +43,10 @@ export const listen = async (fetch: FetchHandler, host: string, port: number): P
     reusePort: false,
     fetch: (request, server) => {
       server.timeout(request, REQUEST_IDLE_TIMEOUT_S)
+      // Bun makes the URL from the Host header without checking it: `[::zz` or `a:99999` give a string no URL
+      // parser takes (the apps' `new URL` threw, a 500), `a/b` or an empty Host a bare path, which Hono then
+      // routed by the wrong part (an API path answered the web app). Node's server refuses both with 400.
+      if (!URL.canParse(request.url)) return malformedResponse(400, UNUSABLE_URL)
       return fetch(request, { server, request } satisfies BunBindings)
     },
   })

@@ -8,12 +8,13 @@
 
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
-import { presetHead } from "@coffer/http"
+import { INTERNAL_ERROR_MESSAGE, presetHead } from "@coffer/http"
 import { getRequestListener, type HttpBindings } from "@hono/node-server"
 import { getConnInfo } from "@hono/node-server/conninfo"
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response"
 import type { Context } from "hono"
 import { CoalescedResponse } from "./coalescedResponse.js"
+import { malformedResponse, UNUSABLE_URL } from "./malformed.js"
 
 export interface Listening {
   readonly port: number
@@ -66,9 +67,19 @@ export const writingBodiless = (fetch: FetchHandler): FetchHandler => {
   }
 }
 
+/**
+ * What @hono/node-server answers when `fetch` cannot run: a request it could not make a URL of (a Host header such
+ * as `a/b` or `[::zz`, a backslash in the path) with 400, which it would answer with an empty body; anything else,
+ * which the apps never let escape, with the anonymous 500.
+ */
+const unfetchable = (error: unknown): Response =>
+  error instanceof Error && error.name === "RequestError"
+    ? malformedResponse(400, UNUSABLE_URL)
+    : malformedResponse(500, INTERNAL_ERROR_MESSAGE)
+
 export const listen = (fetch: FetchHandler, host: string, port: number): Promise<Listening> =>
   new Promise((resolve, reject) => {
-    const handle = getRequestListener(writingBodiless(fetch), { hostname: host })
+    const handle = getRequestListener(writingBodiless(fetch), { hostname: host, errorHandler: unfetchable })
     const server = createServer<typeof IncomingMessage, typeof CoalescedResponse>(
       { ServerResponse: CoalescedResponse },
       (incoming, outgoing) => outgoing.handle(() => handle(incoming, outgoing)),

@@ -4,6 +4,7 @@
  */
 import { readFileSync, statSync } from "node:fs"
 import http from "node:http"
+import { connect } from "node:net"
 import { join } from "node:path"
 import { createPostgresDatabase, hasPostgres, startProxyFor } from "@coffer/contract"
 import { afterEach, describe, expect, it } from "vitest"
@@ -54,6 +55,36 @@ describe.each(hosts)("coffer serve on %s", (kind) => {
       expect(response.headers.get("cache-control")).toBe("no-store")
       expect(response.headers.get("content-type")).toMatch(/^application\/json/)
       expect(await response.json()).toEqual({ error: expect.any(String) })
+    }
+  })
+
+  it("answers a Host header that makes no URL with a 400 JSON error, whatever the path", async () => {
+    // With the web app, which a misrouted API path would answer.
+    const host = await started({ host: kind, env: { COFFER_WEB: "on" } })
+    const { port } = new URL(host.secrets!)
+    const send = (target: string, hostHeader: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), "127.0.0.1")
+        let answer = ""
+        socket.on("data", (chunk) => {
+          answer += chunk
+        })
+        socket.on("end", () => resolve(answer))
+        socket.on("error", reject)
+        // A cookie that names no session: the failed credential is counted against the client's address.
+        socket.end(`GET ${target} HTTP/1.1\r\nHost: ${hostHeader}\r\nCookie: coffer_secrets_session=x\r\n\r\n`)
+      })
+    for (const hostHeader of ["[::zz", "a:99999", "a/api/projects", "a#b", "user@a"]) {
+      for (const target of ["/api/projects", "/api/instance"]) {
+        const answer = await send(target, hostHeader)
+        const [head, body] = answer.split("\r\n\r\n")
+        expect([hostHeader, target, head!.split("\r\n")[0]]).toEqual([hostHeader, target, "HTTP/1.1 400 Bad Request"])
+        expect(head).toMatch(/^content-type: application\/json/im)
+        expect(head).toMatch(/^cache-control: no-store/im)
+        // Whole or chunked, the body is one JSON object.
+        const json = body!.slice(body!.indexOf("{"), body!.lastIndexOf("}") + 1)
+        expect(JSON.parse(json)).toEqual({ error: "The request's target and Host header do not make a valid URL" })
+      }
     }
   })
 

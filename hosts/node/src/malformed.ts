@@ -1,0 +1,23 @@
+/**
+ * Answers to requests too malformed to reach the apps, written by a listener in the apps' own shape: the
+ * `{ error }` body of every error, `no-store` and the security headers, so that no client ever reads an empty or
+ * non-JSON error from a Coffer port.
+ */
+import { NO_STORE, securityHeaders } from "@coffer/http"
+
+/** Why a request whose target and Host header make no URL is refused (each listener detects it its own way). */
+export const UNUSABLE_URL = "The request's target and Host header do not make a valid URL"
+
+/** The headers of every such answer besides its length. */
+export const malformedHeaders: ReadonlyArray<readonly [string, string]> = [
+  ["Content-Type", "application/json"],
+  ...NO_STORE,
+  ...securityHeaders({ publicOrigin: undefined }),
+]
+
+/** `status` with `{ error: message }`, for a listener that answers with a web `Response`. */
+export const malformedResponse = (status: number, message: string): Response =>
+  new Response(JSON.stringify({ error: message }), {
+    status,
+    headers: malformedHeaders.map(([name, value]) => [name, value] as [string, string]),
+  })
