@@ -4,7 +4,7 @@
  * nothing that would frame a body, on a connection that stays usable.
  */
 import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, connect } from "node:net"
 import { createPlatforms, saveSchema, useSchemasServices } from "@coffer/test-kit/schemasService"
 import { getRequestListener } from "@hono/node-server"
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response"
@@ -53,6 +53,51 @@ describe("listen", () => {
     const again = await fetch(url, { headers: { authorization } })
     expect(again.status).toBe(200)
     expect(await again.json()).toMatchObject({ output: { theme: { color: "red" } } })
+  })
+})
+
+/** Sends `bytes` on a fresh connection and resolves with everything the server wrote before it closed. */
+const exchange = (port: number, bytes: string) =>
+  new Promise<string>((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1")
+    let answer = ""
+    socket.on("data", (chunk) => {
+      answer += chunk
+    })
+    socket.on("close", () => resolve(answer))
+    socket.on("error", reject)
+    socket.write(bytes)
+  })
+
+describe("requests Node's parser refuses", () => {
+  it("are answered with the apps' JSON error and no-store, then the connection closes", async () => {
+    const listening = await listen(() => new Response("never reached"), "127.0.0.1", 0)
+    closing.push(() => listening.close(0))
+    const port = Number(new URL(listening.url).port)
+    for (const [bytes, status, message] of [
+      ["GET /a b HTTP/1.1\r\nHost: x\r\n\r\n", 400, "The request is not valid HTTP"],
+      ["GET / HTTP/1.1\r\nBad Header: y\r\n\r\n", 400, "The request is not valid HTTP"],
+      ["FOO / HTTP/1.1\r\nHost: x\r\n\r\n", 400, "The request is not valid HTTP"],
+      [
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        400,
+        "The request is not valid HTTP",
+      ],
+      [
+        `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(70_000)}\r\n\r\n`,
+        431,
+        "The request's headers are larger than the server accepts",
+      ],
+    ] as const) {
+      const answer = await exchange(port, bytes)
+      const [head, body] = answer.split("\r\n\r\n")
+      expect(head!.split("\r\n")[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `))
+      expect(head).toMatch(/^content-type: application\/json$/im)
+      expect(head).toMatch(/^cache-control: no-store$/im)
+      expect(head).toMatch(/^x-content-type-options: nosniff$/im)
+      expect(head).toMatch(/^connection: close$/im)
+      expect(JSON.parse(body!)).toEqual({ error: message })
+    }
   })
 })
 

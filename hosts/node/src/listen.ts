@@ -6,15 +6,16 @@
  * process forever.
  */
 
-import { createServer, type IncomingMessage } from "node:http"
+import { createServer, type IncomingMessage, STATUS_CODES } from "node:http"
 import type { AddressInfo } from "node:net"
+import type { Duplex } from "node:stream"
 import { INTERNAL_ERROR_MESSAGE, presetHead } from "@coffer/http"
 import { getRequestListener, type HttpBindings } from "@hono/node-server"
 import { getConnInfo } from "@hono/node-server/conninfo"
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response"
 import type { Context } from "hono"
 import { CoalescedResponse } from "./coalescedResponse.js"
-import { malformedResponse, UNUSABLE_URL } from "./malformed.js"
+import { malformedHeaders, malformedResponse, UNUSABLE_URL } from "./malformed.js"
 
 export interface Listening {
   readonly port: number
@@ -77,6 +78,33 @@ const unfetchable = (error: unknown): Response =>
     ? malformedResponse(400, UNUSABLE_URL)
     : malformedResponse(500, INTERNAL_ERROR_MESSAGE)
 
+/** What Node's parser errors are answered with; any other code is a request that is not HTTP at all. */
+const PARSER_REFUSALS: Readonly<Record<string, readonly [number, string]>> = {
+  HPE_HEADER_OVERFLOW: [431, "The request's headers are larger than the server accepts"],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, "The request's chunk extensions are larger than the server accepts"],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, "The request was not received in time"],
+}
+const NOT_HTTP = [400, "The request is not valid HTTP"] as const
+
+/**
+ * Node's own answer to a request its parser refuses (a malformed request line or header, headers over its limit,
+ * a body framed two ways), with the apps' JSON error body instead of an empty one; the connection is then closed,
+ * as Node does, since nothing after the bad bytes can be trusted. Like Node, nothing is written where an answer
+ * has begun on the connection: that would corrupt it.
+ */
+const refuseUnparsable = (error: NodeJS.ErrnoException, socket: Duplex): void => {
+  // The response in flight on the connection, as Node's default handler checks it.
+  const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (socket.writable && inFlight?.headersSent !== true) {
+    const [status, message] = PARSER_REFUSALS[error.code ?? ""] ?? NOT_HTTP
+    const body = JSON.stringify({ error: message })
+    const headers = [...malformedHeaders, ["Content-Length", String(Buffer.byteLength(body))], ["Connection", "close"]]
+    const head = headers.map(([name, value]) => `${name}: ${value}\r\n`).join("")
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`)
+  }
+  socket.destroy(error)
+}
+
 export const listen = (fetch: FetchHandler, host: string, port: number): Promise<Listening> =>
   new Promise((resolve, reject) => {
     const handle = getRequestListener(writingBodiless(fetch), { hostname: host, errorHandler: unfetchable })
@@ -84,6 +112,7 @@ export const listen = (fetch: FetchHandler, host: string, port: number): Promise
       { ServerResponse: CoalescedResponse },
       (incoming, outgoing) => outgoing.handle(() => handle(incoming, outgoing)),
     )
+    server.on("clientError", refuseUnparsable)
     server.once("error", reject)
     server.listen(port, host, () => {
       server.off("error", reject)
