@@ -292,6 +292,25 @@ describe("content type of writes", () => {
     expect(await response.json()).toEqual({ error: "Content-Type must be application/json" })
   })
 
+  it.each(["gzip", "deflate", "br", "x-unknown"])(
+    "rejects a body in the %s content coding with 415",
+    async (coding) => {
+      const body = new Uint8Array([0x7b, 0x7d])
+      const headers = { "Content-Type": "application/json", "Content-Encoding": coding }
+      const response = await makeApp().app.request("/echo", { method: "POST", body, headers })
+      expect(response.status).toBe(415)
+      expect(await response.json()).toEqual({
+        error: `Content-Encoding ${coding} is not supported: send the body uncompressed`,
+      })
+    },
+  )
+
+  it("takes a body in the identity content coding as any other", async () => {
+    const headers = { "Content-Type": "application/json", "Content-Encoding": "Identity" }
+    const response = await makeApp().app.request("/echo", { method: "POST", body: '{"a":1}', headers })
+    expect(await response.json()).toEqual({ body: { a: 1 } })
+  })
+
   it("rejects an unframed body without a content type in the JSON helper", async () => {
     const response = await makeApp().app.request("/echo", { method: "POST", body: new Uint8Array([0x7b, 0x7d]) })
     expect(response.status).toBe(415)

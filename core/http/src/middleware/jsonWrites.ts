@@ -7,6 +7,10 @@
  *
  * A request "carries a body" when its framing says so (`Content-Length` above 0, or `Transfer-Encoding`) or
  * when it declares any content type; a bodyless `POST /logout` passes.
+ *
+ * Such a body must also come as sent: no route decompresses one, so a `Content-Encoding` other than `identity`
+ * (`gzip`, …) answers 415 too, rather than reading compressed bytes as JSON (which said "not valid UTF-8") or
+ * taking a body whose declared coding was ignored.
  */
 import { UnsupportedMediaType } from "@coffer/kernel"
 import type { MiddlewareHandler } from "hono"
@@ -33,8 +37,12 @@ export const jsonWrites = (options: JsonWritesOptions = {}): MiddlewareHandler =
     if (!WRITE_METHODS.has(c.req.method) || exempt.has(c.req.path)) return next()
     const contentType = header(c, "Content-Type")
     const framed = header(c, "Transfer-Encoding") !== undefined || Number(header(c, "Content-Length")) > 0
-    if ((contentType !== undefined || framed) && !isJsonContentType(contentType)) {
-      return errorResponse(c, unsupportedMediaType())
+    if (contentType === undefined && !framed) return next()
+    if (!isJsonContentType(contentType)) return errorResponse(c, unsupportedMediaType())
+    const coding = header(c, "Content-Encoding")?.trim()
+    if (coding !== undefined && coding !== "" && coding.toLowerCase() !== "identity") {
+      const message = `Content-Encoding ${coding} is not supported: send the body uncompressed`
+      return errorResponse(c, new UnsupportedMediaType({ message }))
     }
     return next()
   }

@@ -53,7 +53,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   404: "Not found, or out of the caller's reach",
   409: "Conflict with the current state",
   413: "Request body larger than 1 MiB, or a value over its limit",
-  415: "The body is not `application/json`",
+  415: "The body is not `application/json`, or comes in a `Content-Encoding` other than `identity`",
   429: "Too many attempts from this client; retry after `Retry-After` seconds",
   500: "Unexpected server error; no detail is given",
   503: "A store (database or cache) is unavailable; checks fail closed",
