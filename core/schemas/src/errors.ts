@@ -5,18 +5,18 @@
  * maps every one of them to a status in its one error table.
  *
  * Messages are derived from the fields (getters) so that the text and the data can never disagree. Names
- * coming from a request are quoted with `JSON.stringify`, so that odd characters cannot bend the sentence.
+ * coming from a request are quoted with the kernel's `quote`: odd characters cannot bend the sentence, and a long
+ * name comes back cut short.
  */
+import { quote } from "@coffer/kernel"
 import * as Schema from "effect/Schema"
-
-const quoted = (value: string) => JSON.stringify(value)
 
 /** No platform of that name (or one outside a token's scope, which must look the same: seed 000 §5 rule 3). */
 export class PlatformNotFound extends Schema.TaggedError<PlatformNotFound>()("PlatformNotFound", {
   platform: Schema.String,
 }) {
   override get message(): string {
-    return `Platform ${quoted(this.platform)} was not found`
+    return `Platform ${quote(this.platform)} was not found`
   }
 }
 
@@ -26,7 +26,7 @@ export class VersionNotFound extends Schema.TaggedError<VersionNotFound>()("Vers
   version: Schema.String,
 }) {
   override get message(): string {
-    return `Version ${quoted(this.version)} of platform ${quoted(this.platform)} was not found`
+    return `Version ${quote(this.version)} of platform ${quote(this.platform)} was not found`
   }
 }
 
@@ -36,7 +36,7 @@ export class SchemaNotFound extends Schema.TaggedError<SchemaNotFound>()("Schema
   version: Schema.String,
 }) {
   override get message(): string {
-    return `Schema for version ${quoted(this.version)} of platform ${quoted(this.platform)} was not found`
+    return `Schema for version ${quote(this.version)} of platform ${quote(this.platform)} was not found`
   }
 }
 
@@ -45,7 +45,7 @@ export class PlatformExists extends Schema.TaggedError<PlatformExists>()("Platfo
   platform: Schema.String,
 }) {
   override get message(): string {
-    return `Platform ${quoted(this.platform)} already exists`
+    return `Platform ${quote(this.platform)} already exists`
   }
 }
 
@@ -55,7 +55,7 @@ export class InvalidPlatformName extends Schema.TaggedError<InvalidPlatformName>
   reason: Schema.String,
 }) {
   override get message(): string {
-    return `Invalid platform name ${quoted(this.name)}: ${this.reason}`
+    return `Invalid platform name ${quote(this.name)}: ${this.reason}`
   }
 }
 
@@ -107,6 +107,6 @@ export class RevisionNotFound extends Schema.TaggedError<RevisionNotFound>()("Re
   revision: Schema.Number,
 }) {
   override get message(): string {
-    return `Revision ${this.revision} of ${quoted(`${this.platform}/${this.version}`)} was not found`
+    return `Revision ${this.revision} of ${quote(`${this.platform}/${this.version}`)} was not found`
   }
 }

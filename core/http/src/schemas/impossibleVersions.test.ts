@@ -3,7 +3,7 @@
  * and leave nothing in the schema read cache, so a reader looping over made-up strings cannot grow it. A
  * well-formed version that is merely missing is still cached (the control that the check looks where entries go).
  */
-import { Cache } from "@coffer/kernel"
+import { Cache, quote } from "@coffer/kernel"
 import { SchemaCache } from "@coffer/schemas"
 import { createPlatforms, useSchemasServices } from "@coffer/test-kit/schemasService"
 import * as Effect from "effect/Effect"
@@ -35,7 +35,7 @@ describe("GET /api/{platform}/{version} with an impossible version", () => {
       const response = await client.request("GET", `/api/ios/${encodeURIComponent(version)}`)
       expect(response).toMatchObject({
         status: 404,
-        body: { error: `Version ${JSON.stringify(version)} of platform "ios" was not found` },
+        body: { error: `Version ${quote(version)} of platform "ios" was not found` },
       })
     }
     expect((await client.request("GET", "/api/ios/9.9.9")).status).toBe(404)

@@ -3,6 +3,7 @@
  * version-string rules, kind handling, and omitted versions being deleted only by admins.
  */
 
+import { quote } from "@coffer/kernel"
 import { createPlatforms, useSchemasServices } from "@coffer/test-kit/schemasService"
 import { describe, expect, it } from "vitest"
 
@@ -111,8 +112,37 @@ describe("GET /api/schemas, GET and POST /api/{platform}", () => {
     for (const version of rejected) {
       const response = await ada.request("POST", "/api/ios", { body: { name: "ios", versions: [version] } })
       expect(response.status).toBe(400)
-      expect((response.body as { error: string }).error).toContain(`Invalid version ${JSON.stringify(version)}`)
+      expect((response.body as { error: string }).error).toContain(`Invalid version ${quote(version)}`)
     }
+  })
+
+  it("quotes a long name, version, kind or reference cut short, never the whole request back", async () => {
+    const { person } = service()
+    const ada = await person("ada@example.com")
+    await createPlatforms(ada, { ios: ["1.0.0"] })
+    const long = "9".repeat(70_000)
+    const cut = `"${"9".repeat(80)}"… (70000 characters)`
+    const cases = [
+      [ada.request("POST", "/api/ios/versions", { body: { version: long } }), `Invalid version ${cut}`],
+      [ada.request("POST", "/api/_ui/v1/platforms", { body: { name: long } }), `Invalid platform name ${cut}`],
+      [ada.request("POST", "/api/ios", { body: { name: long, versions: [] } }), `name ${cut} does not match`],
+      [ada.request("PATCH", "/api/_ui/v1/platforms/ios", { body: { kind: long } }), `Invalid kind ${cut}`],
+      [ada.request("PUT", "/api/ios/1.0.0", { body: { content: { "@extends": long } } }), `reference ${cut}`],
+    ] as const
+    for (const [answer, message] of cases) {
+      const { status, body } = await answer
+      expect(status).toBe(400)
+      expect((body as { error: string }).error).toContain(message)
+      expect([message, (body as { error: string }).error.length < 400]).toEqual([message, true])
+    }
+    const tokens = await ada.request("POST", "/api/_ui/v1/tokens", {
+      body: { name: "ci", platforms: Array.from({ length: 2000 }, (_, i) => `gone-${i % 1000}`) },
+    })
+    expect(tokens.status).toBe(400)
+    const named = Array.from({ length: 10 }, (_, i) => `"gone-${i}"`).join(", ")
+    expect((tokens.body as { error: string }).error).toBe(
+      `platforms names platforms that do not exist: ${named} and 990 more`,
+    )
   })
 
   it("deletes versions left out of the list only for admins; 409 with blockedBy when a schema extends one", async () => {

@@ -5,6 +5,7 @@
  *
  * Messages are derived from the fields (getters) so that the text and the data can never disagree.
  */
+import { quote } from "@coffer/kernel"
 import * as Schema from "effect/Schema"
 
 /** A version string rejected by the rules for adding a version (seed 000 §2). */
@@ -15,7 +16,7 @@ export class InvalidVersion extends Schema.TaggedError<InvalidVersion>()("Invali
   reason: Schema.String,
 }) {
   override get message(): string {
-    return `Invalid version ${JSON.stringify(this.version)}: ${this.reason}`
+    return `Invalid version ${quote(this.version)}: ${this.reason}`
   }
 }
 
@@ -39,7 +40,7 @@ export class InvalidReference extends Schema.TaggedError<InvalidReference>()("In
   reason: Schema.String,
 }) {
   override get message(): string {
-    return `Invalid @extends reference ${JSON.stringify(this.reference)}: ${this.reason}`
+    return `Invalid @extends reference ${quote(this.reference)}: ${this.reason}`
   }
 }
 
@@ -54,7 +55,7 @@ export class Unresolved extends Schema.TaggedError<Unresolved>()("Unresolved", {
 }) {
   override get message(): string {
     const where = this.referencedBy === undefined ? "" : ` in ${this.referencedBy}`
-    return `Unresolved @extends reference ${JSON.stringify(this.reference)}${where}: ${this.reason}`
+    return `Unresolved @extends reference ${quote(this.reference)}${where}: ${this.reason}`
   }
 }
 

@@ -6,6 +6,7 @@
  * checked on the request itself, before any store call and before the write lock; depth and output size are
  * checked as resolution proceeds, which stops at the bound instead of running on.
  */
+import { quote } from "@coffer/kernel"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import { ResolutionLimit } from "./errors.js"
@@ -41,7 +42,7 @@ export const checkReferences = (
       return Result.fail(
         new ResolutionLimit({
           limit: "duplicate",
-          detail: `@extends lists ${JSON.stringify(reference)} twice${where(schema)}: each reference may appear once (at most ${MAX_EXTENDS}, none twice)`,
+          detail: `@extends lists ${quote(reference)} twice${where(schema)}: each reference may appear once (at most ${MAX_EXTENDS}, none twice)`,
         }),
       )
     }
@@ -88,6 +89,6 @@ export const checkVersionCount = (platform: string, total: number): Result.Resul
     : Result.fail(
         new ResolutionLimit({
           limit: "versions",
-          detail: `Platform ${JSON.stringify(platform)} would have ${count(total)} versions, at most ${count(MAX_VERSIONS)} are allowed`,
+          detail: `Platform ${quote(platform)} would have ${count(total)} versions, at most ${count(MAX_VERSIONS)} are allowed`,
         }),
       )

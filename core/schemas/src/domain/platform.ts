@@ -9,6 +9,7 @@
  *
  * `kind` (seed 000 §2) is display information only: it never changes identifiers or resolution.
  */
+import { quote } from "@coffer/kernel"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
@@ -48,6 +49,6 @@ const isKind = Schema.is(PlatformKind)
 /** Checks a `kind` from a request body; `undefined` (omitted) passes through. */
 export const validateKind = (kind: unknown): Result.Result<PlatformKind | undefined, InvalidKind> => {
   if (kind === undefined || isKind(kind)) return Result.succeed(kind)
-  const received = Predicate.isString(kind) ? JSON.stringify(kind) : `of type ${kind === null ? "null" : typeof kind}`
+  const received = Predicate.isString(kind) ? quote(kind) : `of type ${kind === null ? "null" : typeof kind}`
   return Result.fail(new InvalidKind({ received, allowed: [...PLATFORM_KINDS] }))
 }

@@ -6,6 +6,7 @@
  * while `^1.1.0-beta.1` may pick `1.1.0-beta.2`. Among several matches the highest by `compareVersions` wins,
  * which, unlike `semver.maxSatisfying`, does not depend on the order the versions are listed in.
  */
+import { quote } from "@coffer/kernel"
 import * as Result from "effect/Result"
 import semver from "semver"
 import { Unresolved } from "./errors.js"
@@ -24,20 +25,20 @@ export const selectVersion = (
   versions: ReadonlyArray<string> | undefined,
 ): Result.Result<string, Unresolved> => {
   const unresolved = (reason: string) => Result.fail(new Unresolved({ reference: reference.raw, reason }))
-  if (versions === undefined) return unresolved(`platform "${reference.platform}" was not found`)
+  if (versions === undefined) return unresolved(`platform ${quote(reference.platform)} was not found`)
   const { spec } = reference
   switch (spec._tag) {
     case "Exact":
       return versions.includes(spec.version)
         ? Result.succeed(spec.version)
-        : unresolved(`version "${spec.version}" of platform "${reference.platform}" was not found`)
+        : unresolved(`version ${quote(spec.version)} of platform ${quote(reference.platform)} was not found`)
     case "Latest": {
       const selected = latest(versions)
       return selected === undefined
         ? unresolved(
             versions.length === 0
-              ? `platform "${reference.platform}" has no versions`
-              : `platform "${reference.platform}" has no valid semantic version`,
+              ? `platform ${quote(reference.platform)} has no versions`
+              : `platform ${quote(reference.platform)} has no valid semantic version`,
           )
         : Result.succeed(selected)
     }
@@ -51,7 +52,9 @@ export const selectVersion = (
         if (selected === undefined || compareParsed(version, selected) > 0) selected = version
       }
       return selected === undefined
-        ? unresolved(`no version of platform "${reference.platform}" matches ${rangeOf(spec.operator, spec.version)}`)
+        ? unresolved(
+            `no version of platform ${quote(reference.platform)} matches ${rangeOf(spec.operator, spec.version)}`,
+          )
         : Result.succeed(selected.text)
     }
   }

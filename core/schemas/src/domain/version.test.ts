@@ -1,3 +1,4 @@
+import { quote } from "@coffer/kernel"
 import { versionArbitrary } from "@coffer/test-kit/schemaArbitraries"
 import * as Result from "effect/Result"
 import fc from "fast-check"
@@ -59,7 +60,7 @@ describe("validateVersion", () => {
     expect(error._tag).toBe("InvalidVersion")
     expect(error.version).toBe(version)
     expect(error.message).toContain(reason)
-    expect(error.message).toContain(`Invalid version ${JSON.stringify(version)}`)
+    expect(error.message).toContain(`Invalid version ${quote(version)}`)
   })
 
   it("accepts every generated version and nothing semver would have to trim or rewrite", () => {

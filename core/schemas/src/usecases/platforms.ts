@@ -11,7 +11,15 @@
  * - Adding versions re-resolves, in the same transaction, every schema whose `latest` or range now selects
  *   another version, and their dependents (DESIGN.md "Cascade").
  */
-import { BadRequest, type Cache, Clock, type Forbidden, type Random, type StoreUnavailable } from "@coffer/kernel"
+import {
+  BadRequest,
+  type Cache,
+  Clock,
+  type Forbidden,
+  quote,
+  type Random,
+  type StoreUnavailable,
+} from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import { type Actor, canSee, requireDeleter, requireVisible, requireWriter } from "../access.js"
 import type { InvalidVersion, ResolutionLimit, ResolveError } from "../domain/errors.js"
@@ -134,7 +142,7 @@ const checkedVersions = (
     for (const version of versions) {
       yield* Effect.fromResult(validateVersion(version))
       if (seen.has(version)) {
-        return yield* new BadRequest({ message: `versions lists ${JSON.stringify(version)} more than once` })
+        return yield* new BadRequest({ message: `versions lists ${quote(version)} more than once` })
       }
       seen.add(version)
     }
@@ -172,7 +180,7 @@ export const putPlatform = Effect.fn("Schemas.putPlatform")(function* (
   const name = yield* Effect.fromResult(validatePlatformName(platform))
   if (input.name !== name) {
     return yield* new BadRequest({
-      message: `name ${JSON.stringify(input.name)} does not match the platform in the path, ${JSON.stringify(name)}`,
+      message: `name ${quote(input.name)} does not match the platform in the path, ${quote(name)}`,
     })
   }
   const kind = yield* checkedKind(input.kind)
@@ -201,7 +209,7 @@ export const putPlatform = Effect.fn("Schemas.putPlatform")(function* (
           removed,
           (dependent) => !(dependent.platform === name && gone.has(dependent.version)),
         )
-        const which = removed.map((version) => JSON.stringify(version)).join(", ")
+        const which = removed.map(quote).join(", ")
         yield* refuseIfBlocked(`version${removed.length === 1 ? "" : "s"} ${which} of platform "${name}"`, blockers)
         yield* store.removeVersions(name, removed)
         current.versions = current.versions.filter((version) => !gone.has(version))
@@ -293,7 +301,7 @@ export const deletePlatform = Effect.fn("Schemas.deletePlatform")(function* (
         platform.versions,
         (dependent) => dependent.platform !== name,
       )
-      yield* refuseIfBlocked(`platform ${JSON.stringify(name)}`, blockers)
+      yield* refuseIfBlocked(`platform ${quote(name)}`, blockers)
       yield* store.removePlatform(name)
       yield* audit(person.email, "platform.delete", name, {
         versions: [...platform.versions],
@@ -329,7 +337,7 @@ export const deleteVersion = Effect.fn("Schemas.deleteVersion")(function* (
         [version],
         (dependent) => !(dependent.platform === platform && dependent.version === version),
       )
-      yield* refuseIfBlocked(`version ${JSON.stringify(version)} of platform ${JSON.stringify(platform)}`, blockers)
+      yield* refuseIfBlocked(`version ${quote(version)} of platform ${quote(platform)}`, blockers)
       yield* store.removeVersions(platform, [version])
       yield* audit(person.email, "version.delete", `${platform}/${version}`)
       yield* invalidateSchemas

@@ -1,3 +1,4 @@
+import { quote } from "@coffer/kernel"
 import { admin, editor, makeEnvironment, T0, tokenFor, viewer } from "@coffer/test-kit/schemas"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -170,7 +171,7 @@ describe("saveSchema", () => {
       const platform = reference.split("/")[0]!
       expect(await saveError(env, "a/1.0.0", { "@extends": reference })).toMatchObject({
         _tag: "Unresolved",
-        message: expect.stringContaining(`platform "${platform}" was not found`),
+        message: expect.stringContaining(`platform ${quote(platform)} was not found`),
       })
     }
     expect(asked.filter((name) => !isValidPlatformName(name))).toEqual([])

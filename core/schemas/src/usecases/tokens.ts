@@ -13,6 +13,7 @@ import {
   type Forbidden,
   Hasher,
   parseLabel,
+  quote,
   Random,
   type StoreUnavailable,
 } from "@coffer/kernel"
@@ -23,6 +24,9 @@ import { TokenNotFound } from "../errors.js"
 import { SchemaStore, type TokenRecord } from "../SchemaStore.js"
 import { audit } from "./audit.js"
 import { hintOf, INVALIDATION_CHANNEL, RevokedTokens, TOKEN_PREFIX, tokenCacheKey } from "./tokenChecks.js"
+
+/** Unknown platforms a refused token request names at most. */
+const UNKNOWN_NAMED = 10
 
 export const MAX_TOKEN_NAME_LENGTH = 100
 
@@ -59,11 +63,12 @@ export const createToken = Effect.fn("Schemas.createToken")(function* (
       return yield* new BadRequest({ message: "platforms must list at least one platform; omit it for all platforms" })
     }
     const known = new Set((yield* store.listPlatforms).map((platform) => platform.name))
-    const unknown = input.platforms.filter((platform) => !isValidPlatformName(platform) || !known.has(platform))
-    if (unknown.length > 0) {
-      return yield* new BadRequest({
-        message: `platforms names platforms that do not exist: ${unknown.map((p) => JSON.stringify(p)).join(", ")}`,
-      })
+    const unknown = new Set(input.platforms.filter((name) => !isValidPlatformName(name) || !known.has(name)))
+    if (unknown.size > 0) {
+      // A few names say what is wrong; a list as long as the request would not.
+      const named = [...unknown].slice(0, UNKNOWN_NAMED).map(quote).join(", ")
+      const more = unknown.size > UNKNOWN_NAMED ? ` and ${unknown.size - UNKNOWN_NAMED} more` : ""
+      return yield* new BadRequest({ message: `platforms names platforms that do not exist: ${named}${more}` })
     }
     platforms = [...new Set(input.platforms)].sort()
   }

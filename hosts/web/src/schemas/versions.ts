@@ -61,10 +61,19 @@ export const versionProblem = (version: string): string | undefined => {
   return undefined
 }
 
+/** The API's quoting of a value in a message (`@coffer/kernel`'s `quote`): JSON, cut after 80 characters. */
+const quote = (value: string): string => {
+  if (value.length <= 80) return JSON.stringify(value)
+  // Never between the two halves of an emoji.
+  const high = value.charCodeAt(79)
+  const end = high >= 0xd800 && high <= 0xdbff ? 79 : 80
+  return `${JSON.stringify(value.slice(0, end))}… (${value.length} characters)`
+}
+
 /** The API's 400 message for `version` (`Invalid version "…": …`), or `undefined` when it is acceptable. */
 export const versionError = (version: string): string | undefined => {
   const problem = versionProblem(version)
-  return problem === undefined ? undefined : `Invalid version ${JSON.stringify(version)}: ${problem}`
+  return problem === undefined ? undefined : `Invalid version ${quote(version)}: ${problem}`
 }
 
 /** The parse of an acceptable version; `undefined` for anything the rules refuse. */
