@@ -131,6 +131,24 @@ describe("API keys", () => {
     await page.getByRole("row", { name: /^stale / }).waitFor({ state: "detached" })
   })
 
+  it("keeps a new key's value shown while another key is deleted", async () => {
+    const email = `${unique("shown")}@example.com`
+    const api = await apiAs(served.base, email)
+    const project = unique("Shown")
+    const slug = await seedProject(api, project)
+    await api.call("POST", "/api/api-keys", { name: "old", projectSlug: slug, scope: "read" })
+    const page = await signedIn(email, "/api-keys")
+    await page.getByRole("row", { name: /^old / }).waitFor()
+
+    // Made, then the old one cleared away before copying: the new value cannot be shown again, so it stays.
+    const fresh = await createOnPage(page, { name: "fresh", project, scope: "read" })
+    await page.getByRole("button", { name: "Delete old" }).click()
+    await page.getByRole("dialog", { name: "Delete old?" }).getByRole("button", { name: "Delete key" }).click()
+    await page.getByText("Deleted old").waitFor()
+    await page.getByRole("row", { name: /^old / }).waitFor({ state: "detached" })
+    expect(await page.getByLabel("API key fresh value").textContent()).toBe(fresh)
+  })
+
   it("lets a read member create only read keys; the owner sees, cannot rotate, and deletes them", async () => {
     const ownerEmail = `${unique("owner")}@example.com`
     const memberEmail = `${unique("reader")}@example.com`

@@ -292,7 +292,8 @@ export const ApiKeys = () => {
           onClose={() => setDeleting(undefined)}
           onDeleted={async () => {
             setDeleting(undefined)
-            setIssued(undefined)
+            // Only the deleted key's own value goes: a key just issued and not yet copied cannot be shown again.
+            if (issued?.key.startsWith(deleting.keyPrefix) === true) setIssued(undefined)
             await keys.reload()
           }}
         />
