@@ -122,6 +122,8 @@ describe("invites", () => {
     await pending.getByRole("button", { name: /^Withdraw the can read invite created / }).click()
     await owner.page.getByText("Invite withdrawn: its link no longer works").waitFor()
     await owner.page.getByText("No pending invites.").waitFor()
+    // The link shown once went with its invite: nothing dead is left on the page to copy and send.
+    expect(await owner.page.getByLabel("Invite link value").count()).toBe(0)
 
     const page = await browser.openOther(`${served.base}/sign-in`)
     await signInPage(page, emailOf("late"))

@@ -183,14 +183,16 @@ const Invites = ({ data }: { readonly data: ProjectData }) => {
   const slug = data.project.slug
   const invites = useAsync(() => listInvites(slug), [slug])
   const [role, setRole] = useState<MemberRole>("read")
-  const [link, setLink] = useState<string>()
+  // The link shown once, with the invite it opens: withdrawing that invite takes the dead link away.
+  const [link, setLink] = useState<{ readonly url: string; readonly inviteId: string }>()
   const create = useAction(async () => {
     const answer = await createInvite(slug, role)
-    setLink(answer.url)
+    setLink({ url: answer.url, inviteId: answer.invite.id })
     await invites.reload()
   })
   const withdraw = useAction(async (pending: InviteView) => {
     await deleteInvite(slug, pending.id)
+    if (link?.inviteId === pending.id) setLink(undefined)
     await invites.reload()
     toast("Invite withdrawn: its link no longer works")
   })
@@ -213,7 +215,9 @@ const Invites = ({ data }: { readonly data: ProjectData }) => {
             Create invite link
           </ActionButton>
         </div>
-        {link === undefined ? null : <ShownOnce label="Invite link" value={link} onDone={() => setLink(undefined)} />}
+        {link === undefined ? null : (
+          <ShownOnce label="Invite link" value={link.url} onDone={() => setLink(undefined)} />
+        )}
       </form>
       <h2>Pending invites</h2>
       <Alert error={invites.error} />
