@@ -119,6 +119,28 @@ describe("layout", () => {
   })
 })
 
+describe("long names", () => {
+  it("fits a dialog titled with one long word (a 256-character key) to the screen, Close in view", async () => {
+    const email = `long-${Date.now()}@example.com`
+    const owner = await apiAs(served.base, email)
+    const key = "K".repeat(256)
+    const slug = await seedProject(owner, `Long ${Date.now()}`, { development: { [key]: "v" } })
+    const page = await browser.open(`${served.base}/sign-in`, { width: 375, height: 900 })
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}/projects`)
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: key }).click()
+    const dialog = page.getByRole("dialog", { name: key })
+    await dialog.waitFor()
+    await browser.screenshot(page, "secrets-long-key-dialog-375")
+    // Not scrolled sideways to reach Close (which the dialog focuses first), leaving its content out of view.
+    expect(await dialog.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0)
+    const close = await dialog.getByRole("button", { name: "Close" }).boundingBox()
+    const frame = await dialog.boundingBox()
+    expect(close!.x + close!.width).toBeLessThanOrEqual(frame!.x + frame!.width)
+  })
+})
+
 /**
  * From the secret dialog open over the grid: the add-secret and import dialogs (empty, with a preview, and asking
  * before what was pasted is thrown away) and a confirmation, each checked by axe and closed again before the next
