@@ -7,7 +7,7 @@
  * how far it got, so nothing is half-known. Telling changed from unchanged needs the current values: the
  * preview reads them once through the JSON export, which the audit log records as such.
  */
-import { useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import { ApiError, get } from "../api/client.js"
 import { type EnvironmentView, exportUrl, type ProjectView, setSecret } from "../api/secrets.js"
 import { ActionButton, Alert, Dialog, Select, TextArea } from "../ui/components.js"
@@ -41,6 +41,16 @@ export const ImportDialog = ({
   const [error, setError] = useState<unknown>()
   const [busy, setBusy] = useState(false)
   const [progress, setProgress] = useState<{ done: number; total: number; waiting?: number }>()
+  // Preview and Back replace the button pressed with the preview or the Preview button: the focus goes to what
+  // took its place (the preview's summary, read out), not to the page's body.
+  const [moveFocus, setMoveFocus] = useState(false)
+  const summary = useRef<HTMLParagraphElement>(null)
+  const previewButton = useRef<HTMLButtonElement>(null)
+  useEffect(() => {
+    if (!moveFocus) return
+    setMoveFocus(false)
+    ;(preview === undefined ? previewButton : summary).current?.focus()
+  }, [moveFocus, preview])
 
   const reset = () => {
     setParsed(undefined)
@@ -66,6 +76,7 @@ export const ImportDialog = ({
       setParsed(result)
       setPreview(classify(result.entries, current))
       setError(undefined)
+      setMoveFocus(true)
     } catch (cause) {
       setError(cause)
     } finally {
@@ -178,6 +189,7 @@ export const ImportDialog = ({
             <ActionButton
               type="button"
               class="button primary"
+              buttonRef={previewButton}
               busy={busy}
               blocked={text.trim() === ""}
               onClick={makePreview}
@@ -189,7 +201,7 @@ export const ImportDialog = ({
         <Alert error={error} />
         {preview === undefined || parsed === undefined ? null : (
           <section class="stack" aria-label="Preview">
-            <p aria-live="polite">
+            <p aria-live="polite" tabIndex={-1} ref={summary}>
               <strong>{count("new")}</strong> new, <strong>{count("changed")}</strong> changed,{" "}
               <strong>{count("unchanged")}</strong> unchanged
               {parsed.duplicates.length > 0 ? `, ${parsed.duplicates.length} given more than once` : ""}
@@ -256,7 +268,15 @@ export const ImportDialog = ({
               </div>
             )}
             <div class="actions">
-              <ActionButton type="button" class="button" onClick={reset} busy={busy}>
+              <ActionButton
+                type="button"
+                class="button"
+                onClick={() => {
+                  reset()
+                  setMoveFocus(true)
+                }}
+                busy={busy}
+              >
                 Back
               </ActionButton>
               <ActionButton

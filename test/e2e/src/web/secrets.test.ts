@@ -471,6 +471,24 @@ describe("bulk import", () => {
     await page.getByRole("row", { name: /NEW_ONE/ }).waitFor()
   })
 
+  it("moves the keyboard focus to the preview and back to Preview, never to the page's body", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Import keys ${people}`)
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "Import…" }).click()
+    const dialog = page.getByRole("dialog", { name: "Import secrets" })
+    await dialog.getByLabel(/Or paste it here/).fill("ONE=1\nTWO=2")
+    const focused = () => page.evaluate(() => document.activeElement?.textContent ?? "")
+    await dialog.getByRole("button", { name: "Preview" }).focus()
+    await page.keyboard.press("Enter")
+    await dialog.getByText("2 new, 0 changed, 0 unchanged. Nothing is saved yet.").waitFor()
+    await expect.poll(focused, POLL).toBe("2 new, 0 changed, 0 unchanged. Nothing is saved yet.")
+    await dialog.getByRole("button", { name: "Back" }).focus()
+    await page.keyboard.press("Enter")
+    await expect.poll(focused, POLL).toBe("Preview")
+  })
+
   it("reads a chosen JSON file, and keeps it through a stray Escape", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Import file ${people}`)
