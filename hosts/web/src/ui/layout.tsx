@@ -1,8 +1,9 @@
 /** The frame of every page: a skip link, the header with the app's places and the person, and the main area. */
 import type { ComponentChildren } from "preact"
-import { useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import { post } from "../api/client.js"
 import { Alert } from "./components.js"
+import { rescueFocus } from "./focusRescue.js"
 import { Link, useLocation } from "./router.js"
 
 /** A place the header links to. */
@@ -24,6 +25,8 @@ export interface LayoutProps {
 export const Layout = ({ title, nav, user, onSignedOut, logoutPath, children }: LayoutProps) => {
   const { pathname } = useLocation()
   const [error, setError] = useState<unknown>()
+  const main = useRef<HTMLElement>(null)
+  useEffect(() => rescueFocus(main.current!), [])
   return (
     <>
       <a class="skip" href="#main">
@@ -66,7 +69,7 @@ export const Layout = ({ title, nav, user, onSignedOut, logoutPath, children }: 
           </div>
         )}
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} ref={main}>
         <Alert error={error} />
         {children}
       </main>

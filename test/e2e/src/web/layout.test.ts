@@ -185,6 +185,34 @@ const dialogs = async (page: Page, width: number) => {
 }
 
 describe("keyboard", () => {
+  it("keeps the focus in the page's content when what held it goes (a deleted row, a page change)", async () => {
+    const email = `rescue-${Date.now()}@example.com`
+    const api = await apiAs(served.base, email)
+    const slug = await seedProject(api, `Rescue ${Date.now()}`)
+    await api.call("POST", `/api/projects/${slug}/environments`, { name: "gone-soon" })
+    const page = await browser.open(`${served.base}/sign-in`)
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}/projects`)
+    const focusedId = () => page.evaluate(() => document.activeElement?.id ?? document.activeElement?.tagName)
+
+    // Creating a project opens its page: the form that held the focus is gone.
+    await page.getByLabel("Project name").fill(`Rescued ${Date.now()}`)
+    await page.keyboard.press("Enter")
+    await page.getByRole("button", { name: "Add secret" }).waitFor()
+    await expect.poll(focusedId, POLL).toBe("main")
+
+    // Deleting an environment takes its row, and the Delete button the dialog would give the focus back to.
+    await page.goto(`${served.base}/projects/${slug}/environments`)
+    await page.getByRole("button", { name: "Delete environment gone-soon" }).focus()
+    await page.keyboard.press("Enter")
+    const dialog = page.getByRole("dialog", { name: "Delete gone-soon?" })
+    await dialog.getByLabel("Type gone-soon to confirm").fill("gone-soon")
+    await dialog.getByLabel("Type gone-soon to confirm").press("Enter")
+    await dialog.waitFor({ state: "detached" })
+    await page.getByRole("row", { name: /gone-soon/ }).waitFor({ state: "detached" })
+    await expect.poll(focusedId, POLL).toBe("main")
+  })
+
   it("creates an API key, copies it and deletes it with the keyboard alone", async () => {
     const email = `keys-${Date.now()}@example.com`
     const api = await apiAs(served.base, email)
