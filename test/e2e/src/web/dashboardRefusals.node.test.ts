@@ -111,6 +111,8 @@ describe.runIf(await hasPostgres())("503", () => {
     const page = await signedIn(browser, base, "outage@example.com", "/platforms")
     const name = unique("outage")
     await page.getByLabel("Platform name").fill(name)
+    const list = await browser.open(`${base}/platforms`)
+    await list.getByText("There are no platforms yet.", { exact: false }).waitFor()
     outage.proxy.cut()
     try {
       await page.getByRole("button", { name: "Create platform" }).click()
@@ -119,9 +121,16 @@ describe.runIf(await hasPostgres())("503", () => {
       expect(await alert.textContent()).toMatch(
         /^The service is unavailable right now \(.+\)\. Try again in a moment\.$/,
       )
+      // The list of platforms, opened now, cannot load: it says so, with a way to try again.
+      const nav = list.getByRole("navigation", { name: "Main" })
+      await nav.getByRole("link", { name: "API tokens" }).click()
+      await nav.getByRole("link", { name: "Platforms" }).click()
+      await list.getByRole("button", { name: "Try again" }).waitFor({ timeout: 15_000 })
     } finally {
       outage.proxy.restore()
     }
+    await list.getByRole("button", { name: "Try again" }).click()
+    await list.getByText("There are no platforms yet.", { exact: false }).waitFor({ timeout: 15_000 })
     await page.getByRole("button", { name: "Create platform" }).click()
     await page.waitForURL(`${base}/platforms/${name}`, { timeout: 15_000 })
   }, 40_000)

@@ -3,7 +3,8 @@
  * Node host, each shown where the person acted: 400 (a blank key name), 403 (a write key after the person's role
  * was lowered behind their back), 404 (rotating a key deleted elsewhere), 401 (the session ended: sign in and
  * come back to the same page of the audit log), 429 with its wait (accepting invites too often) and 503 (the
- * database cut off behind a proxy while People and API keys are open). 409 is in `people.test.ts`. Node only:
+ * database cut off behind a proxy while People and API keys are open; the project, project list and API key
+ * pages then offer Try again). 409 is in `people.test.ts`. Node only:
  * the Bun host runs the same pages in the other browser files.
  */
 import { hasPostgres } from "@coffer/contract"
@@ -138,6 +139,11 @@ describe.runIf(await hasPostgres())("503", () => {
     await people.getByText("No pending invites.").waitFor()
     const keys = await browser.open(`${base}/api-keys`)
     await keys.getByLabel("Key name").fill("during-outage")
+    // Two more tabs, to open the project list and the API keys (neither a project's page) during the outage.
+    const projectList = await browser.open(`${base}/api-keys`)
+    await projectList.getByText("No API keys.").waitFor()
+    const keyList = await browser.open(`${base}/projects`)
+    await keyList.getByRole("table", { name: "Your projects" }).waitFor()
     const unavailable = /^The service is unavailable right now \(.+\)\. Try again in a moment\.$/
     outage.proxy.cut()
     try {
@@ -152,9 +158,19 @@ describe.runIf(await hasPostgres())("503", () => {
       // A project page opened now cannot load: it says so, with a way to try again.
       await people.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Environments" }).click()
       await people.getByRole("button", { name: "Try again" }).waitFor({ timeout: 15_000 })
+      // So do the project list and the API keys.
+      await projectList.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Projects" }).click()
+      await projectList.getByRole("button", { name: "Try again" }).waitFor({ timeout: 15_000 })
+      await keyList.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API keys" }).click()
+      await keyList.getByRole("button", { name: "Try again" }).waitFor({ timeout: 15_000 })
     } finally {
       outage.proxy.restore()
     }
+    await projectList.getByRole("button", { name: "Try again" }).click()
+    await projectList.getByRole("table", { name: "Your projects" }).waitFor({ timeout: 15_000 })
+    await keyList.getByRole("button", { name: "Try again" }).click()
+    await keyList.getByText("No API keys.").waitFor({ timeout: 15_000 })
+    await keyList.getByRole("form", { name: "Create an API key" }).waitFor()
     // Once the service is back, trying again loads the page without reloading the app.
     await people.getByRole("button", { name: "Try again" }).click()
     await people.getByRole("table", { name: "Environments" }).waitFor({ timeout: 15_000 })

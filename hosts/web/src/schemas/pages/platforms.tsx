@@ -7,7 +7,7 @@
 import { useMemo, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { createPlatform, type DashboardPlatform, type Kind, listPlatforms } from "../../api/schemas.js"
-import { ActionButton, Alert, Field, Loading, Select } from "../../ui/components.js"
+import { ActionButton, Alert, Field, LoadFailed, Loading, Select } from "../../ui/components.js"
 import { memo } from "../../ui/memo.js"
 import { Link, navigate } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
@@ -127,11 +127,13 @@ export const Platforms = () => {
           You can view platforms and schemas, but not change them: your groups give no editor rights.
         </p>
       )}
-      <Alert error={platforms.error} />
+      <Alert error={list === undefined ? undefined : platforms.error} />
       {list === undefined ? (
         platforms.loading ? (
           <Loading what="platforms" />
-        ) : null
+        ) : (
+          <LoadFailed error={platforms.error} retry={platforms.reload} />
+        )
       ) : list.length === 0 ? (
         <p class="muted">There are no platforms yet.{abilities.write ? " Create the first one below." : ""}</p>
       ) : (

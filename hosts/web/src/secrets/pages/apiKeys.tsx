@@ -16,7 +16,7 @@ import {
   type ProjectView,
   rotateApiKey,
 } from "../../api/secrets.js"
-import { ActionButton, Alert, Field, formatTime, Loading, Select } from "../../ui/components.js"
+import { ActionButton, Alert, Field, formatTime, LoadFailed, Loading, Select } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { navigate, useLocation } from "../../ui/router.js"
 import { ShownOnce } from "../../ui/shownOnce.js"
@@ -221,11 +221,20 @@ export const ApiKeys = () => {
       {issued === undefined ? null : (
         <ShownOnce label={`API key ${issued.name}`} value={issued.key} onDone={() => setIssued(undefined)} />
       )}
-      <Alert error={keys.error} />
+      <Alert error={list === undefined ? undefined : keys.error} />
       {list === undefined ? (
         keys.loading ? (
           <Loading what="API keys" />
-        ) : null
+        ) : (
+          // The projects (their names in the list, the form's choices) most likely failed with the keys: both load
+          // again.
+          <LoadFailed
+            error={keys.error}
+            retry={async () => {
+              await Promise.all([keys.reload(), projects.reload()])
+            }}
+          />
+        )
       ) : list.length === 0 ? (
         <p class="muted">No API keys{chosen === undefined ? "" : " in this project"}.</p>
       ) : (

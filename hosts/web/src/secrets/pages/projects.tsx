@@ -5,7 +5,7 @@
 import { useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { createProject, deleteProject, listProjects, type ProjectView } from "../../api/secrets.js"
-import { ActionButton, Alert, Field, formatTime, Loading } from "../../ui/components.js"
+import { ActionButton, Alert, Field, formatTime, LoadFailed, Loading } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { Link, navigate } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
@@ -93,11 +93,13 @@ export const Projects = () => {
   return (
     <section class="stack">
       <h1>Projects</h1>
-      <Alert error={projects.error} />
+      <Alert error={list === undefined ? undefined : projects.error} />
       {list === undefined ? (
         projects.loading ? (
           <Loading what="projects" />
-        ) : null
+        ) : (
+          <LoadFailed error={projects.error} retry={projects.reload} />
+        )
       ) : list.length === 0 ? (
         <p class="muted">You are in no project yet. Create one below, or open an invite link someone sent you.</p>
       ) : (
