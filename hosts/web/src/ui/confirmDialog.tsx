@@ -58,9 +58,11 @@ export const ConfirmDialog = ({
       <form class="stack" onSubmit={submit}>
         {children}
         {typed === undefined ? null : (
+          // Where the person starts: the action waits for the name, so the dialog opens on its field, not on Close.
           <Field
             label={`Type ${typed} to confirm`}
             name="confirm"
+            autoFocus
             autoComplete="off"
             value={confirmation}
             onInput={(event) => setConfirmation(event.currentTarget.value)}

@@ -206,8 +206,10 @@ describe("keyboard", () => {
     await page.getByRole("button", { name: "Delete environment gone-soon" }).focus()
     await page.keyboard.press("Enter")
     const dialog = page.getByRole("dialog", { name: "Delete gone-soon?" })
-    await dialog.getByLabel("Type gone-soon to confirm").fill("gone-soon")
-    await dialog.getByLabel("Type gone-soon to confirm").press("Enter")
+    await dialog.waitFor()
+    // The dialog opens on the field the deletion waits for, so the name is typed straight away.
+    await page.keyboard.type("gone-soon")
+    await page.keyboard.press("Enter")
     await dialog.waitFor({ state: "detached" })
     await page.getByRole("row", { name: /gone-soon/ }).waitFor({ state: "detached" })
     await expect.poll(focusedId, POLL).toBe("main")
