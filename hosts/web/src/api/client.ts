@@ -102,6 +102,8 @@ export const request = async <T>(method: string, path: string, options: RequestO
   (await (await send(method, path, options)).json()) as T
 
 export const get = <T>(path: string, options?: RequestOptions) => request<T>("GET", path, options)
+/** A file the service answers (an export), refused like any other call. */
+export const getFile = async (path: string): Promise<Blob> => (await send("GET", path, {})).blob()
 export const post = <T>(path: string, body?: unknown, options?: RequestOptions) =>
   request<T>("POST", path, { ...options, body: body ?? {} })
 export const patch = <T>(path: string, body: unknown) => request<T>("PATCH", path, { body })

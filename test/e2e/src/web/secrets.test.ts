@@ -587,4 +587,33 @@ describe("environments", () => {
     )
     expect(after.environments.map((environment) => environment.name)).not.toContain("qa")
   })
+
+  it("says why a download failed, and signs the person in again when the session ended", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Downloads ${people}`, { development: { PLAIN: "v" } })
+    const { page } = owner
+    const path = `/projects/${slug}/environments`
+    await page.goto(`${served.base}${path}`)
+
+    // The service unavailable: said on the page, not only in the browser's downloads (or saved as the file).
+    await page.route("**/secrets/.env", (route) =>
+      route.fulfill({ status: 503, contentType: "application/json", body: '{"error":"Database unavailable"}' }),
+    )
+    await page.getByRole("link", { name: "Download development as .env" }).click()
+    await page.getByRole("alert").filter({ hasText: "The service is unavailable right now" }).waitFor()
+    await page.unroute("**/secrets/.env")
+
+    // The session ended: signing in comes back here, and the download then works.
+    await browser.context().clearCookies()
+    await page.getByRole("link", { name: "Download development as JSON" }).click()
+    await page.waitForURL(/\/sign-in\?returnTo=/)
+    await signInPage(page, owner.email)
+    await page.waitForURL(`${served.base}${path}`)
+    const [json] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Download development as JSON" }).click(),
+    ])
+    expect(json.suggestedFilename()).toBe("development.json")
+    expect(JSON.parse(readFileSync((await json.path())!, "utf8"))).toEqual({ PLAIN: "v" })
+  })
 })

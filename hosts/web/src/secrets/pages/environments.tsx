@@ -3,10 +3,12 @@
  * (its secrets go with it, so the name must be typed).
  */
 import { useState } from "preact/hooks"
+import { getFile } from "../../api/client.js"
 import { createEnvironment, deleteEnvironment, type EnvironmentView, exportUrl } from "../../api/secrets.js"
 import { ActionButton, Alert, Field, formatTime } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import type { Params } from "../../ui/router.js"
+import { saveFile } from "../../ui/saveFile.js"
 import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
@@ -75,12 +77,46 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
   )
 }
 
+/**
+ * An export's link. A click fetches the file in the page, so that a refusal is said here (and an ended session
+ * signs the person in and back) instead of the browser failing quietly or saving the error as the file; the link
+ * itself still works from the browser's menu (a new tab, Save link as).
+ */
+const Download = ({
+  href,
+  filename,
+  label,
+  onClick,
+  children,
+}: {
+  readonly href: string
+  readonly filename: string
+  readonly label: string
+  readonly onClick: (href: string, filename: string) => void
+  readonly children: string
+}) => (
+  <a
+    class="button small"
+    href={href}
+    download={filename}
+    aria-label={label}
+    onClick={(event) => {
+      event.preventDefault()
+      onClick(href, filename)
+    }}
+  >
+    {children}
+  </a>
+)
+
 const EnvironmentList = ({ data }: { readonly data: ProjectData }) => {
   const [deleting, setDeleting] = useState<EnvironmentView>()
   const slug = data.project.slug
+  const download = useAction(async (href: string, filename: string) => saveFile(await getFile(href), filename))
   return (
     <>
       <p class="hint">Downloads contain every value of the environment and are recorded in the audit log.</p>
+      <Alert error={download.error} />
       {data.environments.length === 0 ? (
         <p class="muted">No environments.</p>
       ) : (
@@ -95,22 +131,22 @@ const EnvironmentList = ({ data }: { readonly data: ProjectData }) => {
               <td class="hide-narrow">{formatTime(environment.createdAt)}</td>
               <td>
                 <div class="row">
-                  <a
-                    class="button small"
+                  <Download
                     href={exportUrl(slug, environment.name, "dotenv")}
-                    download={`${environment.name}.env`}
-                    aria-label={`Download ${environment.name} as .env`}
+                    filename={`${environment.name}.env`}
+                    label={`Download ${environment.name} as .env`}
+                    onClick={download.run}
                   >
                     .env
-                  </a>
-                  <a
-                    class="button small"
+                  </Download>
+                  <Download
                     href={exportUrl(slug, environment.name, "json")}
-                    download={`${environment.name}.json`}
-                    aria-label={`Download ${environment.name} as JSON`}
+                    filename={`${environment.name}.json`}
+                    label={`Download ${environment.name} as JSON`}
+                    onClick={download.run}
                   >
                     JSON
-                  </a>
+                  </Download>
                 </div>
               </td>
               {data.canWrite ? (
