@@ -141,6 +141,31 @@ describe("long names", () => {
   })
 })
 
+describe("compare on a phone", () => {
+  it("keeps each key in view beside its revealed values at 375 px", async () => {
+    const email = `compare-${Date.now()}@example.com`
+    const owner = await apiAs(served.base, email)
+    const slug = await seedProject(owner, `Compare ${Date.now()}`, {
+      development: { DATABASE_URL: "postgres://dev.internal:5432/payments?sslmode=require" },
+      staging: { DATABASE_URL: "postgres://staging.internal:5432/payments?sslmode=require" },
+    })
+    const page = await browser.open(`${served.base}/sign-in`, { width: 375, height: 900 })
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}/projects`)
+    await page.goto(`${served.base}/projects/${slug}/compare`)
+    await page.getByLabel("with").selectOption("staging")
+    await page.getByRole("button", { name: "Reveal DATABASE_URL in development and staging" }).click()
+    await page.getByText("different values").waitFor()
+    await browser.screenshot(page, "secrets-compare-revealed-375")
+    // Not scrolled sideways in its box, with the key out of view to the left of the two values.
+    const box = page.locator(".table-wrap")
+    expect(await box.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0)
+    const key = await page.getByRole("rowheader", { name: "DATABASE_URL" }).boundingBox()
+    expect(key!.x).toBeGreaterThanOrEqual(0)
+    expect(key!.x + key!.width).toBeLessThanOrEqual(375)
+  })
+})
+
 /**
  * From the secret dialog open over the grid: the add-secret and import dialogs (empty, with a preview, and asking
  * before what was pasted is thrown away) and a confirmation, each checked by axe and closed again before the next

@@ -6,6 +6,7 @@ import { useMemo, useState } from "preact/hooks"
 import { listSecrets, readSecret } from "../../api/secrets.js"
 import { ActionButton, Alert, Loading, Select } from "../../ui/components.js"
 import type { Params } from "../../ui/router.js"
+import { Table } from "../../ui/table.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { buildRows, type GridRow } from "../grid.js"
@@ -47,7 +48,7 @@ const CompareRow = ({
         {row.key}
       </th>
       {[left, right].map((cell, index) => (
-        <td key={names[index]}>
+        <td key={names[index]} data-label={names[index]}>
           {values !== undefined && cell !== undefined ? (
             <pre class="secret-value">{values[index] === "" ? "(empty)" : values[index]}</pre>
           ) : (
@@ -57,7 +58,7 @@ const CompareRow = ({
           )}
         </td>
       ))}
-      <td>{verdict}</td>
+      <td data-label="Comparison">{verdict}</td>
       <td class="right">
         {values === undefined ? (
           <ActionButton
@@ -133,34 +134,22 @@ const Compare = ({ data }: { readonly data: ProjectData }) => {
       ) : shown.length === 0 ? (
         <p class="muted">{rows.length === 0 ? "Neither environment has secrets." : "Both have the same keys."}</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">
-              Keys of {leftName} and {rightName}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">{leftName}</th>
-                <th scope="col">{rightName}</th>
-                <th scope="col">Comparison</th>
-                <th scope="col">
-                  <span class="visually-hidden">Values</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((row) => (
-                <CompareRow
-                  key={`${leftName}\n${rightName}\n${row.key}`}
-                  row={row}
-                  slug={project.slug}
-                  names={[leftName, rightName]}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        // One block per key on a phone: side by side, two revealed values left the key scrolled out of view.
+        <Table
+          caption={`Keys of ${leftName} and ${rightName}`}
+          columns={["Key", leftName, rightName, "Comparison"]}
+          actions
+          stacked
+        >
+          {shown.map((row) => (
+            <CompareRow
+              key={`${leftName}\n${rightName}\n${row.key}`}
+              row={row}
+              slug={project.slug}
+              names={[leftName, rightName]}
+            />
+          ))}
+        </Table>
       )}
     </>
   )
