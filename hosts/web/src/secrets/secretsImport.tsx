@@ -21,6 +21,13 @@ const PARALLEL_WRITES = 4
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** A value an import saved, and the version the service gave it. */
+export interface WrittenEntry {
+  readonly key: string
+  readonly value: string
+  readonly version: number
+}
+
 const CHANGE_LABELS: Readonly<Record<Change, string>> = { new: "new", changed: "changed", unchanged: "unchanged" }
 
 export const ImportDialog = ({
@@ -31,7 +38,8 @@ export const ImportDialog = ({
 }: {
   readonly project: ProjectView
   readonly environments: ReadonlyArray<EnvironmentView>
-  readonly onImported: () => void
+  /** Called after an import, complete or stopped, with what it wrote: each key's value and its new version. */
+  readonly onImported: (environment: string, written: ReadonlyArray<WrittenEntry>) => void
   readonly onClose: () => void
 }) => {
   const [environment, setEnvironment] = useState(environments[0]?.name ?? "")
@@ -89,13 +97,15 @@ export const ImportDialog = ({
     setError(undefined)
     let done = 0
     let failed: unknown
+    const written: Array<WrittenEntry> = []
     const queue = [...toSave]
     setProgress({ done, total: toSave.length })
     const worker = async () => {
       for (let entry = queue.shift(); entry !== undefined && failed === undefined; entry = queue.shift()) {
         for (;;) {
           try {
-            await setSecret(project.slug, environment, entry.key, entry.value)
+            const { version } = await setSecret(project.slug, environment, entry.key, entry.value)
+            written.push({ key: entry.key, value: entry.value, version })
             break
           } catch (cause) {
             if (cause instanceof ApiError && cause.status === 429 && failed === undefined) {
@@ -114,7 +124,7 @@ export const ImportDialog = ({
     }
     await Promise.all(Array.from({ length: Math.min(PARALLEL_WRITES, toSave.length) }, worker))
     setBusy(false)
-    onImported()
+    onImported(environment, written)
     if (failed !== undefined) {
       setError(failed)
       return

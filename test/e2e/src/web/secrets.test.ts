@@ -471,6 +471,29 @@ describe("bulk import", () => {
     await page.getByRole("row", { name: /NEW_ONE/ }).waitFor()
   })
 
+  it("shows a value imported empty as empty, as one added empty, without reading it", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Import empty ${people}`, { development: { WAS_SET: "old" } })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "Import…" }).click()
+    const dialog = page.getByRole("dialog", { name: "Import secrets" })
+    await dialog.getByLabel(/Or paste it here/).fill("BARE_EMPTY=\nQUOTED_EMPTY=''\nFILLED=x\nWAS_SET=")
+    await dialog.getByRole("button", { name: "Preview" }).click()
+    await dialog.getByRole("button", { name: "Import 4 secrets" }).click()
+    await page.getByText("Imported 4 secrets into development").waitFor()
+    await expect.poll(() => cellsOf(page, "BARE_EMPTY"), POLL).toEqual(["empty", "missing", "missing"])
+    expect(await cellsOf(page, "QUOTED_EMPTY")).toEqual(["empty", "missing", "missing"])
+    expect(await cellsOf(page, "FILLED")).toEqual(["present", "missing", "missing"])
+    // A value replaced by an empty one too (its version 2).
+    expect(await cellsOf(page, "WAS_SET")).toEqual(["empty", "missing", "missing"])
+    // The dialog says so too, as it does for a value added empty.
+    await page.getByRole("button", { name: "BARE_EMPTY", exact: true }).click()
+    await page.getByRole("dialog", { name: "BARE_EMPTY" }).getByText("(empty value)").waitFor()
+    // Known from what the page wrote: nothing was read to say it.
+    expect((await auditOf(owner.api, slug)).filter((entry) => entry.action === "secret.read")).toEqual([])
+  })
+
   it("moves the keyboard focus to the preview and back to Preview, never to the page's body", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Import keys ${people}`)

@@ -1,8 +1,9 @@
 /**
  * A project's secrets as a grid (issue 12 §3): one row per key, one column per environment, each cell saying
- * present, missing or (once revealed) empty; a filter by key and by "missing in <environment>". A key opens its
- * detail, where values are revealed (an audited read, only on request), copied, added, edited and deleted; the
- * import dialog (§4) is here too. Read members see no write controls.
+ * present, missing or empty (once revealed, or once saved empty from this page: added, edited or imported); a
+ * filter by key and by "missing in <environment>". A key opens its detail, where values are revealed (an audited
+ * read, only on request), copied, added, edited and deleted; the import dialog (§4) is here too. Read members see
+ * no write controls.
  */
 import { useMemo, useState } from "preact/hooks"
 import { type EnvironmentView, listSecrets } from "../../api/secrets.js"
@@ -208,8 +209,16 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
         <ImportDialog
           project={project}
           environments={environments}
-          onImported={() => {
-            setRevealed(new Map())
+          onImported={(environment, written) => {
+            // As after an add: a value the page itself saved empty is known to be empty, and shown so without a
+            // read. Every other value is hidden again, since the import may have replaced it.
+            setRevealed(
+              new Map(
+                written
+                  .filter((entry) => entry.value === "")
+                  .map((entry) => [revealedKey(environment, entry.key), { value: "", version: entry.version }]),
+              ),
+            )
             void lists.reload()
           }}
           onClose={() => setImporting(false)}
