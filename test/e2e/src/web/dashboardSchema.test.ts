@@ -220,6 +220,21 @@ describe("the Output, Inheritance and History tabs", () => {
     expect(await items.nth(1).textContent()).toBe(`${root}/2.0.0no schema savedroot`)
   })
 
+  it("offers no comparison of revisions for a schema saved once, and says why", async () => {
+    const { email, root } = await family()
+    const page = await signedIn(browser, served.base, email, `/platforms/${root}/versions/1.0.0/history`)
+    const revisions = page.getByRole("table", { name: "Revisions, newest first" })
+    await revisions.waitFor()
+    expect(await revisions.locator("tbody th").allTextContents()).toEqual(["1"])
+    await page.getByText("One revision so far: a second save gives two to compare.").waitFor()
+    // Nothing offers revision 1 against itself.
+    expect(await page.getByRole("heading", { name: "Compare two revisions" }).count()).toBe(0)
+    expect(await page.getByLabel("From", { exact: true }).count()).toBe(0)
+    expect(await page.getByText(/revision 1 to revision 1/).count()).toBe(0)
+    // Comparing the output with another version's is still offered.
+    await page.getByLabel("Other version", { exact: true }).waitFor()
+  })
+
   it("lists revisions, diffs any two, and diffs the output against another version's", async () => {
     const { api, email, root, mid } = await family()
     await saveSchema(api, `${mid}/1.0.0`, { "@extends": `${root}/1.0.0`, nested: { y: 3 }, b: 2, d: 4 })

@@ -1,6 +1,6 @@
 /**
  * The History tab (issue 13 §4): the revisions of this schema, newest first (every save is kept), a diff between
- * any two of them, and a diff between this version's output and any other version's output.
+ * any two of them (once there are two), and a diff between this version's output and any other version's output.
  */
 
 import { useEffect, useState } from "preact/hooks"
@@ -157,7 +157,12 @@ export const HistoryTab = ({ platform, version, schema }: SchemaData) => {
             ))}
           </Table>
           <LoadMore what="revisions" load={more} paged={paged} />
-          <RevisionDiff platform={platform} version={version} revisions={revisions} />
+          {/* Saved once, there is nothing to diff: revision 1 against itself would only say "no differences". */}
+          {revisions.length === 1 && more === undefined ? (
+            <p class="muted">One revision so far: a second save gives two to compare.</p>
+          ) : (
+            <RevisionDiff platform={platform} version={version} revisions={revisions} />
+          )}
         </>
       )}
       {schema === null ? null : <OutputDiff platform={platform} version={version} output={schema.output} />}
