@@ -244,18 +244,21 @@ export const CopyButton = ({
   value,
   label,
   onCopied,
+  small = false,
 }: {
   readonly value: string
   readonly label: string
   /** Called once the clipboard holds the value. */
   readonly onCopied?: (() => void) | undefined
+  /** Drawn as `button small`, beside other small buttons (a table row's). */
+  readonly small?: boolean
 }) => {
   const [error, setError] = useState<unknown>()
   return (
     <>
       <button
         type="button"
-        class="button"
+        class={small ? "button small" : "button"}
         aria-label={label}
         onClick={async () => {
           try {

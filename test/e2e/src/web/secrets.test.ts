@@ -435,6 +435,28 @@ describe("history", () => {
     )
     expect(current.secret).toMatchObject({ value: "one", version: 3 })
   })
+  it("draws a revealed version's Copy button the size of Hide and Restore beside it", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `History buttons ${people}`, { development: { KEY: "one" } })
+    await owner.api.call("POST", `/api/projects/${slug}/environments/development/secrets`, { key: "KEY", value: "two" })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}/environments/development/secrets/KEY/history`)
+    await page.getByRole("button", { name: "Reveal version 1" }).click()
+    const copy = page.getByRole("button", { name: "Copy version 1" })
+    await copy.waitFor()
+    const size = (name: string) =>
+      page.getByRole("button", { name }).evaluate((button) => {
+        const style = getComputedStyle(button)
+        return { height: button.getBoundingClientRect().height, fontSize: style.fontSize, padding: style.padding }
+      })
+    const hide = await size("Hide version 1")
+    expect(await size("Restore version 1")).toEqual(hide)
+    expect(await size("Copy version 1")).toEqual(hide)
+    // It still copies.
+    await copy.click()
+    await page.getByText("Copied to the clipboard").waitFor()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("one")
+  })
 })
 
 describe("bulk import", () => {

@@ -69,7 +69,7 @@ const VersionRow = ({
           >
             {value === undefined ? "Reveal" : "Hide"}
           </ActionButton>
-          {value === undefined ? null : <CopyButton value={value} label={`Copy version ${item.version}`} />}
+          {value === undefined ? null : <CopyButton value={value} label={`Copy version ${item.version}`} small />}
           {data.canWrite && !latest ? (
             <ActionButton
               type="button"
