@@ -1,9 +1,9 @@
 /**
  * People and invites (issue 12 §8) in Chromium against the built host (`e2e-node` and `e2e-bun`), with two people
  * in two browsers: the owner invites with a link shown once, the other person opens it signed out, signs in and
- * comes back to accept; the owner changes their role and removes them; a member leaves; a withdrawn or used link
- * (404) and an invite for someone already in the project (409) are explained; a second link opened in the same tab
- * is followed. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
+ * comes back to accept; the owner withdraws an invite after a confirmation, changes a member's role and removes
+ * them; a member leaves; a withdrawn or used link (404) and an invite for someone already in the project (409) are
+ * explained; a second link opened in the same tab is followed. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
@@ -115,12 +115,25 @@ describe("invites", () => {
     expect(pending.invites).toHaveLength(1)
   })
 
-  it("withdraws a pending invite, after which its link no longer works", async () => {
+  it("withdraws a pending invite after a confirmation, after which its link no longer works", async () => {
     const owner = await ownerOnPeople()
     const link = await inviteOnPage(owner.page, "Can read")
     const pending = owner.page.getByRole("table", { name: "Pending invites" })
+    const pendingNow = async () =>
+      (await owner.api.call<{ invites: ReadonlyArray<unknown> }>("GET", `/api/projects/${owner.slug}/invites`)).invites
+        .length
+    // The link is lost with the invite: it asks first, and Cancel keeps both.
     await pending.getByRole("button", { name: /^Withdraw the can read invite created / }).click()
+    const dialog = owner.page.getByRole("dialog", { name: "Withdraw the can read invite?" })
+    expect(await dialog.textContent()).toContain("whoever has its link can no longer join")
+    await dialog.getByRole("button", { name: "Cancel" }).click()
+    await dialog.waitFor({ state: "detached" })
+    expect(await pendingNow()).toBe(1)
+    expect(await owner.page.getByLabel("Invite link value").textContent()).toBe(link)
+    await pending.getByRole("button", { name: /^Withdraw the can read invite created / }).click()
+    await dialog.getByRole("button", { name: "Withdraw invite" }).click()
     await owner.page.getByText("Invite withdrawn: its link no longer works").waitFor()
+    expect(await pendingNow()).toBe(0)
     await owner.page.getByText("No pending invites.").waitFor()
     // The link shown once went with its invite: nothing dead is left on the page to copy and send.
     expect(await owner.page.getByLabel("Invite link value").count()).toBe(0)
@@ -132,6 +145,26 @@ describe("invites", () => {
     await page.getByRole("button", { name: "Accept invite" }).click()
     await page.getByRole("alert").filter({ hasText: "withdrawn by the project's owner" }).waitFor()
     expect(await page.getByRole("button", { name: "Accept invite" }).isDisabled()).toBe(true)
+  })
+
+  it("says an invite withdrawn elsewhere was no longer pending, and brings the list up to date", async () => {
+    const owner = await ownerOnPeople()
+    await inviteOnPage(owner.page, "Can write")
+    const { invites } = await owner.api.call<{ invites: ReadonlyArray<{ id: string }> }>(
+      "GET",
+      `/api/projects/${owner.slug}/invites`,
+    )
+    await owner.api.call("DELETE", `/api/projects/${owner.slug}/invites/${invites[0]!.id}`)
+    await owner.page
+      .getByRole("table", { name: "Pending invites" })
+      .getByRole("button", { name: /^Withdraw the can write invite created / })
+      .click()
+    const dialog = owner.page.getByRole("dialog", { name: "Withdraw the can write invite?" })
+    await dialog.getByRole("button", { name: "Withdraw invite" }).click()
+    await owner.page.getByText("That invite was no longer pending").waitFor()
+    await dialog.waitFor({ state: "detached" })
+    await owner.page.getByText("No pending invites.").waitFor()
+    expect(await owner.page.getByLabel("Invite link value").count()).toBe(0)
   })
 
   it("follows a second invite link opened in the same tab", async () => {

@@ -1,8 +1,8 @@
 /**
  * People (issue 12 §8): the project's members with their roles, owner first. The owner changes a member's role,
  * removes someone (their API keys for the project go with them), invites with a link shown once, sees pending
- * invites and withdraws one. A member leaves the project. What each person sees follows seed 001 §5: anyone in
- * the project sees the members; only the owner manages people.
+ * invites and withdraws one, after a confirmation (the link goes with it). A member leaves the project. What each
+ * person sees follows seed 001 §5: anyone in the project sees the members; only the owner manages people.
  */
 import { useState } from "preact/hooks"
 import {
@@ -64,6 +64,36 @@ const RemoveMember = ({
       {leaving
         ? "You lose access to its secrets at once, and your API keys for it are deleted. Only a new invite brings you back."
         : `${nameOf(member)} loses access at once, and their API keys for this project are deleted.`}
+    </p>
+  </ConfirmDialog>
+)
+
+/** Withdrawing a pending invite: its link, shown only once, cannot be brought back, so it asks first. */
+const WithdrawInvite = ({
+  slug,
+  invite,
+  onClose,
+  onWithdrawn,
+}: {
+  readonly slug: string
+  readonly invite: InviteView
+  readonly onClose: () => void
+  readonly onWithdrawn: () => Promise<void>
+}) => (
+  <ConfirmDialog
+    title={`Withdraw the ${roleLabel(invite.role).toLowerCase()} invite?`}
+    action="Withdraw invite"
+    onClose={onClose}
+    run={async () => {
+      await deleteInvite(slug, invite.id)
+      await onWithdrawn()
+      toast("Invite withdrawn: its link no longer works")
+    }}
+    gone={{ said: "That invite was no longer pending", after: onWithdrawn }}
+  >
+    <p>
+      The invite created {formatTime(invite.createdAt)} stops working at once: whoever has its link can no longer join
+      with it. The link cannot be shown again; to invite someone after all, create a new one.
     </p>
   </ConfirmDialog>
 )
@@ -190,12 +220,7 @@ const Invites = ({ data }: { readonly data: ProjectData }) => {
     setLink({ url: answer.url, inviteId: answer.invite.id })
     await invites.reload()
   })
-  const withdraw = useAction(async (pending: InviteView) => {
-    await deleteInvite(slug, pending.id)
-    if (link?.inviteId === pending.id) setLink(undefined)
-    await invites.reload()
-    toast("Invite withdrawn: its link no longer works")
-  })
+  const [withdrawing, setWithdrawing] = useState<InviteView>()
   const list = invites.data?.invites
   return (
     <>
@@ -221,7 +246,6 @@ const Invites = ({ data }: { readonly data: ProjectData }) => {
       </form>
       <h2>Pending invites</h2>
       <Alert error={invites.error} />
-      <Alert error={withdraw.error} />
       {list === undefined ? (
         invites.loading ? (
           <Loading what="invites" />
@@ -242,7 +266,7 @@ const Invites = ({ data }: { readonly data: ProjectData }) => {
               <td class="right">
                 <RowAction
                   label={`Withdraw the ${roleLabel(invite.role).toLowerCase()} invite created ${formatTime(invite.createdAt)}`}
-                  onClick={() => withdraw.run(invite)}
+                  onClick={() => setWithdrawing(invite)}
                 >
                   Withdraw
                 </RowAction>
@@ -250,6 +274,19 @@ const Invites = ({ data }: { readonly data: ProjectData }) => {
             </tr>
           ))}
         </Table>
+      )}
+      {withdrawing === undefined ? null : (
+        <WithdrawInvite
+          slug={slug}
+          invite={withdrawing}
+          onClose={() => setWithdrawing(undefined)}
+          onWithdrawn={async () => {
+            setWithdrawing(undefined)
+            // The link shown once goes with its invite: nothing dead is left on the page to copy and send.
+            if (link?.inviteId === withdrawing.id) setLink(undefined)
+            await invites.reload()
+          }}
+        />
       )}
     </>
   )
