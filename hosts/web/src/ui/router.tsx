@@ -78,6 +78,14 @@ export const localPath = (value: string | null | undefined): string | undefined 
     ? value
     : undefined
 
+/**
+ * Whether a click on a link is the plain kind the page may take over: the primary button, no modifier. Ctrl, Cmd,
+ * Shift, Alt or another button asks the browser for its own behaviour (a new tab or window, a download), which
+ * needs the link's real address.
+ */
+export const isPlainClick = (event: MouseEvent) =>
+  event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey
+
 type LinkProps = JSX.HTMLAttributes<HTMLAnchorElement> & { readonly href: string; readonly children: ComponentChildren }
 
 export const Link = ({ href, children, ...rest }: LinkProps) => (
@@ -85,7 +93,7 @@ export const Link = ({ href, children, ...rest }: LinkProps) => (
     {...rest}
     href={href}
     onClick={(event) => {
-      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return
+      if (event.defaultPrevented || !isPlainClick(event)) return
       event.preventDefault()
       navigate(href)
     }}

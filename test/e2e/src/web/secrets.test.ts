@@ -633,6 +633,36 @@ describe("environments", () => {
     expect(after.environments.map((environment) => environment.name)).not.toContain("qa")
   })
 
+  it("leaves a download clicked with Ctrl, Cmd, Shift, Alt or the middle button to the browser", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Download clicks ${people}`, { development: { PLAIN: "v" } })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}/environments`)
+    const link = page.getByRole("link", { name: "Download development as JSON" })
+    // The link is the export's own address, so that whatever the browser does with it fetches the export.
+    const exportPath = `/api/projects/${slug}/environments/development/secrets/json`
+    expect(await link.getAttribute("href")).toBe(exportPath)
+    const downloadOf = async (click: () => Promise<void>) => {
+      const [download] = await Promise.all([page.waitForEvent("download"), click()])
+      return download
+    }
+    // A plain click is the page's: it fetches the file itself (to say a refusal) and hands it over as a blob.
+    expect((await downloadOf(() => link.click())).url()).toMatch(/^blob:/)
+    // Any other click is the browser's own, on the export's address: here (a link with `download`) a download.
+    const clicks: ReadonlyArray<Parameters<typeof link.click>[0]> = [
+      { modifiers: ["Control"] },
+      { modifiers: ["Meta"] },
+      { modifiers: ["Shift"] },
+      { modifiers: ["Alt"] },
+      { button: "middle" },
+    ]
+    for (const options of clicks) {
+      const download = await downloadOf(() => link.click(options))
+      expect(download.url(), JSON.stringify(options)).toBe(`${served.base}${exportPath}`)
+      expect(JSON.parse(readFileSync((await download.path())!, "utf8"))).toEqual({ PLAIN: "v" })
+    }
+  })
+
   it("says why a download failed, and signs the person in again when the session ended", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Downloads ${people}`, { development: { PLAIN: "v" } })

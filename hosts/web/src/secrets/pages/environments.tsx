@@ -7,7 +7,7 @@ import { getFile } from "../../api/client.js"
 import { createEnvironment, deleteEnvironment, type EnvironmentView, exportUrl } from "../../api/secrets.js"
 import { ActionButton, Alert, Field, formatTime } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
-import type { Params } from "../../ui/router.js"
+import { isPlainClick, type Params } from "../../ui/router.js"
 import { saveFile } from "../../ui/saveFile.js"
 import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
@@ -78,9 +78,10 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
 }
 
 /**
- * An export's link. A click fetches the file in the page, so that a refusal is said here (and an ended session
- * signs the person in and back) instead of the browser failing quietly or saving the error as the file; the link
- * itself still works from the browser's menu (a new tab, Save link as).
+ * An export's link. A plain click fetches the file in the page, so that a refusal is said here (and an ended
+ * session signs the person in and back) instead of the browser failing quietly or saving the error as the file.
+ * A click with Ctrl, Cmd, Shift or Alt, or with another button, is left to the browser, as is the link's menu (a
+ * new tab, Save link as): the `href` is the export's real address.
  */
 const Download = ({
   href,
@@ -101,6 +102,7 @@ const Download = ({
     download={filename}
     aria-label={label}
     onClick={(event) => {
+      if (!isPlainClick(event)) return
       event.preventDefault()
       onClick(href, filename)
     }}
