@@ -84,9 +84,74 @@ describe("parseSecretsFile", () => {
     ])
   })
 
-  it("explains JSON it cannot use", () => {
+  it("explains JSON it cannot use: not JSON, not one object, null, arrays and objects, each named by its key", () => {
     expect(parseSecretsFile("{ nope")).toMatch(/^This is not valid JSON/)
-    expect(parsed('{"A": 1, "B": "ok"}').invalid).toEqual([{ line: 1, key: "A", reason: "the value is not a string" }])
+    expect(parseSecretsFile('{"A": "1"} []')).toMatch(/^This is not valid JSON/)
+    const result = parsed('{"A": null, "B": "ok", "C": [1, "]"], "D": {"e": "}"}}')
+    expect(result.entries.map(({ key, value }) => [key, value])).toEqual([["B", "ok"]])
+    expect(result.invalid).toEqual([
+      { line: 1, key: "A", reason: 'the value is null: write "" for an empty value' },
+      { line: 3, key: "C", reason: "the value is an array: a value is a string, a number or true/false" },
+      { line: 4, key: "D", reason: "the value is an object: a value is a string, a number or true/false" },
+    ])
+  })
+
+  it("imports JSON numbers and true/false as their text as written, and marks them", () => {
+    const result = parsed(
+      '{\n  "PORT": 8080,\n  "DEBUG": true,\n  "OFF":false,"RATIO": 1.50, "BIG": 12345678901234567890,' +
+        ' "SMALL": -2.5e-3, "ZERO": -0, "NAME": "8080"\n}',
+    )
+    expect(result.entries.map(({ key, value, converted }) => [key, value, converted])).toEqual([
+      ["PORT", "8080", "number"],
+      ["DEBUG", "true", "boolean"],
+      ["OFF", "false", "boolean"],
+      ["RATIO", "1.50", "number"],
+      ["BIG", "12345678901234567890", "number"],
+      ["SMALL", "-2.5e-3", "number"],
+      ["ZERO", "-0", "number"],
+      ["NAME", "8080", undefined],
+    ])
+    expect(result.invalid).toEqual([])
+    // A number's text is what an unchanged value holds: nothing to import.
+    expect(classify(result.entries, { PORT: "8080" })[0]!.change).toBe("unchanged")
+  })
+
+  it("reads JSON members in the order written, and names a key given twice (the last value is used)", () => {
+    const result = parsed('{"B": "1", "2": "two", "A\\u0042": "x", "B": 3}')
+    expect(result.entries.map(({ key, value }) => [key, value])).toEqual([
+      ["2", "two"],
+      ["AB", "x"],
+      ["B", "3"],
+    ])
+    expect(result.duplicates).toEqual(["B"])
+    expect(result.entries.map((entry) => entry.line)).toEqual([2, 3, 4])
+  })
+
+  it("agrees with JSON.parse on every object, however it is spaced", () => {
+    const spacing = fc.constantFrom(undefined, 0, 1, 2, "\t")
+    fc.assert(
+      fc.property(fc.dictionary(secretKey, fc.jsonValue({ maxDepth: 2 })), spacing, (object, space) => {
+        const text = JSON.stringify(object, null, space)
+        const result = parsed(text)
+        const parsedBack = JSON.parse(text) as Record<string, unknown>
+        const expected = Object.keys(object).filter((key) => {
+          const value = parsedBack[key]
+          return typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+        })
+        expect(result.entries.map((entry) => entry.key).sort()).toEqual(expected.sort())
+        for (const entry of result.entries) {
+          const value = parsedBack[entry.key]
+          if (typeof value === "string") expect([entry.value, entry.converted]).toEqual([value, undefined])
+          else expect([JSON.parse(entry.value), entry.converted]).toEqual([value, typeof value])
+        }
+        expect(result.invalid.map((problem) => problem.key).sort()).toEqual(
+          Object.keys(object)
+            .filter((key) => !expected.includes(key))
+            .sort(),
+        )
+      }),
+      { numRuns: 300 },
+    )
   })
 })
 

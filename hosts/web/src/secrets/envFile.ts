@@ -3,6 +3,10 @@
  * the one the service exports (seed 001 §4 rules 1–3: bare, single-quoted literal, double-quoted with `\\`,
  * `\"`, `\$` and `` \` `` escaped) plus what other tools write: `export ` prefixes, comments, `\n` in double
  * quotes. `envFile.test.ts` checks that every export the server can write reads back to the same entries.
+ *
+ * A JSON file is one object. A secret's value is text, so a number or `true`/`false` is imported as its text, as
+ * written in the file (`8080` as "8080", `1.50` as "1.50"), and the preview says which were; `null`, an array or
+ * an object has no such text and is refused, named by its key.
  */
 
 export interface ParsedEntry {
@@ -10,6 +14,8 @@ export interface ParsedEntry {
   readonly value: string
   /** 1-based line (for `.env`) or position (for JSON) where it was found. */
   readonly line: number
+  /** A JSON number or `true`/`false`, whose text as written is the value. */
+  readonly converted?: "number" | "boolean" | undefined
 }
 
 export interface Problem {
@@ -48,11 +54,7 @@ const DOUBLE_QUOTED_ESCAPES: Readonly<Record<string, string>> = {
   n: "\n",
 }
 
-interface Raw {
-  readonly key: string
-  readonly value: string
-  readonly line: number
-}
+type Raw = ParsedEntry
 
 const parseDotenv = (text: string): { raws: Array<Raw>; invalid: Array<Problem> } => {
   const raws: Array<Raw> = []
@@ -134,11 +136,86 @@ const parseJson = (text: string): { raws: Array<Raw>; invalid: Array<Problem> } 
   }
   const raws: Array<Raw> = []
   const invalid: Array<Problem> = []
-  Object.entries(data).forEach(([key, value], index) => {
-    if (typeof value === "string") raws.push({ key, value, line: index + 1 })
-    else invalid.push({ line: index + 1, key, reason: "the value is not a string" })
+  objectMembers(text).forEach(({ key, source }, index) => {
+    const line = index + 1
+    const refused = (reason: string) => invalid.push({ line, key, reason })
+    switch (source[0]) {
+      case '"':
+        raws.push({ key, value: JSON.parse(source) as string, line })
+        break
+      case "t":
+      case "f":
+        raws.push({ key, value: source, line, converted: "boolean" })
+        break
+      case "n":
+        refused('the value is null: write "" for an empty value')
+        break
+      case "[":
+        refused("the value is an array: a value is a string, a number or true/false")
+        break
+      case "{":
+        refused("the value is an object: a value is a string, a number or true/false")
+        break
+      default:
+        raws.push({ key, value: source, line, converted: "number" })
+    }
   })
   return { raws, invalid }
+}
+
+const JSON_SPACE = new Set([" ", "\t", "\n", "\r"])
+
+/**
+ * The members of the JSON object `text`, in the order written (a key given twice, twice), each with its value's
+ * own text. `text` is already known to be valid JSON with an object at the top, so this only finds where each
+ * member starts and ends. A number keeps the text it was written with: `JSON.parse` would turn `1.50` into 1.5,
+ * and round an integer longer than a double holds (an account number), changing the value imported.
+ */
+const objectMembers = (text: string): ReadonlyArray<{ readonly key: string; readonly source: string }> => {
+  const members: Array<{ readonly key: string; readonly source: string }> = []
+  let at = text.indexOf("{") + 1
+  const space = () => {
+    while (JSON_SPACE.has(text[at] ?? "")) at++
+  }
+  const string = () => {
+    const start = at
+    at++
+    while (text[at] !== '"') at += text[at] === "\\" ? 2 : 1
+    at++
+    return text.slice(start, at)
+  }
+  const value = () => {
+    const start = at
+    const first = text[at]
+    if (first === '"') return string()
+    if (first === "{" || first === "[") {
+      let depth = 0
+      do {
+        const char = text[at]
+        if (char === '"') string()
+        else {
+          if (char === "{" || char === "[") depth++
+          else if (char === "}" || char === "]") depth--
+          at++
+        }
+      } while (depth > 0)
+      return text.slice(start, at)
+    }
+    while (at < text.length && text[at] !== "," && text[at] !== "}" && !JSON_SPACE.has(text[at]!)) at++
+    return text.slice(start, at)
+  }
+  space()
+  while (text[at] === '"') {
+    const key = JSON.parse(string()) as string
+    space()
+    at++ // the colon
+    space()
+    members.push({ key, source: value() })
+    space()
+    if (text[at] === ",") at++
+    space()
+  }
+  return members
 }
 
 /** Reads `text` as JSON when it starts with `{`, else as `.env`; a string answer is why nothing could be read. */

@@ -1,12 +1,14 @@
 /**
  * Bulk paste and import (issue 12 §4): paste, choose or drop a `.env` or JSON file; the preview lists new,
- * changed and unchanged keys, duplicates and invalid keys before anything is saved; saving shows its progress.
+ * changed and unchanged keys, duplicates, JSON numbers and true/false turned into text, and what cannot be
+ * imported, before anything is saved; saving shows its progress.
  *
  * The service has no bulk write, so an import is one `POST` per new or changed key, a few at a time. A 429 is
  * waited out (its `Retry-After`) and the key retried; any other refusal stops the import where it was and says
  * how far it got, so nothing is half-known. Telling changed from unchanged needs the current values: the
  * preview reads them once through the JSON export, which the audit log records as such.
  */
+import { Fragment } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { ApiError, get } from "../api/client.js"
 import { type EnvironmentView, exportUrl, type ProjectView, setSecret } from "../api/secrets.js"
@@ -135,6 +137,7 @@ export const ImportDialog = ({
 
   const toSave = preview?.filter((entry) => entry.change !== "unchanged") ?? []
   const count = (change: Change) => preview?.filter((entry) => entry.change === change).length ?? 0
+  const converted = preview?.filter((entry) => entry.converted !== undefined) ?? []
   return (
     <Dialog
       title="Import secrets"
@@ -215,11 +218,24 @@ export const ImportDialog = ({
               <strong>{count("new")}</strong> new, <strong>{count("changed")}</strong> changed,{" "}
               <strong>{count("unchanged")}</strong> unchanged
               {parsed.duplicates.length > 0 ? `, ${parsed.duplicates.length} given more than once` : ""}
+              {converted.length > 0 ? `, ${converted.length} converted to text` : ""}
               {parsed.invalid.length > 0 ? `, ${parsed.invalid.length} cannot be imported` : ""}. Nothing is saved yet.
             </p>
             {parsed.duplicates.length > 0 ? (
               <p class="notice">
                 Given more than once (the last value is used): <code>{parsed.duplicates.join(", ")}</code>
+              </p>
+            ) : null}
+            {converted.length > 0 ? (
+              <p class="notice">
+                Numbers and true/false are saved as text, as written in the file:{" "}
+                {converted.map((entry, index) => (
+                  <Fragment key={entry.key}>
+                    {index === 0 ? "" : ", "}
+                    <code>{entry.key}</code> ({entry.converted === "number" ? "number" : "true/false"})
+                  </Fragment>
+                ))}
+                .
               </p>
             ) : null}
             {parsed.invalid.length > 0 ? (

@@ -516,6 +516,44 @@ describe("bulk import", () => {
     expect((await auditOf(owner.api, slug)).filter((entry) => entry.action === "secret.read")).toEqual([])
   })
 
+  it("imports JSON numbers and true/false as text, says which, and explains null, arrays and objects", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Import JSON ${people}`, { development: { PORT: "8080" } })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "Import…" }).click()
+    const dialog = page.getByRole("dialog", { name: "Import secrets" })
+    const file =
+      '{"PORT": 8080, "DEBUG": true, "RATIO": 1.50, "NAME": "app", "NOTHING": null, "HOSTS": ["a"], "DB": {}}'
+    await dialog.getByLabel(/Or paste it here/).fill(file)
+    await dialog.getByRole("button", { name: "Preview" }).click()
+    // 8080 is the text PORT holds already: unchanged.
+    await dialog
+      .getByText("3 new, 0 changed, 1 unchanged, 3 converted to text, 3 cannot be imported. Nothing is saved yet.")
+      .waitFor()
+    const converted = dialog.getByText(/^Numbers and true\/false are saved as text/)
+    expect(await converted.textContent()).toBe(
+      "Numbers and true/false are saved as text, as written in the file: PORT (number), DEBUG (true/false), " +
+        "RATIO (number).",
+    )
+    const refused = dialog.getByRole("table", { name: "Cannot be imported" }).locator("tbody tr")
+    const rows = await refused.evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)),
+    )
+    expect(rows).toEqual([
+      ["5", "NOTHING", 'the value is null: write "" for an empty value'],
+      ["6", "HOSTS", "the value is an array: a value is a string, a number or true/false"],
+      ["7", "DB", "the value is an object: a value is a string, a number or true/false"],
+    ])
+    await dialog.getByRole("button", { name: "Import 3 secrets" }).click()
+    await page.getByText("Imported 3 secrets into development").waitFor()
+    const exported = await owner.api.call<Record<string, string>>(
+      "GET",
+      `/api/projects/${slug}/environments/development/secrets/json`,
+    )
+    expect(exported).toEqual({ DEBUG: "true", NAME: "app", PORT: "8080", RATIO: "1.50" })
+  })
+
   it("moves the keyboard focus to the preview and back to Preview, never to the page's body", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Import keys ${people}`)
