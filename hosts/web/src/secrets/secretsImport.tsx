@@ -240,7 +240,8 @@ export const ImportDialog = ({
             ) : null}
             {parsed.invalid.length > 0 ? (
               <div class="table-wrap">
-                <table>
+                {/* One block per entry on a phone: a narrow Key column beside the reason cut keys into pieces. */}
+                <table class="stacked">
                   <caption>Cannot be imported</caption>
                   <thead>
                     <tr>
@@ -252,9 +253,11 @@ export const ImportDialog = ({
                   <tbody>
                     {parsed.invalid.map((problem) => (
                       <tr key={`${problem.line}:${problem.key}`}>
-                        <td>{problem.line}</td>
-                        <td class="mono">{problem.key ?? ""}</td>
-                        <td>{problem.reason}</td>
+                        <td data-label={parsed.format === "json" ? "Entry" : "Line"}>{problem.line}</td>
+                        <td data-label={problem.key === undefined ? undefined : "Key"} class="mono">
+                          {problem.key ?? ""}
+                        </td>
+                        <td data-label="Why">{problem.reason}</td>
                       </tr>
                     ))}
                   </tbody>

@@ -150,6 +150,44 @@ describe("long names", () => {
   })
 })
 
+describe("import on a phone", () => {
+  it("shows each entry that cannot be imported as one block at 375 px, its key on one line", async () => {
+    const email = `import-phone-${Date.now()}@example.com`
+    const owner = await apiAs(served.base, email)
+    const slug = await seedProject(owner, `Import phone ${Date.now()}`)
+    const page = await browser.open(`${served.base}/sign-in`, { width: 375, height: 900 })
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}/projects`)
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "Import…" }).click()
+    const dialog = page.getByRole("dialog", { name: "Import secrets" })
+    await dialog
+      .getByLabel(/Or paste it here/)
+      .fill('{"PORT": 8080, "DEBUG": true, "NOTHING": null, "ALLOWED_HOSTS": ["a"], "DATABASE": {}}')
+    await dialog.getByRole("button", { name: "Preview" }).click()
+    const refused = dialog.getByRole("table", { name: "Cannot be imported" })
+    await refused.waitFor()
+    await settled(page)
+    await browser.screenshot(page, "secrets-import-refused-375")
+    // Each key reads whole: not cut into pieces by a narrow column beside a wide one.
+    const lines = await refused.locator("tbody td.mono").evaluateAll((cells) =>
+      cells.map((cell) => {
+        const range = document.createRange()
+        range.selectNodeContents(cell)
+        return [cell.textContent, range.getClientRects().length]
+      }),
+    )
+    expect(lines).toEqual([
+      ["NOTHING", 1],
+      ["ALLOWED_HOSTS", 1],
+      ["DATABASE", 1],
+    ])
+    expect(await dialog.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0)
+    expect(await unnamedControls(page)).toEqual([])
+    await expectAccessible(page, "import preview with refusals at 375 px")
+  })
+})
+
 describe("compare on a phone", () => {
   it("keeps each key in view beside its revealed values at 375 px", async () => {
     const email = `compare-${Date.now()}@example.com`
