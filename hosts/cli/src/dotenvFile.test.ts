@@ -47,12 +47,26 @@ describe("parseDotenv", () => {
     expect(failure('A="x" trailing\n')).toContain("unexpected text")
   })
 
-  it("reads a JSON object of strings and refuses anything else", () => {
-    expect(Effect.runSync(parseJsonObject('{"A":"1","B":""}'))).toEqual([
-      { key: "A", value: "1" },
-      { key: "B", value: "" },
+  it("reads a JSON object in the order written, numbers and true/false as their text, and refuses anything else", () => {
+    const readJson = (text: string) => Effect.runSync(parseJsonObject(text))
+    const jsonFailure = (text: string) => {
+      const exit = Effect.runSyncExit(parseJsonObject(text))
+      return Exit.isFailure(exit) ? String(exit.cause) : "succeeded"
+    }
+    expect(readJson('{"B":"1","A":"","2":"two"}')).toEqual([
+      { key: "B", value: "1" },
+      { key: "A", value: "" },
+      { key: "2", value: "two" },
     ])
-    expect(Exit.isFailure(Effect.runSyncExit(parseJsonObject('{"A":1}')))).toBe(true)
-    expect(Exit.isFailure(Effect.runSyncExit(parseJsonObject("[]")))).toBe(true)
+    expect(readJson('{"PORT": 8080, "RATIO": 1.50, "BIG": 12345678901234567890, "DEBUG": true}')).toEqual([
+      { key: "PORT", value: "8080" },
+      { key: "RATIO", value: "1.50" },
+      { key: "BIG", value: "12345678901234567890" },
+      { key: "DEBUG", value: "true" },
+    ])
+    expect(jsonFailure('{"A":"1","B":null}')).toContain('the value of B is null: write "" for an empty value')
+    expect(jsonFailure('{"C":[1]}')).toContain("the value of C is an array")
+    expect(jsonFailure('{"D":{"e":"f"}}')).toContain("the value of D is an object")
+    expect(jsonFailure("[]")).toContain("expected a JSON object")
   })
 })

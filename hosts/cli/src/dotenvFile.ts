@@ -1,5 +1,5 @@
 /**
- * Reading the files `push` and `import` take: a JSON object of strings, or a `.env` file. The `.env` reader is
+ * Reading the files `push` and `import` take: a JSON object, or a `.env` file. The `.env` reader is
  * the inverse of the service's own export (seed 001 §4 rules 1 to 3) and reads the way a POSIX shell `source`s:
  *
  * - `KEY=value`, with an optional `export ` in front; blank lines and lines starting with `#` are skipped;
@@ -10,6 +10,7 @@
  *
  * So a pulled `.env` pushed back gives every value exactly. Keys are checked by the service, not here.
  */
+import { jsonImportMembers } from "@coffer/secrets"
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
 import { type CofferFailure, usage } from "./failure.js"
@@ -87,15 +88,20 @@ export const parseDotenv = (text: string): Effect.Effect<ReadonlyArray<Entry>, C
   return Effect.succeed(entries)
 }
 
-/** A JSON object whose values are all strings. */
+/**
+ * A JSON object of secrets, read as the web app's import reads it (`jsonImportMembers`): a number or
+ * `true`/`false` is taken as its text as written; the first value with no text (`null`, an array, an object) stops
+ * the read, naming its key.
+ */
 export const parseJsonObject = (text: string): Effect.Effect<ReadonlyArray<Entry>, CofferFailure> =>
   Effect.gen(function* () {
     const parsed = yield* Effect.mapError(Effect.fromResult(parseJsonText(text)), usage)
-    if (!Predicate.isObject(parsed) || Array.isArray(parsed)) return yield* usage("expected a JSON object of strings")
+    if (!Predicate.isObject(parsed) || Array.isArray(parsed))
+      return yield* usage("expected a JSON object mapping each key to its value")
     const entries: Array<Entry> = []
-    for (const [key, value] of Object.entries(parsed)) {
-      if (!Predicate.isString(value)) return yield* usage(`the value of ${key} is not a string`)
-      entries.push({ key, value })
+    for (const { key, value } of jsonImportMembers(text)) {
+      if (value._tag === "Refused") return yield* usage(`the value of ${key} ${value.reason}`)
+      entries.push({ key, value: value.value })
     }
     return entries
   })

@@ -4,6 +4,7 @@
  */
 export * from "./audit.js"
 export * from "./dotenv.js"
+export * from "./jsonImport.js"
 export * from "./names.js"
 export * as Order from "./order.js"
 export * from "./people.js"

@@ -4,10 +4,11 @@
  * `\"`, `\$` and `` \` `` escaped) plus what other tools write: `export ` prefixes, comments, `\n` in double
  * quotes. `envFile.test.ts` checks that every export the server can write reads back to the same entries.
  *
- * A JSON file is one object. A secret's value is text, so a number or `true`/`false` is imported as its text, as
- * written in the file (`8080` as "8080", `1.50` as "1.50"), and the preview says which were; `null`, an array or
- * an object has no such text and is refused, named by its key.
+ * A JSON file is one object, read as the command line reads it (`jsonImportMembers` of `@coffer/secrets`): a
+ * number or `true`/`false` is imported as its text as written, and the preview says which were; `null`, an array
+ * or an object is refused, named by its key.
  */
+import { jsonImportMembers } from "@coffer/secrets"
 
 export interface ParsedEntry {
   readonly key: string
@@ -136,86 +137,12 @@ const parseJson = (text: string): { raws: Array<Raw>; invalid: Array<Problem> } 
   }
   const raws: Array<Raw> = []
   const invalid: Array<Problem> = []
-  objectMembers(text).forEach(({ key, source }, index) => {
+  jsonImportMembers(text).forEach(({ key, value }, index) => {
     const line = index + 1
-    const refused = (reason: string) => invalid.push({ line, key, reason })
-    switch (source[0]) {
-      case '"':
-        raws.push({ key, value: JSON.parse(source) as string, line })
-        break
-      case "t":
-      case "f":
-        raws.push({ key, value: source, line, converted: "boolean" })
-        break
-      case "n":
-        refused('the value is null: write "" for an empty value')
-        break
-      case "[":
-        refused("the value is an array: a value is a string, a number or true/false")
-        break
-      case "{":
-        refused("the value is an object: a value is a string, a number or true/false")
-        break
-      default:
-        raws.push({ key, value: source, line, converted: "number" })
-    }
+    if (value._tag === "Refused") invalid.push({ line, key, reason: `the value ${value.reason}` })
+    else raws.push({ key, value: value.value, line, converted: value.converted })
   })
   return { raws, invalid }
-}
-
-const JSON_SPACE = new Set([" ", "\t", "\n", "\r"])
-
-/**
- * The members of the JSON object `text`, in the order written (a key given twice, twice), each with its value's
- * own text. `text` is already known to be valid JSON with an object at the top, so this only finds where each
- * member starts and ends. A number keeps the text it was written with: `JSON.parse` would turn `1.50` into 1.5,
- * and round an integer longer than a double holds (an account number), changing the value imported.
- */
-const objectMembers = (text: string): ReadonlyArray<{ readonly key: string; readonly source: string }> => {
-  const members: Array<{ readonly key: string; readonly source: string }> = []
-  let at = text.indexOf("{") + 1
-  const space = () => {
-    while (JSON_SPACE.has(text[at] ?? "")) at++
-  }
-  const string = () => {
-    const start = at
-    at++
-    while (text[at] !== '"') at += text[at] === "\\" ? 2 : 1
-    at++
-    return text.slice(start, at)
-  }
-  const value = () => {
-    const start = at
-    const first = text[at]
-    if (first === '"') return string()
-    if (first === "{" || first === "[") {
-      let depth = 0
-      do {
-        const char = text[at]
-        if (char === '"') string()
-        else {
-          if (char === "{" || char === "[") depth++
-          else if (char === "}" || char === "]") depth--
-          at++
-        }
-      } while (depth > 0)
-      return text.slice(start, at)
-    }
-    while (at < text.length && text[at] !== "," && text[at] !== "}" && !JSON_SPACE.has(text[at]!)) at++
-    return text.slice(start, at)
-  }
-  space()
-  while (text[at] === '"') {
-    const key = JSON.parse(string()) as string
-    space()
-    at++ // the colon
-    space()
-    members.push({ key, source: value() })
-    space()
-    if (text[at] === ",") at++
-    space()
-  }
-  return members
 }
 
 /** Reads `text` as JSON when it starts with `{`, else as `.env`; a string answer is why nothing could be read. */
