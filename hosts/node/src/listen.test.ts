@@ -101,6 +101,34 @@ describe("requests Node's parser refuses", () => {
   })
 })
 
+describe("requests Node would refuse with an empty body", () => {
+  it("without a Host header on HTTP/1.1, or with an Expect it cannot meet, get the apps' JSON error", async () => {
+    const listening = await listen(() => new Response("reached"), "127.0.0.1", 0)
+    closing.push(() => listening.close(0))
+    const port = Number(new URL(listening.url).port)
+    for (const [bytes, status, message] of [
+      ["GET / HTTP/1.1\r\n\r\n", 400, "An HTTP/1.1 request must carry a Host header"],
+      [
+        "GET / HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n",
+        417,
+        "The only expectation the server meets is `Expect: 100-continue`",
+      ],
+    ] as const) {
+      const answer = await exchange(port, bytes)
+      const [head, body] = answer.split("\r\n\r\n")
+      expect(head!.split("\r\n")[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `))
+      expect(head).toMatch(/^content-type: application\/json$/im)
+      expect(head).toMatch(/^cache-control: no-store$/im)
+      expect(head).toMatch(/^x-content-type-options: nosniff$/im)
+      expect(head).toMatch(/^connection: close$/im)
+      expect(JSON.parse(body!)).toEqual({ error: message })
+    }
+    // HTTP/1.0 has no Host requirement, and a request with Host reaches the apps.
+    expect(await exchange(port, "GET / HTTP/1.0\r\n\r\n")).toMatch(/^HTTP\/1.1 200 [\s\S]*\r\n\r\nreached$/)
+    expect(await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).toMatch(/reached$/)
+  })
+})
+
 describe("writingBodiless", () => {
   it("writes a preset 304 itself and hands every other answer to @hono/node-server", async () => {
     const { fetch: handler, authorization } = await schemaApp()

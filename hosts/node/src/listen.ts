@@ -6,7 +6,7 @@
  * process forever.
  */
 
-import { createServer, type IncomingMessage, STATUS_CODES } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import { INTERNAL_ERROR_MESSAGE, presetHead } from "@coffer/http"
@@ -105,13 +105,30 @@ const refuseUnparsable = (error: NodeJS.ErrnoException, socket: Duplex): void =>
   socket.destroy(error)
 }
 
+/** `status` with the apps' JSON error, written to Node's response; the connection closes after it. */
+const refuse = (outgoing: ServerResponse, status: number, message: string): void => {
+  const body = JSON.stringify({ error: message })
+  outgoing.shouldKeepAlive = false
+  outgoing.writeHead(status, [...malformedHeaders, ["Content-Length", String(Buffer.byteLength(body))]].flat())
+  outgoing.end(body)
+}
+
+const NO_HOST = "An HTTP/1.1 request must carry a Host header"
+const UNMET_EXPECTATION = "The only expectation the server meets is `Expect: 100-continue`"
+
 export const listen = (fetch: FetchHandler, host: string, port: number): Promise<Listening> =>
   new Promise((resolve, reject) => {
     const handle = getRequestListener(writingBodiless(fetch), { hostname: host, errorHandler: unfetchable })
+    // Node refuses an HTTP/1.1 request without Host (RFC 9112 §3.2) and an `Expect:` it cannot meet itself, with
+    // an empty body; both are refused here instead, with the apps' JSON error like every other refusal.
     const server = createServer<typeof IncomingMessage, typeof CoalescedResponse>(
-      { ServerResponse: CoalescedResponse },
-      (incoming, outgoing) => outgoing.handle(() => handle(incoming, outgoing)),
+      { ServerResponse: CoalescedResponse, requireHostHeader: false },
+      (incoming, outgoing) =>
+        incoming.headers.host === undefined && incoming.httpVersion === "1.1"
+          ? refuse(outgoing, 400, NO_HOST)
+          : outgoing.handle(() => handle(incoming, outgoing)),
     )
+    server.on("checkExpectation", (_incoming, outgoing) => refuse(outgoing, 417, UNMET_EXPECTATION))
     server.on("clientError", refuseUnparsable)
     server.once("error", reject)
     server.listen(port, host, () => {
