@@ -345,6 +345,33 @@ describe.each(backends)("schemas service on $name", (backend) => {
     expect((await editor.request("GET", "/api/_ui/v1/audit")).status).toBe(403)
   })
 
+  it("answers concurrent deletes of one thing with one 200 and 404 for the rest, and audits one", async () => {
+    const p = unique("racy")
+    await admin.request("POST", `/api/${p}`, { body: { name: p, versions: ["1.0.0", "2.0.0"] } })
+    const { id } = await createTokenFor(admin, base)
+    // Writes take turns (one transaction at a time, rule 7), and each finds what the one before it left.
+    const together = async (path: string) => {
+      const answers = await Promise.all(Array.from({ length: 8 }, () => admin.request("DELETE", path)))
+      return answers.map((answer) => answer.status).sort()
+    }
+    const once = [200, 404, 404, 404, 404, 404, 404, 404]
+    expect(await together(`/api/_ui/v1/platforms/${p}/versions/1.0.0`)).toEqual(once)
+    expect(await together(`/api/_ui/v1/tokens/${id}`)).toEqual(once)
+    expect(await together(`/api/_ui/v1/platforms/${p}`)).toEqual(once)
+    const audit = (await admin.request("GET", "/api/_ui/v1/audit?limit=200")).body as {
+      entries: Array<{ action: string; target: string }>
+    }
+    const trail = audit.entries
+      .filter((entry) => entry.target === id || entry.target.startsWith(p))
+      .map((entry) => `${entry.action} ${entry.target}`)
+    expect(trail.sort()).toEqual([
+      `platform.delete ${p}`,
+      `token.create ${id}`,
+      `token.revoke ${id}`,
+      `version.delete ${p}/1.0.0`,
+    ])
+  })
+
   it("§5 roles: viewers read only, platform editors guard their platform, admins alone manage", async () => {
     const guarded = "guarded"
     const mobile = await signIn(base, "mo@example.com", ["editors", "mobile"])

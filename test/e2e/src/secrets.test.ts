@@ -530,6 +530,39 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
     expect(dump).not.toContain(marker)
   })
 
+  it("answers concurrent deletes of one thing with one 200 and 404 for the rest, and audits one", async () => {
+    const database = await makeDatabase()
+    const { call, signIn } = await serve(database)
+    const ada = await signIn("ada@example.com")
+    const P = "/api/projects/app"
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    await call("POST", `${P}/environments/production/secrets`, { as: ada.as, body: { key: "K", value: "v" } })
+    const key = await call("POST", "/api/api-keys", { as: ada.as, body: { name: "ci", projectSlug: "app" } })
+    const invite = await call("POST", `${P}/invites`, { as: ada.as })
+    // On Postgres each request's lookup may find the thing before another's delete commits.
+    const together = async (path: string) => {
+      const answers = await Promise.all(Array.from({ length: 8 }, () => call("DELETE", path, { as: ada.as })))
+      return answers.map((answer) => answer.status).sort()
+    }
+    const once = [200, 404, 404, 404, 404, 404, 404, 404]
+    const recorded = async (action: string) =>
+      (await call("GET", `${P}/audit-log?action=${action}`, { as: ada.as })).body.auditLog.length
+    expect(await together(`${P}/environments/production/secrets/K`)).toEqual(once)
+    expect(await recorded("secret.deleted")).toBe(1)
+    expect(await together(`${P}/invites/${invite.body.invite.id}`)).toEqual(once)
+    expect(await recorded("invite.deleted")).toBe(1)
+    expect(await together(`/api/api-keys/${key.body.id}`)).toEqual(once)
+    expect(await recorded("api_key.deleted")).toBe(1)
+    expect(await together(`${P}/environments/production`)).toEqual(once)
+    expect(await recorded("environment.deleted")).toBe(1)
+    expect(await together(P)).toEqual(once)
+    // The project's log outlives it, out of the API's reach.
+    const rows = await database.all("select count(*) as n from secrets_audit_log where action = $1", [
+      "project.deleted",
+    ])
+    expect(Number(rows[0]!.n)).toBe(1)
+  })
+
   it("never lets a secret value out: not in logs, error bodies, audit rows, Redis or the database", async () => {
     const database = await makeDatabase()
     const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 })

@@ -85,11 +85,20 @@ const accountsFixture = () => {
 
 export const START = Date.parse("2026-01-01T00:00:00.000Z")
 
-/** A fresh world: store, accounts, cipher, cache, clock; `run` executes a use case in it. */
-export const makeWorld = (options: { readonly keyring?: Cipher.Keyring } = {}) => {
+/**
+ * A fresh world: store, accounts, cipher, cache, clock; `run` executes a use case in it. `store` wraps the memory
+ * store, for a test that changes what one of its methods does (a concurrent request that comes first).
+ */
+export const makeWorld = (
+  options: {
+    readonly keyring?: Cipher.Keyring
+    readonly store?: (store: SecretStore.SecretStore["Service"]) => SecretStore.SecretStore["Service"]
+  } = {},
+) => {
   const clock = Clock.makeManual(START)
   const accounts = accountsFixture()
-  const store = MemorySecretStore.make(accounts.service)
+  const memory = MemorySecretStore.make(accounts.service)
+  const store = options.store === undefined ? memory : options.store(memory)
   const keyring = options.keyring ?? { current: newMasterKey(), previous: [] }
   const cache = manualCache(() => Effect.runSync(clock.clock.now))
   const cacheLayer = Layer.succeed(Cache.Cache, cache.cache)

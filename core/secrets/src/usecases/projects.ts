@@ -5,7 +5,7 @@
  */
 import { type Cache, Cipher, Clock, type Forbidden, Random, type StoreUnavailable } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
-import { type Actor, authorize, reachFor, sessionOnly } from "../access.js"
+import { type Actor, authorize, projectNotFound, reachFor, sessionOnly } from "../access.js"
 import { DEFAULT_ENVIRONMENTS, type InvalidName } from "../domain/names.js"
 import { byName, bySlug, sorted } from "../domain/order.js"
 import { deriveSlug, parseProjectName } from "../domain/slug.js"
@@ -63,7 +63,10 @@ export const getProject = Effect.fn("Secrets.getProject")(function* (actor: Acto
   return { project: projectView(access.project, access.role), environments: environments.map(environmentView) }
 })
 
-/** Owner only; everything in the project goes with it. */
+/**
+ * Owner only; everything in the project goes with it. A delete that finds nothing left to delete (a concurrent one
+ * got there first, after this one reached the project) answers 404 like any later one, on every store.
+ */
 export const deleteProject = Effect.fn("Secrets.deleteProject")(function* (
   actor: Actor,
   slug: string,
@@ -76,8 +79,10 @@ export const deleteProject = Effect.fn("Secrets.deleteProject")(function* (
     slug: access.project.slug,
   })
   // Its keys go with it: checks cached of those keys are abandoned.
-  yield* store.deleteProject({ projectId: access.project.id, audit }).pipe(renewingKeyChecks)
-  // Its data key has nothing left to open: its unwrapped copy leaves this process's memory now.
+  const deleted = yield* store.deleteProject({ projectId: access.project.id, audit }).pipe(renewingKeyChecks)
+  // Its data key has nothing left to open: its unwrapped copy leaves this process's memory now, also when another
+  // request (perhaps on another instance, which forgot only its own copy) deleted the project.
   yield* forgetDataKey(access.project.dataKey)
+  if (!deleted) return yield* projectNotFound()
   return { ok: true as const }
 })

@@ -1,0 +1,178 @@
+/**
+ * Two requests that change or remove the same thing at once: both reach it, one store call comes first, and the
+ * other's finds nothing left (its store method answers false, or no invite). The one that comes second answers
+ * 404 for the thing gone, as it would a moment later, whatever the store: on SQLite requests take turns, so the
+ * second one's lookup already misses; on Postgres both lookups may see the thing before either removes it. The
+ * interleaving is made here by letting the rival request run to its end just before the one under test reaches
+ * the store, and the loser writes no audit record.
+ */
+import type { StoreUnavailable } from "@coffer/kernel"
+import { failure, makeWorld, type World } from "@coffer/test-kit/secrets"
+import * as Effect from "effect/Effect"
+import { afterEach, describe, expect, it } from "vitest"
+import type { AuditAction } from "../domain/audit.js"
+import type * as SecretStore from "../SecretStore.js"
+import { createApiKey, deleteApiKey, rotateApiKey } from "./apiKeys.js"
+import { createEnvironment, deleteEnvironment } from "./environments.js"
+import { acceptInvite, createInvite, deleteInvite, removeMember, updateMemberRole } from "./people.js"
+import { createProject, deleteProject } from "./projects.js"
+import { deleteSecret, setSecret } from "./secrets.js"
+
+type Store = SecretStore.SecretStore["Service"]
+/** The store methods whose answer says whether they found what they change. */
+type Raced =
+  | "deleteProject"
+  | "deleteEnvironment"
+  | "deleteSecret"
+  | "deleteApiKey"
+  | "rotateApiKey"
+  | "removeMember"
+  | "setMemberRole"
+  | "deleteInvite"
+  | "acceptInvite"
+type Request = Parameters<World["run"]>[0]
+
+let world: World
+afterEach(() => world?.runtime.dispose())
+
+/**
+ * A world whose store, the first time `method` is called after `ahead(rival)`, lets `rival` run to its end before
+ * doing what it was asked.
+ */
+const racedWorld = (method: Raced) => {
+  let rival: Request | undefined
+  const raced: World = makeWorld({
+    store: (store) => {
+      const own = store[method] as (input: never) => Effect.Effect<unknown, StoreUnavailable>
+      const call = (input: never) => {
+        const first = rival
+        rival = undefined
+        return first === undefined
+          ? own(input)
+          : Effect.andThen(
+              Effect.promise(() => raced.run(first)),
+              own(input),
+            )
+      }
+      return { ...store, [method]: call } as Store
+    },
+  })
+  world = raced
+  return {
+    ahead: (request: Request) => {
+      rival = request
+    },
+  }
+}
+
+const ORIGIN = "https://coffer.example"
+
+/** A project `alpha` of `owner`, with `member` (write) in it, an API key of the owner's and a secret `A`. */
+const populated = async () => {
+  const owner = world.person("owner@example.com")
+  const member = world.person("member@example.com")
+  const { project } = await world.run(createProject(owner, { name: "Alpha" }))
+  const { token } = await world.run(createInvite(owner, "alpha", { role: "write", publicOrigin: ORIGIN }))
+  await world.run(acceptInvite(member, token))
+  const key = await world.run(createApiKey(owner, { name: "ci", projectSlug: "alpha" }))
+  await world.run(setSecret(owner, "alpha", "development", { key: "A", value: "1" }))
+  await world.run(createEnvironment(owner, "alpha", { name: "qa" }))
+  return { owner, member, projectId: project.id, keyId: key.id }
+}
+
+/** How many records of `action` the project's log holds (read from the store: the project may be gone). */
+const recorded = (projectId: string, action: AuditAction) =>
+  world
+    .run(world.store.listAudit({ projectId, filter: { actions: [action] }, limit: 500, offset: 0 }))
+    .then((records) => records.length)
+
+describe("a change that a concurrent request made first", () => {
+  it("deleting a project: 404, one record", async () => {
+    const { ahead } = racedWorld("deleteProject")
+    const { owner, projectId } = await populated()
+    ahead(deleteProject(owner, "alpha"))
+    expect(failure(await world.exit(deleteProject(owner, "alpha")))).toEqual({
+      _tag: "ProjectNotFound",
+      message: "Project not found",
+    })
+    expect(await recorded(projectId, "project.deleted")).toBe(1)
+  })
+
+  it("deleting an environment: 404, one record", async () => {
+    const { ahead } = racedWorld("deleteEnvironment")
+    const { owner, member, projectId } = await populated()
+    ahead(deleteEnvironment(member, "alpha", "qa"))
+    expect(failure(await world.exit(deleteEnvironment(owner, "alpha", "qa")))).toMatchObject({
+      _tag: "EnvironmentNotFound",
+    })
+    expect(await recorded(projectId, "environment.deleted")).toBe(1)
+  })
+
+  it("deleting a secret: 404, one record", async () => {
+    const { ahead } = racedWorld("deleteSecret")
+    const { owner, member, projectId } = await populated()
+    ahead(deleteSecret(member, "alpha", "development", "A"))
+    expect(failure(await world.exit(deleteSecret(owner, "alpha", "development", "A")))).toMatchObject({
+      _tag: "SecretNotFound",
+    })
+    expect(await recorded(projectId, "secret.deleted")).toBe(1)
+  })
+
+  it("deleting or rotating an API key another request deleted: 404, one record", async () => {
+    const deleting = racedWorld("deleteApiKey")
+    let { owner, keyId, projectId } = await populated()
+    deleting.ahead(deleteApiKey(owner, keyId))
+    expect(failure(await world.exit(deleteApiKey(owner, keyId)))).toMatchObject({ _tag: "ApiKeyNotFound" })
+    expect(await recorded(projectId, "api_key.deleted")).toBe(1)
+    await world.runtime.dispose()
+
+    const rotating = racedWorld("rotateApiKey")
+    ;({ owner, keyId, projectId } = await populated())
+    rotating.ahead(deleteApiKey(owner, keyId))
+    expect(failure(await world.exit(rotateApiKey(owner, keyId, {})))).toMatchObject({ _tag: "ApiKeyNotFound" })
+    expect(await recorded(projectId, "api_key.rotated")).toBe(0)
+  })
+
+  it("removing a member, or changing the role of one another request removed: 404, one record", async () => {
+    const removing = racedWorld("removeMember")
+    let { owner, member, projectId } = await populated()
+    removing.ahead(removeMember(member, "alpha", member.userId))
+    expect(failure(await world.exit(removeMember(owner, "alpha", member.userId)))).toMatchObject({
+      _tag: "MemberNotFound",
+    })
+    expect(await recorded(projectId, "member.removed")).toBe(1)
+    await world.runtime.dispose()
+
+    const changing = racedWorld("setMemberRole")
+    ;({ owner, member, projectId } = await populated())
+    changing.ahead(removeMember(member, "alpha", member.userId))
+    expect(failure(await world.exit(updateMemberRole(owner, "alpha", member.userId, "read")))).toMatchObject({
+      _tag: "MemberNotFound",
+    })
+    expect(await recorded(projectId, "member.updated")).toBe(0)
+  })
+
+  it("withdrawing an invite withdrawn or accepted meanwhile, or accepting one accepted meanwhile: 404", async () => {
+    for (const rival of ["withdrawn", "accepted"] as const) {
+      const { ahead } = racedWorld("deleteInvite")
+      const { owner, projectId } = await populated()
+      const { invite, token } = await world.run(createInvite(owner, "alpha", { role: "read", publicOrigin: ORIGIN }))
+      ahead(rival === "withdrawn" ? deleteInvite(owner, "alpha", invite.id) : acceptInvite(world.person(), token))
+      expect(failure(await world.exit(deleteInvite(owner, "alpha", invite.id)))).toMatchObject({
+        _tag: "InviteNotFound",
+      })
+      expect(await recorded(projectId, "invite.deleted")).toBe(rival === "withdrawn" ? 1 : 0)
+      await world.runtime.dispose()
+    }
+
+    const { ahead } = racedWorld("acceptInvite")
+    const { owner, projectId } = await populated()
+    const { token } = await world.run(createInvite(owner, "alpha", { role: "read", publicOrigin: ORIGIN }))
+    ahead(acceptInvite(world.person(), token))
+    expect(failure(await world.exit(acceptInvite(world.person(), token)))).toMatchObject({
+      _tag: "InviteNotPending",
+    })
+    // The invite's own acceptance, and the one of `populated`'s member.
+    expect(await recorded(projectId, "member.joined")).toBe(2)
+  })
+})
