@@ -11,3 +11,9 @@ export const SESSION_OR_BEARER: ReadonlyArray<Credential> = ["session", "bearer"
 export const SESSION: ReadonlyArray<Credential> = ["session"]
 /** No credential. */
 export const PUBLIC: ReadonlyArray<Credential> = []
+
+/**
+ * How a number in a query string is written, for the parameter's description: what `parseWholeNumber`
+ * (`@coffer/kernel`) reads in both services. A JSON Schema `integer` alone would allow `010` or `1e2`.
+ */
+export const PLAIN_NUMBER = "decimal digits without a sign or leading zeros"

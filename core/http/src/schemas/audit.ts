@@ -3,23 +3,19 @@
  * revocation, newest first. `limit` is 1–200 (default 50); `before` is the `next` of the previous page. Answers
  * `{ entries: [{ id, at, actor, action, target, detail? }], next: string | null }`.
  */
-import { BadRequest } from "@coffer/kernel"
+import { parseWholeNumber } from "@coffer/kernel"
 import { AuditLog, Views } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
-import { SESSION } from "../openapi/common.js"
+import { PLAIN_NUMBER, SESSION } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { actorOf, DASHBOARD_PREFIX, type SchemasRoutes } from "./context.js"
 
-/** `limit` from the query: digits only, so that `1e2` or `10abc` are refused rather than half-read. */
-const limitOf = (raw: string | undefined): Effect.Effect<number | undefined, BadRequest> => {
-  if (raw === undefined) return Effect.succeed(undefined)
-  return /^\d{1,4}$/.test(raw)
-    ? Effect.succeed(Number(raw))
-    : Effect.fail(new BadRequest({ message: "limit must be an integer from 1 to 200" }))
-}
+/** `limit` from the query, by the one rule of both services: plain digits, so `1e2`, `10abc` and `010` are 400. */
+const limitOf = (raw: string | undefined) =>
+  Effect.fromResult(parseWholeNumber("limit", raw, { min: 1, max: AuditLog.MAX_AUDIT_PAGE }))
 
 export const ListAudit = endpoint({
   method: "GET",
@@ -29,7 +25,10 @@ export const ListAudit = endpoint({
   tag: "Dashboard",
   security: SESSION,
   query: {
-    limit: { schema: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 200 })), description: "Default 50" },
+    limit: {
+      schema: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: AuditLog.MAX_AUDIT_PAGE })),
+      description: `Default ${AuditLog.DEFAULT_AUDIT_PAGE}; ${PLAIN_NUMBER}`,
+    },
     before: { schema: Schema.String, description: "The `next` of the previous page" },
   },
   responses: {

@@ -77,7 +77,7 @@ describe("revisions", () => {
     }
     expect(await admin.request("GET", `${path}/abc`)).toMatchObject({
       status: 400,
-      body: { error: "revision must be a positive integer" },
+      body: { error: `revision must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}` },
     })
     expect(await admin.request("GET", `${path}/0`)).toMatchObject({ status: 400 })
     expect(await admin.request("GET", `${path}/2`)).toMatchObject({

@@ -11,12 +11,12 @@
  *   or transitively, in the order a save of it re-processes them.
  * Each answers 404 when the platform or version does not exist.
  */
-import { BadRequest } from "@coffer/kernel"
+import { parseWholeNumber, type WholeNumberRange } from "@coffer/kernel"
 import { History, Lineage, Views } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
-import { SESSION } from "../openapi/common.js"
+import { PLAIN_NUMBER, SESSION } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes, VERSION_PARAMS } from "./context.js"
@@ -25,13 +25,15 @@ const VERSION_PATH = `${DASHBOARD_PREFIX}/platforms/:platform/versions/:version`
 
 const idOf = (c: Context) => ({ platform: param(c, "platform"), version: param(c, "version") })
 
-/** A positive integer from the query or path: digits only, so that `1e2` or `10abc` are refused, not half-read. */
-const integerOf = (raw: string | undefined, name: string): Effect.Effect<number | undefined, BadRequest> => {
-  if (raw === undefined) return Effect.succeed(undefined)
-  return /^\d{1,15}$/.test(raw)
-    ? Effect.succeed(Number(raw))
-    : Effect.fail(new BadRequest({ message: `${name} must be a positive integer` }))
-}
+/** Revision numbers, in the query (`before`) and the path: from 1 on. */
+const REVISIONS = { min: 1, max: Number.MAX_SAFE_INTEGER }
+
+/**
+ * A number from the query or path, by the one rule of both services (`parseWholeNumber`): plain digits, so that
+ * `1e2`, `10abc` or `010` are refused, not half-read.
+ */
+const wholeNumberOf = (raw: string | undefined, name: string, range: WholeNumberRange) =>
+  Effect.fromResult(parseWholeNumber(name, raw, range))
 
 const TAG = "Dashboard"
 const Next = Schema.NullOr(Schema.Int).annotate({ description: "The `before` of the next page; null at the end" })
@@ -44,8 +46,14 @@ export const ListRevisions = endpoint({
   security: SESSION,
   params: VERSION_PARAMS,
   query: {
-    limit: { schema: Schema.Int, description: "Revisions per page" },
-    before: { schema: Schema.Int, description: "The `next` of the previous page" },
+    limit: {
+      schema: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: History.MAX_REVISION_PAGE })),
+      description: `Revisions per page, default ${History.DEFAULT_REVISION_PAGE}; ${PLAIN_NUMBER}`,
+    },
+    before: {
+      schema: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+      description: `The \`next\` of the previous page; ${PLAIN_NUMBER}`,
+    },
   },
   responses: {
     200: Schema.Struct({
@@ -97,8 +105,8 @@ export const mountLineage = (app: Hono, routes: SchemasRoutes): void => {
       c,
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
-        const limit = yield* integerOf(c.req.query("limit"), "limit")
-        const before = yield* integerOf(c.req.query("before"), "before")
+        const limit = yield* wholeNumberOf(c.req.query("limit"), "limit", { min: 1, max: History.MAX_REVISION_PAGE })
+        const before = yield* wholeNumberOf(c.req.query("before"), "before", REVISIONS)
         return yield* History.listRevisions(actor, idOf(c), { limit, before })
       }),
       (page) => c.json({ revisions: page.revisions.map(Views.revisionSummary), next: page.next ?? null }),
@@ -110,7 +118,7 @@ export const mountLineage = (app: Hono, routes: SchemasRoutes): void => {
       c,
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
-        const revision = yield* integerOf(param(c, "revision"), "revision")
+        const revision = yield* wholeNumberOf(param(c, "revision"), "revision", REVISIONS)
         return yield* History.getRevision(actor, idOf(c), revision ?? 0)
       }),
       (revision) => c.json(Views.revisionDetail(revision)),

@@ -2,10 +2,17 @@
  * The audit log (seed 001 §4 "Audit log"): `GET /api/projects/:slug/audit-log?limit=&offset=`, and the filters
  * `action`, `key`, `user` and `environment` (`@coffer/secrets`' `usecases/auditFilter.ts` says what each means).
  */
-import { AUDIT_ACTIONS, AuditView, listAuditLog, MAX_AUDIT_LIMIT } from "@coffer/secrets"
+import {
+  AUDIT_ACTIONS,
+  AuditView,
+  DEFAULT_AUDIT_LIMIT,
+  listAuditLog,
+  MAX_AUDIT_LIMIT,
+  MAX_AUDIT_OFFSET,
+} from "@coffer/secrets"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
-import { SESSION_OR_BEARER } from "../openapi/common.js"
+import { PLAIN_NUMBER, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { PROJECT_PARAM, type SecretsRoutes, withActor } from "./context.js"
@@ -20,9 +27,12 @@ export const ListAuditLog = endpoint({
   query: {
     limit: {
       schema: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_AUDIT_LIMIT })),
-      description: "Entries per page, default 50",
+      description: `Entries per page, default ${DEFAULT_AUDIT_LIMIT}; ${PLAIN_NUMBER}`,
     },
-    offset: { schema: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), description: "Entries to skip, default 0" },
+    offset: {
+      schema: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: MAX_AUDIT_OFFSET })),
+      description: `Entries to skip, default 0; ${PLAIN_NUMBER}`,
+    },
     action: { schema: Schema.Literals(AUDIT_ACTIONS), description: "Only entries of this action" },
     key: {
       schema: Schema.String,

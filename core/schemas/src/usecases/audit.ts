@@ -47,7 +47,7 @@ export const listAudit = Effect.fn("Schemas.listAudit")(function* (
   yield* requireManager(actor)
   const limit = options.limit ?? DEFAULT_AUDIT_PAGE
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_AUDIT_PAGE) {
-    return yield* new BadRequest({ message: `limit must be an integer from 1 to ${MAX_AUDIT_PAGE}` })
+    return yield* new BadRequest({ message: `limit must be a whole number from 1 to ${MAX_AUDIT_PAGE}` })
   }
   const before = options.before === undefined ? undefined : decodeCursor(options.before)
   if (options.before !== undefined && before === undefined) {

@@ -36,10 +36,11 @@ export interface RevisionPage {
   readonly next: number | undefined
 }
 
+// Worded as `parseWholeNumber` (`@coffer/kernel`) words it, which reads these from a query string over HTTP.
 const positive = (value: number | undefined, name: string, max: number) =>
   value === undefined || (Number.isSafeInteger(value) && value >= 1 && value <= max)
     ? Effect.void
-    : Effect.fail(new BadRequest({ message: `${name} must be an integer from 1 to ${max}` }))
+    : Effect.fail(new BadRequest({ message: `${name} must be a whole number from 1 to ${max}` }))
 
 export const listRevisions = Effect.fn("Schemas.listRevisions")(function* (
   actor: Actor,

@@ -3,13 +3,14 @@
  * what, on which target, when), which the store writes in the same transaction as the change, and reading the
  * log newest first, narrowed by the filters of `./auditFilter.ts` and paged with `limit` (1 to 500, default 50)
  * and `offset` (from 0, default 0) over what the filters leave. Readable by everyone who may read the project,
- * keys included ("read ... logs", §5). Query values are checked here, as text, so that `limit=1e2`, `limit=10abc`
- * or `limit=` are refused rather than read as something the actor did not write.
+ * keys included ("read ... logs", §5). Query values are checked here, as text, by the rule both services read query
+ * numbers with (`@coffer/kernel` `parseWholeNumber`), so that `limit=1e2`, `limit=10abc`, `limit=010` or `limit=`
+ * are refused rather than read as something the actor did not write.
  *
  * Ids come from the kernel's `sortableId`, like the schemas log's; the order of records of one millisecond is the
  * store's (SecretStore rule 6: the order they were appended).
  */
-import { BadRequest, Clock, Random, sortableId } from "@coffer/kernel"
+import { Clock, parseWholeNumber, Random, sortableId } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import { type Actor, reachFor } from "../access.js"
 import { type AuditEvent, targetKey } from "../domain/audit.js"
@@ -47,15 +48,9 @@ export const MAX_AUDIT_LIMIT = 500
 /** Postgres's `integer`, so an offset never overflows a query parameter. */
 export const MAX_AUDIT_OFFSET = 2_147_483_647
 
-const DIGITS = /^(0|[1-9][0-9]{0,9})$/
-
-const parseBounded = (name: string, text: string | undefined, fallback: number, min: number, max: number) => {
-  if (text === undefined) return Effect.succeed(fallback)
-  const value = DIGITS.test(text) ? Number(text) : Number.NaN
-  return value >= min && value <= max
-    ? Effect.succeed(value)
-    : Effect.fail(new BadRequest({ message: `${name} must be a whole number from ${min} to ${max}` }))
-}
+/** A query number by the kernel's one rule for both services (`parseWholeNumber`), or `fallback` when absent. */
+const parseBounded = (name: string, text: string | undefined, fallback: number, min: number, max: number) =>
+  Effect.map(Effect.fromResult(parseWholeNumber(name, text, { min, max })), (value) => value ?? fallback)
 
 /** `limit` and `offset` as given in the query string (absent: the defaults). */
 export const parsePage = (query: { readonly limit?: string | undefined; readonly offset?: string | undefined }) =>

@@ -1,0 +1,101 @@
+/**
+ * Numbers in query strings, in both services: every query parameter that an app's OpenAPI document describes as
+ * an integer is read by the one rule of `@coffer/kernel` `parseWholeNumber` (decimal digits, no sign, fraction,
+ * exponent or leading zero, within the range the document gives), and a value written otherwise answers the same
+ * 400 in both: `{ "error": "<name> must be a whole number from <minimum> to <maximum>" }`. The parameters are found
+ * in the documents, so one added later without a place below fails here until it is checked too.
+ */
+
+import { createPlatforms, saveSchema, useSchemasServices } from "@coffer/test-kit/schemasService"
+import { makeService, type Service } from "@coffer/test-kit/secretsService"
+import { afterEach, describe, expect, it } from "vitest"
+
+const schemasService = useSchemasServices()
+const secretsServices: Array<Service> = []
+afterEach(async () => {
+  await Promise.all(secretsServices.splice(0).map((service) => service.runtime.dispose()))
+})
+
+/** Written otherwise than the rule allows, though a lenient parser would read a number in most. */
+const MISWRITTEN = ["00010", "010", "00", "-0", "+10", "1e1", "10.0", "0x10", " 10", "10 ", ""]
+
+interface Parameter {
+  readonly name: string
+  readonly in: string
+  readonly schema: { readonly type?: string; readonly minimum?: number; readonly maximum?: number }
+}
+type Document = { readonly paths: Record<string, Record<string, { readonly parameters?: ReadonlyArray<Parameter> }>> }
+
+/** `METHOD path name` of every integer query parameter of a document, with its range. */
+const integerParameters = (document: Document) =>
+  Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.entries(operations).flatMap(([method, operation]) =>
+      (operation.parameters ?? [])
+        .filter((parameter) => parameter.in === "query" && parameter.schema.type === "integer")
+        .map((parameter) => ({
+          operation: `${method.toUpperCase()} ${path}`,
+          name: parameter.name,
+          minimum: parameter.schema.minimum!,
+          maximum: parameter.schema.maximum!,
+        })),
+    ),
+  )
+
+type Request = (path: string) => Promise<{ readonly status: number; readonly body: unknown }>
+
+/** Every integer query parameter of `document`, asked at the concrete path `at` gives for its operation. */
+const expectOneRule = async (document: Document, at: Readonly<Record<string, string>>, request: Request) => {
+  const parameters = integerParameters(document)
+  expect(new Set(parameters.map(({ operation }) => operation))).toEqual(new Set(Object.keys(at)))
+  for (const { operation, name, minimum, maximum } of parameters) {
+    const path = at[operation]
+    expect(path, `${operation} has no path to ask at here`).toBeDefined()
+    expect(Number.isSafeInteger(minimum) && Number.isSafeInteger(maximum), `${operation} ${name}'s range`).toBe(true)
+    for (const text of [...MISWRITTEN, String(minimum - 1), String(maximum + 1)]) {
+      const { status, body } = await request(`${path}?${name}=${encodeURIComponent(text)}`)
+      expect([name, text, { status, body }]).toEqual([
+        name,
+        text,
+        { status: 400, body: { error: `${name} must be a whole number from ${minimum} to ${maximum}` } },
+      ])
+    }
+    for (const text of [String(minimum), String(maximum), "10"]) {
+      expect([name, text, (await request(`${path}?${name}=${text}`)).status]).toEqual([name, text, 200])
+    }
+  }
+}
+
+describe("numbers in query strings", () => {
+  it("follow one rule on the schemas service, in the query and in the revision's path", async () => {
+    const { person, documented } = schemasService()
+    const ada = await person("ada@example.com")
+    await createPlatforms(ada, { ios: ["1.0.0"] })
+    await saveSchema(ada, "ios/1.0.0", { a: 1 })
+    const revisions = "/api/_ui/v1/platforms/ios/versions/1.0.0/revisions"
+    await expectOneRule(
+      (await documented.document()) as Document,
+      {
+        "GET /api/_ui/v1/platforms/{platform}/versions/{version}/revisions": revisions,
+        "GET /api/_ui/v1/audit": "/api/_ui/v1/audit",
+      },
+      (path) => ada.request("GET", path),
+    )
+    const message = `revision must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
+    for (const text of ["01", "0", "1e0", "1.0"]) {
+      expect(await ada.request("GET", `${revisions}/${text}`)).toMatchObject({ status: 400, body: { error: message } })
+    }
+    expect((await ada.request("GET", `${revisions}/1`)).status).toBe(200)
+  })
+
+  it("follow the same rule on the secrets service", async () => {
+    const service = makeService()
+    secretsServices.push(service)
+    const ada = await service.signIn("ada@example.com")
+    await service.call("POST", "/api/projects", { as: ada.as, body: { name: "Alpha" } })
+    await expectOneRule(
+      (await service.documented.document()) as Document,
+      { "GET /api/projects/{slug}/audit-log": "/api/projects/alpha/audit-log" },
+      (path) => service.call("GET", path, { as: ada.as }),
+    )
+  })
+})
