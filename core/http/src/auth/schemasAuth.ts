@@ -50,7 +50,7 @@ const MAX_GROUP_LENGTH = 256
 const Group = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(MAX_GROUP_LENGTH))
 const DevLoginBody = Schema.Struct({
   email: Email,
-  groups: Schema.optional(Schema.Array(Group).check(Schema.isMaxLength(MAX_GROUPS))),
+  groups: Schema.optionalKey(Schema.Array(Group).check(Schema.isMaxLength(MAX_GROUPS))),
 })
 
 /** Who is signed in, as the sign-in routes answer it. */

@@ -8,8 +8,12 @@
 import type { Conformance } from "@coffer/test-kit/openapi"
 import { createPlatforms, saveSchema, useSchemasServices } from "@coffer/test-kit/schemasService"
 import { makeService, populate } from "@coffer/test-kit/secretsService"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { describe, expect, it } from "vitest"
+import { openApiPath } from "./endpoint.js"
+import { endpointsOf } from "./route.js"
 
 const service = useSchemasServices()
 
@@ -63,6 +67,90 @@ const expectCovered = async (documented: Conformance, errorsOnly: ReadonlyArray<
   }
 }
 
+type JsonSchemaNode = Readonly<Record<string, unknown>>
+
+/**
+ * What a compiler left in the document that no request or answer can be: the strings `"Infinity"`, `"-Infinity"`
+ * and `"NaN"` (a `Schema.Number`'s JSON form of non-finite numbers, which a JSON body never decodes to), a number
+ * with a string beside it, and one alternative twice. Each as `<where>: <what>`.
+ */
+const artefactsOf = (document: unknown): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  const typesOf = (node: unknown): ReadonlyArray<unknown> => {
+    const type = (node as JsonSchemaNode | undefined)?.type
+    return Array.isArray(type) ? type : [type]
+  }
+  const visit = (node: unknown, where: string) => {
+    if (Array.isArray(node)) {
+      for (const [index, item] of node.entries()) visit(item, `${where}[${index}]`)
+      return
+    }
+    if (typeof node !== "object" || node === null) return
+    const schema = node as JsonSchemaNode
+    for (const word of ["enum", "const"] as const) {
+      const values = word === "enum" ? schema.enum : [schema.const]
+      if (!Array.isArray(values)) continue
+      const nonFinite = values.filter((value) => value === "Infinity" || value === "-Infinity" || value === "NaN")
+      if (nonFinite.length > 0) found.push(`${where}: ${word} ${JSON.stringify(nonFinite)}`)
+    }
+    const numeric = typesOf(schema).some((type) => type === "number" || type === "integer")
+    if (numeric && typesOf(schema).includes("string")) found.push(`${where}: a number or a string`)
+    for (const word of ["anyOf", "oneOf"] as const) {
+      const alternatives = schema[word]
+      if (!Array.isArray(alternatives)) continue
+      const types = alternatives.flatMap(typesOf)
+      if (types.some((type) => type === "number" || type === "integer") && types.includes("string")) {
+        found.push(`${where}: ${word} of a number and a string`)
+      }
+      const texts = alternatives.map((alternative) => JSON.stringify(alternative))
+      if (new Set(texts).size !== texts.length) found.push(`${where}: ${word} with an alternative twice`)
+    }
+    for (const [key, value] of Object.entries(schema)) visit(value, `${where}/${key}`)
+  }
+  visit(document, "#")
+  return found
+}
+
+/** Whether the JSON Schema `node` (a `$ref` resolved in `components`) takes `null`. */
+const admitsNull = (node: JsonSchemaNode, components: Readonly<Record<string, JsonSchemaNode>>): boolean => {
+  if (typeof node.$ref === "string") return admitsNull(components[node.$ref.split("/").pop()!]!, components)
+  if (Array.isArray(node.anyOf)) return node.anyOf.some((alternative) => admitsNull(alternative, components))
+  if (Array.isArray(node.type)) return node.type.includes("null")
+  if (node.type === undefined && node.enum === undefined && node.const === undefined) return true
+  return node.type === "null" || (Array.isArray(node.enum) && node.enum.includes(null)) || node.const === null
+}
+
+/**
+ * Every request-body field the document says takes `null` is one the route's decoder takes `null` for, and the
+ * other way round (an optional field is left out, never sent as `null`, unless its Schema says `null`).
+ */
+const nullsOf = async (app: Hono, documented: Conformance): Promise<ReadonlyArray<string>> => {
+  const document = (await documented.document()) as unknown as {
+    paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: JsonSchemaNode }> } }>>
+    components: { schemas: Record<string, JsonSchemaNode> }
+  }
+  const components = document.components.schemas
+  const wrong: Array<string> = []
+  for (const endpoint of endpointsOf(app)) {
+    const body = endpoint.body as unknown as { readonly fields?: Schema.Struct.Fields } | undefined
+    if (body?.fields === undefined) continue
+    const operation = document.paths[openApiPath(endpoint.path)]![endpoint.method.toLowerCase()]!
+    let described = operation.requestBody!.content["application/json"]!.schema
+    if (typeof described.$ref === "string") described = components[described.$ref.split("/").pop()!]!
+    const properties = described.properties as Record<string, JsonSchemaNode>
+    for (const [name, field] of Object.entries(body.fields)) {
+      const alone = Schema.Struct({ [name]: field }) as unknown as Schema.Decoder<unknown>
+      const decoded = Exit.isSuccess(Schema.decodeUnknownExit(alone)({ [name]: null }))
+      if (admitsNull(properties[name]!, components) !== decoded) {
+        wrong.push(
+          `${endpoint.method} ${endpoint.path} ${name}: null is ${decoded ? "taken" : "refused"}, not as documented`,
+        )
+      }
+    }
+  }
+  return wrong
+}
+
 /** Without an identity provider in process the OIDC routes can only refuse (404: sign-in off). */
 const OIDC = ["GET /api/auth/oidc/start", "GET /api/auth/oauth2/callback/oidc", "POST /api/auth/backchannel-logout"]
 
@@ -73,6 +161,13 @@ describe("the schemas service's OpenAPI document", () => {
       expect(await operationsOf(documented)).toEqual(routesOf(app))
       expect((await operationsOf(documented)).has("GET /metrics")).toBe(env === PRODUCTION)
       await expectReferencesResolve(documented)
+    }
+  })
+
+  it("describes exactly what the API takes: no non-finite numbers, no string for a number, null only if taken", async () => {
+    for (const env of [{}, PRODUCTION]) {
+      const { app, documented } = service(env)
+      expect([...artefactsOf(await documented.document()), ...(await nullsOf(app, documented))]).toEqual([])
     }
   })
 
@@ -139,6 +234,27 @@ describe("the schemas service's OpenAPI document", () => {
 })
 
 describe("the secrets service's OpenAPI document", () => {
+  it("describes exactly what the API takes: no non-finite numbers, no string for a number, null only if taken", async () => {
+    for (const env of [{}, PRODUCTION]) {
+      const { app, documented, runtime } = makeService(env)
+      expect([...artefactsOf(await documented.document()), ...(await nullsOf(app, documented))]).toEqual([])
+      // The rule seed 001 §8 gives, and nothing else, where a key is created and where it is rotated.
+      const document = (await documented.document()) as unknown as {
+        paths: Record<string, { post: { requestBody: { content: Record<string, { schema: JsonSchemaNode }> } } }>
+      }
+      for (const path of ["/api/api-keys", "/api/api-keys/{id}/rotate"]) {
+        const body = document.paths[path]!.post.requestBody.content["application/json"]!.schema
+        expect((body.properties as Record<string, unknown>).expiresInDays).toEqual({
+          type: "integer",
+          minimum: 1,
+          maximum: 3650,
+          description: "A whole number of days from 1 to 3650",
+        })
+      }
+      await runtime.dispose()
+    }
+  })
+
   it("documents every route of the app, and nothing that is not a route", async () => {
     for (const env of [{}, PRODUCTION]) {
       const { app, documented, runtime } = makeService(env)

@@ -24,7 +24,7 @@ import { actorOf, DASHBOARD_PREFIX, PLATFORM_PARAM, param, type SchemasRoutes, V
 const Kind = Schema.Unknown.annotate({ description: "One of ios, android, web, service, custom" })
 const CreatePlatformBody = Schema.Struct({
   name: Schema.String.annotate({ description: "At most 64 characters; letters, digits, `_`, `-`, `.`" }),
-  kind: Schema.optional(Kind),
+  kind: Schema.optionalKey(Kind),
 })
 const KindBody = Schema.Struct({ kind: Kind })
 const PlatformChanged = Schema.Struct({ ...Ok.fields, platform: Views.DashboardPlatform })

@@ -17,7 +17,7 @@ const PlatformBody = Schema.Struct({
   name: Schema.String,
   versions: Schema.Array(Schema.String),
   // Checked by the use case, which names the allowed kinds in its message.
-  kind: Schema.optional(Schema.Unknown).annotate({ description: "One of ios, android, web, service, custom" }),
+  kind: Schema.optionalKey(Schema.Unknown).annotate({ description: "One of ios, android, web, service, custom" }),
 })
 
 export const ListPlatforms = endpoint({

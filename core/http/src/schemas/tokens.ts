@@ -14,7 +14,7 @@ import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes } from "./context.
 
 const TokenBody = Schema.Struct({
   name: Schema.String,
-  platforms: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))).annotate({
+  platforms: Schema.optionalKey(Schema.NullOr(Schema.Array(Schema.String))).annotate({
     description: "Omitted or `null`: every platform",
   }),
 })

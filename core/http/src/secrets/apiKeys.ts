@@ -17,14 +17,25 @@ import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { type SecretsRoutes, withActor } from "./context.js"
 
-// Whole-number and range checks are the use case's, so the message names the rule; here only the JSON types.
-const ExpiresInDays = Schema.optional(Schema.Number).annotate({
-  description: `A whole number of days from ${MIN_EXPIRES_IN_DAYS} to ${MAX_EXPIRES_IN_DAYS}`,
-})
+/**
+ * Seed 001 §8's rule, in the Schema that decodes the body, so that the OpenAPI document says exactly what is taken:
+ * an integer from 1 to 3650 (a bare `Schema.Number` is described with the strings `"Infinity"` and `"NaN"` beside
+ * it, which JSON bodies never decode to). Both checks say the whole rule; the use case checks it again for callers
+ * that do not come through HTTP.
+ */
+const expiresInDaysRule = {
+  message: `Expected a whole number of days from ${MIN_EXPIRES_IN_DAYS} to ${MAX_EXPIRES_IN_DAYS}`,
+}
+const ExpiresInDays = Schema.optionalKey(
+  Schema.Number.check(
+    Schema.isInt(expiresInDaysRule),
+    Schema.isBetween({ minimum: MIN_EXPIRES_IN_DAYS, maximum: MAX_EXPIRES_IN_DAYS }, expiresInDaysRule),
+  ),
+).annotate({ description: `A whole number of days from ${MIN_EXPIRES_IN_DAYS} to ${MAX_EXPIRES_IN_DAYS}` })
 const CreateApiKeyBody = Schema.Struct({
   name: Schema.String,
   projectSlug: Schema.String,
-  scope: Schema.optional(KeyScope).annotate({ description: "Default `read`; `write` needs write access" }),
+  scope: Schema.optionalKey(KeyScope).annotate({ description: "Default `read`; `write` needs write access" }),
   expiresInDays: ExpiresInDays,
 })
 const RotateApiKeyBody = Schema.Struct({ expiresInDays: ExpiresInDays })

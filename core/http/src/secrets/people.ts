@@ -25,7 +25,7 @@ import { route } from "../openapi/route.js"
 import { originFor, PROJECT_PARAM, type SecretsRoutes, withActor } from "./context.js"
 
 const RoleBody = Schema.Struct({ role: MemberRole })
-const InviteBody = Schema.Struct({ role: Schema.optional(MemberRole).annotate({ description: "Default `read`" }) })
+const InviteBody = Schema.Struct({ role: Schema.optionalKey(MemberRole).annotate({ description: "Default `read`" }) })
 const AcceptBody = Schema.Struct({ token: Schema.String.annotate({ description: "The invite's token (`cfi_…`)" }) })
 
 export const ACCEPT_INVITE_PATH = "/api/invites/accept"

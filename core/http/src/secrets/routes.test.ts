@@ -493,13 +493,20 @@ describe("API keys", () => {
     const { call, signIn } = fresh()
     const ada = await signIn("ada@example.com")
     await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
-    for (const expiresInDays of [0, 3651, 1.5, -3, "7", null]) {
+    for (const expiresInDays of [0, 3651, 1.5, -3, "7", null, "Infinity", "NaN"]) {
       const result = await call("POST", "/api/api-keys", {
         as: ada.as,
         body: { name: "k", projectSlug: "app", expiresInDays },
       })
       expect([expiresInDays, result.status]).toEqual([expiresInDays, 400])
     }
+    expect(
+      (await call("POST", "/api/api-keys", { as: ada.as, body: { name: "k", projectSlug: "app", expiresInDays: 1.5 } }))
+        .body,
+    ).toEqual({ error: 'Invalid "expiresInDays" in the request body: Expected a whole number of days from 1 to 3650' })
+    // JSON's one way to a non-finite number: a literal too large for a double, which parses as Infinity.
+    const huge = '{"name":"k","projectSlug":"app","expiresInDays":1e400}'
+    expect((await call("POST", "/api/api-keys", { as: ada.as, body: huge })).status).toBe(400)
     for (const body of [
       { name: "k", projectSlug: "app", scope: "admin" },
       { name: "", projectSlug: "app" },
