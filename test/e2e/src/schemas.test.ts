@@ -345,6 +345,42 @@ describe.each(backends)("schemas service on $name", (backend) => {
     expect((await editor.request("GET", "/api/_ui/v1/audit")).status).toBe(403)
   })
 
+  it("refuses content with an unpaired surrogate (400, nothing stored) and keeps any well-formed text exactly", async () => {
+    const p = unique("text")
+    await admin.request("POST", `/api/${p}`, { body: { name: p, versions: ["1.0.0", "2.0.0"] } })
+    await admin.request("PUT", `/api/${p}/2.0.0`, { body: { content: { kept: true } } })
+    // JSON writes an unpaired surrogate only as an escape; UTF-8 has none, and many clients' parsers refuse one.
+    for (const [version, content] of [
+      ["1.0.0", '{"v":"a\\ud800b"}'],
+      ["1.0.0", '{"k\\udc00":1}'],
+      ["2.0.0", '{"list":[{"deep":"\\ude00\\ud83d"}]}'],
+    ]) {
+      const answer = await admin.request("PUT", `/api/${p}/${version}`, { body: `{"content":${content}}` })
+      expect([content, answer.status, (answer.body as { error: string }).error]).toEqual([
+        content,
+        400,
+        expect.stringMatching(/^Invalid schema content: the (string|key) at .* holds an unpaired surrogate \(U\+D/),
+      ])
+    }
+    expect((await admin.request("GET", `/api/${p}/1.0.0`)).status).toBe(404)
+    expect((await admin.request("GET", `/api/${p}/2.0.0`)).body).toMatchObject({ content: { kept: true } })
+    const history = await admin.request("GET", `/api/_ui/v1/platforms/${p}/versions/2.0.0/revisions`)
+    expect((history.body as { revisions: Array<unknown> }).revisions).toHaveLength(1)
+
+    // Surrogate pairs (characters outside the Basic Multilingual Plane), U+FFFD, NUL, separators, in keys and values.
+    const hard = "😀 🚀 \ufffd \u0000 \u2028\u2029 \u202e e\u0301 東京"
+    const content = { [hard]: hard, nested: { "🚀": [hard, "\ud83d\ude00"] } }
+    expect((await admin.request("PUT", `/api/${p}/1.0.0`, { body: { content } })).status).toBe(200)
+    const { token } = await createTokenFor(admin, base)
+    for (const reader of [admin, clientFor(base, { authorization: `Bearer ${token}` })]) {
+      expect((await reader.request("GET", `/api/${p}/1.0.0`)).body).toEqual({
+        content,
+        dependencies: [],
+        output: content,
+      })
+    }
+  })
+
   it("answers concurrent deletes of one thing with one 200 and 404 for the rest, and audits one", async () => {
     const p = unique("racy")
     await admin.request("POST", `/api/${p}`, { body: { name: p, versions: ["1.0.0", "2.0.0"] } })

@@ -563,6 +563,46 @@ describe.each(backends)("secrets service on %s", (_name, makeDatabase) => {
     expect(Number(rows[0]!.n)).toBe(1)
   })
 
+  it("refuses a value with an unpaired surrogate (400, nothing stored) and keeps any well-formed text exactly", async () => {
+    const database = await makeDatabase()
+    const { call, signIn } = await serve(database)
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const P = "/api/projects/app"
+    const S = `${P}/environments/development/secrets`
+    await call("POST", S, { as: ada.as, body: { key: "KEPT", value: "v1" } })
+    // JSON writes an unpaired surrogate only as an escape; UTF-8, which every store keeps text in, has none.
+    for (const [key, value] of [
+      ["NEW", "a\\ud800b"],
+      ["NEW", "\\udc00"],
+      ["KEPT", "\\ude00\\ud83d"],
+    ]) {
+      const answer = await call("POST", S, { as: ada.as, body: `{"key":"${key}","value":"${value}"}` })
+      expect([key, value, answer.status, answer.body]).toEqual([
+        key,
+        value,
+        400,
+        { error: "Secret value must be well-formed Unicode (it has an unpaired surrogate)" },
+      ])
+    }
+    expect((await call("GET", `${S}/NEW`, { as: ada.as })).status).toBe(404)
+    expect((await call("GET", `${S}/KEPT`, { as: ada.as })).body.secret).toMatchObject({ value: "v1", version: 1 })
+    const actions = (await call("GET", `${P}/audit-log`, { as: ada.as })).body.auditLog.map(
+      (entry: { action: string }) => entry.action,
+    )
+    expect(actions.filter((action: string) => action !== "secret.read" && action.startsWith("secret."))).toEqual([
+      "secret.created",
+    ])
+    const rows = await database.all("select count(*) as n from secrets_secret_versions")
+    expect(Number(rows[0]!.n)).toBe(1)
+
+    // Surrogate pairs (characters outside the Basic Multilingual Plane), U+FFFD, NUL, separators: read back as sent.
+    const hard = "😀 🚀 \ud83d\ude00 \ufffd \u0000 \u2028\u2029 \u202e e\u0301 東京"
+    expect((await call("POST", S, { as: ada.as, body: { key: "HARD", value: hard } })).status).toBe(201)
+    expect((await call("GET", `${S}/HARD`, { as: ada.as })).body.secret.value).toBe(hard)
+    expect((await call("GET", `${S}/json`, { as: ada.as })).body.HARD).toBe(hard)
+  })
+
   it("never lets a secret value out: not in logs, error bodies, audit rows, Redis or the database", async () => {
     const database = await makeDatabase()
     const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 })

@@ -1,6 +1,6 @@
 import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"
-import { validateContent } from "./content.js"
+import { checkWellFormed, validateContent } from "./content.js"
 import { InvalidSchemaContent } from "./errors.js"
 
 describe("validateContent", () => {
@@ -39,6 +39,37 @@ describe("validateContent", () => {
     const result = validateContent([], "ios/1.0.0")
     expect(Result.isFailure(result) && result.failure.message).toBe(
       "Invalid schema content in ios/1.0.0: content must be a plain JSON object, got an array",
+    )
+  })
+})
+
+describe("checkWellFormed", () => {
+  const reason = (content: Record<string, unknown>) => {
+    const result = checkWellFormed(content as never)
+    return Result.isFailure(result) ? result.failure.message : "well-formed"
+  }
+
+  it("takes any well-formed text, characters outside the Basic Multilingual Plane (a surrogate pair) included", () => {
+    expect(reason({ "🚀 key": "😀", "\uFFFD": ["東京", { "": "" }], n: 1, b: null })).toBe("well-formed")
+  })
+
+  it.each([
+    [{ v: "a\uD800b" }, 'the string at ["v"] holds an unpaired surrogate (U+D800)'],
+    [{ v: "\uDC00" }, 'the string at ["v"] holds an unpaired surrogate (U+DC00)'],
+    [{ v: "\uDE00\uD83D" }, 'the string at ["v"] holds an unpaired surrogate (U+DE00)'],
+    [{ a: [1, { "k\uDBFF": 2 }] }, 'the key at ["a"][1]["k\\udbff"] holds an unpaired surrogate (U+DBFF)'],
+    [{ "@extends": ["base", "x\uD800"] }, 'the string at ["@extends"][1] holds an unpaired surrogate (U+D800)'],
+  ])("refuses %j, naming where the surrogate is without sending it back", (content, where) => {
+    const message = reason(content)
+    expect(message).toBe(`Invalid schema content: ${where}; content must be well-formed Unicode`)
+    expect(message).not.toMatch(/\p{Cs}/u)
+  })
+
+  it("names only the innermost keys of a deep path", () => {
+    let content: Record<string, unknown> = { leaf: "\uD800" }
+    for (let depth = 0; depth < 20; depth++) content = { [`k${depth}`]: content }
+    expect(reason(content)).toMatch(
+      /^Invalid schema content: the string at …\["k6"\]\["k5"\].*\["k0"\]\["leaf"\] holds/,
     )
   })
 })

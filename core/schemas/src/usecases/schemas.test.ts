@@ -153,6 +153,23 @@ describe("saveSchema", () => {
     expect(await saveError(env, "zz/1.0.0", {})).toMatchObject({ _tag: "PlatformNotFound" })
   })
 
+  it("refuses content with an unpaired surrogate in a key or a string, storing nothing", async () => {
+    const env = environment()
+    await platforms(env, { a: ["1.0.0"], b: ["1.0.0"] })
+    await save(env, "a/1.0.0", { kept: "as it was" })
+    await save(env, "b/1.0.0", { "@extends": "a/1.0.0" })
+    const before = await snapshot(env)
+    for (const content of [{ v: "\uD800" }, { "k\uDC00": 1 }, { "@extends": "a/1.0.0", deep: [{ v: "x\uDBFFy" }] }]) {
+      expect(await saveError(env, "a/1.0.0", content)).toMatchObject({
+        _tag: "InvalidSchemaContent",
+        message: expect.stringMatching(/holds an unpaired surrogate \(U\+D[89A-F][0-9A-F]{2}\)/),
+      })
+    }
+    expect(await snapshot(env)).toEqual(before)
+    // A character outside the Basic Multilingual Plane is a surrogate pair, and well-formed.
+    expect((await save(env, "a/1.0.0", { "🚀": "😀" })).schema.output).toEqual({ "🚀": "😀" })
+  })
+
   it("never asks the store for a platform no name rule allows, as an @extends reference may name", async () => {
     // A store that refuses such a lookup outright, as Postgres refuses text holding a NUL.
     const memory = Effect.runSync(MemorySchemaStore.make)

@@ -1,17 +1,18 @@
 /**
  * Reading and saving one schema (a platform version's content).
  *
- * Saving (DESIGN.md "Saving a schema"): the content must be a plain JSON object whose `@extends` references all
- * resolve, without a cycle at any depth; the output is the merge of the selected parents and the content; the
- * platforms merged in are recorded as the schema's sources. Every schema that depends on it, transitively, is
- * then re-resolved once, and all of it is written in one transaction: every output changes or none does.
+ * Saving (DESIGN.md "Saving a schema"): the content must be a plain JSON object of well-formed Unicode (no unpaired
+ * surrogate, `domain/content.ts`) whose `@extends` references all resolve, without a cycle at any depth; the output
+ * is the merge of the selected parents and the content; the platforms merged in are recorded as the schema's
+ * sources. Every schema that depends on it, transitively, is then re-resolved once, and all of it is written in one
+ * transaction: every output changes or none does.
  */
 import { type Cache, Clock, Forbidden, type Random, type StoreUnavailable, spanned } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import { type Actor, canSee, covers, requireWriter } from "../access.js"
-import { validateContent } from "../domain/content.js"
+import { checkWellFormed, validateContent } from "../domain/content.js"
 import type { ResolveError } from "../domain/errors.js"
 import { extendsOf } from "../domain/extendsRef.js"
 import { checkReferences } from "../domain/limits.js"
@@ -148,6 +149,8 @@ export const saveSchema = Effect.fn("Schemas.saveSchema")(function* (
   const person = yield* requireWriter(actor, id.platform)
   const checked = validateContent(content)
   if (Result.isFailure(checked)) return yield* Effect.fail(checked.failure)
+  const wellFormed = checkWellFormed(checked.success)
+  if (Result.isFailure(wellFormed)) return yield* Effect.fail(wellFormed.failure)
   // The bounds that need nothing but the request, before any store call and before the write lock.
   const references = extendsOf(checked.success)
   if (Result.isSuccess(references)) {
