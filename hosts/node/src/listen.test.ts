@@ -69,6 +69,17 @@ const exchange = (port: number, bytes: string) =>
     socket.write(bytes)
   })
 
+/** `answer` is `status` with the apps' JSON error, no-store and the security headers, and closes the connection. */
+const expectJsonRefusal = (answer: string, status: number, message: string) => {
+  const [head, body] = answer.split("\r\n\r\n")
+  expect(head!.split("\r\n")[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `))
+  expect(head).toMatch(/^content-type: application\/json$/im)
+  expect(head).toMatch(/^cache-control: no-store$/im)
+  expect(head).toMatch(/^x-content-type-options: nosniff$/im)
+  expect(head).toMatch(/^connection: close$/im)
+  expect(JSON.parse(body!)).toEqual({ error: message })
+}
+
 describe("requests Node's parser refuses", () => {
   it("are answered with the apps' JSON error and no-store, then the connection closes", async () => {
     const listening = await listen(() => new Response("never reached"), "127.0.0.1", 0)
@@ -89,14 +100,7 @@ describe("requests Node's parser refuses", () => {
         "The request's headers are larger than the server accepts",
       ],
     ] as const) {
-      const answer = await exchange(port, bytes)
-      const [head, body] = answer.split("\r\n\r\n")
-      expect(head!.split("\r\n")[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `))
-      expect(head).toMatch(/^content-type: application\/json$/im)
-      expect(head).toMatch(/^cache-control: no-store$/im)
-      expect(head).toMatch(/^x-content-type-options: nosniff$/im)
-      expect(head).toMatch(/^connection: close$/im)
-      expect(JSON.parse(body!)).toEqual({ error: message })
+      expectJsonRefusal(await exchange(port, bytes), status, message)
     }
   })
 })
@@ -114,14 +118,7 @@ describe("requests Node would refuse with an empty body", () => {
         "The only expectation the server meets is `Expect: 100-continue`",
       ],
     ] as const) {
-      const answer = await exchange(port, bytes)
-      const [head, body] = answer.split("\r\n\r\n")
-      expect(head!.split("\r\n")[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `))
-      expect(head).toMatch(/^content-type: application\/json$/im)
-      expect(head).toMatch(/^cache-control: no-store$/im)
-      expect(head).toMatch(/^x-content-type-options: nosniff$/im)
-      expect(head).toMatch(/^connection: close$/im)
-      expect(JSON.parse(body!)).toEqual({ error: message })
+      expectJsonRefusal(await exchange(port, bytes), status, message)
     }
     // HTTP/1.0 has no Host requirement, and a request with Host reaches the apps.
     expect(await exchange(port, "GET / HTTP/1.0\r\n\r\n")).toMatch(/^HTTP\/1.1 200 [\s\S]*\r\n\r\nreached$/)
