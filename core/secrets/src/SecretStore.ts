@@ -405,9 +405,13 @@ export class SecretStore extends Context.Service<
     readonly listApiKeys: (
       projectIds: ReadonlyArray<string>,
     ) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StoreUnavailable>
-    /** Gives the key a new hash and prefix (the old key stops working) and the given expiry. */
+    /**
+     * Gives the key a new hash and prefix (the old key stops working) and the given expiry, if its hash is still
+     * `previousKeyHash`; false (and no record) when it is gone or was rotated since it was read.
+     */
     readonly rotateApiKey: (input: {
       readonly id: string
+      readonly previousKeyHash: string
       readonly keyHash: string
       readonly keyPrefix: string
       readonly expiresAt: EpochMillis | null

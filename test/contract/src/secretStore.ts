@@ -975,14 +975,19 @@ export const secretStoreSuite = <R>(
           expect(yield* list([beta.project.id])).toEqual([elsewhere.id])
           expect(yield* list([])).toEqual([])
 
-          const rotated = yield* store.rotateApiKey({
-            id: memberKey.id,
-            keyHash: "new-hash",
-            keyPrefix: "cfk_newpref",
-            expiresAt: at(99),
-            audit: audit(alpha.project.id, "api_key.rotated", memberKey.name),
-          })
-          expect(rotated).toBe(true)
+          const rotate = (previousKeyHash: string, keyHash: string) =>
+            store.rotateApiKey({
+              id: memberKey.id,
+              previousKeyHash,
+              keyHash,
+              keyPrefix: "cfk_newpref",
+              expiresAt: at(99),
+              audit: audit(alpha.project.id, "api_key.rotated", memberKey.name),
+            })
+          expect(yield* rotate(memberKey.keyHash, "new-hash")).toBe(true)
+          // A second rotation from the same read finds the hash changed: nothing written, nothing recorded.
+          expect(yield* rotate(memberKey.keyHash, "lost-hash")).toBe(false)
+          expect(yield* store.findApiKeyByHash("lost-hash")).toBeUndefined()
           expect(yield* store.findApiKeyByHash(memberKey.keyHash)).toBeUndefined()
           expect(yield* store.findApiKeyByHash("new-hash")).toEqual({
             key: { ...memberKey, keyHash: "new-hash", keyPrefix: "cfk_newpref", expiresAt: at(99) },
@@ -998,6 +1003,7 @@ export const secretStoreSuite = <R>(
           expect(
             yield* store.rotateApiKey({
               id: memberKey.id,
+              previousKeyHash: "new-hash",
               keyHash: "h",
               keyPrefix: "p",
               expiresAt: null,

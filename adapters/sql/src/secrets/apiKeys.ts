@@ -91,12 +91,14 @@ export const apiKeys = (store: SqlStore.SqlStore, { audited, auditedChange }: Au
               .execute(),
           ).pipe(Effect.map((rows) => rows.map(toApiKey))),
 
-    rotateApiKey: ({ id, keyHash, keyPrefix, expiresAt, audit }) =>
+    rotateApiKey: ({ id, previousKeyHash, keyHash, keyPrefix, expiresAt, audit }) =>
       auditedChange(audit, (db) =>
         db
           .updateTable("secrets_api_keys")
           .set({ key_hash: keyHash, key_prefix: keyPrefix, expires_at: toIsoOrNull(expiresAt) })
           .where("id", "=", id)
+          // Rotated since it was read, by a request that has already handed out its new value: not again.
+          .where("key_hash", "=", previousKeyHash)
           .executeTakeFirst(),
       ),
 

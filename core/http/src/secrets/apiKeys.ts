@@ -82,14 +82,15 @@ export const RotateApiKey = endpoint({
   summary: "Rotate an API key",
   description:
     "Own keys only; the lifetime is unchanged unless `expiresInDays` is given, which an expired key needs (400 " +
-    "without it). The body may be left out.",
+    "without it). The body may be left out. Of two rotations of one key at once, one answers its new value and the " +
+    "other 409: only one value can work.",
   tag: TAG,
   security: SESSION,
   params: KEY_PARAM,
   body: RotateApiKeyBody,
   bodyOptional: true,
   responses: { 200: IssuedKey },
-  errors: [400, 403, 404],
+  errors: [400, 403, 404, 409],
 })
 
 export const DeleteApiKey = endpoint({

@@ -369,10 +369,10 @@ export const make = (holders: Holders): SecretStore["Service"] => {
         return [...apiKeys.values()].filter((key) => wanted.has(key.projectId))
       }),
 
-    rotateApiKey: ({ id, keyHash, keyPrefix, expiresAt, audit: entry }) =>
+    rotateApiKey: ({ id, previousKeyHash, keyHash, keyPrefix, expiresAt, audit: entry }) =>
       Effect.sync(() => {
         const key = apiKeys.get(id)
-        if (key === undefined) return false
+        if (key === undefined || key.keyHash !== previousKeyHash) return false
         apiKeys.set(id, frozen({ ...key, keyHash, keyPrefix, expiresAt }))
         record(entry)
         return true

@@ -18,6 +18,7 @@ import {
   BadRequest,
   Cache,
   Clock,
+  Conflict,
   Forbidden,
   Hasher,
   Metrics,
@@ -219,10 +220,18 @@ export const rotateApiKey = Effect.fn("Secrets.rotateApiKey")(function* (
   const { key, prefix, hash } = yield* newKey
   const expiresAt = expiresInDays === undefined ? current.expiresAt : now + expiresInDays * DAY_MS
   const audit = yield* auditRecord(person, current.projectId, null, { action: "api_key.rotated", name: current.name })
-  const rotated = yield* SecretStore.use((store) =>
-    store.rotateApiKey({ id, keyHash: hash, keyPrefix: prefix, expiresAt, audit }),
-  ).pipe(renewingKeyChecks)
-  if (!rotated) return yield* keyNotFound()
+  const store = yield* SecretStore
+  const rotated = yield* store
+    .rotateApiKey({ id, previousKeyHash: current.keyHash, keyHash: hash, keyPrefix: prefix, expiresAt, audit })
+    .pipe(renewingKeyChecks)
+  if (!rotated) {
+    // Deleted meanwhile, or rotated by another request, whose caller holds the one value that now works: this
+    // request's value is never stored, so it is not handed out.
+    if ((yield* store.findApiKey(id)) === undefined) return yield* keyNotFound()
+    return yield* new Conflict({
+      message: "This API key was rotated by another request at the same time; its new value went to that request",
+    })
+  }
   return { id, key, prefix, name: current.name, scope: current.scope, expiresAt: toIsoOrNull(expiresAt) }
 })
 

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import type { AuditAction } from "../domain/audit.js"
 import type * as SecretStore from "../SecretStore.js"
-import { createApiKey, deleteApiKey, rotateApiKey } from "./apiKeys.js"
+import { authenticateApiKey, createApiKey, deleteApiKey, rotateApiKey } from "./apiKeys.js"
 import { createEnvironment, deleteEnvironment } from "./environments.js"
 import { acceptInvite, createInvite, deleteInvite, removeMember, updateMemberRole } from "./people.js"
 import { createProject, deleteProject } from "./projects.js"
@@ -131,6 +131,24 @@ describe("a change that a concurrent request made first", () => {
     rotating.ahead(deleteApiKey(owner, keyId))
     expect(failure(await world.exit(rotateApiKey(owner, keyId, {})))).toMatchObject({ _tag: "ApiKeyNotFound" })
     expect(await recorded(projectId, "api_key.rotated")).toBe(0)
+  })
+
+  it("rotating an API key another request rotated: 409, the other's value the one that works, one record", async () => {
+    const { ahead } = racedWorld("rotateApiKey")
+    const { owner, keyId, projectId } = await populated()
+    let winner: string | undefined
+    ahead(
+      Effect.map(rotateApiKey(owner, keyId, {}), (rotated) => {
+        winner = rotated.key
+      }),
+    )
+    expect(failure(await world.exit(rotateApiKey(owner, keyId, {})))).toEqual({
+      _tag: "Conflict",
+      message: "This API key was rotated by another request at the same time; its new value went to that request",
+    })
+    expect(winner).toBeDefined()
+    expect(await world.run(authenticateApiKey(winner!, null))).toMatchObject({ kind: "apiKey", keyId })
+    expect(await recorded(projectId, "api_key.rotated")).toBe(1)
   })
 
   it("removing a member, or changing the role of one another request removed: 404, one record", async () => {
