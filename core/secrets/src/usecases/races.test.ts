@@ -16,10 +16,10 @@ import { authenticateApiKey, createApiKey, deleteApiKey, rotateApiKey } from "./
 import { createEnvironment, deleteEnvironment } from "./environments.js"
 import { acceptInvite, createInvite, deleteInvite, removeMember, updateMemberRole } from "./people.js"
 import { createProject, deleteProject } from "./projects.js"
-import { deleteSecret, setSecret } from "./secrets.js"
+import { deleteSecret, getSecret, restoreVersion, setSecret } from "./secrets.js"
 
 type Store = SecretStore.SecretStore["Service"]
-/** The store methods whose answer says whether they found what they change. */
+/** The store methods whose answer says whether they found what they change, and the write of a version. */
 type Raced =
   | "deleteProject"
   | "deleteEnvironment"
@@ -30,6 +30,7 @@ type Raced =
   | "setMemberRole"
   | "deleteInvite"
   | "acceptInvite"
+  | "writeSecret"
 type Request = Parameters<World["run"]>[0]
 
 let world: World
@@ -131,6 +132,36 @@ describe("a change that a concurrent request made first", () => {
     rotating.ahead(deleteApiKey(owner, keyId))
     expect(failure(await world.exit(rotateApiKey(owner, keyId, {})))).toMatchObject({ _tag: "ApiKeyNotFound" })
     expect(await recorded(projectId, "api_key.rotated")).toBe(0)
+  })
+
+  it("restoring a version of a secret another request deleted: 404, nothing brought back, no record", async () => {
+    const { ahead } = racedWorld("writeSecret")
+    const { owner, member, projectId } = await populated()
+    await world.run(setSecret(owner, "alpha", "development", { key: "A", value: "2" }))
+    ahead(deleteSecret(member, "alpha", "development", "A"))
+    expect(failure(await world.exit(restoreVersion(owner, "alpha", "development", "A", "1")))).toMatchObject({
+      _tag: "SecretNotFound",
+    })
+    expect(failure(await world.exit(getSecret(owner, "alpha", "development", "A")))).toMatchObject({
+      _tag: "SecretNotFound",
+    })
+    expect(await recorded(projectId, "secret.restored")).toBe(0)
+  })
+
+  it("restoring a version while another request updates the secret: both land, the restore on top", async () => {
+    const { ahead } = racedWorld("writeSecret")
+    const { owner, member } = await populated()
+    await world.run(setSecret(owner, "alpha", "development", { key: "A", value: "2" }))
+    ahead(setSecret(member, "alpha", "development", { key: "A", value: "3" }))
+    expect(await world.run(restoreVersion(owner, "alpha", "development", "A", "1"))).toEqual({
+      ok: true,
+      action: "restored",
+      version: 4,
+    })
+    expect((await world.run(getSecret(owner, "alpha", "development", "A"))).secret).toMatchObject({
+      value: "1",
+      version: 4,
+    })
   })
 
   it("rotating an API key another request rotated: 409, the other's value the one that works, one record", async () => {

@@ -122,6 +122,12 @@ const writeNextVersion = (
   value: string,
   audit: (created: boolean) => AuditEvent,
   read?: { readonly secret: SecretRecord | undefined },
+  /**
+   * A restore's: the id of the secret whose old version is written, which must still be the key's when the write
+   * lands. Deleted meanwhile (or deleted and created anew), its history is gone, and the restore is a 404 rather
+   * than a secret brought back from nothing.
+   */
+  restoredFrom?: string,
 ) => {
   let known = read
   return Effect.gen(function* () {
@@ -129,6 +135,7 @@ const writeNextVersion = (
     const first = known
     known = undefined
     const current = first === undefined ? yield* store.findSecret(environment.id, key) : first.secret
+    if (restoredFrom !== undefined && current?.id !== restoredFrom) return yield* secretNotFound()
     const expectedVersion = current?.version ?? 0
     const secretId = current?.id ?? (yield* Random.Random.use((random) => random.id))
     const at = yield* Clock.Clock.use((clock) => clock.now)
@@ -295,11 +302,16 @@ export const restoreVersion = Effect.fn("Secrets.restoreVersion")(function* (
   if (found.sealed === undefined) return yield* versionNotFound()
   const at = { environmentId: environment.id, secretId: found.secret.id, key, version }
   const value = yield* open(access, at, found.sealed.value)
-  const written = yield* writeNextVersion(actor, access, environment, key, value, () => ({
-    action: "secret.restored",
+  const written = yield* writeNextVersion(
+    actor,
+    access,
+    environment,
     key,
-    version,
-  }))
+    value,
+    () => ({ action: "secret.restored", key, version }),
+    { secret: found.secret },
+    found.secret.id,
+  )
   return { ok: true as const, action: "restored" as const, version: written.version }
 })
 
