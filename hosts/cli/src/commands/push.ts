@@ -93,7 +93,9 @@ const describePlan = (plan: Plan) => [
 const summary = (plan: Plan) =>
   `${plan.add.length} to add, ${plan.change.length} to change, ${plan.remove.length} to delete`
 
-const file = Argument.String("FILE").pipe(Argument.withDescription("a .env file, or a JSON object (numbers and true/false taken as their text)"))
+const file = Argument.String("FILE").pipe(
+  Argument.withDescription("a .env file, or a JSON object (numbers and true/false taken as their text)"),
+)
 
 export const push = Command.make(
   "push",
