@@ -49,6 +49,7 @@ import type {
   AccountLinkRequired,
   AlreadyMember,
   ApiKeyNotFound,
+  ApiKeyRotatedMeanwhile,
   EnvironmentExists,
   EnvironmentGone,
   EnvironmentNotFound,
@@ -99,6 +100,7 @@ export type HttpError =
   | ProjectExists
   | EnvironmentExists
   | AlreadyMember
+  | ApiKeyRotatedMeanwhile
   | VersionConflict
   | SecretUnreadable
   | Identity.IdentityError
@@ -196,6 +198,8 @@ const rules: Rules = {
   ProjectExists: 409,
   EnvironmentExists: 409,
   AlreadyMember: 409,
+  // Of two rotations of one key at once, the one whose new value was not stored (that value would never work).
+  ApiKeyRotatedMeanwhile: 409,
   // Only under contention the use case's retries did not outlast: the caller may simply send it again.
   VersionConflict: 409,
   // Stored data that does not decrypt is the server's fault; the message says so without any detail.

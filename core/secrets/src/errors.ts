@@ -62,6 +62,16 @@ export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKey
 }
 
 /**
+ * Another request rotated the API key after this rotation read it (both from the key's holder, in two tabs or a
+ * retrying script): only one new value can work, that request has it, and this one's is never stored (409).
+ */
+export class ApiKeyRotatedMeanwhile extends Schema.TaggedError<ApiKeyRotatedMeanwhile>()("ApiKeyRotatedMeanwhile", {}) {
+  override get message(): string {
+    return "Another request rotated this API key at the same time and received the one value that works (the key list shows its prefix); rotate again for a new value"
+  }
+}
+
+/**
  * The project was deleted while a write under it was under way (SecretStore rule 8): a store refuses the orphan.
  * Still a 404, with words that say it was there a moment ago.
  */

@@ -18,7 +18,6 @@ import {
   BadRequest,
   Cache,
   Clock,
-  Conflict,
   Forbidden,
   Hasher,
   Metrics,
@@ -33,7 +32,7 @@ import { type Actor, type ApiKeyActor, reachFor, reachProjectById, sessionOnly }
 import { newestFirst, sorted } from "../domain/order.js"
 import { seesApiKey } from "../domain/people.js"
 import { type KeyScope, mayHoldScope } from "../domain/permissions.js"
-import { ApiKeyNotFound } from "../errors.js"
+import { ApiKeyNotFound, ApiKeyRotatedMeanwhile } from "../errors.js"
 import { type ApiKeyRecord, SecretStore } from "../SecretStore.js"
 import { apiKeyView, emailsOf } from "../views.js"
 import { checkKey, KeyChecks, LAST_USED_RESOLUTION_MS, renewingKeyChecks } from "./apiKeyChecks.js"
@@ -228,9 +227,7 @@ export const rotateApiKey = Effect.fn("Secrets.rotateApiKey")(function* (
     // Deleted meanwhile, or rotated by another request, whose caller holds the one value that now works: this
     // request's value is never stored, so it is not handed out.
     if ((yield* store.findApiKey(id)) === undefined) return yield* keyNotFound()
-    return yield* new Conflict({
-      message: "This API key was rotated by another request at the same time; its new value went to that request",
-    })
+    return yield* new ApiKeyRotatedMeanwhile()
   }
   return { id, key, prefix, name: current.name, scope: current.scope, expiresAt: toIsoOrNull(expiresAt) }
 })

@@ -174,8 +174,10 @@ describe("a change that a concurrent request made first", () => {
       }),
     )
     expect(failure(await world.exit(rotateApiKey(owner, keyId, {})))).toEqual({
-      _tag: "Conflict",
-      message: "This API key was rotated by another request at the same time; its new value went to that request",
+      _tag: "ApiKeyRotatedMeanwhile",
+      message:
+        "Another request rotated this API key at the same time and received the one value that works (the key list " +
+        "shows its prefix); rotate again for a new value",
     })
     expect(winner).toBeDefined()
     expect(await world.run(authenticateApiKey(winner!, null))).toMatchObject({ kind: "apiKey", keyId })
