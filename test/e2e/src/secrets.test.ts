@@ -602,6 +602,37 @@ describe.each(backends)("secrets service on %s", (backend, makeDatabase) => {
     if (backend === "Postgres") expect(lost).toBeGreaterThan(0)
   })
 
+  it("never brings back a secret whose restore raced its delete", async () => {
+    const database = await makeDatabase()
+    const { call, signIn } = await serve(database)
+    const ada = await signIn("ada@example.com")
+    const P = "/api/projects/app"
+    const S = `${P}/environments/development/secrets`
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const keys = Array.from({ length: 12 }, (_, i) => `K${i}`)
+    for (const key of keys) {
+      await call("POST", S, { as: ada.as, body: { key, value: "old" } })
+      await call("POST", S, { as: ada.as, body: { key, value: "new" } })
+    }
+    const answers = await Promise.all(
+      keys.map((key) =>
+        Promise.all([
+          call("POST", `${S}/${key}/versions/1/restore`, { as: ada.as }),
+          call("DELETE", `${S}/${key}`, { as: ada.as }),
+        ]),
+      ),
+    )
+    // Either order ends with the secret gone: restored then deleted (200, 200), or deleted first and the restore
+    // finding no version 1 (404, 200). A restore whose write followed the delete used to bring it back as version 1.
+    for (const [restore, remove] of answers) {
+      expect([200, 404]).toContain(restore.status)
+      expect(remove.status).toBe(200)
+    }
+    for (const key of keys) expect((await call("GET", `${S}/${key}`, { as: ada.as })).status).toBe(404)
+    const { auditLog } = (await call("GET", `${P}/audit-log?action=secret.restored&limit=500`, { as: ada.as })).body
+    expect(auditLog).toHaveLength(answers.filter(([restore]) => restore.status === 200).length)
+  })
+
   it("refuses a value with an unpaired surrogate (400, nothing stored) and keeps any well-formed text exactly", async () => {
     const database = await makeDatabase()
     const { call, signIn } = await serve(database)
