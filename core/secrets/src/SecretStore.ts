@@ -35,7 +35,9 @@
  *    unused. Of concurrent accepts of one invite at most one succeeds. Whether an invite has expired is the use
  *    case's question (`isPending`), asked before.
  * 8. Parents. A write under a parent that no longer exists (deleted meanwhile) fails with `ProjectGone` or
- *    `EnvironmentGone` instead of leaving an orphan.
+ *    `EnvironmentGone` instead of leaving an orphan. An API key's parent is its holder's membership: `createApiKey`
+ *    stores a key only while the holder is a member of its project, in the same step as it checks, so that a key
+ *    never outlives a removal that ran meanwhile (and never comes back to life should the person join again).
  * 9. Failures. A store that cannot be reached fails with `StoreUnavailable`, never with a wrong answer.
  * 10. Data keys. A project's data key has versions 1, 2, …; `ProjectRecord.dataKey` is the newest, which seals new
  *    values, and every older version stays findable (`findDataKey`) for as long as the project exists, since values
@@ -394,10 +396,14 @@ export class SecretStore extends Context.Service<
     }) => Effect.Effect<ReadonlyArray<ExportRecord>, StoreUnavailable>
 
     // API keys
+    /**
+     * Stores the key if its holder is a member of its project (rule 8); false, and no record, when they are not
+     * (removed meanwhile, or the project deleted, which removes its members).
+     */
     readonly createApiKey: (input: {
       readonly apiKey: ApiKeyRecord
       readonly audit: AuditRecord
-    }) => Effect.Effect<void, ProjectGone | StoreUnavailable>
+    }) => Effect.Effect<boolean, StoreUnavailable>
     /** Rule 11. */
     readonly findApiKeyByHash: (keyHash: string) => Effect.Effect<ApiKeyUse | undefined, StoreUnavailable>
     readonly findApiKey: (id: string) => Effect.Effect<ApiKeyRecord | undefined, StoreUnavailable>

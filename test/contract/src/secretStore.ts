@@ -165,6 +165,28 @@ export const secretStoreSuite = <R>(
     )
   }
 
+  /** Makes `userId` a member of the project with `role`, through an invite, as the use cases do. */
+  const join = (store: Store, projectId: string, userId: string, role: "write" | "read" = "write") =>
+    Effect.gen(function* () {
+      const invite = {
+        id: nextId("invite"),
+        projectId,
+        role,
+        tokenHash: nextId("hash"),
+        createdBy: userId,
+        createdAt: at(),
+        expiresAt: at(10_000),
+        usedAt: null,
+      }
+      yield* store.createInvite({ invite, audit: audit(projectId, "invite.created", role) })
+      yield* store.acceptInvite({
+        inviteId: invite.id,
+        userId,
+        at: at(),
+        audit: audit(projectId, "member.joined", "x"),
+      })
+    })
+
   describe(`SecretStore contract: ${name}`, () => {
     it("creates a project with its environments and the owner as member; finds it only for members", () =>
       run(({ store, project, person }) =>
@@ -359,12 +381,14 @@ export const secretStoreSuite = <R>(
               environment: { id: nextId("env"), projectId: alpha.id, name: "qa", createdAt: at() },
               audit: audit(alpha.id, "environment.created", "qa"),
             }),
-            store.createApiKey({
-              apiKey: apiKeyRecord(alpha.id, ownerId),
-              audit: audit(alpha.id, "api_key.created", "k"),
-            }),
           ]
           for (const write of orphans) expect(yield* Effect.flip(write)).toBeInstanceOf(ProjectGone)
+          // A key's parent is its holder's membership, gone with the project.
+          const orphanKey = apiKeyRecord(alpha.id, ownerId)
+          expect(yield* store.createApiKey({ apiKey: orphanKey, audit: audit(alpha.id, "api_key.created", "k") })).toBe(
+            false,
+          )
+          expect(yield* store.findApiKey(orphanKey.id)).toBeUndefined()
           expect(yield* store.listAudit({ projectId: alpha.id, limit: 50, offset: 0 })).toEqual(log)
           // The slug is free again.
           yield* project("alpha")
@@ -951,11 +975,15 @@ export const secretStoreSuite = <R>(
           const alpha = yield* project("alpha")
           const beta = yield* project("beta")
           const member = yield* person()
+          yield* join(store, alpha.project.id, member)
+          yield* join(store, beta.project.id, member)
           const ownerKey = { ...apiKeyRecord(alpha.project.id, alpha.ownerId), createdAt: at(1) }
           const memberKey = { ...apiKeyRecord(alpha.project.id, member), createdAt: at(2) }
           const elsewhere = { ...apiKeyRecord(beta.project.id, member), createdAt: at(3) }
           for (const apiKey of [ownerKey, memberKey, elsewhere]) {
-            yield* store.createApiKey({ apiKey, audit: audit(apiKey.projectId, "api_key.created", apiKey.name) })
+            expect(
+              yield* store.createApiKey({ apiKey, audit: audit(apiKey.projectId, "api_key.created", apiKey.name) }),
+            ).toBe(true)
           }
           const holder = yield* accounts.findById(member)
           expect(yield* store.findApiKeyByHash(memberKey.keyHash)).toEqual({ key: memberKey, holder })
@@ -1014,6 +1042,59 @@ export const secretStoreSuite = <R>(
             (e) => e.action,
           )
           expect(actions).toEqual(["api_key.deleted", "api_key.rotated"])
+        }),
+      ))
+
+    it("creates an API key only for a member of its project, even against a removal at the same time (rule 8)", () =>
+      run(({ store, project, person }) =>
+        Effect.gen(function* () {
+          const { project: alpha } = yield* project("alpha")
+          const create = (userId: string) => {
+            const apiKey = apiKeyRecord(alpha.id, userId)
+            return Effect.map(
+              store.createApiKey({ apiKey, audit: audit(alpha.id, "api_key.created", apiKey.name) }),
+              (created) => ({ created, id: apiKey.id }),
+            )
+          }
+          const created = () =>
+            Effect.map(
+              store.listAudit({ projectId: alpha.id, filter: { actions: ["api_key.created"] }, limit: 500, offset: 0 }),
+              (records) => records.length,
+            )
+          const stranger = yield* create(yield* person())
+          expect(stranger.created).toBe(false)
+          expect(yield* store.findApiKey(stranger.id)).toBeUndefined()
+          const member = yield* person()
+          yield* join(store, alpha.id, member)
+          yield* store.removeMember({
+            projectId: alpha.id,
+            userId: member,
+            audit: audit(alpha.id, "member.removed", "x"),
+          })
+          const removed = yield* create(member)
+          expect(removed.created).toBe(false)
+          expect(yield* created()).toBe(0)
+
+          // Side by side (on Postgres, two connections): whichever comes first, no key is left for a non-member.
+          let stored = 0
+          for (let round = 0; round < 20; round++) {
+            const racer = yield* person()
+            yield* join(store, alpha.id, racer)
+            const [, key] = yield* Effect.all(
+              [
+                store.removeMember({
+                  projectId: alpha.id,
+                  userId: racer,
+                  audit: audit(alpha.id, "member.removed", "x"),
+                }),
+                create(racer),
+              ],
+              { concurrency: 2 },
+            )
+            if (key.created) stored++
+            expect(yield* store.findApiKey(key.id)).toBeUndefined()
+          }
+          expect(yield* created()).toBe(stored)
         }),
       ))
 

@@ -8,7 +8,6 @@ import * as Effect from "effect/Effect"
 import { prepare } from "../prepared.js"
 import * as SqlStore from "../SqlStore.js"
 import type { Audited } from "./audit.js"
-import { projectGone } from "./projects.js"
 import { toApiKey, toUser } from "./rows.js"
 
 type Store = SecretStore.SecretStore["Service"]
@@ -35,29 +34,58 @@ const byHash = prepare<{ keyHash: string }>()((db, param) =>
     .where("secrets_api_keys.key_hash", "=", param("keyHash")),
 )
 
-export const apiKeys = (store: SqlStore.SqlStore, { audited, auditedChange }: Audited): ApiKeysPart => {
+/** The columns of a key's row, in the order `createApiKey` selects them. */
+const API_KEY_COLUMNS = [
+  "id",
+  "project_id",
+  "user_id",
+  "name",
+  "key_prefix",
+  "key_hash",
+  "scope",
+  "expires_at",
+  "last_used_at",
+  "created_at",
+] as const
+
+export const apiKeys = (store: SqlStore.SqlStore, { append, auditedChange }: Audited): ApiKeysPart => {
   const { statement, query } = store
+  const postgres = store.database.dialect === "postgres"
   return {
+    // Rule 8: the key is inserted from its holder's membership row, so one statement checks and writes. On Postgres
+    // the row is locked against deletion (`for key share`) until the commit: a removal waits for this insert and
+    // then deletes the new key with the others, or this insert waits for the removal and finds no row. SQLite runs
+    // one writer at a time.
     createApiKey: ({ apiKey, audit }) =>
-      audited(
-        audit,
-        statement((db) =>
-          db
-            .insertInto("secrets_api_keys")
-            .values({
-              id: apiKey.id,
-              project_id: apiKey.projectId,
-              user_id: apiKey.userId,
-              name: apiKey.name,
-              key_prefix: apiKey.keyPrefix,
-              key_hash: apiKey.keyHash,
-              scope: apiKey.scope,
-              expires_at: toIsoOrNull(apiKey.expiresAt),
-              last_used_at: toIsoOrNull(apiKey.lastUsedAt),
-              created_at: toIso(apiKey.createdAt),
-            })
-            .execute(),
-        ).pipe(SqlStore.failOn("ForeignKeyViolation", projectGone), Effect.asVoid),
+      store.transaction(
+        Effect.gen(function* () {
+          const inserted = yield* statement((db) => {
+            const holder = db
+              .selectFrom("secrets_members")
+              .select((eb) => [
+                eb.val(apiKey.id).as("id"),
+                "project_id",
+                "user_id",
+                eb.val(apiKey.name).as("name"),
+                eb.val(apiKey.keyPrefix).as("key_prefix"),
+                eb.val(apiKey.keyHash).as("key_hash"),
+                eb.val(apiKey.scope).as("scope"),
+                eb.val(toIsoOrNull(apiKey.expiresAt)).as("expires_at"),
+                eb.val(toIsoOrNull(apiKey.lastUsedAt)).as("last_used_at"),
+                eb.val(toIso(apiKey.createdAt)).as("created_at"),
+              ])
+              .where("project_id", "=", apiKey.projectId)
+              .where("user_id", "=", apiKey.userId)
+            return db
+              .insertInto("secrets_api_keys")
+              .columns(API_KEY_COLUMNS)
+              .expression(postgres ? holder.forKeyShare() : holder)
+              .executeTakeFirst()
+          })
+          if ((inserted.numInsertedOrUpdatedRows ?? 0n) === 0n) return false
+          yield* append(audit)
+          return true
+        }),
       ),
 
     findApiKeyByHash: (keyHash) =>

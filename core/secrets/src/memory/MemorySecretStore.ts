@@ -347,11 +347,11 @@ export const make = (holders: Holders): SecretStore["Service"] => {
       }),
 
     createApiKey: ({ apiKey, audit: entry }) =>
-      Effect.suspend(() => {
-        if (!projects.has(apiKey.projectId)) return Effect.fail(new ProjectGone())
+      Effect.sync(() => {
+        if (members.get(apiKey.projectId)?.has(apiKey.userId) !== true) return false
         apiKeys.set(apiKey.id, frozen(apiKey))
         record(entry)
-        return Effect.void
+        return true
       }),
 
     findApiKeyByHash: (keyHash) =>

@@ -28,7 +28,7 @@ import {
   Unauthorized,
 } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
-import { type Actor, type ApiKeyActor, reachFor, reachProjectById, sessionOnly } from "../access.js"
+import { type Actor, type ApiKeyActor, projectNotFound, reachFor, reachProjectById, sessionOnly } from "../access.js"
 import { newestFirst, sorted } from "../domain/order.js"
 import { seesApiKey } from "../domain/people.js"
 import { type KeyScope, mayHoldScope } from "../domain/permissions.js"
@@ -179,7 +179,8 @@ export const createApiKey = Effect.fn("Secrets.createApiKey")(function* (
     createdAt: now,
   }
   const audit = yield* auditRecord(person, access.project.id, null, { action: "api_key.created", name })
-  yield* SecretStore.use((store) => store.createApiKey({ apiKey, audit }))
+  // Removed from the project since it was reached: nothing is stored, as for a request made a moment later.
+  if (!(yield* SecretStore.use((store) => store.createApiKey({ apiKey, audit })))) return yield* projectNotFound()
   return { id: apiKey.id, key, prefix, name, scope, expiresAt: toIsoOrNull(apiKey.expiresAt) }
 })
 

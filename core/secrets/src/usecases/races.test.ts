@@ -31,6 +31,7 @@ type Raced =
   | "deleteInvite"
   | "acceptInvite"
   | "writeSecret"
+  | "createApiKey"
 type Request = Parameters<World["run"]>[0]
 
 let world: World
@@ -201,6 +202,23 @@ describe("a change that a concurrent request made first", () => {
       _tag: "MemberNotFound",
     })
     expect(await recorded(projectId, "member.updated")).toBe(0)
+  })
+
+  it("creating an API key while another request removes its holder: 404, no key outlives the membership", async () => {
+    const { ahead } = racedWorld("createApiKey")
+    const { owner, member, projectId } = await populated()
+    ahead(removeMember(owner, "alpha", member.userId))
+    expect(failure(await world.exit(createApiKey(member, { name: "late", projectSlug: "alpha" })))).toEqual({
+      _tag: "ProjectNotFound",
+      message: "Project not found",
+    })
+    // Invited back, they hold no key made while they were being removed, which would have come back to life.
+    const { token } = await world.run(createInvite(owner, "alpha", { role: "write", publicOrigin: ORIGIN }))
+    await world.run(acceptInvite(member, token))
+    const keys = await world.run(world.store.listApiKeys([projectId]))
+    expect(keys.filter((key) => key.userId === member.userId)).toEqual([])
+    // Only `populated`'s key of the owner's.
+    expect(await recorded(projectId, "api_key.created")).toBe(1)
   })
 
   it("withdrawing an invite withdrawn or accepted meanwhile, or accepting one accepted meanwhile: 404", async () => {
