@@ -40,7 +40,10 @@ describe("listAudit", () => {
     for (const limit of [0, 201, 1.5]) {
       expect((await env.flip(AuditLog.listAudit(admin, { limit })))._tag).toBe("BadRequest")
     }
-    expect((await env.flip(AuditLog.listAudit(admin, { before: "nope" })))._tag).toBe("BadRequest")
+    for (const before of ["nope", "01700000000000.abc", "-1.abc", "1.", "1700000000000.a b"]) {
+      expect((await env.flip(AuditLog.listAudit(admin, { before })))._tag).toBe("BadRequest")
+    }
+    expect(AuditLog.decodeCursor("0.abc")).toEqual({ at: 0, id: "abc" })
     expect((await env.flip(AuditLog.listAudit(editor, {})))._tag).toBe("Forbidden")
     expect((await env.flip(AuditLog.listAudit(tokenFor(null), {})))._tag).toBe("Forbidden")
   })

@@ -30,8 +30,9 @@ export const MAX_AUDIT_PAGE = 200
 
 export const encodeCursor = (entry: AuditCursor): string => `${entry.at}.${entry.id}`
 
+/** Only what `encodeCursor` writes: its milliseconds without a leading zero, as every number in a query is read. */
 export const decodeCursor = (cursor: string): AuditCursor | undefined => {
-  const match = /^(\d{1,15})\.([A-Za-z0-9_-]{1,64})$/.exec(cursor)
+  const match = /^(0|[1-9]\d{0,14})\.([A-Za-z0-9_-]{1,64})$/.exec(cursor)
   return match === null ? undefined : { at: Number(match[1]), id: match[2]! }
 }
 
