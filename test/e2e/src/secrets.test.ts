@@ -633,6 +633,42 @@ describe.each(backends)("secrets service on %s", (backend, makeDatabase) => {
     expect(auditLog).toHaveLength(answers.filter(([restore]) => restore.status === 200).length)
   })
 
+  it("ends an invite accepted while its project is deleted as if the two ran in turn", async () => {
+    const database = await makeDatabase()
+    const { call, signIn } = await serve(database)
+    const ada = await signIn("ada@example.com")
+    const bob = await signIn("bob@example.com")
+    const slugs = Array.from({ length: 12 }, (_, i) => `app-${i}`)
+    const tokens: Array<string> = []
+    for (const slug of slugs) {
+      await call("POST", "/api/projects", { as: ada.as, body: { name: slug } })
+      tokens.push(
+        (await call("POST", `/api/projects/${slug}/invites`, { as: ada.as, body: { role: "write" } })).body.token,
+      )
+    }
+    // On Postgres the accept's membership insert and the delete's cascade lock the same rows in opposite orders, and
+    // one of the two transactions may be chosen as a deadlock's victim: the store runs it again, so the request
+    // still ends as one of the two orders would have it, never as a 500.
+    const answers = await Promise.all(
+      slugs.map((slug, i) =>
+        Promise.all([
+          call("POST", "/api/invites/accept", { as: bob.as, body: { token: tokens[i] } }),
+          call("DELETE", `/api/projects/${slug}`, { as: ada.as }),
+        ]),
+      ),
+    )
+    for (const [accept, remove] of answers) {
+      expect([200, 404]).toContain(accept.status)
+      expect(remove.status).toBe(200)
+    }
+    // Whichever came first, the project is gone for both, and nothing of it is left behind: no membership, no invite.
+    expect((await call("GET", "/api/projects", { as: bob.as })).body.projects).toEqual([])
+    for (const slug of slugs) expect((await call("GET", `/api/projects/${slug}`, { as: ada.as })).status).toBe(404)
+    for (const table of ["secrets_projects", "secrets_members", "secrets_invites"]) {
+      expect(Number((await database.all(`select count(*) as n from ${table}`, []))[0]!.n)).toBe(0)
+    }
+  })
+
   it("refuses a value with an unpaired surrogate (400, nothing stored) and keeps any well-formed text exactly", async () => {
     const database = await makeDatabase()
     const { call, signIn } = await serve(database)
