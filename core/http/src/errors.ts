@@ -60,6 +60,7 @@ import type {
   ProjectExists,
   ProjectGone,
   ProjectNotFound,
+  SecretChangedMeanwhile,
   SecretNotFound,
   SecretUnreadable,
   SecretVersionNotFound,
@@ -101,6 +102,7 @@ export type HttpError =
   | EnvironmentExists
   | AlreadyMember
   | ApiKeyRotatedMeanwhile
+  | SecretChangedMeanwhile
   | VersionConflict
   | SecretUnreadable
   | Identity.IdentityError
@@ -135,6 +137,18 @@ export const DeletionBlockedBody = Schema.Struct({
     }),
   ),
 }).annotate({ identifier: "DeletionBlocked" })
+
+/**
+ * A secret write refused with 409: a check-and-set that found another version (`currentVersion`), or, without one,
+ * contention the retries did not outlast (`error` alone).
+ */
+export const SecretWriteConflictBody = Schema.Struct({
+  error: Schema.String,
+  currentVersion: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))).annotate({
+    description:
+      "The version the secret is at now (0: it does not exist), when `expectedVersion` was given and differs from it",
+  }),
+}).annotate({ identifier: "SecretWriteConflict" })
 
 export interface ErrorResponse {
   readonly status: ContentfulStatusCode
@@ -200,6 +214,12 @@ const rules: Rules = {
   AlreadyMember: 409,
   // Of two rotations of one key at once, the one whose new value was not stored (that value would never work).
   ApiKeyRotatedMeanwhile: 409,
+  // A check-and-set write (`expectedVersion`) that found the secret at another version; the body says which, so a
+  // client can offer to replace it knowingly.
+  SecretChangedMeanwhile: (error) => ({
+    status: 409,
+    body: { error: error.message, currentVersion: error.currentVersion },
+  }),
   // Only under contention the use case's retries did not outlast: the caller may simply send it again.
   VersionConflict: 409,
   // Stored data that does not decrypt is the server's fault; the message says so without any detail.

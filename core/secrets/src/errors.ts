@@ -72,6 +72,26 @@ export class ApiKeyRotatedMeanwhile extends Schema.TaggedError<ApiKeyRotatedMean
 }
 
 /**
+ * A write that asked to land only on a given version of its secret (`expectedVersion`, the check-and-set of Vault's
+ * `cas`; 0: the key must not exist yet) found the secret at another one: someone changed, created or deleted it
+ * since the writer read it, and nothing was written (409). The message names the key and both versions, never a
+ * value; `currentVersion` (0: the key does not exist) lets a client offer to replace the newer version knowingly.
+ */
+export class SecretChangedMeanwhile extends Schema.TaggedError<SecretChangedMeanwhile>()("SecretChangedMeanwhile", {
+  key: Schema.String,
+  expectedVersion: Schema.Number,
+  currentVersion: Schema.Number,
+}) {
+  override get message(): string {
+    const { key, expectedVersion, currentVersion } = this
+    if (currentVersion === 0)
+      return `${key} does not exist (expected version ${expectedVersion}): it was deleted since it was read`
+    if (expectedVersion === 0) return `${key} exists already (version ${currentVersion}): it was expected not to exist`
+    return `${key} is at version ${currentVersion}, not ${expectedVersion}: it changed since it was read`
+  }
+}
+
+/**
  * The project was deleted while a write under it was under way (SecretStore rule 8): a store refuses the orphan.
  * Still a 404, with words that say it was there a moment ago.
  */
@@ -107,7 +127,8 @@ export class AlreadyMember extends Schema.TaggedError<AlreadyMember>()("AlreadyM
 
 /**
  * A secret changed between reading its version and writing the next one. Stores answer it so that no version is
- * ever lost or doubled; the use cases retry, so a actor sees it (409) only under sustained contention.
+ * ever lost or doubled; the use cases retry, so an actor sees it (409) only under sustained contention (a write
+ * with an `expectedVersion` answers `SecretChangedMeanwhile` instead: its retry finds the secret moved on).
  */
 export class VersionConflict extends Schema.TaggedError<VersionConflict>()("VersionConflict", {
   message: Schema.String,

@@ -240,17 +240,34 @@ describe("the secrets service's OpenAPI document", () => {
       expect([...artefactsOf(await documented.document()), ...(await nullsOf(app, documented))]).toEqual([])
       // The rule seed 001 §8 gives, and nothing else, where a key is created and where it is rotated.
       const document = (await documented.document()) as unknown as {
-        paths: Record<string, { post: { requestBody: { content: Record<string, { schema: JsonSchemaNode }> } } }>
+        paths: Record<
+          string,
+          {
+            post: {
+              requestBody: { content: Record<string, { schema: JsonSchemaNode }> }
+              responses: Record<string, unknown>
+            }
+          }
+        >
       }
+      const bodyOf = (path: string) =>
+        document.paths[path]!.post.requestBody.content["application/json"]!.schema.properties as Record<string, unknown>
       for (const path of ["/api/api-keys", "/api/api-keys/{id}/rotate"]) {
-        const body = document.paths[path]!.post.requestBody.content["application/json"]!.schema
-        expect((body.properties as Record<string, unknown>).expiresInDays).toEqual({
+        expect(bodyOf(path).expiresInDays).toEqual({
           type: "integer",
           minimum: 1,
           maximum: 3650,
           description: "A whole number of days from 1 to 3650",
         })
       }
+      // A secret write's check-and-set: any version a JSON number carries exactly, 0 for "not there yet".
+      const secrets = "/api/projects/{slug}/environments/{env}/secrets"
+      expect(bodyOf(secrets).expectedVersion).toMatchObject({
+        type: "integer",
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+      })
+      expect(JSON.stringify(document.paths[secrets]!.post.responses["409"])).toContain("SecretWriteConflict")
       await runtime.dispose()
     }
   })

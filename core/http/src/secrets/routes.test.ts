@@ -251,6 +251,60 @@ describe("secrets", () => {
     expect(listed.body.secrets.map((s: { key: string }) => s.key)).not.toContain("BIG")
   })
 
+  it("writes on an expectedVersion only: else 409 with the version now and nothing written; 400 for a non-version", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/development/secrets"
+    const write = (value: string, expectedVersion: unknown) =>
+      call("POST", S, { as: ada.as, body: { key: "DATABASE_URL", value, expectedVersion } })
+    expect(await write("postgres://one", 0)).toMatchObject({ status: 201, body: { action: "created", version: 1 } })
+    expect(await write("postgres://mine", 0)).toMatchObject({
+      status: 409,
+      body: { error: "DATABASE_URL exists already (version 1): it was expected not to exist", currentVersion: 1 },
+    })
+    expect(await write("postgres://two", 1)).toMatchObject({ status: 200, body: { action: "updated", version: 2 } })
+    const stale = await write("postgres://mine", 1)
+    expect(stale).toMatchObject({
+      status: 409,
+      body: { error: "DATABASE_URL is at version 2, not 1: it changed since it was read", currentVersion: 2 },
+    })
+    expect(stale.text).not.toContain("postgres://")
+    for (const expectedVersion of [-1, 1.5, "2", null, true, 2 ** 53, "NaN"]) {
+      expect([expectedVersion, (await write("postgres://bad", expectedVersion)).status]).toEqual([expectedVersion, 400])
+    }
+    expect((await write("postgres://bad", 1.5)).body).toEqual({
+      error:
+        'Invalid "expectedVersion" in the request body: Expected a whole number from 0 to 9007199254740991: the ' +
+        "version the secret is at, 0 for none",
+    })
+    const huge = '{"key":"DATABASE_URL","value":"postgres://bad","expectedVersion":1e400}'
+    expect((await call("POST", S, { as: ada.as, body: huge })).status).toBe(400)
+    expect((await call("GET", `${S}/DATABASE_URL`, { as: ada.as })).body.secret).toMatchObject({
+      value: "postgres://two",
+      version: 2,
+    })
+    const { auditLog } = (await call("GET", "/api/projects/app/audit-log", { as: ada.as })).body
+    expect(auditLog.map((entry: { action: string }) => entry.action)).toEqual([
+      "secret.read",
+      "secret.updated",
+      "secret.created",
+      "project.created",
+    ])
+    await call("DELETE", `${S}/DATABASE_URL`, { as: ada.as })
+    expect(await write("postgres://mine", 2)).toMatchObject({
+      status: 409,
+      body: {
+        error: "DATABASE_URL does not exist (expected version 2): it was deleted since it was read",
+        currentVersion: 0,
+      },
+    })
+    // Left out, a write lands whatever the version, as before.
+    expect(await call("POST", S, { as: ada.as, body: { key: "DATABASE_URL", value: "x" } })).toMatchObject({
+      status: 201,
+    })
+  })
+
   it("keeps history newest first with authors, reads old versions, restores (audited)", async () => {
     const { call, signIn } = fresh()
     const ada = await signIn("ada@example.com")

@@ -23,18 +23,33 @@ import {
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
+import { SecretWriteConflictBody } from "../errors.js"
 import { answerJson } from "../middleware/presetHeaders.js"
 import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { ENVIRONMENT_PARAMS, SECRET_PARAMS, type SecretsRoutes, withActor, withValueReader } from "./context.js"
 
+/**
+ * `expectedVersion`: a whole number from 0, exactly representable (a safe integer), in the Schema that decodes the
+ * body so that the document says what is taken; the use case checks it again for callers that come another way.
+ */
+const expectedVersionRule = {
+  message: `Expected a whole number from 0 to ${Number.MAX_SAFE_INTEGER}: the version the secret is at, 0 for none`,
+}
 const SetSecretBody = Schema.Struct({
   key: Schema.String.annotate({
     description: `Letters, digits, \`_\`, \`-\`, \`.\`; at most ${SECRET_KEY_MAX_LENGTH} characters`,
   }),
   value: Schema.String.annotate({
     description: `Any string, the empty one included; at most ${SECRET_VALUE_MAX_BYTES} bytes of UTF-8 (413 beyond)`,
+  }),
+  expectedVersion: Schema.optionalKey(
+    Schema.Number.check(Schema.isInt(expectedVersionRule), Schema.isGreaterThanOrEqualTo(0, expectedVersionRule)),
+  ).annotate({
+    description:
+      "Check-and-set: write only if the secret is at this version now, `0` only if the key does not exist yet; " +
+      "otherwise 409 and nothing is written. Left out, the value is written whatever the version.",
   }),
 })
 
@@ -63,13 +78,17 @@ export const SetSecret = endpoint({
   method: "POST",
   path: BASE,
   summary: "Set a secret",
-  description: "A new key is version 1 (201); an existing key gets its next version (200). Write access.",
+  description:
+    "A new key is version 1 (201); an existing key gets its next version (200). Write access. With " +
+    "`expectedVersion`, the write lands only on that version (`0`: only as a new key), so a change made since the " +
+    "caller read the secret is never replaced unseen: otherwise 409 with the version it is at now, nothing written. " +
+    "Of concurrent writes with the same `expectedVersion`, one succeeds and the others answer 409.",
   tag: TAG,
   security: SESSION_OR_BEARER,
   params: ENVIRONMENT_PARAMS,
   body: SetSecretBody,
   responses: { 201: Written("created"), 200: Written("updated") },
-  errors: [403, 404, 409],
+  errors: [403, 404, [409, SecretWriteConflictBody]],
 })
 
 export const ExportDotenv = endpoint({

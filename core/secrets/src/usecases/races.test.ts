@@ -165,6 +165,32 @@ describe("a change that a concurrent request made first", () => {
     })
   })
 
+  it("writing on an expected version another request moved on: 409 with the version now, the other's value kept", async () => {
+    const { ahead } = racedWorld("writeSecret")
+    const { owner, member, projectId } = await populated()
+    // Both read version 1; the rival's write lands first, so this one's store write loses and its retry re-reads.
+    ahead(setSecret(member, "alpha", "development", { key: "A", value: "theirs", expectedVersion: 1 }))
+    expect(
+      failure(
+        await world.exit(setSecret(owner, "alpha", "development", { key: "A", value: "mine", expectedVersion: 1 })),
+      ),
+    ).toEqual({ _tag: "SecretChangedMeanwhile", message: "A is at version 2, not 1: it changed since it was read" })
+    expect((await world.run(getSecret(owner, "alpha", "development", "A"))).secret).toMatchObject({
+      value: "theirs",
+      version: 2,
+    })
+    expect(await recorded(projectId, "secret.updated")).toBe(1)
+
+    // A key another request created first, where this one expected none.
+    ahead(setSecret(member, "alpha", "development", { key: "B", value: "theirs", expectedVersion: 0 }))
+    expect(
+      failure(
+        await world.exit(setSecret(owner, "alpha", "development", { key: "B", value: "mine", expectedVersion: 0 })),
+      ),
+    ).toEqual({ _tag: "SecretChangedMeanwhile", message: "B exists already (version 1): it was expected not to exist" })
+    expect((await world.run(getSecret(owner, "alpha", "development", "B"))).secret.value).toBe("theirs")
+  })
+
   it("rotating an API key another request rotated: 409, the other's value the one that works, one record", async () => {
     const { ahead } = racedWorld("rotateApiKey")
     const { owner, keyId, projectId } = await populated()

@@ -1,9 +1,11 @@
 import { Cipher } from "@coffer/kernel"
 import { failure, makeWorld, type World } from "@coffer/test-kit/secrets"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import { afterEach, describe, expect, it } from "vitest"
 import { toDotenv, toJsonExport } from "../domain/dotenv.js"
-import { EnvironmentGone, VersionConflict } from "../errors.js"
+import { EnvironmentGone, SecretChangedMeanwhile, VersionConflict } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
 import { authenticateApiKey, createApiKey } from "./apiKeys.js"
 import { listAuditLog } from "./audit.js"
@@ -183,6 +185,88 @@ describe("secrets", () => {
     attempts = 0
     expect(failure(await write(failingWith(new EnvironmentGone())))).toMatchObject({ _tag: "EnvironmentGone" })
     expect(attempts).toBe(1)
+  })
+
+  it("writes on an expected version only, and otherwise says the version it is at, writing and auditing nothing", async () => {
+    const { ada } = await setup()
+    const write = (value: string, expectedVersion: number) =>
+      world.exit(setSecret(ada, "alpha", "development", { key: "DATABASE_URL", value, expectedVersion }))
+    const refusal = (currentVersion: number, message: string) => ({
+      _tag: "SecretChangedMeanwhile",
+      message: `DATABASE_URL ${message}`,
+      currentVersion,
+    })
+    const refused = async (value: string, expectedVersion: number) => {
+      const error = Option.getOrThrow(Exit.findErrorOption(await write(value, expectedVersion)))
+      return error instanceof SecretChangedMeanwhile
+        ? { _tag: error._tag, message: error.message, currentVersion: error.currentVersion }
+        : error
+    }
+    expect(failure(await write("one", 0))).toEqual({ success: { ok: true, action: "created", version: 1 } })
+    expect(await refused("mine", 0)).toEqual(refusal(1, "exists already (version 1): it was expected not to exist"))
+    expect(failure(await write("two", 1))).toEqual({ success: { ok: true, action: "updated", version: 2 } })
+    expect(await refused("mine", 1)).toEqual(refusal(2, "is at version 2, not 1: it changed since it was read"))
+    expect(await refused("mine", 3)).toEqual(refusal(2, "is at version 2, not 3: it changed since it was read"))
+    expect((await world.run(getSecret(ada, "alpha", "development", "DATABASE_URL"))).secret).toMatchObject({
+      value: "two",
+      version: 2,
+    })
+    await world.run(deleteSecret(ada, "alpha", "development", "DATABASE_URL"))
+    expect(await refused("mine", 2)).toEqual(
+      refusal(0, "does not exist (expected version 2): it was deleted since it was read"),
+    )
+    expect(failure(await world.exit(getSecret(ada, "alpha", "development", "DATABASE_URL")))).toMatchObject({
+      _tag: "SecretNotFound",
+    })
+    // Only what was written is in the log (and the one read above); no message carries a value.
+    const { auditLog } = await world.run(listAuditLog(ada, "alpha", {}))
+    expect(auditLog.map((entry) => entry.action).reverse()).toEqual([
+      "project.created",
+      "secret.created",
+      "secret.updated",
+      "secret.read",
+      "secret.deleted",
+    ])
+    // A number that is not a version is refused before anything is written; left out, the write is as before.
+    for (const expectedVersion of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
+      expect(failure(await write("x", expectedVersion))).toEqual({
+        _tag: "BadRequest",
+        message: "expectedVersion must be a whole number from 0 to 9007199254740991",
+      })
+    }
+    expect(failure(await world.exit(listVersions(ada, "alpha", "development", "DATABASE_URL")))).toMatchObject({
+      _tag: "SecretNotFound",
+    })
+    expect(await world.run(setSecret(ada, "alpha", "development", { key: "DATABASE_URL", value: "free" }))).toEqual({
+      ok: true,
+      action: "created",
+      version: 1,
+    })
+  })
+
+  it("lets exactly one of concurrent writes with the same expected version land; the others say which won", async () => {
+    const { ada } = await setup()
+    await world.run(setSecret(ada, "alpha", "development", { key: "HOT", value: "base" }))
+    const exits = await world.run(
+      Effect.all(
+        Array.from({ length: 25 }, (_, i) =>
+          Effect.exit(setSecret(ada, "alpha", "development", { key: "HOT", value: `v${i}`, expectedVersion: 1 })),
+        ),
+        { concurrency: "unbounded" },
+      ),
+    )
+    const results = exits.map(failure)
+    expect(results.filter((result) => "success" in result)).toEqual([
+      { success: { ok: true, action: "updated", version: 2 } },
+    ])
+    expect(results.filter((result) => !("success" in result))).toEqual(
+      Array.from({ length: 24 }, () => ({
+        _tag: "SecretChangedMeanwhile",
+        message: "HOT is at version 2, not 1: it changed since it was read",
+      })),
+    )
+    const { versions } = await world.run(listVersions(ada, "alpha", "development", "HOT"))
+    expect(versions.map((version) => version.version)).toEqual([2, 1])
   })
 
   it("keeps history newest first with who wrote it, reads and restores old versions, audited", async () => {

@@ -7,7 +7,9 @@
  *
  * Writing: the next version is sealed for the number it will be stored under, then stored only if the secret is
  * still at the version that was read (SecretStore rule 3); when another writer came first, the whole step runs
- * again from a fresh read. So concurrent writers each get their own version, contiguous, none lost.
+ * again from a fresh read. So concurrent writers each get their own version, contiguous, none lost. A writer that
+ * must not replace a change it has not seen says which version it read (`expectedVersion`, as Vault's `cas`): its
+ * write lands only on that version, and a fresh read that finds another one ends it with `SecretChangedMeanwhile`.
  *
  * Reading a value and exporting are audited in the same transaction as the read (SecretStore rule 2). Keys and
  * environment names in paths are looked up as given: keys that break today's rules (imported data) stay
@@ -38,6 +40,7 @@ import {
   type EnvironmentGone,
   type EnvironmentNotFound,
   type ProjectNotFound,
+  SecretChangedMeanwhile,
   SecretNotFound,
   SecretUnreadable,
   SecretVersionNotFound,
@@ -59,8 +62,15 @@ type ReadError =
   | Forbidden
   | SecretUnreadable
   | StoreUnavailable
-/** How writing a value can fail, besides the ways reading can. */
-type WriteError = ReadError | BadRequest | InvalidName | ValueTooLarge | VersionConflict | EnvironmentGone
+/** How writing a value can fail, besides the ways reading can (`SecretChangedMeanwhile`: only a check-and-set). */
+type WriteError =
+  | ReadError
+  | BadRequest
+  | InvalidName
+  | ValueTooLarge
+  | VersionConflict
+  | SecretChangedMeanwhile
+  | EnvironmentGone
 
 const secretNotFound = () => new SecretNotFound()
 const versionNotFound = () => new SecretVersionNotFound()
@@ -110,10 +120,25 @@ const contention = Schedule.spaced("2 millis").pipe(
   ),
 )
 
-/**
- * Stores `value` as the next version of `key`, retrying from a fresh read while other writers come first. `read` is
- * the secret as already read with the environment (`reachEnvironment` with the key), used by the first attempt only.
- */
+/** What a write takes as given about the secret it advances; each is checked again at every attempt. */
+interface WriteConditions {
+  /** The secret as already read with the environment (`reachEnvironment` with the key): the first attempt's read. */
+  readonly read?: { readonly secret: SecretRecord | undefined } | undefined
+  /**
+   * A restore's: the id of the secret whose old version is written, which must still be the key's when the write
+   * lands. Deleted meanwhile (or deleted and created anew), its history is gone, and the restore is a 404 rather
+   * than a secret brought back from nothing.
+   */
+  readonly restoredFrom?: string | undefined
+  /**
+   * The caller's check-and-set: the version the secret must be at (0: the key must not exist). Checked against
+   * every fresh read, so a write that loses to another one (the store's `VersionConflict`) re-reads, finds the
+   * secret moved on, and answers `SecretChangedMeanwhile` instead of landing on top.
+   */
+  readonly expectedVersion?: number | undefined
+}
+
+/** Stores `value` as the next version of `key`, retrying from a fresh read while other writers come first. */
 const writeNextVersion = (
   actor: Actor,
   access: Access,
@@ -121,30 +146,31 @@ const writeNextVersion = (
   key: string,
   value: string,
   audit: (created: boolean) => AuditEvent,
-  read?: { readonly secret: SecretRecord | undefined },
-  /**
-   * A restore's: the id of the secret whose old version is written, which must still be the key's when the write
-   * lands. Deleted meanwhile (or deleted and created anew), its history is gone, and the restore is a 404 rather
-   * than a secret brought back from nothing.
-   */
-  restoredFrom?: string,
+  conditions: WriteConditions = {},
 ) => {
-  let known = read
+  let known = conditions.read
   return Effect.gen(function* () {
     const store = yield* SecretStore
     const first = known
     known = undefined
     const current = first === undefined ? yield* store.findSecret(environment.id, key) : first.secret
-    if (restoredFrom !== undefined && current?.id !== restoredFrom) return yield* secretNotFound()
-    const expectedVersion = current?.version ?? 0
+    if (conditions.restoredFrom !== undefined && current?.id !== conditions.restoredFrom) return yield* secretNotFound()
+    const readVersion = current?.version ?? 0
+    if (conditions.expectedVersion !== undefined && conditions.expectedVersion !== readVersion) {
+      return yield* new SecretChangedMeanwhile({
+        key,
+        expectedVersion: conditions.expectedVersion,
+        currentVersion: readVersion,
+      })
+    }
     const secretId = current?.id ?? (yield* Random.Random.use((random) => random.id))
     const at = yield* Clock.Clock.use((clock) => clock.now)
     const written = yield* store.writeSecret({
       environmentId: environment.id,
       key,
-      expectedVersion,
+      expectedVersion: readVersion,
       secretId,
-      value: yield* seal(access, { environmentId: environment.id, secretId, key, version: expectedVersion + 1 }, value),
+      value: yield* seal(access, { environmentId: environment.id, secretId, key, version: readVersion + 1 }, value),
       userId: actor.userId,
       at,
       audit: yield* auditRecord(actor, access.project.id, environment.id, audit(current === undefined)),
@@ -160,12 +186,26 @@ export const listSecrets = Effect.fnUntraced(function* (actor: Actor, slug: stri
   return { secrets: secrets.map(secretListItem) }
 }, spanned("Secrets.listSecrets"))
 
-/** Creates the key at version 1, or stores the value as its next version. */
+/**
+ * `expectedVersion` of a write: absent, or a whole number from 0 (the key must not exist) up to the largest integer
+ * a JSON number carries exactly. The HTTP body's Schema says the same; this is for callers that come another way.
+ */
+const parseExpectedVersion = (value: number | undefined): Effect.Effect<number | undefined, BadRequest> =>
+  value === undefined || (Number.isSafeInteger(value) && value >= 0)
+    ? Effect.succeed(value)
+    : Effect.fail(
+        new BadRequest({ message: `expectedVersion must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}` }),
+      )
+
+/**
+ * Creates the key at version 1, or stores the value as its next version. With `expectedVersion`, only on top of
+ * that version (0: only as a new key); otherwise `SecretChangedMeanwhile`, and nothing is written or audited.
+ */
 export const setSecret = Effect.fnUntraced(function* (
   actor: Actor,
   slug: string,
   env: string,
-  input: { readonly key: string; readonly value: string },
+  input: { readonly key: string; readonly value: string; readonly expectedVersion?: number | undefined },
 ): Effect.fn.Return<
   { readonly ok: true; readonly action: "created" | "updated"; readonly version: number },
   WriteError,
@@ -184,6 +224,7 @@ export const setSecret = Effect.fnUntraced(function* (
   )
   const key = yield* Effect.fromResult(parsed)
   const value = yield* parseValue(input.value)
+  const expectedVersion = yield* parseExpectedVersion(input.expectedVersion)
   const { created, version } = yield* writeNextVersion(
     actor,
     access,
@@ -191,7 +232,7 @@ export const setSecret = Effect.fnUntraced(function* (
     key,
     value,
     (isNew) => ({ action: isNew ? "secret.created" : "secret.updated", key }),
-    valid ? { secret } : undefined,
+    { read: valid ? { secret } : undefined, expectedVersion },
   )
   return { ok: true as const, action: created ? ("created" as const) : ("updated" as const), version }
 }, spanned("Secrets.setSecret"))
@@ -309,8 +350,7 @@ export const restoreVersion = Effect.fn("Secrets.restoreVersion")(function* (
     key,
     value,
     () => ({ action: "secret.restored", key, version }),
-    { secret: found.secret },
-    found.secret.id,
+    { read: { secret: found.secret }, restoredFrom: found.secret.id },
   )
   return { ok: true as const, action: "restored" as const, version: written.version }
 })
