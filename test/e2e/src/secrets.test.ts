@@ -530,6 +530,34 @@ describe.each(backends)("secrets service on %s", (backend, makeDatabase) => {
     expect(dump).not.toContain(marker)
   })
 
+  it("lets one of eight concurrent writes with the same expectedVersion land; the others answer 409", async () => {
+    const database = await makeDatabase()
+    const { call, signIn } = await serve(database)
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/development/secrets"
+    await call("POST", S, { as: ada.as, body: { key: "HOT", value: "base" } })
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call("POST", S, { as: ada.as, body: { key: "HOT", value: `mine-${i}`, expectedVersion: 1 } }),
+      ),
+    )
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409])
+    const won = answers.findIndex((answer) => answer.status === 200)
+    expect(answers[won]!.body).toEqual({ ok: true, action: "updated", version: 2 })
+    for (const answer of answers.filter((answer) => answer.status === 409)) {
+      expect(answer.body).toEqual({
+        error: "HOT is at version 2, not 1: it changed since it was read",
+        currentVersion: 2,
+      })
+    }
+    const versions = await call("GET", `${S}/HOT/versions`, { as: ada.as })
+    expect(versions.body.versions.map((version: { version: number }) => version.version)).toEqual([2, 1])
+    expect((await call("GET", `${S}/HOT`, { as: ada.as })).body.secret).toMatchObject({ value: `mine-${won}` })
+    const updated = await call("GET", "/api/projects/app/audit-log?action=secret.updated", { as: ada.as })
+    expect(updated.body.auditLog).toHaveLength(1)
+  })
+
   it("answers concurrent deletes of one thing with one 200 and 404 for the rest, and audits one", async () => {
     const database = await makeDatabase()
     const { call, signIn } = await serve(database)
