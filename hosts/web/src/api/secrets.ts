@@ -65,8 +65,26 @@ export const deleteEnvironment = (slug: string, env: string) => del(`${project(s
 
 export const listSecrets = (slug: string, env: string, signal?: AbortSignal) =>
   get<{ secrets: ReadonlyArray<SecretListItem> }>(secretsOf(slug, env), { signal })
-export const setSecret = (slug: string, env: string, key: string, value: string) =>
-  post<{ ok: true; action: "created" | "updated"; version: number }>(secretsOf(slug, env), { key, value })
+/**
+ * Writes a value as the secret's next version. With `expectedVersion` (0: the key must not exist yet), only on top
+ * of that version: a change saved since the caller read it is refused with 409, whose `currentVersionOf` says
+ * which version it is at now, instead of being replaced unseen.
+ */
+export const setSecret = (slug: string, env: string, key: string, value: string, expectedVersion?: number) =>
+  post<{ ok: true; action: "created" | "updated"; version: number }>(
+    secretsOf(slug, env),
+    expectedVersion === undefined ? { key, value } : { key, value, expectedVersion },
+  )
+
+/**
+ * The version a secret is at now (0: it does not exist), from a write refused because it was not at the
+ * `expectedVersion` sent; `undefined` for any other refusal.
+ */
+export const currentVersionOf = (error: unknown): number | undefined => {
+  if (!(error instanceof ApiError) || error.status !== 409) return undefined
+  const current = (error.body as { currentVersion?: unknown } | undefined)?.currentVersion
+  return typeof current === "number" ? current : undefined
+}
 export const deleteSecret = (slug: string, env: string, key: string) => del(secretPath(slug, env, key))
 
 export const listVersions = (slug: string, env: string, key: string) =>

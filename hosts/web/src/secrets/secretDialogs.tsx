@@ -5,9 +5,9 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
 import { ApiError } from "../api/client.js"
 import {
+  currentVersionOf,
   deleteSecret,
   type EnvironmentView,
-  listSecrets,
   type ProjectView,
   readSecret,
   type SecretListItem,
@@ -58,10 +58,10 @@ const EnvironmentValue = ({
   }
   const [draft, setDraft] = useState("")
   const [startedWith, setStartedWith] = useState("")
-  // The version the draft started from (`undefined`: none, an add), and what the service held at a save that
-  // found it changed since: `null` when the key was deleted meanwhile.
-  const [startedFrom, setStartedFrom] = useState<number>()
-  const [changed, setChanged] = useState<number | null>()
+  // The version the draft started from (0: none, an add), and the version a save found instead (its 409; 0 when
+  // the key was deleted meanwhile), which the next save then expects: replacing it is a choice made knowingly.
+  const [startedFrom, setStartedFrom] = useState(0)
+  const [changed, setChanged] = useState<number>()
   const name = environment.name
   const {
     busy,
@@ -97,7 +97,7 @@ const EnvironmentValue = ({
   const edit = (current: RevealedValue | undefined) => {
     setDraft(current?.value ?? "")
     setStartedWith(current?.value ?? "")
-    setStartedFrom(current?.version)
+    setStartedFrom(current?.version ?? 0)
     setChanged(undefined)
     setMode("edit")
   }
@@ -130,17 +130,17 @@ const EnvironmentValue = ({
           onSubmit={(event) => {
             event.preventDefault()
             void act(async () => {
-              // The API has no version check: one is made here, so that a value saved by someone else since the
-              // draft started is not replaced unseen. Asked once; "Save anyway" then saves.
-              if (changed === undefined) {
-                const { secrets } = await listSecrets(project.slug, name)
-                const now = secrets.find((candidate) => candidate.key === secretKey)?.version
-                if (now !== startedFrom) {
-                  setChanged(now ?? null)
-                  return
-                }
-              }
-              const answer = await setSecret(project.slug, name, secretKey, draft)
+              // Saved only on the version the draft started from, so that a value saved by someone else since is
+              // not replaced unseen; told which version is there now, "Save anyway" expects that one instead.
+              const answer = await setSecret(project.slug, name, secretKey, draft, changed ?? startedFrom).catch(
+                (cause: unknown) => {
+                  const now = currentVersionOf(cause)
+                  if (now === undefined) throw cause
+                  setChanged(now)
+                  onChanged()
+                },
+              )
+              if (answer === undefined) return
               toast(`Saved ${secretKey} in ${name} (version ${answer.version})`)
               onReveal({ value: draft, version: answer.version })
               toView()
@@ -157,11 +157,14 @@ const EnvironmentValue = ({
           />
           {changed === undefined ? null : (
             <p class="alert" role="alert">
-              {changed === null
+              {changed === 0
                 ? `${secretKey} was deleted from ${name} since you started editing. Save anyway to add it again.`
-                : `${secretKey} in ${name} was saved by someone else since you started editing (now version ` +
-                  `${changed}). Save anyway replaces that value (it stays in the history), or cancel and reveal ` +
-                  "it again."}
+                : startedFrom === 0
+                  ? `${secretKey} was added to ${name} by someone else since you started (version ${changed}). ` +
+                    "Save anyway replaces that value (it stays in the history), or cancel and reveal it."
+                  : `${secretKey} in ${name} was saved by someone else since you started editing (now version ` +
+                    `${changed}). Save anyway replaces that value (it stays in the history), or cancel and reveal ` +
+                    "it again."}
             </p>
           )}
           <div class="actions">
@@ -360,21 +363,26 @@ export const AddSecretDialog = ({
   const [key, setKey] = useState("")
   const [value, setValue] = useState("")
   const [environment, setEnvironment] = useState(environments[0]?.name ?? "")
-  // A key someone added since the grid was drawn, found when saving: said like one the grid knew of.
-  const [found, setFound] = useState<{ readonly environment: string; readonly item: SecretListItem }>()
+  // The version a save found `key` at in `environment` (its 409: added, changed or deleted since the grid was
+  // drawn), which wins over the grid's: said like a key the grid knew of, and expected by the next save.
+  const [found, setFound] = useState<{ readonly environment: string; readonly key: string; readonly version: number }>()
   const replaced =
-    existing(environment, key) ??
-    (found?.environment === environment && found.item.key === key ? found.item : undefined)
+    found?.environment === environment && found.key === key
+      ? found.version === 0
+        ? undefined
+        : found
+      : existing(environment, key)
   const { busy, error, submit } = useAction(async () => {
-    if (replaced === undefined) {
-      const { secrets } = await listSecrets(project.slug, environment)
-      const item = secrets.find((candidate) => candidate.key === key)
-      if (item !== undefined) {
-        setFound({ environment, item })
-        return
-      }
-    }
-    const answer = await setSecret(project.slug, environment, key, value)
+    // A new key is saved only as one (0), a key the person was told of only on the version they were told: one
+    // added or changed by someone else meanwhile is said first, and replaced on the next save.
+    const answer = await setSecret(project.slug, environment, key, value, replaced?.version ?? 0).catch(
+      (cause: unknown) => {
+        const now = currentVersionOf(cause)
+        if (now === undefined) throw cause
+        setFound({ environment, key, version: now })
+      },
+    )
+    if (answer === undefined) return
     toast(
       answer.action === "created"
         ? `Added ${key} to ${environment}`
@@ -412,12 +420,16 @@ export const AddSecretDialog = ({
           ))}
         </Select>
         <TextArea label="Value" value={value} rows={4} onInput={(event) => setValue(event.currentTarget.value)} />
-        {replaced === undefined ? null : (
+        {replaced !== undefined ? (
           <p class="notice" role="status">
             {key} already has a value in {environment} (version {replaced.version}). Saving replaces it; the value it
             has now stays in its history.
           </p>
-        )}
+        ) : found?.environment === environment && found.key === key && existing(environment, key) !== undefined ? (
+          <p class="notice" role="status">
+            {key} was deleted from {environment} since the list was loaded. Saving adds it again.
+          </p>
+        ) : null}
         <Alert error={error} />
         <div class="actions">
           <button type="button" class="button" onClick={onClose}>

@@ -202,14 +202,32 @@ describe("the secrets grid", () => {
     await dialog.getByRole("button", { name: "Edit SHARED_KEY in development" }).click()
     const draft = dialog.getByLabel("New value of SHARED_KEY in development")
     await expect.poll(() => draft.inputValue(), POLL).toBe("v3")
-    // Saved again elsewhere while editing: the save says so and waits for "Save anyway".
+    // Saved again elsewhere while editing: the service refuses the save made on version 3 (409), the dialog says
+    // which version is there now and keeps the draft, and "Save anyway" replaces that version knowingly.
     await elsewhere("SHARED_KEY", "v4")
     await draft.fill("mine")
+    const refused = page.waitForResponse((response) => response.request().method() === "POST")
     await dialog.getByRole("button", { name: "Save", exact: true }).click()
-    await dialog.getByRole("alert").filter({ hasText: "was saved by someone else" }).waitFor()
+    expect((await refused).status()).toBe(409)
+    expect((await refused).request().postDataJSON()).toEqual({ key: "SHARED_KEY", value: "mine", expectedVersion: 3 })
+    const told = dialog.getByRole("alert")
+    await told.filter({ hasText: "was saved by someone else" }).waitFor()
+    expect(await told.textContent()).toBe(
+      "SHARED_KEY in development was saved by someone else since you started editing (now version 4). Save anyway " +
+        "replaces that value (it stays in the history), or cancel and reveal it again.",
+    )
+    // The grid caught up: the dialog's header shows the version the save found.
+    await dialog.getByText(/^version 4, updated/).waitFor()
     expect(await current("SHARED_KEY")).toBe("v4")
     expect(await draft.inputValue()).toBe("mine")
+    for (const width of [1440, 375]) {
+      await page.setViewportSize({ width, height: 900 })
+      await browser.screenshot(page, `secrets-edit-changed-meanwhile-${width}`)
+    }
+    await page.setViewportSize({ width: 1440, height: 900 })
+    const replaced = page.waitForResponse((response) => response.request().method() === "POST")
     await dialog.getByRole("button", { name: "Save anyway" }).click()
+    expect((await replaced).request().postDataJSON()).toMatchObject({ expectedVersion: 4 })
     await page.getByText("Saved SHARED_KEY in development (version 5)").waitFor()
     expect(await current("SHARED_KEY")).toBe("mine")
     await dialog.getByRole("button", { name: "Close" }).click()
@@ -220,7 +238,11 @@ describe("the secrets grid", () => {
     await elsewhere("LATE_KEY", "theirs")
     await add.getByLabel("Key").fill("LATE_KEY")
     await add.getByLabel("Value").fill("ours")
+    const created = page.waitForResponse((response) => response.request().method() === "POST")
     await add.getByRole("button", { name: "Save secret" }).click()
+    // Sent as a new key (expectedVersion 0), which the service refuses: the key exists already.
+    expect((await created).status()).toBe(409)
+    expect((await created).request().postDataJSON()).toMatchObject({ expectedVersion: 0 })
     await add.getByText("LATE_KEY already has a value in development (version 1)").waitFor()
     expect(await current("LATE_KEY")).toBe("theirs")
     await add.getByRole("button", { name: "Replace value" }).click()
@@ -491,6 +513,95 @@ describe("bulk import", () => {
     )
     expect(exported).toEqual({ CHANGE_ME: "new", DUP: "2", NEW_ONE: "multi\nline", SAME: "s" })
     await page.getByRole("row", { name: /NEW_ONE/ }).waitFor()
+  })
+
+  it("saves the others but not a key changed after the preview, names it, and previews again", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Import meanwhile ${people}`, {
+      development: { API_URL: "old", DATABASE_URL: "old" },
+    })
+    const secrets = `/api/projects/${slug}/environments/development/secrets`
+    const elsewhere = (key: string, value: string) => owner.api.call("POST", secrets, { key, value })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "Import…" }).click()
+    const dialog = page.getByRole("dialog", { name: "Import secrets" })
+    const file = ["API_URL=new", "DATABASE_URL=mine", "LOG_LEVEL=debug", "SENTRY_DSN=mine"]
+    await dialog.getByLabel(/Or paste it here/).fill(file.join("\n"))
+    await dialog.getByRole("button", { name: "Preview" }).click()
+    await dialog.getByText("2 new, 2 changed, 0 unchanged. Nothing is saved yet.").waitFor()
+    // Someone else saves one of the changed keys and adds one of the new ones after the preview.
+    await elsewhere("DATABASE_URL", "theirs")
+    await elsewhere("SENTRY_DSN", "theirs")
+    await dialog.getByRole("button", { name: "Import 4 secrets" }).click()
+    const outcome = dialog.getByText(/changed by someone else since the preview/)
+    await outcome.waitFor()
+    expect(await outcome.textContent()).toBe(
+      "2 keys were changed by someone else since the preview, so they were not saved: DATABASE_URL (now version 2), " +
+        "SENTRY_DSN (added, version 1). Preview again to compare the file with the values saved now, then import " +
+        "what still differs.",
+    )
+    await dialog.getByText("Saved 2 of 4").waitFor()
+    // The preview no longer says nothing is saved, and marks the keys left behind.
+    await dialog.getByText("2 new, 2 changed, 0 unchanged.", { exact: true }).waitFor()
+    const rows = await dialog
+      .getByRole("table", { name: "Keys in the file" })
+      .locator("tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => tr.textContent))
+    expect(rows).toEqual(["API_URLchanged", "DATABASE_URLchanged not saved", "LOG_LEVELnew", "SENTRY_DSNnew not saved"])
+    const exported = () => owner.api.call<Record<string, string>>("GET", `${secrets}/json`)
+    expect(await exported()).toEqual({
+      API_URL: "new",
+      DATABASE_URL: "theirs",
+      LOG_LEVEL: "debug",
+      SENTRY_DSN: "theirs",
+    })
+    // What was written reached the grid; the dialog stays, offering Back or a fresh preview, never the spent import.
+    await page
+      .getByRole("table", { name: /Secrets of/ })
+      .getByRole("row", { name: /LOG_LEVEL/ })
+      .waitFor()
+    expect(await dialog.getByRole("button", { name: /^Import/ }).count()).toBe(0)
+    await dialog.getByRole("button", { name: "Back" }).waitFor()
+    for (const width of [1440, 375]) {
+      await page.setViewportSize({ width, height: 900 })
+      await dialog.getByRole("button", { name: "Preview again" }).scrollIntoViewIfNeeded()
+      await browser.screenshot(page, `secrets-import-changed-meanwhile-${width}`)
+    }
+    await page.setViewportSize({ width: 1440, height: 900 })
+    await dialog.getByRole("button", { name: "Preview again" }).click()
+    await dialog.getByText("0 new, 2 changed, 2 unchanged. Nothing is saved yet.").waitFor()
+    await dialog.getByRole("button", { name: "Import 2 secrets" }).click()
+    await page.getByText("Imported 2 secrets into development").waitFor()
+    expect(await exported()).toEqual({ API_URL: "new", DATABASE_URL: "mine", LOG_LEVEL: "debug", SENTRY_DSN: "mine" })
+  })
+
+  it("fails safe when a key changes between the preview's two reads", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Import between ${people}`, { development: { BETWEEN: "old" } })
+    const secrets = `/api/projects/${slug}/environments/development/secrets`
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "Import…" }).click()
+    const dialog = page.getByRole("dialog", { name: "Import secrets" })
+    await dialog.getByLabel(/Or paste it here/).fill("BETWEEN=mine")
+    // The preview reads the versions and the values apart: someone saves the key just before the second read. Read in
+    // that order, the versions are the older and the write is refused; the other way round it would land on a value
+    // the preview never showed.
+    let reads = 0
+    const previewReads = (url: URL) => url.pathname === secrets || url.pathname === `${secrets}/json`
+    await page.route(previewReads, async (route) => {
+      if (++reads === 2) await owner.api.call("POST", secrets, { key: "BETWEEN", value: "theirs" })
+      await route.continue()
+    })
+    await dialog.getByRole("button", { name: "Preview" }).click()
+    await dialog.getByText("0 new, 1 changed, 0 unchanged. Nothing is saved yet.").waitFor()
+    expect(reads).toBe(2)
+    await page.unroute(previewReads)
+    await dialog.getByRole("button", { name: "Import 1 secret" }).click()
+    await dialog.getByText(/^1 key was changed by someone else since the preview/).waitFor()
+    const { secret } = await owner.api.call<{ secret: { value: string; version: number } }>("GET", `${secrets}/BETWEEN`)
+    expect(secret).toMatchObject({ value: "theirs", version: 2 })
   })
 
   it("shows a value imported empty as empty, as one added empty, without reading it", async () => {
