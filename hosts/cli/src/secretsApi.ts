@@ -137,11 +137,14 @@ export const getSecret = (target: Target, key: string) =>
         Effect.map((body) => body.secret),
       )
 
-export const setSecret = (target: Target, key: string, value: string) =>
-  request(target.endpoint, "POST", secretsPath(target), { body: { key, value } }).pipe(
-    inTarget(target),
-    Effect.flatMap(decodeAnswer(Written)),
-  )
+/**
+ * Writes `value` as the key's next version; with `expectedVersion`, only on top of that version (0: only as a new
+ * key), else the service answers 409 naming the version it is at, and nothing is written.
+ */
+export const setSecret = (target: Target, key: string, value: string, expectedVersion?: number) =>
+  request(target.endpoint, "POST", secretsPath(target), {
+    body: expectedVersion === undefined ? { key, value } : { key, value, expectedVersion },
+  }).pipe(inTarget(target), Effect.flatMap(decodeAnswer(Written)))
 
 export const deleteSecret = (target: Target, key: string) =>
   request(target.endpoint, "DELETE", `${secretsPath(target)}/${segment(key)}`).pipe(

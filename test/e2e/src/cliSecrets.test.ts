@@ -295,6 +295,40 @@ describe("coffer secrets: one secret at a time", () => {
   })
 })
 
+describe("coffer secrets set --expected-version", () => {
+  it("writes only over that version (0: a new key); another answers exit 4 naming the version now", async () => {
+    const { secrets } = await serve()
+    const { env } = await project(secrets)
+    const set = (args: ReadonlyArray<string>, stdin?: string) =>
+      coffer(["secrets", "set", ...args], { env, ...(stdin === undefined ? {} : { stdin }) })
+    expect((await set(["--expected-version", "0", "DB_URL=one"])).stdout).toBe("DB_URL: created, version 1\n")
+    const taken = await set(["--expected-version", "0", "DB_URL=mine"])
+    expect([taken.code, taken.stderr]).toEqual([
+      4,
+      "coffer: DB_URL exists already (version 1): it was expected not to exist\n",
+    ])
+    // A value from stdin, as for any single key.
+    expect((await set(["--expected-version", "1", "DB_URL"], "two\n")).stdout).toBe("DB_URL: updated, version 2\n")
+    const stale = await set(["--expected-version", "1", "DB_URL=mine"])
+    expect([stale.code, stale.stderr]).toEqual([
+      4,
+      "coffer: DB_URL is at version 2, not 1: it changed since it was read\n",
+    ])
+    expect((await coffer(["secrets", "get", "DB_URL", "--plain"], { env })).stdout).toBe("two")
+    // The version of one key: never beside several, never negative.
+    const several = await set(["--expected-version", "2", "DB_URL=a", "OTHER=b"])
+    expect([several.code, several.stderr]).toEqual([
+      1,
+      "coffer: --expected-version is the version of one key: give one KEY=VALUE, or one KEY\n",
+    ])
+    expect((await set(["--expected-version", "-1", "DB_URL=a"])).code).toBe(1)
+    expect((await set(["--expected-version", "1.5", "DB_URL=a"])).code).toBe(1)
+    expect((await coffer(["secrets", "get", "DB_URL", "--plain"], { env })).stdout).toBe("two")
+    const help = await coffer(["secrets", "set", "--help"], { env })
+    expect(help.stdout).toContain("--expected-version")
+  })
+})
+
 describe("coffer secrets audit", () => {
   it("prints the project's log newest first, narrowed by action, key, person and environment", async () => {
     const { secrets } = await serve()

@@ -1,6 +1,8 @@
 /**
  * `push` and `import` against a local service that refuses one key: the failure names the key it stopped on
- * (there is no batch endpoint, so the user needs to know where), and the progress bar, when drawn, is ended.
+ * (there is no batch endpoint, so the user needs to know where), and the progress bar, when drawn, is ended. And
+ * `import` against one where a key appears after the environment was read: under `fail` and `skip` it writes new
+ * keys only as new ones, so that key is not overwritten.
  */
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
@@ -41,6 +43,106 @@ const refusingOneKey = async () => {
   closers.push(() => server.close())
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
+
+/** What a test's local service was asked to write. */
+type Written = { readonly key: string; readonly value: string; readonly expectedVersion?: number }
+
+/**
+ * An empty environment (as its export says) where `LATE` is created by someone else right after that read: a write
+ * of it with `expectedVersion` 0 is refused as the service refuses it; every other write is taken.
+ */
+const addedMeanwhile = async () => {
+  const writes: Array<Written> = []
+  const server = createServer((request, response) => {
+    response.setHeader("content-type", "application/json")
+    if (request.method === "GET") return response.end(request.url === "/api/auth/me" ? JSON.stringify(WRITE_KEY) : "{}")
+    let body = ""
+    request.on("data", (chunk) => {
+      body += chunk
+    })
+    request.on("end", () => {
+      const written = JSON.parse(body) as Written
+      writes.push(written)
+      if (written.key !== "LATE" || written.expectedVersion !== 0) {
+        return response.end(JSON.stringify({ action: "created", version: 1 }))
+      }
+      response.statusCode = 409
+      response.end(
+        JSON.stringify({ error: "LATE exists already (version 1): it was expected not to exist", currentVersion: 1 }),
+      )
+    })
+  })
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+  closers.push(() => server.close())
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, writes }
+}
+
+const byKey = (writes: ReadonlyArray<Written>) => [...writes].sort((a, b) => (a.key < b.key ? -1 : 1))
+
+/** Runs the command with stdout and stderr caught: its exit code and what it said on each. */
+const quietly = async (args: ReadonlyArray<string>, url: string, cwd: string) => {
+  let out = ""
+  let err = ""
+  const catching = (stream: NodeJS.WriteStream, into: (text: string) => void) =>
+    vi.spyOn(stream, "write").mockImplementation((text, ...rest) => {
+      into(String(text))
+      rest.find((item) => typeof item === "function")?.()
+      return true
+    })
+  const stdout = catching(process.stdout, (text) => {
+    out += text
+  })
+  const stderr = catching(process.stderr, (text) => {
+    err += text
+  })
+  const code = await runCli([...args, "-p", "app", "-e", "dev"], {
+    env: { COFFER_URL: url, COFFER_TOKEN: `cfk_${"s".repeat(43)}` },
+    cwd,
+  }).finally(() => {
+    stderr.mockRestore()
+    stdout.mockRestore()
+  })
+  return { code, out, err }
+}
+
+describe("import of a key someone adds while it runs", () => {
+  const file = () => {
+    const cwd = mkdtempSync(join(tmpdir(), "coffer-import-"))
+    writeFileSync(join(cwd, "in.env"), "EARLY=1\nLATE=2\n")
+    return { cwd, path: join(cwd, "in.env") }
+  }
+
+  it("skips it under skip, stops on it under fail (exit 4), and writes over it only under overwrite", async () => {
+    const { cwd, path } = file()
+    const skip = await addedMeanwhile()
+    const skipped = await quietly(["secrets", "import", path, "--on-conflict", "skip", "--json"], skip.url, cwd)
+    expect([skipped.code, JSON.parse(skipped.out)]).toEqual([
+      0,
+      { add: ["EARLY"], change: [], remove: [], skipped: ["LATE"] },
+    ])
+    // Sent eight at a time: in any order.
+    expect(byKey(skip.writes)).toEqual([
+      { key: "EARLY", value: "1", expectedVersion: 0 },
+      { key: "LATE", value: "2", expectedVersion: 0 },
+    ])
+
+    const fail = await addedMeanwhile()
+    const failed = await quietly(["secrets", "import", path], fail.url, cwd)
+    expect([failed.code, failed.err]).toEqual([
+      4,
+      "coffer: LATE: added by someone else during the import, so it was not overwritten; the keys written so far " +
+        "stay (run the import again to finish)\n",
+    ])
+
+    const overwrite = await addedMeanwhile()
+    const overwritten = await quietly(["secrets", "import", path, "--on-conflict", "overwrite"], overwrite.url, cwd)
+    expect(overwritten.code).toBe(0)
+    expect(byKey(overwrite.writes)).toEqual([
+      { key: "EARLY", value: "1" },
+      { key: "LATE", value: "2" },
+    ])
+  })
+})
 
 describe("push and import failures", () => {
   it.each(["push", "import"])("%s names the key the service refused", async (command) => {

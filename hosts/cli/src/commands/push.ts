@@ -5,7 +5,9 @@
  * deletes), never their values, then applies them unless `--dry-run`. `import` only brings keys in: a key that
  * already holds another value is a conflict, and `--on-conflict` decides (`fail`, the default, writes nothing and
  * exits 4; `skip` keeps the old value; `overwrite` replaces it). Keys whose value is already the same are left
- * alone by both, so running either twice changes nothing the second time.
+ * alone by both, so running either twice changes nothing the second time. Under `fail` and `skip`, `import` writes
+ * each new key only as a new one (`expectedVersion` 0): one someone else adds while it runs is a conflict too,
+ * found by the service, never overwritten.
  */
 import { readFileSync } from "node:fs"
 import { Argument, Command, Flag } from "effect/cli"
@@ -68,20 +70,58 @@ const currentForWriting = (where: Target) =>
     ),
   )
 
-/** Writes and deletes what `plan` says, with a progress bar on a terminal (ended on failure too). */
-const apply = (where: Target, plan: Plan, values: ReadonlyMap<string, string>) =>
+/**
+ * What becomes of a key the plan adds that someone else creates while the writes run. `overwrite` writes over it
+ * (`push`, which makes the environment hold the file, and `import --on-conflict overwrite`). `skip` and `fail`
+ * write each new key only as a new one (`expectedVersion` 0), so the service refuses it (409) rather than replace a
+ * value the plan never saw: `skip` leaves it, `fail` stops there, as `import` does with a key that held another
+ * value when it read the environment.
+ */
+export type AddedMeanwhile = "overwrite" | "skip" | "fail"
+
+/**
+ * Writes and deletes what `plan` says, with a progress bar on a terminal (ended on failure too); answers the new
+ * keys it left because someone else added them meanwhile (`skip`), sorted.
+ */
+const apply = (
+  where: Target,
+  plan: Plan,
+  values: ReadonlyMap<string, string>,
+  addedMeanwhile: AddedMeanwhile = "overwrite",
+) =>
   Effect.gen(function* () {
     const writes = [...plan.add, ...plan.change]
+    const adds = new Set(plan.add)
+    const left: Array<string> = []
     const progress = makeProgress("pushing", writes.length + plan.remove.length)
     const each = (keys: ReadonlyArray<string>, change: (key: string) => Effect.Effect<unknown, CofferFailure>) =>
       Effect.forEach(keys, (key) => Effect.andThen(Effect.mapError(change(key), onKey(key)), progress.tick), {
         concurrency: CONCURRENCY,
         discard: true,
       })
+    const write = (key: string) => {
+      const value = values.get(key) ?? ""
+      if (addedMeanwhile === "overwrite" || !adds.has(key)) return setSecret(where, key, value)
+      return setSecret(where, key, value, 0).pipe(
+        Effect.catchIf(
+          (failure) => failure.status === 409,
+          () =>
+            addedMeanwhile === "skip"
+              ? Effect.sync(() => left.push(key))
+              : Effect.fail(
+                  refused(
+                    "added by someone else during the import, so it was not overwritten; the keys written so far " +
+                      "stay (run the import again to finish)",
+                  ),
+                ),
+        ),
+      )
+    }
     yield* Effect.andThen(
-      each(writes, (key) => setSecret(where, key, values.get(key) ?? "")),
+      each(writes, write),
       each(plan.remove, (key) => deleteSecret(where, key)),
     ).pipe(Effect.ensuring(progress.done))
+    return left.sort()
   })
 
 const describePlan = (plan: Plan) => [
@@ -158,13 +198,15 @@ export const importCommand = Command.make(
         `${change.length} key(s) already hold other values: ${change.join(", ")}; nothing was written (use --on-conflict skip or overwrite)`,
       )
     }
-    const plan: Plan = { add, change: flags.onConflict === "overwrite" ? change : [], remove: [] }
+    const planned: Plan = { add, change: flags.onConflict === "overwrite" ? change : [], remove: [] }
     // Said once it is done: the summary is in the past tense, and a write refused halfway must not precede it.
-    yield* apply(where, plan, values)
-    if (flags.json) return yield* json({ ...plan, skipped: flags.onConflict === "skip" ? change : [] })
+    const addedMeanwhile = yield* apply(where, planned, values, flags.onConflict)
+    const plan: Plan = { ...planned, add: add.filter((key) => !addedMeanwhile.includes(key)) }
+    const skippedKeys = [...(flags.onConflict === "skip" ? change : []), ...addedMeanwhile].sort()
+    if (flags.json) return yield* json({ ...plan, skipped: skippedKeys })
     const lines = describePlan(plan)
     if (lines.length > 0) yield* line(lines.join("\n"))
-    const skipped = flags.onConflict === "skip" && change.length > 0 ? `, ${change.length} skipped` : ""
+    const skipped = skippedKeys.length > 0 ? `, ${skippedKeys.length} skipped` : ""
     yield* line(
       `${where.project}/${where.environment}: ${plan.add.length} added, ${plan.change.length} overwritten${skipped}`,
     )

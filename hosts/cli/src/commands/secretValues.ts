@@ -1,11 +1,14 @@
 /**
  * `coffer secrets set`, `get` and `delete`: one secret at a time. `set KEY=VALUE…` writes each pair; `set KEY`
- * alone takes the value from stdin (hidden when typed), so it stays out of shell history. `get` is one of the
- * few commands that print a value, because that is what it is for.
+ * alone takes the value from stdin (hidden when typed), so it stays out of shell history. `set
+ * --expected-version N` writes one key only if it is still at version N (0: only if it does not exist yet), the
+ * service's check-and-set, for a script that read a version and must not replace a change made since. `get` is
+ * one of the few commands that print a value, because that is what it is for.
  */
 
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { usage } from "../failure.js"
 import { json, line, write } from "../output.js"
 import { deleteSecret, getSecret, setSecret } from "../secretsApi.js"
@@ -34,7 +37,16 @@ const valueFromInput = (key: string) =>
 
 export const set = Command.make(
   "set",
-  { ...target, assignments: Argument.String("KEY=VALUE").pipe(Argument.variadic({ min: 1 })) },
+  {
+    ...target,
+    assignments: Argument.String("KEY=VALUE").pipe(Argument.variadic({ min: 1 })),
+    expectedVersion: Flag.Int("expected-version").pipe(
+      Flag.withDescription(
+        "write only if the key is at this version now (0: only if it does not exist yet); otherwise exit 4, nothing written",
+      ),
+      Flag.optional,
+    ),
+  },
   Effect.fn(function* (flags) {
     const pairs = flags.assignments.map(parseAssignment)
     const bare = pairs.filter((pair) => pair.value === undefined)
@@ -42,10 +54,17 @@ export const set = Command.make(
       return yield* usage("give KEY=VALUE pairs, or one KEY alone with its value on stdin")
     }
     if (pairs.some((pair) => pair.key.length === 0)) return yield* usage("a KEY=VALUE pair has no key")
+    const expectedVersion = Option.getOrUndefined(flags.expectedVersion)
+    if (expectedVersion !== undefined && pairs.length > 1) {
+      return yield* usage("--expected-version is the version of one key: give one KEY=VALUE, or one KEY")
+    }
+    if (expectedVersion !== undefined && expectedVersion < 0) {
+      return yield* usage("--expected-version must be a whole number from 0 (0: the key must not exist yet)")
+    }
     const where = yield* targetFor(settingsOf(flags))
     for (const pair of pairs) {
       const value = pair.value ?? (yield* valueFromInput(pair.key))
-      const written = yield* setSecret(where, pair.key, value)
+      const written = yield* setSecret(where, pair.key, value, expectedVersion)
       yield* line(`${pair.key}: ${written.action}, version ${written.version}`)
     }
   }),
@@ -54,6 +73,10 @@ export const set = Command.make(
   Command.withExamples([
     { command: "coffer secrets set --env production LOG_LEVEL=info PORT=8080", description: "two values at once" },
     { command: "coffer secrets set --env production DB_PASSWORD < password.txt", description: "value from stdin" },
+    {
+      command: "coffer secrets set --env production --expected-version 3 LOG_LEVEL=debug",
+      description: "only over version 3 (secrets list shows it): a change made since is not replaced",
+    },
   ]),
 )
 
