@@ -2,7 +2,8 @@
  * `push` and `import` against a local service that refuses one key: the failure names the key it stopped on
  * (there is no batch endpoint, so the user needs to know where), and the progress bar, when drawn, is ended. And
  * `import` against one where a key appears after the environment was read: under `fail` and `skip` it writes new
- * keys only as new ones, so that key is not overwritten.
+ * keys only as new ones, so that key is not overwritten. A pair the service's rules refuse stops `push`, `import`
+ * and `set` before their first write.
  */
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
@@ -167,5 +168,21 @@ describe("push and import failures", () => {
       stdout.mockRestore()
     })
     expect([code, said]).toEqual([1, "coffer: BAD.KEY: the key is not valid\n"])
+  })
+
+  // A pair the service's rules refuse would stop the writes halfway, and every later run at the same pair.
+  it.each([
+    ["push", ["push", "in.json"], '{"GOOD":"1","bad key":"2","LAST":"3"}', "bad key"],
+    ["import", ["import", "in.json"], `{"GOOD":"1","HUGE":"${"x".repeat(70_000)}"}`, "HUGE"],
+    ["set", ["set", "GOOD=1", "bad key=2", "LAST=3"], "{}", "bad key"],
+  ])("%s refuses before writing anything when a pair breaks the service's rules", async (_, argv, text, key) => {
+    const { url, writes } = await addedMeanwhile()
+    const cwd = mkdtempSync(join(tmpdir(), "coffer-push-"))
+    writeFileSync(join(cwd, "in.json"), text)
+    const args = argv.map((arg) => (arg === "in.json" ? join(cwd, arg) : arg))
+    const outcome = await quietly(["secrets", ...args], url, cwd)
+    expect([outcome.code, writes]).toEqual([1, []])
+    expect(outcome.err).toMatch(new RegExp(`^coffer: ${key}: .+; nothing was written\n$`))
+    expect(outcome.err).not.toContain("xxx")
   })
 })

@@ -16,6 +16,7 @@ import { parseSecretsFile, toMap } from "../dotenvFile.js"
 import { CofferFailure, refused, usage } from "../failure.js"
 import { json, line } from "../output.js"
 import { makeProgress } from "../progress.js"
+import { checkWritable } from "../secretRules.js"
 import { deleteSecret, exportJson, me, setSecret, type Target } from "../secretsApi.js"
 import { targetFor } from "../target.js"
 import { json as jsonFlag, settingsOf, target } from "./flags.js"
@@ -124,6 +125,10 @@ const apply = (
     return left.sort()
   })
 
+/** The pairs `plan` writes, checked against the service's rules before the plan is said or carried out. */
+const checkPlan = (plan: Plan, values: ReadonlyMap<string, string>) =>
+  checkWritable([...plan.add, ...plan.change].map((key) => [key, values.get(key) ?? ""] as const))
+
 const describePlan = (plan: Plan) => [
   ...plan.add.map((key) => `+ ${key}`),
   ...plan.change.map((key) => `~ ${key}`),
@@ -156,6 +161,7 @@ export const push = Command.make(
     const values = yield* readEntries(flags.file)
     const where = yield* targetFor(settingsOf(flags))
     const plan = planPush(yield* flags.dryRun ? exportJson(where) : currentForWriting(where), values, flags.prune)
+    yield* checkPlan(plan, values)
     if (flags.json) yield* json({ ...plan, dryRun: flags.dryRun })
     else {
       const lines = describePlan(plan)
@@ -199,6 +205,7 @@ export const importCommand = Command.make(
       )
     }
     const planned: Plan = { add, change: flags.onConflict === "overwrite" ? change : [], remove: [] }
+    yield* checkPlan(planned, values)
     // Said once it is done: the summary is in the past tense, and a write refused halfway must not precede it.
     const addedMeanwhile = yield* apply(where, planned, values, flags.onConflict)
     const plan: Plan = { ...planned, add: add.filter((key) => !addedMeanwhile.includes(key)) }

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { usage } from "../failure.js"
 import { json, line, write } from "../output.js"
+import { checkWritable } from "../secretRules.js"
 import { deleteSecret, getSecret, setSecret } from "../secretsApi.js"
 import { readHidden, readStdin, stdinIsTerminal, withoutFinalNewline } from "../stdin.js"
 import { targetFor } from "../target.js"
@@ -61,6 +62,7 @@ export const set = Command.make(
     if (expectedVersion !== undefined && expectedVersion < 0) {
       return yield* usage("--expected-version must be a whole number from 0 (0: the key must not exist yet)")
     }
+    yield* checkWritable(pairs.map((pair) => [pair.key, pair.value ?? ""] as const))
     const where = yield* targetFor(settingsOf(flags))
     for (const pair of pairs) {
       const value = pair.value ?? (yield* valueFromInput(pair.key))
