@@ -131,6 +131,21 @@ export const pick = (values: Readonly<Record<string, string>>, wanted: ReadonlyA
   return Effect.succeed(Object.fromEntries(wanted.map((key) => [key, values[key] ?? ""])))
 }
 
+/**
+ * Refuses values no process environment can carry: a C string ends at NUL, and Node's own refusal would quote the
+ * value. Named by key only, with the way around it.
+ */
+export const checkEnvironment = (values: Readonly<Record<string, string>>) => {
+  const unfit = Object.keys(values).filter((key) => values[key]?.includes("\0"))
+  return unfit.length === 0
+    ? Effect.void
+    : Effect.fail(
+        usage(
+          `${unfit.join(", ")}: a value holding a NUL character cannot be put in a process environment (leave it out with --only)`,
+        ),
+      )
+}
+
 export const run = Command.make(
   "run",
   {
@@ -159,6 +174,7 @@ export const run = Command.make(
     const settings = yield* loadSettings(settingsOf(flags))
     const values = yield* valuesFor(settings, Option.getOrUndefined(flags.fallback), flags.offline)
     const passed = yield* pick(values, wanted)
+    yield* checkEnvironment(passed)
     const invocation = yield* Invocation
     const code = yield* runChild(program, args, { ...invocation.env, ...passed })
     invocation.setExitCode(code)
