@@ -20,7 +20,10 @@ export const readStdin = Effect.tryPromise({
 /** Piped input without the one line break `echo` and here-strings add. */
 export const withoutFinalNewline = (text: string) => text.replace(/\r?\n$/, "")
 
-/** Asks for one line on the terminal without echoing it; Ctrl-C or Ctrl-D gives up. */
+/**
+ * Asks for one line on the terminal without echoing it; Ctrl-C or Ctrl-D gives up, and so does a paste of more
+ * than one line.
+ */
 export const readHidden = (prompt: string) =>
   Effect.callback<string, CofferFailure>((resume) => {
     const input = process.stdin
@@ -38,8 +41,15 @@ export const readHidden = (prompt: string) =>
       resume(outcome)
     }
     const onData = (chunk: string) => {
-      for (const character of chunk) {
-        if (character === "\r" || character === "\n") return finish(Effect.succeed(typed))
+      const characters = [...chunk]
+      for (const [index, character] of characters.entries()) {
+        if (character === "\r" || character === "\n") {
+          // Text after the line break in the same read was pasted with it (a PEM, a key and more): taking the
+          // first line alone would store part of the value and say nothing.
+          if (/[^\r\n]/.test(characters.slice(index + 1).join("")))
+            return finish(Effect.fail(usage("what was pasted holds more than one line: pipe it in instead (`< file`)")))
+          return finish(Effect.succeed(typed))
+        }
         if (character === "\u0003" || character === "\u0004") return finish(Effect.fail(usage("cancelled")))
         if (character === "\u007f" || character === "\b") typed = typed.slice(0, -1)
         else typed += character
