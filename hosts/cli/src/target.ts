@@ -9,24 +9,28 @@ import { loadSettings, secretsEndpoint } from "./invocation.js"
 import { projects, type Target } from "./secretsApi.js"
 import type { FlagSettings, Settings } from "./settings.js"
 
-export const requireEnvironment = (settings: Settings) =>
+/** Ways to name what is missing; `coffer init` is left out of what `init` itself says. */
+const ways = (flag: string, variable: string, fromInit: boolean) =>
+  fromInit ? `pass ${flag} or set ${variable}` : `pass ${flag}, set ${variable}, or run \`coffer init\``
+
+export const requireEnvironment = (settings: Settings, fromInit = false) =>
   settings.environment === undefined
-    ? Effect.fail(usage("no environment: pass --env, set COFFER_ENVIRONMENT, or run `coffer init`"))
+    ? Effect.fail(usage(`no environment: ${ways("--env", "COFFER_ENVIRONMENT", fromInit)}`))
     : Effect.succeed(settings.environment)
 
 /** The project to use when none is named: the only one the key reaches. */
-const soleProject = (endpoint: Target["endpoint"]) =>
+const soleProject = (endpoint: Target["endpoint"], fromInit: boolean) =>
   Effect.flatMap(projects(endpoint), (found) =>
     found.length === 1 && found[0] !== undefined
       ? Effect.succeed(found[0].slug)
-      : Effect.fail(usage("no project: pass --project, set COFFER_PROJECT, or run `coffer init`")),
+      : Effect.fail(usage(`no project: ${ways("--project", "COFFER_PROJECT", fromInit)}`)),
   )
 
-export const resolveTarget = (settings: Settings) =>
+export const resolveTarget = (settings: Settings, fromInit = false) =>
   Effect.gen(function* () {
     const endpoint = yield* secretsEndpoint(settings)
-    const environment = yield* requireEnvironment(settings)
-    const project = settings.project ?? (yield* soleProject(endpoint))
+    const environment = yield* requireEnvironment(settings, fromInit)
+    const project = settings.project ?? (yield* soleProject(endpoint, fromInit))
     return { endpoint, project, environment } satisfies Target
   })
 
@@ -34,7 +38,7 @@ export const resolveTarget = (settings: Settings) =>
 export const resolveProject = (settings: Settings) =>
   Effect.gen(function* () {
     const endpoint = yield* secretsEndpoint(settings)
-    const project = settings.project ?? (yield* soleProject(endpoint))
+    const project = settings.project ?? (yield* soleProject(endpoint, false))
     return { endpoint, project }
   })
 

@@ -180,9 +180,9 @@ export const init = Command.make(
     const { cwd } = yield* Invocation
     const file = join(cwd, PROJECT_FILE)
     const settings = yield* loadSettings(settingsOf(flags))
-    const environment = yield* requireEnvironment(settings)
+    const environment = yield* requireEnvironment(settings, true)
     // With a key at hand, the project is checked (or found) and the environment must exist in it.
-    const where = settings.token === undefined ? undefined : yield* resolveTarget(settings)
+    const where = settings.token === undefined ? undefined : yield* resolveTarget(settings, true)
     if (where !== undefined) {
       const names = (yield* environments(where.endpoint, where.project)).map((item) => item.name)
       if (!names.includes(environment)) {
