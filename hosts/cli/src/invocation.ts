@@ -38,6 +38,22 @@ export const loadSettings = (flags: FlagSettings) =>
     return settings
   })
 
+/**
+ * A token of the other service, refused before it is sent anywhere: the service would only answer "invalid key",
+ * which sends the user looking for a revoked key rather than at the variable they filled in.
+ */
+const otherKind = (url: string, token: string, wanted: "secrets" | "schemas") => {
+  if (wanted === "secrets" && token.startsWith("cfs_"))
+    return authFailure(
+      `the key for ${url} is a schemas token (cfs_…): secrets commands need a project API key (cfk_…); a schemas token goes in COFFER_SCHEMAS_TOKEN`,
+    )
+  if (wanted === "schemas" && token.startsWith("cfk_"))
+    return authFailure(
+      `the token for ${url} is a secrets API key (cfk_…): schemas commands need a schemas token (cfs_…); a secrets API key goes in COFFER_TOKEN`,
+    )
+  return undefined
+}
+
 /** The secrets service to call, or a usage failure naming the setting that is missing. */
 export const secretsEndpoint = (settings: Settings): Effect.Effect<Endpoint, CofferFailure> => {
   if (settings.url === undefined) {
@@ -46,6 +62,8 @@ export const secretsEndpoint = (settings: Settings): Effect.Effect<Endpoint, Cof
   if (settings.token === undefined) {
     return Effect.fail(authFailure(`no API key for ${settings.url}: run \`coffer login\` or set COFFER_TOKEN`))
   }
+  const mixedUp = otherKind(settings.url, settings.token, "secrets")
+  if (mixedUp !== undefined) return Effect.fail(mixedUp)
   return Effect.succeed({
     url: settings.url,
     token: settings.token,
@@ -64,6 +82,8 @@ export const schemasEndpoint = (settings: Settings): Effect.Effect<Endpoint, Cof
       authFailure(`no API token for ${settings.schemasUrl}: run \`coffer login\` or set COFFER_SCHEMAS_TOKEN`),
     )
   }
+  const mixedUp = otherKind(settings.schemasUrl, settings.schemasToken, "schemas")
+  if (mixedUp !== undefined) return Effect.fail(mixedUp)
   return Effect.succeed({
     url: settings.schemasUrl,
     token: settings.schemasToken,

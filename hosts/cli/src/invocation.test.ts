@@ -1,0 +1,63 @@
+/**
+ * A token of the other service (a schemas token in COFFER_TOKEN, an API key in COFFER_SCHEMAS_TOKEN) is refused
+ * with exit 2 before any request, naming the mix-up rather than passing on the service's "invalid key".
+ */
+import { mkdtempSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, describe, expect, it, vi } from "vitest"
+import { runCli } from "./main.js"
+
+const closers: Array<() => void> = []
+afterEach(() => {
+  for (const close of closers.splice(0)) close()
+})
+
+const API_KEY = `cfk_${"k".repeat(43)}`
+const SCHEMAS_TOKEN = `cfs_${"t".repeat(43)}`
+
+describe("a token of the other service", () => {
+  it.each([
+    [
+      ["secrets", "list", "-p", "app", "-e", "dev"],
+      { COFFER_TOKEN: SCHEMAS_TOKEN },
+      "COFFER_URL",
+      "is a schemas token (cfs_…): secrets commands need a project API key (cfk_…)",
+    ],
+    [["whoami"], { COFFER_TOKEN: SCHEMAS_TOKEN }, "COFFER_URL", "is a schemas token (cfs_…)"],
+    [
+      ["schemas", "list"],
+      { COFFER_SCHEMAS_TOKEN: API_KEY },
+      "COFFER_SCHEMAS_URL",
+      "is a secrets API key (cfk_…): schemas commands need a schemas token (cfs_…)",
+    ],
+  ])("%j is refused before any request", async (argv, tokens, urlVariable, message) => {
+    const requests: Array<string> = []
+    const server = createServer((request, response) => {
+      requests.push(request.url ?? "")
+      response.statusCode = 401
+      response.setHeader("content-type", "application/json")
+      response.end(JSON.stringify({ error: "Invalid API key" }))
+    })
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+    closers.push(() => server.close())
+    const cwd = mkdtempSync(join(tmpdir(), "coffer-kind-"))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    let said = ""
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
+      said += String(chunk)
+      rest.find((item) => typeof item === "function")?.()
+      return true
+    })
+    const code = await runCli(argv, {
+      env: { ...tokens, [urlVariable]: url, XDG_CONFIG_HOME: join(cwd, "config") },
+      cwd,
+    }).finally(() => stderr.mockRestore())
+    expect([code, requests]).toEqual([2, []])
+    expect(said).toContain(message)
+    expect(said).not.toContain("kkkk")
+    expect(said).not.toContain("tttt")
+  })
+})
