@@ -1,6 +1,6 @@
 /**
  * The `.env` reader of `push` and `import` is the inverse of the service's export: every value the export can
- * write reads back exactly, and malformed lines are refused with their line number.
+ * write reads back exactly (saved with CRLF line ends too), and malformed lines are refused with their line number.
  */
 import { dotenvValue, toDotenv } from "@coffer/secrets"
 import * as Effect from "effect/Effect"
@@ -28,6 +28,21 @@ describe("parseDotenv", () => {
     )
     expect(read(`A=${dotenvValue('it\'s $HOME "q" \\ `x`')}\n`)).toEqual([
       { key: "A", value: 'it\'s $HOME "q" \\ `x`' },
+    ])
+  })
+
+  it("reads an export saved with CRLF line ends (Windows, git's autocrlf) back exactly, line breaks in values too", () => {
+    const binary = fc.string({ unit: "binary" }).filter((value) => !value.includes("\0"))
+    fc.assert(
+      fc.property(fc.array(binary, { minLength: 1, maxLength: 4 }), (values) => {
+        const entries = values.map((value, index) => ({ key: `K${index}`, value }))
+        expect(read(toDotenv(entries).replaceAll("\n", "\r\n"))).toEqual(entries)
+      }),
+      { numRuns: 500 },
+    )
+    expect(read("A='line1\r\nline2'\r\nB=\"x\r\ny\"\r\n")).toEqual([
+      { key: "A", value: "line1\nline2" },
+      { key: "B", value: "x\ny" },
     ])
   })
 

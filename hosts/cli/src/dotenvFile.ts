@@ -3,6 +3,7 @@
  * the inverse of the service's own export (seed 001 §4 rules 1 to 3) and reads the way a POSIX shell `source`s:
  *
  * - `KEY=value`, with an optional `export ` in front; blank lines and lines starting with `#` are skipped;
+ * - a file of CRLF line ends is read as LF;
  * - a bare value ends at the first space, and ` #` starts a comment after it;
  * - `'…'` is literal, line breaks included;
  * - `"…"` may span lines; a backslash escapes `\`, `"`, `$` and a backtick (and joins lines before a line
@@ -24,13 +25,21 @@ export interface Entry {
 const KEY = /^(?:export[ \t]+)?([A-Za-z0-9_.-]+)[ \t]*=/
 const ESCAPABLE = new Set(["\\", '"', "$", "`"])
 
+/**
+ * A file whose every line ends in CRLF (saved on Windows, or checked out with `core.autocrlf`) read with LF line
+ * ends, so a quoted value spanning lines gets no carriage return the export never wrote. The service's export ends
+ * every line with a bare LF, so a file holding one keeps its carriage returns: they are in a value.
+ */
+const withLineFeeds = (text: string) =>
+  text.includes("\n") && !/(^|[^\r])\n/.test(text) ? text.replaceAll("\r\n", "\n") : text
+
 /** Parses `.env` text; a failure names the line. */
 export const parseDotenv = (text: string): Effect.Effect<ReadonlyArray<Entry>, CofferFailure> => {
   const entries: Array<Entry> = []
   let at = 0
   let lineNumber = 1
   const fail = (message: string) => Effect.fail(usage(`line ${lineNumber}: ${message}`))
-  const source = text.replace(/^\uFEFF/, "")
+  const source = withLineFeeds(text.replace(/^\uFEFF/, ""))
   while (at < source.length) {
     const end = source.indexOf("\n", at)
     const rawLine = source.slice(at, end === -1 ? source.length : end).replace(/\r$/, "")
