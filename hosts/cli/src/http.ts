@@ -122,6 +122,14 @@ export const request = (
             const message = hint === undefined ? answered : `${answered}: ${hint}`
             return yield* new CofferFailure({ kind: kindOfStatus(response.status), status: response.status, message })
           }
+          // Coffer's API never answers a page; a URL with a path (one copied from the browser) reaches the web
+          // app, whose page would otherwise be printed, or written by `pull --output`, as if it were the export.
+          if (/^text\/html\b/i.test(response.headers.get("content-type") ?? "")) {
+            yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
+            return yield* serverFailure(
+              `${endpoint.url} answered with a web page, not Coffer's API: give the service's base URL (http(s)://HOST[:PORT], no path)`,
+            )
+          }
           const text = yield* Effect.tryPromise({
             try: (signal) => {
               limit.follow(signal)
