@@ -107,6 +107,12 @@ export const login = Command.make(
   ]),
 )
 
+/** A token variable still set keeps every later command signed in: logging out says so rather than seeming done. */
+const stillSetNote = (environment: Readonly<Record<string, string | undefined>>) => {
+  const set = ["COFFER_TOKEN", "COFFER_SCHEMAS_TOKEN"].filter((name) => (environment[name] ?? "") !== "")
+  return set.length === 0 ? "" : `; ${set.join(" and ")} ${set.length === 1 ? "is" : "are"} still set, and used`
+}
+
 export const logout = Command.make(
   "logout",
   {
@@ -118,7 +124,7 @@ export const logout = Command.make(
     const settings = yield* loadSettings(settingsOf(flags))
     const { env: environment } = yield* Invocation
     const config = yield* readUserConfig(environment)
-    if (config === undefined) return yield* note("no stored keys")
+    if (config === undefined) return yield* note(`no stored keys${stillSetNote(environment)}`)
     const forget = new Set(
       flags.all
         ? Object.keys(config.tokens ?? {})
@@ -126,11 +132,18 @@ export const logout = Command.make(
     )
     const kept = Object.fromEntries(Object.entries(config.tokens ?? {}).filter(([server]) => !forget.has(server)))
     const forgotten = Object.keys(config.tokens ?? {}).filter((server) => forget.has(server))
-    if (forgotten.length === 0) return yield* note("no stored key for this service")
+    const still = stillSetNote(environment)
+    if (forgotten.length === 0) {
+      const asked = [...forget].join(", ")
+      return yield* note(`${flags.all || asked === "" ? "no stored keys" : `no stored key for ${asked}`}${still}`)
+    }
     if (Object.keys(kept).length === 0 && config.url === undefined && config.schemasUrl === undefined) {
       yield* removeFile(userConfigPath(environment))
     } else yield* writeUserConfig(environment, { ...config, tokens: kept })
-    yield* note(`forgot the stored key for ${forgotten.join(", ")} (revoke it in the web app if it leaked)`)
+    const [keys, them] = forgotten.length === 1 ? ["key", "it"] : ["keys", "them"]
+    yield* note(
+      `forgot the stored ${keys} for ${forgotten.join(", ")} (revoke ${them} in the web app if leaked)${still}`,
+    )
   }),
 ).pipe(
   Command.withDescription("Forget stored keys (they stay valid until revoked)"),
