@@ -4,18 +4,19 @@
  */
 import * as Effect from "effect/Effect"
 import { type CofferFailure, usage } from "./failure.js"
+import { utf8Text } from "./utf8Text.js"
 
 export const stdinIsTerminal = () => process.stdin.isTTY === true
 
-/** All of stdin, as UTF-8. */
+/** All of stdin, as UTF-8 text (refused when it is not). */
 export const readStdin = Effect.tryPromise({
   try: async () => {
     const chunks: Array<Buffer> = []
     for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)
-    return Buffer.concat(chunks).toString("utf8")
+    return Buffer.concat(chunks)
   },
   catch: (error) => usage(`cannot read stdin: ${error instanceof Error ? error.message : error}`),
-})
+}).pipe(Effect.flatMap((bytes) => utf8Text(bytes, "stdin")))
 
 /** Piped input without the one line break `echo` and here-strings add. */
 export const withoutFinalNewline = (text: string) => text.replace(/\r?\n$/, "")

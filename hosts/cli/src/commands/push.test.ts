@@ -2,14 +2,15 @@
  * `push` and `import` against a local service that refuses one key: the failure names the key it stopped on
  * (there is no batch endpoint, so the user needs to know where), and the progress bar, when drawn, is ended. And
  * `import` against one where a key appears after the environment was read: under `fail` and `skip` it writes new
- * keys only as new ones, so that key is not overwritten. A pair the service's rules refuse stops `push`, `import`
- * and `set` before their first write.
+ * keys only as new ones, so that key is not overwritten. A pair the service's rules refuse, or input that is not
+ * UTF-8 text, stops `push`, `import` and `set` before their first write.
  */
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { PassThrough } from "node:stream"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { runCli } from "../main.js"
 
@@ -184,5 +185,23 @@ describe("push and import failures", () => {
     expect([outcome.code, writes]).toEqual([1, []])
     expect(outcome.err).toMatch(new RegExp(`^coffer: ${key}: .+; nothing was written\n$`))
     expect(outcome.err).not.toContain("xxx")
+  })
+
+  // Decoding with replacement would store U+FFFD for every byte that is not UTF-8, and say nothing.
+  it.each([
+    ["push", "bytes that are not UTF-8", Buffer.from("A=ab\xff\n", "latin1"), "in.env is not UTF-8 text"],
+    ["push", "UTF-16 (PowerShell's >)", Buffer.from("\ufeffA=1\n", "utf16le"), "in.env is UTF-16 text"],
+    ["set", "bytes that are not UTF-8 on stdin", Buffer.from([0x61, 0xff, 0xfe]), "stdin is not UTF-8 text"],
+  ])("%s refuses %s before writing anything", async (command, _, bytes, message) => {
+    const { url, writes } = await addedMeanwhile()
+    const cwd = mkdtempSync(join(tmpdir(), "coffer-push-"))
+    writeFileSync(join(cwd, "in.env"), bytes)
+    const piped = Object.assign(new PassThrough(), { isTTY: false })
+    piped.end(bytes)
+    vi.spyOn(process, "stdin", "get").mockReturnValue(piped as unknown as typeof process.stdin)
+    const argv = command === "push" ? ["push", join(cwd, "in.env")] : ["set", "BIN"]
+    const outcome = await quietly(["secrets", ...argv], url, cwd).finally(() => vi.restoreAllMocks())
+    expect([outcome.code, writes]).toEqual([1, []])
+    expect(outcome.err).toContain(message)
   })
 })

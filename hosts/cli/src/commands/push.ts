@@ -19,6 +19,7 @@ import { makeProgress } from "../progress.js"
 import { checkWritable } from "../secretRules.js"
 import { deleteSecret, exportJson, me, setSecret, type Target } from "../secretsApi.js"
 import { targetFor } from "../target.js"
+import { utf8Text } from "../utf8Text.js"
 import { json as jsonFlag, settingsOf, target } from "./flags.js"
 
 /** Requests in flight at once: enough to hide latency, few enough to leave the service room. */
@@ -47,9 +48,10 @@ export const planPush = (
 
 const readEntries = (file: string) =>
   Effect.try({
-    try: () => readFileSync(file, "utf8"),
+    try: () => readFileSync(file),
     catch: (error) => usage(`cannot read ${file}: ${error instanceof Error ? error.message : error}`),
   }).pipe(
+    Effect.flatMap((bytes) => utf8Text(bytes, file)),
     Effect.flatMap((text) => parseSecretsFile(file, text)),
     Effect.map(toMap),
   )
