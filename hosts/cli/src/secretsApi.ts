@@ -3,6 +3,7 @@
  * decoded, so a server that answers something else fails with one line instead of a `TypeError` later.
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { CofferFailure, notFound } from "./failure.js"
 import { decodeAnswer, type Endpoint, request, segment } from "./http.js"
@@ -56,20 +57,33 @@ const secretsPath = (target: Target) =>
 
 /**
  * A 404 with what was looked for: the service answers only "Environment not found" or "Secret not found", which
- * does not say whether a flag, COFFER_ENVIRONMENT or `.coffer.json` picked the wrong name.
+ * does not say whether a flag, COFFER_ENVIRONMENT or `.coffer.json` picked the wrong name. After "Project not
+ * found" comes the project the API key does reach, when it is another: a key belongs to one project, and the
+ * service answers the same for a project that is missing and one out of the key's reach.
  */
 const naming =
-  (what: string) =>
+  (endpoint: Endpoint, project: string, what: string) =>
   <A, R>(effect: Effect.Effect<A, CofferFailure, R>) =>
-    Effect.mapError(effect, (failure) =>
-      failure.kind === "notFound"
-        ? new CofferFailure({ kind: failure.kind, status: failure.status, message: `${failure.message} (${what})` })
-        : failure,
-    )
+    Effect.catchTag(effect, "CofferFailure", (failure) => {
+      if (failure.kind !== "notFound") return Effect.fail(failure)
+      const named = (hint: string) =>
+        new CofferFailure({
+          kind: failure.kind,
+          status: failure.status,
+          message: `${failure.message} (${what})${hint}`,
+        })
+      if (!failure.message.startsWith("Project not found")) return Effect.fail(named(""))
+      return Effect.flatMap(Effect.option(me(endpoint)), (identity) => {
+        const reached = Option.getOrUndefined(identity)?.apiKey?.project.slug
+        return Effect.fail(
+          named(reached === undefined || reached === project ? "" : `: this API key reaches project ${reached} only`),
+        )
+      })
+    })
 
 const place = (target: Target) => `${target.project}/${target.environment}`
-const inTarget = (target: Target) => naming(place(target))
-const onSecret = (target: Target, key: string) => naming(`${key} in ${place(target)}`)
+const inTarget = (target: Target) => naming(target.endpoint, target.project, place(target))
+const onSecret = (target: Target, key: string) => naming(target.endpoint, target.project, `${key} in ${place(target)}`)
 
 export const me = (endpoint: Endpoint) =>
   request(endpoint, "GET", "/api/auth/me").pipe(Effect.flatMap(decodeAnswer(Me)))
@@ -82,7 +96,7 @@ export const projects = (endpoint: Endpoint) =>
 
 export const environments = (endpoint: Endpoint, project: string) =>
   request(endpoint, "GET", `/api/projects/${segment(project)}/environments`).pipe(
-    naming(project),
+    naming(endpoint, project, project),
     Effect.flatMap(decodeAnswer(Schema.Struct({ environments: Schema.Array(Environment) }))),
     Effect.map((body) => body.environments),
   )
@@ -161,7 +175,7 @@ export const listVersions = (target: Target, key: string) =>
 
 export const restoreVersion = (target: Target, key: string, version: number) =>
   request(target.endpoint, "POST", `${secretsPath(target)}/${segment(key)}/versions/${version}/restore`).pipe(
-    naming(`${key} version ${version} in ${place(target)}`),
+    naming(target.endpoint, target.project, `${key} version ${version} in ${place(target)}`),
     Effect.flatMap(decodeAnswer(Written)),
   )
 
@@ -194,7 +208,7 @@ export const auditLog = (endpoint: Endpoint, project: string, query: AuditQuery)
   const search = new URLSearchParams()
   for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value))
   return request(endpoint, "GET", `/api/projects/${segment(project)}/audit-log?${search}`).pipe(
-    naming(query.environment === undefined ? project : `${project}/${query.environment}`),
+    naming(endpoint, project, query.environment === undefined ? project : `${project}/${query.environment}`),
     Effect.flatMap(decodeAnswer(Schema.Struct({ auditLog: Schema.Array(AuditEntry) }))),
     Effect.map((body) => body.auditLog),
   )

@@ -94,7 +94,10 @@ describe("coffer exit codes, login and settings", () => {
     const noEnvironment = await expectCode(["secrets", "list", "--env", "nope"], 3)
     expect(noEnvironment.stderr).toBe("coffer: Environment not found (app/nope)\n")
     const noProject = await expectCode(["secrets", "list", "--project", "nope"], 3)
-    expect(noProject.stderr).toBe("coffer: Project not found (nope/development)\n")
+    // The key belongs to app: the service answers a project out of its reach as missing, so the command says so.
+    expect(noProject.stderr).toBe(
+      "coffer: Project not found (nope/development): this API key reaches project app only\n",
+    )
     const refused = await expectCode(["secrets", "set", "A=2"], 4, { COFFER_TOKEN: readKey })
     expect(refused.stderr.trim().split("\n")).toHaveLength(1)
     await host.stop()
