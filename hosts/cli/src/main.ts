@@ -74,6 +74,17 @@ const failureCode = (cause: Cause.Cause<unknown>): number => {
   return EXIT_CODES.usage
 }
 
+/**
+ * A short flag with its value joined (`-pshop`) or several short flags in one (`-eh`): the parser reads every
+ * letter as a flag of its own, and one `h` or `v` among them prints the help or the version and exits 0, so
+ * `coffer secrets run -pshop -- ./deploy.sh` would succeed without running anything. No user command has short
+ * flags that combine, so such a word before `--` is refused, saying how to write it.
+ */
+const joinedShortFlag = (argv: ReadonlyArray<string>): string | undefined => {
+  const end = argv.indexOf("--")
+  return (end === -1 ? argv : argv.slice(0, end)).find((arg) => /^-[A-Za-z][^=]/.test(arg))
+}
+
 export interface CliOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   readonly cwd?: string
@@ -85,6 +96,13 @@ export interface CliOptions {
 export const runCli = async (argv: ReadonlyArray<string>, options: CliOptions = {}): Promise<number> => {
   // Help and version are printed with `console.log`, outside the writes that watch for a closed stdout.
   guardOutput()
+  const joined = joinedShortFlag(argv)
+  if (joined !== undefined) {
+    process.stderr.write(
+      `coffer: ${joined}: write a short flag apart from its value (\`${joined.slice(0, 2)} ${joined.slice(2)}\`); a key or value that starts with - goes after --\n`,
+    )
+    return EXIT_CODES.usage
+  }
   let childCode: number | undefined
   const invocation = Invocation.of({
     env: options.env ?? process.env,

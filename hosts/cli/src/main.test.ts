@@ -1,0 +1,58 @@
+/**
+ * A short flag joined to its value (`-pshop`): the parser would read each letter as a flag, and the `h` in it
+ * would print the help and exit 0 without running anything. It is refused with 1, saying how to write it.
+ */
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it, vi } from "vitest"
+import { runCli } from "./main.js"
+
+/** The exit code, stdout and stderr of `argv`, with no service to reach. */
+const outcome = async (argv: ReadonlyArray<string>) => {
+  let stdout = ""
+  let stderr = ""
+  const capture =
+    (into: (text: string) => void) =>
+    (chunk: unknown, ...rest: Array<unknown>) => {
+      into(String(chunk))
+      ;(rest.find((item) => typeof item === "function") as (() => void) | undefined)?.()
+      return true
+    }
+  const out = vi.spyOn(process.stdout, "write").mockImplementation(capture((text) => (stdout += text)))
+  const err = vi.spyOn(process.stderr, "write").mockImplementation(capture((text) => (stderr += text)))
+  const log = vi.spyOn(console, "log").mockImplementation((text) => (stdout += String(text)))
+  const home = mkdtempSync(join(tmpdir(), "coffer-main-"))
+  const code = await runCli(argv, {
+    env: { COFFER_URL: "http://127.0.0.1:9", XDG_CONFIG_HOME: home },
+    cwd: home,
+  }).finally(() => {
+    out.mockRestore()
+    err.mockRestore()
+    log.mockRestore()
+  })
+  return { code, stdout, stderr }
+}
+
+describe("a short flag joined to its value", () => {
+  it("is refused with 1 instead of printing the help and exiting 0", async () => {
+    const run = await outcome(["secrets", "run", "-pshop", "--", "sh", "-c", "exit 0"])
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      1,
+      "",
+      "coffer: -pshop: write a short flag apart from its value (`-p shop`); a key or value that starts with - goes after --\n",
+    ])
+    expect((await outcome(["secrets", "list", "-eproduction"])).code).toBe(1)
+  })
+
+  it("leaves alone -p=VALUE, single short flags, and anything after --", async () => {
+    for (const argv of [
+      ["secrets", "list", "-p=app", "-e", "dev"],
+      ["secrets", "get", "-e", "dev", "--", "-KEY"],
+    ]) {
+      // No key is set, so each stops at authentication (2), after the parser took the flags.
+      expect((await outcome(argv)).code, argv.join(" ")).toBe(2)
+    }
+    expect((await outcome(["secrets", "list", "-h"])).code).toBe(0)
+  })
+})
