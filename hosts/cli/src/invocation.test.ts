@@ -1,8 +1,9 @@
 /**
- * A token of the other service (a schemas token in COFFER_TOKEN, an API key in COFFER_SCHEMAS_TOKEN) is refused
+ * An empty flag (`--env "$UNSET"`) is refused before any request, rather than read as absent and replaced by
+ * `.coffer.json`'s environment. A token of the other service (a schemas token in COFFER_TOKEN, an API key in COFFER_SCHEMAS_TOKEN) is refused
  * with exit 2 before any request, naming the mix-up rather than passing on the service's "invalid key".
  */
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -59,5 +60,36 @@ describe("a token of the other service", () => {
     expect(said).toContain(message)
     expect(said).not.toContain("kkkk")
     expect(said).not.toContain("tttt")
+  })
+})
+
+describe("an empty flag", () => {
+  it.each([["--env"], ["--project"], ["--url"]])("%s is refused before any request", async (flag) => {
+    const requests: Array<string> = []
+    const server = createServer((request, response) => {
+      requests.push(request.url ?? "")
+      response.setHeader("content-type", "application/json")
+      response.end(JSON.stringify({ secrets: [] }))
+    })
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+    closers.push(() => server.close())
+    const cwd = mkdtempSync(join(tmpdir(), "coffer-empty-"))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    writeFileSync(join(cwd, ".coffer.json"), JSON.stringify({ project: "app", environment: "development", url }))
+    let said = ""
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
+      said += String(chunk)
+      rest.find((item) => typeof item === "function")?.()
+      return true
+    })
+    const code = await runCli(["secrets", "list", flag, ""], {
+      env: { COFFER_TOKEN: API_KEY, XDG_CONFIG_HOME: join(cwd, "config") },
+      cwd,
+    }).finally(() => stderr.mockRestore())
+    expect([code, requests, said]).toEqual([
+      1,
+      [],
+      `coffer: ${flag} is empty: give it a value, or leave the flag out\n`,
+    ])
   })
 })

@@ -19,11 +19,22 @@ export interface InvocationShape {
 export class Invocation extends Context.Service<Invocation, InvocationShape>()("@coffer/cli/Invocation") {}
 
 /**
- * The settings of this run, with `flags` on top of the environment and both files. A URL that is not one, or that
- * holds credentials, is a usage error here, before anything is sent or stored.
+ * The settings of this run, with `flags` on top of the environment and both files. An empty flag, a URL that is not
+ * one, or one that holds credentials, is a usage error here, before anything is sent or stored.
  */
 export const loadSettings = (flags: FlagSettings) =>
   Effect.gen(function* () {
+    // An empty flag is a variable that was not set (`--env "$DEPLOY_ENV"`): read as absent, it would hand the
+    // choice to COFFER_ENVIRONMENT or `.coffer.json`, and a deploy would run against their environment.
+    for (const [name, value] of [
+      ["--url", flags.url],
+      ["--schemas-url", flags.schemasUrl],
+      ["--project", flags.project],
+      ["--env", flags.environment],
+    ] as const) {
+      if (value !== undefined && value.trim().length === 0)
+        return yield* usage(`${name} is empty: give it a value, or leave the flag out`)
+    }
     const { env, cwd } = yield* Invocation
     const projectFile = yield* readProjectFile(cwd)
     const userConfig = yield* readUserConfig(env)
