@@ -1,6 +1,7 @@
 /**
  * What a command says when the environment or project is not named: the ways to name it, and `coffer init` among
- * them except when `init` is what is running (it cannot be the answer to itself).
+ * them except when `init` is what is running (it cannot be the answer to itself). And `init` without a key says that
+ * what it wrote was not checked.
  */
 import { mkdtempSync } from "node:fs"
 import { createServer } from "node:http"
@@ -57,6 +58,16 @@ describe("a missing environment or project", () => {
     expect(await said(["init", "-e", "dev"], env)).toEqual([
       1,
       "coffer: no project: pass --project or set COFFER_PROJECT\n",
+    ])
+  })
+
+  it("init without a key writes the file and says it was not checked", async () => {
+    const outcome = await said(["init", "-p", "app", "-e", "dev"], { COFFER_URL: "http://127.0.0.1:9" })
+    expect(outcome).toEqual([
+      0,
+      expect.stringMatching(
+        /^coffer: wrote .*\.coffer\.json \(not checked against the service: no API key for http:\/\/127\.0\.0\.1:9\); commit it/,
+      ),
     ])
   })
 })

@@ -209,7 +209,12 @@ export const init = Command.make(
       { project: where?.project ?? settings.project, environment, url: settings.url, schemasUrl: settings.schemasUrl },
       flags.force,
     )
-    yield* note(`wrote ${file}; commit it, it holds no secret`)
+    // Without a key nothing was checked: a mistyped project, environment or URL is written as typed, so say so.
+    const unchecked =
+      where === undefined
+        ? ` (not checked against the service: no API key${settings.url === undefined ? "" : ` for ${settings.url}`})`
+        : ""
+    yield* note(`wrote ${file}${unchecked}; commit it, it holds no secret`)
   }),
 ).pipe(
   Command.withDescription("Write .coffer.json: the project, environment and URLs this directory uses (no secret)"),
