@@ -60,6 +60,13 @@ describe("parseDotenv", () => {
     expect(failure("A=1\nnot an entry\n")).toContain("line 2")
     expect(failure("A='open\nB=2\n")).toContain("never closed")
     expect(failure('A="x" trailing\n')).toContain("unexpected text")
+    // What the `dotenv` package accepts and a shell does not, with how to write it.
+    expect(failure("A=1\nB=a b c\n")).toContain(
+      "line 2: unexpected text after the value of B (quote a value that holds spaces: B='…')",
+    )
+    expect(failure("C = v\n")).toContain(
+      "line 1: unexpected text after the value of C (write KEY=value, with no space after =)",
+    )
   })
 
   it("reads a JSON object in the order written, numbers and true/false as their text, and refuses anything else", () => {

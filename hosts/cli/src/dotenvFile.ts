@@ -89,7 +89,17 @@ export const parseDotenv = (text: string): Effect.Effect<ReadonlyArray<Entry>, C
     }
     const rest = source.indexOf("\n", position)
     const tail = source.slice(position, rest === -1 ? source.length : rest).trim()
-    if (tail.length > 0 && !tail.startsWith("#")) return fail(`unexpected text after the value of ${key}`)
+    if (tail.length > 0 && !tail.startsWith("#")) {
+      // Files written for the `dotenv` package often hold `KEY = value` or an unquoted `KEY=a b`, which it accepts
+      // and a shell does not: say how to write them rather than only where.
+      const hint =
+        quote === "'" || quote === '"'
+          ? ""
+          : value.length === 0
+            ? ` (write KEY=value, with no space after =)`
+            : ` (quote a value that holds spaces: ${key}='…')`
+      return fail(`unexpected text after the value of ${key}${hint}`)
+    }
     lineNumber += source.slice(at, rest === -1 ? source.length : rest).split("\n").length
     entries.push({ key, value })
     at = rest === -1 ? source.length : rest + 1
