@@ -51,7 +51,7 @@ const completions = Command.make(
       ["powershell", "powershell"],
       ["sh", "bash"],
       ["pwsh", "powershell"],
-    ] as const),
+    ] as const).pipe(Argument.withDescription("bash, zsh, fish or powershell (sh and pwsh name the same)")),
   },
   Effect.fn(function* ({ shell }) {
     yield* line(Completions.generate("coffer", shell, Completions.fromCommand(base)))

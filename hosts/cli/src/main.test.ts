@@ -1,6 +1,7 @@
 /**
  * A short flag joined to its value (`-pshop`): the parser would read each letter as a flag, and the `h` in it
- * would print the help and exit 0 without running anything. It is refused with 1, saying how to write it.
+ * would print the help and exit 0 without running anything. It is refused with 1, saying how to write it. And
+ * every argument a `--help` names is described there.
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -55,4 +56,22 @@ describe("a short flag joined to its value", () => {
     }
     expect((await outcome(["secrets", "list", "-h"])).code).toBe(0)
   })
+})
+
+describe("--help", () => {
+  const leaves = [
+    ["completions"],
+    ...["run", "push", "import", "set", "get", "delete", "history", "restore"].map((c) => ["secrets", c]),
+    ...["get", "diff"].map((c) => ["schemas", c]),
+  ]
+  it.each(leaves.map((command) => [command.join(" "), command] as const))(
+    "%s describes each of its arguments",
+    async (_, command) => {
+      const help = await outcome([...command, "--help"])
+      const section = help.stdout.split("ARGUMENTS")[1]?.split(/\n\S/)[0] ?? ""
+      expect(section, command.join(" ")).not.toBe("")
+      // `  KEY string` and nothing after it: an argument the help names without saying what it is.
+      expect(section, command.join(" ")).not.toMatch(/^ {2}\S+ (?:string|choice|integer)\s*$/m)
+    },
+  )
 })

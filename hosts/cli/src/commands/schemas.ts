@@ -67,8 +67,8 @@ export const diff = Command.make(
   "diff",
   {
     schemasUrl,
-    from: Argument.String("A/V1"),
-    to: Argument.String("B/V2"),
+    from: Argument.String("A/V1").pipe(Argument.withDescription("the output to compare from, as schemas get takes it")),
+    to: Argument.String("B/V2").pipe(Argument.withDescription("the output to compare with, as schemas get takes it")),
     json: jsonFlag,
   },
   Effect.fn(function* (flags) {

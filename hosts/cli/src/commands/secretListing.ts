@@ -27,7 +27,11 @@ export const list = Command.make(
 
 export const history = Command.make(
   "history",
-  { ...target, key: Argument.String("KEY"), json: jsonFlag },
+  {
+    ...target,
+    key: Argument.String("KEY").pipe(Argument.withDescription("the secret whose versions to list")),
+    json: jsonFlag,
+  },
   Effect.fn(function* (flags) {
     const versions = yield* listVersions(yield* targetFor(settingsOf(flags)), flags.key)
     if (flags.json) return yield* json(versions)
@@ -47,7 +51,7 @@ export const restore = Command.make(
   "restore",
   {
     ...target,
-    key: Argument.String("KEY"),
+    key: Argument.String("KEY").pipe(Argument.withDescription("the secret to restore")),
     version: Flag.Int("version").pipe(Flag.withDescription("the version to bring back")),
   },
   Effect.fn(function* (flags) {

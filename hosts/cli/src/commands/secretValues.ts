@@ -40,7 +40,12 @@ export const set = Command.make(
   "set",
   {
     ...target,
-    assignments: Argument.String("KEY=VALUE").pipe(Argument.variadic({ min: 1 })),
+    assignments: Argument.String("KEY=VALUE").pipe(
+      Argument.withDescription(
+        "pairs to set (KEY= sets an empty value), or one KEY alone to read its value from stdin",
+      ),
+      Argument.variadic({ min: 1 }),
+    ),
     expectedVersion: Flag.Int("expected-version").pipe(
       Flag.withDescription(
         "write only if the key is at this version now (0: only if it does not exist yet); otherwise exit 4, nothing written",
@@ -86,7 +91,7 @@ export const get = Command.make(
   "get",
   {
     ...target,
-    key: Argument.String("KEY"),
+    key: Argument.String("KEY").pipe(Argument.withDescription("the secret to print")),
     plain: Flag.Boolean("plain").pipe(
       Flag.withDescription("print the value exactly, with no line break added"),
       Flag.withDefault(false),
@@ -108,7 +113,10 @@ export const get = Command.make(
 
 export const remove = Command.make(
   "delete",
-  { ...target, key: Argument.String("KEY") },
+  {
+    ...target,
+    key: Argument.String("KEY").pipe(Argument.withDescription("the secret to delete, all its versions with it")),
+  },
   Effect.fn(function* (flags) {
     yield* deleteSecret(yield* targetFor(settingsOf(flags)), flags.key)
     yield* line(`${flags.key}: deleted, with its history`)
