@@ -30,7 +30,11 @@ export const writePrivateFile = (file: string, data: string | Uint8Array) =>
         throw error
       }
     },
-    catch: (error) => usage(`cannot write ${file}: ${reason(error)}`),
+    // The rename's message names the temporary file; the user named `file`.
+    catch: (error) =>
+      usage(
+        `cannot write ${file}: ${(error as NodeJS.ErrnoException).code === "EISDIR" ? "it is a directory" : reason(error)}`,
+      ),
   })
 
 /** Removes `file` if it is there. */
