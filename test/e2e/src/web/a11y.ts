@@ -1,5 +1,5 @@
 /** Accessibility and layout checks shared by both apps' browser tests. */
-import type { Page } from "playwright-core"
+import type { Locator, Page } from "playwright-core"
 import { expect } from "vitest"
 import { POLL } from "./browser.js"
 
@@ -43,4 +43,24 @@ export const overflowing = (page: Page) =>
         return right > window.innerWidth + 1 && parent <= window.innerWidth + 1
       })
       .map((element) => `${element.tagName.toLowerCase()}.${element.className}: ${element.outerHTML.slice(0, 80)}`),
+  )
+
+/**
+ * The texts of `cells` that the layout broke over more than one line: a text node whose rectangles lie on two
+ * lines or more. Short values (times, addresses, e-mails, line numbers) should read whole even beside a very long
+ * one, which the table's sharing of its width can squeeze them for.
+ */
+export const brokenCells = (cells: Locator) =>
+  cells.evaluateAll((elements) =>
+    elements
+      .filter((element) => {
+        const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT)
+        for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+          const range = document.createRange()
+          range.selectNodeContents(node)
+          if (new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size > 1) return true
+        }
+        return false
+      })
+      .map((element) => element.textContent?.trim() ?? ""),
   )

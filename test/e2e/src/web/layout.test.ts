@@ -7,7 +7,7 @@
  */
 import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { overflowing, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
+import { brokenCells, overflowing, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { expectAccessible } from "./axe.js"
 import { POLL, useBrowser } from "./browser.js"
@@ -147,6 +147,45 @@ describe("long names", () => {
     const close = await dialog.getByRole("button", { name: "Close" }).boundingBox()
     const frame = await dialog.boundingBox()
     expect(close!.x + close!.width).toBeLessThanOrEqual(frame!.x + frame!.width)
+  })
+})
+
+describe("long keys and names at 1440 px", () => {
+  it("keeps the short values of every row whole beside a 200-character key and 100-character names", async () => {
+    const email = `long-rows-${Date.now()}@example.com`
+    const owner = await apiAs(served.base, email)
+    const key = `${"A".repeat(60)}_VERY_LONG_KEY_${"B".repeat(125)}`
+    const slug = await seedProject(owner, `Long rows ${"x".repeat(60)} ${Date.now()}`, {
+      development: { [key]: "v", SHORT: "s" },
+    })
+    const name = "k".repeat(100)
+    await owner.call("POST", "/api/api-keys", { name, projectSlug: slug, scope: "read", expiresInDays: 30 })
+    const page = await browser.open(`${served.base}/sign-in`, { width: 1440, height: 900 })
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}/projects`)
+
+    // The key is the target of its entry: the time, action, person, environment and address of each entry read whole.
+    await page.goto(`${served.base}/projects/${slug}/audit`)
+    const log = page.getByRole("table", { name: /^Audit log of / })
+    await log.getByText(key).waitFor()
+    await settled(page)
+    await browser.screenshot(page, "secrets-audit-long-key-1440")
+    const short = ["When", "Action", "Person", "Environment", "Address"].map((label) => `td[data-label="${label}"]`)
+    expect(await brokenCells(log.locator(short.join(", ")))).toEqual([])
+
+    await page.goto(`${served.base}/api-keys`)
+    const keys = page.getByRole("table", { name: "API keys" })
+    await keys.getByText(name).waitFor()
+    await settled(page)
+    await browser.screenshot(page, "secrets-api-keys-long-names-1440")
+    const columns = ["Scope", "Holder", "Starts with", "Last used", "Expires"]
+    expect(await brokenCells(keys.locator(columns.map((label) => `td[data-label="${label}"]`).join(", ")))).toEqual([])
+
+    // Compared with an environment that lacks it, the key's row says so in words that are not cut.
+    await page.goto(`${served.base}/projects/${slug}/compare`)
+    const compared = page.getByRole("table", { name: /^Keys of / })
+    await compared.getByText(key).waitFor()
+    expect(await brokenCells(compared.locator('td[data-label="Comparison"]'))).toEqual([])
   })
 })
 

@@ -246,15 +246,23 @@ export const ApiKeys = () => {
         >
           {list.map((key) => (
             <tr key={key.id}>
+              {/* Only the names, which may be 100 characters long, wrap: beside one, the other columns were left a
+                  few letters wide (`audit.tsx` says why). */}
               <th scope="row">{key.name}</th>
               <td data-label="Project">{projectName(key.projectId)}</td>
-              <td data-label="Scope">{key.scope}</td>
-              <td data-label="Holder">{key.userEmail ?? key.userId}</td>
-              <td data-label="Starts with">
+              <td data-label="Scope" class="nowrap">
+                {key.scope}
+              </td>
+              <td data-label="Holder" class="nowrap">
+                {key.userEmail ?? key.userId}
+              </td>
+              <td data-label="Starts with" class="nowrap">
                 <code>{key.keyPrefix}…</code>
               </td>
-              <td data-label="Last used">{formatTime(key.lastUsedAt)}</td>
-              <td data-label="Expires">
+              <td data-label="Last used" class="nowrap">
+                {formatTime(key.lastUsedAt)}
+              </td>
+              <td data-label="Expires" class="nowrap">
                 {key.expiresAt === null ? "never" : formatTime(key.expiresAt)}
                 {expired(key) ? <span class="badge missing">expired</span> : null}
               </td>

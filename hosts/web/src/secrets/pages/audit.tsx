@@ -93,19 +93,30 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
                 <th scope="col">Address</th>
               </tr>
             </thead>
+            {/* Every cell may break anywhere, so the table shares its width out by each column's unbroken length:
+                one 200-character key took nearly all of it, and left the time, person and address of every entry
+                a few letters wide. Only the target, the one long value, wraps. */}
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.id}>
-                  <td data-label="When">{formatTime(entry.createdAt)}</td>
-                  <td data-label="Action" title={entry.action}>
+                  <td data-label="When" class="nowrap">
+                    {formatTime(entry.createdAt)}
+                  </td>
+                  <td data-label="Action" class="nowrap" title={entry.action}>
                     {ACTION_LABELS[entry.action] ?? entry.action}
                   </td>
                   <td data-label="Target">
                     <code>{entry.targetKey}</code>
                   </td>
-                  <td data-label="Person">{entry.userEmail}</td>
-                  <td data-label="Environment">{environmentName(entry.environmentId)}</td>
-                  <td data-label="Address">{entry.ipAddress ?? ""}</td>
+                  <td data-label="Person" class="nowrap">
+                    {entry.userEmail}
+                  </td>
+                  <td data-label="Environment" class="nowrap">
+                    {environmentName(entry.environmentId)}
+                  </td>
+                  <td data-label="Address" class="nowrap">
+                    {entry.ipAddress ?? ""}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -58,7 +58,10 @@ const CompareRow = ({
           )}
         </td>
       ))}
-      <td data-label="Comparison">{verdict}</td>
+      {/* Kept whole: beside a long key or value, "only in development" broke as "developmen" and "t". */}
+      <td data-label="Comparison" class="nowrap">
+        {verdict}
+      </td>
       <td class="right">
         {values === undefined ? (
           <ActionButton
