@@ -7,6 +7,7 @@
  */
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
+import { brokenCells } from "./a11y.js"
 import { POLL, useBrowser } from "./browser.js"
 import { type SchemasApi, saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
@@ -267,5 +268,19 @@ describe("the Output, Inheritance and History tabs", () => {
     await page.getByLabel("Other version", { exact: true }).selectOption(`${root}/2.0.0`)
     await page.getByText(`${root}/2.0.0 has no saved schema yet, so it has no output to compare with.`).waitFor()
     expect(await page.getByRole("table", { name: /^Output, / }).count()).toBe(0)
+  })
+
+  it("shows line numbers of two digits whole in a diff, at 375 and 1440 px", async () => {
+    const { api, email, root } = await family()
+    const content = Object.fromEntries(Array.from({ length: 12 }, (_, index) => [`key${index}`, index]))
+    await saveSchema(api, `${root}/1.0.0`, { ...content, key11: "changed" })
+    const page = await signedIn(browser, served.base, email, `/platforms/${root}/versions/1.0.0/history`)
+    const diff = page.getByRole("table", { name: "Content, revision 1 to revision 2" })
+    for (const width of [1440, 375]) {
+      await page.setViewportSize({ width, height: 900 })
+      await diff.locator("td.diff-number", { hasText: "13" }).first().waitFor()
+      // Each column is as narrow as its numbers allow: "10" was drawn as a 1 over a 0.
+      expect(await brokenCells(diff.locator("td.diff-number"))).toEqual([])
+    }
   })
 })
