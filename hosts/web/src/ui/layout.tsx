@@ -24,6 +24,9 @@ export interface LayoutProps {
 
 export const Layout = ({ title, nav, user, onSignedOut, logoutPath, children }: LayoutProps) => {
   const { pathname } = useLocation()
+  // "/" is the first place of the header under another address (the projects, the platforms), where the brand
+  // link and a sign-in without a way back lead: the header says so there too.
+  const at = pathname === "/" ? (nav[0]?.href ?? pathname) : pathname
   const [error, setError] = useState<unknown>()
   const main = useRef<HTMLElement>(null)
   useEffect(() => rescueFocus(main.current!), [])
@@ -42,7 +45,7 @@ export const Layout = ({ title, nav, user, onSignedOut, logoutPath, children }: 
               <Link
                 key={item.href}
                 href={item.href}
-                aria-current={pathname === item.href || pathname.startsWith(`${item.href}/`) ? "page" : undefined}
+                aria-current={at === item.href || at.startsWith(`${item.href}/`) ? "page" : undefined}
               >
                 {item.label}
               </Link>

@@ -87,6 +87,15 @@ describe("layout", () => {
   })
 })
 
+describe("the header", () => {
+  it("marks Platforms as the current place at / as at /platforms", async () => {
+    const page = await signedIn(browser, served.base, `header-${Date.now()}@example.com`, "/")
+    const nav = page.getByRole("navigation", { name: "Main" })
+    await page.getByRole("heading", { name: "Platforms" }).waitFor()
+    expect(await nav.locator('[aria-current="page"]').allTextContents()).toEqual(["Platforms"])
+  })
+})
+
 describe("keyboard", () => {
   it("creates a platform, adds and deletes a version with the keyboard alone", async () => {
     const email = `keys-${Date.now()}@example.com`

@@ -150,6 +150,18 @@ describe("long names", () => {
   })
 })
 
+describe("the header", () => {
+  it("marks Projects as the current place at / as at /projects", async () => {
+    const email = `header-${Date.now()}@example.com`
+    const page = await browser.open(`${served.base}/sign-in?returnTo=%2F`)
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}/`)
+    await page.getByRole("heading", { name: "Projects" }).waitFor()
+    const nav = page.getByRole("navigation", { name: "Main" })
+    expect(await nav.locator('[aria-current="page"]').allTextContents()).toEqual(["Projects"])
+  })
+})
+
 describe("long keys and names at 1440 px", () => {
   it("keeps the short values of every row whole beside a 200-character key and 100-character names", async () => {
     const email = `long-rows-${Date.now()}@example.com`
