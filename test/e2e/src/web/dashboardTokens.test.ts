@@ -6,6 +6,7 @@
  * audit log newest first, fifty entries a page.
  */
 import { describe, expect, it } from "vitest"
+import { brokenCells } from "./a11y.js"
 import { POLL, useBrowser } from "./browser.js"
 import { schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
@@ -89,6 +90,28 @@ describe("API tokens", () => {
     await page.getByText("Revoked ci-all").waitFor()
     await row("ci-all").waitFor({ state: "detached" })
     expect(await readWith(all, `/api/${web}`)).toBe(401)
+  })
+})
+
+describe("long names at 1440 px", () => {
+  it("keeps each token's hint, creator and times, and each entry's time, person and action, whole", async () => {
+    const email = `long-names-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    const platforms = Array.from({ length: 6 }, (_, index) => unique(`platform-with-a-rather-long-name-${index}`))
+    await seedPlatforms(api, Object.fromEntries(platforms.map((platform) => [platform, ["1.0.0"]])))
+    const name = "t".repeat(64)
+    await api.call("POST", "/api/_ui/v1/tokens", { name, platforms })
+    const page = await signedIn(browser, served.base, email, "/tokens", [], { width: 1440, height: 900 })
+    const cells = (labels: ReadonlyArray<string>) => labels.map((label) => `td[data-label="${label}"]`).join(", ")
+
+    const tokens = page.getByRole("table", { name: "API tokens" })
+    await tokens.getByText(name).waitFor()
+    expect(await brokenCells(tokens.locator(cells(["Hint", "Created by", "Created", "Last used"])))).toEqual([])
+
+    await page.goto(`${served.base}/audit`)
+    const log = page.getByRole("table", { name: "Audit log, newest first" })
+    await log.getByText(`name: ${name}`).waitFor()
+    expect(await brokenCells(log.locator(cells(["When", "Who", "What"])))).toEqual([])
   })
 })
 

@@ -72,9 +72,17 @@ export const Audit = () => {
         <Table caption="Audit log, newest first" columns={["When", "Who", "What", "Target", "Detail"]} stacked>
           {entries.map((entry) => (
             <tr key={entry.id}>
-              <td data-label="When">{formatTime(entry.at)}</td>
-              <td data-label="Who">{entry.actor}</td>
-              <td data-label="What">{ACTIONS[entry.action] ?? entry.action}</td>
+              {/* Every cell may break anywhere, so the table shares its width out by unbroken length: a long
+                  detail (a token's platforms) left the time, person and action a few letters wide. */}
+              <td data-label="When" class="nowrap">
+                {formatTime(entry.at)}
+              </td>
+              <td data-label="Who" class="nowrap">
+                {entry.actor}
+              </td>
+              <td data-label="What" class="nowrap">
+                {ACTIONS[entry.action] ?? entry.action}
+              </td>
               <td data-label="Target">
                 <code>{entry.target}</code>
               </td>

@@ -174,16 +174,19 @@ export const Tokens = () => {
         >
           {list.map((record) => (
             <tr key={record.id}>
-              <th scope="row" class="nowrap">
-                {record.name}
-              </th>
+              {/* The name (up to 64 characters) and the platforms wrap; the rest reads whole. Every cell may break
+                  anywhere, so the table shares its width out by unbroken length: a long name kept on one line left
+                  the platforms and the e-mail a few letters wide. */}
+              <th scope="row">{record.name}</th>
               <td data-label="Hint" class="nowrap">
                 <code>{record.hint}</code>
               </td>
               <td data-label="Platforms">
                 {record.platforms === null ? "All platforms" : <Scope platforms={record.platforms} known={known} />}
               </td>
-              <td data-label="Created by">{record.createdBy}</td>
+              <td data-label="Created by" class="nowrap">
+                {record.createdBy}
+              </td>
               <td data-label="Created" class="nowrap">
                 {formatTime(record.createdAt)}
               </td>
