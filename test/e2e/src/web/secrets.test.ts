@@ -123,6 +123,32 @@ describe("the secrets grid", () => {
     expect(await cellsOf(page, "NEW_KEY")).toEqual(["missing", "present", "missing"])
   })
 
+  it("says when no key matches the filters, and shows every key again from there", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Filtered ${people}`, {
+      development: { API_URL: "https://dev.example", TOKEN: "t" },
+    })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("table", { name: /Secrets of/ }).waitFor()
+
+    await page.getByLabel("Filter by key").fill("nothing-like-it")
+    await page.getByText("No key matches “nothing-like-it”.").waitFor()
+    expect(await page.getByRole("table", { name: /Secrets of/ }).count()).toBe(0)
+    await page.getByLabel("Show").selectOption({ label: "Missing in staging" })
+    await page.getByText("No key matches “nothing-like-it” among those missing in staging.").waitFor()
+    await page.getByLabel("Filter by key").fill("")
+    await page.getByLabel("Show").selectOption({ label: "Missing in development" })
+    await page.getByText("Every key has a value in development.").waitFor()
+
+    await page.getByRole("button", { name: "Show every key" }).click()
+    await page.getByText("2 keys", { exact: true }).waitFor()
+    expect(await page.getByRole("row", { name: /API_URL|TOKEN/ }).count()).toBe(2)
+    expect(await page.getByLabel("Show").inputValue()).toBe("")
+    // The button went with the message: the keyboard focus is where the filters are typed, not lost.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("secret-filter")
+  })
+
   it("edits from the current value, warns before adding over a key, and reveals keys named like the exports", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Kept ${people}`, {

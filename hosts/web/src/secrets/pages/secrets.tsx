@@ -155,26 +155,46 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
               ? `${rows.length} ${rows.length === 1 ? "key" : "keys"}`
               : `${shown.length} of ${rows.length} keys`}
           </p>
-          <div class="table-wrap grid-wrap">
-            <table class="grid" aria-rowcount={shown.length + 1}>
-              <caption class="visually-hidden">Secrets of {project.name} by environment</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  {environments.map((environment) => (
-                    <th scope="col" key={environment.id}>
-                      {environment.name}
-                    </th>
+          {shown.length === 0 ? (
+            // A header row with nothing under it read as a grid still loading, or as a project emptied.
+            <p class="muted">
+              {filter.trim() === "" && missingIn !== undefined
+                ? `Every key has a value in ${environments[missingIn]?.name}.`
+                : `No key matches “${filter.trim()}”${missingIn === undefined ? "" : ` among those missing in ${environments[missingIn]?.name}`}.`}{" "}
+              <button
+                type="button"
+                class="linklike"
+                onClick={() => {
+                  setFilter("")
+                  setMissingIn(undefined)
+                  document.getElementById("secret-filter")?.focus()
+                }}
+              >
+                Show every key
+              </button>
+            </p>
+          ) : (
+            <div class="table-wrap grid-wrap">
+              <table class="grid" aria-rowcount={shown.length + 1}>
+                <caption class="visually-hidden">Secrets of {project.name} by environment</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Key</th>
+                    {environments.map((environment) => (
+                      <th scope="col" key={environment.id}>
+                        {environment.name}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {shown.map((row) => (
+                    <Row key={row.key} row={row} environments={environments} revealed={revealed} onOpen={setOpen} />
                   ))}
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((row) => (
-                  <Row key={row.key} row={row} environments={environments} revealed={revealed} onOpen={setOpen} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </tbody>
+              </table>
+            </div>
+          )}
         </>
       )}
       {openRow === undefined ? null : (
