@@ -109,6 +109,26 @@ describe("API keys", () => {
     expect(await statusWith(ci, beta)).toBe(401)
   })
 
+  it("says a project in the address is not the person's (left, deleted) and leads to every key", async () => {
+    const email = `${unique("left")}@example.com`
+    const owner = await apiAs(served.base, `${unique("owner")}@example.com`)
+    const member = await apiAs(served.base, email)
+    const slug = await seedProject(owner, unique("Left behind "))
+    await addMember(owner, member, slug, "read")
+    const { user } = await member.call<{ user: { id: string } }>("GET", "/api/auth/me")
+    await member.call("DELETE", `/api/projects/${slug}/members/${user.id}`)
+    const page = await signedIn(email, `/api-keys?project=${slug}`)
+
+    await page.getByText(`You are in no project “${slug}”: it was deleted, or you are no longer a member.`).waitFor()
+    // No Try again, which could never succeed; the choice shows the project named, not a blank.
+    expect(await page.getByRole("button", { name: "Try again" }).count()).toBe(0)
+    const choice = page.locator(".toolbar").getByLabel("Project")
+    expect(await choice.locator("option:checked").textContent()).toBe(slug)
+    await page.getByRole("link", { name: "Show the keys of every project" }).click()
+    await page.waitForURL(`${served.base}/api-keys`)
+    await page.getByText("No API keys.").waitFor()
+  })
+
   it("says a key deleted elsewhere was already deleted, and brings the list up to date", async () => {
     const email = `${unique("stale")}@example.com`
     const api = await apiAs(served.base, email)

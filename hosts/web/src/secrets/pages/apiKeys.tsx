@@ -5,6 +5,7 @@
  * SHA-256 is stored.
  */
 import { useState } from "preact/hooks"
+import { ApiError } from "../../api/client.js"
 import {
   type ApiKeyView,
   createApiKey,
@@ -18,7 +19,7 @@ import {
 } from "../../api/secrets.js"
 import { ActionButton, Alert, Field, formatTime, LoadFailed, Loading, Select } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
-import { navigate, useLocation } from "../../ui/router.js"
+import { Link, navigate, useLocation } from "../../ui/router.js"
 import { ShownOnce } from "../../ui/shownOnce.js"
 import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
@@ -211,6 +212,12 @@ export const ApiKeys = () => {
           }}
         >
           <option value="">All projects</option>
+          {/* A project named by the address that is not in the list (left, deleted): shown as chosen, not blank. */}
+          {chosen !== undefined &&
+          projects.data !== undefined &&
+          !projectList.some((project) => project.slug === chosen) ? (
+            <option value={chosen}>{chosen}</option>
+          ) : null}
           {projectList.map((project) => (
             <option key={project.slug} value={project.slug}>
               {project.name}
@@ -225,6 +232,12 @@ export const ApiKeys = () => {
       {list === undefined ? (
         keys.loading ? (
           <Loading what="API keys" />
+        ) : chosen !== undefined && keys.error instanceof ApiError && keys.error.status === 404 ? (
+          // A link kept from before (the person left the project, or it was deleted): trying again cannot help.
+          <p class="notice">
+            You are in no project “{chosen}”: it was deleted, or you are no longer a member.{" "}
+            <Link href="/api-keys">Show the keys of every project</Link>
+          </p>
         ) : (
           // The projects (their names in the list, the form's choices) most likely failed with the keys: both load
           // again.
