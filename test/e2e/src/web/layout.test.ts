@@ -176,14 +176,21 @@ describe("long keys and names at 1440 px", () => {
     await signInPage(page, email)
     await page.waitForURL(`${served.base}/projects`)
 
-    // The key is the target of its entry: the time, action, person, environment and address of each entry read whole.
+    // The key is the target of its entry: the time, action, environment and address of each entry read whole, and the
+    // person keeps a readable width (a long e-mail may still wrap).
     await page.goto(`${served.base}/projects/${slug}/audit`)
     const log = page.getByRole("table", { name: /^Audit log of / })
     await log.getByText(key).waitFor()
     await settled(page)
     await browser.screenshot(page, "secrets-audit-long-key-1440")
-    const short = ["When", "Action", "Person", "Environment", "Address"].map((label) => `td[data-label="${label}"]`)
+    const short = ["When", "Action", "Environment", "Address"].map((label) => `td[data-label="${label}"]`)
     expect(await brokenCells(log.locator(short.join(", ")))).toEqual([])
+    expect((await log.locator('td[data-label="Person"]').first().boundingBox())!.width).toBeGreaterThanOrEqual(200)
+    // Narrower, the table still fits its box: it has nothing to focus, so a keyboard could not scroll it.
+    await page.setViewportSize({ width: 800, height: 900 })
+    const box = page.locator(".table-wrap")
+    expect(await box.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0)
+    await page.setViewportSize({ width: 1440, height: 900 })
 
     await page.goto(`${served.base}/api-keys`)
     const keys = page.getByRole("table", { name: "API keys" })
@@ -192,6 +199,13 @@ describe("long keys and names at 1440 px", () => {
     await browser.screenshot(page, "secrets-api-keys-long-names-1440")
     const columns = ["Scope", "Holder", "Starts with", "Last used", "Expires"]
     expect(await brokenCells(keys.locator(columns.map((label) => `td[data-label="${label}"]`).join(", ")))).toEqual([])
+    // Narrower, where the row no longer fits, the names keep a readable width and the table scrolls in its box.
+    await page.setViewportSize({ width: 800, height: 900 })
+    for (const cell of [keys.getByRole("rowheader", { name }), keys.locator('td[data-label="Project"]').first()]) {
+      expect((await cell.boundingBox())!.width).toBeGreaterThanOrEqual(110)
+    }
+    expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0)
+    await page.setViewportSize({ width: 1440, height: 900 })
 
     // Compared with an environment that lacks it, the key's row says so in words that are not cut.
     await page.goto(`${served.base}/projects/${slug}/compare`)

@@ -73,20 +73,22 @@ export const Audit = () => {
           {entries.map((entry) => (
             <tr key={entry.id}>
               {/* Every cell may break anywhere, so the table shares its width out by unbroken length: a long
-                  detail (a token's platforms) left the time, person and action a few letters wide. */}
+                  detail (a token's platforms) left the time, person and action a few letters wide. The time and
+                  action read whole and the detail is capped; the table has nothing to focus, so it must not need
+                  scrolling sideways. */}
               <td data-label="When" class="nowrap">
                 {formatTime(entry.at)}
               </td>
-              <td data-label="Who" class="nowrap">
-                {entry.actor}
-              </td>
+              <td data-label="Who">{entry.actor}</td>
               <td data-label="What" class="nowrap">
                 {ACTIONS[entry.action] ?? entry.action}
               </td>
               <td data-label="Target">
                 <code>{entry.target}</code>
               </td>
-              <td data-label="Detail">{detailOf(entry.detail)}</td>
+              <td data-label="Detail">
+                <span class="capped">{detailOf(entry.detail)}</span>
+              </td>
             </tr>
           ))}
         </Table>

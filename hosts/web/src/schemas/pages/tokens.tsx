@@ -177,11 +177,13 @@ export const Tokens = () => {
               {/* The name (up to 64 characters) and the platforms wrap; the rest reads whole. Every cell may break
                   anywhere, so the table shares its width out by unbroken length: a long name kept on one line left
                   the platforms and the e-mail a few letters wide. */}
-              <th scope="row">{record.name}</th>
+              <th scope="row" class="wraps">
+                {record.name}
+              </th>
               <td data-label="Hint" class="nowrap">
                 <code>{record.hint}</code>
               </td>
-              <td data-label="Platforms">
+              <td data-label="Platforms" class="wraps">
                 {record.platforms === null ? "All platforms" : <Scope platforms={record.platforms} known={known} />}
               </td>
               <td data-label="Created by" class="nowrap">

@@ -261,8 +261,12 @@ export const ApiKeys = () => {
             <tr key={key.id}>
               {/* Only the names, which may be 100 characters long, wrap: beside one, the other columns were left a
                   few letters wide (`audit.tsx` says why). */}
-              <th scope="row">{key.name}</th>
-              <td data-label="Project">{projectName(key.projectId)}</td>
+              <th scope="row" class="wraps">
+                {key.name}
+              </th>
+              <td data-label="Project" class="wraps">
+                {projectName(key.projectId)}
+              </td>
               <td data-label="Scope" class="nowrap">
                 {key.scope}
               </td>

@@ -95,7 +95,8 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
             </thead>
             {/* Every cell may break anywhere, so the table shares its width out by each column's unbroken length:
                 one 200-character key took nearly all of it, and left the time, person and address of every entry
-                a few letters wide. Only the target, the one long value, wraps. */}
+                a few letters wide. The short values read whole and the target is capped; the e-mail may still wrap,
+                since the table has nothing to focus and so must not need scrolling sideways. */}
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.id}>
@@ -106,11 +107,9 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
                     {ACTION_LABELS[entry.action] ?? entry.action}
                   </td>
                   <td data-label="Target">
-                    <code>{entry.targetKey}</code>
+                    <code class="capped">{entry.targetKey}</code>
                   </td>
-                  <td data-label="Person" class="nowrap">
-                    {entry.userEmail}
-                  </td>
+                  <td data-label="Person">{entry.userEmail}</td>
                   <td data-label="Environment" class="nowrap">
                     {environmentName(entry.environmentId)}
                   </td>

@@ -44,7 +44,7 @@ const CompareRow = ({
           : "different values"
   return (
     <tr>
-      <th scope="row" class="mono">
+      <th scope="row" class="mono wraps">
         {row.key}
       </th>
       {[left, right].map((cell, index) => (
