@@ -28,9 +28,10 @@ export interface AppShellProps<S> {
   readonly home: NavItem
 }
 
-const toSignIn = () => {
+/** `ended`: a request found the session over while the person worked, which the sign-in page then says. */
+const toSignIn = (ended = false) => {
   if (location.pathname === "/sign-in") return
-  navigate(`/sign-in?returnTo=${encodeURIComponent(currentPath())}`, { replace: true })
+  navigate(`/sign-in?returnTo=${encodeURIComponent(currentPath())}${ended ? "&error=ended" : ""}`, { replace: true })
 }
 
 export const AppShell = <S,>({
@@ -52,7 +53,7 @@ export const AppShell = <S,>({
       .finally(() => setChecked(true))
     return onUnauthorized(() => {
       setCurrent(undefined)
-      toSignIn()
+      toSignIn(true)
     })
   }, [])
   const matched = matchRoute(routes, pathname)

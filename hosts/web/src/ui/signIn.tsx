@@ -22,6 +22,8 @@ export const SIGN_IN_ERRORS: Readonly<Record<string, string>> = {
     "The identity provider did not share an e-mail address, which Coffer needs. Ask your administrator to release the e-mail claim to Coffer.",
   off: "Sign-in with an identity provider is not configured on this server. Ask your administrator.",
   unavailable: "The identity provider or Coffer is unavailable right now. Please try again in a few minutes.",
+  // The app's own reason, not the server's: a request found the session over while the person worked.
+  ended: "Your session ended. Sign in again to go back to the page you were on.",
 }
 
 const UNKNOWN_ERROR = "The sign-in did not succeed. Please try again."

@@ -62,6 +62,8 @@ describe("sign-in page", () => {
     await page.getByLabel("Project name").fill("Expired Session")
     await page.getByRole("button", { name: "Create project" }).click()
     await page.waitForURL(/\/sign-in\?returnTo=%2Fprojects/)
+    // Sent away in the middle of an action, the person is told why.
+    await page.getByRole("alert").filter({ hasText: "Your session ended." }).waitFor()
     await signIn(page, "carol@example.com")
     await page.waitForURL(`${served.base}/projects`)
   })
