@@ -372,7 +372,7 @@ export const AddSecretDialog = ({
         ? undefined
         : found
       : existing(environment, key)
-  const { busy, error, submit } = useAction(async () => {
+  const { busy, error, setError, submit } = useAction(async () => {
     // A new key is saved only as one (0), a key the person was told of only on the version they were told: one
     // added or changed by someone else meanwhile is said first, and replaced on the next save.
     const answer = await setSecret(project.slug, environment, key, value, replaced?.version ?? 0).catch(
@@ -402,17 +402,30 @@ export const AddSecretDialog = ({
       }
     >
       <form class="stack" onSubmit={submit}>
+        {/* Where the person starts: the dialog opens on the key, not on its close button. A refusal is of the key or
+            environment it was given, and goes once either changes. */}
         <Field
           label="Key"
           name="key"
           required
+          autoFocus
           autoComplete="off"
           spellcheck={false}
           value={key}
           hint="Letters, digits, _, - and . (at most 256)."
-          onInput={(event) => setKey(event.currentTarget.value)}
+          onInput={(event) => {
+            setKey(event.currentTarget.value)
+            setError(undefined)
+          }}
         />
-        <Select label="Environment" value={environment} onChange={(event) => setEnvironment(event.currentTarget.value)}>
+        <Select
+          label="Environment"
+          value={environment}
+          onChange={(event) => {
+            setEnvironment(event.currentTarget.value)
+            setError(undefined)
+          }}
+        >
           {environments.map((item) => (
             <option key={item.id} value={item.name}>
               {item.name}

@@ -114,7 +114,16 @@ describe("the secrets grid", () => {
     // Adding a secret from the toolbar.
     await page.getByRole("button", { name: "Add secret" }).click()
     const add = page.getByRole("dialog", { name: "Add a secret" })
+    // The dialog opens on its key, so typing starts there; a refused key's message goes once the key is corrected.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("name")), POLL).toBe("key")
+    await page.keyboard.type("BAD KEY")
+    await add.getByRole("button", { name: "Save secret" }).click()
+    await add
+      .getByRole("alert")
+      .getByText(/Secret key/)
+      .waitFor()
     await add.getByLabel("Key").fill("NEW_KEY")
+    expect(await add.getByRole("alert").count()).toBe(0)
     await add.getByLabel("Environment").selectOption("production")
     await add.getByLabel("Value").fill("fresh")
     await add.getByRole("button", { name: "Save secret" }).click()
