@@ -25,35 +25,14 @@ const WRITE_KEY = {
   apiKey: { id: "k1", scope: "write", expiresAt: null, project: { id: "p1", slug: "app", name: "App" } },
 }
 
-/** An empty environment that refuses to write `BAD.KEY` and accepts every other key. */
-const refusingOneKey = async () => {
-  const server = createServer((request, response) => {
-    response.setHeader("content-type", "application/json")
-    if (request.method === "GET") return response.end(request.url === "/api/auth/me" ? JSON.stringify(WRITE_KEY) : "{}")
-    let body = ""
-    request.on("data", (chunk) => {
-      body += chunk
-    })
-    request.on("end", () => {
-      const { key } = JSON.parse(body) as { key: string }
-      if (key !== "BAD.KEY") return response.end(JSON.stringify({ action: "created", version: 1 }))
-      response.statusCode = 400
-      response.end(JSON.stringify({ error: "the key is not valid" }))
-    })
-  })
-  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
-  closers.push(() => server.close())
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
-
 /** What a test's local service was asked to write. */
 type Written = { readonly key: string; readonly value: string; readonly expectedVersion?: number }
 
 /**
- * An empty environment (as its export says) where `LATE` is created by someone else right after that read: a write
- * of it with `expectedVersion` 0 is refused as the service refuses it; every other write is taken.
+ * An empty environment (its export is `{}`) on a local port, reached with a write key, that answers each write with
+ * `answer(written)`: an error's status and body, or `undefined` to take it. Returns its URL and every write it got.
  */
-const addedMeanwhile = async () => {
+const emptyEnvironment = async (answer: (written: Written) => readonly [number, object] | undefined) => {
   const writes: Array<Written> = []
   const server = createServer((request, response) => {
     response.setHeader("content-type", "application/json")
@@ -65,19 +44,35 @@ const addedMeanwhile = async () => {
     request.on("end", () => {
       const written = JSON.parse(body) as Written
       writes.push(written)
-      if (written.key !== "LATE" || written.expectedVersion !== 0) {
-        return response.end(JSON.stringify({ action: "created", version: 1 }))
-      }
-      response.statusCode = 409
-      response.end(
-        JSON.stringify({ error: "LATE exists already (version 1): it was expected not to exist", currentVersion: 1 }),
-      )
+      const refusal = answer(written)
+      if (refusal === undefined) return response.end(JSON.stringify({ action: "created", version: 1 }))
+      response.statusCode = refusal[0]
+      response.end(JSON.stringify(refusal[1]))
     })
   })
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
   closers.push(() => server.close())
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, writes }
 }
+
+/** Refuses to write `BAD.KEY` and takes every other key. */
+const refusingOneKey = async () =>
+  (
+    await emptyEnvironment(({ key }) =>
+      key === "BAD.KEY" ? ([400, { error: "the key is not valid" }] as const) : undefined,
+    )
+  ).url
+
+/**
+ * `LATE` is created by someone else right after the export was read: a write of it with `expectedVersion` 0 is
+ * refused as the service refuses it; every other write is taken.
+ */
+const addedMeanwhile = () =>
+  emptyEnvironment(({ key, expectedVersion }) =>
+    key === "LATE" && expectedVersion === 0
+      ? ([409, { error: "LATE exists already (version 1): it was expected not to exist", currentVersion: 1 }] as const)
+      : undefined,
+  )
 
 const byKey = (writes: ReadonlyArray<Written>) => [...writes].sort((a, b) => (a.key < b.key ? -1 : 1))
 
