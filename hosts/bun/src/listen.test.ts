@@ -35,8 +35,11 @@ afterEach(() => {
   for (const child of children.splice(0)) child.kill("SIGKILL")
 })
 
-const startFixture = (): Promise<Fixture> => {
-  const child = spawn(bunExecutable, ["--conditions=@coffer/source", fixture], { cwd: packageDirectory })
+const startFixture = (env: Readonly<Record<string, string>> = {}): Promise<Fixture> => {
+  const child = spawn(bunExecutable, ["--conditions=@coffer/source", fixture], {
+    cwd: packageDirectory,
+    env: { ...process.env, ...env },
+  })
   children.push(child)
   const seen: Array<Record<string, unknown>> = []
   const waiting: Array<{ key: string; resolve: (value: never) => void }> = []
@@ -74,7 +77,7 @@ const startFixture = (): Promise<Fixture> => {
 }
 
 /** A POST whose body stays open until `finish` is called: a request in flight for as long as the test likes. */
-const slowRequest = (url: string) => {
+const slowRequest = (url: string, path = "/echo") => {
   const encoder = new TextEncoder()
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined
   const body = new ReadableStream<Uint8Array>({
@@ -82,7 +85,7 @@ const slowRequest = (url: string) => {
       controller = c
     },
   })
-  const response = fetch(`${url}/echo`, { method: "POST", body, duplex: "half" } as RequestInit)
+  const response = fetch(`${url}${path}`, { method: "POST", body, duplex: "half" } as RequestInit)
   // A request cut by the server may fail before the test looks at it; it is awaited (and checked) later.
   response.catch(() => undefined)
   controller?.enqueue(encoder.encode("in "))
@@ -111,6 +114,17 @@ describe("bunListener", () => {
     // Bun checks timeouts every few seconds, so a 10 s one cuts somewhere before 14 s: 15 s is past it.
     const response = await fetch(`${server.url}/slow/15000`)
     expect(await response.text()).toBe("done")
+  }, 30_000)
+
+  it("cuts a body that stops arriving after the request timeout, but not a handler that works longer", async () => {
+    const server = await startFixture({ REQUEST_TIMEOUT_MS: "1000" })
+    // Bun looks at its timeouts every few seconds, so the cut comes within about 5 s; without the request
+    // timeout the body would be given 255 s, past the test's own timeout.
+    const stalled = slowRequest(server.url)
+    await expect(stalled.response.then((response) => response.text())).rejects.toThrow()
+    // The body arrives at once, then the handler works for 6 s: past the request timeout and Bun's next look.
+    const working = await fetch(`${server.url}/slow/6000`, { method: "POST", body: " with a body" })
+    expect(await working.text()).toBe("done with a body")
   }, 30_000)
 
   it("lets a request in flight finish before it closes, then refuses connections", async () => {

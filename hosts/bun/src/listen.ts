@@ -7,6 +7,7 @@ import {
   type FetchHandler,
   type Listener,
   type Listening,
+  type ListenOptions,
   listeningUrl,
   malformedResponse,
   UNUSABLE_URL,
@@ -34,7 +35,17 @@ export const REQUEST_IDLE_TIMEOUT_S = 255
 const isBunBindings = (env: unknown): env is BunBindings =>
   typeof env === "object" && env !== null && "server" in env && "request" in env
 
-export const listen = async (fetch: FetchHandler, host: string, port: number): Promise<Listening> => {
+export const listen = async (
+  fetch: FetchHandler,
+  host: string,
+  port: number,
+  { requestTimeoutMs }: ListenOptions = {},
+): Promise<Listening> => {
+  // Bun's only bound on a request is its idle time: a body trickled a byte at a time is not cut, as Node cuts it.
+  const bodyTimeoutS =
+    requestTimeoutMs === undefined
+      ? REQUEST_IDLE_TIMEOUT_S
+      : Math.min(REQUEST_IDLE_TIMEOUT_S, Math.max(1, Math.ceil(requestTimeoutMs / 1000)))
   // `async`: Bun.serve throws at once when it cannot bind (EADDRINUSE, EACCES); that becomes the rejection.
   const server = bunRuntime().serve({
     hostname: host,
@@ -42,11 +53,13 @@ export const listen = async (fetch: FetchHandler, host: string, port: number): P
     development: false,
     reusePort: false,
     fetch: (request, server) => {
-      server.timeout(request, REQUEST_IDLE_TIMEOUT_S)
       // Bun makes the URL from the Host header without checking it: `[::zz` or `a:99999` give a string no URL
       // parser takes (the apps' `new URL` threw, a 500), `a/b` or an empty Host a bare path, which Hono then
       // routed by the wrong part (an API path answered the web app). Node's server refuses both with 400.
       if (!URL.canParse(request.url)) return malformedResponse(400, UNUSABLE_URL)
+      // A body gets the request timeout to arrive. Once it has, Bun stops counting the request's idle time, so the
+      // handler's work after it is not cut (the listener's tests hold Bun to that).
+      server.timeout(request, request.body === null ? REQUEST_IDLE_TIMEOUT_S : bodyTimeoutS)
       return fetch(request, { server, request } satisfies BunBindings)
     },
   })

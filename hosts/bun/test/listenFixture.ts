@@ -4,7 +4,8 @@
  *
  * Routes: `GET /ip` answers the listener's `clientAddress`; `POST /echo` answers its body once it has all of it,
  * so a body sent slowly keeps a request in flight;
- * `GET /slow/:ms` answers after that many milliseconds. Commands: `close <graceMs>` closes and prints `closed`;
+ * `GET /slow/:ms` answers after that many milliseconds, `POST /slow/:ms` after it has read the body and waited that
+ * long. `REQUEST_TIMEOUT_MS`, when set, is the listener's request timeout. Commands: `close <graceMs>` closes and prints `closed`;
  * `listen <port>` tries a second listener on that port and prints
  * `{ listen: { refused: code, message } }` or `{ listen: { bound: port } }`.
  * Every line printed is JSON.
@@ -17,12 +18,17 @@ const print = (value: unknown) => console.log(JSON.stringify(value))
 const app = new Hono()
 app.get("/ip", (c) => c.text(bunListener.clientAddress(c) ?? "unknown"))
 app.post("/echo", async (c) => c.text(await c.req.text()))
-app.get("/slow/:ms", async (c) => {
+app.on(["GET", "POST"], "/slow/:ms", async (c) => {
+  const body = await c.req.text()
   await new Promise((resolve) => setTimeout(resolve, Number(c.req.param("ms"))))
-  return c.text("done")
+  return c.text(`done${body}`)
 })
 
-const listening = await bunListener.listen((request, env) => app.fetch(request, env), "127.0.0.1", 0)
+const requestTimeoutMs =
+  process.env.REQUEST_TIMEOUT_MS === undefined ? undefined : Number(process.env.REQUEST_TIMEOUT_MS)
+const listening = await bunListener.listen((request, env) => app.fetch(request, env), "127.0.0.1", 0, {
+  requestTimeoutMs,
+})
 print({ url: listening.url, port: listening.port })
 
 let input = ""

@@ -7,7 +7,15 @@ export { schemasAppSettings, secretsAppSettings } from "./config/appSettings.js"
 export { type HostSettings, loadSettings, SettingsRejected } from "./config/hostSettings.js"
 export * as Settings from "./config/Settings.js"
 export { cacheLayer, cipherLayer, databaseLayer, type Infrastructure, infrastructureLayer } from "./layers.js"
-export { type FetchHandler, type Listener, type Listening, listen, listeningUrl, nodeListener } from "./listen.js"
+export {
+  type FetchHandler,
+  type ListenOptions,
+  type Listener,
+  type Listening,
+  listen,
+  listeningUrl,
+  nodeListener,
+} from "./listen.js"
 export { malformedHeaders, malformedResponse, UNUSABLE_URL } from "./malformed.js"
 export { type Running, SERVICES, type ServeOptions, type Service, serve } from "./serve.js"
 export { version } from "./version.js"

@@ -126,6 +126,33 @@ describe("requests Node would refuse with an empty body", () => {
   })
 })
 
+describe("a client that sends slowly", () => {
+  it("has the request timeout for its headers and body, answered 408; a handler's own time is not counted", async () => {
+    const slowHandlerMs = 1_500
+    const handler: FetchHandler = async (request) => {
+      if (new URL(request.url).pathname === "/slow") {
+        await new Promise((resolve) => setTimeout(resolve, slowHandlerMs))
+        return new Response("answered")
+      }
+      return new Response(await request.text().catch(() => "cut"))
+    }
+    const listening = await listen(handler, "127.0.0.1", 0, { requestTimeoutMs: 500 })
+    closing.push(() => listening.close(0))
+    const port = Number(new URL(listening.url).port)
+    const late = "The request was not received in time"
+
+    // Node's own default would keep each of these open for five minutes, past the test's own timeout.
+    expectJsonRefusal(await exchange(port, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc"), 408, late)
+    expectJsonRefusal(await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\nX-Partial: y"), 408, late)
+    expect(await exchange(port, "GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).toMatch(
+      /^HTTP\/1.1 200 [\s\S]*\r\n\r\nanswered$/,
+    )
+    expect(
+      await exchange(port, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc"),
+    ).toMatch(/\r\n\r\nabc$/)
+  })
+})
+
 describe("writingBodiless", () => {
   it("writes a preset 304 itself and hands every other answer to @hono/node-server", async () => {
     const { fetch: handler, authorization } = await schemaApp()

@@ -33,10 +33,19 @@ export interface Listening {
  */
 export type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>
 
+/** How the server treats its clients, from the host's settings. */
+export interface ListenOptions {
+  /**
+   * How long a client has to send a whole request, headers and body (`COFFER_REQUEST_TIMEOUT_SECONDS`); a request
+   * still arriving then is answered 408 and its connection closed. The handler's own time is not counted.
+   */
+  readonly requestTimeoutMs?: number
+}
+
 /** What a host needs from an HTTP server: the only runtime-specific part of serving the apps. */
 export interface Listener {
   /** Binds `fetch` to `host:port` (`0` picks a free port, reported in `Listening`); rejects when it cannot. */
-  readonly listen: (fetch: FetchHandler, host: string, port: number) => Promise<Listening>
+  readonly listen: (fetch: FetchHandler, host: string, port: number, options?: ListenOptions) => Promise<Listening>
   /**
    * The peer address of the request's connection. Whether a peer is a proxy to believe is decided by the apps
    * (`COFFER_TRUSTED_PROXIES`, `@coffer/http`'s `client`), never here.
@@ -116,13 +125,33 @@ const refuse = (outgoing: ServerResponse, status: number, message: string): void
 const NO_HOST = "An HTTP/1.1 request must carry a Host header"
 const UNMET_EXPECTATION = "The only expectation the server meets is `Expect: 100-continue`"
 
-export const listen = (fetch: FetchHandler, host: string, port: number): Promise<Listening> =>
+/** Node's own default: five minutes for a request that a client can trickle in a byte at a time. */
+const NODE_REQUEST_TIMEOUT_MS = 300_000
+/**
+ * How often Node looks for requests past their time. Its default of 30 s would let a 30 s timeout run to a minute;
+ * the look walks the open connections only.
+ */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000
+
+export const listen = (
+  fetch: FetchHandler,
+  host: string,
+  port: number,
+  { requestTimeoutMs = NODE_REQUEST_TIMEOUT_MS }: ListenOptions = {},
+): Promise<Listening> =>
   new Promise((resolve, reject) => {
     const handle = getRequestListener(writingBodiless(fetch), { hostname: host, errorHandler: unfetchable })
     // Node refuses an HTTP/1.1 request without Host (RFC 9112 §3.2) and an `Expect:` it cannot meet itself, with
     // an empty body; both are refused here instead, with the apps' JSON error like every other refusal.
+    // The headers get the same time as the whole request: one bound for a client that sends slowly.
     const server = createServer<typeof IncomingMessage, typeof CoalescedResponse>(
-      { ServerResponse: CoalescedResponse, requireHostHeader: false },
+      {
+        ServerResponse: CoalescedResponse,
+        requireHostHeader: false,
+        requestTimeout: requestTimeoutMs,
+        headersTimeout: requestTimeoutMs,
+        connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, requestTimeoutMs),
+      },
       (incoming, outgoing) =>
         incoming.headers.host === undefined && incoming.httpVersion === "1.1"
           ? refuse(outgoing, 400, NO_HOST)

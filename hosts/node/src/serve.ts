@@ -100,7 +100,9 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
       // The public origin defaults to the bound port, known only once listening (port 0 picks one).
       let app: Hono | undefined
       // The server's own bindings travel as `env`: the listener's `clientAddress` reads the peer from them.
-      const bound = await listener.listen((request, env) => app!.fetch(request, env), settings.host, ports[service])
+      const bound = await listener.listen((request, env) => app!.fetch(request, env), settings.host, ports[service], {
+        requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
+      })
       listening[service] = bound
       const web = webApps[service]
       // The public origin defaults to the bound port.

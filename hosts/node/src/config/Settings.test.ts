@@ -52,6 +52,7 @@ describe("Settings.parse defaults", () => {
       dataKeysMax: 1_000,
       dataKeyTtlSeconds: 300,
       trustedProxies: [],
+      requestTimeoutSeconds: 30,
       youngGenerationMb: 8,
       oldGenerationGrowthPercent: 100,
     })
@@ -160,6 +161,7 @@ const valid: ReadonlyArray<ValidCase> = [
   ["COFFER_SQLITE_BUSY_TIMEOUT_MS", "15000", (s) => s.sqliteBusyTimeoutMs, 15000],
   ["COFFER_DATA_KEYS_MAX", "50", (s) => s.dataKeysMax, 50],
   ["COFFER_DATA_KEY_TTL_SECONDS", "30", (s) => s.dataKeyTtlSeconds, 30],
+  ["COFFER_REQUEST_TIMEOUT_SECONDS", "120", (s) => s.requestTimeoutSeconds, 120],
   ["COFFER_YOUNG_GENERATION_MB", "0", (s) => s.youngGenerationMb, 0],
   ["COFFER_YOUNG_GENERATION_MB", "2", (s) => s.youngGenerationMb, 2],
   ["COFFER_YOUNG_GENERATION_MB", "32", (s) => s.youngGenerationMb, 32],
@@ -311,6 +313,7 @@ const invalid: ReadonlyArray<InvalidCase> = [
   [{ COFFER_SQLITE_BUSY_TIMEOUT_MS: "5s" }, 'COFFER_SQLITE_BUSY_TIMEOUT_MS: expected a non-negative integer, got "5s"'],
   [{ COFFER_DATA_KEYS_MAX: "0" }, 'COFFER_DATA_KEYS_MAX: expected a positive integer, got "0"'],
   [{ COFFER_DATA_KEY_TTL_SECONDS: "5m" }, 'COFFER_DATA_KEY_TTL_SECONDS: expected a positive integer, got "5m"'],
+  [{ COFFER_REQUEST_TIMEOUT_SECONDS: "0" }, 'COFFER_REQUEST_TIMEOUT_SECONDS: expected a positive integer, got "0"'],
   [
     { COFFER_YOUNG_GENERATION_MB: "1" },
     `COFFER_YOUNG_GENERATION_MB: expected 0 (V8's own sizing) or a whole number of MB from 2, got "1"`,

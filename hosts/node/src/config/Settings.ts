@@ -148,6 +148,8 @@ export const Settings = Schema.Struct({
   dataKeyTtlSeconds: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_TRUSTED_PROXIES`: addresses and CIDR ranges whose forwarding headers are believed (`@coffer/http`). */
   trustedProxies: Schema.Array(Schema.String),
+  /** `COFFER_REQUEST_TIMEOUT_SECONDS`: how long a client has to send a whole request, headers and body (Node). */
+  requestTimeoutSeconds: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   /** `COFFER_YOUNG_GENERATION_MB`: how far the `coffer` command on Node lets V8 grow its young generation (`0`: V8 decides). */
   youngGenerationMb: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   /** `COFFER_OLD_GENERATION_GROWTH_PERCENT`: how much V8's old generation grows between full collections (`0`: V8 decides). */
@@ -174,6 +176,8 @@ export const DEFAULT_SQLITE_WAL_AUTOCHECKPOINT = Sqlite.WAL_AUTOCHECKPOINT_PAGES
 export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = Sqlite.BUSY_TIMEOUT_MS
 export const DEFAULT_DATA_KEYS_MAX = Cipher.DATA_KEYS_MAX
 export const DEFAULT_DATA_KEY_TTL_SECONDS = Cipher.DATA_KEY_TTL_MS / 1000
+/** Vault's `http_read_timeout`: a 1 MiB body, the most a request carries, needs 35 KB/s to arrive in time. */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
 export const DEFAULT_YOUNG_GENERATION_MB = HeapGrowth.DEFAULT_YOUNG_GENERATION_MB
 export const DEFAULT_OLD_GENERATION_GROWTH_PERCENT = HeapGrowth.DEFAULT_OLD_GENERATION_GROWTH_PERCENT
 const readRoles = (reader: Reader): Roles => ({
@@ -265,6 +269,11 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const dataKeysMax = read("COFFER_DATA_KEYS_MAX", positiveInteger, DEFAULT_DATA_KEYS_MAX)
   const dataKeyTtlSeconds = read("COFFER_DATA_KEY_TTL_SECONDS", positiveInteger, DEFAULT_DATA_KEY_TTL_SECONDS)
   const trustedProxies_ = read("COFFER_TRUSTED_PROXIES", proxies, [])
+  const requestTimeoutSeconds = read(
+    "COFFER_REQUEST_TIMEOUT_SECONDS",
+    positiveInteger,
+    DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  )
   const youngGenerationMb_ = read("COFFER_YOUNG_GENERATION_MB", youngGenerationMb, DEFAULT_YOUNG_GENERATION_MB)
   const oldGenerationGrowthPercent_ = read(
     "COFFER_OLD_GENERATION_GROWTH_PERCENT",
@@ -301,6 +310,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
     dataKeysMax,
     dataKeyTtlSeconds,
     trustedProxies: trustedProxies_,
+    requestTimeoutSeconds,
     youngGenerationMb: youngGenerationMb_,
     oldGenerationGrowthPercent: oldGenerationGrowthPercent_,
     ...operating,
