@@ -3,6 +3,10 @@
  * given; SIGINT, SIGTERM and SIGHUP sent to `coffer` are passed on to it, and `coffer` waits for it either way.
  * The outcome is the child's exit code, or 128 + the signal's number when a signal ended it, as shells report.
  * A command that cannot be started at all answers 127 (not found) or 126 (not runnable), as shells do too.
+ *
+ * Interrupting the run (`--watch` restarting the command) asks the child to end with SIGTERM, sends SIGKILL if it
+ * is still there after `STOP_GRACE_MS`, and completes only once it has ended: a restarted server must find its
+ * port free.
  */
 import { spawn } from "node:child_process"
 import { constants } from "node:os"
@@ -10,6 +14,9 @@ import * as Effect from "effect/Effect"
 import { note } from "./output.js"
 
 export const FORWARDED_SIGNALS: ReadonlyArray<NodeJS.Signals> = ["SIGINT", "SIGTERM", "SIGHUP"]
+
+/** How long a child asked to end may take before it is killed (Docker's and systemd's stop grace is 10 s). */
+export const STOP_GRACE_MS = 10_000
 
 /** The exit status a shell would report for a child that ended with `code` or `signal`. */
 export const exitStatus = (code: number | null, signal: NodeJS.Signals | null): number => {
@@ -52,8 +59,14 @@ export const runChild = (
       settle(Effect.as(note(`cannot run ${command}: ${startFailure(error)}`), status))
     })
     child.once("exit", (code, signal) => settle(Effect.succeed(exitStatus(code, signal))))
-    return Effect.sync(() => {
+    return Effect.callback<void>((ended) => {
       stopForwarding()
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return ended(Effect.void)
+      const kill = setTimeout(() => forward("SIGKILL"), STOP_GRACE_MS)
+      child.once("exit", () => {
+        clearTimeout(kill)
+        ended(Effect.void)
+      })
       forward("SIGTERM")
     })
   })

@@ -443,6 +443,68 @@ describe("coffer secrets: a reader that stops early", () => {
   })
 })
 
+describe("coffer secrets run --watch", () => {
+  it("restarts the command when a value it was given changes, and ends with the command's own code", async () => {
+    const { secrets } = await serve()
+    const { env, cookie } = await project(secrets)
+    const path = "/api/projects/app/environments/development/secrets"
+    const write = async (key: string, value: string) =>
+      expect((await call(secrets, "POST", path, { cookie, body: { key, value } })).status).toBeLessThan(300)
+    const exports = async () =>
+      (await call(secrets, "GET", "/api/projects/app/audit-log?action=secrets.exported", { cookie })).body.auditLog
+        .length
+    await write("A", "1")
+    await write("B", "1")
+    const log = join(freshDirectory(), "log")
+    // Each start and stop is logged; the child takes a moment to stop, so a restart that did not wait for it would
+    // log the next start first. The child given A=3 ends on its own with 7.
+    const script = `
+      const { appendFileSync } = require("node:fs")
+      const say = (line) => appendFileSync(${JSON.stringify(log)}, line + "\\n")
+      say("start " + process.env.A)
+      process.on("SIGTERM", () => setTimeout(() => { say("stop " + process.env.A); process.exit(0) }, 300))
+      if (process.env.A === "3") setTimeout(() => process.exit(7), 100)
+      else setInterval(() => {}, 1000)`
+    const lines = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [])
+    const until = async (done: () => boolean | Promise<boolean>) => {
+      while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    const watching = coffer(
+      ["secrets", "run", "--watch", "--watch-interval", "1", "--only", "A", "--", process.execPath, "-e", script],
+      { env },
+    )
+    await until(() => lines().length === 1)
+    const exported = await exports()
+    await write("A", "2")
+    await until(() => lines().length === 3)
+    expect(lines()).toEqual(["start 1", "stop 1", "start 2"])
+
+    // The same value again, and a key --only leaves out: the list moves, the values it gives the command do not.
+    const before = await exports()
+    expect(before).toBe(exported + 1)
+    await write("A", "2")
+    await write("B", "2")
+    await until(async () => (await exports()) === before + 1)
+    await write("A", "3")
+    const ran = await watching
+    expect(ran.code, ran.stderr).toBe(7)
+    expect(lines()).toEqual(["start 1", "stop 1", "start 2", "stop 2", "start 3"])
+    const restarted = `coffer: A changed: ${process.execPath} was stopped and starts again`
+    expect(ran.stderr.split("\n").filter((line) => line.includes("changed"))).toEqual([restarted, restarted])
+  }, 30_000)
+
+  it("refuses --offline and an interval under a second before anything runs", async () => {
+    const env = { COFFER_URL: "http://127.0.0.1:9", COFFER_TOKEN: `cfk_${"s".repeat(43)}`, COFFER_ENVIRONMENT: "dev" }
+    const offline = await coffer(["secrets", "run", "--watch", "--offline", "--fallback", "f", "--", "true"], { env })
+    expect([offline.code, offline.stderr]).toEqual([
+      1,
+      "coffer: --watch looks for changes at the service, --offline never asks it\n",
+    ])
+    const fast = await coffer(["secrets", "run", "--watch", "--watch-interval", "0", "--", "true"], { env })
+    expect([fast.code, fast.stderr]).toEqual([1, "coffer: --watch-interval is a whole number of seconds, at least 1\n"])
+  })
+})
+
 describe("coffer secrets run --fallback", () => {
   it("uses the snapshot while the host is down, and deletes it once the key is refused", async () => {
     const first = await serve()

@@ -7,6 +7,10 @@
  * be reached or answers 5xx, and only for the service, project and environment it was taken from; after a 401,
  * 403 or 404 the key or project is gone or refused, so the snapshot of what was refused is deleted and the run
  * fails. `--offline` reads only the snapshot.
+ *
+ * `--watch` looks for changes every `--watch-interval` seconds (`../secretChanges.ts`) and, when the values the
+ * command runs with have changed, stops it (SIGTERM, then SIGKILL after 10 s) and starts it again with the new
+ * ones. The command ending on its own ends the run, with its code, as without `--watch`.
  */
 
 import { Argument, Command, Flag } from "effect/cli"
@@ -17,6 +21,7 @@ import { authFailure, notFound, usage } from "../failure.js"
 import { Invocation, loadSettings, secretsEndpoint } from "../invocation.js"
 import { note } from "../output.js"
 import { removeFile } from "../privateFile.js"
+import { currentFingerprint, nextChange, type Values, type Watch } from "../secretChanges.js"
 import { exportJson, type Target } from "../secretsApi.js"
 import type { Settings } from "../settings.js"
 import { loadSnapshot, type Snapshot, saveSnapshot } from "../snapshot.js"
@@ -62,6 +67,22 @@ const fromSnapshot = (settings: Settings, file: string) =>
     }
     return snapshot
   })
+
+/** Infisical's `run --watch-interval` default: a change reaches the command within about 10 s. */
+export const WATCH_INTERVAL_SECONDS = 10
+
+/** `effect`'s first success, kept: later runs answer it without running `effect` again. */
+const once = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  let kept: Option.Option<A> = Option.none()
+  return Effect.suspend(() =>
+    Option.isSome(kept)
+      ? Effect.succeed(kept.value)
+      : Effect.map(effect, (value) => {
+          kept = Option.some(value)
+          return value
+        }),
+  )
+}
 
 /** The answers after which the snapshot may be deleted (README): the key, project or environment is refused. */
 const REFUSALS: ReadonlyArray<number> = [401, 403, 404]
@@ -146,6 +167,10 @@ export const checkEnvironment = (values: Readonly<Record<string, string>>) => {
       )
 }
 
+/** The values a command is given: `wanted` of them, each one a process environment can carry. */
+const fit = (values: Values, wanted: ReadonlyArray<string> | undefined) =>
+  Effect.tap(pick(values, wanted), checkEnvironment)
+
 export const run = Command.make(
   "run",
   {
@@ -162,6 +187,14 @@ export const run = Command.make(
       Flag.withDescription("use only the --fallback snapshot"),
       Flag.withDefault(false),
     ),
+    watch: Flag.Boolean("watch").pipe(
+      Flag.withDescription("restart the command when the values it was given change at the service"),
+      Flag.withDefault(false),
+    ),
+    watchInterval: Flag.Int("watch-interval").pipe(
+      Flag.withDescription("seconds between two looks for changes with --watch (default 10, at least 1)"),
+      Flag.withDefault(WATCH_INTERVAL_SECONDS),
+    ),
     command: Argument.String("command").pipe(
       Argument.withDescription("the command and its arguments, after --"),
       Argument.variadic({ min: 1 }),
@@ -170,14 +203,38 @@ export const run = Command.make(
   Effect.fn(function* (flags) {
     const [program, ...args] = flags.command
     if (program === undefined) return yield* usage("no command to run: coffer secrets run -- cmd args…")
+    if (flags.watch && flags.offline)
+      return yield* usage("--watch looks for changes at the service, --offline never asks it")
+    if (flags.watchInterval < 1) return yield* usage("--watch-interval is a whole number of seconds, at least 1")
     const wanted = yield* onlyKeys(flags.only)
     const settings = yield* loadSettings(settingsOf(flags))
-    const values = yield* valuesFor(settings, Option.getOrUndefined(flags.fallback), flags.offline)
-    const passed = yield* pick(values, wanted)
-    yield* checkEnvironment(passed)
+    const fallback = Option.getOrUndefined(flags.fallback)
+    const watch: Watch = {
+      target: once(resolveTarget(settings)),
+      wanted,
+      intervalSeconds: flags.watchInterval,
+      read: Effect.flatMap(fetchValues(settings, fallback), (values) => fit(values, wanted)),
+      program,
+    }
+    // Read before the values, so that a change made between the two is seen by the first look.
+    const known = flags.watch ? yield* currentFingerprint(watch) : Option.none()
+    const passed = yield* Effect.flatMap(valuesFor(settings, fallback, flags.offline), (values) => fit(values, wanted))
     const invocation = yield* Invocation
-    const code = yield* runChild(program, args, { ...invocation.env, ...passed })
-    invocation.setExitCode(code)
+    const start = (values: Values) => runChild(program, args, { ...invocation.env, ...values })
+    if (!flags.watch) return invocation.setExitCode(yield* start(passed))
+    let running = { values: passed, known }
+    while (true) {
+      const outcome = yield* Effect.raceFirst(
+        Effect.map(start(running.values), (code) => ({ _tag: "Exited" as const, code })),
+        Effect.map(nextChange(watch, running.values, running.known), (change) => ({
+          _tag: "Changed" as const,
+          change,
+        })),
+      )
+      if (outcome._tag === "Exited") return invocation.setExitCode(outcome.code)
+      yield* note(`${outcome.change.keys.join(", ")} changed: ${program} was stopped and starts again`)
+      running = outcome.change
+    }
   }),
 ).pipe(
   Command.withDescription("Run a command with an environment's secrets in its environment"),
@@ -187,5 +244,6 @@ export const run = Command.make(
       command: "coffer secrets run --env ci --only DB_URL --fallback .coffer/ci.snapshot -- ./migrate.sh",
       description: "one key; a snapshot for when the service is down",
     },
+    { command: "coffer secrets run --env dev --watch -- npm run dev", description: "restarted when a secret changes" },
   ]),
 )
