@@ -25,17 +25,24 @@ export interface Outcome {
   readonly stderr: string
 }
 
-/** Runs `coffer <args>` (the standalone package unless `server` is set) with `env` on top of a bare one. */
+/**
+ * Runs `coffer <args>` (the standalone package unless `server` is set) with `env` on top of a bare one. `signal`
+ * ends a run that does not end by itself (`secrets run --watch`) with SIGTERM, which it passes on to its command.
+ */
 export const coffer = (
   args: ReadonlyArray<string>,
-  options: { env?: Record<string, string>; cwd?: string; stdin?: string; server?: boolean } = {},
+  options: { env?: Record<string, string>; cwd?: string; stdin?: string; server?: boolean; signal?: AbortSignal } = {},
 ): Promise<Outcome> =>
   new Promise((done) => {
     const child = spawn(process.execPath, [options.server ? serverBin : cliBin, ...args], {
       cwd: options.cwd ?? freshDirectory(),
       env: { PATH: process.env.PATH ?? "", ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
+      signal: options.signal,
+      killSignal: "SIGTERM",
     })
+    // An aborted run reports an AbortError beside its `close`; the outcome is the `close`.
+    child.on("error", () => {})
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => {

@@ -8,7 +8,7 @@ import { execFileSync, spawn } from "node:child_process"
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parse as parseDotenv } from "dotenv"
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, onTestFinished } from "vitest"
 import { call, cliBin, coffer, corpus, devLogin, printEnv, project, serve, setAll, stopHosts } from "./cliHarness.js"
 import { freshDirectory } from "./host.js"
 
@@ -469,9 +469,12 @@ describe("coffer secrets run --watch", () => {
     const until = async (done: () => boolean | Promise<boolean>) => {
       while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 50))
     }
+    // A run that fails an expectation below would otherwise go on watching, and its command with it.
+    const stop = new AbortController()
+    onTestFinished(() => stop.abort())
     const watching = coffer(
       ["secrets", "run", "--watch", "--watch-interval", "1", "--only", "A", "--", process.execPath, "-e", script],
-      { env },
+      { env, signal: stop.signal },
     )
     await until(() => lines().length === 1)
     const exported = await exports()
