@@ -198,8 +198,8 @@ export const secretStoreSuite = <R>(
           expect(yield* store.findProject("alpha", stranger)).toBeUndefined()
           expect(yield* store.findProjectById(alpha.id, stranger)).toBeUndefined()
           expect(yield* store.findProject("nope", ownerId)).toBeUndefined()
-          expect(Order.sorted(yield* store.listEnvironments(alpha.id), Order.byName)).toEqual(
-            Order.sorted(environments, Order.byName),
+          expect(Order.sorted(yield* store.listEnvironments(alpha.id), Order.byStage)).toEqual(
+            Order.sorted(environments, Order.byStage),
           )
           expect(yield* store.listMembers(alpha.id)).toEqual([{ userId: ownerId, role: "owner", createdAt: at() }])
           expect((yield* store.listAudit({ projectId: alpha.id, limit: 10, offset: 0 })).map((e) => e.action)).toEqual([
@@ -603,8 +603,8 @@ export const secretStoreSuite = <R>(
               audit: audit(alpha.id, "environment.deleted", "qa"),
             }),
           ).toBe(false)
-          expect(Order.sorted(yield* store.listEnvironments(alpha.id), Order.byName).map((e) => e.name)).toEqual(
-            Order.sorted(environments, Order.byName).map((e) => e.name),
+          expect(Order.sorted(yield* store.listEnvironments(alpha.id), Order.byStage).map((e) => e.name)).toEqual(
+            Order.sorted(environments, Order.byStage).map((e) => e.name),
           )
 
           // A write under a vanished parent fails instead of leaving an orphan (rule 8).

@@ -255,7 +255,7 @@ describe.each(backends)("secrets service on %s", (backend, makeDatabase) => {
     expect((await call("GET", "/api/projects", { as: ada.as })).body.projects).toEqual([created.body.project])
     expect((await call("GET", "/api/projects", { as: bob.as })).body.projects).toEqual([])
     const got = await call("GET", "/api/projects/web-shop", { as: ada.as })
-    expect(got.body.environments.map((e: { name: string }) => e.name)).toEqual(["development", "production", "staging"])
+    expect(got.body.environments.map((e: { name: string }) => e.name)).toEqual(["development", "staging", "production"])
     expect((await call("GET", "/api/projects/web-shop", { as: bob.as })).status).toBe(404)
 
     const P = "/api/projects/web-shop"

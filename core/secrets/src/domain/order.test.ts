@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { byCodeUnits, byKey, byName, bySlug, byVersionDescending, membersOrder, newestFirst, sorted } from "./order.js"
+import { byCodeUnits, byKey, bySlug, byStage, byVersionDescending, membersOrder, newestFirst, sorted } from "./order.js"
 
 describe("orders", () => {
   it("compares by UTF-16 code units, whatever the locale", () => {
@@ -15,11 +15,16 @@ describe("orders", () => {
     expect(sorted(rows, newestFirst).map((row) => row.id)).toEqual(["03", "02", "01"])
   })
 
-  it("orders projects by slug, environments by name, secrets by key, versions newest first", () => {
+  it("orders projects by slug, environments as a change travels, secrets by key, versions newest first", () => {
     expect(sorted([{ project: { slug: "b" } }, { project: { slug: "a-2" } }], bySlug)[0]?.project.slug).toBe("a-2")
-    expect(sorted([{ name: "staging" }, { name: "development" }], byName).map((e) => e.name)).toEqual([
+    const environments = ["qa", "production", "Preview", "staging", "development", "demo"].map((name) => ({ name }))
+    expect(sorted(environments, byStage).map((e) => e.name)).toEqual([
       "development",
       "staging",
+      "production",
+      "Preview",
+      "demo",
+      "qa",
     ])
     expect(sorted([{ key: "b" }, { key: "B" }, { key: "a" }], byKey).map((e) => e.key)).toEqual(["B", "a", "b"])
     expect(sorted([{ version: 1 }, { version: 3 }, { version: 2 }], byVersionDescending).map((v) => v.version)).toEqual(

@@ -5,6 +5,7 @@
  *
  * The one order a store keeps itself is the audit log's, because it answers that list a page at a time.
  */
+import { DEFAULT_ENVIRONMENTS } from "./names.js"
 
 /** UTF-16 code unit order. */
 export const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
@@ -17,8 +18,19 @@ export const newestFirst = <A extends { readonly createdAt: number; readonly id:
 export const bySlug = <A extends { readonly project: { readonly slug: string } }>(a: A, b: A): number =>
   byCodeUnits(a.project.slug, b.project.slug)
 
-/** Environments by name. */
-export const byName = <A extends { readonly name: string }>(a: A, b: A): number => byCodeUnits(a.name, b.name)
+/** Where a name stands among the environments every project starts with; the others come after them. */
+const stage = (name: string): number => {
+  const index = (DEFAULT_ENVIRONMENTS as ReadonlyArray<string>).indexOf(name)
+  return index === -1 ? DEFAULT_ENVIRONMENTS.length : index
+}
+
+/**
+ * Environments in the order a change travels: the three every project starts with as the seed names them
+ * (development, staging, production), then any others by name. By name alone, production came between
+ * development and staging in every grid and list.
+ */
+export const byStage = <A extends { readonly name: string }>(a: A, b: A): number =>
+  stage(a.name) - stage(b.name) || byCodeUnits(a.name, b.name)
 
 /** Secrets and export entries by key. */
 export const byKey = <A extends { readonly key: string }>(a: A, b: A): number => byCodeUnits(a.key, b.key)

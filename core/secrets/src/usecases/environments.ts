@@ -6,7 +6,7 @@ import { Clock, Random } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import { type Access, type Actor, reachFor } from "../access.js"
 import { parseEnvironmentName } from "../domain/names.js"
-import { byName, sorted } from "../domain/order.js"
+import { byStage, sorted } from "../domain/order.js"
 import { EnvironmentNotFound } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
 import { environmentView } from "../views.js"
@@ -28,7 +28,7 @@ export const findEnvironment = Effect.fnUntraced(function* (access: Access, name
 export const listEnvironments = Effect.fn("Secrets.listEnvironments")(function* (actor: Actor, slug: string) {
   const access = yield* reachFor(actor, slug, "read")
   const store = yield* SecretStore
-  const environments = sorted(yield* store.listEnvironments(access.project.id), byName)
+  const environments = sorted(yield* store.listEnvironments(access.project.id), byStage)
   return { environments: environments.map(environmentView) }
 })
 

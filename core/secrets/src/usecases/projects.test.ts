@@ -24,7 +24,7 @@ describe("projects", () => {
     })
     expect(project).not.toHaveProperty("dataKey")
     const got = await world.run(getProject(ada, "zurich-payments"))
-    expect(got.environments.map((environment) => environment.name)).toEqual(["development", "production", "staging"])
+    expect(got.environments.map((environment) => environment.name)).toEqual(["development", "staging", "production"])
     expect(got.environments.every((environment) => environment.projectId === project.id)).toBe(true)
     const { auditLog } = await world.run(listAuditLog(ada, "zurich-payments", {}))
     expect(auditLog).toEqual([

@@ -7,7 +7,7 @@ import { type Cache, Cipher, Clock, type Forbidden, Random, type StoreUnavailabl
 import * as Effect from "effect/Effect"
 import { type Actor, authorize, projectNotFound, reachFor, sessionOnly } from "../access.js"
 import { DEFAULT_ENVIRONMENTS, type InvalidName } from "../domain/names.js"
-import { byName, bySlug, sorted } from "../domain/order.js"
+import { bySlug, byStage, sorted } from "../domain/order.js"
 import { deriveSlug, parseProjectName } from "../domain/slug.js"
 import type { ProjectExists, ProjectNotFound } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
@@ -59,7 +59,7 @@ export const createProject = Effect.fn("Secrets.createProject")(function* (
 export const getProject = Effect.fn("Secrets.getProject")(function* (actor: Actor, slug: string) {
   const access = yield* reachFor(actor, slug, "read")
   const store = yield* SecretStore
-  const environments = sorted(yield* store.listEnvironments(access.project.id), byName)
+  const environments = sorted(yield* store.listEnvironments(access.project.id), byStage)
   return { project: projectView(access.project, access.role), environments: environments.map(environmentView) }
 })
 

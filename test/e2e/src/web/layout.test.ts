@@ -56,7 +56,7 @@ const seedPages = async () => {
 const pagesOf = (slug: string): ReadonlyArray<readonly [string, string, string, ((page: Page) => Locator)?]> => [
   ["projects", "/projects", "New project"],
   ["grid", `/projects/${slug}`, "SENTRY_DSN"],
-  ["compare", `/projects/${slug}/compare`, "SENTRY_DSN"],
+  ["compare", `/projects/${slug}/compare`, "STRIPE_SECRET_KEY_FOR_THE_SANDBOX_ACCOUNT_WITH_A_LONG_NAME"],
   ["environments", `/projects/${slug}/environments`, "New environment"],
   ["history", `/projects/${slug}/environments/development/secrets/DATABASE_URL/history`, "Back to the secrets"],
   ["people", `/projects/${slug}/people`, "Pending invites"],

@@ -52,9 +52,9 @@ describe("the secrets grid", () => {
     await page.goto(`${served.base}/projects/${slug}`)
     await page.getByRole("table", { name: /Secrets of/ }).waitFor()
     expect(await page.title()).toBe(`${slug} · Secrets – Coffer Secrets`)
-    // Columns in the order the service lists environments: development, production, staging.
-    expect(await page.locator("thead th").allTextContents()).toEqual(["Key", "development", "production", "staging"])
-    expect(await cellsOf(page, "API_URL")).toEqual(["present", "missing", "present"])
+    // Columns in the order the service lists environments: development, staging, production.
+    expect(await page.locator("thead th").allTextContents()).toEqual(["Key", "development", "staging", "production"])
+    expect(await cellsOf(page, "API_URL")).toEqual(["present", "present", "missing"])
     expect(await cellsOf(page, "EMPTY_ONE")).toEqual(["present", "missing", "missing"])
     // Nothing was read to draw the grid.
     expect((await auditOf(owner.api, slug)).filter((entry) => entry.action === "secret.read")).toEqual([])
@@ -129,7 +129,7 @@ describe("the secrets grid", () => {
     await add.getByRole("button", { name: "Save secret" }).click()
     await page.getByText("Added NEW_KEY to production").waitFor()
     await page.getByRole("row", { name: /NEW_KEY/ }).waitFor()
-    expect(await cellsOf(page, "NEW_KEY")).toEqual(["missing", "present", "missing"])
+    expect(await cellsOf(page, "NEW_KEY")).toEqual(["missing", "missing", "present"])
   })
 
   it("says when no key matches the filters, and shows every key again from there", async () => {
