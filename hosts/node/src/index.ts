@@ -9,9 +9,9 @@ export * as Settings from "./config/Settings.js"
 export { cacheLayer, cipherLayer, databaseLayer, type Infrastructure, infrastructureLayer } from "./layers.js"
 export {
   type FetchHandler,
-  type ListenOptions,
   type Listener,
   type Listening,
+  type ListenOptions,
   listen,
   listeningUrl,
   nodeListener,

@@ -269,11 +269,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const dataKeysMax = read("COFFER_DATA_KEYS_MAX", positiveInteger, DEFAULT_DATA_KEYS_MAX)
   const dataKeyTtlSeconds = read("COFFER_DATA_KEY_TTL_SECONDS", positiveInteger, DEFAULT_DATA_KEY_TTL_SECONDS)
   const trustedProxies_ = read("COFFER_TRUSTED_PROXIES", proxies, [])
-  const requestTimeoutSeconds = read(
-    "COFFER_REQUEST_TIMEOUT_SECONDS",
-    positiveInteger,
-    DEFAULT_REQUEST_TIMEOUT_SECONDS,
-  )
+  const requestTimeoutSeconds = read("COFFER_REQUEST_TIMEOUT_SECONDS", positiveInteger, DEFAULT_REQUEST_TIMEOUT_SECONDS)
   const youngGenerationMb_ = read("COFFER_YOUNG_GENERATION_MB", youngGenerationMb, DEFAULT_YOUNG_GENERATION_MB)
   const oldGenerationGrowthPercent_ = read(
     "COFFER_OLD_GENERATION_GROWTH_PERCENT",
