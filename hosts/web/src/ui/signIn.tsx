@@ -68,7 +68,8 @@ export const SignInPage = ({
 
   const oidc = info.data?.signIn.oidc
   return (
-    <section class="narrow">
+    // A stack, so the alert, the identity provider's button and the development login keep apart.
+    <section class="narrow stack">
       <h1>Sign in</h1>
       {described === undefined ? null : (
         <p class="alert" role="alert">
@@ -78,11 +79,11 @@ export const SignInPage = ({
       {info.loading && info.data === undefined ? <Loading what="the sign-in options" /> : null}
       <Alert error={info.error} />
       {oidc === null || oidc === undefined ? null : (
-        <p>
+        <div>
           <a class="button primary wide" href={`${oidc.url}?returnTo=${encodeURIComponent(returnTo)}`}>
             {oidc.name}
           </a>
-        </p>
+        </div>
       )}
       {info.data?.signIn.development === true ? (
         <form class="card stack" aria-label="Development login" onSubmit={login.submit}>

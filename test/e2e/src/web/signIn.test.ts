@@ -41,6 +41,18 @@ describe("sign-in page", () => {
     expect(await alert.first().textContent()).toContain(sentence)
   })
 
+  it.each([375, 1440])("keeps the alert apart from the development login at %i px", async (width) => {
+    const page = await browser.open(`${served.base}/sign-in?error=ended`, { width, height: 800 })
+    const alert = page.getByRole("alert").filter({ hasText: "Your session ended." })
+    const login = page.getByRole("form", { name: "Development login" })
+    await login.waitFor()
+    const above = await alert.boundingBox()
+    const below = await login.boundingBox()
+    // The stack's gap (0.75rem) between them, not touching borders.
+    expect(below!.y - (above!.y + above!.height)).toBeGreaterThanOrEqual(8)
+    await browser.screenshot(page, `sign-in-ended-${width}`)
+  })
+
   it("ignores a returnTo that leaves the site", async () => {
     const page = await browser.open(`${served.base}/sign-in?returnTo=//evil.example/x`)
     await signIn(page, "bob@example.com")
