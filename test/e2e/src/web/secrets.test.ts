@@ -492,6 +492,25 @@ describe("history", () => {
     )
     expect(current.secret).toMatchObject({ value: "one", version: 3 })
   })
+  it.each(["read", "write"] as const)("offers restoring to a %s member only if they may", async (role) => {
+    const owner = await apiAs(served.base, `history-owner-${++people}-${Date.now()}@example.com`)
+    const slug = await seedProject(owner, `History ${role} ${people}`, { development: { KEY: "one" } })
+    await owner.call("POST", `/api/projects/${slug}/environments/development/secrets`, { key: "KEY", value: "two" })
+    const member = await person("/projects")
+    await addMember(owner, member.api, slug, role)
+    const { page } = member
+    await page.goto(`${served.base}/projects/${slug}/environments/development/secrets/KEY/history`)
+    await page.getByRole("button", { name: "Reveal version 1" }).waitFor()
+    const hint = page.getByText("Revealing an old value is recorded in the audit log.")
+    const mayRestore = role === "write"
+    expect((await hint.textContent())?.includes("Restoring makes it the newest version.")).toBe(mayRestore)
+    expect(await page.getByRole("button", { name: "Restore version 1" }).count()).toBe(mayRestore ? 1 : 0)
+    for (const width of [375, 1440]) {
+      await page.setViewportSize({ width, height: 800 })
+      await browser.screenshot(page, `history-${role}-${width}`)
+    }
+  })
+
   it("draws a revealed version's Copy button the size of Hide and Restore beside it", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `History buttons ${people}`, { development: { KEY: "one" } })

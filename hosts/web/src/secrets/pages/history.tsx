@@ -133,7 +133,11 @@ const VersionList = ({
           Audit trail of <code>{secretKey}</code> in {environment}
         </Link>
       </p>
-      <p class="hint">Revealing an old value is recorded in the audit log. Restoring makes it the newest version.</p>
+      <p class="hint">
+        Revealing an old value is recorded in the audit log.
+        {/* A read member cannot restore: the page does not invite them to. */}
+        {data.canWrite ? " Restoring makes it the newest version." : null}
+      </p>
       <Alert error={versions.error} />
       {list === undefined ? (
         versions.loading ? (
