@@ -4,6 +4,7 @@
  */
 import type {
   ApiKeyView,
+  AuditAction,
   AuditView,
   EnvironmentView,
   InviteView,
@@ -18,6 +19,7 @@ import { ApiError, del, get, patch, post, type SignInOptions, segment } from "./
 
 export type {
   ApiKeyView,
+  AuditAction,
   AuditView,
   EnvironmentView,
   InviteView,

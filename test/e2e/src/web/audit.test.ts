@@ -159,4 +159,30 @@ describe("audit log", () => {
     await expect.poll(async () => (await cells(3)).length, POLL).toBe(50)
     expect(new Set(await cells(5))).toEqual(new Set(["staging"]))
   })
+
+  it("says in its own words that a link's action is unknown, and offers every action", async () => {
+    const email = `audit-unknown-${Date.now()}@example.com`
+    const api = await apiAs(served.base, email)
+    const slug = await seedProject(api, `Audit unknown ${Date.now()}`, { staging: { DB_URL: "one" } })
+    const path = `/projects/${slug}/audit?action=nope&key=DB_URL`
+    const page = await browser.open(`${served.base}/sign-in?returnTo=${encodeURIComponent(path)}`, {
+      width: 375,
+      height: 800,
+    })
+    await signInPage(page, email)
+    const notice = page.getByRole("status").filter({ hasText: "which the audit log does not record" })
+    await notice.waitFor()
+    expect(await notice.textContent()).toContain("“nope”")
+    // Not the service's refusal, which lists every action.
+    expect(await page.getByText("must be one of").count()).toBe(0)
+    expect(await page.getByLabel("Action", { exact: true }).inputValue()).toBe("nope")
+    await browser.screenshot(page, "audit-unknown-action-375")
+    await page.setViewportSize({ width: 1440, height: 900 })
+    await browser.screenshot(page, "audit-unknown-action-1440")
+    // The other filters stay.
+    await page.getByRole("button", { name: "Show every action" }).click()
+    await expect.poll(() => new URL(page.url()).search, POLL).toBe("?key=DB_URL")
+    await expect.poll(() => page.locator("table tbody tr td:nth-child(3)").allTextContents(), POLL).toEqual(["DB_URL"])
+    expect(await page.getByLabel("Action", { exact: true }).inputValue()).toBe("")
+  })
 })

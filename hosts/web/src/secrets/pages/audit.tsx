@@ -5,12 +5,12 @@
  * returns to the view before and a filtered view can be linked. One entry more than a page is asked for, to know
  * whether an older page exists without counting the whole log.
  */
-import { listAuditLog } from "../../api/secrets.js"
+import { type AuditFilters, listAuditLog } from "../../api/secrets.js"
 import { ActionButton, Alert, formatTime, Loading } from "../../ui/components.js"
 import { navigate, type Params, useLocation } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
-import { ACTION_LABELS, AuditFilterBar, auditPath, filterQuery, filtersOf } from "./auditFilters.js"
+import { AuditFilterBar, actionLabel, auditPath, filterQuery, filtersOf, isKnownAction } from "./auditFilters.js"
 
 export const AUDIT_PAGE_SIZE = 50
 
@@ -20,10 +20,46 @@ const pageOf = (raw: string | null) => {
   return Number.isSafeInteger(page) && page >= 1 ? page : 1
 }
 
+/** The filter bar, then the entries its filters select, or what is wrong with them. */
 const AuditLog = ({ data }: { readonly data: ProjectData }) => {
   const { search } = useLocation()
-  const page = pageOf(search.get("page"))
   const filters = filtersOf(search)
+  const slug = data.project.slug
+  return (
+    <>
+      <p class="hint">Every read of a value, every change and every export, newest first.</p>
+      <AuditFilterBar
+        filters={filters}
+        environments={data.environments}
+        onApply={(next) => navigate(auditPath(slug, next))}
+      />
+      {filters.action === undefined || isKnownAction(filters.action) ? (
+        <AuditEntries data={data} filters={filters} page={pageOf(search.get("page"))} />
+      ) : (
+        <p class="notice" role="status">
+          The link asks for the action “{filters.action}”, which the audit log does not record.{" "}
+          <button
+            type="button"
+            class="linklike"
+            onClick={() => navigate(auditPath(slug, { ...filters, action: undefined }))}
+          >
+            Show every action
+          </button>
+        </p>
+      )}
+    </>
+  )
+}
+
+const AuditEntries = ({
+  data,
+  filters,
+  page,
+}: {
+  readonly data: ProjectData
+  readonly filters: AuditFilters
+  readonly page: number
+}) => {
   const query = filterQuery(filters)
   const slug = data.project.slug
   // The page and filters travel with their entries: until the next ones have loaded, the table keeps saying
@@ -47,12 +83,6 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
   const clear = () => navigate(auditPath(slug))
   return (
     <>
-      <p class="hint">Every read of a value, every change and every export, newest first.</p>
-      <AuditFilterBar
-        filters={filters}
-        environments={data.environments}
-        onApply={(next) => navigate(auditPath(slug, next))}
-      />
       <Alert error={loaded.error} />
       {entries === undefined ? (
         loaded.loading ? (
@@ -104,7 +134,7 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
                     {formatTime(entry.createdAt)}
                   </td>
                   <td data-label="Action" class="nowrap" title={entry.action}>
-                    {ACTION_LABELS[entry.action] ?? entry.action}
+                    {actionLabel(entry.action)}
                   </td>
                   <td data-label="Target">
                     <code class="capped">{entry.targetKey}</code>

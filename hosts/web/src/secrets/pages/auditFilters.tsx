@@ -5,11 +5,11 @@
  * when the form is sent (Enter or Filter). Any change goes back to the first page, as its pages are other ones.
  */
 import { useEffect, useState } from "preact/hooks"
-import { AUDIT_FILTER_NAMES, type AuditFilters, type EnvironmentView } from "../../api/secrets.js"
+import { AUDIT_FILTER_NAMES, type AuditAction, type AuditFilters, type EnvironmentView } from "../../api/secrets.js"
 import { projectPath } from "../projectFrame.js"
 
-/** Seed 001 §2's actions as the page says them. */
-export const ACTION_LABELS: Readonly<Record<string, string>> = {
+/** Seed 001 §2's actions as the page says them: every action the service records, and only those. */
+export const ACTION_LABELS: Readonly<Record<AuditAction, string>> = {
   "project.created": "Created the project",
   "project.deleted": "Deleted the project",
   "environment.created": "Added environment",
@@ -29,6 +29,15 @@ export const ACTION_LABELS: Readonly<Record<string, string>> = {
   "member.updated": "Changed role",
   "member.removed": "Removed member",
 }
+
+/** What an action is called on the page; a name the page does not know (a newer service's) as it is. */
+export const actionLabel = (action: string): string => (isKnownAction(action) ? ACTION_LABELS[action] : action)
+
+/**
+ * Whether the service records `action`: an address may carry any text (a hand-edited link), which the service
+ * would refuse with its list of every action, so the page says it in its own words instead of asking.
+ */
+export const isKnownAction = (action: string): action is AuditAction => Object.hasOwn(ACTION_LABELS, action)
 
 /** The filters without the empty ones, trimmed: an empty field filters nothing. */
 const given = (filters: AuditFilters): AuditFilters => {
@@ -100,6 +109,11 @@ export const AuditFilterBar = ({
               {label}
             </option>
           ))}
+          {/* An unknown action in the address stays selectable, so the select says what was asked (as with an
+              environment); the page says it is unknown. */}
+          {filters.action === undefined || isKnownAction(filters.action) ? null : (
+            <option value={filters.action}>{filters.action}</option>
+          )}
         </select>
       </div>
       <div class="field grow">
