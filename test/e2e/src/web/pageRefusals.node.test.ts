@@ -1,17 +1,19 @@
 /**
  * Refusals on the People, API keys, invite and audit-log pages (issue 12 §11), in Chromium against the built
  * Node host, each shown where the person acted: 400 (a blank key name), 403 (a write key after the person's role
- * was lowered behind their back), 404 (rotating a key deleted elsewhere), 401 (the session ended: sign in and
- * come back to the same page of the audit log), 429 with its wait (accepting invites too often) and 503 (the
- * database cut off behind a proxy while People and API keys are open; the project, project list and API key
- * pages then offer Try again). 409 is in `people.test.ts`. Node only:
- * the Bun host runs the same pages in the other browser files.
+ * was lowered behind their back), 404 and 409 on a rotation (the key deleted elsewhere; rotated by another request
+ * at the same moment, interleaved with a row lock on the host's own Postgres), each bringing the key list up to
+ * date, 401 (the session ended: sign in and come back to the same page of the audit log), 429 with its wait
+ * (accepting invites too often) and 503 (the database cut off behind a proxy while People and API keys are open;
+ * the project, project list and API key pages then offer Try again). The People page's 409 is in
+ * `people.test.ts`. Node only: the Bun host runs the same pages in the other browser files.
  */
 import { hasPostgres } from "@coffer/contract"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Host, start } from "../host.js"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
-import { useBrowser } from "./browser.js"
+import { POLL, useBrowser } from "./browser.js"
 import { useService } from "./service.js"
 
 const browser = useBrowser()
@@ -76,6 +78,8 @@ describe("on the built host", () => {
     const dialog = page.getByRole("dialog", { name: "Rotate gone?" })
     await dialog.getByRole("button", { name: "Rotate key" }).click()
     await dialog.getByText(/^Not found: /).waitFor()
+    // The list now shows what is stored, without a reload of the page.
+    await page.getByText("No API keys.").waitFor()
   })
 
   it("returns to sign-in and back to the same audit page when the session ends", async () => {
@@ -124,6 +128,57 @@ describe("429", () => {
     expect(await alert.textContent()).toMatch(/^Too many attempts\. Wait \d+ seconds, then try again\.$/)
     // Not used up: the button stays for another try once the wait is over.
     expect(await page.getByRole("button", { name: "Accept invite" }).isEnabled()).toBe(true)
+  })
+})
+
+describe.runIf(await hasPostgres())("409 on rotate", () => {
+  const served = useService("secrets", "postgres behind a proxy")
+
+  it("brings the list up to the key another request rotated at the same moment", async () => {
+    const base = served.base
+    const email = `${unique("raced")}@example.com`
+    const api = await apiAs(base, email)
+    const slug = await seedProject(api, unique("Raced"))
+    const { id } = await api.call<{ id: string }>("POST", "/api/api-keys", { name: "raced", projectSlug: slug })
+    const page = await signedIn(base, email, "/api-keys")
+    await page.getByRole("button", { name: "Rotate raced" }).click()
+    // Another request rotating the key at the same moment, as the service sees it: its row is locked before the
+    // page's rotation writes, then changed and released, so the page's conditional write finds another key.
+    const other = new pg.Client({ connectionString: served.database.url })
+    await other.connect()
+    try {
+      await other.query("begin")
+      await other.query("select id from secrets_api_keys where id = $1 for update", [id])
+      await page.getByRole("dialog", { name: "Rotate raced?" }).getByRole("button", { name: "Rotate key" }).click()
+      const waiting = async () =>
+        Number(
+          (
+            await other.query(
+              "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+            )
+          ).rows[0].n,
+        )
+      await expect.poll(waiting, POLL).toBe(1)
+      await other.query("update secrets_api_keys set key_hash = $2, key_prefix = $3 where id = $1", [
+        id,
+        "0".repeat(64),
+        "ck_otherrq",
+      ])
+      await other.query("commit")
+    } finally {
+      await other.end()
+    }
+    const dialog = page.getByRole("dialog", { name: "Rotate raced?" })
+    await dialog.getByRole("alert").filter({ hasText: "Another request rotated this API key" }).waitFor()
+    // The list shows the prefix the other request stored, without a reload of the page.
+    await page
+      .getByRole("row", { name: /^raced / })
+      .getByText("ck_otherrq…")
+      .waitFor()
+    for (const width of [375, 1440]) {
+      await page.setViewportSize({ width, height: 800 })
+      await browser.screenshot(page, `api-keys-rotated-meanwhile-${width}`)
+    }
   })
 })
 

@@ -2,7 +2,7 @@
  * The built host a browser suite runs against: `serve --only <service>` started before the suite's tests and
  * stopped after them; `base` is the service's origin once it listens. With `database: "postgres behind a proxy"`
  * the host runs on a Postgres database of its own reached through a TCP proxy, which a test cuts to show what a
- * page says while the database is unreachable.
+ * page says while the database is unreachable, or holds a row of it locked to interleave a change with a request.
  */
 import { createPostgresDatabase, type PostgresDatabase, startProxyFor, type TcpProxy } from "@coffer/contract"
 import { afterAll, beforeAll } from "vitest"
@@ -19,6 +19,8 @@ export interface RunningService {
 export interface ServiceBehindProxy extends RunningService {
   /** Between the host and its database. */
   readonly proxy: TcpProxy
+  /** The host's own database, reached directly (not through the proxy), for a test that holds a row lock. */
+  readonly database: PostgresDatabase
 }
 
 export function useService(service: Service): RunningService
@@ -56,6 +58,11 @@ export function useService(service: Service, database?: "postgres behind a proxy
     get proxy() {
       if (proxy === undefined) throw new Error("useService: no proxy (ask for one, and read it inside a hook or test)")
       return proxy
+    },
+    get database() {
+      if (postgres === undefined)
+        throw new Error("useService: no database (ask for one, and read it inside a hook or test)")
+      return postgres
     },
   }
 }

@@ -123,14 +123,23 @@ const CreateKey = ({
   )
 }
 
+/**
+ * Refusals of a rotation that mean the list is out of date: the key was rotated by another request at the same
+ * moment (409, the list shows its new prefix) or deleted elsewhere (404).
+ */
+const STALE_LIST = new Set([404, 409])
+
 const RotateKey = ({
   apiKey,
   onClose,
   onRotated,
+  onStale,
 }: {
   readonly apiKey: ApiKeyView
   readonly onClose: () => void
   readonly onRotated: (issued: IssuedApiKey) => Promise<void>
+  /** Brings the list up to date, beside the refusal the dialog shows. */
+  readonly onStale: () => Promise<void>
 }) => {
   const [days, setDays] = useState("")
   return (
@@ -139,7 +148,16 @@ const RotateKey = ({
       action="Rotate key"
       tone="primary"
       onClose={onClose}
-      run={async () => onRotated(await rotateApiKey(apiKey.id, daysOf(days)))}
+      run={async () => {
+        let issued: IssuedApiKey
+        try {
+          issued = await rotateApiKey(apiKey.id, daysOf(days))
+        } catch (cause) {
+          if (cause instanceof ApiError && STALE_LIST.has(cause.status)) await onStale()
+          throw cause
+        }
+        await onRotated(issued)
+      }}
     >
       <p>The key gets a new value, shown once; the old value stops working at once.</p>
       {/* An expired key keeps nothing worth keeping: the service refuses to rotate it into the same past expiry. */}
@@ -318,6 +336,7 @@ export const ApiKeys = () => {
             await show(key)
             toast(`Rotated ${key.name}: the old value no longer works`)
           }}
+          onStale={keys.reload}
         />
       )}
       {deleting === undefined ? null : (
