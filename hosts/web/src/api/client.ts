@@ -1,7 +1,8 @@
 /**
  * The one way the apps talk to their service: same-origin `fetch` with the session cookie, JSON in and out, and
  * every refusal turned into an `ApiError` whose sentence can be shown where the person acted (issue 12 §11).
- * A 401 on anything but the sign-in calls also tells the app, which sends the person to sign in and back.
+ * A 401 on anything but the sign-in calls also tells the app, which sends the person to sign in and back, unless
+ * the page holds typed input that leaving would lose (`keepPageOnSessionEnd`).
  */
 
 export class ApiError extends Error {
@@ -35,6 +36,25 @@ export const onUnauthorized = (listener: Listener): (() => void) => {
   return () => unauthorizedListeners.delete(listener)
 }
 
+/** How many parts of the page hold typed input that a move to the sign-in page would lose. */
+let keepers = 0
+
+/**
+ * While something on the page holds typed input that is not saved (a dialog with a value in it), a 401 is not told
+ * to the app, which would leave for the sign-in page and lose it: it is the refused request's own answer, shown
+ * where the person acted with a way to sign in again in another tab (`Alert`). The session cookie is shared, so
+ * the same action then succeeds. The input is never written anywhere to survive a page change. Returns the release.
+ */
+export const keepPageOnSessionEnd = (): (() => void) => {
+  keepers++
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    keepers--
+  }
+}
+
 const retryAfterOf = (response: Response): number | undefined => {
   const raw = response.headers.get("Retry-After")
   const seconds = raw === null ? Number.NaN : Number(raw)
@@ -47,6 +67,8 @@ export const describeError = (error: unknown): string => {
   switch (error.status) {
     case 0:
       return "The server could not be reached. Check your connection and try again."
+    case 401:
+      return "Your session ended."
     case 429:
       return `Too many attempts. Wait ${error.retryAfter ?? 60} seconds, then try again.`
     case 503:
@@ -92,7 +114,7 @@ const send = async (method: string, path: string, options: RequestOptions): Prom
   } catch {
     // Not JSON (a proxy's page): the status text stands.
   }
-  if (response.status === 401 && options.quietUnauthorized !== true) {
+  if (response.status === 401 && options.quietUnauthorized !== true && keepers === 0) {
     for (const listener of unauthorizedListeners) listener()
   }
   throw new ApiError(response.status, message, retryAfterOf(response), body)

@@ -4,13 +4,23 @@
  */
 import type { ComponentChildren, JSX, Ref } from "preact"
 import { useEffect, useId, useRef, useState } from "preact/hooks"
-import { describeError } from "../api/client.js"
+import { ApiError, describeError, keepPageOnSessionEnd } from "../api/client.js"
+import { currentPath } from "./router.js"
 import { toast } from "./toast.js"
 import { useAction } from "./useAction.js"
 
 /** A refusal or problem, shown where the person acted; read out at once. */
 export const Alert = ({ error }: { readonly error: unknown }) =>
-  error === undefined || error === null ? null : (
+  error === undefined || error === null ? null : error instanceof ApiError && error.status === 401 ? (
+    // Only seen where the page was kept for typed input (`keepPageOnSessionEnd`); elsewhere the app has gone to
+    // sign in. The sign-in page opens beside this one, which keeps what was typed.
+    <p class="alert" role="alert">
+      {describeError(error)} What you typed is still here: sign in again in a new tab, then come back and try again.{" "}
+      <a href={`/sign-in?returnTo=${encodeURIComponent(currentPath())}`} target="_blank" rel="noopener">
+        Sign in again
+      </a>
+    </p>
+  ) : (
     <p class="alert" role="alert">
       {describeError(error)}
     </p>
@@ -115,6 +125,8 @@ export const Dialog = ({
   useEffect(() => {
     if (!guarded) setAsking(undefined)
   }, [guarded])
+  // What closing would lose, a move to the sign-in page would lose too: an ended session is said here instead.
+  useEffect(() => (guarded ? keepPageOnSessionEnd() : undefined), [guarded])
   const close = () => (guard === undefined ? onClose() : setAsking({ returnTo: document.activeElement }))
   const stay = () => {
     const returnTo = asking?.returnTo

@@ -8,7 +8,7 @@
  * their downloads. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
 import { readFileSync } from "node:fs"
-import type { Page } from "playwright-core"
+import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { type ApiSession, addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { POLL, useBrowser } from "./browser.js"
@@ -441,6 +441,81 @@ describe("the secrets grid", () => {
     // No column of row actions when there are none to show.
     expect(await page.getByRole("table", { name: "Environments" }).locator("thead th").count()).toBe(3)
     expect(await page.getByLabel("Environment name").count()).toBe(0)
+  })
+})
+
+describe("an ended session", () => {
+  /** Follows the dialog's Sign in again to the new tab it opens, signs in there, and closes it. */
+  const signInAgain = async (ended: Locator, email: string, path: string) => {
+    const [signInTab] = await Promise.all([
+      browser.context().waitForEvent("page"),
+      ended.getByRole("link", { name: "Sign in again" }).click(),
+    ])
+    await signInTab.getByRole("heading", { name: "Sign in" }).waitFor()
+    await signInPage(signInTab, email)
+    await signInTab.waitForURL(`${served.base}${path}`)
+    await signInTab.close()
+  }
+
+  it("keeps the add dialog and its value, offers signing in again in a new tab, then saves", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Ended ${people}`, { development: { OLD: "x" } })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const add = page.getByRole("dialog", { name: "Add a secret" })
+    await add.getByLabel("Key").fill("TYPED")
+    await add.getByLabel("Value").fill("typed by hand")
+    // Signed out elsewhere (another tab): the session is deleted on the server and its cookie cleared.
+    await page.request.post(`${served.base}/api/auth/logout`)
+    await add.getByRole("button", { name: "Save secret" }).click()
+    const ended = add.getByRole("alert").filter({ hasText: "Your session ended." })
+    await ended.waitFor()
+    expect(new URL(page.url()).pathname).toBe(`/projects/${slug}`)
+    expect(await add.getByLabel("Value").inputValue()).toBe("typed by hand")
+    for (const width of [375, 1440]) {
+      await page.setViewportSize({ width, height: 800 })
+      await browser.screenshot(page, `session-ended-dialog-${width}`)
+    }
+    // The sign-in page opens beside this one; this tab keeps the dialog.
+    await signInAgain(ended, owner.email, `/projects/${slug}`)
+    await add.getByRole("button", { name: "Save secret" }).click()
+    await page.getByText("Added TYPED to development").waitFor()
+    const stored = await owner.api.call<{ secret: { value: string } }>(
+      "GET",
+      `/api/projects/${slug}/environments/development/secrets/TYPED`,
+    )
+    expect(stored.secret.value).toBe("typed by hand")
+    // Nothing typed was kept in the browser's storage.
+    expect(await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }))).not.toContain(
+      "typed by hand",
+    )
+  })
+
+  it("keeps an edit's draft in the secret's dialog, then saves it once signed in again", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Ended edit ${people}`, { development: { KEEP: "kept" } })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "KEEP", exact: true }).click()
+    const dialog = page.getByRole("dialog", { name: "KEEP" })
+    await dialog.getByRole("button", { name: "Edit KEEP in development" }).click()
+    const draft = dialog.getByLabel("New value of KEEP in development")
+    await expect.poll(() => draft.inputValue(), POLL).toBe("kept")
+    await draft.fill("edited by hand")
+    await page.request.post(`${served.base}/api/auth/logout`)
+    await dialog.getByRole("button", { name: "Save", exact: true }).click()
+    const ended = dialog.getByRole("alert").filter({ hasText: "Your session ended." })
+    await ended.waitFor()
+    expect(await draft.inputValue()).toBe("edited by hand")
+    await signInAgain(ended, owner.email, `/projects/${slug}`)
+    await dialog.getByRole("button", { name: "Save", exact: true }).click()
+    await page.getByText("Saved KEEP in development (version 2)").waitFor()
+    const stored = await owner.api.call<{ secret: { value: string } }>(
+      "GET",
+      `/api/projects/${slug}/environments/development/secrets/KEEP`,
+    )
+    expect(stored.secret.value).toBe("edited by hand")
   })
 })
 
