@@ -202,7 +202,10 @@ describe("the Output, Inheritance and History tabs", () => {
     await chain.waitFor()
     const items = chain.locator(":scope > li")
     expect(await items.count()).toBe(3)
-    expect(await items.nth(0).textContent()).toBe(`${leaf}/1.0.0extends ${mid}/^1.0.0 → ${mid}/1.0.0`)
+    expect(await items.nth(0).textContent()).toBe(`${leaf}/1.0.0 this schemaextends ${mid}/^1.0.0 → ${mid}/1.0.0`)
+    // The schema on screen is named, not linked to the page it is on; its parents are links.
+    expect(await items.nth(0).locator(":scope > a").count()).toBe(0)
+    expect(await items.nth(1).locator(":scope > a").textContent()).toBe(`${mid}/1.0.0`)
     expect(await items.nth(1).textContent()).toBe(`${mid}/1.0.0extends ${root}/1.0.0 → ${root}/1.0.0`)
     expect(await items.nth(2).textContent()).toBe(`${root}/1.0.0root`)
     await page.getByText("No schema extends this one: a save here re-processes nothing else.").waitFor()

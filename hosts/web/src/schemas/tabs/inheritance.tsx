@@ -31,9 +31,19 @@ export const InheritanceTab = ({ platform, version }: SchemaData) => {
             <ol class="chain" aria-label="Inheritance chain">
               {nodes.map((node) => (
                 <li key={`${node.platform}/${node.version}`}>
-                  <Link href={schemaPath(node.platform, node.version)}>
-                    {node.platform}/{node.version}
-                  </Link>
+                  {/* The chain starts at the schema on screen: named, not linked to the page it is on. */}
+                  {node.platform === platform && node.version === version ? (
+                    <>
+                      <strong aria-current="page">
+                        {node.platform}/{node.version}
+                      </strong>{" "}
+                      <span class="badge">this schema</span>
+                    </>
+                  ) : (
+                    <Link href={schemaPath(node.platform, node.version)}>
+                      {node.platform}/{node.version}
+                    </Link>
+                  )}
                   {node.saved ? null : (
                     <span class="badge missing" title="It merges in as an empty object until its schema is saved">
                       no schema saved
