@@ -93,14 +93,23 @@ describe("a platform's versions", () => {
     const email = `versions-${Date.now()}@example.com`
     const api = await schemasAs(served.base, email)
     const name = unique("app")
-    await seedPlatforms(api, { [name]: ["1.10.0", "1.2.0", "2.0.0-rc.1", "2.0.0-beta.2", "1.2.0+b.7", "2.0.0"] })
+    await seedPlatforms(api, {
+      [name]: ["1.10.0", "1.2.0", "2.0.0-rc.1", "2.0.0-beta.2", "1.2.0+b.7", "2.0.0", "2.1.0-alpha.1"],
+    })
     const page = await signedIn(browser, served.base, email, `/platforms/${name}`)
     const table = page.getByRole("table", { name: `Versions of ${name}, newest first` })
     await table.waitFor()
     const versions = await table.locator("tbody th code").allTextContents()
-    expect(versions).toEqual(["2.0.0", "2.0.0-rc.1", "2.0.0-beta.2", "1.10.0", "1.2.0+b.7", "1.2.0"])
+    expect(versions).toEqual(["2.1.0-alpha.1", "2.0.0", "2.0.0-rc.1", "2.0.0-beta.2", "1.10.0", "1.2.0+b.7", "1.2.0"])
     expect(await page.getByRole("row", { name: /2\.0\.0-rc\.1/ }).textContent()).toContain("pre-release rc.1")
     expect(await page.getByRole("row", { name: /1\.2\.0\+b\.7/ }).textContent()).toContain("build b.7")
+    // The version `latest` selects (the newest release, not a newer pre-release) is marked, and no other.
+    expect(
+      await table
+        .locator("tbody th", { has: page.getByText("latest", { exact: true }) })
+        .locator("code")
+        .allTextContents(),
+    ).toEqual(["2.0.0"])
 
     const input = page.getByLabel("Version", { exact: true })
     const add = page.getByRole("button", { name: "Add version" })

@@ -31,11 +31,16 @@ import { platformsPath, schemaIdPath, schemaPath } from "../paths.js"
 import { useAbilities } from "../session.js"
 import { latestVersion, sortVersions, versionError, versionParts } from "../versions.js"
 
-const VersionLabel = ({ version }: { readonly version: string }) => {
+const VersionLabel = ({ version, latest }: { readonly version: string; readonly latest: boolean }) => {
   const parts = versionParts(version)
   return (
     <>
       <code>{version}</code>
+      {latest ? (
+        <span class="badge latest" title="What `latest` selects, and an @extends reference naming the platform alone">
+          latest
+        </span>
+      ) : null}
       {parts.prerelease === undefined ? null : (
         <span class="badge prerelease" title="A pre-release sorts below its release">
           pre-release {parts.prerelease}
@@ -54,10 +59,12 @@ const VersionRow = memo(
   ({
     platform,
     version,
+    latest,
     onDelete,
   }: {
     readonly platform: string
     readonly version: string
+    readonly latest: boolean
     readonly onDelete: ((version: string) => void) | undefined
   }) => (
     <tr>
@@ -66,7 +73,7 @@ const VersionRow = memo(
             build badges the link shows out of its name, and WCAG 2.5.3 (label in name) wants what is seen in it. */}
         <Link href={schemaPath(platform, version)} class="version-link">
           <span class="visually-hidden">Schema of {platform} </span>
-          <VersionLabel version={version} />
+          <VersionLabel version={version} latest={latest} />
         </Link>
       </th>
       <td class="right">
@@ -204,6 +211,7 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
   const [deleting, setDeleting] = useState<{ readonly version?: string } | undefined>()
   const platform = loaded.data
   const versions = useMemo(() => (platform === undefined ? [] : sortVersions(platform.versions).reverse()), [platform])
+  const latest = useMemo(() => (platform === undefined ? undefined : latestVersion(platform.versions)), [platform])
   const locked = abilities.lockedReason(name)
   const canDelete = abilities.manage && locked === undefined
   const onDelete = useMemo(() => (canDelete ? (version: string) => setDeleting({ version }) : undefined), [canDelete])
@@ -242,7 +250,13 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
       ) : (
         <Table caption={`Versions of ${platform.name}, newest first`} columns={["Version (newest first)"]} actions>
           {versions.map((version) => (
-            <VersionRow key={version} platform={platform.name} version={version} onDelete={onDelete} />
+            <VersionRow
+              key={version}
+              platform={platform.name}
+              version={version}
+              latest={version === latest}
+              onDelete={onDelete}
+            />
           ))}
         </Table>
       )}
