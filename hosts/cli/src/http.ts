@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { CofferFailure, describeIssue, kindOfStatus, serverFailure, usage } from "./failure.js"
 import { parseJsonText } from "./jsonText.js"
+import { isOtherService, type Service, wrongService } from "./services.js"
 
 /** A service to call: its base URL and the token to present. */
 export interface Endpoint {
@@ -16,6 +17,8 @@ export interface Endpoint {
   readonly token: string
   /** What to do when the service refuses the token (401), added to its message: where the token came from. */
   readonly onRefused?: string
+  /** The Coffer service this URL is meant to be: a 401 or 404 then asks whether it is the other one (`misdirected`). */
+  readonly service?: Service
 }
 
 export interface RequestOptions {
@@ -80,8 +83,8 @@ const errorMessage = async (response: Response): Promise<string> => {
 /** `segment` made safe for a URL path (keys and names may hold characters that mean something there). */
 export const segment = (value: string) => encodeURIComponent(value)
 
-/** Calls `method path` on `endpoint`; the parsed JSON body (or the text) of a 2xx answer. */
-export const request = (
+/** One exchange: the parsed JSON body (or the text) of a 2xx answer, else a failure following the status. */
+const exchange = (
   endpoint: Endpoint,
   method: string,
   path: string,
@@ -149,6 +152,35 @@ export const request = (
       (limit) => Effect.sync(limit.clear),
     )
   })
+
+/**
+ * `failure`, or, when `endpoint` is the other Coffer service, a failure saying so. The two run side by side on
+ * neighbouring ports, and each answers the other's routes with 404 ("Not found") or 401 ("Invalid or revoked API
+ * token"), which sends a person after a project or key that is fine. Asked only once a request has failed that
+ * way, so a working command makes no extra request; the status is kept (`run --fallback` acts on it).
+ */
+const misdirected = (endpoint: Endpoint, failure: CofferFailure): Effect.Effect<never, CofferFailure> => {
+  const wanted = endpoint.service
+  if (wanted === undefined || (failure.status !== 401 && failure.status !== 404)) return Effect.fail(failure)
+  return Effect.flatMap(isOtherService(endpoint.url, wanted, exchange), (other) =>
+    Effect.fail(
+      other
+        ? new CofferFailure({ kind: "usage", status: failure.status, message: wrongService(endpoint.url, wanted) })
+        : failure,
+    ),
+  )
+}
+
+/** Calls `method path` on `endpoint`; the parsed JSON body (or the text) of a 2xx answer. */
+export const request = (
+  endpoint: Endpoint,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Effect.Effect<unknown, CofferFailure> =>
+  Effect.catchTag(exchange(endpoint, method, path, options), "CofferFailure", (failure) =>
+    misdirected(endpoint, failure),
+  )
 
 /** Decodes a 2xx answer with `schema`; a server answering something else fails with one line. */
 export const decodeAnswer =

@@ -78,6 +78,7 @@ export const secretsEndpoint = (settings: Settings): Effect.Effect<Endpoint, Cof
   return Effect.succeed({
     url: settings.url,
     token: settings.token,
+    service: "secrets",
     onRefused: `run \`coffer login --url ${settings.url}\` to store a new key (COFFER_TOKEN, when set, comes first)`,
   })
 }
@@ -98,6 +99,7 @@ export const schemasEndpoint = (settings: Settings): Effect.Effect<Endpoint, Cof
   return Effect.succeed({
     url: settings.schemasUrl,
     token: settings.schemasToken,
+    service: "schemas",
     onRefused:
       `run \`coffer login --schemas-url ${settings.schemasUrl}\` to store a new token ` +
       "(COFFER_SCHEMAS_TOKEN, when set, comes first)",

@@ -105,6 +105,27 @@ describe("coffer exit codes, login and settings", () => {
     expect(down.stderr).toMatch(/^coffer: cannot reach http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n$/)
   })
 
+  it("a command sent to the other service says which service answered, whatever the status it failed with", async () => {
+    const { secrets, schemas } = await serve()
+    const { env } = await project(secrets)
+    const toSchemas = { ...env, COFFER_URL: schemas }
+    const wrong = `coffer: ${schemas} is the Coffer Schemas service; secrets commands need the Secrets service (port 8788 by default): give its URL with --url or COFFER_URL\n`
+    // The Schemas service answers a project's routes 404 and `GET /api/projects` (finding the key's project) 401.
+    for (const args of [["secrets", "list", "-p", "app"], ["secrets", "pull"], ["whoami"]]) {
+      const outcome = await coffer(args, { env: toSchemas })
+      expect([args, outcome.code, outcome.stderr]).toEqual([args, 1, wrong])
+    }
+    const toSecrets = { ...env, COFFER_SCHEMAS_URL: secrets, COFFER_SCHEMAS_TOKEN: `cfs_${"a".repeat(43)}` }
+    const reverse = await coffer(["schemas", "list"], { env: toSecrets })
+    expect([reverse.code, reverse.stderr]).toEqual([
+      1,
+      `coffer: ${secrets} is the Coffer Secrets service; schemas commands need the Schemas service (port 8787 by default): give its URL with --schemas-url or COFFER_SCHEMAS_URL\n`,
+    ])
+    // The right service's own 404 and 401 are left as they are.
+    const missing = await coffer(["secrets", "get", "MISSING"], { env })
+    expect([missing.code, missing.stderr]).toEqual([3, "coffer: Secret not found (MISSING in app/development)\n"])
+  })
+
   it("login reads the key from stdin, checks it and stores it 0600; whoami; init; logout", async () => {
     const { secrets, schemas } = await serve()
     const { env, readKey } = await project(secrets)
@@ -113,7 +134,7 @@ describe("coffer exit codes, login and settings", () => {
     const crossed = await coffer(["login", "--url", schemas], { env: bare, stdin: `${readKey}\n` })
     expect([crossed.code, crossed.stderr]).toEqual([
       1,
-      `coffer: ${schemas} is the other Coffer service: give the secrets service's URL with --url\n`,
+      `coffer: ${schemas} is the Coffer Schemas service; secrets commands need the Secrets service (port 8788 by default): give its URL with --url or COFFER_URL\n`,
     ])
     const crossedBack = await coffer(["login", "--schemas-url", secrets], {
       env: bare,
@@ -121,7 +142,7 @@ describe("coffer exit codes, login and settings", () => {
     })
     expect([crossedBack.code, crossedBack.stderr]).toEqual([
       1,
-      `coffer: ${secrets} is the other Coffer service: give the schemas service's URL with --schemas-url\n`,
+      `coffer: ${secrets} is the Coffer Secrets service; schemas commands need the Schemas service (port 8787 by default): give its URL with --schemas-url or COFFER_SCHEMAS_URL\n`,
     ])
     const badLogin = await coffer(["login", "--url", secrets], { env: bare, stdin: `cfk_${"b".repeat(43)}\n` })
     expect(badLogin.code).toBe(2)

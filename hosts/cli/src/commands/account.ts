@@ -11,8 +11,7 @@
 import { join } from "node:path"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
-import { type CofferFailure, notFound, usage } from "../failure.js"
-import { type Endpoint, request } from "../http.js"
+import { notFound, usage } from "../failure.js"
 import { Invocation, loadSettings, secretsEndpoint } from "../invocation.js"
 import { json, line, note } from "../output.js"
 import { removeFile } from "../privateFile.js"
@@ -43,32 +42,6 @@ const storeToken = (serviceUrl: string, token: string, field: "url" | "schemasUr
     return userConfigPath(environment)
   })
 
-/** The services' public instance descriptions (seed 001 §3; the Schemas dashboard's own). */
-const SECRETS_INSTANCE_PATH = "/api/instance"
-const SCHEMAS_INSTANCE_PATH = "/api/_ui/v1/instance"
-
-/**
- * A refused check where the URL answers as the other service: the two run side by side on neighbouring ports, and
- * each refuses the other's credential as if it were a bad one ("Invalid or revoked API token"), which sends a
- * person after a key that is fine. `otherPath` is the other service's public instance description.
- */
-const notThe =
-  (endpoint: Endpoint, service: string, otherPath: string, flag: string) =>
-  <A, R>(check: Effect.Effect<A, CofferFailure, R>): Effect.Effect<A, CofferFailure, R> =>
-    Effect.catchTag(check, "CofferFailure", (failure) =>
-      failure.kind === "auth" || failure.kind === "notFound"
-        ? request(endpoint, "GET", otherPath, { anonymous: true }).pipe(
-            Effect.matchEffect({
-              onFailure: () => Effect.fail(failure),
-              onSuccess: () =>
-                Effect.fail(
-                  usage(`${endpoint.url} is the other Coffer service: give the ${service} service's URL with ${flag}`),
-                ),
-            }),
-          )
-        : Effect.fail(failure),
-    )
-
 export const login = Command.make(
   "login",
   { url, schemasUrl },
@@ -79,8 +52,7 @@ export const login = Command.make(
     if (token.length === 0) return yield* usage("no key given: paste it at the prompt, or pipe it in (`< key.txt`)")
     if (token.startsWith("cfk_")) {
       if (settings.url === undefined) return yield* usage("no secrets service URL: pass --url or set COFFER_URL")
-      const endpoint: Endpoint = { url: settings.url, token }
-      const identity = yield* me(endpoint).pipe(notThe(endpoint, "secrets", SCHEMAS_INSTANCE_PATH, "--url"))
+      const identity = yield* me({ url: settings.url, token, service: "secrets" })
       const file = yield* storeToken(settings.url, token, "url")
       return yield* note(`logged in to ${settings.url} as ${describeKey(identity)}; key stored in ${file}`)
     }
@@ -88,10 +60,7 @@ export const login = Command.make(
       if (settings.schemasUrl === undefined) {
         return yield* usage("no schemas service URL: pass --schemas-url or set COFFER_SCHEMAS_URL")
       }
-      const endpoint: Endpoint = { url: settings.schemasUrl, token }
-      const readable = yield* platforms(endpoint).pipe(
-        notThe(endpoint, "schemas", SECRETS_INSTANCE_PATH, "--schemas-url"),
-      )
+      const readable = yield* platforms({ url: settings.schemasUrl, token, service: "schemas" })
       const file = yield* storeToken(settings.schemasUrl, token, "schemasUrl")
       return yield* note(
         `logged in to ${settings.schemasUrl}: the token reads ${readable.length} platform(s); stored in ${file}`,
