@@ -1,6 +1,6 @@
 /**
- * After a 404, what was looked for; after "Project not found", the project the API key does reach when it is
- * another (the service answers the same for a missing project and one out of the key's reach).
+ * After a 404, what was looked for, and the project the API key does reach when another was asked for (the
+ * service answers the same for a missing project and one out of the key's reach), whatever the message's words.
  */
 import { mkdtempSync } from "node:fs"
 import { createServer } from "node:http"
@@ -15,8 +15,8 @@ afterEach(() => {
   for (const close of closers.splice(0)) close()
 })
 
-/** A service whose key reaches project `app`, and which knows no other project. */
-const keyOfApp = async () => {
+/** A service whose key reaches project `app`, and which knows no other project; `projectMissing` is its 404's words. */
+const keyOfApp = async (projectMissing = "Project not found") => {
   const server = createServer((request, response) => {
     response.setHeader("content-type", "application/json")
     if (request.url === "/api/auth/me")
@@ -28,7 +28,7 @@ const keyOfApp = async () => {
       )
     response.statusCode = 404
     response.end(
-      JSON.stringify({ error: request.url?.includes("/projects/app/") ? "Secret not found" : "Project not found" }),
+      JSON.stringify({ error: request.url?.includes("/projects/app/") ? "Secret not found" : projectMissing }),
     )
   })
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
@@ -59,6 +59,14 @@ describe("a 404", () => {
     expect(await said(["secrets", "get", "A", "-p", "app", "-e", "dev"], url)).toEqual([
       3,
       "coffer: Secret not found (A in app/dev)\n",
+    ])
+  })
+
+  it("reads which project is out of reach from the key, not from the message's words", async () => {
+    const url = await keyOfApp("Projekt nicht gefunden")
+    expect(await said(["secrets", "list", "-p", "other", "-e", "dev"], url)).toEqual([
+      3,
+      "coffer: Projekt nicht gefunden (other/dev): this API key reaches project app only\n",
     ])
   })
 })

@@ -57,26 +57,26 @@ const secretsPath = (target: Target) =>
 
 /**
  * A 404 with what was looked for: the service answers only "Environment not found" or "Secret not found", which
- * does not say whether a flag, COFFER_ENVIRONMENT or `.coffer.json` picked the wrong name. After "Project not
- * found" comes the project the API key does reach, when it is another: a key belongs to one project, and the
- * service answers the same for a project that is missing and one out of the key's reach.
+ * does not say whether a flag, COFFER_ENVIRONMENT or `.coffer.json` picked the wrong name. Then comes the project
+ * the API key does reach, when it is another than `project`: a key belongs to one project, and the service
+ * answers the same 404 for a project that is missing and one out of the key's reach. That is read from the key's
+ * identity (`GET /api/auth/me`), not from the wording of the service's message, which is for people.
  */
 const naming =
   (endpoint: Endpoint, project: string, what: string) =>
   <A, R>(effect: Effect.Effect<A, CofferFailure, R>) =>
     Effect.catchTag(effect, "CofferFailure", (failure) => {
       if (failure.kind !== "notFound") return Effect.fail(failure)
-      const named = (hint: string) =>
-        new CofferFailure({
-          kind: failure.kind,
-          status: failure.status,
-          message: `${failure.message} (${what})${hint}`,
-        })
-      if (!failure.message.startsWith("Project not found")) return Effect.fail(named(""))
       return Effect.flatMap(Effect.option(me(endpoint)), (identity) => {
         const reached = Option.getOrUndefined(identity)?.apiKey?.project.slug
+        const hint =
+          reached === undefined || reached === project ? "" : `: this API key reaches project ${reached} only`
         return Effect.fail(
-          named(reached === undefined || reached === project ? "" : `: this API key reaches project ${reached} only`),
+          new CofferFailure({
+            kind: failure.kind,
+            status: failure.status,
+            message: `${failure.message} (${what})${hint}`,
+          }),
         )
       })
     })
