@@ -184,6 +184,33 @@ describe("coffer exit codes, login and settings", () => {
     expect((await coffer(["whoami"], { env: bare, cwd })).code).toBe(2)
   })
 
+  it("login to a second server makes it the default and says so; a COFFER_URL that still wins is named", async () => {
+    const first = await serve()
+    const second = await serve()
+    const { env, readKey: firstKey } = await project(first.secrets)
+    const { readKey: secondKey } = await project(second.secrets)
+    const { COFFER_TOKEN: _token, COFFER_URL: _url, COFFER_ENVIRONMENT: _environment, ...bare } = env
+    const whoamiUrl = async (args: ReadonlyArray<string> = []) =>
+      JSON.parse((await coffer(["whoami", "--json", ...args], { env: bare })).stdout).url
+    const once = await coffer(["login", "--url", first.secrets], { env: bare, stdin: `${firstKey}\n` })
+    expect(once.stderr).toMatch(/key stored in [^;]*config\.json\n$/)
+    const again = await coffer(["login", "--url", second.secrets], { env: bare, stdin: `${secondKey}\n` })
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain(
+      `; it is now the default server, instead of ${first.secrets} (its key stays stored: pass --url ${first.secrets} to use it)\n`,
+    )
+    expect(await whoamiUrl()).toBe(second.secrets)
+    expect(await whoamiUrl(["--url", first.secrets])).toBe(first.secrets)
+    // The environment comes before the default: the login changes nothing for these commands, and says so.
+    const shadowed = await coffer(["login", "--url", first.secrets], {
+      env: { ...bare, COFFER_URL: second.secrets },
+      stdin: `${firstKey}\n`,
+    })
+    expect(shadowed.stderr).toContain(
+      `; commands here still use ${second.secrets}, named by COFFER_URL or .coffer.json, which come before the default\n`,
+    )
+  })
+
   it("prints completions for bash, zsh, fish and PowerShell, and help with an example on every command", async () => {
     for (const shell of ["bash", "zsh", "fish", "powershell", "sh", "pwsh"]) {
       const script = await coffer(["completions", shell])

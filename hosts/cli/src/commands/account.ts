@@ -3,7 +3,7 @@
  * directory uses.
  *
  * `login` reads a key (hidden on a terminal, or from stdin), checks it against its service, and stores it in the
- * user's config file (mode 0600) under that service's URL: a secrets API key (`cfk_…`, checked with
+ * user's config file (mode 0600) under that service's URL, which becomes the default: a secrets API key (`cfk_…`, checked with
  * `GET /api/auth/me`) or a schemas token (`cfs_…`, checked with `GET /api/schemas`). `logout` forgets the stored
  * keys (it does not revoke them: that is done where they were made). `init` writes `.coffer.json`, which holds
  * no secret and is meant to be committed.
@@ -30,16 +30,43 @@ const describeKey = (identity: Me) => {
   return `${identity.user.email} in project ${key.project.slug}, ${key.scope} scope, ${expiry}`
 }
 
-const storeToken = (serviceUrl: string, token: string, field: "url" | "schemasUrl") =>
+/** Where each service's URL is given, for what `login` says. */
+const URL_SETTING = {
+  url: { flag: "--url", variable: "COFFER_URL" },
+  schemasUrl: { flag: "--schemas-url", variable: "COFFER_SCHEMAS_URL" },
+} as const
+
+/**
+ * Stores `token` under `serviceUrl` and makes that URL the default, as `doppler login` and `infisical login` set
+ * the one in use: a person who just logged in to a server means to use it. Answers the file and the default it
+ * replaced, if another (its key stays stored, under its own URL).
+ */
+const storeToken = (serviceUrl: string, token: string, field: keyof typeof URL_SETTING) =>
   Effect.gen(function* () {
     const { env: environment } = yield* Invocation
     const config: UserConfig = (yield* readUserConfig(environment)) ?? {}
     yield* writeUserConfig(environment, {
       ...config,
-      [field]: config[field] ?? serviceUrl,
+      [field]: serviceUrl,
       tokens: { ...config.tokens, [serviceUrl]: token },
     })
-    return userConfigPath(environment)
+    const previous = config[field]
+    return { file: userConfigPath(environment), replaced: previous === serviceUrl ? undefined : previous }
+  })
+
+/**
+ * Which server later commands will use, said plainly: the default may have just moved, and the environment or
+ * `.coffer.json` come before it, so a login may change nothing here.
+ */
+const serverInUse = (serviceUrl: string, replaced: string | undefined, field: keyof typeof URL_SETTING) =>
+  Effect.gen(function* () {
+    const { flag, variable } = URL_SETTING[field]
+    const used = (yield* loadSettings({}))[field]
+    if (used !== undefined && used !== serviceUrl) {
+      return `; commands here still use ${used}, named by ${variable} or .coffer.json, which come before the default`
+    }
+    if (replaced === undefined) return ""
+    return `; it is now the default server, instead of ${replaced} (its key stays stored: pass ${flag} ${replaced} to use it)`
   })
 
 export const login = Command.make(
@@ -53,17 +80,19 @@ export const login = Command.make(
     if (token.startsWith("cfk_")) {
       if (settings.url === undefined) return yield* usage("no secrets service URL: pass --url or set COFFER_URL")
       const identity = yield* me({ url: settings.url, token, service: "secrets" })
-      const file = yield* storeToken(settings.url, token, "url")
-      return yield* note(`logged in to ${settings.url} as ${describeKey(identity)}; key stored in ${file}`)
+      const { file, replaced } = yield* storeToken(settings.url, token, "url")
+      const inUse = yield* serverInUse(settings.url, replaced, "url")
+      return yield* note(`logged in to ${settings.url} as ${describeKey(identity)}; key stored in ${file}${inUse}`)
     }
     if (token.startsWith("cfs_")) {
       if (settings.schemasUrl === undefined) {
         return yield* usage("no schemas service URL: pass --schemas-url or set COFFER_SCHEMAS_URL")
       }
       const readable = yield* platforms({ url: settings.schemasUrl, token, service: "schemas" })
-      const file = yield* storeToken(settings.schemasUrl, token, "schemasUrl")
+      const { file, replaced } = yield* storeToken(settings.schemasUrl, token, "schemasUrl")
+      const inUse = yield* serverInUse(settings.schemasUrl, replaced, "schemasUrl")
       return yield* note(
-        `logged in to ${settings.schemasUrl}: the token reads ${readable.length} platform(s); stored in ${file}`,
+        `logged in to ${settings.schemasUrl}: the token reads ${readable.length} platform(s); stored in ${file}${inUse}`,
       )
     }
     return yield* usage("not a Coffer key: expected a secrets API key (cfk_…) or a schemas token (cfs_…)")
