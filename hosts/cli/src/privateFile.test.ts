@@ -1,5 +1,9 @@
-/** Writing a private file: a failure names the file the user gave, never the temporary one beside it. */
-import { mkdirSync, mkdtempSync, readdirSync } from "node:fs"
+/**
+ * Writing a private file: an existing one is replaced whole, by a new file of mode 0600 renamed over it (never
+ * rewritten in place, so a crash leaves the old file or the new one); a failure names the file the user gave,
+ * never the temporary one beside it.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
@@ -7,6 +11,21 @@ import { describe, expect, it } from "vitest"
 import { writePrivateFile } from "./privateFile.js"
 
 describe("writePrivateFile", () => {
+  it("replaces an existing file by renaming a new 0600 file over it, and leaves nothing beside it", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "coffer-private-"))
+    const target = join(directory, ".env")
+    writeFileSync(target, "HAND=edited\n")
+    chmodSync(target, 0o644)
+    const before = statSync(target)
+    await Effect.runPromise(writePrivateFile(target, "A=1\n"))
+    const after = statSync(target)
+    expect(readFileSync(target, "utf8")).toBe("A=1\n")
+    expect(after.mode & 0o777).toBe(0o600)
+    // Another inode: the content was written to a new file and renamed into place, not truncated and rewritten.
+    expect(after.ino).not.toBe(before.ino)
+    expect(readdirSync(directory)).toEqual([".env"])
+  })
+
   it("says that a directory is in the way, and leaves no temporary file", async () => {
     const directory = mkdtempSync(join(tmpdir(), "coffer-private-"))
     const target = join(directory, "dev.env")

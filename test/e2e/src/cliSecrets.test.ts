@@ -80,9 +80,11 @@ describe("coffer secrets pull and push", () => {
     const { env, cookie } = await project(secrets)
     await setAll(env, corpus)
     const cwd = freshDirectory()
+    const file = join(cwd, "dev.env")
+    // A file already there is replaced, as `doppler secrets download` does: pulling again is how one is refreshed.
+    writeFileSync(file, "HAND=edited\n", { mode: 0o644 })
     const pulled = await coffer(["secrets", "pull", "--output", "dev.env"], { env, cwd })
     expect(pulled.code, pulled.stderr).toBe(0)
-    const file = join(cwd, "dev.env")
     expect(statSync(file).mode & 0o777).toBe(0o600)
     const served = await fetch(`${secrets}/api/projects/app/environments/development/secrets/.env`, {
       headers: { cookie },
