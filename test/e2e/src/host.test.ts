@@ -22,6 +22,24 @@ afterEach(async () => {
 
 const json = async (response: Response) => ({ status: response.status, body: await response.json() })
 
+/**
+ * Writes `bytes` to the service at `base` on a connection of their own and resolves with all it answered once the
+ * connection closed. `halfClose` ends the sending side after them, so a server that keeps connections alive closes
+ * this one once it has answered.
+ */
+const exchange = (base: string, bytes: string, { halfClose = false } = {}) =>
+  new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(new URL(base).port), "127.0.0.1")
+    let answer = ""
+    socket.on("data", (chunk) => {
+      answer += chunk
+    })
+    socket.on("close", () => resolve(answer))
+    socket.on("error", reject)
+    if (halfClose) socket.end(bytes)
+    else socket.write(bytes)
+  })
+
 describe.each(hosts)("coffer serve on %s", (kind) => {
   it("starts both services on free ports, prints one line each, and answers", async () => {
     const host = await started({ host: kind })
@@ -61,19 +79,15 @@ describe.each(hosts)("coffer serve on %s", (kind) => {
   it("answers a Host header that makes no URL with a 400 JSON error, whatever the path", async () => {
     // With the web app, which a misrouted API path would answer.
     const host = await started({ host: kind, env: { COFFER_WEB: "on" } })
-    const { port } = new URL(host.secrets!)
+    // A cookie that names no session: the failed credential is counted against the client's address.
     const send = (target: string, hostHeader: string) =>
-      new Promise<string>((resolve, reject) => {
-        const socket = connect(Number(port), "127.0.0.1")
-        let answer = ""
-        socket.on("data", (chunk) => {
-          answer += chunk
-        })
-        socket.on("end", () => resolve(answer))
-        socket.on("error", reject)
-        // A cookie that names no session: the failed credential is counted against the client's address.
-        socket.end(`GET ${target} HTTP/1.1\r\nHost: ${hostHeader}\r\nCookie: coffer_secrets_session=x\r\n\r\n`)
-      })
+      exchange(
+        host.secrets!,
+        `GET ${target} HTTP/1.1\r\nHost: ${hostHeader}\r\nCookie: coffer_secrets_session=x\r\n\r\n`,
+        {
+          halfClose: true,
+        },
+      )
     for (const hostHeader of ["[::zz", "a:99999", "a/api/projects", "a#b", "user@a"]) {
       for (const target of ["/api/projects", "/api/instance"]) {
         const answer = await send(target, hostHeader)
@@ -143,22 +157,13 @@ describe.each(hosts)("coffer serve on %s", (kind) => {
       body: JSON.stringify({ email: "slow@example.com" }),
     })
     const cookie = login.headers.getSetCookie()[0]!.split(";")[0]!
-    const { port } = new URL(host.secrets!)
     const body = JSON.stringify({ name: "Half sent" })
     // The headers promise the whole body; half of it comes, then nothing. Node's default would wait five minutes.
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), "127.0.0.1")
-      let received = ""
-      socket.on("data", (chunk) => {
-        received += chunk
-      })
-      socket.on("close", () => resolve(received))
-      socket.on("error", reject)
-      socket.write(
-        `POST /api/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
-      )
-    })
+    const answer = await exchange(
+      host.secrets!,
+      `POST /api/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    )
     // Node answers why; Bun, whose server has no such answer, closes the connection.
     if (kind === "node")
       expect(answer).toMatch(/^HTTP\/1.1 408 [\s\S]*\r\n\r\n\{"error":"The request was not received in time"\}$/)
