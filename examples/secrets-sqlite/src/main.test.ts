@@ -19,7 +19,7 @@ it("creates a project, sets a secret twice, reads it back decrypted, lists versi
   await main((line) => lines.push(line), fresh())
   expect(lines).toEqual([
     "signed in as deploy@example.com",
-    "created Payments API (payments-api), environments development, production, staging",
+    "created Payments API (payments-api), environments development, staging, production",
     "set STRIPE_KEY in production: created, version 1",
     "set STRIPE_KEY in production: updated, version 2",
     "STRIPE_KEY = sk_test_second_value (version 2)",
