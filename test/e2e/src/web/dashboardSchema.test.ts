@@ -73,9 +73,14 @@ describe("the Content tab", () => {
     await page.getByText("How to write @extends").click()
     await page.getByText("the highest 1.2.y at or above 1.2.0").waitFor()
 
+    // One reference reads as one; several say the order they merge in.
+    await editor.fill(JSON.stringify({ "@extends": [`${root}/latest`, `${root}/1.0.0`] }))
+    await page
+      .getByText(`Valid; it extends ${root}/latest, ${root}/1.0.0 (merged in that order, then this content on top).`)
+      .waitFor()
     const content = { "@extends": [`${root}/latest`], nested: { y: 5 }, b: 20 }
     await editor.fill(JSON.stringify(content))
-    await page.getByText(`Valid; it extends ${root}/latest (merged in that order, then this content on top).`).waitFor()
+    await page.getByText(`Valid; it extends ${root}/latest, with this content merged on top.`).waitFor()
     await save.click()
     const saved = page.getByRole("region", { name: "Saved" })
     await saved.waitFor()

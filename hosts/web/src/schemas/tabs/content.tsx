@@ -114,7 +114,9 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
             {check.ok
               ? check.references.length === 0
                 ? "Valid JSON object; it extends nothing."
-                : `Valid; it extends ${check.references.join(", ")} (merged in that order, then this content on top).`
+                : check.references.length === 1
+                  ? `Valid; it extends ${check.references[0]}, with this content merged on top.`
+                  : `Valid; it extends ${check.references.join(", ")} (merged in that order, then this content on top).`
               : check.message}
           </p>
         </div>
