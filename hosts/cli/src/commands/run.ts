@@ -17,7 +17,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { runChild } from "../child.js"
-import { authFailure, notFound, usage } from "../failure.js"
+import { authFailure, type CofferFailure, notFound, usage } from "../failure.js"
 import { Invocation, loadSettings, secretsEndpoint } from "../invocation.js"
 import { note } from "../output.js"
 import { removeFile } from "../privateFile.js"
@@ -28,10 +28,10 @@ import { loadSnapshot, type Snapshot, saveSnapshot } from "../snapshot.js"
 import { requireEnvironment, resolveTarget } from "../target.js"
 import { settingsOf, target } from "./flags.js"
 
-/** Fetches the environment, keeping the snapshot up to date when there is one. */
-const fetchValues = (settings: Settings, fallback: string | undefined) =>
+/** Fetches the environment at `target`, keeping the snapshot up to date when there is one. */
+const fetchValues = (target: Effect.Effect<Target, CofferFailure>, fallback: string | undefined) =>
   Effect.gen(function* () {
-    const where = yield* resolveTarget(settings)
+    const where = yield* target
     const values = yield* exportJson(where)
     if (fallback !== undefined) {
       const snapshot: Snapshot = {
@@ -101,17 +101,22 @@ const forgetSnapshot = (file: string, refusedAt: Partial<Target> & Pick<Target, 
     if (status === 401 || same) yield* removeFile(file)
   })
 
-const valuesFor = (settings: Settings, fallback: string | undefined, offline: boolean) => {
+const valuesFor = (
+  settings: Settings,
+  target: Effect.Effect<Target, CofferFailure>,
+  fallback: string | undefined,
+  offline: boolean,
+) => {
   if (offline) {
     if (fallback === undefined) return Effect.fail(usage("--offline needs --fallback FILE"))
     return Effect.map(fromSnapshot(settings, fallback), (snapshot) => snapshot.values)
   }
-  if (fallback === undefined) return fetchValues(settings, undefined)
+  if (fallback === undefined) return fetchValues(target, undefined)
   return Effect.gen(function* () {
     // A setting missing here fails before any request: no server refused anything, so the snapshot stays.
     const endpoint = yield* secretsEndpoint(settings)
     const environment = yield* requireEnvironment(settings)
-    return yield* fetchValues(settings, fallback).pipe(
+    return yield* fetchValues(target, fallback).pipe(
       Effect.catchTag("CofferFailure", (failure) => {
         if (failure.status !== undefined && REFUSALS.includes(failure.status)) {
           const refusedAt = { endpoint, project: settings.project, environment }
@@ -209,16 +214,20 @@ export const run = Command.make(
     const wanted = yield* onlyKeys(flags.only)
     const settings = yield* loadSettings(settingsOf(flags))
     const fallback = Option.getOrUndefined(flags.fallback)
+    // Resolved once (finding the key's project may take a request), when the service first answers.
+    const where = once(resolveTarget(settings))
     const watch: Watch = {
-      target: once(resolveTarget(settings)),
+      target: where,
       wanted,
       intervalSeconds: flags.watchInterval,
-      read: Effect.flatMap(fetchValues(settings, fallback), (values) => fit(values, wanted)),
+      read: Effect.flatMap(fetchValues(where, fallback), (values) => fit(values, wanted)),
       program,
     }
     // Read before the values, so that a change made between the two is seen by the first look.
     const known = flags.watch ? yield* currentFingerprint(watch) : Option.none()
-    const passed = yield* Effect.flatMap(valuesFor(settings, fallback, flags.offline), (values) => fit(values, wanted))
+    const passed = yield* Effect.flatMap(valuesFor(settings, where, fallback, flags.offline), (values) =>
+      fit(values, wanted),
+    )
     const invocation = yield* Invocation
     const start = (values: Values) => runChild(program, args, { ...invocation.env, ...values })
     if (!flags.watch) return invocation.setExitCode(yield* start(passed))
