@@ -7,6 +7,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { readFileSync, realpathSync } from "node:fs"
+import { connect } from "node:net"
 import { dirname, join, resolve } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 
@@ -98,6 +99,36 @@ const slowRequest = (url: string, path = "/echo") => {
   }
 }
 
+/**
+ * `head` written on a connection of its own, then `trickle.bytes` one byte every `trickle.every` ms while the
+ * connection is open: what came back and when the server closed it.
+ */
+const exchange = (port: number, head: string, trickle?: { every: number; bytes: string }) =>
+  new Promise<{ text: string; closedAfterMs: number }>((resolve, reject) => {
+    const began = Date.now()
+    const socket = connect(port, "127.0.0.1")
+    let text = ""
+    let sent = 0
+    const timer =
+      trickle === undefined
+        ? undefined
+        : setInterval(() => {
+            if (sent < trickle.bytes.length && !socket.destroyed) socket.write(trickle.bytes[sent++]!)
+          }, trickle.every)
+    socket.on("data", (chunk) => {
+      text += chunk
+    })
+    socket.on("close", () => {
+      clearInterval(timer)
+      resolve({ text, closedAfterMs: Date.now() - began })
+    })
+    // A byte written as the server closes may meet a reset; the answer before it is what counts.
+    socket.on("error", (error) => {
+      if (text === "") reject(error)
+    })
+    socket.write(head)
+  })
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe("bunListener", () => {
@@ -116,12 +147,25 @@ describe("bunListener", () => {
     expect(await response.text()).toBe("done")
   }, 30_000)
 
-  it("cuts a body that stops arriving after the request timeout, but not a handler that works longer", async () => {
+  it("answers 408 to a body still arriving after the request timeout, stalled or trickled, but not to a handler's work", async () => {
     const server = await startFixture({ REQUEST_TIMEOUT_MS: "1000" })
-    // Bun looks at its timeouts every few seconds, so the cut comes within about 5 s; without the request
-    // timeout the body would be given 255 s, past the test's own timeout.
-    const stalled = slowRequest(server.url)
-    await expect(stalled.response.then((response) => response.text())).rejects.toThrow()
+    // Without the deadline, Bun would cut the stalled body without an answer and never cut the trickled one.
+    const stalled = exchange(server.port, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc")
+    const trickled = exchange(server.port, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n", {
+      every: 200,
+      bytes: "a".repeat(40),
+    })
+    for (const answer of [await stalled, await trickled]) {
+      const [head, body] = answer.text.split("\r\n\r\n")
+      expect(head!.split("\r\n")[0]).toBe("HTTP/1.1 408 Request Timeout")
+      expect(head).toMatch(/^content-type: application\/json$/im)
+      expect(head).toMatch(/^cache-control: no-store$/im)
+      expect(head).toMatch(/^connection: close$/im)
+      expect(JSON.parse(body!)).toEqual({ error: "The request was not received in time" })
+      // Answered at the deadline, not at Bun's next look at its idle timeouts (every few seconds).
+      expect(answer.closedAfterMs).toBeGreaterThanOrEqual(900)
+      expect(answer.closedAfterMs).toBeLessThan(2_500)
+    }
     // The body arrives at once, then the handler works for 6 s: past the request timeout and Bun's next look.
     const working = await fetch(`${server.url}/slow/6000`, { method: "POST", body: " with a body" })
     expect(await working.text()).toBe("done with a body")

@@ -13,6 +13,7 @@ import {
   UNUSABLE_URL,
 } from "@coffer/node"
 import type { Context } from "hono"
+import { withBodyDeadline } from "./bodyDeadline.js"
 import { type BunServer, bunRuntime } from "./bunRuntime.js"
 
 /**
@@ -30,6 +31,7 @@ export interface BunBindings {
  * connection instead of a response; Node never cuts a handler. 255 s is the most Bun's `idleTimeout` takes.
  * The timeout stays on the connection while it is kept alive after the answer (measured: a connection idle after
  * a request that set 255 s is still open after 16 s), so idle keep-alive connections last that long, not Bun's 10 s.
+ * A body's own bound is the request timeout (`./bodyDeadline.ts`).
  */
 export const REQUEST_IDLE_TIMEOUT_S = 255
 
@@ -42,11 +44,6 @@ export const listen = async (
   port: number,
   { requestTimeoutMs }: ListenOptions = {},
 ): Promise<Listening> => {
-  // Bun's only bound on a request is its idle time: a body trickled a byte at a time is not cut, as Node cuts it.
-  const bodyTimeoutS =
-    requestTimeoutMs === undefined
-      ? REQUEST_IDLE_TIMEOUT_S
-      : Math.min(REQUEST_IDLE_TIMEOUT_S, Math.max(1, Math.ceil(requestTimeoutMs / 1000)))
   // `async`: Bun.serve throws at once when it cannot bind (EADDRINUSE, EACCES); that becomes the rejection.
   const server = bunRuntime().serve({
     hostname: host,
@@ -58,10 +55,11 @@ export const listen = async (
       // parser takes (the apps' `new URL` threw, a 500), `a/b` or an empty Host a bare path, which Hono then
       // routed by the wrong part (an API path answered the web app). Node's server refuses both with 400.
       if (!URL.canParse(request.url)) return malformedResponse(400, UNUSABLE_URL)
-      // A body gets the request timeout to arrive. Once it has, Bun stops counting the request's idle time, so the
-      // handler's work after it is not cut (the listener's tests hold Bun to that).
-      server.timeout(request, request.body === null ? REQUEST_IDLE_TIMEOUT_S : bodyTimeoutS)
-      return fetch(request, { server, request } satisfies BunBindings)
+      server.timeout(request, REQUEST_IDLE_TIMEOUT_S)
+      const bindings: BunBindings = { server, request }
+      return request.body === null || requestTimeoutMs === undefined
+        ? fetch(request, bindings)
+        : withBodyDeadline(request, requestTimeoutMs, (timed) => fetch(timed, bindings))
     },
   })
   return {

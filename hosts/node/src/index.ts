@@ -16,6 +16,6 @@ export {
   listeningUrl,
   nodeListener,
 } from "./listen.js"
-export { malformedHeaders, malformedResponse, UNUSABLE_URL } from "./malformed.js"
+export { malformedHeaders, malformedResponse, NOT_RECEIVED_IN_TIME, UNUSABLE_URL } from "./malformed.js"
 export { type Running, SERVICES, type ServeOptions, type Service, serve } from "./serve.js"
 export { version } from "./version.js"

@@ -15,7 +15,7 @@ import { getConnInfo } from "@hono/node-server/conninfo"
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response"
 import type { Context } from "hono"
 import { CoalescedResponse } from "./coalescedResponse.js"
-import { malformedHeaders, malformedResponse, UNUSABLE_URL } from "./malformed.js"
+import { malformedHeaders, malformedResponse, NOT_RECEIVED_IN_TIME, UNUSABLE_URL } from "./malformed.js"
 
 export interface Listening {
   readonly port: number
@@ -91,7 +91,7 @@ const unfetchable = (error: unknown): Response =>
 const PARSER_REFUSALS: Readonly<Record<string, readonly [number, string]>> = {
   HPE_HEADER_OVERFLOW: [431, "The request's headers are larger than the server accepts"],
   HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, "The request's chunk extensions are larger than the server accepts"],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, "The request was not received in time"],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, NOT_RECEIVED_IN_TIME],
 }
 const NOT_HTTP = [400, "The request is not valid HTTP"] as const
 

@@ -8,6 +8,9 @@ import { NO_STORE, securityHeaders } from "@coffer/http"
 /** Why a request whose target and Host header make no URL is refused (each listener detects it its own way). */
 export const UNUSABLE_URL = "The request's target and Host header do not make a valid URL"
 
+/** Why a request still arriving when `COFFER_REQUEST_TIMEOUT_SECONDS` ran out is answered 408. */
+export const NOT_RECEIVED_IN_TIME = "The request was not received in time"
+
 /** The headers of every such answer besides its length. */
 export const malformedHeaders: ReadonlyArray<readonly [string, string]> = [
   ["Content-Type", "application/json"],
