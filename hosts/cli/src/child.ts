@@ -4,14 +4,15 @@
  * The outcome is the child's exit code, or 128 + the signal's number when a signal ended it, as shells report.
  * A command that cannot be started at all answers 127 (not found) or 126 (not runnable), as shells do too.
  *
- * Interrupting the run (`--watch` restarting the command) asks the child to end with SIGTERM, sends SIGKILL if it
- * is still there after `STOP_GRACE_MS`, and completes only once it has ended: a restarted server must find its
- * port free.
+ * Interrupting the run (`--watch` restarting the command) asks the child and every process below it to end with
+ * SIGTERM (`./processTree.ts`: a wrapper such as `sh -c` may not pass the signal on), sends SIGKILL to those still
+ * there after `STOP_GRACE_MS`, and completes only once they have ended: a restarted server must find its port free.
  */
 import { spawn } from "node:child_process"
 import { constants } from "node:os"
 import * as Effect from "effect/Effect"
 import { note } from "./output.js"
+import { descendantsOf, exists, signalEach } from "./processTree.js"
 
 export const FORWARDED_SIGNALS: ReadonlyArray<NodeJS.Signals> = ["SIGINT", "SIGTERM", "SIGHUP"]
 
@@ -62,11 +63,31 @@ export const runChild = (
     return Effect.callback<void>((ended) => {
       stopForwarding()
       if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return ended(Effect.void)
-      const kill = setTimeout(() => forward("SIGKILL"), STOP_GRACE_MS)
-      child.once("exit", () => {
+      // Read before the signal: a process whose parent has ended belongs to init and no longer names it.
+      const below = descendantsOf(child.pid)
+      let childEnded = false
+      let killed = false
+      let done = false
+      const check = () => {
+        if (done || !childEnded || (!killed && below.some(exists))) return
+        done = true
         clearTimeout(kill)
+        clearInterval(watch)
         ended(Effect.void)
+      }
+      const kill = setTimeout(() => {
+        killed = true
+        forward("SIGKILL")
+        signalEach(below, "SIGKILL")
+        check()
+      }, STOP_GRACE_MS)
+      // Only processes below the child need looking at: the child's own end is an event.
+      const watch = below.length === 0 ? undefined : setInterval(check, 50)
+      child.once("exit", () => {
+        childEnded = true
+        check()
       })
       forward("SIGTERM")
+      signalEach(below, "SIGTERM")
     })
   })

@@ -498,6 +498,57 @@ describe("coffer secrets run --watch", () => {
     expect(ran.stderr.split("\n").filter((line) => line.includes("changed"))).toEqual([restarted, restarted])
   }, 30_000)
 
+  it("stops what the command started too, when a wrapper does not pass the signal on", async () => {
+    const { secrets } = await serve()
+    const { env, cookie } = await project(secrets)
+    const path = "/api/projects/app/environments/development/secrets"
+    const write = async (value: string) =>
+      expect((await call(secrets, "POST", path, { cookie, body: { key: "A", value } })).status).toBeLessThan(300)
+    await write("1")
+    const directory = freshDirectory()
+    const log = join(directory, "log")
+    const server = join(directory, "server.js")
+    writeFileSync(
+      server,
+      `const { appendFileSync } = require("node:fs")
+      const say = (line) => appendFileSync(${JSON.stringify(log)}, line + "\\n")
+      say("start " + process.env.A + " " + process.pid)
+      process.on("SIGTERM", () => setTimeout(() => { say("stop " + process.env.A); process.exit(0) }, 300))
+      setInterval(() => {}, 1000)`,
+    )
+    const lines = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [])
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    const stop = new AbortController()
+    // The servers are the shell's children: stopping coffer reaches the shell alone, and the server left holds
+    // the run's output open.
+    const stopAll = () => {
+      stop.abort()
+      for (const line of lines()) {
+        try {
+          process.kill(Number(line.split(" ")[2]), "SIGKILL")
+        } catch {
+          // Stopped already.
+        }
+      }
+    }
+    onTestFinished(stopAll)
+    // `; true` keeps the shell from replacing itself with node: it forks the server, and dies alone on SIGTERM.
+    const wrapped = ["sh", "-c", `"${process.execPath}" "${server}"; true`]
+    const watching = coffer(["secrets", "run", "--watch", "--watch-interval", "1", "--", ...wrapped], {
+      env,
+      signal: stop.signal,
+    })
+    await until(() => lines().length === 1)
+    await write("2")
+    // Left running, the first server would never log its stop, and the second would start beside it.
+    await until(() => lines().some((line) => line.startsWith("start 2")))
+    expect(lines().map((line) => line.split(" ").slice(0, 2).join(" "))).toEqual(["start 1", "stop 1", "start 2"])
+    stopAll()
+    await watching
+  }, 30_000)
+
   it("refuses --offline and an interval under a second before anything runs", async () => {
     const env = { COFFER_URL: "http://127.0.0.1:9", COFFER_TOKEN: `cfk_${"s".repeat(43)}`, COFFER_ENVIRONMENT: "dev" }
     const offline = await coffer(["secrets", "run", "--watch", "--offline", "--fallback", "f", "--", "true"], { env })
