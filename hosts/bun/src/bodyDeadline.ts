@@ -28,18 +28,33 @@ export const withBodyDeadline = (
   handle: (request: Request) => Response | Promise<Response>,
 ): Promise<Response> =>
   new Promise((resolve, reject) => {
+    const source = request.body!.getReader()
     let timer: ReturnType<typeof setTimeout> | undefined
-    const body = new TransformStream<Uint8Array, Uint8Array>({
+    // Read by hand rather than through `pipeThrough`, whose pipe costs a body request on Bun twice as much.
+    const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         timer = setTimeout(() => {
           controller.error(new Error("the request body was not received in time"))
+          source.cancel().catch(() => undefined)
           resolve(late())
         }, timeoutMs)
       },
-      flush: () => clearTimeout(timer),
+      pull: async (controller) => {
+        const { done, value } = await source.read()
+        // Cut meanwhile: the stream has already failed, and what the read brought goes nowhere.
+        if (controller.desiredSize === null) return
+        if (done) {
+          clearTimeout(timer)
+          controller.close()
+        } else controller.enqueue(value)
+      },
+      cancel: (reason) => {
+        clearTimeout(timer)
+        return source.cancel(reason)
+      },
     })
     // `duplex` is what a streamed body needs (fetch's spec); Bun's types may not name it.
-    const timed = new Request(request, { body: request.body!.pipeThrough(body), duplex: "half" } as RequestInit)
+    const timed = new Request(request, { body, duplex: "half" } as RequestInit)
     // A handler that answers without reading the whole body (a refusal) has its answer sent as it is.
     Promise.resolve()
       .then(() => handle(timed))
