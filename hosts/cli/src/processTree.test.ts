@@ -26,3 +26,25 @@ describe("descendantsOf", () => {
     }
   })
 })
+
+describe("exists", () => {
+  it("takes a zombie, ended but not reaped, for ended", async () => {
+    // The shell forks `true` and then sleeps without reaping it (`exec` keeps it the parent, and sleep never waits).
+    const root = spawn("sh", ["-c", "true & exec sleep 30"], { stdio: "ignore" })
+    try {
+      let below: ReadonlyArray<number> = []
+      for (let attempt = 0; attempt < 100 && below.length === 0; attempt++) {
+        await pause(20)
+        below = descendantsOf(root.pid!)
+      }
+      expect(below).toHaveLength(1)
+      expect(exists(root.pid!)).toBe(true)
+      for (let attempt = 0; attempt < 100 && exists(below[0]!); attempt++) await pause(20)
+      expect(exists(below[0]!)).toBe(false)
+      // Still in the process table: a check by signal alone would take it for running.
+      expect(() => process.kill(below[0]!, 0)).not.toThrow()
+    } finally {
+      root.kill("SIGKILL")
+    }
+  })
+})

@@ -7,6 +7,7 @@
  * to init and no longer name it. Where `ps` cannot be run (Windows), the command alone is stopped, as before.
  */
 import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
 
 /** The processes below `pid` now, parents before their children; none when `ps` cannot say. */
 export const descendantsOf = (pid: number): ReadonlyArray<number> => {
@@ -36,14 +37,28 @@ export const descendantsOf = (pid: number): ReadonlyArray<number> => {
   return found
 }
 
-/** Whether process `pid` still exists (a zombie not yet reaped by its parent counts as existing). */
+/**
+ * Whether process `pid` is still running. A zombie (ended, not yet reaped) has let go of what it held; it is one
+ * for good where nobody reaps it, as under a `coffer` that runs as a container's PID 1, so it counts as ended.
+ */
 export const exists = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
     // EPERM: it exists, under another user (a setuid child).
     return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+  return !isZombie(pid)
+}
+
+/** Whether `pid` is a zombie, as Linux's `/proc` says; elsewhere it cannot be told, and is taken not to be. */
+const isZombie = (pid: number): boolean => {
+  try {
+    // The state follows the command name, which is in parentheses and may hold anything, parentheses included.
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z"
+  } catch {
+    return false
   }
 }
 
