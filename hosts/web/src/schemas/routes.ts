@@ -5,6 +5,7 @@
 import type { SessionPermissions } from "../api/schemas.js"
 import type { NavItem } from "../ui/layout.js"
 import type { Params, Route } from "../ui/router.js"
+import { SIGNED_IN_AGAIN_PATH, SignedInAgain } from "../ui/signedInAgain.js"
 import { Audit } from "./pages/audit.js"
 import { Platform } from "./pages/platform.js"
 import { Platforms } from "./pages/platforms.js"
@@ -19,6 +20,7 @@ const schemaTitle = (params: Params) => {
 
 export const routes: ReadonlyArray<Route> = [
   { path: "/sign-in", page: SignIn, public: true, title: () => "Sign in" },
+  { path: SIGNED_IN_AGAIN_PATH, page: SignedInAgain, title: () => "Signed in again" },
   { path: "/", page: Platforms, title: () => "Platforms" },
   { path: "/platforms", page: Platforms, title: () => "Platforms" },
   { path: "/platforms/:platform", page: Platform, title: (params) => params.platform! },

@@ -5,6 +5,7 @@
  */
 import type { NavItem } from "../ui/layout.js"
 import type { Params, Route } from "../ui/router.js"
+import { SIGNED_IN_AGAIN_PATH, SignedInAgain } from "../ui/signedInAgain.js"
 import { ApiKeys } from "./pages/apiKeys.js"
 import { Audit } from "./pages/audit.js"
 import { CompareEnvironments } from "./pages/compare.js"
@@ -23,6 +24,7 @@ const inProject =
 
 export const routes: ReadonlyArray<Route> = [
   { path: "/sign-in", page: SignIn, public: true, title: () => "Sign in" },
+  { path: SIGNED_IN_AGAIN_PATH, page: SignedInAgain, title: () => "Signed in again" },
   { path: "/", page: Projects, title: () => "Projects" },
   { path: "/projects", page: Projects, title: () => "Projects" },
   { path: "/projects/:slug", page: ProjectSecrets, title: inProject("Secrets") },

@@ -6,6 +6,7 @@ import type { ComponentChildren, JSX, Ref } from "preact"
 import { useEffect, useId, useRef, useState } from "preact/hooks"
 import { ApiError, describeError, keepPageOnSessionEnd } from "../api/client.js"
 import { currentPath } from "./router.js"
+import { signInAgainHref } from "./signedInAgain.js"
 import { toast } from "./toast.js"
 import { useAction } from "./useAction.js"
 
@@ -16,7 +17,7 @@ export const Alert = ({ error }: { readonly error: unknown }) =>
     // sign in. The sign-in page opens beside this one, which keeps what was typed.
     <p class="alert" role="alert">
       {describeError(error)} What you typed is still here: sign in again in a new tab, then come back and try again.{" "}
-      <a href={`/sign-in?returnTo=${encodeURIComponent(currentPath())}`} target="_blank" rel="noopener">
+      <a href={signInAgainHref(currentPath())} target="_blank" rel="noopener">
         Sign in again
       </a>
     </p>

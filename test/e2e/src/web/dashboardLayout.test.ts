@@ -51,6 +51,7 @@ describe("layout", () => {
       ["tokens", "/tokens", "ci-reader"],
       ["audit", "/audit", "Created token"],
       ["not-found", "/no-such-page", "Page not found"],
+      ["signed-in-again", `/signed-in-again?page=${encodeURIComponent(`/platforms/${app}`)}`, "Signed in again"],
     ]
     // Signed out first: the sign-in page.
     for (const width of WIDTHS) {

@@ -65,6 +65,7 @@ const pagesOf = (slug: string): ReadonlyArray<readonly [string, string, string, 
   // The key's name, the target of its entry: the action's label is also an option of the filter bar.
   ["audit", `/projects/${slug}/audit`, "ci-deploy"],
   ["not-found", "/no-such-page", "Page not found"],
+  ["signed-in-again", `/signed-in-again?page=${encodeURIComponent(`/projects/${slug}`)}`, "Signed in again"],
 ]
 
 describe("layout", () => {

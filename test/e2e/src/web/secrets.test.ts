@@ -445,7 +445,10 @@ describe("the secrets grid", () => {
 })
 
 describe("an ended session", () => {
-  /** Follows the dialog's Sign in again to the new tab it opens, signs in there, and closes it. */
+  /**
+   * Follows the dialog's Sign in again to the new tab it opens, signs in there, checks that tab sends the person
+   * back to the first one (a second copy of the page would not hold what was typed), and closes it.
+   */
   const signInAgain = async (ended: Locator, email: string, path: string) => {
     const [signInTab] = await Promise.all([
       browser.context().waitForEvent("page"),
@@ -453,7 +456,11 @@ describe("an ended session", () => {
     ])
     await signInTab.getByRole("heading", { name: "Sign in" }).waitFor()
     await signInPage(signInTab, email)
-    await signInTab.waitForURL(`${served.base}${path}`)
+    await signInTab.waitForURL(`${served.base}/signed-in-again?page=${encodeURIComponent(path)}`)
+    await signInTab.getByRole("heading", { name: "Signed in again" }).waitFor()
+    expect(await signInTab.getByText("Go back to the tab where you were working").count()).toBe(1)
+    const here = signInTab.getByRole("link", { name: "Open that page in this tab instead" })
+    expect(await here.getAttribute("href")).toBe(path)
     await signInTab.close()
   }
 
