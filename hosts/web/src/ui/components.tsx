@@ -2,7 +2,7 @@
  * The design system's small parts, shared by both apps: alerts for refusals, form fields with their labels,
  * dialogs on the native `<dialog>` (focus kept inside, Escape closes), a copy button, and loading states.
  */
-import type { ComponentChildren, JSX, Ref } from "preact"
+import { type ComponentChildren, Fragment, type JSX, type Ref } from "preact"
 import { useEffect, useId, useRef, useState } from "preact/hooks"
 import { ApiError, describeError, keepPageOnSessionEnd } from "../api/client.js"
 import { currentPath } from "./router.js"
@@ -307,6 +307,23 @@ export const Loading = ({ what }: { readonly what: string }) => (
   <p class="muted" aria-busy="true">
     Loading {what}…
   </p>
+)
+
+/**
+ * An e-mail address in a table: on a wide screen it may wrap after its `@`, a dot, a hyphen, an underscore or a
+ * plus, and nowhere else, so that a long one neither pushes the row's actions out of view (kept whole) nor reads
+ * cut in the middle of a word (wrapped anywhere). On a phone, where each cell is a block of its own, it may wrap
+ * anywhere, as every cell may.
+ */
+export const EmailAddress = ({ address }: { readonly address: string }) => (
+  <>
+    {address.split(/(?<=[@.\-_+])/).map((part, index) => (
+      <Fragment key={index}>
+        {index === 0 ? null : <wbr />}
+        <span class="nowrap">{part}</span>
+      </Fragment>
+    ))}
+  </>
 )
 
 /** `2026-11-23T02:52:31.000Z` as the reader's local date and time. */

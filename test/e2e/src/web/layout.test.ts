@@ -36,8 +36,10 @@ const seedPages = async () => {
     key: "DATABASE_URL",
     value: "postgres://dev2.internal:5432/payments",
   })
-  const member = await apiAs(served.base, `member-${Date.now()}@example.com`)
+  const member = await apiAs(served.base, `member-with-an-address-as-long-as-the-owners-${Date.now()}@example.com`)
   await addMember(owner, member, slug, "write")
+  // The owner sees it, and its holder's long address, on the API keys page.
+  await member.call("POST", "/api/api-keys", { name: "member-laptop", projectSlug: slug, scope: "read" })
   await owner.call("POST", `/api/projects/${slug}/invites`, { role: "write" })
   await owner.call("POST", "/api/api-keys", {
     name: "ci-deploy",
@@ -94,6 +96,16 @@ describe("layout", () => {
       ).toBeLessThanOrEqual(0)
       expect(await unnamedControls(page), `${name} at ${width} px`).toEqual([])
       await expectAccessible(page, `${name} at ${width} px`)
+      // On a desktop screen a table shows every column, its row actions included, without scrolling its box.
+      if (width === 1440) {
+        const scrolled = await page
+          .locator(".table-wrap")
+          .evaluateAll((boxes) => boxes.map((box) => box.scrollWidth - box.clientWidth))
+        expect(
+          scrolled.filter((extra) => extra > 0),
+          `a table of ${name} scrolls sideways at 1440 px`,
+        ).toEqual([])
+      }
     }
     // The shown-once link and the dialogs, as they appear over the page.
     await page.goto(`${served.base}/projects/${slug}/people`)

@@ -17,7 +17,16 @@ import {
   type ProjectView,
   rotateApiKey,
 } from "../../api/secrets.js"
-import { ActionButton, Alert, Field, formatTime, LoadFailed, Loading, Select } from "../../ui/components.js"
+import {
+  ActionButton,
+  Alert,
+  EmailAddress,
+  Field,
+  formatTime,
+  LoadFailed,
+  Loading,
+  Select,
+} from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { Link, navigate, useLocation } from "../../ui/router.js"
 import { ShownOnce } from "../../ui/shownOnce.js"
@@ -288,8 +297,8 @@ export const ApiKeys = () => {
               <td data-label="Scope" class="nowrap">
                 {key.scope}
               </td>
-              <td data-label="Holder" class="nowrap">
-                {key.userEmail ?? key.userId}
+              <td data-label="Holder">
+                {key.userId === user?.id ? "you" : <EmailAddress address={key.userEmail ?? key.userId} />}
               </td>
               <td data-label="Starts with" class="nowrap">
                 <code>{key.keyPrefix}…</code>

@@ -6,7 +6,7 @@
  */
 import { useState } from "preact/hooks"
 import { listVersions, readVersion, restoreVersion, type VersionListItem } from "../../api/secrets.js"
-import { ActionButton, Alert, CopyButton, formatTime, Loading } from "../../ui/components.js"
+import { ActionButton, Alert, CopyButton, EmailAddress, formatTime, Loading } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { Link, type Params } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
@@ -43,7 +43,13 @@ const VersionRow = ({
         {item.version}
         {latest ? <span class="muted"> (current)</span> : null}
       </th>
-      <td data-label="Written by">{item.userEmail ?? <span class="muted">before history was kept</span>}</td>
+      <td data-label="Written by">
+        {item.userEmail === null ? (
+          <span class="muted">before history was kept</span>
+        ) : (
+          <EmailAddress address={item.userEmail} />
+        )}
+      </td>
       <td data-label="When">{formatTime(item.createdAt)}</td>
       <td class="value-cell">
         {value === undefined ? null : (
