@@ -166,7 +166,7 @@ describe("coffer secrets pull and push", () => {
 
   it("pull gives keys with - and . or a leading digit in .env too, so pushing it back with --prune deletes nothing", async () => {
     const { secrets } = await serve()
-    const { env } = await project(secrets)
+    const { env, cookie } = await project(secrets)
     const wanted = { "my-key": "dash", "a.b": "dot's", "1X": "digit", PLAIN: "plain value" }
     await setAll(env, wanted)
     const cwd = freshDirectory()
@@ -177,6 +177,18 @@ describe("coffer secrets pull and push", () => {
     const shell = await coffer(["secrets", "pull", "--format", "shell"], { env })
     expect(shell.stdout).toBe("export PLAIN='plain value'\n")
     expect(shell.stderr).toContain("left out 3 key(s) that are not shell names")
+    // A .env.example: the same keys in the same order, no value, and no value read (nothing audited as an export).
+    const exports = async () =>
+      (await call(secrets, "GET", "/api/projects/app/audit-log?action=secrets.exported", { cookie })).body.auditLog
+        .length
+    const exported = await exports()
+    const example = await coffer(["secrets", "pull", "--format", "example", "-o", ".env.example"], { env, cwd })
+    expect(example.code, example.stderr).toBe(0)
+    const lines = readFileSync(join(cwd, "all.env"), "utf8").trim().split("\n")
+    expect(readFileSync(join(cwd, ".env.example"), "utf8")).toBe(
+      lines.map((line) => `${line.slice(0, line.indexOf("="))}=\n`).join(""),
+    )
+    expect(await exports()).toBe(exported)
   })
 
   it("import: --on-conflict fail writes nothing (exit 4), skip keeps, overwrite replaces; a read key is refused first", async () => {

@@ -1,19 +1,22 @@
 /**
  * `coffer secrets pull`: an environment's export, to stdout or to a file created with mode 0600. `dotenv` is
- * the service's own `.env` export byte for byte; `json` its JSON export; `shell` is `export KEY='value'` lines.
+ * the service's own `.env` export byte for byte; `json` its JSON export; `shell` is `export KEY='value'` lines;
+ * `example` is a `.env.example` to commit beside the code: every key the `.env` export would write, each with an
+ * empty value, read from the list of keys, so that no value is read (and nothing is audited as an export).
  */
 
+import { toDotenv } from "@coffer/secrets"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { note, write } from "../output.js"
 import { writePrivateFile } from "../privateFile.js"
-import { exportDotenv, exportJson, type Target } from "../secretsApi.js"
+import { exportDotenv, exportJson, listSecrets, type Target } from "../secretsApi.js"
 import { toShell } from "../shellFormat.js"
 import { targetFor } from "../target.js"
 import { settingsOf, target } from "./flags.js"
 
-export type PullFormat = "dotenv" | "json" | "shell"
+export type PullFormat = "dotenv" | "json" | "shell" | "example"
 
 const render = (where: Target, format: PullFormat) =>
   Effect.gen(function* () {
@@ -28,6 +31,9 @@ const render = (where: Target, format: PullFormat) =>
           yield* note(`left out ${skipped.length} key(s) that are not shell names: ${skipped.join(", ")}`)
         return text
       }
+      case "example":
+        // The list is sorted by key, as the `.env` export is; the same rule leaves out keys it would leave out.
+        return toDotenv((yield* listSecrets(where)).map(({ key }) => ({ key, value: "" })))
     }
   })
 
@@ -35,8 +41,10 @@ export const pull = Command.make(
   "pull",
   {
     ...target,
-    format: Flag.Literals("format", ["dotenv", "json", "shell"]).pipe(
-      Flag.withDescription("dotenv (the service's .env export), json, or shell (export lines)"),
+    format: Flag.Literals("format", ["dotenv", "json", "shell", "example"]).pipe(
+      Flag.withDescription(
+        "dotenv (the service's .env export), json, shell (export lines), or example (every key, no values: a .env.example)",
+      ),
       Flag.withDefault("dotenv"),
     ),
     output: Flag.String("output").pipe(
@@ -56,5 +64,9 @@ export const pull = Command.make(
   Command.withExamples([
     { command: "coffer secrets pull --env development --output .env", description: "a .env file, mode 0600" },
     { command: 'eval "$(coffer secrets pull --env ci --format shell)"', description: "into the current shell" },
+    {
+      command: "coffer secrets pull --format example --output .env.example",
+      description: "the keys a checkout needs, without their values, to commit",
+    },
   ]),
 )
