@@ -256,11 +256,14 @@ export const LoadMore = ({
 export const CopyButton = ({
   value,
   label,
+  text = "Copy",
   onCopied,
   small = false,
 }: {
   readonly value: string
   readonly label: string
+  /** What the button says, where "Copy" beside the value would not say what it copies. */
+  readonly text?: string
   /** Called once the clipboard holds the value. */
   readonly onCopied?: (() => void) | undefined
   /** Drawn as `button small`, beside other small buttons (a table row's). */
@@ -284,7 +287,7 @@ export const CopyButton = ({
           }
         }}
       >
-        Copy
+        {text}
       </button>
       <Alert error={error} />
     </>

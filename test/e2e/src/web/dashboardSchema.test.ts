@@ -200,6 +200,26 @@ describe("the Output, Inheritance and History tabs", () => {
     await page.waitForURL(`${served.base}/platforms/${mid}/versions/1.0.0`)
   })
 
+  it("says how a service reads the output: the curl command as shown answers it, and the output copies as JSON", async () => {
+    const { api, email, leaf } = await family()
+    const page = await signedIn(browser, served.base, email, `/platforms/${leaf}/versions/1.0.0/output`)
+    const readIt = page.getByRole("region", { name: "Read it from a service or a CI job" })
+    const commands = readIt.locator("pre.command")
+    await commands.first().waitFor()
+    const [curl, coffer] = await commands.allTextContents()
+    expect(coffer).toBe(`COFFER_SCHEMAS_URL=${served.base} coffer schemas get ${leaf}/1.0.0`)
+    // The command as shown, with a token in its variable: the address and header it names answer the output.
+    const { token } = await api.call<{ token: string }>("POST", "/api/_ui/v1/tokens", { name: unique("reader") })
+    const [, name, value, url] = /-H "([^:]+): ([^"]+)" (\S+)$/.exec(curl!)!
+    const answer = await fetch(url!, { headers: { [name!]: value!.replace("$COFFER_SCHEMAS_TOKEN", token) } })
+    expect(answer.status).toBe(200)
+    const { output } = (await answer.json()) as { output: unknown }
+    expect(output).toEqual({ a: 1, nested: { x: 1, y: 2 }, b: 2, c: 3 })
+    await readIt.getByRole("button", { name: "Copy the output as JSON" }).click()
+    await page.getByText("Copied to the clipboard").first().waitFor()
+    expect(JSON.parse(await page.evaluate(() => navigator.clipboard.readText()))).toEqual(output)
+  })
+
   it("shows the parents up to the root and the dependents", async () => {
     const { api, email, root, mid, leaf } = await family()
     const page = await signedIn(browser, served.base, email, `/platforms/${leaf}/versions/1.0.0/inheritance`)
