@@ -62,6 +62,11 @@ describe("API keys", () => {
 
     const deploy = await createOnPage(page, { name: "deploy", project: first, scope: "write", days: "30" })
     expect(deploy).toMatch(/^cfk_[A-Za-z0-9_-]{43}$/)
+    // Where it goes next, with this service's address.
+    const shown = page.getByRole("region", { name: "API key deploy" })
+    expect(await shown.textContent()).toContain(`coffer login --url ${served.base}, then paste it.`)
+    expect(await shown.textContent()).toContain(`COFFER_URL=${served.base}`)
+    await browser.screenshot(page, "secrets-api-key-shown-1440")
     await page.getByRole("button", { name: "Copy the api key deploy" }).click()
     await page.getByText("Copied to the clipboard").waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(deploy)

@@ -34,6 +34,7 @@ describe("API tokens", () => {
     await shown.waitFor()
     const all = (await shown.getByLabel("Token ci-all value").textContent())!
     expect(all).toMatch(/^cfs_/)
+    expect(await shown.textContent()).toContain("sets it as COFFER_SCHEMAS_TOKEN for coffer schemas get")
     await shown.getByRole("button", { name: "Copy the token ci-all" }).click()
     await page.getByText("Copied to the clipboard").waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(all)

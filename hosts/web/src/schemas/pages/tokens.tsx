@@ -215,7 +215,13 @@ export const Tokens = () => {
           title={`Token ${created.record.name} created`}
           label={`Token ${created.record.name}`}
           value={created.token}
-          note="Coffer keeps only its hash."
+          note={
+            <>
+              Coffer keeps only its hash. A service or CI job sends it as <code>Authorization: Bearer …</code>, or sets
+              it as <code>COFFER_SCHEMAS_TOKEN</code> for <code>coffer schemas get</code>; a schema's Output tab shows
+              both commands.
+            </>
+          }
           onDone={() => setCreated(undefined)}
         />
       )}

@@ -253,7 +253,18 @@ export const ApiKeys = () => {
         </Select>
       </div>
       {issued === undefined ? null : (
-        <ShownOnce label={`API key ${issued.name}`} value={issued.key} onDone={() => setIssued(undefined)} />
+        <ShownOnce
+          label={`API key ${issued.name}`}
+          value={issued.key}
+          onDone={() => setIssued(undefined)}
+          note={
+            // Where it goes next, with this service's own address: a key is of no use until a tool holds it.
+            <>
+              On your machine: <code>coffer login --url {location.origin}</code>, then paste it. In CI: set it as{" "}
+              <code>COFFER_TOKEN</code>, with <code>COFFER_URL={location.origin}</code>.
+            </>
+          }
+        />
       )}
       <Alert error={list === undefined ? undefined : keys.error} />
       {list === undefined ? (
