@@ -10,6 +10,8 @@
 import { readFileSync } from "node:fs"
 import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
+import { coffer } from "../cliHarness.js"
+import { freshDirectory } from "../host.js"
 import { type ApiSession, addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { POLL, useBrowser } from "./browser.js"
 import { useService } from "./service.js"
@@ -879,6 +881,36 @@ describe("compare", () => {
 })
 
 describe("environments", () => {
+  it("gives a checkout its secrets with the three commands it shows, run as shown", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Commands ${people}`, { development: { GREETING: "hello from coffer" } })
+    const { key } = await owner.api.call<{ key: string }>("POST", "/api/api-keys", {
+      name: "laptop",
+      projectSlug: slug,
+    })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}/environments`)
+    const shown = page.getByRole("region", { name: "From the command line" })
+    await shown.locator("pre.command").first().waitFor()
+    const [login, init, run] = await shown.locator("pre.command").allTextContents()
+    expect(run).toBe("coffer secrets run -- npm start")
+    // A machine of its own (its config directory) and a checkout of its own; the key typed at the prompt.
+    const env = { XDG_CONFIG_HOME: freshDirectory(), HOME: freshDirectory() }
+    const cwd = freshDirectory()
+    const args = (command: string) => command.split(" ").slice(1)
+    expect((await coffer(args(login!), { env, cwd, stdin: `${key}\n` })).code).toBe(0)
+    const initialised = await coffer(args(init!), { env, cwd })
+    expect(initialised.code, initialised.stderr).toBe(0)
+    const ran = await coffer(
+      [...args(run!).slice(0, -2), process.execPath, "-e", "process.stdout.write(process.env.GREETING)"],
+      {
+        env,
+        cwd,
+      },
+    )
+    expect([ran.code, ran.stdout]).toEqual([0, "hello from coffer"])
+  })
+
   it("adds one (and explains one that exists), downloads .env and JSON, and deletes with a typed name", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Envs ${people}`, { development: { PLAIN: "v", SPACED: "a b" } })

@@ -4,6 +4,7 @@
  * service or a CI job reads it, the commands ready to copy.
  */
 import { ancestorsOf } from "../../api/schemas.js"
+import { CommandList } from "../../ui/commands.js"
 import { Alert, CopyButton, Loading } from "../../ui/components.js"
 import { Link } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
@@ -78,17 +79,7 @@ const ReadIt = ({ self, output }: { readonly self: string; readonly output: stri
         <code>COFFER_SCHEMAS_TOKEN</code>. The answer carries an <code>ETag</code>: a poll that sends it back in{" "}
         <code>If-None-Match</code> is answered 304 while the output is unchanged.
       </p>
-      <dl class="commands">
-        {ways.map(({ label, command }) => (
-          <div key={label}>
-            <dt>{label}</dt>
-            <dd>
-              <pre class="code command">{command}</pre>
-              <CopyButton value={command} label={`Copy the ${label.slice(5)} command`} small />
-            </dd>
-          </div>
-        ))}
-      </dl>
+      <CommandList commands={ways} />
       <div>
         <CopyButton value={output} label="Copy the output as JSON" text="Copy the output as JSON" />
       </div>

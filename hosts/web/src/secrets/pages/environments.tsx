@@ -5,9 +5,10 @@
 import { useState } from "preact/hooks"
 import { getFile } from "../../api/client.js"
 import { createEnvironment, deleteEnvironment, type EnvironmentView, exportUrl } from "../../api/secrets.js"
+import { CommandList } from "../../ui/commands.js"
 import { ActionButton, Alert, Field, formatTime } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
-import { isPlainClick, type Params } from "../../ui/router.js"
+import { isPlainClick, Link, type Params } from "../../ui/router.js"
 import { saveFile } from "../../ui/saveFile.js"
 import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
@@ -163,10 +164,40 @@ const EnvironmentList = ({ data }: { readonly data: ProjectData }) => {
         </Table>
       )}
       {data.canWrite ? <AddEnvironment data={data} /> : null}
+      {data.environments.length === 0 ? null : <FromTheCommandLine data={data} />}
       {deleting === undefined ? null : (
         <DeleteEnvironment data={data} environment={deleting} onClose={() => setDeleting(undefined)} />
       )}
     </>
+  )
+}
+
+/**
+ * How a checkout runs with these secrets: the three commands, with this service's own address, the project and
+ * its first environment filled in. The command line reads with an API key of the project, made on the API keys
+ * page.
+ */
+const FromTheCommandLine = ({ data }: { readonly data: ProjectData }) => {
+  const slug = data.project.slug
+  const origin = location.origin
+  const commands = [
+    { label: "Once per machine, with an API key of this project", command: `coffer login --url ${origin}` },
+    {
+      label: "Once per checkout",
+      command: `coffer init --url ${origin} --project ${slug} --env ${data.environments[0]!.name}`,
+    },
+    { label: "Then run anything with the environment's secrets", command: "coffer secrets run -- npm start" },
+  ]
+  return (
+    <section class="card stack" aria-labelledby="command-line-heading">
+      <h2 id="command-line-heading">From the command line</h2>
+      <p class="hint">
+        The <code>coffer</code> command reads an environment with an API key of this project (
+        <Link href={`/api-keys?project=${encodeURIComponent(slug)}`}>API keys</Link>). Each read of the values is
+        recorded in the audit log, as a download is.
+      </p>
+      <CommandList commands={commands} />
+    </section>
   )
 }
 
