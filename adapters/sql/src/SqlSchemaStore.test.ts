@@ -78,6 +78,26 @@ describe("SqlSchemaStore", () => {
     expect(result.edges.statements).toBe(1)
   })
 
+  it("answers a platform's overview in one statement, whatever the number of versions", async () => {
+    const result = await Effect.runPromise(
+      Effect.gen(function* () {
+        const { store, count } = yield* counted
+        const versions = Array.from({ length: 150 }, (_, i) => `1.0.${i}`)
+        yield* store.insertPlatform("ios", undefined, 0)
+        yield* store.insertVersions("ios", versions, 0)
+        for (const version of versions.slice(0, 100)) {
+          const write = { platform: "ios", version, content: {}, output: {}, sources: [], savedBy: "a", savedAt: 0 }
+          yield* store.saveSchema({ ...write, dependencies: ["base"] })
+          yield* store.saveSchema({ ...write, dependencies: [] })
+        }
+        return yield* count(store.platformOverview("ios"))
+      }).pipe(Effect.provide(freshSqlite())),
+    )
+    expect(result.statements).toBe(1)
+    expect(result.value?.summaries).toHaveLength(150)
+    expect(result.value?.summaries.filter((summary) => summary.schema?.revision === 2)).toHaveLength(100)
+  })
+
   it("writes a cascade's outputs in a few batched statements, each row its own output, schemas only", async () => {
     const result = await Effect.runPromise(
       Effect.gen(function* () {

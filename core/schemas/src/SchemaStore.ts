@@ -31,6 +31,9 @@
  * 11. A revision keeps the content saved and the output that save produced (a later cascade changes the schema's
  *     output, never a revision's). `listRevisions` pages newest first, `before` excluding that revision and every
  *     newer one, at most `limit`, without contents; `findRevision` answers one revision whole, or `undefined`.
+ * 12. `platformOverview` answers a platform with one summary per version, in `versions` order, in one round trip
+ *     whatever the number of versions, without reading any content: the revision of a saved schema is the number
+ *     of its latest revision, and who saved it when are those of its last save.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
 import * as Context from "effect/Context"
@@ -96,6 +99,28 @@ export interface Revision extends RevisionSummary {
   readonly output: Schema.JsonObject | undefined
 }
 
+/** A saved schema as a platform's version list shows it: its `@extends` references and its last save. */
+export interface SchemaSummary {
+  /** The `@extends` references as written. */
+  readonly dependencies: ReadonlyArray<string>
+  /** The number of its latest revision (revisions are numbered from 1 without gaps: also how many there are). */
+  readonly revision: number
+  readonly savedBy: string
+  readonly savedAt: number
+}
+
+/** One version of a platform, with its schema's summary, `undefined` when none is saved yet. */
+export interface VersionSummary {
+  readonly version: string
+  readonly schema: SchemaSummary | undefined
+}
+
+/** A platform with a summary of every version (rule 12): what the dashboard's platform page shows. */
+export interface PlatformOverview extends PlatformRecord {
+  /** One per version, in `versions` order. */
+  readonly summaries: ReadonlyArray<VersionSummary>
+}
+
 /** An API token record as the dashboard lists it (seed 000 §2); never the token itself. */
 export interface TokenRecord {
   readonly id: string
@@ -141,6 +166,8 @@ export class SchemaStore extends Context.Service<
     readonly loadPlatforms: (
       names: ReadonlyArray<string>,
     ) => Effect.Effect<ReadonlyMap<string, PlatformData>, StoreUnavailable>
+    /** The platform with a summary of each version's schema, in one round trip (rule 12). */
+    readonly platformOverview: (name: string) => Effect.Effect<PlatformOverview | undefined, StoreUnavailable>
     /** The saved schema, or `undefined` when the version has none (or does not exist). */
     readonly findSchema: (id: SchemaId) => Effect.Effect<StoredSchema | undefined, StoreUnavailable>
     /** Every edge whose referenced platform is one of `platforms`, in a fixed number of round trips. */

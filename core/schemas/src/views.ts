@@ -8,7 +8,15 @@
  */
 import * as Schema from "effect/Schema"
 import { PlatformKind } from "./domain/platform.js"
-import type { AuditEntry, PlatformRecord, Revision, RevisionSummary, TokenRecord } from "./SchemaStore.js"
+import type {
+  AuditEntry,
+  PlatformOverview,
+  PlatformRecord,
+  Revision,
+  RevisionSummary,
+  TokenRecord,
+  VersionSummary,
+} from "./SchemaStore.js"
 import type * as Lineage from "./usecases/lineage.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -53,6 +61,46 @@ export const dashboardPlatform = (platform: PlatformRecord): DashboardPlatform =
   name: platform.name,
   kind: platform.kind ?? "custom",
   versions: platform.versions,
+})
+
+/**
+ * A version as the dashboard's platform page lists it: whether a schema is saved and, when one is, its
+ * `@extends` references as written, its latest revision and its last save. Never its content.
+ */
+export const VersionSummaryView = Schema.Struct({
+  version: Schema.String,
+  saved: Schema.Boolean,
+  dependencies: Schema.optionalKey(
+    Schema.Array(Schema.String).annotate({ description: "The `@extends` references as written" }),
+  ),
+  revision: Schema.optionalKey(Schema.Int.annotate({ description: "The latest revision's number, from 1" })),
+  savedAt: Schema.optionalKey(Time),
+  savedBy: Schema.optionalKey(Schema.String),
+}).annotate({ identifier: "VersionSummary", description: "Saved-schema fields are absent when none is saved" })
+export type VersionSummaryView = typeof VersionSummaryView.Type
+
+export const versionSummary = ({ version, schema }: VersionSummary): VersionSummaryView =>
+  schema === undefined
+    ? { version, saved: false }
+    : {
+        version,
+        saved: true,
+        dependencies: schema.dependencies,
+        revision: schema.revision,
+        savedAt: iso(schema.savedAt),
+        savedBy: schema.savedBy,
+      }
+
+/** The dashboard's platform page in one answer: the platform as listed, and a summary per version. */
+export const PlatformOverviewView = Schema.Struct({
+  ...DashboardPlatform.fields,
+  schemas: Schema.Array(VersionSummaryView).annotate({ description: "One per version, in `versions` order" }),
+}).annotate({ identifier: "PlatformOverview" })
+export type PlatformOverviewView = typeof PlatformOverviewView.Type
+
+export const platformOverview = (overview: PlatformOverview): PlatformOverviewView => ({
+  ...dashboardPlatform(overview),
+  schemas: overview.summaries.map(versionSummary),
 })
 
 /** A schema as the data endpoints show it (§2 "Schema"). */

@@ -17,6 +17,7 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
+import { overviewSuite } from "./schemaStoreOverview.js"
 import { revisionSuite } from "./schemaStoreRevisions.js"
 
 class Boom extends Schema.TaggedError<Boom>()("Boom", {}) {}
@@ -277,6 +278,8 @@ export const schemaStoreSuite = (name: string, makeStore: () => Layer.Layer<Sche
     })
 
     revisionSuite(run)
+
+    overviewSuite(run)
 
     describe("removal", () => {
       it("removes versions with their schema, history and edges, and leaves edges towards them", () =>

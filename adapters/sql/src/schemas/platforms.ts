@@ -4,19 +4,20 @@
  * code-unit order for names), so both dialects answer alike whatever the database's collation.
  */
 
-import { toIso } from "@coffer/kernel"
-import type { PlatformData, SchemaStore } from "@coffer/schemas"
+import { fromIso, toIso } from "@coffer/kernel"
+import type { PlatformData, SchemaStore, SchemaSummary } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
 import type * as SqlStore from "../SqlStore.js"
 import type { SchemasVersionRow } from "../tables/schemas.js"
 import { chunks, eachChunk } from "./chunks.js"
-import { byName, parseObject, recordOf } from "./rows.js"
+import { byName, parseList, parseObject, recordOf } from "./rows.js"
 
 export type PlatformsPart = Pick<
   SchemaStore["Service"],
   | "listPlatforms"
   | "findPlatform"
+  | "platformOverview"
   | "loadPlatforms"
   | "insertPlatform"
   | "setKind"
@@ -80,6 +81,58 @@ export const platforms = ({ query }: SqlStore.SqlStore): PlatformsPart => {
         const versions = yield* versionRows([name], false)
         return recordOf(platform.name, platform.kind, versionsOf(versions))
       }),
+    // One statement (port rule 12): the platform joined to its versions, each with its latest revision's number
+    // from the `(platform, version, revision)` key, and no content read.
+    platformOverview: (name) =>
+      query((db) =>
+        db
+          .selectFrom("schemas_platforms as p")
+          .leftJoin("schemas_versions as v", "v.platform", "p.name")
+          .select((eb) => [
+            "p.name",
+            "p.kind",
+            "v.version",
+            "v.dependencies",
+            "v.saved_at",
+            "v.saved_by",
+            eb("v.content", "is not", null).as("saved"),
+            eb
+              .selectFrom("schemas_revisions as r")
+              .select((r) => r.fn.max("r.revision").as("revision"))
+              .whereRef("r.platform", "=", "v.platform")
+              .whereRef("r.version", "=", "v.version")
+              .as("revision"),
+          ])
+          .where("p.name", "=", name)
+          .execute(),
+      ).pipe(
+        Effect.map((rows) => {
+          const [first] = rows
+          if (first === undefined) return undefined
+          const schemas = new Map<string, SchemaSummary | undefined>()
+          for (const row of rows) {
+            if (row.version === null) continue // the platform's one row when it has no versions
+            // SQLite answers the comparison as 0 or 1, Postgres as a boolean.
+            const saved = Boolean(row.saved) && row.saved_at !== null && row.saved_by !== null
+            schemas.set(
+              row.version,
+              saved
+                ? {
+                    dependencies: row.dependencies === null ? [] : parseList(row.dependencies),
+                    revision: Number(row.revision ?? 0),
+                    savedBy: row.saved_by!,
+                    savedAt: fromIso(row.saved_at!),
+                  }
+                : undefined,
+            )
+          }
+          const record = recordOf(first.name, first.kind, [...schemas.keys()])
+          return {
+            ...record,
+            summaries: record.versions.map((version) => ({ version, schema: schemas.get(version) })),
+          }
+        }),
+      ),
     // Chunk by chunk (two statements each), so the parsing of one chunk's contents is followed by a yield too.
     loadPlatforms: (names) =>
       Effect.gen(function* () {

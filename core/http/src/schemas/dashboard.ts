@@ -2,6 +2,10 @@
  * The dashboard's platform endpoints (seed 000 §4, session required, tokens refused):
  * - `GET /api/_ui/v1/platforms`: every platform with its `kind` (`custom` for records without one, as the
  *   dashboard shows them, seed 000 §2) and its versions.
+ * - `GET /api/_ui/v1/platforms/{platform}`: the platform as listed, with `schemas`: per version, whether a schema
+ *   is saved and, when one is, its `@extends` references, latest revision and last save (`savedAt`, `savedBy`);
+ *   never a content. What the platform page shows, in one request and one store call (no request per version).
+ *   Readable by whoever may read the platform (`GET /api/{platform}`); 404 when missing.
  * - `PATCH /api/_ui/v1/platforms/{platform}` `{ kind }`: changes the kind, with the write rights of any other
  *   change to the platform; audited as `platform.kind`. 200 with the platform.
  * - `POST /api/_ui/v1/platforms` `{ name, kind? }`: 201 with the new, empty platform; 409 when the name is taken.
@@ -39,6 +43,19 @@ export const ListDashboardPlatforms = endpoint({
   security: SESSION,
   responses: { 200: Schema.Array(Views.DashboardPlatform) },
   errors: [403],
+})
+
+export const GetDashboardPlatform = endpoint({
+  method: "GET",
+  path: `${DASHBOARD_PREFIX}/platforms/:platform`,
+  summary: "Read a platform with a summary of each version's schema",
+  description:
+    "Per version: whether a schema is saved, its `@extends` references as written, its latest revision and its last save; never contents.",
+  tag: TAG,
+  security: SESSION,
+  params: PLATFORM_PARAM,
+  responses: { 200: Views.PlatformOverviewView },
+  errors: [403, 404],
 })
 
 export const ChangeKind = endpoint({
@@ -95,6 +112,14 @@ export const mountDashboardPlatforms = (app: Hono, routes: SchemasRoutes): void 
   route(app, ListDashboardPlatforms, (c) =>
     handle(c, Effect.flatMap(actorOf(c, routes), Platforms.listPlatforms), (platforms) =>
       c.json(platforms.map(Views.dashboardPlatform)),
+    ),
+  )
+
+  route(app, GetDashboardPlatform, (c) =>
+    handle(
+      c,
+      Effect.flatMap(actorOf(c, routes), (actor) => Platforms.getOverview(actor, param(c, "platform"))),
+      (overview) => c.json(Views.platformOverview(overview)),
     ),
   )
 

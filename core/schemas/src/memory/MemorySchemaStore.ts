@@ -159,6 +159,32 @@ export const make: Effect.Effect<SchemaStore["Service"]> = Effect.gen(function* 
         .map(([name, platform]) => recordOf(name, platform)),
     ),
     findPlatform,
+    platformOverview: (name) =>
+      read((state) => {
+        const platform = state.platforms.get(name)
+        if (platform === undefined) return undefined
+        const record = recordOf(name, platform)
+        return {
+          ...record,
+          summaries: record.versions.map((version) => {
+            const row = platform.versions.get(version)!
+            // The schema's last save is its last revision: a save always appends one (rule 4).
+            const last = row.revisions.at(-1)
+            return {
+              version,
+              schema:
+                row.schema === undefined || last === undefined
+                  ? undefined
+                  : {
+                      dependencies: [...row.schema.dependencies],
+                      revision: last.revision,
+                      savedBy: last.savedBy,
+                      savedAt: last.savedAt,
+                    },
+            }
+          }),
+        }
+      }),
     loadPlatforms: (names) =>
       read((state) => {
         const found = new Map<string, PlatformData>()

@@ -41,7 +41,7 @@ import {
   PlatformNotFound,
   VersionNotFound,
 } from "../errors.js"
-import { type PlatformRecord, SchemaStore } from "../SchemaStore.js"
+import { type PlatformOverview, type PlatformRecord, SchemaStore } from "../SchemaStore.js"
 import { invalidateSchemas, invalidateSchemasAfterCommit } from "../schemaCache.js"
 import { audit } from "./audit.js"
 import { blockersOf, refuseIfBlocked } from "./deletion.js"
@@ -66,6 +66,22 @@ export const getPlatform = Effect.fn("Schemas.getPlatform")(function* (
   const platform = isValidPlatformName(name) ? yield* SchemaStore.use((store) => store.findPlatform(name)) : undefined
   if (platform === undefined) return yield* new PlatformNotFound({ platform: name })
   return platform
+})
+
+/**
+ * Dashboard: one platform with a summary of each version's schema (no contents), in one store call; read by
+ * whoever may read the platform (`getPlatform`), 404 alike when it is missing or out of reach.
+ */
+export const getOverview = Effect.fn("Schemas.getOverview")(function* (
+  actor: Actor,
+  name: string,
+): Effect.fn.Return<PlatformOverview, PlatformNotFound | StoreUnavailable, SchemaStore> {
+  yield* requireVisible(actor, name)
+  const overview = isValidPlatformName(name)
+    ? yield* SchemaStore.use((store) => store.platformOverview(name))
+    : undefined
+  if (overview === undefined) return yield* new PlatformNotFound({ platform: name })
+  return overview
 })
 
 const checkedKind = (kind: unknown): Effect.Effect<PlatformKind | undefined, InvalidKind> =>
