@@ -32,7 +32,7 @@ export const overviewSuite = (run: <A, E>(test: (store: Store) => Effect.Effect<
           yield* store.insertVersions("ios", ["2.0.0", "1.0.0+build.7", "1.0.0", "10.0.0-rc.1"], T0)
           const id = { platform: "ios", version: "1.0.0+build.7" }
           yield* store.saveSchema(write(id, ["base/1.0.0"], 1))
-          yield* store.saveSchema(write(id, ["base@^1.0.0", "base"], 2))
+          yield* store.saveSchema(write(id, ["base/^1.0.0", "base"], 2))
           yield* store.saveSchema(write({ platform: "ios", version: "2.0.0" }, [], 3))
           expect(yield* store.platformOverview("ios")).toEqual({
             name: "ios",
@@ -43,7 +43,7 @@ export const overviewSuite = (run: <A, E>(test: (store: Store) => Effect.Effect<
               {
                 version: "1.0.0+build.7",
                 schema: {
-                  dependencies: ["base@^1.0.0", "base"],
+                  dependencies: ["base/^1.0.0", "base"],
                   revision: 2,
                   savedBy: "user2@example.com",
                   savedAt: T0 + 2,

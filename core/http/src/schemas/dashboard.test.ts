@@ -37,6 +37,87 @@ describe("POST /api/_ui/v1/platforms", () => {
   })
 })
 
+describe("GET /api/_ui/v1/platforms/{platform}", () => {
+  const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+
+  it("answers each version's saved schema in summary (references, revision, last save), never its content", async () => {
+    const { person } = service({ OIDC_EDITOR_GROUP: "editors", OIDC_ADMIN_GROUP: "admins" })
+    const admin = await person("root@example.com", ["admins"])
+    const editor = await person("ed@example.com", ["editors"])
+    // Any signed-in person reads a platform (as `GET /api/{platform}`), a viewer included.
+    const viewer = await person("vi@example.com")
+    await createPlatforms(admin, { base: ["1.0.0", "2.0.0"], ios: ["1.0.0", "1.1.0-rc.1", "2.0.0+build.7"] })
+    await saveSchema(admin, "base/1.0.0", { color: "red" })
+    await saveSchema(admin, "ios/1.0.0", { "@extends": ["base/1.0.0", "base/^1.0.0"], secret: "not in a summary" })
+    await saveSchema(editor, "ios/1.0.0", { "@extends": ["base/1.0.0", "base/^1.0.0"], size: 2 })
+    await saveSchema(editor, "ios/2.0.0+build.7", { "@extends": "base" })
+    const read = await viewer.request("GET", "/api/_ui/v1/platforms/ios")
+    expect(read).toMatchObject({ status: 200 })
+    expect(read.body).toEqual({
+      name: "ios",
+      kind: "custom",
+      versions: ["1.0.0", "1.1.0-rc.1", "2.0.0+build.7"],
+      schemas: [
+        {
+          version: "1.0.0",
+          saved: true,
+          dependencies: ["base/1.0.0", "base/^1.0.0"],
+          revision: 2,
+          savedAt: expect.stringMatching(ISO),
+          savedBy: "ed@example.com",
+        },
+        { version: "1.1.0-rc.1", saved: false },
+        {
+          version: "2.0.0+build.7",
+          saved: true,
+          dependencies: ["base"],
+          revision: 1,
+          savedAt: expect.stringMatching(ISO),
+          savedBy: "ed@example.com",
+        },
+      ],
+    })
+    expect(JSON.stringify(read.body)).not.toContain("not in a summary")
+    // The next read follows a save and a deletion.
+    await saveSchema(admin, "ios/1.1.0-rc.1", { "@extends": "ios/1.0.0" })
+    expect(await admin.request("DELETE", "/api/_ui/v1/platforms/ios/versions/2.0.0+build.7")).toMatchObject({
+      status: 200,
+    })
+    expect((await viewer.request("GET", "/api/_ui/v1/platforms/ios")).body).toMatchObject({
+      versions: ["1.0.0", "1.1.0-rc.1"],
+      schemas: [
+        { version: "1.0.0", revision: 2 },
+        { version: "1.1.0-rc.1", saved: true, dependencies: ["ios/1.0.0"], revision: 1, savedBy: "root@example.com" },
+      ],
+    })
+  })
+
+  it("answers 404 for a missing platform or a name no platform can have, 403 to a token, 401 without a session", async () => {
+    const { person, anonymous, withToken } = service({ OIDC_ADMIN_GROUP: "admins" })
+    const admin = await person("root@example.com", ["admins"])
+    await createPlatforms(admin, { web: [] })
+    expect((await admin.request("GET", "/api/_ui/v1/platforms/web")).body).toEqual({
+      name: "web",
+      kind: "custom",
+      versions: [],
+      schemas: [],
+    })
+    expect(await admin.request("GET", "/api/_ui/v1/platforms/nope")).toMatchObject({
+      status: 404,
+      body: { error: 'Platform "nope" was not found' },
+    })
+    expect(await admin.request("GET", "/api/_ui/v1/platforms/a%20b")).toMatchObject({
+      status: 404,
+      body: { error: 'Platform "a b" was not found' },
+    })
+    // A token is refused here even for a platform it may read through `GET /api/{platform}`.
+    const { client: tokenClient } = await withToken(admin)
+    expect((await tokenClient.request("GET", "/api/web")).status).toBe(200)
+    expect(await tokenClient.request("GET", "/api/_ui/v1/platforms/web")).toMatchObject({ status: 403 })
+    expect(await anonymous.request("GET", "/api/_ui/v1/platforms/web")).toMatchObject({ status: 401 })
+  })
+})
+
 describe("DELETE /api/_ui/v1/platforms/{platform}[/versions/{version}]", () => {
   it("refuses with 409 and the blocking schemas, then deletes with history once unblocked", async () => {
     const { person } = service({ OIDC_ADMIN_GROUP: "admins" })
