@@ -210,6 +210,9 @@ describe("the schemas service's OpenAPI document", () => {
     await admin.request("GET", "/api/_ui/v1/platforms")
     await admin.request("POST", "/api/_ui/v1/platforms", { body: { name: "tv", kind: "web" } })
     await admin.request("PATCH", "/api/_ui/v1/platforms/tv", { body: { kind: "service" } })
+    await admin.request("GET", "/api/_ui/v1/platforms/app")
+    await admin.request("GET", "/api/_ui/v1/platforms/tv")
+    await admin.request("GET", "/api/_ui/v1/platforms/nope")
     const version = "/api/_ui/v1/platforms/base/versions/1.0.0"
     await admin.request("GET", `${version}/revisions`)
     await admin.request("GET", `${version}/revisions/1`)

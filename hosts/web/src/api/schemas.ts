@@ -8,6 +8,8 @@ import { del, get, post, request, type SignInOptions, segment } from "./client.j
 
 export type Kind = PlatformKind
 export type DashboardPlatform = ReturnType<typeof Views.dashboardPlatform>
+export type PlatformOverview = ReturnType<typeof Views.platformOverview>
+export type VersionSummary = ReturnType<typeof Views.versionSummary>
 export type RevisionSummary = ReturnType<typeof Views.revisionSummary>
 export type RevisionDetail = ReturnType<typeof Views.revisionDetail>
 export type Ancestry = ReturnType<typeof Views.ancestry>
@@ -62,11 +64,8 @@ export const devLogin = (email: string, groups: ReadonlyArray<string>) =>
   post<{ user: SchemasUser }>("/api/auth/dev-login", { email, groups }, { quietUnauthorized: true })
 
 export const listPlatforms = () => get<ReadonlyArray<DashboardPlatform>>(`${UI}/platforms`)
-/** `GET /api/{platform}`, with a record's missing kind read as Custom (seed 000 §2), as the dashboard list does. */
-export const readPlatform = async (platform: string): Promise<DashboardPlatform> => {
-  const found = await get<ReturnType<typeof Views.platformDetail>>(`/api/${segment(platform)}`)
-  return { name: found.name, versions: found.versions, kind: found.kind ?? "custom" }
-}
+/** The platform page's one read: the platform as listed, with a summary of each version's schema. */
+export const readPlatform = (platform: string) => get<PlatformOverview>(platformPath(platform))
 export const createPlatform = (name: string, kind: Kind) =>
   post<{ ok: true; platform: { name: string } }>(`${UI}/platforms`, { name, kind })
 export const changeKind = (platform: string, kind: Kind) =>

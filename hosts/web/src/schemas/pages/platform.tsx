@@ -4,6 +4,10 @@
  * person types, in the API's own words (`versions.ts`); deleting a version or the platform after a confirmation,
  * a refusal because other schemas extend it listing those schemas as links. Write controls appear only for
  * people who may change this platform, deletes only for admins.
+ *
+ * Each version's row says what its schema is without opening it: saved or not, what it extends, its latest
+ * revision and last save. They come with the platform in one read (`GET /api/_ui/v1/platforms/{platform}`),
+ * summaries only, so a platform of many versions costs one request and no contents.
  */
 import { useMemo, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
@@ -15,8 +19,9 @@ import {
   deleteVersion,
   type Kind,
   readPlatform,
+  type VersionSummary,
 } from "../../api/schemas.js"
-import { ActionButton, Alert, Field, LoadFailed, Loading, Select } from "../../ui/components.js"
+import { ActionButton, Alert, Field, formatTime, LoadFailed, Loading, Select } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { memo } from "../../ui/memo.js"
 import { Link, navigate } from "../../ui/router.js"
@@ -28,6 +33,7 @@ import { DeletionRefusal } from "../blocked.js"
 import { KindBadge, KindOptions } from "../kinds.js"
 import { LockedNotice } from "../lock.js"
 import { platformsPath, schemaIdPath, schemaPath } from "../paths.js"
+import { exactReference } from "../references.js"
 import { useAbilities } from "../session.js"
 import { latestVersion, sortVersions, versionError, versionParts } from "../versions.js"
 
@@ -55,36 +61,88 @@ const VersionLabel = ({ version, latest }: { readonly version: string; readonly 
   )
 }
 
+/** The `@extends` references as written: an exact version links to its page; `latest` and ranges move, so stay text. */
+const Extends = ({ dependencies }: { readonly dependencies: ReadonlyArray<string> }) =>
+  dependencies.length === 0 ? (
+    <span class="muted">Nothing</span>
+  ) : (
+    <ul class="references">
+      {dependencies.map((reference, index) => {
+        const exact = exactReference(reference)
+        return (
+          // A reference may be written twice; its position keeps the keys apart.
+          <li key={index}>
+            {exact === undefined ? (
+              <code title="Whichever version this selects as the platform changes">{reference}</code>
+            ) : (
+              <Link href={schemaPath(exact.platform, exact.version)}>
+                <code>{reference}</code>
+              </Link>
+            )}
+          </li>
+        )
+      })}
+    </ul>
+  )
+
 const VersionRow = memo(
   ({
     platform,
-    version,
+    summary,
     latest,
     onDelete,
   }: {
     readonly platform: string
-    readonly version: string
+    readonly summary: VersionSummary
     readonly latest: boolean
     readonly onDelete: ((version: string) => void) | undefined
-  }) => (
-    <tr>
-      <th scope="row">
-        {/* Named by its own text, the words of context hidden from sight: an aria-label left the pre-release and
+  }) => {
+    const { version } = summary
+    return (
+      <tr>
+        <th scope="row">
+          {/* Named by its own text, the words of context hidden from sight: an aria-label left the pre-release and
             build badges the link shows out of its name, and WCAG 2.5.3 (label in name) wants what is seen in it. */}
-        <Link href={schemaPath(platform, version)} class="version-link">
-          <span class="visually-hidden">Schema of {platform} </span>
-          <VersionLabel version={version} latest={latest} />
-        </Link>
-      </th>
-      <td class="right">
-        {onDelete === undefined ? null : (
-          <RowAction label={`Delete version ${version}`} onClick={() => onDelete(version)}>
-            Delete
-          </RowAction>
+          <Link href={schemaPath(platform, version)} class="version-link">
+            <span class="visually-hidden">Schema of {platform} </span>
+            <VersionLabel version={version} latest={latest} />
+          </Link>
+        </th>
+        {summary.saved ? (
+          <>
+            <td data-label="Schema" class="nowrap">
+              Revision {summary.revision}
+            </td>
+            <td data-label="Extends">
+              <Extends dependencies={summary.dependencies ?? []} />
+            </td>
+            <td data-label="Last saved">
+              <time class="nowrap" dateTime={summary.savedAt}>
+                {formatTime(summary.savedAt)}
+              </time>
+              <span class="saved-by">by {summary.savedBy}</span>
+            </td>
+          </>
+        ) : (
+          <>
+            <td data-label="Schema" class="nowrap muted">
+              No schema yet
+            </td>
+            {/* Nothing to say: on a phone these go rather than stand as labels with nothing after them. */}
+            <td class="hide-narrow" />
+            <td class="hide-narrow" />
+          </>
         )}
-      </td>
-    </tr>
-  ),
+        <td class="right">
+          {onDelete === undefined ? null : (
+            <RowAction label={`Delete version ${version}`} onClick={() => onDelete(version)}>
+              Delete
+            </RowAction>
+          )}
+        </td>
+      </tr>
+    )
+  },
 )
 
 /** What the last addition moved: the schemas a `latest` or range reference now resolves against the new version. */
@@ -210,7 +268,14 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
   const loaded = useAsync(() => readPlatform(name), [name])
   const [deleting, setDeleting] = useState<{ readonly version?: string } | undefined>()
   const platform = loaded.data
-  const versions = useMemo(() => (platform === undefined ? [] : sortVersions(platform.versions).reverse()), [platform])
+  // The answer lists versions oldest first; the table shows them newest first.
+  const summaries = useMemo(() => {
+    if (platform === undefined) return []
+    const byVersion = new Map(platform.schemas.map((summary) => [summary.version, summary]))
+    return sortVersions(platform.versions)
+      .reverse()
+      .map((version) => byVersion.get(version) ?? { version, saved: false })
+  }, [platform])
   const latest = useMemo(() => (platform === undefined ? undefined : latestVersion(platform.versions)), [platform])
   const locked = abilities.lockedReason(name)
   const canDelete = abilities.manage && locked === undefined
@@ -245,16 +310,21 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
       <Alert error={loaded.error} />
       {locked === undefined ? <ChangeKind platform={platform} onChanged={loaded.reload} /> : null}
       <h2>Versions</h2>
-      {versions.length === 0 ? (
+      {summaries.length === 0 ? (
         <p class="muted">No versions yet.</p>
       ) : (
-        <Table caption={`Versions of ${platform.name}, newest first`} columns={["Version (newest first)"]} actions>
-          {versions.map((version) => (
+        <Table
+          caption={`Versions of ${platform.name}, newest first, with their schemas`}
+          columns={["Version (newest first)", "Schema", "Extends", "Last saved"]}
+          actions
+          stacked
+        >
+          {summaries.map((summary) => (
             <VersionRow
-              key={version}
+              key={summary.version}
               platform={platform.name}
-              version={version}
-              latest={version === latest}
+              summary={summary}
+              latest={summary.version === latest}
               onDelete={onDelete}
             />
           ))}
