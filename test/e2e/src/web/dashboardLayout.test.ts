@@ -37,7 +37,8 @@ describe("layout", () => {
     // that part; `settled` then waits for every part that says it is loading.
     const pages: ReadonlyArray<readonly [string, string, string, ((page: Page) => Locator)?]> = [
       ["platforms", "/platforms", "Platforms"],
-      ["platform", `/platforms/${app}`, app],
+      // The versions table with every kind of row: no schema yet, and saved with a reference, a time and a person.
+      ["platform", `/platforms/${app}`, app, (page) => page.getByText("Revision 2", { exact: true })],
       ["content", `/platforms/${app}/versions/2.0.0`, "How to write @extends"],
       ["output", `/platforms/${app}/versions/2.0.0/output`, "this schema"],
       ["inheritance", `/platforms/${app}/versions/2.0.0/inheritance`, "Dependents"],

@@ -228,4 +228,69 @@ describe("a platform's versions", () => {
     await page.getByText(`Deleted platform ${baseName}`).waitFor()
     await expect(api.call("GET", `/api/${baseName}`)).rejects.toThrow(/404/)
   })
+
+  it("says per version whether a schema is saved, what it extends (exact versions linked) and its last save", async () => {
+    const email = `summaries-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    const base = unique("base")
+    const app = unique("app")
+    await seedPlatforms(api, { [base]: ["1.0.0"], [app]: ["1.0.0", "1.1.0", "2.0.0"] })
+    await saveSchema(api, `${base}/1.0.0`, { a: 1 })
+    await saveSchema(api, `${app}/2.0.0`, { "@extends": [`${base}/1.0.0`, `${base}/^1.0.0`], b: 2 })
+    const page = await signedIn(browser, served.base, email, "/platforms")
+    // The page's reads of this platform: one request, whatever the number of versions.
+    const reads: Array<string> = []
+    page.on("request", (request) => {
+      if (request.url().includes(`/api/`) && request.url().includes(app)) reads.push(request.url())
+    })
+    await page.goto(`${served.base}/platforms/${app}`)
+    const row = (version: string) =>
+      page.getByRole("row").filter({ has: page.getByRole("rowheader").locator("code", { hasText: version }) })
+    const cell = (version: string, column: number) => row(version).getByRole("cell").nth(column)
+    await cell("2.0.0", 0).getByText("Revision 1").waitFor()
+    expect(reads).toEqual([`${served.base}/api/_ui/v1/platforms/${app}`])
+
+    // Saved: its revision, its references as written (the exact one a link, the range text), when and by whom.
+    const extended = cell("2.0.0", 1)
+    expect(await extended.getByRole("listitem").allTextContents()).toEqual([`${base}/1.0.0`, `${base}/^1.0.0`])
+    expect(await extended.getByRole("link").allTextContents()).toEqual([`${base}/1.0.0`])
+    const saved = cell("2.0.0", 2)
+    expect(await saved.textContent()).toContain(`by ${email}`)
+    const time = saved.locator("time")
+    const at = (await time.getAttribute("datetime"))!
+    expect(Math.abs(Date.parse(at) - Date.now())).toBeLessThan(60_000)
+    expect(await time.textContent()).toBe(await page.evaluate((iso) => new Date(iso).toLocaleString(), at))
+    // No schema yet: said, with nothing else claimed.
+    for (const version of ["1.0.0", "1.1.0"]) {
+      expect(await cell(version, 0).textContent()).toBe("No schema yet")
+      expect(await cell(version, 1).textContent()).toBe("")
+    }
+
+    // The exact reference opens the version it names.
+    await extended.getByRole("link", { name: `${base}/1.0.0` }).click()
+    await page.waitForURL(`${served.base}/platforms/${base}/versions/1.0.0`)
+
+    // A save in the editor shows on the platform page when it is next opened.
+    await page.goto(`${served.base}/platforms/${app}/versions/1.0.0`)
+    const editor = page.getByLabel("Content (JSON)")
+    await editor.waitFor()
+    await editor.fill(JSON.stringify({ "@extends": base, c: 3 }))
+    await page.getByText(`Valid; it extends ${base}, with this content merged on top.`).waitFor()
+    await page.getByRole("button", { name: "Save schema" }).click()
+    await page.getByRole("region", { name: "Saved" }).waitFor()
+    await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: app }).click()
+    await cell("1.0.0", 0).getByText("Revision 1").waitFor()
+    // `latest` by the platform alone moves with it: shown as written, not as a link.
+    expect(await cell("1.0.0", 1).textContent()).toBe(base)
+    expect(await cell("1.0.0", 1).getByRole("link").count()).toBe(0)
+    expect(await cell("1.0.0", 2).textContent()).toContain(`by ${email}`)
+
+    // Another save and a deletion elsewhere: the next load has them.
+    await saveSchema(api, `${app}/2.0.0`, { "@extends": `${base}/1.0.0` })
+    await api.call("DELETE", `/api/_ui/v1/platforms/${app}/versions/1.1.0`)
+    await page.reload()
+    await cell("2.0.0", 0).getByText("Revision 2").waitFor()
+    expect(await cell("2.0.0", 1).getByRole("listitem").allTextContents()).toEqual([`${base}/1.0.0`])
+    expect(await row("1.1.0").count()).toBe(0)
+  })
 })
