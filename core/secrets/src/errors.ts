@@ -142,3 +142,28 @@ export class VersionConflict extends Schema.TaggedError<VersionConflict>()("Vers
 export class SecretUnreadable extends Schema.TaggedError<SecretUnreadable>()("SecretUnreadable", {
   message: Schema.String,
 }) {}
+
+/** A command-line login code that names no pending login: unknown, expired, approved or denied alike (404). */
+export class CliLoginNotFound extends Schema.TaggedError<CliLoginNotFound>()("CliLoginNotFound", {}) {
+  override get message(): string {
+    return "Login request not found: it was approved, denied or has expired"
+  }
+}
+
+/** RFC 8628 §3.5's answers to a poll that receives no key yet; `code` tells a client what to do next. */
+export const CliLoginWait = Schema.Literals(["authorization_pending", "slow_down", "access_denied", "expired_token"])
+export type CliLoginWait = typeof CliLoginWait.Type
+
+const cliLoginWaitMessages: Record<CliLoginWait, string> = {
+  authorization_pending: "The login has not been approved yet",
+  slow_down: "Polling too fast: wait longer between polls",
+  access_denied: "The login was denied",
+  expired_token: "The login has expired or was already used; start a new one",
+}
+
+/** A device-code poll that receives no key (400 `{ error, code }`). */
+export class CliLoginRefused extends Schema.TaggedError<CliLoginRefused>()("CliLoginRefused", { code: CliLoginWait }) {
+  override get message(): string {
+    return cliLoginWaitMessages[this.code]
+  }
+}

@@ -147,15 +147,19 @@ const newKey = Effect.gen(function* () {
   }
 })
 
-export const createApiKey = Effect.fn("Secrets.createApiKey")(function* (
-  actor: Actor,
-  input: {
-    readonly name: string
-    readonly projectSlug: string
-    readonly scope?: KeyScope | undefined
-    readonly expiresInDays?: number | undefined
-  },
-) {
+/** What `POST /api/api-keys` takes. */
+export interface NewApiKey {
+  readonly name: string
+  readonly projectSlug: string
+  readonly scope?: KeyScope | undefined
+  readonly expiresInDays?: number | undefined
+}
+
+/**
+ * Every rule that decides whether this actor may create this key, without creating it: `createApiKey` runs it, and
+ * so does approving a command-line login (`cliLogins.ts`), which must refuse exactly what creating a key refuses.
+ */
+export const checkNewApiKey = Effect.fnUntraced(function* (actor: Actor, input: NewApiKey) {
   const person = yield* sessionOnly(actor)
   const name = yield* parseApiKeyName(input.name)
   const expiresInDays = yield* parseExpiresInDays(input.expiresInDays)
@@ -164,6 +168,11 @@ export const createApiKey = Effect.fn("Secrets.createApiKey")(function* (
   if (!mayHoldScope(access.role, scope)) {
     return yield* new Forbidden({ message: "Read members can create only read keys" })
   }
+  return { person, name, expiresInDays, access, scope }
+})
+
+export const createApiKey = Effect.fn("Secrets.createApiKey")(function* (actor: Actor, input: NewApiKey) {
+  const { person, name, expiresInDays, access, scope } = yield* checkNewApiKey(actor, input)
   const now = yield* Clock.Clock.use((clock) => clock.now)
   const { key, prefix, hash } = yield* newKey
   const apiKey: ApiKeyRecord = {
