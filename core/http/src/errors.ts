@@ -50,6 +50,8 @@ import type {
   AlreadyMember,
   ApiKeyNotFound,
   ApiKeyRotatedMeanwhile,
+  CliLoginNotFound,
+  CliLoginRefused,
   EnvironmentExists,
   EnvironmentGone,
   EnvironmentNotFound,
@@ -67,6 +69,7 @@ import type {
   ValueTooLarge,
   VersionConflict,
 } from "@coffer/secrets"
+import { CliLoginWait } from "@coffer/secrets"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type { Context } from "hono"
@@ -102,6 +105,8 @@ export type HttpError =
   | EnvironmentExists
   | AlreadyMember
   | ApiKeyRotatedMeanwhile
+  | CliLoginNotFound
+  | CliLoginRefused
   | SecretChangedMeanwhile
   | VersionConflict
   | SecretUnreadable
@@ -149,6 +154,16 @@ export const SecretWriteConflictBody = Schema.Struct({
       "The version the secret is at now (0: it does not exist), when `expectedVersion` was given and differs from it",
   }),
 }).annotate({ identifier: "SecretWriteConflict" })
+
+/** A command-line login poll that receives no key yet: RFC 8628 §3.5's error codes beside the message. */
+export const CliLoginRefusedBody = Schema.Struct({
+  error: Schema.String,
+  code: Schema.optionalKey(CliLoginWait).annotate({
+    description:
+      "Absent when the body itself is malformed. `authorization_pending`: poll again after `interval`; `slow_down`: wait 5 s longer; `access_denied`: the " +
+      "person denied it; `expired_token`: unknown, expired or already used",
+  }),
+}).annotate({ identifier: "CliLoginRefused" })
 
 export interface ErrorResponse {
   readonly status: ContentfulStatusCode
@@ -214,6 +229,9 @@ const rules: Rules = {
   AlreadyMember: 409,
   // Of two rotations of one key at once, the one whose new value was not stored (that value would never work).
   ApiKeyRotatedMeanwhile: 409,
+  CliLoginNotFound: 404,
+  // A poll that receives no key: RFC 8628 §3.5 answers 400 with a code that tells the command what to do next.
+  CliLoginRefused: (error) => ({ status: 400, body: { error: error.message, code: error.code } }),
   // A check-and-set write (`expectedVersion`) that found the secret at another version; the body says which, so a
   // client can offer to replace it knowingly.
   SecretChangedMeanwhile: (error) => ({

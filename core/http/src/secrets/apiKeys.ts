@@ -26,7 +26,7 @@ import { type SecretsRoutes, withActor } from "./context.js"
 const expiresInDaysRule = {
   message: `Expected a whole number of days from ${MIN_EXPIRES_IN_DAYS} to ${MAX_EXPIRES_IN_DAYS}`,
 }
-const ExpiresInDays = Schema.optionalKey(
+export const ExpiresInDays = Schema.optionalKey(
   Schema.Number.check(
     Schema.isInt(expiresInDaysRule),
     Schema.isBetween({ minimum: MIN_EXPIRES_IN_DAYS, maximum: MAX_EXPIRES_IN_DAYS }, expiresInDaysRule),
@@ -41,7 +41,7 @@ const CreateApiKeyBody = Schema.Struct({
 const RotateApiKeyBody = Schema.Struct({ expiresInDays: ExpiresInDays })
 
 /** A key as issued: the only time it is shown; only its SHA-256 is kept. */
-const IssuedKey = Schema.Struct({
+export const IssuedKey = Schema.Struct({
   id: Schema.String,
   key: Schema.String.annotate({ description: "The key (`cfk_…`), shown this once" }),
   prefix: Schema.String,

@@ -5,6 +5,7 @@
 import type { Hono } from "hono"
 import { mountApiKeys } from "./apiKeys.js"
 import { mountAuditLog } from "./audit.js"
+import { mountCliLogins } from "./cliLogins.js"
 import type { SecretsRoutes } from "./context.js"
 import { mountEnvironments } from "./environments.js"
 import { mountPeople } from "./people.js"
@@ -20,5 +21,6 @@ export const mountSecretsRoutes = (app: Hono, routes: SecretsRoutes): void => {
   mountEnvironments(app, routes)
   mountSecrets(app, routes)
   mountApiKeys(app, routes)
+  mountCliLogins(app, routes)
   mountAuditLog(app, routes)
 }

@@ -31,6 +31,7 @@ export const CLI_LOGIN_NAME_MAX_LENGTH = 64
 /** The key's name when the command gives no machine name. */
 const DEFAULT_NAME = "Command line"
 const TTL_MS = CLI_LOGIN_TTL_SECONDS * 1000
+const INTERVAL_MS = CLI_LOGIN_INTERVAL_SECONDS * 1000
 
 const Approval = Schema.Struct({
   userId: Schema.String,
@@ -59,7 +60,7 @@ const loginKey = (deviceHash: string) => `secrets:cli-login:${deviceHash}`
 const codeKey = (userCodeHash: string) => `secrets:cli-login-code:${userCodeHash}`
 const decidedKey = (deviceHash: string) => `secrets:cli-login-decided:${deviceHash}`
 const claimKey = (deviceHash: string) => `secrets:cli-login-claim:${deviceHash}`
-const pollKey = (deviceHash: string) => `secrets:cli-login-poll:${deviceHash}`
+const pollKey = (deviceHash: string, slot: number) => `secrets:cli-login-poll:${deviceHash}:${slot}`
 
 const refused = (code: CliLoginRefused["code"]) => new CliLoginRefused({ code })
 const sha256 = (value: string) => Hasher.Hasher.use((hasher) => hasher.sha256Hex(value))
@@ -216,7 +217,10 @@ export const pollCliLogin = Effect.fn("Secrets.pollCliLogin")(function* (deviceC
   const login = yield* loginByDevice(deviceHash)
   if (login === undefined) return yield* refused("expired_token")
   const cache = yield* Cache.Cache
-  if ((yield* cache.increment(pollKey(deviceHash), CLI_LOGIN_INTERVAL_SECONDS * 1000)) > 1) {
+  // One poll per interval-long slot of the service's clock: polls spaced by the interval never share a slot, and
+  // the shared counter makes the second poll in a slot a `slow_down` whichever instance serves it.
+  const slot = Math.floor((yield* now) / INTERVAL_MS)
+  if ((yield* cache.increment(pollKey(deviceHash, slot), INTERVAL_MS)) > 1) {
     return yield* refused("slow_down")
   }
   if (login.denied === true) return yield* refused("access_denied")
