@@ -22,6 +22,8 @@ export class CofferFailure extends Schema.TaggedError<CofferFailure>()("CofferFa
   message: Schema.String,
   /** The HTTP status the server answered, when it answered one: `run --fallback` acts on the exact status. */
   status: Schema.optional(Schema.Number),
+  /** The machine-readable `code` beside the server's `error`, when it sent one (a login poll's `slow_down`). */
+  code: Schema.optional(Schema.String),
 }) {}
 
 export const usage = (message: string) => new CofferFailure({ kind: "usage", message })

@@ -69,15 +69,18 @@ const deadline = (ms: number) => {
 /** A header value `fetch` would refuse (a control character, or beyond Latin-1): a pasting mistake, not the network. */
 const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/
 
-const errorMessage = async (response: Response): Promise<string> => {
+/** The server's `{ error, code? }`: its message on one line, and its code when it gave one. */
+const errorAnswer = async (response: Response): Promise<{ message: string; code?: string }> => {
   const text = await response.text().catch(() => "")
   try {
-    const body = JSON.parse(text) as { error?: unknown }
-    if (typeof body.error === "string" && body.error.length > 0) return oneLine(body.error)
+    const body = JSON.parse(text) as { error?: unknown; code?: unknown }
+    if (typeof body.error === "string" && body.error.length > 0) {
+      return typeof body.code === "string" ? { message: oneLine(body.error), code: body.code } : { message: oneLine(body.error) }
+    }
   } catch {
     // Not JSON (a proxy's error page): the status says enough.
   }
-  return `HTTP ${response.status} ${response.statusText}`.trim()
+  return { message: `HTTP ${response.status} ${response.statusText}`.trim() }
 }
 
 /** `segment` made safe for a URL path (keys and names may hold characters that mean something there). */
@@ -120,10 +123,15 @@ const exchange = (
             catch: unreachable,
           })
           if (!response.ok) {
-            const answered = yield* Effect.promise(() => errorMessage(response))
+            const answered = yield* Effect.promise(() => errorAnswer(response))
             const hint = response.status === 401 ? endpoint.onRefused : undefined
-            const message = hint === undefined ? answered : `${answered}: ${hint}`
-            return yield* new CofferFailure({ kind: kindOfStatus(response.status), status: response.status, message })
+            const message = hint === undefined ? answered.message : `${answered.message}: ${hint}`
+            return yield* new CofferFailure({
+              kind: kindOfStatus(response.status),
+              status: response.status,
+              message,
+              ...(answered.code === undefined ? {} : { code: answered.code }),
+            })
           }
           // Coffer's API never answers a page; a URL with a path (one copied from the browser) reaches the web
           // app, whose page would otherwise be printed, or written by `pull --output`, as if it were the export.

@@ -11,6 +11,9 @@
 import { join } from "node:path"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { openBrowser } from "../browser.js"
+import { awaitCliLogin, startCliLogin } from "../cliLogin.js"
 import { notFound, usage } from "../failure.js"
 import { Invocation, loadSettings, secretsEndpoint } from "../invocation.js"
 import { json, line, note } from "../output.js"
@@ -69,11 +72,51 @@ const serverInUse = (serviceUrl: string, replaced: string | undefined, field: ke
     return `; it is now the default server, instead of ${replaced} (its key stays stored: pass ${flag} ${replaced} to use it)`
   })
 
+/**
+ * `login --web`: the browser approves, and the key it grants is stored as a pasted key is. The URL and the code go
+ * to stderr (stdout stays for results); the browser opens only for a person at a terminal who did not say no.
+ */
+const loginInBrowser = (serviceUrl: string, name: string | undefined, browser: boolean) =>
+  Effect.gen(function* () {
+    const started = yield* startCliLogin(serviceUrl, name)
+    yield* note(`open ${started.verificationUrl} and check that it shows the code ${started.userCode}`)
+    if (browser && process.stdout.isTTY === true) yield* openBrowser(started.verificationUrl)
+    yield* note(`waiting for approval (expires in ${Math.round(started.expiresIn / 60)} minutes; Ctrl-C to stop)`)
+    const issued = yield* awaitCliLogin(serviceUrl, started).pipe(
+      Effect.onInterrupt(() => note("stopped waiting; the login was not completed")),
+    )
+    const { file, replaced } = yield* storeToken(serviceUrl, issued.key, "url")
+    const inUse = yield* serverInUse(serviceUrl, replaced, "url")
+    const expiry = issued.expiresAt === null ? "never expires" : `expires ${issued.expiresAt}`
+    return yield* note(
+      `logged in to ${serviceUrl}: project ${issued.projectSlug}, ${issued.scope} scope, ${expiry}; key stored in ${file}${inUse}`,
+    )
+  })
+
 export const login = Command.make(
   "login",
-  { url, schemasUrl },
+  {
+    url,
+    schemasUrl,
+    web: Flag.Boolean("web").pipe(
+      Flag.withDescription("approve in the browser instead of pasting a key (secrets service)"),
+      Flag.withDefault(false),
+    ),
+    name: Flag.String("name").pipe(
+      Flag.withDescription("with --web: this machine's name, shown to the approver and given to the key"),
+      Flag.optional,
+    ),
+    noBrowser: Flag.Boolean("no-browser").pipe(
+      Flag.withDescription("with --web: print the URL only, do not open a browser"),
+      Flag.withDefault(false),
+    ),
+  },
   Effect.fn(function* (flags) {
     const settings = yield* loadSettings(settingsOf(flags))
+    if (flags.web) {
+      if (settings.url === undefined) return yield* usage("no secrets service URL: pass --url or set COFFER_URL")
+      return yield* loginInBrowser(settings.url, Option.getOrUndefined(flags.name), !flags.noBrowser)
+    }
     const token = (yield* readSecretInput("API key: ")).trim()
     // Nothing at all is a forgotten pipe or an Enter pressed too soon, not a key of the wrong kind.
     if (token.length === 0) return yield* usage("no key given: paste it at the prompt, or pipe it in (`< key.txt`)")
@@ -98,8 +141,12 @@ export const login = Command.make(
     return yield* usage("not a Coffer key: expected a secrets API key (cfk_…) or a schemas token (cfs_…)")
   }),
 ).pipe(
-  Command.withDescription("Check an API key or schemas token against its service and store it (hidden input or stdin)"),
+  Command.withDescription(
+    "Check an API key or schemas token against its service and store it (hidden input or stdin), or with --web " +
+      "approve this machine in the browser",
+  ),
   Command.withExamples([
+    { command: "coffer login --web --url https://secrets.example.com", description: "approve in the browser" },
     { command: "coffer login --url https://secrets.example.com", description: "type the key; nothing is echoed" },
     { command: "coffer login --schemas-url https://schemas.example.com < token.txt", description: "from stdin" },
   ]),
