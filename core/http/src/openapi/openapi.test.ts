@@ -320,6 +320,15 @@ describe("the secrets service's OpenAPI document", () => {
     await call("DELETE", `/api/api-keys/${created.body.id}`, { as: owner.as })
     expect(keys.body.apiKeys.length).toBeGreaterThan(0)
     await call("GET", "/api/projects/alpha/audit-log?limit=5", { as: owner.as })
+    for (const decision of ["approve", "deny"]) {
+      const started = await call("POST", "/api/cli-logins", { body: { name: "laptop" } })
+      const { deviceCode, userCode } = started.body
+      await call("GET", `/api/cli-logins/${userCode}`, { as: owner.as })
+      await call("POST", "/api/cli-logins/token", { body: { deviceCode } })
+      await call("POST", `/api/cli-logins/${userCode}/${decision}`, { as: owner.as, body: { projectSlug: "alpha" } })
+      secretsService.clock.advance(2000)
+      await call("POST", "/api/cli-logins/token", { body: { deviceCode } })
+    }
     await call("DELETE", "/api/projects/alpha", { as: owner.as })
     await call("POST", "/api/auth/dev-login", { body: { email: "again@example.com" } })
     await call("POST", "/api/auth/logout", { as: (await signIn("again@example.com")).as })

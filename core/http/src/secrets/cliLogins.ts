@@ -32,8 +32,8 @@ const Started = Schema.Struct({
   deviceCode: Schema.String.annotate({ description: "The command's secret for polling (`cfd_…`), shown this once" }),
   userCode: Schema.String.annotate({ description: "The code the person checks in the browser (`ABCD-EFGH`)" }),
   verificationUrl: Schema.String.annotate({ description: "The Secrets app's page that approves this login" }),
-  expiresIn: Schema.Number.annotate({ description: "Seconds until the login expires" }),
-  interval: Schema.Number.annotate({ description: "Seconds to wait between polls" }),
+  expiresIn: Schema.Int.annotate({ description: "Seconds until the login expires" }),
+  interval: Schema.Int.annotate({ description: "Seconds to wait between polls" }),
 }).annotate({ identifier: "CliLoginStarted" })
 const PendingView = Schema.Struct({ name: Schema.String, createdAt: Schema.String, expiresAt: Schema.String }).annotate(
   { identifier: "CliLogin" },
