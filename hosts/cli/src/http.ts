@@ -75,7 +75,9 @@ const errorAnswer = async (response: Response): Promise<{ message: string; code?
   try {
     const body = JSON.parse(text) as { error?: unknown; code?: unknown }
     if (typeof body.error === "string" && body.error.length > 0) {
-      return typeof body.code === "string" ? { message: oneLine(body.error), code: body.code } : { message: oneLine(body.error) }
+      return typeof body.code === "string"
+        ? { message: oneLine(body.error), code: body.code }
+        : { message: oneLine(body.error) }
     }
   } catch {
     // Not JSON (a proxy's error page): the status says enough.

@@ -89,8 +89,10 @@ describe("command-line logins", () => {
       status: 400,
       body: { code: "access_denied" },
     })
-    expect((await call("POST", `/api/cli-logins/${userCode}/approve`, { as: ada.as, body: { projectSlug: "alpha" } }))
-      .status).toBe(404)
+    expect(
+      (await call("POST", `/api/cli-logins/${userCode}/approve`, { as: ada.as, body: { projectSlug: "alpha" } }))
+        .status,
+    ).toBe(404)
   })
 
   it("bad input is 400 and changes nothing; a project out of reach is 404", async () => {
@@ -103,7 +105,8 @@ describe("command-line logins", () => {
     expect((await call("POST", `/api/cli-logins/${userCode}/approve`, { as: ada.as, body: bad })).status).toBe(400)
     const bob = await signIn("bob@example.com")
     expect(
-      (await call("POST", `/api/cli-logins/${userCode}/approve`, { as: bob.as, body: { projectSlug: "alpha" } })).status,
+      (await call("POST", `/api/cli-logins/${userCode}/approve`, { as: bob.as, body: { projectSlug: "alpha" } }))
+        .status,
     ).toBe(404)
     expect((await call("GET", `/api/cli-logins/${userCode}`, { as: ada.as })).status).toBe(200)
   })

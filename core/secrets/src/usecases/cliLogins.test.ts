@@ -3,7 +3,14 @@ import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { authenticateApiKey, listApiKeys } from "./apiKeys.js"
 import { listAuditLog } from "./audit.js"
-import { approveCliLogin, denyCliLogin, getCliLogin, normalizeUserCode, pollCliLogin, startCliLogin } from "./cliLogins.js"
+import {
+  approveCliLogin,
+  denyCliLogin,
+  getCliLogin,
+  normalizeUserCode,
+  pollCliLogin,
+  startCliLogin,
+} from "./cliLogins.js"
 import { acceptInvite, createInvite } from "./people.js"
 import { createProject } from "./projects.js"
 
@@ -101,9 +108,9 @@ describe("command-line logins", () => {
     const { owner, login } = await setup()
     await world.run(denyCliLogin(owner, login.userCode))
     expect(await pollAfterInterval(login.deviceCode)).toMatchObject(refusal("access_denied"))
-    expect(failure(await world.exit(approveCliLogin(owner, login.userCode, { projectSlug: "alpha" })))).toMatchObject(
-      { _tag: "CliLoginNotFound" },
-    )
+    expect(failure(await world.exit(approveCliLogin(owner, login.userCode, { projectSlug: "alpha" })))).toMatchObject({
+      _tag: "CliLoginNotFound",
+    })
     expect((await world.run(listApiKeys(owner))).apiKeys).toHaveLength(0)
   })
 
@@ -120,9 +127,9 @@ describe("command-line logins", () => {
       failure(await world.exit(approveCliLogin(reader, login.userCode, { projectSlug: "alpha", scope: "write" }))),
     ).toMatchObject({ _tag: "Forbidden" })
     const stranger = world.person("stranger@example.com")
-    expect(failure(await world.exit(approveCliLogin(stranger, login.userCode, { projectSlug: "alpha" })))).toMatchObject(
-      { _tag: "ProjectNotFound" },
-    )
+    expect(
+      failure(await world.exit(approveCliLogin(stranger, login.userCode, { projectSlug: "alpha" }))),
+    ).toMatchObject({ _tag: "ProjectNotFound" })
     expect(await poll(login.deviceCode)).toMatchObject(refusal("authorization_pending"))
     await world.run(approveCliLogin(reader, login.userCode, { projectSlug: "alpha" }))
     const got = (await pollAfterInterval(login.deviceCode)) as { success: { scope: string } }
@@ -133,9 +140,9 @@ describe("command-line logins", () => {
     const { owner } = await setup()
     expect(failure(await world.exit(getCliLogin(owner, "BBBB-BBBB")))).toMatchObject({ _tag: "CliLoginNotFound" })
     expect(await poll(`cfd_${"A".repeat(43)}`)).toMatchObject(refusal("expired_token"))
-    expect(
-      failure(await world.exit(startCliLogin({ name: "a\u0000b", publicOrigin: "http://x" }))),
-    ).toMatchObject({ _tag: "BadRequest" })
+    expect(failure(await world.exit(startCliLogin({ name: "a\u0000b", publicOrigin: "http://x" })))).toMatchObject({
+      _tag: "BadRequest",
+    })
   })
 
   it("fails closed when the cache is down", async () => {

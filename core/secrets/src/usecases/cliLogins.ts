@@ -239,8 +239,6 @@ export const pollCliLogin = Effect.fn("Secrets.pollCliLogin")(function* (deviceC
     projectSlug: approval.projectSlug,
     scope: approval.scope,
     expiresInDays: approval.expiresInDays,
-  }).pipe(
-    Effect.catchTag(["Forbidden", "ProjectNotFound"], () => refused("access_denied")),
-  )
+  }).pipe(Effect.catchTag(["Forbidden", "ProjectNotFound"], () => refused("access_denied")))
   return { ...created, projectSlug: approval.projectSlug }
 })

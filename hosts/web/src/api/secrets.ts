@@ -175,3 +175,18 @@ export const listAuditLog = (slug: string, limit: number, offset: number, filter
   }
   return get<{ auditLog: ReadonlyArray<AuditView> }>(`${project(slug)}/audit-log?${query}`)
 }
+
+/** A command-line login waiting for approval (`coffer login --web`). */
+export interface PendingCliLogin {
+  readonly name: string
+  readonly createdAt: string
+  readonly expiresAt: string
+}
+
+const cliLogin = (userCode: string) => `/api/cli-logins/${segment(userCode)}`
+export const getCliLogin = (userCode: string) => get<PendingCliLogin>(cliLogin(userCode))
+export const approveCliLogin = (
+  userCode: string,
+  input: { readonly projectSlug: string; readonly scope: MemberRole; readonly expiresInDays?: number },
+) => post<{ ok: true }>(`${cliLogin(userCode)}/approve`, input)
+export const denyCliLogin = (userCode: string) => post<{ ok: true }>(`${cliLogin(userCode)}/deny`)

@@ -8,6 +8,7 @@ import type { Params, Route } from "../ui/router.js"
 import { SIGNED_IN_AGAIN_PATH, SignedInAgain } from "../ui/signedInAgain.js"
 import { ApiKeys } from "./pages/apiKeys.js"
 import { Audit } from "./pages/audit.js"
+import { CliLogin } from "./pages/cliLogin.js"
 import { CompareEnvironments } from "./pages/compare.js"
 import { Environments } from "./pages/environments.js"
 import { History } from "./pages/history.js"
@@ -40,6 +41,8 @@ export const routes: ReadonlyArray<Route> = [
   // Public: the page itself sends a signed-out person to sign in, keeping the token out of the address.
   { path: "/invite", page: AcceptInvite, public: true, title: () => "Join a project" },
   { path: "/api-keys", page: ApiKeys, title: () => "API keys" },
+  // `coffer login --web` prints this page's address; signed out, the app shell sends the person to sign in and back.
+  { path: "/cli-login", page: CliLogin, title: () => "Log in the command line" },
 ]
 
 /** Where a lost person is sent, and where one signs in to: their projects. */

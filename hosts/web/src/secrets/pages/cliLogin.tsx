@@ -1,0 +1,167 @@
+/**
+ * Approving a command-line login (`coffer login --web`): the command prints `<origin>/cli-login?code=ABCD-EFGH`.
+ * The page shows the machine's name and the code to compare with the terminal, and approves it for one project
+ * with a scope and an optional expiry (the rules of creating an API key: the key is created as this person when
+ * the command next polls), or denies it. A signed-out person is sent to sign in and back by the app shell.
+ * A code that is unknown, expired or already decided (404) is said plainly.
+ */
+import { useState } from "preact/hooks"
+import { ApiError } from "../../api/client.js"
+import {
+  approveCliLogin,
+  denyCliLogin,
+  getCliLogin,
+  listProjects,
+  type MemberRole,
+  type ProjectView,
+} from "../../api/secrets.js"
+import { ActionButton, Alert, Field, formatTime, LoadFailed, Loading, Select } from "../../ui/components.js"
+import { Link, useLocation } from "../../ui/router.js"
+import { useAction } from "../../ui/useAction.js"
+import { useAsync } from "../../ui/useAsync.js"
+
+const MAX_DAYS = 3650
+
+const gone = (
+  <p class="alert" role="alert">
+    This login code does not work any more: it expired (codes last 10 minutes), was already approved or denied, or was
+    mistyped. Run <code>coffer login --web</code> again for a new one.
+  </p>
+)
+
+export const CliLogin = () => {
+  const { search } = useLocation()
+  const code = (search.get("code") ?? "").trim().toUpperCase()
+  const pending = useAsync(() => getCliLogin(code), [code])
+  const projects = useAsync(listProjects, [])
+  const [decided, setDecided] = useState<"approved" | "denied">()
+  let body: preact.ComponentChildren
+  if (decided === "approved") {
+    body = (
+      <p class="notice" role="status">
+        Approved. You can close this tab; the command line has its key.
+      </p>
+    )
+  } else if (decided === "denied") {
+    body = (
+      <p class="notice" role="status">
+        Denied. The command line gets no key; you can close this tab.
+      </p>
+    )
+  } else if (code === "") {
+    body = (
+      <p class="alert" role="alert">
+        This address has no login code in it. Open the whole link that <code>coffer login --web</code> printed.
+      </p>
+    )
+  } else if (pending.error instanceof ApiError && pending.error.status === 404) {
+    body = gone
+  } else if (pending.error !== undefined) {
+    body = <LoadFailed error={pending.error} retry={pending.reload} />
+  } else if (pending.data === undefined || projects.data === undefined) {
+    body = projects.error === undefined ? <Loading what="the login request" /> : <Alert error={projects.error} />
+  } else {
+    body = (
+      <Approve
+        code={code}
+        name={pending.data.name}
+        expiresAt={pending.data.expiresAt}
+        projects={projects.data.projects}
+        onDecided={setDecided}
+      />
+    )
+  }
+  return (
+    <section class="narrow stack">
+      <h1>Log in the command line</h1>
+      {body}
+    </section>
+  )
+}
+
+const Approve = ({
+  code,
+  name,
+  expiresAt,
+  projects,
+  onDecided,
+}: {
+  readonly code: string
+  readonly name: string
+  readonly expiresAt: string
+  readonly projects: ReadonlyArray<ProjectView>
+  readonly onDecided: (decision: "approved" | "denied") => void
+}) => {
+  const [slug, setSlug] = useState(projects[0]?.slug ?? "")
+  const [scope, setScope] = useState<MemberRole>("read")
+  const [days, setDays] = useState("")
+  const project = projects.find((candidate) => candidate.slug === slug)
+  const mayWrite = project !== undefined && project.role !== "read"
+  // A write scope chosen for one project falls back to read on a project the person can only read.
+  const keyScope = mayWrite ? scope : "read"
+  const approve = useAction(async () => {
+    const expiresInDays = days.trim() === "" ? undefined : Number(days)
+    await approveCliLogin(code, {
+      projectSlug: slug,
+      scope: keyScope,
+      ...(expiresInDays === undefined ? {} : { expiresInDays }),
+    })
+    onDecided("approved")
+  })
+  const deny = useAction(async () => {
+    await denyCliLogin(code)
+    onDecided("denied")
+  })
+  if (projects.length === 0) {
+    return (
+      <p class="alert" role="alert">
+        You are in no project yet, so there is nothing to give the command line a key for.{" "}
+        <Link href="/projects">Create a project</Link> first, then run <code>coffer login --web</code> again.
+      </p>
+    )
+  }
+  return (
+    <form class="card stack" aria-label="Approve the command-line login" onSubmit={approve.submit}>
+      <p>
+        <strong class="wraps">{name}</strong> asks for an API key. Check that your terminal shows the same code:
+      </p>
+      <p class="login-code" aria-label={`Code ${code.split("").join(" ")}`}>
+        {code}
+      </p>
+      <p class="hint">The request expires {formatTime(expiresAt)}.</p>
+      <Select label="Project" required value={slug} onChange={(event) => setSlug(event.currentTarget.value)}>
+        {projects.map((candidate) => (
+          <option key={candidate.slug} value={candidate.slug}>
+            {candidate.name}
+          </option>
+        ))}
+      </Select>
+      <Select label="Scope" value={keyScope} onChange={(event) => setScope(event.currentTarget.value as MemberRole)}>
+        <option value="read">Read: list, read and export secrets</option>
+        <option value="write" disabled={!mayWrite}>
+          Write: also change secrets and environments{mayWrite ? "" : " (you can only read this project)"}
+        </option>
+      </Select>
+      <Field
+        label="Expires in days"
+        type="number"
+        inputMode="numeric"
+        min={1}
+        max={MAX_DAYS}
+        step={1}
+        value={days}
+        hint="1 to 3650; leave empty for a key that never expires."
+        onInput={(event) => setDays(event.currentTarget.value)}
+      />
+      <Alert error={approve.error ?? deny.error} />
+      <div class="actions">
+        <ActionButton type="button" class="button" busy={deny.busy} onClick={() => deny.run()}>
+          Deny
+        </ActionButton>
+        <ActionButton type="submit" class="button primary" busy={approve.busy} blocked={project === undefined}>
+          Approve
+        </ActionButton>
+      </div>
+    </form>
+  )
+}
