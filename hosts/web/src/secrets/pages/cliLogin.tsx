@@ -125,9 +125,7 @@ const Approve = ({
       <p>
         <strong class="wraps">{name}</strong> asks for an API key. Check that your terminal shows the same code:
       </p>
-      <p class="login-code" aria-label={`Code ${code.split("").join(" ")}`}>
-        {code}
-      </p>
+      <p class="login-code">{code}</p>
       <p class="hint">The request expires {formatTime(expiresAt)}.</p>
       <Select label="Project" required value={slug} onChange={(event) => setSlug(event.currentTarget.value)}>
         {projects.map((candidate) => (
