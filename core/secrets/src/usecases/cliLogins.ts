@@ -217,15 +217,16 @@ export const pollCliLogin = Effect.fn("Secrets.pollCliLogin")(function* (deviceC
   const login = yield* loginByDevice(deviceHash)
   if (login === undefined) return yield* refused("expired_token")
   const cache = yield* Cache.Cache
-  // One poll per interval-long slot of the service's clock: polls spaced by the interval never share a slot, and
-  // the shared counter makes the second poll in a slot a `slow_down` whichever instance serves it.
-  const slot = Math.floor((yield* now) / INTERVAL_MS)
-  if ((yield* cache.increment(pollKey(deviceHash, slot), INTERVAL_MS)) > 1) {
-    return yield* refused("slow_down")
-  }
   if (login.denied === true) return yield* refused("access_denied")
   const approval = login.approval
-  if (approval === undefined) return yield* refused("authorization_pending")
+  if (approval === undefined) {
+    // One poll per interval-long slot of the service's clock: polls spaced by the interval never share a slot, and
+    // the shared counter makes the second poll in a slot a `slow_down` whichever instance serves it. Only a
+    // pending login is paced: once it is decided, the claim below alone decides who gets the key.
+    const slot = Math.floor((yield* now) / INTERVAL_MS)
+    if ((yield* cache.increment(pollKey(deviceHash, slot), INTERVAL_MS)) > 1) return yield* refused("slow_down")
+    return yield* refused("authorization_pending")
+  }
   if ((yield* cache.increment(claimKey(deviceHash), TTL_MS)) !== 1) return yield* refused("expired_token")
   yield* cache.delete(loginKey(deviceHash))
   const approver: SessionActor = {
