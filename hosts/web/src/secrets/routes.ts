@@ -42,7 +42,7 @@ export const routes: ReadonlyArray<Route> = [
   { path: "/invite", page: AcceptInvite, public: true, title: () => "Join a project" },
   { path: "/api-keys", page: ApiKeys, title: () => "API keys" },
   // `coffer login --web` prints this page's address; signed out, the app shell sends the person to sign in and back.
-  { path: "/cli-login", page: CliLogin, title: () => "Log in the command line" },
+  { path: "/cli-login", page: CliLogin, title: () => "Approve a command-line login" },
 ]
 
 /** Where a lost person is sent, and where one signs in to: their projects. */

@@ -73,7 +73,7 @@ export const CliLogin = () => {
   }
   return (
     <section class="narrow stack">
-      <h1>Log in the command line</h1>
+      <h1>Approve a command-line login</h1>
       {body}
     </section>
   )
@@ -121,7 +121,7 @@ const Approve = ({
     )
   }
   return (
-    <form class="card stack" aria-label="Approve the command-line login" onSubmit={approve.submit}>
+    <form class="card stack cli-login" aria-label="Approve the command-line login" onSubmit={approve.submit}>
       <p>
         <strong class="wraps">{name}</strong> asks for an API key. Check that your terminal shows the same code:
       </p>
