@@ -91,7 +91,7 @@ describe("command-line logins", () => {
     expect(await poll(login.deviceCode)).toMatchObject(refusal("authorization_pending"))
   })
 
-  it("hands the key to one of many concurrent polls", async () => {
+  it("hands the key to one of many concurrent polls in one instance", async () => {
     const { owner, login } = await setup()
     await world.run(approveCliLogin(owner, login.userCode, { projectSlug: "alpha" }))
     const polls = await world.run(
@@ -101,6 +101,18 @@ describe("command-line logins", () => {
       ),
     )
     expect(polls.filter((result) => result._tag === "Success")).toHaveLength(1)
+    expect((await world.run(listApiKeys(owner))).apiKeys).toHaveLength(1)
+  })
+
+  it("hands the key out once even to a poll that read the login before the first claimer removed it", async () => {
+    const { owner, login } = await setup()
+    await world.run(approveCliLogin(owner, login.userCode, { projectSlug: "alpha" }))
+    // Another instance's poll that read the approved login just before this one removed it: the entry is put back,
+    // so only the shared claim counter stands between that poll and a second key.
+    const [entryKey, entry] = [...world.cache.entries].find(([key]) => key.startsWith("secrets:cli-login:"))!
+    expect((await poll(login.deviceCode)).success).toBeDefined()
+    world.cache.entries.set(entryKey, entry)
+    expect(await poll(login.deviceCode)).toMatchObject(refusal("expired_token"))
     expect((await world.run(listApiKeys(owner))).apiKeys).toHaveLength(1)
   })
 
