@@ -110,7 +110,7 @@ describe("command-line logins", () => {
     // Another instance's poll that read the approved login just before this one removed it: the entry is put back,
     // so only the shared claim counter stands between that poll and a second key.
     const [entryKey, entry] = [...world.cache.entries].find(([key]) => key.startsWith("secrets:cli-login:"))!
-    expect((await poll(login.deviceCode)).success).toBeDefined()
+    expect(await poll(login.deviceCode)).toHaveProperty("success")
     world.cache.entries.set(entryKey, entry)
     expect(await poll(login.deviceCode)).toMatchObject(refusal("expired_token"))
     expect((await world.run(listApiKeys(owner))).apiKeys).toHaveLength(1)
