@@ -13,7 +13,6 @@ import {
   type IssuedApiKey,
   listApiKeys,
   listProjects,
-  type MemberRole,
   type ProjectView,
   rotateApiKey,
 } from "../../api/secrets.js"
@@ -34,37 +33,8 @@ import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
+import { daysOf, ExpiryField, MAX_DAYS, useKeyGrant } from "../keyGrant.js"
 import { useSession } from "../session.js"
-
-const MAX_DAYS = 3650
-
-/** `""` is "never"; anything else is a whole number of days the server checks (1 to 3650). */
-const daysOf = (typed: string): number | undefined => (typed.trim() === "" ? undefined : Number(typed))
-
-const ExpiryField = ({
-  value,
-  onInput,
-  hint,
-  required = false,
-}: {
-  value: string
-  onInput: (value: string) => void
-  hint: string
-  required?: boolean
-}) => (
-  <Field
-    label="Expires in days"
-    required={required}
-    type="number"
-    inputMode="numeric"
-    min={1}
-    max={MAX_DAYS}
-    step={1}
-    value={value}
-    hint={hint}
-    onInput={(event) => onInput(event.currentTarget.value)}
-  />
-)
 
 const expired = (key: ApiKeyView) => key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()
 
@@ -78,21 +48,9 @@ const CreateKey = ({
   readonly onCreated: (issued: IssuedApiKey) => Promise<void>
 }) => {
   const [name, setName] = useState("")
-  const [slug, setSlug] = useState(chosen ?? projects[0]?.slug ?? "")
-  const [scope, setScope] = useState<MemberRole>("read")
-  const [days, setDays] = useState("")
-  const project = projects.find((candidate) => candidate.slug === slug)
-  const mayWrite = project !== undefined && project.role !== "read"
-  // A write scope chosen for one project falls back to read on a project the person can only read.
-  const keyScope = mayWrite ? scope : "read"
+  const { project, grant, fields } = useKeyGrant(projects, chosen)
   const create = useAction(async () => {
-    const expiresInDays = daysOf(days)
-    const issued = await createApiKey({
-      name,
-      projectSlug: slug,
-      scope: keyScope,
-      ...(expiresInDays === undefined ? {} : { expiresInDays }),
-    })
+    const issued = await createApiKey({ name, ...grant })
     setName("")
     await onCreated(issued)
   })
@@ -108,20 +66,7 @@ const CreateKey = ({
         value={name}
         onInput={(event) => setName(event.currentTarget.value)}
       />
-      <Select label="Project" required value={slug} onChange={(event) => setSlug(event.currentTarget.value)}>
-        {projects.map((candidate) => (
-          <option key={candidate.slug} value={candidate.slug}>
-            {candidate.name}
-          </option>
-        ))}
-      </Select>
-      <Select label="Scope" value={keyScope} onChange={(event) => setScope(event.currentTarget.value as MemberRole)}>
-        <option value="read">Read: list, read and export secrets</option>
-        <option value="write" disabled={!mayWrite}>
-          Write: also change secrets and environments{mayWrite ? "" : " (you can only read this project)"}
-        </option>
-      </Select>
-      <ExpiryField value={days} onInput={setDays} hint="1 to 3650; leave empty for a key that never expires." />
+      {fields}
       <Alert error={create.error} />
       <div>
         <ActionButton type="submit" class="button primary" busy={create.busy} blocked={project === undefined}>

@@ -7,20 +7,12 @@
  */
 import { useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
-import {
-  approveCliLogin,
-  denyCliLogin,
-  getCliLogin,
-  listProjects,
-  type MemberRole,
-  type ProjectView,
-} from "../../api/secrets.js"
-import { ActionButton, Alert, Field, formatTime, LoadFailed, Loading, Select } from "../../ui/components.js"
+import { approveCliLogin, denyCliLogin, getCliLogin, listProjects, type ProjectView } from "../../api/secrets.js"
+import { ActionButton, Alert, formatTime, LoadFailed, Loading } from "../../ui/components.js"
 import { Link, useLocation } from "../../ui/router.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
-
-const MAX_DAYS = 3650
+import { useKeyGrant } from "../keyGrant.js"
 
 const gone = (
   <p class="alert" role="alert">
@@ -92,20 +84,9 @@ const Approve = ({
   readonly projects: ReadonlyArray<ProjectView>
   readonly onDecided: (decision: "approved" | "denied") => void
 }) => {
-  const [slug, setSlug] = useState(projects[0]?.slug ?? "")
-  const [scope, setScope] = useState<MemberRole>("read")
-  const [days, setDays] = useState("")
-  const project = projects.find((candidate) => candidate.slug === slug)
-  const mayWrite = project !== undefined && project.role !== "read"
-  // A write scope chosen for one project falls back to read on a project the person can only read.
-  const keyScope = mayWrite ? scope : "read"
+  const { project, grant, fields } = useKeyGrant(projects)
   const approve = useAction(async () => {
-    const expiresInDays = days.trim() === "" ? undefined : Number(days)
-    await approveCliLogin(code, {
-      projectSlug: slug,
-      scope: keyScope,
-      ...(expiresInDays === undefined ? {} : { expiresInDays }),
-    })
+    await approveCliLogin(code, grant)
     onDecided("approved")
   })
   const deny = useAction(async () => {
@@ -127,30 +108,7 @@ const Approve = ({
       </p>
       <p class="login-code">{code}</p>
       <p class="hint">The request expires {formatTime(expiresAt)}.</p>
-      <Select label="Project" required value={slug} onChange={(event) => setSlug(event.currentTarget.value)}>
-        {projects.map((candidate) => (
-          <option key={candidate.slug} value={candidate.slug}>
-            {candidate.name}
-          </option>
-        ))}
-      </Select>
-      <Select label="Scope" value={keyScope} onChange={(event) => setScope(event.currentTarget.value as MemberRole)}>
-        <option value="read">Read: list, read and export secrets</option>
-        <option value="write" disabled={!mayWrite}>
-          Write: also change secrets and environments{mayWrite ? "" : " (you can only read this project)"}
-        </option>
-      </Select>
-      <Field
-        label="Expires in days"
-        type="number"
-        inputMode="numeric"
-        min={1}
-        max={MAX_DAYS}
-        step={1}
-        value={days}
-        hint="1 to 3650; leave empty for a key that never expires."
-        onInput={(event) => setDays(event.currentTarget.value)}
-      />
+      {fields}
       <Alert error={approve.error ?? deny.error} />
       <div class="actions">
         <ActionButton type="button" class="button" busy={deny.busy} onClick={() => deny.run()}>
