@@ -1,5 +1,5 @@
 /**
- * `coffer login --web --no-browser` running as a person would start it: its stderr read as it comes, so a test can
+ * `coffer login --web` running as a person would start it: its stderr read as it comes, so a test can
  * take the URL and code it prints, approve in the browser or through the API, and then await how it ends.
  */
 import { spawn } from "node:child_process"
@@ -14,8 +14,12 @@ export interface WebLogin {
 
 const PRINTED = /open (\S+) and check that it shows the code ([A-Z]{4}-[A-Z]{4})/
 
-export const webLogin = (secrets: string, env: Record<string, string>, name = "e2e-laptop"): WebLogin => {
-  const child = spawn(process.execPath, [cliBin, "login", "--web", "--no-browser", "--url", secrets, "--name", name], {
+export const webLogin = (secrets: string, env: Record<string, string>, name = "e2e-laptop"): WebLogin =>
+  runWebLogin(["login", "--web", "--no-browser", "--url", secrets, "--name", name], env)
+
+/** `coffer <args>` for a login through the browser, e.g. as a page shows the command. */
+export const runWebLogin = (args: ReadonlyArray<string>, env: Record<string, string>): WebLogin => {
+  const child = spawn(process.execPath, [cliBin, ...args], {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   })

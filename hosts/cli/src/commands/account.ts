@@ -8,7 +8,9 @@
  * keys (it does not revoke them: that is done where they were made). `init` writes `.coffer.json`, which holds
  * no secret and is meant to be committed.
  */
+import { hostname } from "node:os"
 import { join } from "node:path"
+import { CLI_LOGIN_NAME_MAX_LENGTH } from "@coffer/secrets"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -73,10 +75,16 @@ const serverInUse = (serviceUrl: string, replaced: string | undefined, field: ke
   })
 
 /**
+ * What a key from `login --web` is called unless `--name` says: the machine it serves, as Doppler names its CLI
+ * tokens, so that the API keys page tells one laptop's key from another's and a lost machine's key is found.
+ */
+const machineName = () => `coffer on ${hostname()}`.slice(0, CLI_LOGIN_NAME_MAX_LENGTH).trim()
+
+/**
  * `login --web`: the browser approves, and the key it grants is stored as a pasted key is. The URL and the code go
  * to stderr (stdout stays for results); the browser opens only for a person at a terminal who did not say no.
  */
-const loginInBrowser = (serviceUrl: string, name: string | undefined, browser: boolean) =>
+const loginInBrowser = (serviceUrl: string, name: string, browser: boolean) =>
   Effect.gen(function* () {
     const started = yield* startCliLogin(serviceUrl, name)
     yield* note(`open ${started.verificationUrl} and check that it shows the code ${started.userCode}`)
@@ -103,7 +111,9 @@ export const login = Command.make(
       Flag.withDefault(false),
     ),
     name: Flag.String("name").pipe(
-      Flag.withDescription("with --web: this machine's name, shown to the approver and given to the key"),
+      Flag.withDescription(
+        "with --web: this machine's name, shown to the approver and given to the key (default: coffer on <host name>)",
+      ),
       Flag.optional,
     ),
     noBrowser: Flag.Boolean("no-browser").pipe(
@@ -115,7 +125,7 @@ export const login = Command.make(
     const settings = yield* loadSettings(settingsOf(flags))
     if (flags.web) {
       if (settings.url === undefined) return yield* usage("no secrets service URL: pass --url or set COFFER_URL")
-      return yield* loginInBrowser(settings.url, Option.getOrUndefined(flags.name), !flags.noBrowser)
+      return yield* loginInBrowser(settings.url, Option.getOrElse(flags.name, machineName), !flags.noBrowser)
     }
     const token = (yield* readSecretInput("API key: ")).trim()
     // Nothing at all is a forgotten pipe or an Enter pressed too soon, not a key of the wrong kind.

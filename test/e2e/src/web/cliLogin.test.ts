@@ -69,7 +69,7 @@ describe("coffer login --web", () => {
     await form.getByLabel("Project").selectOption({ label: name })
     await form.getByLabel("Scope").selectOption("write")
     await form.getByRole("button", { name: "Approve" }).click()
-    await page.getByText("You can close this tab; the command line has its key").waitFor()
+    await page.getByText("The command line receives its key when it next checks").waitFor()
     await browser.screenshot(page, "cli-login-approved-375")
 
     const outcome = await login.outcome

@@ -8,9 +8,11 @@
  * their downloads. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
 import { readFileSync } from "node:fs"
+import { hostname } from "node:os"
 import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { coffer } from "../cliHarness.js"
+import { runWebLogin } from "../cliLoginRun.js"
 import { freshDirectory } from "../host.js"
 import { type ApiSession, addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { POLL, useBrowser } from "./browser.js"
@@ -883,22 +885,33 @@ describe("compare", () => {
 describe("environments", () => {
   it("gives a checkout its secrets with the three commands it shows, run as shown", async () => {
     const owner = await person("/projects")
-    const slug = await seedProject(owner.api, `Commands ${people}`, { development: { GREETING: "hello from coffer" } })
-    const { key } = await owner.api.call<{ key: string }>("POST", "/api/api-keys", {
-      name: "laptop",
-      projectSlug: slug,
-    })
+    const project = `Commands ${people}`
+    const slug = await seedProject(owner.api, project, { development: { GREETING: "hello from coffer" } })
+    await seedProject(owner.api, `Elsewhere ${people}`)
     const { page } = owner
     await page.goto(`${served.base}/projects/${slug}/environments`)
     const shown = page.getByRole("region", { name: "From the command line" })
     await shown.locator("pre.command").first().waitFor()
     const [login, init, run] = await shown.locator("pre.command").allTextContents()
+    expect(login).toBe(`coffer login --web --url ${served.base}`)
     expect(run).toBe("coffer secrets run -- npm start")
-    // A machine of its own (its config directory) and a checkout of its own; the key typed at the prompt.
+    // A machine of its own (its config directory) and a checkout of its own. Its output is a pipe, so the command
+    // opens no browser: the person opens the link it prints, in the tab they are signed in with.
     const env = { XDG_CONFIG_HOME: freshDirectory(), HOME: freshDirectory() }
     const cwd = freshDirectory()
     const args = (command: string) => command.split(" ").slice(1)
-    expect((await coffer(args(login!), { env, cwd, stdin: `${key}\n` })).code).toBe(0)
+    const signingIn = runWebLogin(args(login!), env)
+    const { url } = await signingIn.printed
+    const printed = new URL(url)
+    await page.goto(`${served.base}${printed.pathname}${printed.search}`)
+    const form = page.getByRole("form", { name: "Approve the command-line login" })
+    await form.getByLabel("Project").selectOption({ label: project })
+    await form.getByRole("button", { name: "Approve" }).click()
+    const signedIn = await signingIn.outcome
+    expect(signedIn.code, signedIn.stderr).toBe(0)
+    // Without --name the key is named after the machine, so the API keys page tells one machine's from another's.
+    const { apiKeys } = await owner.api.call<{ apiKeys: ReadonlyArray<{ name: string }> }>("GET", "/api/api-keys")
+    expect(apiKeys.map((apiKey) => apiKey.name)).toEqual([`coffer on ${hostname()}`.slice(0, 64).trim()])
     const initialised = await coffer(args(init!), { env, cwd })
     expect(initialised.code, initialised.stderr).toBe(0)
     const ran = await coffer(

@@ -31,7 +31,7 @@ export const CliLogin = () => {
   if (decided === "approved") {
     body = (
       <p class="notice" role="status">
-        Approved. You can close this tab; the command line has its key.
+        Approved. The command line receives its key when it next checks, within a few seconds; you can close this tab.
       </p>
     )
   } else if (decided === "denied") {

@@ -174,14 +174,14 @@ const EnvironmentList = ({ data }: { readonly data: ProjectData }) => {
 
 /**
  * How a checkout runs with these secrets: the three commands, with this service's own address, the project and
- * its first environment filled in. The command line reads with an API key of the project, made on the API keys
- * page.
+ * its first environment filled in. The machine signs in through this browser (`coffer login --web`), which is
+ * where the person already is; a machine without a browser, or CI, uses an API key of the project instead.
  */
 const FromTheCommandLine = ({ data }: { readonly data: ProjectData }) => {
   const slug = data.project.slug
   const origin = location.origin
   const commands = [
-    { label: "Once per machine, with an API key of this project", command: `coffer login --url ${origin}` },
+    { label: "Once per machine, approved in this browser", command: `coffer login --web --url ${origin}` },
     {
       label: "Once per checkout",
       command: `coffer init --url ${origin} --project ${slug} --env ${data.environments[0]!.name}`,
@@ -192,11 +192,16 @@ const FromTheCommandLine = ({ data }: { readonly data: ProjectData }) => {
     <section class="card stack" aria-labelledby="command-line-heading">
       <h2 id="command-line-heading">From the command line</h2>
       <p class="hint">
-        The <code>coffer</code> command reads an environment with an API key of this project (
-        <Link href={`/api-keys?project=${encodeURIComponent(slug)}`}>API keys</Link>). Each read of the values is
+        The <code>coffer</code> command reads an environment with an API key of this project. Each read of the values is
         recorded in the audit log, as a download is.
       </p>
       <CommandList commands={commands} />
+      <p class="hint">
+        The first command prints a link: open it here, pick this project and approve, and the machine receives a key
+        named after it. Without a browser at hand, or in CI, make a key on{" "}
+        <Link href={`/api-keys?project=${encodeURIComponent(slug)}`}>API keys</Link> and paste it into{" "}
+        <code>coffer login --url {origin}</code>, or set it as <code>COFFER_TOKEN</code>.
+      </p>
     </section>
   )
 }
