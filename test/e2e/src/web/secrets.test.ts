@@ -880,6 +880,90 @@ describe("compare", () => {
     await page.getByLabel("with").selectOption("production")
     await row("SHARED").getByText("only in development").waitFor()
   })
+
+  it("copies a missing key, a value revealed as different and every missing key, never over a change unseen", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Copy across ${people}`, {
+      development: { DIFFERS: "a", DEV_ONLY: "d", DEV_TWO: "two", DEV_THREE: "three" },
+      staging: { DIFFERS: "b", STAGING_ONLY: "s" },
+    })
+    const secretsOf = (env: string) => `/api/projects/${slug}/environments/${env}/secrets`
+    const stored = async (env: string, key: string) =>
+      (await owner.api.call<{ secret: { value: string; version: number } }>("GET", `${secretsOf(env)}/${key}`)).secret
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}/compare`)
+    await page.getByLabel("with").selectOption("staging")
+    const row = (key: string) => page.getByRole("row", { name: new RegExp(`^${key}\\b`) })
+    await row("DIFFERS").filter({ hasText: "in both" }).waitFor()
+
+    // One key: read from development (audited), created in staging; the row now has it on both sides.
+    const trail = async () =>
+      (await auditOf(owner.api, slug))
+        .filter((entry) => entry.targetKey === "DEV_ONLY")
+        .map((entry) => entry.action)
+        .sort()
+    expect(await trail()).toEqual(["secret.created"])
+    await page.getByRole("button", { name: "Copy to staging: DEV_ONLY from development" }).click()
+    await page.getByText("Copied DEV_ONLY to staging").waitFor()
+    await row("DEV_ONLY").filter({ hasText: "in both" }).waitFor()
+    expect(await trail()).toEqual(["secret.created", "secret.created", "secret.read"])
+    expect(await stored("staging", "DEV_ONLY")).toMatchObject({ value: "d", version: 1 })
+
+    // A value present on both sides is offered across only once revealed, and then over the version shown.
+    expect(await row("DIFFERS").getByRole("button", { name: /^Copy/ }).count()).toBe(0)
+    await page.getByRole("button", { name: "Reveal DIFFERS in development and staging" }).click()
+    await row("DIFFERS").getByText("different values").waitFor()
+    await page.getByRole("button", { name: "Copy to development: DIFFERS from staging" }).click()
+    await row("DIFFERS").getByText("same value").waitFor()
+    expect(await stored("development", "DIFFERS")).toMatchObject({ value: "b", version: 2 })
+    const replaced = await owner.api.call<{ secret: { value: string } }>(
+      "GET",
+      `${secretsOf("development")}/DIFFERS/versions/1`,
+    )
+    expect(replaced.secret.value).toBe("a")
+
+    // Created in development behind the page's back: the copy is refused and what is there stays.
+    await owner.api.call("POST", secretsOf("development"), { key: "STAGING_ONLY", value: "theirs" })
+    await page.getByRole("button", { name: "Copy to development: STAGING_ONLY from staging" }).click()
+    await row("STAGING_ONLY")
+      .getByRole("alert")
+      .filter({ hasText: /exists/ })
+      .waitFor()
+    expect(await stored("development", "STAGING_ONLY")).toMatchObject({ value: "theirs", version: 1 })
+
+    // Every key only in development at once; one created in staging meanwhile is listed, not replaced.
+    await owner.api.call("POST", secretsOf("staging"), { key: "DEV_THREE", value: "theirs" })
+    await page.getByRole("button", { name: "Copy the 2 keys only in development to staging" }).click()
+    const notCopied = page.getByRole("alert").filter({ hasText: "Not copied" })
+    await notCopied.waitFor()
+    expect(await notCopied.textContent()).toContain("DEV_THREE")
+    expect(await notCopied.textContent()).not.toContain("DEV_TWO")
+    await page.getByText("Copied 1 key to staging").waitFor()
+    expect(await stored("staging", "DEV_TWO")).toMatchObject({ value: "two", version: 1 })
+    expect(await stored("staging", "DEV_THREE")).toMatchObject({ value: "theirs", version: 1 })
+    // Nothing is left only on one side, so nothing is offered.
+    await page.getByRole("button", { name: /^Copy the/ }).waitFor({ state: "detached" })
+  })
+
+  it("offers a member who may only read no copy", async () => {
+    const owner = await apiAs(served.base, `owner-compare-${Date.now()}@example.com`)
+    const slug = await seedProject(owner, `Compare read ${Date.now()}`, {
+      development: { DEV_ONLY: "d" },
+      staging: { STAGING_ONLY: "s" },
+    })
+    const reader = await person("/projects")
+    await addMember(owner, reader.api, slug, "read")
+    const { page } = reader
+    await page.goto(`${served.base}/projects/${slug}/compare`)
+    await page.getByLabel("with").selectOption("staging")
+    await page
+      .getByRole("row", { name: /^STAGING_ONLY\b/ })
+      .filter({ hasText: "only in staging" })
+      .waitFor()
+    await page.getByRole("button", { name: "Reveal DEV_ONLY in development and staging" }).waitFor()
+    expect(await page.getByRole("button", { name: /^Copy/ }).count()).toBe(0)
+    expect(await page.getByText("copying a key").count()).toBe(0)
+  })
 })
 
 describe("environments", () => {

@@ -1,27 +1,60 @@
 /**
  * Compare two environments (issue 12 §5): which keys each has, keys only by default; a row's values are read
  * (two audited reads) only when the person reveals them, and then said to be the same or different.
+ *
+ * A person who may write closes the gaps from here (`../copyAcross.ts`): a key only one side has is copied to the
+ * other, one at a time or all of one side's at once (never over a key the other side has), and a value revealed as
+ * different is copied across over the other side's version as shown.
  */
 import { useMemo, useState } from "preact/hooks"
+import { describeError } from "../../api/client.js"
 import { listSecrets, readSecret } from "../../api/secrets.js"
 import { ActionButton, Alert, Loading, Select } from "../../ui/components.js"
 import type { Params } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
+import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
+import { type CopyOutcome, copySecret, copySecrets, type SecretCopy } from "../copyAcross.js"
 import { buildRows, type GridRow } from "../grid.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
 
 type Values = readonly [string | undefined, string | undefined]
 
+/**
+ * The copies a row offers: a key one side lacks goes to it as a new key; a value revealed as different goes either
+ * way, over the version the other side showed. A value not revealed is not offered over another: the person has
+ * not seen what it would replace.
+ */
+const copiesOf = (row: GridRow, names: readonly [string, string], values: Values | undefined) => {
+  const [left, right] = row.cells
+  const copy = (from: 0 | 1): SecretCopy => {
+    const to = from === 0 ? 1 : 0
+    return {
+      key: row.key,
+      from: names[from],
+      to: names[to],
+      expectedVersion: row.cells[to]?.version ?? 0,
+      value: values?.[from],
+    }
+  }
+  if (left === undefined) return right === undefined ? [] : [copy(1)]
+  if (right === undefined) return [copy(0)]
+  return values === undefined || values[0] === values[1] ? [] : [copy(0), copy(1)]
+}
+
 const CompareRow = ({
   row,
   slug,
   names,
+  canWrite,
+  onCopied,
 }: {
   readonly row: GridRow
   readonly slug: string
   readonly names: readonly [string, string]
+  readonly canWrite: boolean
+  readonly onCopied: () => void
 }) => {
   const [values, setValues] = useState<Values>()
   const [left, right] = row.cells
@@ -30,6 +63,14 @@ const CompareRow = ({
       present ? readSecret(slug, name, row.key).then((secret) => secret.value) : undefined
     setValues([await read(names[0], left !== undefined), await read(names[1], right !== undefined)])
   })
+  const copy = useAction(async (copying: SecretCopy) => {
+    const value = await copySecret(slug, copying)
+    // What the page showed is now both sides' value, if it showed any; the lists reload for the versions.
+    if (values !== undefined) setValues([value, value])
+    toast(`Copied ${copying.key} to ${copying.to}`)
+    onCopied()
+  })
+  const copies = canWrite ? copiesOf(row, names, values) : []
   const verdict =
     values === undefined
       ? left === undefined
@@ -63,29 +104,114 @@ const CompareRow = ({
         {verdict}
       </td>
       <td class="right">
-        {values === undefined ? (
-          <ActionButton
-            type="button"
-            class="button small"
-            busy={reveal.busy}
-            aria-label={`Reveal ${row.key} in ${names[0]} and ${names[1]}`}
-            onClick={() => reveal.run()}
-          >
-            Reveal
-          </ActionButton>
-        ) : (
-          <button
-            type="button"
-            class="button small"
-            aria-label={`Hide ${row.key}`}
-            onClick={() => setValues(undefined)}
-          >
-            Hide
-          </button>
-        )}
-        <Alert error={reveal.error} />
+        <div class="actions">
+          {values === undefined ? (
+            <ActionButton
+              type="button"
+              class="button small"
+              busy={reveal.busy}
+              aria-label={`Reveal ${row.key} in ${names[0]} and ${names[1]}`}
+              onClick={() => reveal.run()}
+            >
+              Reveal
+            </ActionButton>
+          ) : (
+            <button
+              type="button"
+              class="button small"
+              aria-label={`Hide ${row.key}`}
+              onClick={() => setValues(undefined)}
+            >
+              Hide
+            </button>
+          )}
+          {copies.map((copying) => (
+            <ActionButton
+              key={copying.to}
+              type="button"
+              class="button small"
+              busy={copy.busy}
+              aria-label={`Copy to ${copying.to}: ${row.key} from ${copying.from}`}
+              onClick={() => copy.run(copying)}
+            >
+              Copy to {copying.to}
+            </ActionButton>
+          ))}
+        </div>
+        <Alert error={reveal.error ?? copy.error} />
       </td>
     </tr>
+  )
+}
+
+const plural = (count: number) => (count === 1 ? "1 key" : `${count} keys`)
+
+/**
+ * Copies every key one side has and the other lacks, one button per side that has any: what a new environment
+ * needs from the one it is set up after. Keys the other side has are never touched; each copy is one key's own
+ * read and write, so one refused (created there meanwhile) leaves the rest to land, and is listed.
+ */
+const CopyMissing = ({
+  slug,
+  rows,
+  names,
+  onCopied,
+}: {
+  readonly slug: string
+  readonly rows: ReadonlyArray<GridRow>
+  readonly names: readonly [string, string]
+  readonly onCopied: () => void
+}) => {
+  const [failed, setFailed] = useState<CopyOutcome["failed"]>([])
+  const plans = ([0, 1] as const)
+    .map((from) => {
+      const to = from === 0 ? 1 : 0
+      const keys = rows.filter((row) => row.cells[from] !== undefined && row.cells[to] === undefined)
+      return { from: names[from], to: names[to], keys: keys.map((row) => row.key) }
+    })
+    .filter((plan) => plan.keys.length > 0)
+  const copy = useAction(async (plan: (typeof plans)[number]) => {
+    const outcome = await copySecrets(
+      slug,
+      plan.keys.map((key) => ({ key, from: plan.from, to: plan.to, expectedVersion: 0 })),
+    )
+    setFailed(outcome.failed)
+    if (outcome.copied.length > 0) toast(`Copied ${plural(outcome.copied.length)} to ${plan.to}`)
+    onCopied()
+  })
+  if (plans.length === 0 && failed.length === 0) return null
+  return (
+    <div class="stack">
+      <div class="toolbar copy-missing">
+        {plans.map((plan) => (
+          <ActionButton
+            key={plan.to}
+            type="button"
+            class="button"
+            busy={copy.busy}
+            onClick={() => {
+              setFailed([])
+              void copy.run(plan)
+            }}
+          >
+            Copy the {plural(plan.keys.length)} only in {plan.from} to {plan.to}
+          </ActionButton>
+        ))}
+      </div>
+      <Alert error={copy.error} />
+      {failed.length === 0 ? null : (
+        <div class="alert" role="alert">
+          <p>Not copied:</p>
+          <ul>
+            {failed.map(({ key, error }) => (
+              <li key={key}>
+                <code>{key}</code>: {describeError(error)}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </div>
   )
 }
 
@@ -128,8 +254,20 @@ const Compare = ({ data }: { readonly data: ProjectData }) => {
           Only keys missing on one side
         </label>
       </div>
-      <p class="hint">Keys only. Revealing a row reads both values, which the audit log records.</p>
+      <p class="hint">
+        Keys only. Revealing a row reads both values{data.canWrite ? ", and copying a key reads its value" : ""}, which
+        the audit log records.
+      </p>
       <Alert error={lists.error} />
+      {data.canWrite && lists.data !== undefined ? (
+        <CopyMissing
+          key={`${leftName}\n${rightName}`}
+          slug={project.slug}
+          rows={rows}
+          names={[leftName, rightName]}
+          onCopied={lists.reload}
+        />
+      ) : null}
       {lists.data === undefined ? (
         lists.loading ? (
           <Loading what="both environments" />
@@ -150,6 +288,8 @@ const Compare = ({ data }: { readonly data: ProjectData }) => {
               row={row}
               slug={project.slug}
               names={[leftName, rightName]}
+              canWrite={data.canWrite}
+              onCopied={lists.reload}
             />
           ))}
         </Table>
