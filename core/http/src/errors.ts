@@ -43,6 +43,7 @@ import type {
   SchemaNotFound,
   TokenNotFound,
   Unresolved,
+  VersionExists,
   VersionNotFound,
 } from "@coffer/schemas"
 import type {
@@ -125,6 +126,7 @@ export type HttpError =
   | RevisionNotFound
   | TokenNotFound
   | PlatformExists
+  | VersionExists
   | DeletionBlocked
 
 /** The body of every error (seed 000 §2 "Error body", seed 001 §7); the OpenAPI document shows it. */
@@ -261,6 +263,7 @@ const rules: Rules = {
   RevisionNotFound: 404,
   TokenNotFound: 404,
   PlatformExists: 409,
+  VersionExists: 409,
   DeletionBlocked: (error) => ({
     status: 409,
     body: { error: error.message, blockedBy: error.blockedBy.map((blocker) => ({ ...blocker })) },

@@ -40,6 +40,19 @@ export class SchemaNotFound extends Schema.TaggedError<SchemaNotFound>()("Schema
   }
 }
 
+/**
+ * A version added with its schema when the platform has that version already: adding alone changes nothing then,
+ * but a schema sent with it would be lost or would replace one unseen, so the request is refused (409).
+ */
+export class VersionExists extends Schema.TaggedError<VersionExists>()("VersionExists", {
+  platform: Schema.String,
+  version: Schema.String,
+}) {
+  override get message(): string {
+    return `Version ${quote(this.version)} of platform ${quote(this.platform)} exists already: save its schema instead`
+  }
+}
+
 /** Dashboard creation of a platform whose name is taken (seed 000 §4: 409). */
 export class PlatformExists extends Schema.TaggedError<PlatformExists>()("PlatformExists", {
   platform: Schema.String,

@@ -294,6 +294,33 @@ describe.each(backends)("schemas service on $name", (backend) => {
     expect((await viewer.request("GET", `/api/${a}/1.0.0`)).body).toMatchObject({ output: { v: 15 } })
   })
 
+  it("adds a version with its schema in one transaction, or adds nothing", async () => {
+    const b = unique("base")
+    const a = unique("app")
+    await editor.request("POST", `/api/${b}`, { body: { name: b, versions: ["1.0.0"] } })
+    await editor.request("POST", `/api/${a}`, { body: { name: a, versions: ["1.0.0"] } })
+    await editor.request("PUT", `/api/${b}/1.0.0`, { body: { content: { v: 1, kept: true } } })
+    await editor.request("PUT", `/api/${a}/1.0.0`, { body: { content: { "@extends": `${b}/^1.0.0` } } })
+    const content = { "@extends": `${b}/1.0.0`, v: 15 }
+    expect(await editor.request("POST", `/api/${b}/versions`, { body: { version: "1.5.0", content } })).toMatchObject({
+      status: 201,
+      body: { ok: true, reprocessed: [`${a}/1.0.0`] },
+    })
+    expect((await viewer.request("GET", `/api/${a}/1.0.0`)).body).toMatchObject({ output: { v: 15, kept: true } })
+    expect((await viewer.request("GET", `/api/${b}/1.5.0`)).body).toEqual({
+      content,
+      dependencies: [`${b}/1.0.0`],
+      output: { v: 15, kept: true },
+    })
+    // A schema that cannot be resolved rolls the version back with it.
+    const cycle = { "@extends": `${a}/1.0.0` }
+    expect(
+      await editor.request("POST", `/api/${b}/versions`, { body: { version: "1.6.0", content: cycle } }),
+    ).toMatchObject({ status: 400 })
+    expect((await viewer.request("GET", `/api/${b}/versions`)).body).toEqual(["1.0.0", "1.5.0"])
+    expect((await viewer.request("GET", `/api/${a}/1.0.0`)).body).toMatchObject({ output: { v: 15, kept: true } })
+  })
+
   it("§3 deletions: versions left out, one version, a platform; 409 with blockedBy; history removed; audited", async () => {
     const b = unique("base")
     const a = unique("app")

@@ -212,6 +212,36 @@ describe("GET and POST /api/{platform}/versions", () => {
       body: { error: 'Platform "web" was not found' },
     })
   })
+
+  it("adds a version with its schema, or nothing: 400 for a schema that cannot be saved, 409 for a version that exists", async () => {
+    const { person } = service()
+    const ada = await person("ada@example.com")
+    await createPlatforms(ada, { ios: ["1.0.0", "2.0.0"] })
+    await ada.request("PUT", "/api/ios/1.0.0", { body: { content: { base: true, url: "a" } } })
+    await ada.request("PUT", "/api/ios/2.0.0", { body: { content: { "@extends": "ios/^1.0.0" } } })
+    const content = { "@extends": "ios/1.0.0", url: "b" }
+    expect(await ada.request("POST", "/api/ios/versions", { body: { version: "1.1.0", content } })).toEqual(
+      expect.objectContaining({ status: 201, body: { ok: true, reprocessed: ["ios/2.0.0"] } }),
+    )
+    expect((await ada.request("GET", "/api/ios/1.1.0")).body).toEqual({
+      content,
+      dependencies: ["ios/1.0.0"],
+      output: { base: true, url: "b" },
+    })
+    expect((await ada.request("GET", "/api/ios/2.0.0")).body).toMatchObject({ output: { base: true, url: "b" } })
+    expect(
+      await ada.request("POST", "/api/ios/versions", { body: { version: "1.2.0", content: { "@extends": 7 } } }),
+    ).toMatchObject({ status: 400 })
+    expect(await ada.request("POST", "/api/ios/versions", { body: { version: "1.2.0", content: null } })).toMatchObject(
+      { status: 400 },
+    )
+    expect(await ada.request("POST", "/api/ios/versions", { body: { version: "1.1.0", content: {} } })).toMatchObject({
+      status: 409,
+      body: { error: 'Version "1.1.0" of platform "ios" exists already: save its schema instead' },
+    })
+    expect((await ada.request("GET", "/api/ios/versions")).body).toEqual(["1.0.0", "1.1.0", "2.0.0"])
+    expect((await ada.request("GET", "/api/ios/1.1.0")).body).toMatchObject({ content })
+  })
 })
 
 describe("roles on writes (seed 000 §5)", () => {

@@ -3,8 +3,10 @@
  * `POST /api/{platform}/versions` `{ version }` (session with write rights; the platform must exist, rule 3).
  *
  * Adding answers `{ ok: true }` as the seed has it, and beside it `reprocessed`: the schemas a `latest` or range
- * reference moved onto the new version. That version has no schema yet and merges in as `{}`, so their outputs
- * lose what they inherited until its schema is saved; the answer names them rather than leaving it to be found.
+ * reference moved onto the new version. Added alone, that version has no schema yet and merges in as `{}`, so
+ * their outputs lose what they inherited until its schema is saved; the answer names them rather than leaving it
+ * to be found. Added with `content` (an extension of the seed's body), the version and its schema are saved in
+ * one transaction, so they move onto that schema at once.
  */
 import { Platforms } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
@@ -21,6 +23,14 @@ const VersionBody = Schema.Struct({
       "A semantic version, build metadata allowed; at most 128 characters of letters, digits, `.`, `-`, `+`; " +
       "never trimmed",
   }),
+  content: Schema.optionalKey(
+    Schema.Unknown.annotate({
+      description:
+        "The new version's schema, saved with it in the same transaction as its first revision (the rules of " +
+        "`PUT /api/{platform}/{version}`). Refused with 409 when the version exists already, and with 400 when it " +
+        "cannot be saved; either way nothing is added",
+    }),
+  ),
 })
 
 export const ListVersions = endpoint({
@@ -40,7 +50,7 @@ export const AddVersion = endpoint({
   summary: "Add a version",
   description:
     "The platform must exist. Session with write rights on the platform. Adding a version that exists already " +
-    "changes nothing.",
+    "changes nothing, unless `content` is sent with it: that is 409.",
   tag: "Platforms",
   security: SESSION_OR_BEARER,
   params: PLATFORM_PARAM,
@@ -51,12 +61,12 @@ export const AddVersion = endpoint({
       reprocessed: Schema.Array(Schema.String).annotate({
         description:
           "`platform/version` of each schema re-resolved because a `latest` or range reference now selects the " +
-          "new version (which has no schema yet, so it merges in as an empty object); empty when the version " +
-          "existed already",
+          "new version (without `content` it has no schema yet, so it merges in as an empty object), or because " +
+          "the schema sent reaches it; empty when the version existed already",
       }),
     }),
   },
-  errors: [403, 404],
+  errors: [403, 404, 409],
 })
 
 export const mountVersions = (app: Hono, routes: SchemasRoutes): void => {
@@ -75,8 +85,8 @@ export const mountVersions = (app: Hono, routes: SchemasRoutes): void => {
       c,
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
-        const { version } = yield* body
-        return yield* Platforms.addVersion(actor, param(c, "platform"), version)
+        const { version, content } = yield* body
+        return yield* Platforms.addVersion(actor, param(c, "platform"), version, content)
       }),
       ({ reprocessed }) => c.json({ ok: true, reprocessed }, 201),
     ),

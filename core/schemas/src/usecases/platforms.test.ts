@@ -181,6 +181,54 @@ describe("addVersion", () => {
     // A pre-release is not what `^1.0.0` or `latest` selects: nothing moves.
     expect(await env.run(Platforms.addVersion(editor, "base", "1.2.0-rc.1"))).toEqual({ added: true, reprocessed: [] })
   })
+
+  it("adds a version with its schema in one step: what moves onto it inherits that schema at once", async () => {
+    const env = environment()
+    await put(env, "base", ["1.0.0"])
+    await put(env, "app", ["1.0.0", "2.0.0"])
+    await save(env, "base", "1.0.0", { inherited: true, url: "old" })
+    await save(env, "app", "1.0.0", { "@extends": "base/^1.0.0", own: 1 })
+    await save(env, "app", "2.0.0", { "@extends": "app/1.0.0" })
+    const added = await env.run(Platforms.addVersion(editor, "base", "1.1.0", { "@extends": "base/1.0.0", url: "new" }))
+    expect(added).toEqual({ added: true, reprocessed: ["app/1.0.0", "app/2.0.0"] })
+    const read = (platform: string, version: string) => env.run(Schemas.readSchema(admin, { platform, version }))
+    expect(await read("base", "1.1.0")).toEqual({
+      content: { "@extends": "base/1.0.0", url: "new" },
+      dependencies: ["base/1.0.0"],
+      output: { inherited: true, url: "new" },
+    })
+    expect((await read("app", "1.0.0")).output).toEqual({ inherited: true, url: "new", own: 1 })
+    expect((await read("app", "2.0.0")).output).toEqual({ inherited: true, url: "new", own: 1 })
+    // Its first revision, saved by the person who added it.
+    expect(await env.run(env.store.revisions({ platform: "base", version: "1.1.0" }))).toMatchObject([
+      { revision: 1, savedBy: editor.email },
+    ])
+  })
+
+  it("adds nothing when the schema sent with a version cannot be saved, or the version exists", async () => {
+    const env = environment()
+    await put(env, "base", ["1.0.0"])
+    await put(env, "app", ["1.0.0"])
+    await save(env, "base", "1.0.0", { inherited: true })
+    await save(env, "app", "1.0.0", { "@extends": "base" })
+    const refused = (version: string, content: unknown) =>
+      env.flip(Platforms.addVersion(editor, "base", version, content)).then((error) => error._tag)
+    expect(await refused("2.0.0", ["not", "an object"])).toBe("InvalidSchemaContent")
+    expect(await refused("2.0.0", { "@extends": "missing/1.0.0" })).toBe("Unresolved")
+    expect(await refused("2.0.0", { "@extends": "app/1.0.0" })).toBe("CircularDependency")
+    expect((await env.run(Platforms.getPlatform(admin, "base"))).versions).toEqual(["1.0.0"])
+    // What `latest` selects did not move, even for the moment of a refused request.
+    const app = await env.run(Schemas.readSchema(admin, { platform: "app", version: "1.0.0" }))
+    expect(app.output).toEqual({ inherited: true })
+    expect(await env.flip(Platforms.addVersion(editor, "base", "1.0.0", { replaced: true }))).toMatchObject({
+      _tag: "VersionExists",
+      message: 'Version "1.0.0" of platform "base" exists already: save its schema instead',
+    })
+    expect((await env.run(Schemas.readSchema(admin, { platform: "base", version: "1.0.0" }))).content).toEqual({
+      inherited: true,
+    })
+    expect((await env.flip(Platforms.addVersion(viewer, "base", "3.0.0", {})))._tag).toBe("Forbidden")
+  })
 })
 
 describe("deletePlatform and deleteVersion", () => {

@@ -39,12 +39,14 @@ import {
   type InvalidPlatformName,
   PlatformExists,
   PlatformNotFound,
+  VersionExists,
   VersionNotFound,
 } from "../errors.js"
 import { type PlatformOverview, type PlatformRecord, SchemaStore } from "../SchemaStore.js"
 import { invalidateSchemas, invalidateSchemasAfterCommit } from "../schemaCache.js"
 import { audit } from "./audit.js"
 import { blockersOf, refuseIfBlocked } from "./deletion.js"
+import { checkContent, saveWithin } from "./saving.js"
 import { cascade, emptyView, ensurePlatforms, withVersions } from "./view.js"
 
 type Services = SchemaStore | Cache.Cache | Random.Random | Clock.Clock
@@ -246,35 +248,46 @@ export const putPlatform = Effect.fn("Schemas.putPlatform")(function* (
   yield* invalidateSchemasAfterCommit
 })
 
-/** `POST /api/{platform}/versions`: the platform must exist. */
 /** What adding a version did. */
 export interface AddedVersion {
   /** `false` when the platform had the version already (nothing changed). */
   readonly added: boolean
   /**
    * `platform/version` of each schema re-resolved because a `latest` or range reference now selects the new
-   * version, which has no schema yet and so merges in as `{}`.
+   * version: without a schema it merges in as `{}`; with one, as that schema's output.
    */
   readonly reprocessed: ReadonlyArray<string>
 }
 
+/**
+ * `POST /api/{platform}/versions`: the platform must exist. With `content`, the version is added with its schema
+ * in the same transaction (its first revision), so a schema that moves onto it by `latest` or a range inherits
+ * that schema at once instead of `{}` until a second request saves it; a content that cannot be saved adds
+ * nothing, and a version that exists already is refused (`VersionExists`) rather than its schema replaced.
+ */
 export const addVersion = Effect.fn("Schemas.addVersion")(function* (
   actor: Actor,
   platform: string,
   version: string,
+  content?: unknown,
 ): Effect.fn.Return<
   AddedVersion,
-  Forbidden | InvalidVersion | PlatformNotFound | ResolveError | StoreUnavailable,
+  Forbidden | InvalidVersion | PlatformNotFound | VersionNotFound | VersionExists | ResolveError | StoreUnavailable,
   Services
 > {
-  yield* requireWriter(actor, platform)
+  const person = yield* requireWriter(actor, platform)
   yield* Effect.fromResult(validateVersion(version))
   if (!isValidPlatformName(platform)) return yield* new PlatformNotFound({ platform })
+  const checked = content === undefined ? undefined : yield* checkContent(content)
   const store = yield* SchemaStore
-  // A full platform is refused before the write lock; the transaction checks again against what it reads.
+  // A full platform, or a schema for a version that exists, is refused before the write lock; the transaction
+  // checks again against what it reads.
   const known = yield* store.findPlatform(platform)
   if (known !== undefined && !known.versions.includes(version)) {
     yield* Effect.fromResult(checkVersionCount(platform, known.versions.length + 1))
+  }
+  if (known?.versions.includes(version) === true && checked !== undefined) {
+    return yield* new VersionExists({ platform, version })
   }
   const now = yield* Clock.Clock.use((clock) => clock.now)
   const changed = yield* store.transaction(
@@ -283,15 +296,22 @@ export const addVersion = Effect.fn("Schemas.addVersion")(function* (
       yield* ensurePlatforms(view, [platform])
       const current = view.platforms.get(platform)
       if (current === undefined) return yield* new PlatformNotFound({ platform })
-      if (current.versions.includes(version)) return undefined
+      if (current.versions.includes(version)) {
+        return checked === undefined ? undefined : yield* new VersionExists({ platform, version })
+      }
       yield* Effect.fromResult(checkVersionCount(platform, current.versions.length + 1))
       const before = current.versions
       yield* store.insertVersions(platform, [version], now)
       withVersions(current, [version])
-      const reprocessed = yield* cascadeVersions(platform, before, view)
-      yield* store.saveOutputs(reprocessed)
+      const moved = yield* cascadeVersions(platform, before, view)
+      yield* store.saveOutputs(moved)
       yield* invalidateSchemas
-      return reprocessed.map(schemaKey)
+      const reprocessed = moved.map(schemaKey)
+      if (checked === undefined) return reprocessed
+      // Resolved afresh against what the transaction now holds: the outputs just written for `moved` are
+      // written again where the schema reaches them.
+      const saved = yield* saveWithin({ platform, version }, checked, person.email, now)
+      return [...new Set([...reprocessed, ...saved.reprocessed])]
     }),
   )
   if (changed === undefined) return { added: false, reprocessed: [] }

@@ -9,21 +9,18 @@
  */
 import { type Cache, Clock, Forbidden, type Random, type StoreUnavailable, spanned } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import { type Actor, canSee, covers, requireWriter } from "../access.js"
-import { checkWellFormed, validateContent } from "../domain/content.js"
 import type { ResolveError } from "../domain/errors.js"
-import { extendsOf } from "../domain/extendsRef.js"
-import { checkReferences } from "../domain/limits.js"
 import { isValidPlatformName } from "../domain/platform.js"
 import { type SchemaId, schemaKey } from "../domain/schemaId.js"
 import { isValidVersion } from "../domain/version.js"
 import { PlatformNotFound, SchemaNotFound, VersionNotFound } from "../errors.js"
 import { SchemaStore } from "../SchemaStore.js"
-import { invalidateSchemas, invalidateSchemasAfterCommit, lookupSchema, type SchemaLookup } from "../schemaCache.js"
+import { invalidateSchemasAfterCommit, lookupSchema, type SchemaLookup } from "../schemaCache.js"
 import type { SchemaView } from "../views.js"
-import { cascade, emptyView, ensurePlatforms, loadClosure, resolverOf, type StoreView } from "./view.js"
+import { checkContent, resolveForSave, saveWithin } from "./saving.js"
+import { emptyView } from "./view.js"
 
 /** A schema as the data endpoints show it (`../views.ts`). */
 export type { SchemaView } from "../views.js"
@@ -119,24 +116,6 @@ export interface SaveResult {
   readonly reprocessed: ReadonlyArray<string>
 }
 
-/**
- * Puts `content` in the view in place of the stored one, loads what it extends and resolves it; returns the
- * resolver, whose memo then serves the cascade (dependents resolve against the new content, never the stored one,
- * and each ancestor is merged once for the whole operation).
- */
-const resolveForSave = Effect.fnUntraced(function* (view: StoreView, id: SchemaId, content: Schema.JsonObject) {
-  yield* ensurePlatforms(view, [id.platform])
-  const platform = view.platforms.get(id.platform)
-  if (platform === undefined) return yield* new PlatformNotFound({ platform: id.platform })
-  if (!platform.versions.includes(id.version)) return yield* new VersionNotFound(id)
-  platform.schemas.set(id.version, content)
-  yield* loadClosure(view, [id])
-  const resolver = resolverOf(view)
-  const resolved = resolver.resolve(id)
-  if (Result.isFailure(resolved)) return yield* Effect.fail(resolved.failure)
-  return { resolver, resolution: resolved.success }
-})
-
 export const saveSchema = Effect.fn("Schemas.saveSchema")(function* (
   actor: Actor,
   id: SchemaId,
@@ -147,44 +126,13 @@ export const saveSchema = Effect.fn("Schemas.saveSchema")(function* (
   SchemaStore | Cache.Cache | Random.Random | Clock.Clock
 > {
   const person = yield* requireWriter(actor, id.platform)
-  const checked = validateContent(content)
-  if (Result.isFailure(checked)) return yield* Effect.fail(checked.failure)
-  const wellFormed = checkWellFormed(checked.success)
-  if (Result.isFailure(wellFormed)) return yield* Effect.fail(wellFormed.failure)
-  // The bounds that need nothing but the request, before any store call and before the write lock.
-  const references = extendsOf(checked.success)
-  if (Result.isSuccess(references)) {
-    const bounded = checkReferences(references.success)
-    if (Result.isFailure(bounded)) return yield* Effect.fail(bounded.failure)
-  }
+  const checked = yield* checkContent(content)
   const store = yield* SchemaStore
   const savedAt = yield* Clock.Clock.use((clock) => clock.now)
   // Resolved once outside the write lock: a save that cannot resolve (a cycle, a missing reference, too deep, too
   // large) is refused without holding up other writers. The transaction resolves again against what it reads.
-  yield* resolveForSave(emptyView(), id, checked.success)
-  const result = yield* store.transaction(
-    Effect.gen(function* () {
-      const view = emptyView()
-      const { resolver, resolution } = yield* resolveForSave(view, id, checked.success)
-      const reprocessed = yield* cascade(view, { _tag: "SchemaSaved", schema: id }, resolver)
-      yield* store.saveSchema({
-        ...id,
-        content: checked.success,
-        dependencies: resolution.dependencies,
-        output: resolution.output,
-        sources: resolution.sources,
-        savedBy: person.email,
-        savedAt,
-      })
-      yield* store.saveOutputs(reprocessed)
-      // Last, just before the commit: until then cached reads keep being served (see schemaCache.ts).
-      yield* invalidateSchemas
-      return {
-        schema: { content: checked.success, dependencies: resolution.dependencies, output: resolution.output },
-        reprocessed: reprocessed.map(schemaKey),
-      }
-    }),
-  )
+  yield* resolveForSave(emptyView(), id, checked)
+  const result = yield* store.transaction(saveWithin(id, checked, person.email, savedAt))
   yield* invalidateSchemasAfterCommit
   return result
 })
