@@ -73,8 +73,12 @@ export const changeKind = (platform: string, kind: Kind) =>
 export const deletePlatform = (platform: string) => del(platformPath(platform))
 
 /** `reprocessed`: the schemas a `latest` or range reference moved onto the new version, which has no schema yet. */
-export const addVersion = (platform: string, version: string) =>
-  post<{ ok: true; reprocessed: ReadonlyArray<string> }>(`/api/${segment(platform)}/versions`, { version })
+/** Adds a version; with `content`, its schema is saved with it in the same transaction. */
+export const addVersion = (platform: string, version: string, content?: unknown) =>
+  post<{ ok: true; reprocessed: ReadonlyArray<string> }>(
+    `/api/${segment(platform)}/versions`,
+    content === undefined ? { version } : { version, content },
+  )
 export const deleteVersion = (platform: string, version: string) => del(versionPath(platform, version))
 
 export const readSchema = (platform: string, version: string) => get<Schema>(schemaPath(platform, version))

@@ -171,15 +171,60 @@ describe("a platform's versions", () => {
     await page.getByText("1.0.0 exists already", { exact: true }).waitFor()
     expect(await add.isDisabled()).toBe(true)
 
+    // Added without a schema: the warning before, the moved schemas after.
+    await page.getByLabel("Its schema").selectOption("None yet")
     await input.fill("1.1.0")
     await page.getByText(`1.1.0 will be the latest release of ${baseName}.`, { exact: false }).waitFor()
     await add.click()
-    await page.getByText("Added version 1.1.0").waitFor()
+    await page.getByText("Added version 1.1.0 with no schema yet").waitFor()
     const moved = page.getByRole("status").filter({ hasText: "now inherits from" })
     // Only the range moved: the exact reference still selects 1.0.0.
     expect(await moved.getByRole("listitem").allTextContents()).toEqual([`${child}/1.0.0`])
     await moved.getByRole("link", { name: `${child}/1.0.0` }).click()
     await page.waitForURL(`${served.base}/platforms/${child}/versions/1.0.0/output`)
+  })
+
+  it("adds a version that starts with a copy of a saved schema, or extending one, and what moves inherits it", async () => {
+    const email = `starter-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    const baseName = unique("base")
+    const child = unique("child")
+    await seedPlatforms(api, { [baseName]: ["1.0.0", "1.1.0", "1.1.5"], [child]: ["1.0.0"] })
+    await saveSchema(api, `${baseName}/1.0.0`, { inherited: true, url: "a" })
+    const copied = { "@extends": `${baseName}/1.0.0`, url: "b" }
+    await saveSchema(api, `${baseName}/1.1.0`, copied)
+    await saveSchema(api, `${child}/1.0.0`, { "@extends": `${baseName}/^1.0.0` })
+    const read = (platform: string, version: string) =>
+      api.call<{ content: unknown; output: unknown }>("GET", `/api/${platform}/${version}`)
+    const page = await signedIn(browser, served.base, email, `/platforms/${baseName}`)
+    const input = page.getByLabel("Version", { exact: true })
+    // The newest version with a saved schema is offered first (1.1.5 has none), as a copy.
+    expect(await page.getByLabel("Its schema").inputValue()).toBe("copy")
+    expect(await page.getByLabel("Copy of version").inputValue()).toBe("1.1.0")
+    expect(await page.getByLabel("Copy of version").locator("option").allTextContents()).toEqual(["1.1.0", "1.0.0"])
+    await input.fill("1.2.0")
+    // No warning: the new latest release has a schema from the start.
+    expect(await page.getByText("will be the latest release").count()).toBe(0)
+    await page.getByRole("button", { name: "Add version" }).click()
+    await page.getByText("Added version 1.2.0 with a copy of 1.1.0's schema").waitFor()
+    const started = page.getByRole("status").filter({ hasText: "1.2.0 starts with" })
+    await expect.poll(() => started.textContent(), POLL).toContain("1 schema inherits from it now")
+    expect((await read(baseName, "1.2.0")).content).toEqual(copied)
+    expect((await read(child, "1.0.0")).output).toEqual({ inherited: true, url: "b" })
+
+    await page.getByLabel("Its schema").selectOption("Extending")
+    await page.getByLabel("Extended version").selectOption("1.0.0")
+    await input.fill("1.3.0")
+    await page.getByRole("button", { name: "Add version" }).click()
+    await page.getByText("Added version 1.3.0 with a schema extending 1.0.0").waitFor()
+    expect((await read(baseName, "1.3.0")).content).toEqual({ "@extends": `${baseName}/1.0.0` })
+    expect((await read(child, "1.0.0")).output).toEqual({ inherited: true, url: "a" })
+    await page
+      .getByRole("status")
+      .filter({ hasText: "1.3.0 starts with" })
+      .getByRole("link", { name: "Edit its schema" })
+      .click()
+    await page.waitForURL(`${served.base}/platforms/${baseName}/versions/1.3.0`)
   })
 
   it("deletes a version and a platform after confirming; a blocked deletion lists the schemas as links", async () => {

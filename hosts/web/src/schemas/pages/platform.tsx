@@ -19,6 +19,7 @@ import {
   deleteVersion,
   type Kind,
   readPlatform,
+  readSchema,
   type VersionSummary,
 } from "../../api/schemas.js"
 import { ActionButton, Alert, Field, formatTime, LoadFailed, Loading, Select } from "../../ui/components.js"
@@ -145,38 +146,67 @@ const VersionRow = memo(
   },
 )
 
-/** What the last addition moved: the schemas a `latest` or range reference now resolves against the new version. */
-interface Moved {
+/** What the last addition did: the version, how its schema began, and the schemas that moved onto it. */
+interface Added {
   readonly version: string
+  readonly start: Start
   readonly reprocessed: ReadonlyArray<string>
 }
 
+/** How a new version's schema begins: none yet, a copy of a saved version's content, or extending one. */
+type Start = { readonly kind: "none" } | { readonly kind: "copy" | "extends"; readonly from: string }
+
+const startLabel = (start: Start) =>
+  start.kind === "none"
+    ? "no schema yet"
+    : start.kind === "copy"
+      ? `a copy of ${start.from}'s schema`
+      : `a schema extending ${start.from}`
+
 /**
- * A new version has no schema, and merges in as `{}` wherever a `latest` or range reference selects it: before
- * adding, the form says when that can happen (the version would be the platform's latest release); after, it
- * names the schemas that moved onto it, since their outputs lost what they inherited until its schema is saved.
+ * Adds a version, with its schema from the start when the person picks one (one request: the version and its
+ * schema are saved together, `POST /api/{platform}/versions` with `content`): a copy of a saved version's
+ * content, the usual start of a new release, or a schema that extends one. Without a schema the new version
+ * merges in as `{}` wherever a `latest` or range reference selects it: before adding, the form says when that can
+ * happen (the version would be the platform's latest release); after, it names the schemas that moved onto it,
+ * since their outputs lost what they inherited until its schema is saved.
  */
 const AddVersion = ({
   platform,
   versions,
+  saved,
   onAdded,
 }: {
   readonly platform: string
   readonly versions: ReadonlyArray<string>
+  /** The versions with a saved schema, newest first: what a new one may start from. */
+  readonly saved: ReadonlyArray<string>
   readonly onAdded: () => Promise<void>
 }) => {
   const [version, setVersion] = useState("")
-  const [moved, setMoved] = useState<Moved>()
+  const [startKind, setStartKind] = useState<Start["kind"]>(saved.length > 0 ? "copy" : "none")
+  const [from, setFrom] = useState<string | undefined>(saved[0])
+  const [added, setAdded] = useState<Added>()
+  // A version deleted since it was picked, or the first one saved since the page loaded, is followed.
+  const source = from !== undefined && saved.includes(from) ? from : saved[0]
+  const start: Start =
+    startKind === "none" || source === undefined ? { kind: "none" } : { kind: startKind, from: source }
   const exists = versions.includes(version)
   const problem =
     version === "" ? undefined : (versionError(version) ?? (exists ? `${version} exists already` : undefined))
   const becomesLatest = problem === undefined && version !== "" && latestVersion([...versions, version]) === version
   const add = useAction(async () => {
-    const { reprocessed } = await addVersion(platform, version)
+    const content =
+      start.kind === "none"
+        ? undefined
+        : start.kind === "copy"
+          ? (await readSchema(platform, start.from)).content
+          : { "@extends": `${platform}/${start.from}` }
+    const { reprocessed } = await addVersion(platform, version, content)
     // The list first, then the word: the toast never stands beside a list that lacks the version.
     await onAdded()
-    toast(`Added version ${version}`)
-    setMoved({ version, reprocessed })
+    toast(`Added version ${version} with ${startLabel(start)}`)
+    setAdded({ version, start, reprocessed })
     setVersion("")
   })
   return (
@@ -198,22 +228,56 @@ const AddVersion = ({
           problem ?? "A semantic version: MAJOR.MINOR.PATCH, optionally -prerelease and +build; at most 128 characters."
         }
       />
-      {becomesLatest ? (
+      {saved.length === 0 ? null : (
+        <div class="row">
+          <Select
+            label="Its schema"
+            name="start"
+            value={start.kind}
+            onChange={(event) => setStartKind(event.currentTarget.value as Start["kind"])}
+          >
+            <option value="copy">A copy of</option>
+            <option value="extends">Extending</option>
+            <option value="none">None yet</option>
+          </Select>
+          {start.kind === "none" ? null : (
+            <Select
+              label={start.kind === "copy" ? "Copy of version" : "Extended version"}
+              name="from"
+              value={start.from}
+              onChange={(event) => setFrom(event.currentTarget.value)}
+            >
+              {saved.map((candidate) => (
+                <option key={candidate}>{candidate}</option>
+              ))}
+            </Select>
+          )}
+        </div>
+      )}
+      {becomesLatest && start.kind === "none" ? (
         <p class="notice" role="status">
           {version} will be the latest release of {platform}. Schemas that extend {platform} by <code>latest</code> or
           by a range that includes it will inherit from {version}, which has no schema until you save one: until then
           they inherit nothing from {platform}.
         </p>
       ) : null}
-      {moved === undefined || moved.reprocessed.length === 0 ? null : (
+      {added === undefined ? null : added.start.kind !== "none" ? (
+        <p class="notice" role="status">
+          {added.version} starts with {startLabel(added.start)}
+          {added.reprocessed.length === 0
+            ? ""
+            : `, and ${added.reprocessed.length === 1 ? "1 schema inherits" : `${added.reprocessed.length} schemas inherit`} from it now`}
+          . <Link href={schemaPath(platform, added.version)}>Edit its schema</Link>
+        </p>
+      ) : added.reprocessed.length === 0 ? null : (
         <div class="notice" role="status">
           <p>
-            {moved.reprocessed.length === 1 ? "This schema now inherits" : "These schemas now inherit"} from {platform}{" "}
-            {moved.version}, which has no schema yet:{" "}
-            <Link href={schemaPath(platform, moved.version)}>save its schema</Link> to give them back what they inherit.
+            {added.reprocessed.length === 1 ? "This schema now inherits" : "These schemas now inherit"} from {platform}{" "}
+            {added.version}, which has no schema yet:{" "}
+            <Link href={schemaPath(platform, added.version)}>save its schema</Link> to give them back what they inherit.
           </p>
           <ul>
-            {moved.reprocessed.map((id) => (
+            {added.reprocessed.map((id) => (
               <li key={id}>
                 <Link href={schemaIdPath(id, "output")}>{id}</Link>
               </li>
@@ -331,7 +395,12 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
         </Table>
       )}
       {locked === undefined ? (
-        <AddVersion platform={platform.name} versions={platform.versions} onAdded={loaded.reload} />
+        <AddVersion
+          platform={platform.name}
+          versions={platform.versions}
+          saved={summaries.filter((summary) => summary.saved).map((summary) => summary.version)}
+          onAdded={loaded.reload}
+        />
       ) : null}
       {canDelete ? (
         <div class="card stack danger-zone">
