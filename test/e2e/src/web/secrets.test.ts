@@ -930,6 +930,9 @@ describe("compare", () => {
       .filter({ hasText: /exists/ })
       .waitFor()
     expect(await stored("development", "STAGING_ONLY")).toMatchObject({ value: "theirs", version: 1 })
+    // The row shows what is there now, and offers nothing over a value not revealed.
+    await row("STAGING_ONLY").filter({ hasText: "in both" }).waitFor()
+    expect(await row("STAGING_ONLY").getByRole("button", { name: /^Copy/ }).count()).toBe(0)
 
     // Every key only in development at once; one created in staging meanwhile is listed, not replaced.
     await owner.api.call("POST", secretsOf("staging"), { key: "DEV_THREE", value: "theirs" })

@@ -8,7 +8,7 @@
  */
 import { useMemo, useState } from "preact/hooks"
 import { describeError } from "../../api/client.js"
-import { listSecrets, readSecret } from "../../api/secrets.js"
+import { currentVersionOf, listSecrets, readSecret } from "../../api/secrets.js"
 import { ActionButton, Alert, Loading, Select } from "../../ui/components.js"
 import type { Params } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
@@ -64,7 +64,11 @@ const CompareRow = ({
     setValues([await read(names[0], left !== undefined), await read(names[1], right !== undefined)])
   })
   const copy = useAction(async (copying: SecretCopy) => {
-    const value = await copySecret(slug, copying)
+    const value = await copySecret(slug, copying).catch((error: unknown) => {
+      // Refused because the other side changed meanwhile: the row shows what is there now, beside the reason.
+      if (currentVersionOf(error) !== undefined) onCopied()
+      throw error
+    })
     // What the page showed is now both sides' value, if it showed any; the lists reload for the versions.
     if (values !== undefined) setValues([value, value])
     toast(`Copied ${copying.key} to ${copying.to}`)
