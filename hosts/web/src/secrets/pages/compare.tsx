@@ -7,7 +7,6 @@
  * different is copied across over the other side's version as shown.
  */
 import { useMemo, useState } from "preact/hooks"
-import { describeError } from "../../api/client.js"
 import { currentVersionOf, listSecrets, readSecret } from "../../api/secrets.js"
 import { ActionButton, Alert, Loading, Select } from "../../ui/components.js"
 import type { Params } from "../../ui/router.js"
@@ -17,6 +16,7 @@ import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { type CopyOutcome, copySecret, copySecrets, type SecretCopy } from "../copyAcross.js"
 import { buildRows, type GridRow } from "../grid.js"
+import { NotCopied } from "../notCopied.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
 
 type Values = readonly [string | undefined, string | undefined]
@@ -203,18 +203,7 @@ const CopyMissing = ({
         ))}
       </div>
       <Alert error={copy.error} />
-      {failed.length === 0 ? null : (
-        <div class="alert" role="alert">
-          <p>Not copied:</p>
-          <ul>
-            {failed.map(({ key, error }) => (
-              <li key={key}>
-                <code>{key}</code>: {describeError(error)}
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
+      <NotCopied failed={failed} />
     </div>
   )
 }

@@ -4,15 +4,23 @@
  */
 import { useState } from "preact/hooks"
 import { getFile } from "../../api/client.js"
-import { createEnvironment, deleteEnvironment, type EnvironmentView, exportUrl } from "../../api/secrets.js"
+import {
+  createEnvironment,
+  deleteEnvironment,
+  type EnvironmentView,
+  exportUrl,
+  listSecrets,
+} from "../../api/secrets.js"
 import { CommandList } from "../../ui/commands.js"
-import { ActionButton, Alert, Field, formatTime } from "../../ui/components.js"
+import { ActionButton, Alert, Field, formatTime, Select } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { isPlainClick, Link, type Params } from "../../ui/router.js"
 import { saveFile } from "../../ui/saveFile.js"
 import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
+import { type CopyOutcome, copySecrets } from "../copyAcross.js"
+import { NotCopied } from "../notCopied.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
 
 const DeleteEnvironment = ({
@@ -48,27 +56,61 @@ const DeleteEnvironment = ({
   </ConfirmDialog>
 )
 
+/**
+ * Adds an environment, empty or with a copy of another's secrets: each key read from the source (audited, as any
+ * read) and created in the new one (`../copyAcross.ts`). One that cannot be copied is listed with its reason; the
+ * environment and the rest stay.
+ */
 const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
   const [name, setName] = useState("")
+  const [source, setSource] = useState("")
+  const [failed, setFailed] = useState<CopyOutcome["failed"]>([])
   const add = useAction(async () => {
-    const { environment } = await createEnvironment(data.project.slug, name)
-    toast(`Added ${environment.name}`)
+    setFailed([])
+    const slug = data.project.slug
+    const { environment } = await createEnvironment(slug, name)
     setName("")
-    await data.reload()
+    setSource("")
+    try {
+      if (source === "") return toast(`Added ${environment.name}`)
+      const { secrets } = await listSecrets(slug, source)
+      const outcome = await copySecrets(
+        slug,
+        secrets.map(({ key }) => ({ key, from: source, to: environment.name, expectedVersion: 0 })),
+      )
+      setFailed(outcome.failed)
+      const copied = outcome.copied.length
+      toast(`Added ${environment.name} with ${copied === 1 ? "1 secret" : `${copied} secrets`} copied from ${source}`)
+    } finally {
+      // Added whatever the copy did: the list shows it.
+      await data.reload()
+    }
   })
   return (
     <form class="card stack" aria-label="Add an environment" onSubmit={add.submit}>
       <h2>New environment</h2>
-      <Field
-        label="Environment name"
-        required
-        maxLength={64}
-        autoComplete="off"
-        value={name}
-        hint="Letters, digits, _, - and . (at most 64)."
-        onInput={(event) => setName(event.currentTarget.value)}
-      />
+      <div class="row">
+        <Field
+          label="Environment name"
+          required
+          maxLength={64}
+          autoComplete="off"
+          value={name}
+          hint="Letters, digits, _, - and . (at most 64)."
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
+        <Select label="Start with" value={source} onChange={(event) => setSource(event.currentTarget.value)}>
+          <option value="">No secrets</option>
+          {data.environments.map((environment) => (
+            <option key={environment.id} value={environment.name}>
+              A copy of {environment.name}'s secrets
+            </option>
+          ))}
+        </Select>
+      </div>
+      {source === "" ? null : <p class="hint">Copying reads each of {source}'s values, which the audit log records.</p>}
       <Alert error={add.error} />
+      <NotCopied failed={failed} />
       <div>
         <ActionButton type="submit" class="button primary" busy={add.busy}>
           Add environment
