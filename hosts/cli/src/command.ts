@@ -7,6 +7,7 @@ import { Argument, Command, Completions } from "effect/cli"
 import * as Effect from "effect/Effect"
 import { init, login, logout, whoami } from "./commands/account.js"
 import { audit } from "./commands/audit.js"
+import { copy } from "./commands/copy.js"
 import { pull } from "./commands/pull.js"
 import { importCommand, push } from "./commands/push.js"
 import { run } from "./commands/run.js"
@@ -19,7 +20,21 @@ const secrets = Command.make("secrets").pipe(
   Command.withDescription(
     "An environment's secrets: run a command with them, pull, push, read and change them; the project's audit log",
   ),
-  Command.withSubcommands([run, pull, push, importCommand, set, get, list, remove, history, restore, diff, audit]),
+  Command.withSubcommands([
+    run,
+    pull,
+    push,
+    importCommand,
+    copy,
+    set,
+    get,
+    list,
+    remove,
+    history,
+    restore,
+    diff,
+    audit,
+  ]),
   Command.withExamples([
     { command: "coffer secrets run --env production -- npm start", description: "a Procfile line" },
     { command: "coffer secrets list --env staging --json", description: "keys and versions, for a script" },

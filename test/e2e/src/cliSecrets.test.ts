@@ -227,6 +227,42 @@ describe("coffer secrets pull and push", () => {
   })
 })
 
+describe("coffer secrets copy", () => {
+  it("copies every key, or the keys named, into another environment by import's conflict rules", async () => {
+    const { secrets } = await serve()
+    const { env } = await project(secrets)
+    await setAll(env, { A: "1", B: "2", MULTI: "line one\nit's $HOME" })
+    await setAll(env, { B: "other" }, "staging")
+    const values = async (environment: string) =>
+      JSON.parse((await coffer(["secrets", "pull", "--env", environment, "--format", "json"], { env })).stdout)
+    const copy = (...args: ReadonlyArray<string>) => coffer(["secrets", "copy", ...args], { env })
+
+    const failed = await copy("--to", "staging")
+    expect([failed.code, failed.stderr]).toEqual([4, expect.stringContaining("already hold other values: B")])
+    expect(await values("staging")).toEqual({ B: "other" })
+
+    const skipped = await copy("--to", "staging", "--on-conflict", "skip")
+    expect([skipped.code, skipped.stdout]).toEqual([
+      0,
+      "+ A\n+ MULTI\napp/staging: 2 added, 0 overwritten, 1 skipped\n",
+    ])
+    expect(await values("staging")).toEqual({ A: "1", B: "other", MULTI: "line one\nit's $HOME" })
+
+    const one = await copy("--to", "staging", "B", "--on-conflict", "overwrite", "--json")
+    expect([one.code, JSON.parse(one.stdout)]).toEqual([0, { add: [], change: ["B"], remove: [], skipped: [] }])
+    expect((await values("staging")).B).toBe("2")
+    // What was replaced stays in the key's history.
+    const history = await coffer(["secrets", "history", "--env", "staging", "B", "--json"], { env })
+    expect(JSON.parse(history.stdout).map((version: { version: number }) => version.version)).toEqual([2, 1])
+
+    const unknown = await copy("--to", "production", "A", "NOPE")
+    expect([unknown.code, unknown.stderr]).toEqual([1, "coffer: development has no NOPE; nothing was written\n"])
+    const itself = await copy("--to", "development")
+    expect([itself.code, itself.stderr]).toEqual([1, "coffer: --to names development, the environment copied from\n"])
+    expect(await values("production")).toEqual({})
+  })
+})
+
 describe("coffer secrets: one secret at a time", () => {
   it("set pairs, get (--plain, --json), history, restore --version, diff (keys unless --show-values), delete", async () => {
     const { secrets } = await serve()

@@ -186,39 +186,58 @@ export const push = Command.make(
   ]),
 )
 
-export const importCommand = Command.make(
-  "import",
-  {
-    ...target,
-    file,
-    onConflict: Flag.Literals("on-conflict", ["fail", "skip", "overwrite"]).pipe(
-      Flag.withDescription("when a key already holds another value: fail (write nothing), skip or overwrite"),
-      Flag.withDefault("fail"),
-    ),
-    json: jsonFlag,
-  },
-  Effect.fn(function* (flags) {
-    const values = yield* readEntries(flags.file)
-    const where = yield* targetFor(settingsOf(flags))
+export type OnConflict = "fail" | "skip" | "overwrite"
+
+/** `--on-conflict`, as `import` and `copy` take it. */
+export const onConflict = Flag.Literals("on-conflict", ["fail", "skip", "overwrite"]).pipe(
+  Flag.withDescription("when a key already holds another value: fail (write nothing), skip or overwrite"),
+  Flag.withDefault("fail"),
+)
+
+/**
+ * Brings `values` into `where` by `import`'s rules (the module's comment), and says what it did: shared by
+ * `import` (a file's keys) and `copy` (another environment's).
+ */
+export const importInto = (
+  where: Target,
+  values: ReadonlyMap<string, string>,
+  conflicts: OnConflict,
+  asJson: boolean,
+) =>
+  Effect.gen(function* () {
     const { add, change } = planPush(yield* currentForWriting(where), values, false)
-    if (change.length > 0 && flags.onConflict === "fail") {
+    if (change.length > 0 && conflicts === "fail") {
       return yield* refused(
         `${change.length} key(s) already hold other values: ${change.join(", ")}; nothing was written (use --on-conflict skip or overwrite)`,
       )
     }
-    const planned: Plan = { add, change: flags.onConflict === "overwrite" ? change : [], remove: [] }
+    const planned: Plan = { add, change: conflicts === "overwrite" ? change : [], remove: [] }
     yield* checkPlan(planned, values)
     // Said once it is done: the summary is in the past tense, and a write refused halfway must not precede it.
-    const addedMeanwhile = yield* apply(where, planned, values, flags.onConflict)
+    const addedMeanwhile = yield* apply(where, planned, values, conflicts)
     const plan: Plan = { ...planned, add: add.filter((key) => !addedMeanwhile.includes(key)) }
-    const skippedKeys = [...(flags.onConflict === "skip" ? change : []), ...addedMeanwhile].sort()
-    if (flags.json) return yield* json({ ...plan, skipped: skippedKeys })
+    const skippedKeys = [...(conflicts === "skip" ? change : []), ...addedMeanwhile].sort()
+    if (asJson) return yield* json({ ...plan, skipped: skippedKeys })
     const lines = describePlan(plan)
     if (lines.length > 0) yield* line(lines.join("\n"))
     const skipped = skippedKeys.length > 0 ? `, ${skippedKeys.length} skipped` : ""
     yield* line(
       `${where.project}/${where.environment}: ${plan.add.length} added, ${plan.change.length} overwritten${skipped}`,
     )
+  })
+
+export const importCommand = Command.make(
+  "import",
+  {
+    ...target,
+    file,
+    onConflict,
+    json: jsonFlag,
+  },
+  Effect.fn(function* (flags) {
+    const values = yield* readEntries(flags.file)
+    const where = yield* targetFor(settingsOf(flags))
+    return yield* importInto(where, values, flags.onConflict, flags.json)
   }),
 ).pipe(
   Command.withDescription("Bring a .env or JSON file's keys into an environment, deciding what to do on conflicts"),
