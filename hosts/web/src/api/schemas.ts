@@ -72,8 +72,10 @@ export const changeKind = (platform: string, kind: Kind) =>
   request<{ ok: true; platform: DashboardPlatform }>("PATCH", platformPath(platform), { body: { kind } })
 export const deletePlatform = (platform: string) => del(platformPath(platform))
 
-/** `reprocessed`: the schemas a `latest` or range reference moved onto the new version, which has no schema yet. */
-/** Adds a version; with `content`, its schema is saved with it in the same transaction. */
+/**
+ * Adds a version; with `content`, its schema is saved with it in the same transaction. `reprocessed`: the schemas a
+ * `latest` or range reference moved onto it (without `content`, onto a version with no schema yet).
+ */
 export const addVersion = (platform: string, version: string, content?: unknown) =>
   post<{ ok: true; reprocessed: ReadonlyArray<string> }>(
     `/api/${segment(platform)}/versions`,

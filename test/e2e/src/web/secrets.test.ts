@@ -914,6 +914,10 @@ describe("compare", () => {
     await page.getByRole("button", { name: "Reveal DIFFERS in development and staging" }).click()
     await row("DIFFERS").getByText("different values").waitFor()
     await page.getByRole("button", { name: "Copy to development: DIFFERS from staging" }).click()
+    // Development moved on: the values revealed at the old versions are hidden, and nothing more is offered.
+    await row("DIFFERS").getByRole("button", { name: "Reveal DIFFERS in development and staging" }).waitFor()
+    expect(await row("DIFFERS").getByRole("button", { name: /^Copy/ }).count()).toBe(0)
+    await row("DIFFERS").getByRole("button", { name: "Reveal DIFFERS in development and staging" }).click()
     await row("DIFFERS").getByText("same value").waitFor()
     expect(await stored("development", "DIFFERS")).toMatchObject({ value: "b", version: 2 })
     const replaced = await owner.api.call<{ secret: { value: string } }>(

@@ -56,21 +56,25 @@ const CompareRow = ({
   readonly canWrite: boolean
   readonly onCopied: () => void
 }) => {
-  const [values, setValues] = useState<Values>()
   const [left, right] = row.cells
+  // Revealed values hold only for the versions they were read at: once a reload finds either side moved (a copy,
+  // a refusal, another person's change), the row hides them, so nothing is shown or copied over a value unseen.
+  const versions = `${left?.version ?? 0},${right?.version ?? 0}`
+  const [revealed, setRevealed] = useState<{ readonly values: Values; readonly versions: string }>()
+  const values = revealed?.versions === versions ? revealed.values : undefined
+  const setValues = (shown: Values | undefined) =>
+    setRevealed(shown === undefined ? undefined : { values: shown, versions })
   const reveal = useAction(async () => {
     const read = (name: string, present: boolean) =>
       present ? readSecret(slug, name, row.key).then((secret) => secret.value) : undefined
     setValues([await read(names[0], left !== undefined), await read(names[1], right !== undefined)])
   })
   const copy = useAction(async (copying: SecretCopy) => {
-    const value = await copySecret(slug, copying).catch((error: unknown) => {
+    await copySecret(slug, copying).catch((error: unknown) => {
       // Refused because the other side changed meanwhile: the row shows what is there now, beside the reason.
       if (currentVersionOf(error) !== undefined) onCopied()
       throw error
     })
-    // What the page showed is now both sides' value, if it showed any; the lists reload for the versions.
-    if (values !== undefined) setValues([value, value])
     toast(`Copied ${copying.key} to ${copying.to}`)
     onCopied()
   })
