@@ -217,11 +217,19 @@ const Compare = ({ data }: { readonly data: ProjectData }) => {
   const [leftName, setLeftName] = useState(environments[0]?.name ?? "")
   const [rightName, setRightName] = useState(environments[1]?.name ?? environments[0]?.name ?? "")
   const [differencesOnly, setDifferencesOnly] = useState(false)
-  const lists = useAsync(
-    () => Promise.all([listSecrets(project.slug, leftName), listSecrets(project.slug, rightName)]),
+  const loaded = useAsync(
+    () =>
+      Promise.all([listSecrets(project.slug, leftName), listSecrets(project.slug, rightName)]).then((answers) => ({
+        pair: `${leftName}\n${rightName}`,
+        answers,
+      })),
     [project.slug, leftName, rightName],
   )
-  const rows = useMemo(() => buildRows((lists.data ?? []).map((answer) => answer.secrets)), [lists.data])
+  // The lists of the pair chosen now, or none while they load: the last pair's rows, under the new pair's names,
+  // would offer copies of keys the new pair does not have.
+  const current = loaded.data?.pair === `${leftName}\n${rightName}` ? loaded.data.answers : undefined
+  const lists = { ...loaded, data: current }
+  const rows = useMemo(() => buildRows((current ?? []).map((answer) => answer.secrets)), [current])
   const shown = differencesOnly ? rows.filter((row) => row.cells[0] === undefined || row.cells[1] === undefined) : rows
   if (environments.length < 2) return <p class="notice">Comparing needs two environments; this project has fewer.</p>
   return (
