@@ -906,6 +906,9 @@ describe("compare", () => {
     await page.getByRole("button", { name: "Copy to staging: DEV_ONLY from development" }).click()
     await page.getByText("Copied DEV_ONLY to staging").waitFor()
     await row("DEV_ONLY").filter({ hasText: "in both" }).waitFor()
+    // The button pressed is gone: the keyboard focus is on the row's Reveal, not at the top of the page.
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))
+    expect(await focused()).toBe("Reveal DEV_ONLY in development and staging")
     expect(await trail()).toEqual(["secret.created", "secret.created", "secret.read"])
     expect(await stored("staging", "DEV_ONLY")).toMatchObject({ value: "d", version: 1 })
 
@@ -913,6 +916,8 @@ describe("compare", () => {
     expect(await row("DIFFERS").getByRole("button", { name: /^Copy/ }).count()).toBe(0)
     await page.getByRole("button", { name: "Reveal DIFFERS in development and staging" }).click()
     await row("DIFFERS").getByText("different values").waitFor()
+    // Reveal turns into Hide under the focus.
+    expect(await focused()).toBe("Hide DIFFERS")
     await page.getByRole("button", { name: "Copy to development: DIFFERS from staging" }).click()
     // Development moved on: the values revealed at the old versions are hidden, and nothing more is offered.
     await row("DIFFERS").getByRole("button", { name: "Reveal DIFFERS in development and staging" }).waitFor()
@@ -1076,6 +1081,22 @@ describe("environments", () => {
     expect(reads.map((entry) => entry.targetKey).sort()).toEqual(["API_URL", "EMPTY", "SPACED"])
     // An empty one is still the default.
     expect(await page.getByLabel("Start with").inputValue()).toBe("")
+
+    // The source deleted after it was chosen: the environment is added, and the page says it holds nothing.
+    await page.getByLabel("Environment name").fill("qa2")
+    await page.getByLabel("Start with").selectOption("A copy of qa's secrets")
+    await owner.api.call("DELETE", `/api/projects/${slug}/environments/qa`)
+    await page.getByRole("button", { name: "Add environment" }).click()
+    await page
+      .getByRole("alert")
+      .filter({ hasText: "Added qa2 without secrets: qa's could not be read. Not found:" })
+      .waitFor()
+    await page.getByRole("row", { name: /^qa2/ }).waitFor()
+    const empty = await owner.api.call<Record<string, string>>(
+      "GET",
+      `/api/projects/${slug}/environments/qa2/secrets/json`,
+    )
+    expect(empty).toEqual({})
   })
 
   it("leaves a download clicked with Ctrl, Cmd, Shift, Alt or the middle button to the browser", async () => {

@@ -6,7 +6,7 @@
  * other, one at a time or all of one side's at once (never over a key the other side has), and a value revealed as
  * different is copied across over the other side's version as shown.
  */
-import { useMemo, useState } from "preact/hooks"
+import { useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import { currentVersionOf, listSecrets, readSecret } from "../../api/secrets.js"
 import { ActionButton, Alert, Loading, Select } from "../../ui/components.js"
 import type { Params } from "../../ui/router.js"
@@ -72,11 +72,25 @@ const CompareRow = ({
   const copy = useAction(async (copying: SecretCopy) => {
     await copySecret(slug, copying).catch((error: unknown) => {
       // Refused because the other side changed meanwhile: the row shows what is there now, beside the reason.
-      if (currentVersionOf(error) !== undefined) onCopied()
+      if (currentVersionOf(error) !== undefined) {
+        refocus.current = true
+        onCopied()
+      }
       throw error
     })
     toast(`Copied ${copying.key} to ${copying.to}`)
+    refocus.current = true
     onCopied()
+  })
+  // A copy, or its refusal over a key created meanwhile, takes away the button it was pressed on once the lists
+  // reload (the key is on both sides now): the focus goes to the row's Reveal, not to the main area, where the page's
+  // rescue (`../../ui/focusRescue.ts`) would send it and Tab would start again from the top.
+  const revealButton = useRef<HTMLButtonElement>(null)
+  const refocus = useRef(false)
+  useLayoutEffect(() => {
+    if (!refocus.current || (document.activeElement !== null && document.activeElement !== document.body)) return
+    refocus.current = false
+    revealButton.current?.focus()
   })
   const copies = canWrite ? copiesOf(row, names, values) : []
   const verdict =
@@ -113,26 +127,17 @@ const CompareRow = ({
       </td>
       <td class="right">
         <div class="actions">
-          {values === undefined ? (
-            <ActionButton
-              type="button"
-              class="button small"
-              busy={reveal.busy}
-              aria-label={`Reveal ${row.key} in ${names[0]} and ${names[1]}`}
-              onClick={() => reveal.run()}
-            >
-              Reveal
-            </ActionButton>
-          ) : (
-            <button
-              type="button"
-              class="button small"
-              aria-label={`Hide ${row.key}`}
-              onClick={() => setValues(undefined)}
-            >
-              Hide
-            </button>
-          )}
+          {/* One button that turns from Reveal into Hide, so that the keyboard focus stays on it. */}
+          <ActionButton
+            type="button"
+            class="button small"
+            busy={reveal.busy}
+            buttonRef={revealButton}
+            aria-label={values === undefined ? `Reveal ${row.key} in ${names[0]} and ${names[1]}` : `Hide ${row.key}`}
+            onClick={() => (values === undefined ? reveal.run() : setValues(undefined))}
+          >
+            {values === undefined ? "Reveal" : "Hide"}
+          </ActionButton>
           {copies.map((copying) => (
             <ActionButton
               key={copying.to}

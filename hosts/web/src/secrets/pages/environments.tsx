@@ -3,7 +3,7 @@
  * (its secrets go with it, so the name must be typed).
  */
 import { useState } from "preact/hooks"
-import { getFile } from "../../api/client.js"
+import { ApiError, describeError, getFile } from "../../api/client.js"
 import {
   createEnvironment,
   deleteEnvironment,
@@ -73,7 +73,13 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
     setSource("")
     try {
       if (source === "") return toast(`Added ${environment.name}`)
-      const { secrets } = await listSecrets(slug, source)
+      const { secrets } = await listSecrets(slug, source).catch((error: unknown) => {
+        // A lost session is the app's to handle; anything else must not read as if nothing had been added.
+        if (error instanceof ApiError && error.status === 401) throw error
+        throw new Error(
+          `Added ${environment.name} without secrets: ${source}'s could not be read. ${describeError(error)}`,
+        )
+      })
       const outcome = await copySecrets(
         slug,
         secrets.map(({ key }) => ({ key, from: source, to: environment.name, expectedVersion: 0 })),
