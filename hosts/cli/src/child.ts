@@ -33,6 +33,31 @@ const startFailure = (error: NodeJS.ErrnoException) => {
   return error.code ?? error.message
 }
 
+/**
+ * What `--watch` holds between two runs of its command. While it stops one run and starts the next, no child is
+ * there to pass a signal on to; left to Node's default action, SIGINT, SIGTERM or SIGHUP would end `coffer` at once,
+ * without waiting for the run it is stopping (and what that run started) to end. Held here instead: `received` is
+ * the first signal since `clear`, which the loop calls as it begins to stop a run, so that one sent to a command that
+ * chose to carry on (a REPL ignoring Ctrl-C) does not end the watch later.
+ */
+export const heldSignals = Effect.acquireRelease(
+  Effect.sync(() => {
+    let first: NodeJS.Signals | undefined
+    const hold = (signal: NodeJS.Signals) => {
+      first ??= signal
+    }
+    for (const signal of FORWARDED_SIGNALS) process.on(signal, hold)
+    const clear = () => {
+      first = undefined
+    }
+    return { hold, clear, received: () => first }
+  }),
+  ({ hold }) =>
+    Effect.sync(() => {
+      for (const signal of FORWARDED_SIGNALS) process.off(signal, hold)
+    }),
+)
+
 export const runChild = (
   command: string,
   args: ReadonlyArray<string>,

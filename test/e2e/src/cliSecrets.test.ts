@@ -546,6 +546,48 @@ describe("coffer secrets run --watch", () => {
     expect(ran.stderr.split("\n").filter((line) => line.includes("changed"))).toEqual([restarted, restarted])
   }, 30_000)
 
+  it("ends, once the run it is stopping has ended, on a signal that comes during a restart", async () => {
+    const { secrets } = await serve()
+    const { env, cookie } = await project(secrets)
+    const path = "/api/projects/app/environments/development/secrets"
+    const write = async (value: string) =>
+      expect((await call(secrets, "POST", path, { cookie, body: { key: "A", value } })).status).toBeLessThan(300)
+    await write("1")
+    const log = join(freshDirectory(), "log")
+    // Slow to stop: coffer is between two runs for a second, with no command to pass a signal on to.
+    const script = `
+      const { appendFileSync } = require("node:fs")
+      const say = (line) => appendFileSync(${JSON.stringify(log)}, line + "\\n")
+      say("start " + process.env.A)
+      process.on("SIGTERM", () => { say("stopping " + process.env.A); setTimeout(() => { say("stop " + process.env.A); process.exit(0) }, 1000) })
+      setInterval(() => {}, 1000)`
+    const lines = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [])
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const stop = new AbortController()
+    onTestFinished(() => stop.abort())
+    const watching = coffer(
+      ["secrets", "run", "--watch", "--watch-interval", "1", "--", process.execPath, "-e", script],
+      {
+        env,
+        signal: stop.signal,
+      },
+    )
+    await until(() => lines().length === 1)
+    await write("2")
+    await until(() => lines().includes("stopping 1"))
+    // SIGTERM to coffer alone, as a process manager sends it.
+    stop.abort()
+    const ran = await watching
+    // Not ended by the signal: it waited for the run it was stopping, and started no other.
+    expect(ran.code, ran.stderr).toBe(143)
+    expect(lines()).toEqual(["start 1", "stopping 1", "stop 1"])
+    expect(ran.stderr).toContain(
+      `${process.execPath} was stopped for a change, and is not started again: coffer got SIGTERM`,
+    )
+  }, 30_000)
+
   it("stops what the command started too, when a wrapper does not pass the signal on", async () => {
     const { secrets } = await serve()
     const { env, cookie } = await project(secrets)

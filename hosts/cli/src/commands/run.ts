@@ -10,13 +10,14 @@
  *
  * `--watch` looks for changes every `--watch-interval` seconds (`../secretChanges.ts`) and, when the values the
  * command runs with have changed, stops it (SIGTERM, then SIGKILL after 10 s) and starts it again with the new
- * ones. The command ending on its own ends the run, with its code, as without `--watch`.
+ * ones. The command ending on its own ends the run, with its code, as without `--watch`. A signal that comes while a
+ * run is being stopped ends the watch once that run has ended, with 128 + its number, instead of a next run.
  */
 
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { runChild } from "../child.js"
+import { exitStatus, heldSignals, runChild } from "../child.js"
 import { authFailure, type CofferFailure, notFound, usage } from "../failure.js"
 import { Invocation, loadSettings, secretsEndpoint } from "../invocation.js"
 import { note } from "../output.js"
@@ -231,20 +232,27 @@ export const run = Command.make(
     const invocation = yield* Invocation
     const start = (values: Values) => runChild(program, args, { ...invocation.env, ...values })
     if (!flags.watch) return invocation.setExitCode(yield* start(passed))
+    const signals = yield* heldSignals
     let running = { values: passed, known }
     while (true) {
       const outcome = yield* Effect.raceFirst(
         Effect.map(start(running.values), (code) => ({ _tag: "Exited" as const, code })),
-        Effect.map(nextChange(watch, running.values, running.known), (change) => ({
-          _tag: "Changed" as const,
-          change,
-        })),
+        Effect.map(nextChange(watch, running.values, running.known), (change) => {
+          // The run is stopped from here on: a signal now asks for no next one.
+          signals.clear()
+          return { _tag: "Changed" as const, change }
+        }),
       )
       if (outcome._tag === "Exited") return invocation.setExitCode(outcome.code)
+      const signal = signals.received()
+      if (signal !== undefined) {
+        yield* note(`${program} was stopped for a change, and is not started again: coffer got ${signal}`)
+        return invocation.setExitCode(exitStatus(null, signal))
+      }
       yield* note(`${outcome.change.keys.join(", ")} changed: ${program} was stopped and starts again`)
       running = outcome.change
     }
-  }),
+  }, Effect.scoped),
 ).pipe(
   Command.withDescription("Run a command with an environment's secrets in its environment"),
   Command.withExamples([
