@@ -13,6 +13,7 @@ import { importCommand, push } from "./commands/push.js"
 import { run } from "./commands/run.js"
 import * as Schemas from "./commands/schemas.js"
 import { diff, history, list, restore } from "./commands/secretListing.js"
+import { substitute } from "./commands/substitute.js"
 import { get, remove, set } from "./commands/secretValues.js"
 import { line } from "./output.js"
 
@@ -23,6 +24,7 @@ const secrets = Command.make("secrets").pipe(
   Command.withSubcommands([
     run,
     pull,
+    substitute,
     push,
     importCommand,
     copy,

@@ -227,10 +227,22 @@ describe("coffer exit codes, login and settings", () => {
       ["whoami"],
       ["init"],
       ["completions"],
-      ...["run", "pull", "push", "import", "set", "get", "list", "delete", "history", "restore", "diff"].map((c) => [
-        "secrets",
-        c,
-      ]),
+      ...[
+        "run",
+        "pull",
+        "substitute",
+        "push",
+        "import",
+        "copy",
+        "set",
+        "get",
+        "list",
+        "delete",
+        "history",
+        "restore",
+        "diff",
+        "audit",
+      ].map((c) => ["secrets", c]),
       ...["get", "list", "diff"].map((c) => ["schemas", c]),
     ]
     // The README's top-level flags, on both commands: the standalone one and the server's.

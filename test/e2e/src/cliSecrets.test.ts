@@ -263,6 +263,81 @@ describe("coffer secrets copy", () => {
   })
 })
 
+describe("coffer secrets substitute", () => {
+  it("fills a template's {{ coffer:KEY }} references from one export, or writes nothing and says why", async () => {
+    const { secrets } = await serve()
+    const { env, cookie } = await project(secrets)
+    const pem = '-----BEGIN KEY-----\nab"c $HOME\n-----END KEY-----'
+    await setAll(env, { DB_URL: "postgres://db.internal/app?sslmode=require", PEM: pem, EMPTY: "" })
+    const exports = async () =>
+      (await call(secrets, "GET", "/api/projects/app/audit-log?action=secrets.exported", { cookie })).body.auditLog
+        .length
+    const cwd = freshDirectory()
+    const template = join(cwd, "config.yaml.tpl")
+    // Another template language's braces stay as they are; a value goes in as it is, or as a JSON string.
+    writeFileSync(
+      template,
+      "db: {{ coffer:DB_URL }}\nkey: {{ coffer:PEM | json }}\nempty: '{{coffer:EMPTY}}'\nport: {{ .Values.port }}\n",
+    )
+    const filled =
+      `db: postgres://db.internal/app?sslmode=require\nkey: ${JSON.stringify(pem)}\nempty: ''\n` +
+      "port: {{ .Values.port }}\n"
+    const substitute = (args: ReadonlyArray<string>, stdin?: string) =>
+      coffer(["secrets", "substitute", ...args], { env, cwd, ...(stdin === undefined ? {} : { stdin }) })
+
+    const before = await exports()
+    const printed = await substitute(["config.yaml.tpl"])
+    expect([printed.code, printed.stdout, printed.stderr]).toEqual([0, filled, ""])
+    expect(await exports()).toBe(before + 1)
+
+    const output = join(cwd, "config.yaml")
+    const written = await substitute(["config.yaml.tpl", "--output", "config.yaml"])
+    expect([written.code, written.stdout, written.stderr]).toEqual([
+      0,
+      "",
+      "coffer: wrote config.yaml (mode 0600) with 3 keys\n",
+    ])
+    expect(readFileSync(output, "utf8")).toBe(filled)
+    expect(statSync(output).mode & 0o777).toBe(0o600)
+    const piped = await substitute(["-"], "url={{ coffer:DB_URL }}")
+    expect([piped.code, piped.stdout]).toEqual([0, "url=postgres://db.internal/app?sslmode=require"])
+
+    // A key the environment lacks: nothing written, the file there left as it was.
+    writeFileSync(template, "{{ coffer:DB_URL }} {{ coffer:NOPE }} {{ coffer:GONE }}\n")
+    const missing = await substitute(["config.yaml.tpl", "--output", "config.yaml"])
+    expect([missing.code, missing.stdout, missing.stderr]).toEqual([
+      3,
+      "",
+      "coffer: development has no NOPE, GONE; nothing was written\n",
+    ])
+    expect(readFileSync(output, "utf8")).toBe(filled)
+
+    // A reference that cannot be filled is named by its line, before anything is read.
+    const reads = await exports()
+    writeFileSync(template, "a: {{ coffer:DB_URL }}\nb: {{ coffer: }}\nc: {{ coffer:DB_URL | yaml }}\n")
+    const bad = await substitute(["config.yaml.tpl"])
+    expect([bad.code, bad.stdout, bad.stderr]).toEqual([
+      1,
+      "",
+      "coffer: config.yaml.tpl:2: {{ coffer: }} names no key; config.yaml.tpl:3: {{ coffer:DB_URL | yaml }}: no " +
+        'filter "yaml" (there is | json); nothing was written\n',
+    ])
+    // No reference at all: the file as it is, and no value read.
+    const none = await substitute(["-"], "listen 80;\n")
+    expect([none.code, none.stdout, none.stderr]).toEqual([
+      0,
+      "listen 80;\n",
+      "coffer: stdin has no {{ coffer:KEY }} reference: it is written as it is\n",
+    ])
+    expect(await exports()).toBe(reads)
+    const absent = await substitute(["nowhere.tpl"])
+    expect([absent.code, absent.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^coffer: cannot read nowhere\.tpl: ENOENT/),
+    ])
+  })
+})
+
 describe("coffer secrets: one secret at a time", () => {
   it("set pairs, get (--plain, --json), history, restore --version, diff (keys unless --show-values), delete", async () => {
     const { secrets } = await serve()
