@@ -13,8 +13,8 @@ import { importCommand, push } from "./commands/push.js"
 import { run } from "./commands/run.js"
 import * as Schemas from "./commands/schemas.js"
 import { diff, history, list, restore } from "./commands/secretListing.js"
-import { substitute } from "./commands/substitute.js"
 import { get, remove, set } from "./commands/secretValues.js"
+import { substitute } from "./commands/substitute.js"
 import { line } from "./output.js"
 
 const secrets = Command.make("secrets").pipe(

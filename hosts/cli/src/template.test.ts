@@ -15,6 +15,7 @@ describe("templates", () => {
   })
 
   it("leaves other template languages' double braces as they are", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions' syntax, in a plain string on purpose
     const text = "port: {{ .Values.port }}\ntoken: ${{ secrets.TOKEN }}\nname: {{ name }}\nhalf: {{ coffer:A\n"
     const template = parseTemplate(text)
     expect(template.references).toEqual([])
