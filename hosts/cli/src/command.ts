@@ -1,6 +1,7 @@
 /**
  * The user side of `coffer` as one `effect/cli` command tree: `login`, `logout`, `whoami`, `init`, `secrets …`,
- * `schemas …` and `completions`. The server's `coffer` (hosts/node) hands every command it does not own to this.
+ * `environments …`, `schemas …` and `completions`. The server's `coffer` (hosts/node) hands every command it does
+ * not own to this.
  */
 
 import { Argument, Command, Completions } from "effect/cli"
@@ -8,6 +9,7 @@ import * as Effect from "effect/Effect"
 import { init, login, logout, whoami } from "./commands/account.js"
 import { audit } from "./commands/audit.js"
 import { copy } from "./commands/copy.js"
+import { environments } from "./commands/environments.js"
 import { pull } from "./commands/pull.js"
 import { importCommand, push } from "./commands/push.js"
 import { run } from "./commands/run.js"
@@ -49,7 +51,7 @@ const schemas = Command.make("schemas").pipe(
   Command.withExamples([{ command: "COFFER_SCHEMAS_TOKEN=cfs_… coffer schemas get app/^2", description: "in CI" }]),
 )
 
-const userCommands = [login, logout, whoami, init, secrets, schemas] as const
+const userCommands = [login, logout, whoami, init, secrets, environments, schemas] as const
 
 /** Everything but `completions`, which describes the whole tree. */
 const base = Command.make("coffer").pipe(

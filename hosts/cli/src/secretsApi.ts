@@ -101,6 +101,20 @@ export const environments = (endpoint: Endpoint, project: string) =>
     Effect.map((body) => body.environments),
   )
 
+export const createEnvironment = (endpoint: Endpoint, project: string, name: string) =>
+  request(endpoint, "POST", `/api/projects/${segment(project)}/environments`, { body: { name } }).pipe(
+    naming(endpoint, project, project),
+    Effect.flatMap(decodeAnswer(Schema.Struct({ environment: Environment }))),
+    Effect.map((body) => body.environment),
+  )
+
+/** Deletes the environment `name` and every secret in it, with their history. */
+export const deleteEnvironment = (endpoint: Endpoint, project: string, name: string) =>
+  request(endpoint, "DELETE", `/api/projects/${segment(project)}/environments/${segment(name)}`).pipe(
+    naming(endpoint, project, `${project}/${name}`),
+    Effect.asVoid,
+  )
+
 export const listSecrets = (target: Target) =>
   request(target.endpoint, "GET", secretsPath(target)).pipe(
     inTarget(target),

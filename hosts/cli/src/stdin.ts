@@ -2,6 +2,7 @@
  * Reading what the user types or pipes in: a whole piped stdin, or one line typed with the echo turned off (an
  * API key, a secret value) so it stays out of the terminal's scrollback and the shell's history.
  */
+import { createInterface } from "node:readline"
 import * as Effect from "effect/Effect"
 import { type CofferFailure, usage } from "./failure.js"
 import { utf8Text } from "./utf8Text.js"
@@ -67,3 +68,24 @@ export const readHidden = (prompt: string) =>
 /** A value from the terminal (hidden) or from piped stdin. */
 export const readSecretInput = (prompt: string) =>
   stdinIsTerminal() ? readHidden(prompt) : Effect.map(readStdin, withoutFinalNewline)
+
+/** One line typed on the terminal, echoed as it is typed: an answer to a question, not a secret. */
+export const readLine = (prompt: string) =>
+  Effect.callback<string, CofferFailure>((resume) => {
+    const lines = createInterface({ input: process.stdin, output: process.stderr, terminal: true })
+    let answered = false
+    lines.question(prompt, (answer) => {
+      answered = true
+      lines.close()
+      resume(Effect.succeed(answer))
+    })
+    // Ctrl-C or Ctrl-D before an answer: nothing is done.
+    lines.on("SIGINT", () => lines.close())
+    lines.on("close", () => {
+      if (!answered) {
+        process.stderr.write("\n")
+        resume(Effect.fail(usage("cancelled")))
+      }
+    })
+    return Effect.sync(() => lines.close())
+  })

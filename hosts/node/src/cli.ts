@@ -1,7 +1,7 @@
 /**
  * The `coffer` command: parses arguments, reads settings, and runs a subcommand. Every failure the operator
  * can fix ends in one line on stderr and exit code 1, never a stack trace. The user commands (login, init,
- * secrets, schemas, completions) belong to `@coffer/cli`, which runs them with its own exit codes.
+ * secrets, environments, schemas, completions) belong to `@coffer/cli`, which runs them with its own exit codes.
  */
 import { parseArgs } from "node:util"
 import * as Cause from "effect/Cause"

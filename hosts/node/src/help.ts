@@ -16,8 +16,9 @@ Commands:
   The user commands (@coffer/cli) speak HTTP to a running service:
   login        check an API key or schemas token and store it; logout, whoami
   init         write .coffer.json: the project, environment and URLs of a directory
-  secrets      run a command with an environment's secrets; pull, push, import,
-               set, get, list, delete, history, restore, diff, audit
+  secrets      run a command with an environment's secrets; pull, substitute, push,
+               import, copy, set, get, list, delete, history, restore, diff, audit
+  environments list, create (empty or as a copy of another) and delete environments
   schemas      print resolved schemas (exact version, latest or a range); list, diff
   completions  print a bash, zsh, fish or PowerShell completion script
 

@@ -244,6 +244,8 @@ describe("coffer exit codes, login and settings", () => {
         "audit",
       ].map((c) => ["secrets", c]),
       ...["get", "list", "diff"].map((c) => ["schemas", c]),
+      ["environments"],
+      ...["list", "create", "delete"].map((c) => ["environments", c]),
     ]
     // The README's top-level flags, on both commands: the standalone one and the server's.
     for (const server of [false, true]) {

@@ -86,7 +86,7 @@ export type AddedMeanwhile = "overwrite" | "skip" | "fail"
  * Writes and deletes what `plan` says, with a progress bar on a terminal (ended on failure too); answers the new
  * keys it left because someone else added them meanwhile (`skip`), sorted.
  */
-const apply = (
+export const applyPlan = (
   where: Target,
   plan: Plan,
   values: ReadonlyMap<string, string>,
@@ -128,7 +128,7 @@ const apply = (
   })
 
 /** The pairs `plan` writes, checked against the service's rules before the plan is said or carried out. */
-const checkPlan = (plan: Plan, values: ReadonlyMap<string, string>) =>
+export const checkPlan = (plan: Plan, values: ReadonlyMap<string, string>) =>
   checkWritable([...plan.add, ...plan.change].map((key) => [key, values.get(key) ?? ""] as const))
 
 const describePlan = (plan: Plan) => [
@@ -173,7 +173,7 @@ export const push = Command.make(
       )
     }
     if (flags.dryRun) return
-    yield* apply(where, plan, values)
+    yield* applyPlan(where, plan, values)
     // The plan was said before anything changed; this says it is done (nothing when there was nothing to do).
     if (!flags.json && plan.add.length + plan.change.length + plan.remove.length > 0)
       yield* line(`${where.project}/${where.environment}: pushed`)
@@ -214,7 +214,7 @@ export const importInto = (
     const planned: Plan = { add, change: conflicts === "overwrite" ? change : [], remove: [] }
     yield* checkPlan(planned, values)
     // Said once it is done: the summary is in the past tense, and a write refused halfway must not precede it.
-    const addedMeanwhile = yield* apply(where, planned, values, conflicts)
+    const addedMeanwhile = yield* applyPlan(where, planned, values, conflicts)
     const plan: Plan = { ...planned, add: add.filter((key) => !addedMeanwhile.includes(key)) }
     const skippedKeys = [...(conflicts === "skip" ? change : []), ...addedMeanwhile].sort()
     if (asJson) return yield* json({ ...plan, skipped: skippedKeys })
