@@ -36,9 +36,9 @@ const startFailure = (error: NodeJS.ErrnoException) => {
 /**
  * What `--watch` holds between two runs of its command. While it stops one run and starts the next, no child is
  * there to pass a signal on to; left to Node's default action, SIGINT, SIGTERM or SIGHUP would end `coffer` at once,
- * without waiting for the run it is stopping (and what that run started) to end. Held here instead: `received` is
- * the first signal since `clear`, which the loop calls as it begins to stop a run, so that one sent to a command that
- * chose to carry on (a REPL ignoring Ctrl-C) does not end the watch later.
+ * without waiting for the run it is stopping (and what that run started) to end. Held here instead, beside the
+ * forwarding a run does: `received` is the first signal of the watch, and once there is one no next run is started.
+ * A signal asks for the end, whether it came between runs or to a run that went on after it.
  */
 export const heldSignals = Effect.acquireRelease(
   Effect.sync(() => {
@@ -47,10 +47,7 @@ export const heldSignals = Effect.acquireRelease(
       first ??= signal
     }
     for (const signal of FORWARDED_SIGNALS) process.on(signal, hold)
-    const clear = () => {
-      first = undefined
-    }
-    return { hold, clear, received: () => first }
+    return { hold, received: () => first }
   }),
   ({ hold }) =>
     Effect.sync(() => {

@@ -88,6 +88,12 @@ const errorAnswer = async (response: Response): Promise<{ message: string; code?
 /** `segment` made safe for a URL path (keys and names may hold characters that mean something there). */
 export const segment = (value: string) => encodeURIComponent(value)
 
+/**
+ * A path segment `.` or `..`, as a name given as `..` makes it: `fetch` resolves it away, and the request would go to
+ * another resource than the one named (`DELETE …/environments/..` to the project itself). Nothing is named so.
+ */
+const DOT_SEGMENT = /\/\.{1,2}(?=[/?]|$)/
+
 /** One exchange: the parsed JSON body (or the text) of a 2xx answer, else a failure following the status. */
 const exchange = (
   endpoint: Endpoint,
@@ -96,6 +102,7 @@ const exchange = (
   options: RequestOptions = {},
 ): Effect.Effect<unknown, CofferFailure> =>
   Effect.gen(function* () {
+    if (DOT_SEGMENT.test(path)) return yield* usage("no project, environment or key is named . or ..")
     if (INVALID_HEADER_VALUE.test(endpoint.token)) {
       return yield* usage("the API key holds a control character or a character no HTTP header can carry")
     }

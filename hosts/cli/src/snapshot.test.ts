@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { describe, expect, it } from "vitest"
 import { exitStatus } from "./child.js"
-import { planPush } from "./commands/push.js"
+import { planPush } from "./secretsPlan.js"
 import { loadSnapshot, saveSnapshot } from "./snapshot.js"
 
 const KEY = `cfk_${"k".repeat(43)}`

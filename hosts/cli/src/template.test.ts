@@ -16,7 +16,7 @@ describe("templates", () => {
 
   it("leaves other template languages' double braces as they are", () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub Actions' syntax, in a plain string on purpose
-    const text = "port: {{ .Values.port }}\ntoken: ${{ secrets.TOKEN }}\nname: {{ name }}\nhalf: {{ coffer:A\n"
+    const text = "port: {{ .Values.port }}\ntoken: ${{ secrets.TOKEN }}\nname: {{ name }}\nbraces: { {coffer:A} }\n"
     const template = parseTemplate(text)
     expect(template.references).toEqual([])
     expect(template.unfillable).toEqual([])
@@ -26,6 +26,27 @@ describe("templates", () => {
   it("fills a value holding what looks like a reference once, without reading it as one", () => {
     const template = parseTemplate("{{ coffer:A }}{{ coffer:B }}")
     expect(fillTemplate(template, { A: "{{ coffer:B }}", B: "$&" })).toBe("{{ coffer:B }}$&")
+  })
+
+  it("allows blanks around the key and the filter", () => {
+    const template = parseTemplate("{{coffer: A }}{{ \tcoffer:\tA\t|\tjson\t}}")
+    expect(template.unfillable).toEqual([])
+    expect(fillTemplate(template, { A: "v" })).toBe('v"v"')
+  })
+
+  it("refuses a reference that is not whole, rather than leaving it in the output", () => {
+    const template = parseTemplate(
+      "a: {{ coffer:A\nb: {{ coffer:A | json | json }}\nc: {{ coffer:A }\nd: {{ coffer:A }}",
+    )
+    expect(template.unfillable).toEqual([
+      { line: 1, problem: "{{ coffer:A is not a whole reference ({{ coffer:KEY }} or {{ coffer:KEY | json }})" },
+      {
+        line: 2,
+        problem: "{{ coffer:A | json | json }} is not a whole reference ({{ coffer:KEY }} or {{ coffer:KEY | json }})",
+      },
+      { line: 3, problem: "{{ coffer:A } is not a whole reference ({{ coffer:KEY }} or {{ coffer:KEY | json }})" },
+    ])
+    expect(keysOf(template)).toEqual(["A"])
   })
 
   it("names each reference it cannot fill with its line", () => {

@@ -9,8 +9,11 @@
  */
 import { isSecretKey } from "@coffer/secrets"
 
-/** `{{`, optional blanks, `coffer:`, the key, optionally `|` and a filter, `}}`. */
-const REFERENCE = /\{\{[ \t]*coffer:([^\s|}]*)[ \t]*(?:\|[ \t]*([^\s}]*)[ \t]*)?\}\}/g
+/** Where a reference starts: `{{`, optional blanks, `coffer:`. */
+const OPENING = /\{\{[ \t]*coffer:/g
+
+/** A whole reference from its opening on: the key, optionally `|` and a filter, `}}`, blanks allowed between. */
+const REFERENCE = /\{\{[ \t]*coffer:[ \t]*([^\s|}]*)[ \t]*(?:\|[ \t]*([^\s|}]*)[ \t]*)?\}\}/y
 
 const FILTERS = {
   json: (value: string) => JSON.stringify(value),
@@ -41,13 +44,30 @@ const lineAt = (text: string, index: number) => {
   return line
 }
 
+/**
+ * Every `{{ coffer:` in `text` starts a reference: one that is not whole (`}}` missing, a second filter, a line
+ * break inside) cannot be filled, and is refused rather than left in the output as text a program would read as
+ * the value.
+ */
 export const parseTemplate = (text: string): ParsedTemplate => {
   const references: Array<Reference> = []
   const unfillable: Array<Unfillable> = []
-  for (const match of text.matchAll(REFERENCE)) {
-    const [whole, key = "", filter] = match
-    const start = match.index
+  let covered = 0
+  for (const opening of text.matchAll(OPENING)) {
+    const start = opening.index
+    // Inside a reference already read (a key holding `{{coffer:`, which the key's own check refuses).
+    if (start < covered) continue
     const refuse = (problem: string) => unfillable.push({ line: lineAt(text, start), problem })
+    REFERENCE.lastIndex = start
+    const match = REFERENCE.exec(text)
+    if (match === null) {
+      const rest = text.slice(start).split(/\r?\n/, 1)[0]!
+      const shown = rest.length > 40 ? `${rest.slice(0, 40)}…` : rest
+      refuse(`${shown} is not a whole reference ({{ coffer:KEY }} or {{ coffer:KEY | json }})`)
+      continue
+    }
+    const [whole, key = "", filter] = match
+    covered = start + whole.length
     if (!isSecretKey(key)) {
       refuse(key === "" ? `${whole} names no key` : `${whole} does not name a secret key`)
       continue

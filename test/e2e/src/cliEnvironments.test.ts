@@ -38,15 +38,32 @@ describe("coffer environments", () => {
     expect(await exports()).toBe(before + 1)
     expect(await values("pr-1")).toEqual({ A: "1", MULTI: "line one\nit's $HOME", EMPTY: "" })
     const asJson = await environments("create", "pr-2", "--copy-from", "pr-1", "--json")
-    expect(JSON.parse(asJson.stdout)).toMatchObject({ environment: { name: "pr-2" }, copied: ["A", "EMPTY", "MULTI"] })
+    expect(JSON.parse(asJson.stdout)).toMatchObject({
+      environment: { name: "pr-2" },
+      copied: ["A", "EMPTY", "MULTI"],
+      skipped: [],
+    })
 
     // A source that cannot be read, or a key that may only read: nothing is made.
     const missing = await environments("create", "pr-3", "--copy-from", "nope")
     expect([missing.code, missing.stderr]).toEqual([3, expect.stringContaining("app/nope")])
     const itself = await environments("create", "pr-3", "--copy-from", "pr-3")
     expect([itself.code, itself.stderr]).toEqual([1, "coffer: --copy-from names pr-3, the environment to create\n"])
-    const reader = await coffer(["environments", "create", "pr-3"], { env: { ...env, COFFER_TOKEN: readKey } })
-    expect(reader.code).toBe(4)
+    // Refused before the source is read: nothing exported, nothing made.
+    const reads = await exports()
+    const reader = await coffer(["environments", "create", "pr-3", "--copy-from", "development"], {
+      env: { ...env, COFFER_TOKEN: readKey },
+    })
+    expect([reader.code, reader.stderr]).toEqual([
+      4,
+      "coffer: this API key can only read: creating an environment needs a write key\n",
+    ])
+    const misnamed = await environments("create", "pr/3", "--copy-from", "development")
+    expect([misnamed.code, misnamed.stderr]).toEqual([
+      1,
+      'coffer: "pr/3" is no environment name: letters, digits, _, - and . (at most 64)\n',
+    ])
+    expect(await exports()).toBe(reads)
     expect(await names()).not.toContain("pr-3")
 
     // Deleting takes its secrets and their history: not without --yes, or the name typed back on a terminal.
@@ -72,6 +89,9 @@ describe("coffer environments", () => {
     const deleted = await environments("delete", "pr-2", "--yes")
     expect([deleted.code, deleted.stderr]).toEqual([0, "coffer: deleted app/pr-2, with its secrets\n"])
     expect(await names()).toEqual(["development", "staging", "production", "qa"])
+    // `..` would be resolved away by the request's URL, and reach the project itself.
+    const dots = await environments("delete", "..", "--yes")
+    expect([dots.code, dots.stderr]).toEqual([1, "coffer: no project, environment or key is named . or ..\n"])
     const gone = await environments("delete", "pr-2", "--yes")
     expect([gone.code, gone.stderr]).toEqual([3, expect.stringContaining("app/pr-2")])
   })

@@ -329,6 +329,10 @@ describe("coffer secrets substitute", () => {
       "listen 80;\n",
       "coffer: stdin has no {{ coffer:KEY }} reference: it is written as it is\n",
     ])
+    // An empty stdin (a container started without -i) does not replace a file with nothing.
+    const emptied = await substitute(["-", "--output", "config.yaml"], "")
+    expect([emptied.code, emptied.stderr]).toEqual([1, "coffer: stdin is empty; nothing was written\n"])
+    expect(readFileSync(output, "utf8")).toBe(filled)
     expect(await exports()).toBe(reads)
     const absent = await substitute(["nowhere.tpl"])
     expect([absent.code, absent.stderr]).toEqual([
@@ -658,9 +662,7 @@ describe("coffer secrets run --watch", () => {
     // Not ended by the signal: it waited for the run it was stopping, and started no other.
     expect(ran.code, ran.stderr).toBe(143)
     expect(lines()).toEqual(["start 1", "stopping 1", "stop 1"])
-    expect(ran.stderr).toContain(
-      `${process.execPath} was stopped for a change, and is not started again: coffer got SIGTERM`,
-    )
+    expect(ran.stderr).toContain(`${process.execPath} is not started again: coffer got SIGTERM`)
   }, 30_000)
 
   it("stops what the command started too, when a wrapper does not pass the signal on", async () => {

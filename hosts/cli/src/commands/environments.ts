@@ -8,17 +8,26 @@
  * `push`'s own means. Deleting an environment deletes its secrets and their history: on a terminal the name is
  * asked for again, elsewhere `--yes` must say so.
  */
+
+import { parseEnvironmentName } from "@coffer/secrets"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { CofferFailure, usage } from "../failure.js"
+import * as Result from "effect/Result"
+import { CofferFailure, refused, usage } from "../failure.js"
 import { loadSettings } from "../invocation.js"
 import { json, line, note, table } from "../output.js"
-import { createEnvironment, deleteEnvironment, exportJson, environments as listEnvironments } from "../secretsApi.js"
+import {
+  createEnvironment,
+  deleteEnvironment,
+  exportJson,
+  environments as listEnvironments,
+  me,
+} from "../secretsApi.js"
+import { applyPlan, checkPlan } from "../secretsPlan.js"
 import { readLine, stdinIsTerminal } from "../stdin.js"
 import { resolveProject } from "../target.js"
 import { json as jsonFlag, project, settingsOf, url } from "./flags.js"
-import { applyPlan, checkPlan } from "./push.js"
 
 const projectOf = (flags: { readonly url: Option.Option<string>; readonly project: Option.Option<string> }) =>
   Effect.flatMap(loadSettings(settingsOf(flags)), resolveProject)
@@ -55,29 +64,43 @@ const create = Command.make(
     const { endpoint, project: slug } = yield* projectOf(flags)
     const source = Option.getOrUndefined(flags.copyFrom)
     if (source === flags.name) return yield* usage(`--copy-from names ${flags.name}, the environment to create`)
-    // Read and checked before the environment exists: a source that cannot be copied creates nothing.
+    // Everything the service would refuse is refused before the source is read (an export, in the audit log) or
+    // anything is made: a name it does not take, a key that may only read, a source that cannot be copied.
+    const name = Result.getOrUndefined(parseEnvironmentName(flags.name))
+    if (name === undefined)
+      return yield* usage(
+        `${JSON.stringify(flags.name)} is no environment name: letters, digits, _, - and . (at most 64)`,
+      )
+    const identity = yield* me(endpoint)
+    if (identity.apiKey?.scope === "read")
+      return yield* refused("this API key can only read: creating an environment needs a write key")
     const values = new Map(
       source === undefined ? [] : Object.entries(yield* exportJson({ endpoint, project: slug, environment: source })),
     )
-    const keys = [...values.keys()].sort()
-    const plan = { add: keys, change: [], remove: [] }
+    const plan = { add: [...values.keys()].sort(), change: [], remove: [] }
     yield* checkPlan(plan, values)
-    const environment = yield* createEnvironment(endpoint, slug, flags.name)
+    const environment = yield* createEnvironment(endpoint, slug, name)
     const where = { endpoint, project: slug, environment: environment.name }
-    yield* applyPlan(where, plan, values, "fail").pipe(
+    // A key someone else adds to the new environment meanwhile is theirs, and stays.
+    const left = yield* applyPlan(where, plan, values, "skip").pipe(
       Effect.mapError(
         (failure) =>
           new CofferFailure({
             kind: failure.kind,
             status: failure.status,
-            message: `${slug}/${environment.name} was created, but copying from ${source} stopped: ${failure.message}`,
+            message:
+              `${slug}/${environment.name} was created, but copying from ${source} stopped at ${failure.message}; ` +
+              `finish with: coffer secrets copy --env ${source} --to ${environment.name} --on-conflict skip`,
           }),
       ),
     )
-    if (flags.json) return yield* json({ environment, copied: keys })
-    const copied =
-      source === undefined ? "" : ` with ${keys.length === 1 ? "1 key" : `${keys.length} keys`} from ${source}`
-    yield* line(`created ${slug}/${environment.name}${copied}`)
+    const copied = plan.add.filter((key) => !left.includes(key))
+    if (flags.json) return yield* json({ environment, copied, skipped: left })
+    const count = (keys: ReadonlyArray<string>) => (keys.length === 1 ? "1 key" : `${keys.length} keys`)
+    const from = source === undefined ? "" : ` with ${count(copied)} from ${source}`
+    const skipped =
+      left.length === 0 ? "" : `; ${count(left)} added there meanwhile left as they are: ${left.join(", ")}`
+    yield* line(`created ${slug}/${environment.name}${from}${skipped}`)
   }),
 ).pipe(
   Command.withDescription("Create an environment, empty or as a copy of another's secrets"),
@@ -102,7 +125,8 @@ const remove = Command.make(
   Effect.fn(function* (flags) {
     const { endpoint, project: slug } = yield* projectOf(flags)
     if (!flags.yes) {
-      if (!stdinIsTerminal())
+      // Asked only where the question is seen and answered: a terminal on both sides.
+      if (!stdinIsTerminal() || process.stderr.isTTY !== true)
         return yield* usage(`deleting ${flags.name} deletes its secrets and their history: pass --yes to do it`)
       const typed = yield* readLine(
         `Deleting ${slug}/${flags.name} deletes its secrets and their history. Type its name to go on: `,

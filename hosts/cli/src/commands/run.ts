@@ -10,8 +10,9 @@
  *
  * `--watch` looks for changes every `--watch-interval` seconds (`../secretChanges.ts`) and, when the values the
  * command runs with have changed, stops it (SIGTERM, then SIGKILL after 10 s) and starts it again with the new
- * ones. The command ending on its own ends the run, with its code, as without `--watch`. A signal that comes while a
- * run is being stopped ends the watch once that run has ended, with 128 + its number, instead of a next run.
+ * ones. The command ending on its own ends the run, with its code, as without `--watch`. A signal (passed on to the
+ * run, or come while one is being stopped) asks for no next run: the watch ends once the run has, with 128 + its
+ * number when the run did not end on its own.
  */
 
 import { Argument, Command, Flag } from "effect/cli"
@@ -234,22 +235,26 @@ export const run = Command.make(
     if (!flags.watch) return invocation.setExitCode(yield* start(passed))
     const signals = yield* heldSignals
     let running = { values: passed, known }
+    let runs = 0
     while (true) {
-      const outcome = yield* Effect.raceFirst(
-        Effect.map(start(running.values), (code) => ({ _tag: "Exited" as const, code })),
-        Effect.map(nextChange(watch, running.values, running.known), (change) => {
-          // The run is stopped from here on: a signal now asks for no next one.
-          signals.clear()
-          return { _tag: "Changed" as const, change }
-        }),
-      )
-      if (outcome._tag === "Exited") return invocation.setExitCode(outcome.code)
+      // Read just before the start, with nothing awaited between: a signal that came since the last run was
+      // stopped, during the note about it included, asks for no next run.
       const signal = signals.received()
       if (signal !== undefined) {
-        yield* note(`${program} was stopped for a change, and is not started again: coffer got ${signal}`)
+        yield* note(`${program} is not ${runs === 0 ? "started" : "started again"}: coffer got ${signal}`)
         return invocation.setExitCode(exitStatus(null, signal))
       }
-      yield* note(`${outcome.change.keys.join(", ")} changed: ${program} was stopped and starts again`)
+      runs++
+      const outcome = yield* Effect.raceFirst(
+        Effect.map(start(running.values), (code) => ({ _tag: "Exited" as const, code })),
+        Effect.map(nextChange(watch, running.values, running.known), (change) => ({
+          _tag: "Changed" as const,
+          change,
+        })),
+      )
+      if (outcome._tag === "Exited") return invocation.setExitCode(outcome.code)
+      if (signals.received() === undefined)
+        yield* note(`${outcome.change.keys.join(", ")} changed: ${program} was stopped and starts again`)
       running = outcome.change
     }
   }, Effect.scoped),

@@ -15,7 +15,8 @@ import { notFound, usage } from "../failure.js"
 import { note, write } from "../output.js"
 import { writePrivateFile } from "../privateFile.js"
 import { exportJson } from "../secretsApi.js"
-import { readStdin } from "../stdin.js"
+import type { FlagSettings } from "../settings.js"
+import { readStdin, stdinIsTerminal } from "../stdin.js"
 import { targetFor } from "../target.js"
 import { fillTemplate, keysOf, parseTemplate } from "../template.js"
 import { utf8Text } from "../utf8Text.js"
@@ -23,11 +24,25 @@ import { settingsOf, target } from "./flags.js"
 
 const readTemplate = (file: string) =>
   file === "-"
-    ? readStdin
+    ? // Typed on a terminal, a template would be waited for with nothing said; it is a file, piped or named.
+      stdinIsTerminal()
+      ? Effect.fail(usage("- reads the template from stdin, which is a terminal here: pipe it in, or name its file"))
+      : readStdin
     : Effect.try({
         try: () => readFileSync(file),
         catch: (error) => usage(`cannot read ${file}: ${error instanceof Error ? error.message : error}`),
       }).pipe(Effect.flatMap((bytes) => utf8Text(bytes, file)))
+
+/** The environment's values, read as one export, holding each of `keys`. */
+const valuesFor = (flags: FlagSettings, keys: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const where = yield* targetFor(flags)
+    const values = yield* exportJson(where)
+    const missing = keys.filter((key) => !Object.hasOwn(values, key))
+    if (missing.length > 0)
+      return yield* notFound(`${where.environment} has no ${missing.join(", ")}; nothing was written`)
+    return values
+  })
 
 export const substitute = Command.make(
   "substitute",
@@ -46,24 +61,21 @@ export const substitute = Command.make(
   },
   Effect.fn(function* (flags) {
     const name = flags.template === "-" ? "stdin" : flags.template
-    const template = parseTemplate(yield* readTemplate(flags.template))
+    const text = yield* readTemplate(flags.template)
+    // Nothing to fill is not a file to write: an empty stdin (a container started without -i) would otherwise
+    // replace a config file with nothing.
+    if (text === "") return yield* usage(`${name} is empty; nothing was written`)
+    const template = parseTemplate(text)
     if (template.unfillable.length > 0) {
       const problems = template.unfillable.map(({ line, problem }) => `${name}:${line}: ${problem}`)
       return yield* usage(`${problems.join("; ")}; nothing was written`)
     }
     const keys = keysOf(template)
-    let values: Readonly<Record<string, string>> = {}
     if (keys.length === 0) yield* note(`${name} has no {{ coffer:KEY }} reference: it is written as it is`)
-    else {
-      const where = yield* targetFor(settingsOf(flags))
-      values = yield* exportJson(where)
-      const missing = keys.filter((key) => !Object.hasOwn(values, key))
-      if (missing.length > 0)
-        return yield* notFound(`${where.environment} has no ${missing.join(", ")}; nothing was written`)
-    }
-    const text = fillTemplate(template, values)
-    if (Option.isNone(flags.output)) return yield* write(text)
-    yield* writePrivateFile(flags.output.value, text)
+    const values = keys.length === 0 ? {} : yield* valuesFor(settingsOf(flags), keys)
+    const filled = fillTemplate(template, values)
+    if (Option.isNone(flags.output)) return yield* write(filled)
+    yield* writePrivateFile(flags.output.value, filled)
     yield* note(`wrote ${flags.output.value} (mode 0600) with ${keys.length === 1 ? "1 key" : `${keys.length} keys`}`)
   }),
 ).pipe(

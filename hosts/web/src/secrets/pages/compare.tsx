@@ -69,30 +69,32 @@ const CompareRow = ({
       present ? readSecret(slug, name, row.key).then((secret) => secret.value) : undefined
     setValues([await read(names[0], left !== undefined), await read(names[1], right !== undefined)])
   })
-  const copy = useAction(async (copying: SecretCopy) => {
+  // A copy, or its refusal over a key created meanwhile, takes away the button it was pressed on once the lists
+  // reload (the key is on both sides now). Where that button held the keyboard focus, the focus goes to the row's
+  // Reveal, not to the main area, where the page's rescue (`../../ui/focusRescue.ts`) would send it and Tab would
+  // start again from the top. `pressed` names the side copied to until that button is gone.
+  const revealButton = useRef<HTMLButtonElement>(null)
+  const pressed = useRef<string>()
+  const copy = useAction(async (copying: SecretCopy, heldFocus: boolean) => {
+    const reload = () => {
+      if (heldFocus) pressed.current = copying.to
+      onCopied()
+    }
     await copySecret(slug, copying).catch((error: unknown) => {
       // Refused because the other side changed meanwhile: the row shows what is there now, beside the reason.
-      if (currentVersionOf(error) !== undefined) {
-        refocus.current = true
-        onCopied()
-      }
+      if (currentVersionOf(error) !== undefined) reload()
       throw error
     })
     toast(`Copied ${copying.key} to ${copying.to}`)
-    refocus.current = true
-    onCopied()
-  })
-  // A copy, or its refusal over a key created meanwhile, takes away the button it was pressed on once the lists
-  // reload (the key is on both sides now): the focus goes to the row's Reveal, not to the main area, where the page's
-  // rescue (`../../ui/focusRescue.ts`) would send it and Tab would start again from the top.
-  const revealButton = useRef<HTMLButtonElement>(null)
-  const refocus = useRef(false)
-  useLayoutEffect(() => {
-    if (!refocus.current || (document.activeElement !== null && document.activeElement !== document.body)) return
-    refocus.current = false
-    revealButton.current?.focus()
+    reload()
   })
   const copies = canWrite ? copiesOf(row, names, values) : []
+  useLayoutEffect(() => {
+    if (pressed.current === undefined || copies.some((copying) => copying.to === pressed.current)) return
+    pressed.current = undefined
+    // Unless the person has moved on meanwhile.
+    if (document.activeElement === null || document.activeElement === document.body) revealButton.current?.focus()
+  })
   const verdict =
     values === undefined
       ? left === undefined
@@ -145,7 +147,7 @@ const CompareRow = ({
               class="button small"
               busy={copy.busy}
               aria-label={`Copy to ${copying.to}: ${row.key} from ${copying.from}`}
-              onClick={() => copy.run(copying)}
+              onClick={(event) => copy.run(copying, document.activeElement === event.currentTarget)}
             >
               Copy to {copying.to}
             </ActionButton>
