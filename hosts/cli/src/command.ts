@@ -51,7 +51,8 @@ const schemas = Command.make("schemas").pipe(
   Command.withExamples([{ command: "COFFER_SCHEMAS_TOKEN=cfs_… coffer schemas get app/^2", description: "in CI" }]),
 )
 
-const userCommands = [login, logout, whoami, init, secrets, environments, schemas] as const
+// `run` at the top as well, as `doppler run` and `infisical run` are: the command typed most, in every Procfile.
+const userCommands = [login, logout, whoami, init, run, secrets, environments, schemas] as const
 
 /** Everything but `completions`, which describes the whole tree. */
 const base = Command.make("coffer").pipe(

@@ -16,6 +16,7 @@ Commands:
   The user commands (@coffer/cli) speak HTTP to a running service:
   login        check an API key or schemas token and store it; logout, whoami
   init         write .coffer.json: the project, environment and URLs of a directory
+  run          run a command with an environment's secrets (coffer secrets run)
   secrets      run a command with an environment's secrets; pull, substitute, push,
                import, copy, set, get, list, delete, history, restore, diff, audit
   environments list, create (empty or as a copy of another) and delete environments

@@ -244,6 +244,7 @@ describe("coffer exit codes, login and settings", () => {
         "audit",
       ].map((c) => ["secrets", c]),
       ...["get", "list", "diff"].map((c) => ["schemas", c]),
+      ["run"],
       ["environments"],
       ...["list", "create", "delete"].map((c) => ["environments", c]),
     ]

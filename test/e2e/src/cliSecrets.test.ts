@@ -45,6 +45,13 @@ describe("coffer secrets run", () => {
     expect(viaServer.code, viaServer.stderr).toBe(0)
     expect(JSON.parse(viaServer.stdout)).toEqual({ MULTILINE: corpus.MULTILINE })
     expect(ran.stderr + only.stderr).not.toContain(env.COFFER_TOKEN)
+    // `coffer run` is the same command, as `doppler run` is, on both commands.
+    for (const server of [false, true]) {
+      const short = await coffer(["run", "--only", "PLAIN", "--", ...printEnv(["PLAIN", "DOUBLE"])], { env, server })
+      expect([short.code, JSON.parse(short.stdout)]).toEqual([0, { PLAIN: corpus.PLAIN }])
+    }
+    const shortNoDashes = await coffer(["run", "sh", "-c", "exit 0"], { env })
+    expect(shortNoDashes.stderr).toContain("`coffer run [flags] -- <command> [args…]`")
   })
 
   it.each(["SIGINT", "SIGTERM", "SIGHUP"] as const)(
