@@ -118,6 +118,9 @@ export const readSecret = async (
 export const exportUrl = (slug: string, env: string, format: "dotenv" | "json") =>
   `${secretsOf(slug, env)}/${format === "dotenv" ? ".env" : "json"}`
 
+/** Every key and value of an environment, as its JSON export (audited as one export). */
+export const exportValues = (slug: string, env: string) => get<Record<string, string>>(exportUrl(slug, env, "json"))
+
 export type MemberRole = "read" | "write"
 
 export const listMembers = (slug: string) => get<{ members: ReadonlyArray<MemberView> }>(`${project(slug)}/members`)

@@ -14,11 +14,11 @@
  */
 import { Fragment } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
-import { ApiError, get } from "../api/client.js"
+import { ApiError } from "../api/client.js"
 import {
   currentVersionOf,
   type EnvironmentView,
-  exportUrl,
+  exportValues,
   listSecrets,
   type ProjectView,
   setSecret,
@@ -115,7 +115,7 @@ export const ImportDialog = ({
       // Versions first: a value changed between the two reads is then newer than its version says, and its write
       // is refused (409) instead of passing on a comparison with a value it never replaces.
       const { secrets } = await listSecrets(project.slug, environment)
-      const current = await get<Record<string, string>>(exportUrl(project.slug, environment, "json"))
+      const current = await exportValues(project.slug, environment)
       setParsed(result)
       setPreview({
         entries: classify(result.entries, current),

@@ -9,7 +9,7 @@ import {
   deleteEnvironment,
   type EnvironmentView,
   exportUrl,
-  listSecrets,
+  exportValues,
 } from "../../api/secrets.js"
 import { CommandList } from "../../ui/commands.js"
 import { ActionButton, Alert, Field, formatTime, Select } from "../../ui/components.js"
@@ -57,9 +57,9 @@ const DeleteEnvironment = ({
 )
 
 /**
- * Adds an environment, empty or with a copy of another's secrets: each key read from the source (audited, as any
- * read) and created in the new one (`../copyAcross.ts`). One that cannot be copied is listed with its reason; the
- * environment and the rest stay.
+ * Adds an environment, empty or with a copy of another's secrets: the source read as one export (audited as one, as
+ * `coffer environments create --copy-from` reads it) and each key created in the new one (`../copyAcross.ts`). One
+ * that cannot be copied is listed with its reason; the environment and the rest stay.
  */
 const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
   const [name, setName] = useState("")
@@ -73,7 +73,7 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
     setSource("")
     try {
       if (source === "") return toast(`Added ${environment.name}`)
-      const { secrets } = await listSecrets(slug, source).catch((error: unknown) => {
+      const values = await exportValues(slug, source).catch((error: unknown) => {
         // A lost session is the app's to handle; anything else must not read as if nothing had been added.
         if (error instanceof ApiError && error.status === 401) throw error
         throw new Error(
@@ -82,7 +82,13 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
       })
       const outcome = await copySecrets(
         slug,
-        secrets.map(({ key }) => ({ key, from: source, to: environment.name, expectedVersion: 0 })),
+        Object.entries(values).map(([key, value]) => ({
+          key,
+          from: source,
+          to: environment.name,
+          expectedVersion: 0,
+          value,
+        })),
       )
       setFailed(outcome.failed)
       const copied = outcome.copied.length
@@ -114,7 +120,9 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
           ))}
         </Select>
       </div>
-      {source === "" ? null : <p class="hint">Copying reads each of {source}'s values, which the audit log records.</p>}
+      {source === "" ? null : (
+        <p class="hint">Copying reads {source}'s values as one export, which the audit log records.</p>
+      )}
       <Alert error={add.error} />
       <NotCopied failed={failed} />
       <div>
