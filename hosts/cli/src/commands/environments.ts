@@ -3,9 +3,10 @@
  * and takes down, such as an environment per pull request, made as a copy of staging and deleted once merged. A
  * write key may add and remove environments (seed 001 §5).
  *
- * `create --copy-from` reads the source as one export (audited as one) before anything is made, so a source that
- * is missing or out of reach creates nothing; then it creates the environment and writes each key as new, by
- * `push`'s own means. Deleting an environment deletes its secrets and their history: on a terminal the name is
+ * `create --copy-from` refuses a name the service would not take, and a key that may only read, before the source
+ * is read; it reads the source as one export (audited as one) before anything is made, so a source that is missing
+ * or out of reach creates nothing; then it creates the environment and writes each key as new, through the plan
+ * `push` writes with (`../secretsPlan.ts`). Deleting an environment deletes its secrets and their history: on a terminal the name is
  * asked for again, elsewhere `--yes` must say so.
  */
 
@@ -66,8 +67,8 @@ const create = Command.make(
     if (source === flags.name) return yield* usage(`--copy-from names ${flags.name}, the environment to create`)
     // Everything the service would refuse is refused before the source is read (an export, in the audit log) or
     // anything is made: a name it does not take, a key that may only read, a source that cannot be copied.
-    const name = Result.getOrUndefined(parseEnvironmentName(flags.name))
-    if (name === undefined)
+    const checked = Result.getOrUndefined(parseEnvironmentName(flags.name))
+    if (checked === undefined)
       return yield* usage(
         `${JSON.stringify(flags.name)} is no environment name: letters, digits, _, - and . (at most 64)`,
       )
@@ -79,7 +80,7 @@ const create = Command.make(
     )
     const plan = { add: [...values.keys()].sort(), change: [], remove: [] }
     yield* checkPlan(plan, values)
-    const environment = yield* createEnvironment(endpoint, slug, name)
+    const environment = yield* createEnvironment(endpoint, slug, checked)
     const where = { endpoint, project: slug, environment: environment.name }
     // A key someone else adds to the new environment meanwhile is theirs, and stays.
     const left = yield* applyPlan(where, plan, values, "skip").pipe(
