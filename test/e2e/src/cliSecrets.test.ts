@@ -580,6 +580,17 @@ describe("coffer secrets: a reader that stops early", () => {
 })
 
 describe("coffer secrets run --watch", () => {
+  /** A host and a project whose development holds A=1, with a way to change A there. */
+  const withA = async () => {
+    const { secrets } = await serve()
+    const { env, cookie } = await project(secrets)
+    const path = "/api/projects/app/environments/development/secrets"
+    const write = async (value: string) =>
+      expect((await call(secrets, "POST", path, { cookie, body: { key: "A", value } })).status).toBeLessThan(300)
+    await write("1")
+    return { env, write }
+  }
+
   it("restarts the command when a value it was given changes, and ends with the command's own code", async () => {
     const { secrets } = await serve()
     const { env, cookie } = await project(secrets)
@@ -633,12 +644,7 @@ describe("coffer secrets run --watch", () => {
   }, 30_000)
 
   it("ends, once the run it is stopping has ended, on a signal that comes during a restart", async () => {
-    const { secrets } = await serve()
-    const { env, cookie } = await project(secrets)
-    const path = "/api/projects/app/environments/development/secrets"
-    const write = async (value: string) =>
-      expect((await call(secrets, "POST", path, { cookie, body: { key: "A", value } })).status).toBeLessThan(300)
-    await write("1")
+    const { env, write } = await withA()
     const log = join(freshDirectory(), "log")
     // Slow to stop: coffer is between two runs for a second, with no command to pass a signal on to.
     const script = `
@@ -673,12 +679,7 @@ describe("coffer secrets run --watch", () => {
   }, 30_000)
 
   it("stops what the command started too, when a wrapper does not pass the signal on", async () => {
-    const { secrets } = await serve()
-    const { env, cookie } = await project(secrets)
-    const path = "/api/projects/app/environments/development/secrets"
-    const write = async (value: string) =>
-      expect((await call(secrets, "POST", path, { cookie, body: { key: "A", value } })).status).toBeLessThan(300)
-    await write("1")
+    const { env, write } = await withA()
     const directory = freshDirectory()
     const log = join(directory, "log")
     const server = join(directory, "server.js")
