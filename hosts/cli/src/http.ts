@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { CofferFailure, describeIssue, kindOfStatus, serverFailure, usage } from "./failure.js"
 import { parseJsonText } from "./jsonText.js"
+import { API_KEY_EXPIRES_HEADER, noteExpiry } from "./keyExpiry.js"
 import { isOtherService, type Service, wrongService } from "./services.js"
 
 /** A service to call: its base URL and the token to present. */
@@ -142,6 +143,7 @@ const exchange = (
               ...(answered.code === undefined ? {} : { code: answered.code }),
             })
           }
+          yield* noteExpiry(response.headers.get(API_KEY_EXPIRES_HEADER))
           // Coffer's API never answers a page; a URL with a path (one copied from the browser) reaches the web
           // app, whose page would otherwise be printed, or written by `pull --output`, as if it were the export.
           if (/^text\/html\b/i.test(response.headers.get("content-type") ?? "")) {

@@ -292,3 +292,33 @@ describe("coffer on a terminal", () => {
     expect(small.stdout).not.toContain("pushing [")
   })
 })
+
+describe("an API key that expires soon", () => {
+  it("is said on stderr, once a run, in its last week; a key further off or never expiring says nothing", async () => {
+    const { secrets } = await serve()
+    const { env, cookie } = await project(secrets)
+    await setAll(env, { A: "1", B: "2" })
+    const keyFor = async (expiresInDays: number) =>
+      (
+        await call(secrets, "POST", "/api/api-keys", {
+          cookie,
+          body: { name: `in ${expiresInDays}`, projectSlug: "app", scope: "read", expiresInDays },
+        })
+      ).body as { key: string; expiresAt: string }
+    const soon = await keyFor(2)
+    // A diff asks for both environments: two answers with the header, one note.
+    const diffed = await coffer(["secrets", "diff", "--env", "development", "--env2", "staging", "--json"], {
+      env: { ...env, COFFER_TOKEN: soon.key },
+    })
+    expect([diffed.code, JSON.parse(diffed.stdout).onlyInEnv]).toEqual([0, ["A", "B"]])
+    expect(diffed.stderr).toBe(
+      `coffer: this API key expires in 1 day (${soon.expiresAt}): make a new one before then (API keys in the web ` +
+        "app, or coffer login --web)\n",
+    )
+    const later = await keyFor(30)
+    for (const token of [later.key, env.COFFER_TOKEN]) {
+      const quiet = await coffer(["secrets", "list"], { env: { ...env, COFFER_TOKEN: token } })
+      expect([quiet.code, quiet.stderr]).toEqual([0, ""])
+    }
+  })
+})

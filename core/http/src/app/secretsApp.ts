@@ -89,7 +89,9 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
     description:
       "Encrypted secrets per project and environment (seed 001): projects, people and invites, environments, " +
       `secrets and their history, exports, API keys, the audit log. ${LIMITS_DESCRIPTION}`,
-    bearer: "An API key (`cfk_…`): acts as its holder within one project and scope; 401 once expired",
+    bearer:
+      "An API key (`cfk_…`): acts as its holder within one project and scope; 401 once expired. Every answer to a " +
+      "request made with a key that expires carries `Coffer-Api-Key-Expires` (ISO 8601), when it stops working",
     sessionCookie: sessionCookieName("secrets", undefined),
   })
   return app

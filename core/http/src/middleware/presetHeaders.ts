@@ -95,6 +95,16 @@ export const presetResponse = (
   return response
 }
 
+/**
+ * Adds a header to the request's answer, whatever the route: into the held record of a marked route, where it costs
+ * nothing more, else through the context. For what the handling learns on its way (an API key's expiry).
+ */
+export const addAnswerHeader = (c: Context, name: string, value: string): void => {
+  const record = c.get(HELD)?.headers
+  if (record !== undefined) record[name] = value
+  else c.header(name, value)
+}
+
 const JSON_TYPE = { "Content-Type": "application/json" }
 
 /** `value` as JSON with `status`: through `presetResponse` on a marked route, else as `c.json` answers it. */
@@ -144,8 +154,14 @@ export const makePresetHeaders = (options: SecurityHeadersOptions): PresetHeader
       const held = c.get(HELD)
       if (held !== undefined) {
         if (held.answered) return
-        // Answered some other way (an error through the context): added below like any response's.
+        // Answered some other way (an error through the context): the record's headers, those added on the way
+        // (`addAnswerHeader`) with them, go on it as on any response made outside the context.
+        const record = held.headers
         held.headers = undefined
+        if (record !== undefined && !c.res.headers.has(REQUEST_ID_HEADER)) {
+          for (const name in record) if (!c.res.headers.has(name)) c.header(name, record[name]!)
+          return
+        }
       }
       if (c.res.headers.has(REQUEST_ID_HEADER)) return
       c.header(REQUEST_ID_HEADER, id)

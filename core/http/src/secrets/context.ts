@@ -26,6 +26,7 @@ import type { Context } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
 import { credentialsGroup, credentialsOf } from "../auth/credentials.js"
 import { notSignedIn } from "../auth/session.js"
+import { addAnswerHeader } from "../middleware/presetHeaders.js"
 import { header } from "../request/header.js"
 import type { Handle } from "../runtime.js"
 
@@ -64,6 +65,19 @@ type ActorServices =
   | Hasher.Hasher
   | Random.Random
 
+/**
+ * Every answer to a request made with an API key that expires says when (`API_KEY_EXPIRES_HEADER`), as GitHub's API
+ * answers `github-authentication-token-expiration`: a CI job's key would otherwise stop working one day with a 401,
+ * and the command line warns while there is time to rotate it.
+ */
+export const API_KEY_EXPIRES_HEADER = "Coffer-Api-Key-Expires"
+
+const tellExpiry = (c: Context, actor: Actor) =>
+  Effect.sync(() => {
+    if (actor.kind === "apiKey" && actor.expiresAt !== null)
+      addAnswerHeader(c, API_KEY_EXPIRES_HEADER, new Date(actor.expiresAt).toISOString())
+  })
+
 /** The actor of this request, or 401; failed credentials count against the client's rate limit. */
 export const actorOf = (
   c: Context,
@@ -78,7 +92,7 @@ export const actorOf = (
     // What `authenticateApiKey` answers for a key of the wrong shape, which a non-bearer header is.
     malformed: "Invalid API key",
     anonymous: notSignedIn,
-    byToken: (token) => authenticateApiKey(token, ipAddress),
+    byToken: (token) => Effect.tap(authenticateApiKey(token, ipAddress), (actor) => tellExpiry(c, actor)),
     bySession: (session) =>
       Effect.succeed<Actor>({ kind: "session", userId: session.userId, email: session.email, ipAddress }),
   })

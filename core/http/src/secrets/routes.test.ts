@@ -544,6 +544,40 @@ describe("API keys", () => {
     expect((await call("POST", `/api/api-keys/${created.body.id}/rotate`, { as: ada.as })).status).toBe(404)
   })
 
+  it("tells a request made with a key that expires when, on every answer, the preset ones and refusals too", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const key = async (name: string, expiresInDays?: number) =>
+      (
+        await call("POST", "/api/api-keys", {
+          as: ada.as,
+          body: { name, projectSlug: "app", scope: "write", ...(expiresInDays === undefined ? {} : { expiresInDays }) },
+        })
+      ).body as { key: string; expiresAt: string | null }
+    const expiring = await key("ci", 5)
+    const S = "/api/projects/app/environments/development/secrets"
+    const answers = [
+      await call("GET", "/api/projects", { as: { key: expiring.key } }),
+      // The held record of a secret's write and read (`presetResponse`), and a refusal after the key was checked.
+      await call("POST", S, { as: { key: expiring.key }, body: { key: "K", value: "v" } }),
+      await call("GET", `${S}/K`, { as: { key: expiring.key } }),
+      await call("GET", `${S}/NOPE`, { as: { key: expiring.key } }),
+    ]
+    expect(answers.map((answer) => answer.status)).toEqual([200, 201, 200, 404])
+    for (const [index, answer] of answers.entries())
+      expect(answer.headers.get("coffer-api-key-expires"), String(index)).toBe(expiring.expiresAt)
+    // A key that never expires, a session, and a refused key say nothing of it.
+    const forever = await key("forever")
+    expect(forever.expiresAt).toBeNull()
+    for (const answer of [
+      await call("GET", "/api/projects", { as: { key: forever.key } }),
+      await call("GET", "/api/projects", { as: ada.as }),
+      await call("GET", "/api/projects", { as: { key: `cfk_${"x".repeat(43)}` } }),
+    ])
+      expect(answer.headers.get("coffer-api-key-expires")).toBeNull()
+  })
+
   it("checks expiresInDays, scope and names; read members get read keys only", async () => {
     const { call, signIn } = fresh()
     const ada = await signIn("ada@example.com")

@@ -235,13 +235,19 @@ describe("API keys", () => {
       expiresInDays: 1,
     })
     const page = await signedIn(email, "/api-keys")
+    // In its last week, it is marked so: there is still time to rotate it.
+    await page
+      .getByRole("row", { name: /^short / })
+      .getByText("expires soon")
+      .waitFor()
     // Two days on in the page only: the key is expired as the page sees it, and still works for the service.
     await page.clock.setFixedTime(Date.now() + 2 * 86_400_000)
     await page.reload()
     await page
       .getByRole("row", { name: /^short / })
-      .getByText("expired")
+      .getByText("expired", { exact: true })
       .waitFor()
+    expect(await page.getByText("expires soon").count()).toBe(0)
     await page.getByRole("button", { name: "Rotate short" }).click()
     const dialog = page.getByRole("dialog", { name: "Rotate short?" })
     const days = dialog.getByLabel("Expires in days")

@@ -38,6 +38,11 @@ import { useSession } from "../session.js"
 
 const expired = (key: ApiKeyView) => key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()
 
+/** A week, as the command line warns a key's user (`hosts/cli/src/keyExpiry.ts`): time to rotate it still. */
+const SOON_MS = 7 * 86_400_000
+const expiresSoon = (key: ApiKeyView) =>
+  key.expiresAt !== null && !expired(key) && Date.parse(key.expiresAt) - Date.now() <= SOON_MS
+
 const CreateKey = ({
   projects,
   chosen,
@@ -264,7 +269,11 @@ export const ApiKeys = () => {
               </td>
               <td data-label="Expires" class="nowrap">
                 {key.expiresAt === null ? "never" : formatTime(key.expiresAt)}
-                {expired(key) ? <span class="badge missing">expired</span> : null}
+                {expired(key) ? (
+                  <span class="badge missing">expired</span>
+                ) : expiresSoon(key) ? (
+                  <span class="badge soon">expires soon</span>
+                ) : null}
               </td>
               <td class="right">
                 <div class="row">
