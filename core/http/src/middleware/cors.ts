@@ -17,8 +17,11 @@ import { header } from "../request/header.js"
 
 export const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE"
 export const ALLOWED_HEADERS = "Authorization, Content-Type"
-/** Headers a browser script may read besides the safelisted ones: rate limits, `.env` downloads, request ids. */
-export const EXPOSED_HEADERS = "Retry-After, Content-Disposition, X-Request-Id"
+/**
+ * Headers a browser script may read besides the safelisted ones: rate limits, `.env` downloads, request ids, and
+ * when the API key it uses expires (`../secrets/context.ts`).
+ */
+export const EXPOSED_HEADERS = "Retry-After, Content-Disposition, X-Request-Id, Coffer-Api-Key-Expires"
 const PREFLIGHT_MAX_AGE_SECONDS = "600"
 
 export const cors = (allowedOrigins: ReadonlyArray<string>): MiddlewareHandler => {

@@ -567,6 +567,18 @@ describe("API keys", () => {
     expect(answers.map((answer) => answer.status)).toEqual([200, 201, 200, 404])
     for (const [index, answer] of answers.entries())
       expect(answer.headers.get("coffer-api-key-expires"), String(index)).toBe(expiring.expiresAt)
+    // A script on a listed origin may read it.
+    const origin = "https://dash.example.com"
+    const listed = fresh({ CORS_ORIGIN: origin })
+    const bea = await listed.signIn("bea@example.com")
+    await listed.call("POST", "/api/projects", { as: bea.as, body: { name: "App" } })
+    const created = await listed.call("POST", "/api/api-keys", {
+      as: bea.as,
+      body: { name: "browser", projectSlug: "app", scope: "read", expiresInDays: 5 },
+    })
+    const fromOrigin = await listed.call("GET", "/api/projects", { as: { key: created.body.key }, headers: { origin } })
+    expect(fromOrigin.headers.get("coffer-api-key-expires")).toBe(created.body.expiresAt)
+    expect(fromOrigin.headers.get("access-control-expose-headers")).toContain("Coffer-Api-Key-Expires")
     // A key that never expires, a session, and a refused key say nothing of it.
     const forever = await key("forever")
     expect(forever.expiresAt).toBeNull()
