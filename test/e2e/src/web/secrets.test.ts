@@ -990,7 +990,7 @@ describe("environments", () => {
     await shown.locator("pre.command").first().waitFor()
     const [login, init, run] = await shown.locator("pre.command").allTextContents()
     expect(login).toBe(`coffer login --web --url ${served.base}`)
-    expect(run).toBe("coffer secrets run -- npm start")
+    expect(run).toBe("coffer run -- npm start")
     // A machine of its own (its config directory) and a checkout of its own. Its output is a pipe, so the command
     // opens no browser: the person opens the link it prints, in the tab they are signed in with.
     const env = { XDG_CONFIG_HOME: freshDirectory(), HOME: freshDirectory() }

@@ -242,7 +242,7 @@ const FromTheCommandLine = ({ data }: { readonly data: ProjectData }) => {
       label: "Once per checkout",
       command: `coffer init --url ${origin} --project ${slug} --env ${data.environments[0]!.name}`,
     },
-    { label: "Then run anything with the environment's secrets", command: "coffer secrets run -- npm start" },
+    { label: "Then run anything with the environment's secrets", command: "coffer run -- npm start" },
   ]
   return (
     <section class="card stack" aria-labelledby="command-line-heading">
