@@ -44,3 +44,6 @@ export const resolveProject = (settings: Settings) =>
 
 /** Settings and target in one step, for the commands that need nothing else. */
 export const targetFor = (flags: FlagSettings) => Effect.flatMap(loadSettings(flags), resolveTarget)
+
+/** Settings and project in one step, for the commands that span a project's environments. */
+export const projectFor = (flags: FlagSettings) => Effect.flatMap(loadSettings(flags), resolveProject)

@@ -3,6 +3,7 @@
  * a secret is text, and decoding with replacement would store U+FFFD in place of every byte that is not, saying
  * nothing (a DER key, a file saved as UTF-16 by Windows PowerShell).
  */
+import { readFileSync } from "node:fs"
 import * as Effect from "effect/Effect"
 import { usage } from "./failure.js"
 
@@ -21,3 +22,10 @@ export const utf8Text = (bytes: Uint8Array, source: string) =>
       )
     },
   })
+
+/** A file the user names (`push`'s `.env`, `substitute`'s template), read whole as UTF-8 text. */
+export const readTextFile = (file: string) =>
+  Effect.try({
+    try: () => readFileSync(file),
+    catch: (error) => usage(`cannot read ${file}: ${error instanceof Error ? error.message : error}`),
+  }).pipe(Effect.flatMap((bytes) => utf8Text(bytes, file)))

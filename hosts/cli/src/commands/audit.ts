@@ -7,10 +7,9 @@
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { loadSettings } from "../invocation.js"
 import { json, line, table } from "../output.js"
 import { auditLog, environments } from "../secretsApi.js"
-import { resolveProject } from "../target.js"
+import { projectFor } from "../target.js"
 import { json as jsonFlag, project, settingsOf, url } from "./flags.js"
 
 const filter = (name: string, description: string) =>
@@ -30,8 +29,7 @@ export const audit = Command.make(
     json: jsonFlag,
   },
   Effect.fn(function* (flags) {
-    const settings = yield* loadSettings(settingsOf({ url: flags.url, project: flags.project }))
-    const { endpoint, project: slug } = yield* resolveProject(settings)
+    const { endpoint, project: slug } = yield* projectFor(settingsOf({ url: flags.url, project: flags.project }))
     // The service checks the filters and the page (a 400 names the parameter); nothing is guessed here.
     const [entries, known] = yield* Effect.all(
       [

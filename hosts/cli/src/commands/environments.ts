@@ -16,7 +16,6 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import { CofferFailure, refused, usage } from "../failure.js"
-import { loadSettings } from "../invocation.js"
 import { json, line, note, table } from "../output.js"
 import {
   createEnvironment,
@@ -27,11 +26,8 @@ import {
 } from "../secretsApi.js"
 import { applyPlan, checkPlan } from "../secretsPlan.js"
 import { readLine, stdinIsTerminal } from "../stdin.js"
-import { resolveProject } from "../target.js"
+import { projectFor } from "../target.js"
 import { json as jsonFlag, project, settingsOf, url } from "./flags.js"
-
-const projectOf = (flags: { readonly url: Option.Option<string>; readonly project: Option.Option<string> }) =>
-  Effect.flatMap(loadSettings(settingsOf(flags)), resolveProject)
 
 const name = Argument.String("NAME").pipe(Argument.withDescription("the environment's name"))
 
@@ -39,7 +35,7 @@ const list = Command.make(
   "list",
   { url, project, json: jsonFlag },
   Effect.fn(function* (flags) {
-    const { endpoint, project: slug } = yield* projectOf(flags)
+    const { endpoint, project: slug } = yield* projectFor(settingsOf(flags))
     const found = yield* listEnvironments(endpoint, slug)
     if (flags.json) return yield* json(found)
     yield* line(table([["NAME", "CREATED"], ...found.map((environment) => [environment.name, environment.createdAt])]))
@@ -62,7 +58,7 @@ const create = Command.make(
     json: jsonFlag,
   },
   Effect.fn(function* (flags) {
-    const { endpoint, project: slug } = yield* projectOf(flags)
+    const { endpoint, project: slug } = yield* projectFor(settingsOf(flags))
     const source = Option.getOrUndefined(flags.copyFrom)
     if (source === flags.name) return yield* usage(`--copy-from names ${flags.name}, the environment to create`)
     // Everything the service would refuse is refused before the source is read (an export, in the audit log) or
@@ -124,7 +120,7 @@ const remove = Command.make(
     ),
   },
   Effect.fn(function* (flags) {
-    const { endpoint, project: slug } = yield* projectOf(flags)
+    const { endpoint, project: slug } = yield* projectFor(settingsOf(flags))
     if (!flags.yes) {
       // Asked only where the question is seen and answered: a terminal on both sides.
       if (!stdinIsTerminal() || process.stderr.isTTY !== true)

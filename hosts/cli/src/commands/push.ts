@@ -9,24 +9,19 @@
  * each new key only as a new one (`expectedVersion` 0): one someone else adds while it runs is a conflict too,
  * found by the service, never overwritten.
  */
-import { readFileSync } from "node:fs"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import { parseSecretsFile, toMap } from "../dotenvFile.js"
-import { refused, usage } from "../failure.js"
+import { refused } from "../failure.js"
 import { json, line } from "../output.js"
 import { exportJson, type Target } from "../secretsApi.js"
 import { applyPlan, checkPlan, currentForWriting, type Plan, planPush } from "../secretsPlan.js"
 import { targetFor } from "../target.js"
-import { utf8Text } from "../utf8Text.js"
+import { readTextFile } from "../utf8Text.js"
 import { json as jsonFlag, settingsOf, target } from "./flags.js"
 
 const readEntries = (file: string) =>
-  Effect.try({
-    try: () => readFileSync(file),
-    catch: (error) => usage(`cannot read ${file}: ${error instanceof Error ? error.message : error}`),
-  }).pipe(
-    Effect.flatMap((bytes) => utf8Text(bytes, file)),
+  readTextFile(file).pipe(
     Effect.flatMap((text) => parseSecretsFile(file, text)),
     Effect.map(toMap),
   )

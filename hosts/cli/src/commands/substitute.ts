@@ -7,7 +7,6 @@
  * the environment lacks fails the run and is named (by line, or by key), never half-filled. The environment is read
  * as one export (audited as one), and only when the template refers to something.
  */
-import { readFileSync } from "node:fs"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -19,7 +18,7 @@ import type { FlagSettings } from "../settings.js"
 import { readStdin, stdinIsTerminal } from "../stdin.js"
 import { targetFor } from "../target.js"
 import { fillTemplate, keysOf, parseTemplate } from "../template.js"
-import { utf8Text } from "../utf8Text.js"
+import { readTextFile } from "../utf8Text.js"
 import { settingsOf, target } from "./flags.js"
 
 const readTemplate = (file: string) =>
@@ -28,10 +27,7 @@ const readTemplate = (file: string) =>
       stdinIsTerminal()
       ? Effect.fail(usage("- reads the template from stdin, which is a terminal here: pipe it in, or name its file"))
       : readStdin
-    : Effect.try({
-        try: () => readFileSync(file),
-        catch: (error) => usage(`cannot read ${file}: ${error instanceof Error ? error.message : error}`),
-      }).pipe(Effect.flatMap((bytes) => utf8Text(bytes, file)))
+    : readTextFile(file)
 
 /** The environment's values, read as one export, holding each of `keys`. */
 const valuesFor = (flags: FlagSettings, keys: ReadonlyArray<string>) =>
