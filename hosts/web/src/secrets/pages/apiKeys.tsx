@@ -43,6 +43,17 @@ const SOON_MS = 7 * 86_400_000
 const expiresSoon = (key: ApiKeyView) =>
   key.expiresAt !== null && !expired(key) && Date.parse(key.expiresAt) - Date.now() <= SOON_MS
 
+/** "expired", or "expires soon" in a key's last week, apart from the date it follows. */
+const ExpiryMark = ({ apiKey }: { readonly apiKey: ApiKeyView }) => {
+  const [tone, text] = expired(apiKey) ? ["missing", "expired"] : expiresSoon(apiKey) ? ["soon", "expires soon"] : []
+  return text === undefined ? null : (
+    <>
+      {" "}
+      <span class={`badge ${tone}`}>{text}</span>
+    </>
+  )
+}
+
 const CreateKey = ({
   projects,
   chosen,
@@ -269,11 +280,7 @@ export const ApiKeys = () => {
               </td>
               <td data-label="Expires" class="nowrap">
                 {key.expiresAt === null ? "never" : formatTime(key.expiresAt)}
-                {expired(key) ? (
-                  <span class="badge missing">expired</span>
-                ) : expiresSoon(key) ? (
-                  <span class="badge soon">expires soon</span>
-                ) : null}
+                <ExpiryMark apiKey={key} />
               </td>
               <td class="right">
                 <div class="row">
