@@ -23,8 +23,9 @@ export const readStdin = Effect.tryPromise({
 export const withoutFinalNewline = (text: string) => text.replace(/\r?\n$/, "")
 
 /**
- * Asks for one line on the terminal without echoing it; Ctrl-C or Ctrl-D gives up, and so does a paste of more
- * than one line.
+ * Asks for one line on the terminal without echoing it; Ctrl-D gives up, and so does a paste of more than one
+ * line. Ctrl-C interrupts, so `coffer` ends with 130 as a shell reports a program that SIGINT ended: in raw mode
+ * the terminal sends it as a character, not as the signal.
  */
 export const readHidden = (prompt: string) =>
   Effect.callback<string, CofferFailure>((resume) => {
@@ -52,7 +53,8 @@ export const readHidden = (prompt: string) =>
             return finish(Effect.fail(usage("what was pasted holds more than one line: pipe it in instead (`< file`)")))
           return finish(Effect.succeed(typed))
         }
-        if (character === "\u0003" || character === "\u0004") return finish(Effect.fail(usage("cancelled")))
+        if (character === "\u0003") return finish(Effect.interrupt)
+        if (character === "\u0004") return finish(Effect.fail(usage("cancelled")))
         if (character === "\u007f" || character === "\b") typed = typed.slice(0, -1)
         else typed += character
       }
@@ -69,22 +71,28 @@ export const readHidden = (prompt: string) =>
 export const readSecretInput = (prompt: string) =>
   stdinIsTerminal() ? readHidden(prompt) : Effect.map(readStdin, withoutFinalNewline)
 
-/** One line typed on the terminal, echoed as it is typed: an answer to a question, not a secret. */
+/**
+ * One line typed on the terminal, echoed as it is typed: an answer to a question, not a secret. Before an answer,
+ * nothing is done: Ctrl-D gives up, Ctrl-C interrupts (130), as in `readHidden`.
+ */
 export const readLine = (prompt: string) =>
   Effect.callback<string, CofferFailure>((resume) => {
     const lines = createInterface({ input: process.stdin, output: process.stderr, terminal: true })
     let answered = false
+    let interrupted = false
     lines.question(prompt, (answer) => {
       answered = true
       lines.close()
       resume(Effect.succeed(answer))
     })
-    // Ctrl-C or Ctrl-D before an answer: nothing is done.
-    lines.on("SIGINT", () => lines.close())
+    lines.on("SIGINT", () => {
+      interrupted = true
+      lines.close()
+    })
     lines.on("close", () => {
       if (!answered) {
         process.stderr.write("\n")
-        resume(Effect.fail(usage("cancelled")))
+        resume(interrupted ? Effect.interrupt : Effect.fail(usage("cancelled")))
       }
     })
     return Effect.sync(() => lines.close())

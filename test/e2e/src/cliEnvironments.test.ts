@@ -80,6 +80,15 @@ describe("coffer environments", () => {
     expect(mistyped.code, mistyped.stdout).toBe(1)
     expect(mistyped.stdout).toContain('"pr-2" is not pr-1: nothing was deleted')
     expect(await names()).toContain("pr-1")
+    // Ctrl-C at the question ends `coffer` as SIGINT would a program: 130, and nothing deleted.
+    const stopped = await onTerminal(["environments", "delete", "pr-1"], {
+      env,
+      waitFor: "Type its name to go on: ",
+      typed: "pr-\u0003",
+    })
+    expect(stopped.code, stopped.stdout).toBe(130)
+    expect(stopped.stdout).not.toContain("coffer:")
+    expect(await names()).toContain("pr-1")
     const typed = await onTerminal(["environments", "delete", "pr-1"], {
       env,
       waitFor: "Type its name to go on: ",
