@@ -44,6 +44,11 @@ describe("parseReference", () => {
     ["ios/1.0.0 || 2.0.0", "exact version, latest"],
     ["ios/1.0.0 - 2.0.0", "exact version, latest"],
     ["ios/Latest", "exact version, latest"],
+    ["base@^2.0.0", "it is no platform name (only letters, digits"],
+    ["base:1.0.0/1.0.0", `"base:1.0.0" before '/' is no platform name`],
+    ["-ios/1.0.0", "starting with a letter or digit"],
+    ["schemas/1.0.0", "the name is reserved"],
+    [`${"a".repeat(65)}/1.0.0`, "at most 64 are allowed"],
   ])("rejects %j: %s", (raw, reason) => {
     const result = parseReference(raw)
     expect(Result.isFailure(result)).toBe(true)
@@ -55,7 +60,9 @@ describe("parseReference", () => {
   })
 
   it("reads every exact, range and latest form of any platform and version", () => {
-    const platform = fc.string({ minLength: 1, maxLength: 8 }).filter((name) => !name.includes("/"))
+    const platform = fc
+      .stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,7}$/)
+      .filter((name) => !["schemas", "auth"].includes(name))
     fc.assert(
       fc.property(platform, versionArbitrary, (name, version) => {
         expect(parsed(`${name}/${version}`).spec).toEqual({ _tag: "Exact", version })

@@ -5,10 +5,12 @@
  * Platform names cannot contain `/`, so a reference splits at its first `/`; versions may contain `+` and `-`,
  * so the spec is recognised by its leading operator, never by searching for those characters.
  */
+import { quote } from "@coffer/kernel"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import { InvalidReference, InvalidSchemaContent } from "./errors.js"
+import { validatePlatformName } from "./platform.js"
 import { validateVersion } from "./version.js"
 
 /** The content key holding the inheritance directive; it never reaches a resolved output. */
@@ -35,8 +37,8 @@ export interface ExtendsRef {
 const RANGE_OPERATORS: ReadonlyArray<RangeOperator> = [">=", "^", "~"]
 
 /**
- * Parses one reference. Range operands must be full versions (`^1.2.3`, not `^1`), and exact versions must be
- * valid versions: anything else could never name a version the service accepts.
+ * Parses one reference. The platform must be a name a platform may have, range operands full versions (`^1.2.3`,
+ * not `^1`), and exact versions valid versions: anything else could never name what the service stores.
  */
 export const parseReference = (raw: string): Result.Result<ExtendsRef, InvalidReference> => {
   const invalid = (reason: string) => Result.fail(new InvalidReference({ reference: raw, reason }))
@@ -44,6 +46,16 @@ export const parseReference = (raw: string): Result.Result<ExtendsRef, InvalidRe
   const slash = raw.indexOf("/")
   const platform = slash === -1 ? raw : raw.slice(0, slash)
   if (platform.length === 0) return invalid("the platform name is missing before '/'")
+  // No platform can bear such a name (`platform.ts`), so the reference could never resolve; said here, the refusal
+  // names the mistake (`base@^2.0.0`, `base:1.0.0`) instead of looking for a platform that cannot exist.
+  const name = validatePlatformName(platform)
+  if (Result.isFailure(name)) {
+    return invalid(
+      slash === -1
+        ? `it is no platform name (${name.failure.reason}); a version spec follows a '/', as in base/^1.2.0`
+        : `${quote(platform)} before '/' is no platform name (${name.failure.reason})`,
+    )
+  }
   if (slash === -1) return Result.succeed({ raw, platform, spec: { _tag: "Latest" } })
   const spec = raw.slice(slash + 1)
   if (spec.length === 0) return invalid("the version spec after '/' is empty; write the platform alone for latest")

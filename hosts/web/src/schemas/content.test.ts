@@ -93,5 +93,9 @@ describe("checking content in the editor", () => {
       'Invalid @extends reference "ios/^1": the ^ range needs a full version; it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)',
     )
     expect(referenceError("ios/latest")).toBeUndefined()
+    // What looks like a version in the platform's place is named, rather than "Valid" until the save fails.
+    expect(referenceError("base@^2.0.0")).toBe(
+      "Invalid @extends reference \"base@^2.0.0\": it is no platform name (only letters, digits, '.', '_' and '-' are allowed, starting with a letter or digit); a version spec follows a '/', as in base/^1.2.0",
+    )
   })
 })

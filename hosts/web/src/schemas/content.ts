@@ -7,7 +7,8 @@
  * reference resolves (the platform, the version or a range match exist, no cycle) only the service can say.
  */
 import { jsonErrorOffset, positionAt } from "./jsonPosition.js"
-import { versionProblem } from "./versions.js"
+import { platformNameProblem } from "./platformName.js"
+import { quote, versionProblem } from "./versions.js"
 
 export const EXTENDS_KEY = "@extends"
 export const MAX_EXTENDS = 32
@@ -27,11 +28,19 @@ const RANGE_OPERATORS = [">=", "^", "~"] as const
 
 /** The API's message for a malformed reference, or `undefined` when it is well formed. */
 export const referenceError = (raw: string): string | undefined => {
-  const invalid = (reason: string) => `Invalid @extends reference ${JSON.stringify(raw)}: ${reason}`
+  const invalid = (reason: string) => `Invalid @extends reference ${quote(raw)}: ${reason}`
   if (raw.length === 0) return invalid("it must not be empty")
   const slash = raw.indexOf("/")
   const platform = slash === -1 ? raw : raw.slice(0, slash)
   if (platform.length === 0) return invalid("the platform name is missing before '/'")
+  const nameProblem = platformNameProblem(platform)
+  if (nameProblem !== undefined) {
+    return invalid(
+      slash === -1
+        ? `it is no platform name (${nameProblem}); a version spec follows a '/', as in base/^1.2.0`
+        : `${quote(platform)} before '/' is no platform name (${nameProblem})`,
+    )
+  }
   if (slash === -1) return undefined
   const spec = raw.slice(slash + 1)
   if (spec.length === 0) return invalid("the version spec after '/' is empty; write the platform alone for latest")
@@ -66,9 +75,12 @@ export const checkContent = (text: string): ContentCheck => {
   try {
     value = JSON.parse(text)
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
     const offset = jsonErrorOffset(text)
     const at = offset === undefined ? undefined : positionAt(text, offset)
+    const raw = error instanceof Error ? error.message : String(error)
+    // The browser's own place ("in JSON at position 8 (line 1 column 9)") once ours leads the sentence.
+    const message =
+      at === undefined ? raw : raw.replace(/\s+(?:in JSON\s+)?at position \d+(?:\s+\(line \d+ column \d+\))?$/, "")
     return {
       ok: false,
       message: `Not valid JSON${at === undefined ? "" : ` at line ${at.line}, column ${at.column}`}: ${message}`,

@@ -62,7 +62,7 @@ export const versionProblem = (version: string): string | undefined => {
 }
 
 /** The API's quoting of a value in a message (`@coffer/kernel`'s `quote`): JSON, cut after 80 characters. */
-const quote = (value: string): string => {
+export const quote = (value: string): string => {
   if (value.length <= 80) return JSON.stringify(value)
   // Never between the two halves of an emoji.
   const high = value.charCodeAt(79)

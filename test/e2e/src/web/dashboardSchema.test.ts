@@ -54,9 +54,10 @@ describe("the Content tab", () => {
 
     await editor.fill('{\n  "b": 2,\n}')
     // The check under the editor said "Valid" a moment ago: wait for it to judge the new text.
-    await checkOf(page)
-      .filter({ hasText: /^Not valid JSON at line 3, column 1: / })
-      .waitFor()
+    const syntax = checkOf(page).filter({ hasText: /^Not valid JSON at line 3, column 1: / })
+    await syntax.waitFor()
+    // The place is said once, by the page: not again by the browser's "at position 13 (line 3 column 1)".
+    expect(await syntax.textContent()).not.toMatch(/position|line 3 column 1/)
     expect(await save.isDisabled()).toBe(true)
     await editor.fill("[1, 2]")
     await page.getByText("Invalid schema content: content must be a plain JSON object, got an array").waitFor()
@@ -68,6 +69,14 @@ describe("the Content tab", () => {
         'Invalid @extends reference "ios/1.0": the spec must be an exact version, latest, ^<version>, ~<version> or >=<version>; it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)',
       )
       .waitFor()
+    // A version written into the platform's place is named before a save, not called valid.
+    await editor.fill('{ "@extends": "ios@^1.0.0" }')
+    await page
+      .getByText(
+        "Invalid @extends reference \"ios@^1.0.0\": it is no platform name (only letters, digits, '.', '_' and '-' are allowed, starting with a letter or digit); a version spec follows a '/', as in base/^1.2.0",
+      )
+      .waitFor()
+    expect(await save.isDisabled()).toBe(true)
 
     // The help on the reference forms.
     await page.getByText("How to write @extends").click()
