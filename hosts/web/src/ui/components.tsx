@@ -32,12 +32,26 @@ type InputProps = JSX.InputHTMLAttributes<HTMLInputElement> & {
   readonly hint?: ComponentChildren
 }
 
+/**
+ * A field's `autoFocus`, kept when the field appears in a page or dialog already shown (an edit form opened in
+ * place): the browser honours the attribute only when a page loads or a dialog opens, so the field takes the focus
+ * itself once mounted. Inside a dialog not yet open the call does nothing, and the dialog's opening focuses it.
+ */
+const useAutoFocus = <E extends HTMLElement>(autoFocus: unknown) => {
+  const element = useRef<E>(null)
+  useEffect(() => {
+    if (autoFocus === true) element.current?.focus()
+  }, [])
+  return element
+}
+
 export const Field = ({ label, hint, ...input }: InputProps) => {
   const id = useId()
+  const element = useAutoFocus<HTMLInputElement>(input.autoFocus)
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <input id={id} aria-describedby={hint === undefined ? undefined : `${id}-hint`} {...input} />
+      <input id={id} ref={element} aria-describedby={hint === undefined ? undefined : `${id}-hint`} {...input} />
       {hint === undefined ? null : (
         <p class="hint" id={`${id}-hint`}>
           {hint}
@@ -53,10 +67,11 @@ export const TextArea = ({
   ...input
 }: JSX.TextareaHTMLAttributes<HTMLTextAreaElement> & { readonly label: string; readonly hint?: ComponentChildren }) => {
   const id = useId()
+  const element = useAutoFocus<HTMLTextAreaElement>(input.autoFocus)
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <textarea id={id} aria-describedby={hint === undefined ? undefined : `${id}-hint`} {...input} />
+      <textarea id={id} ref={element} aria-describedby={hint === undefined ? undefined : `${id}-hint`} {...input} />
       {hint === undefined ? null : (
         <p class="hint" id={`${id}-hint`}>
           {hint}

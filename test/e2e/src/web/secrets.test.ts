@@ -311,10 +311,15 @@ describe("the secrets grid", () => {
     await dialog.getByText("before", { exact: true }).waitFor({ state: "detached" })
     await expect.poll(() => focused(page), POLL).toBe("Reveal FOCUS_KEY in development")
 
-    // Escape with an unsaved edit asks; Go back returns to the draft, untouched.
-    await dialog.getByRole("button", { name: "Edit FOCUS_KEY in development" }).click()
+    // Edit opens on its field, the value in it, for the keyboard to go on: the form appears in a dialog already
+    // open, where the browser would not honour `autofocus` by itself.
+    await dialog.getByRole("button", { name: "Edit FOCUS_KEY in development" }).focus()
+    await page.keyboard.press("Enter")
     const draft = dialog.getByLabel("New value of FOCUS_KEY in development")
     await expect.poll(() => draft.inputValue(), POLL).toBe("before")
+    await expect.poll(() => focused(page), POLL).toBe("TEXTAREA")
+
+    // Escape with an unsaved edit asks; Go back returns to the draft, untouched.
     await draft.fill("half-typed")
     await page.keyboard.press("Escape")
     const question = dialog
@@ -1093,7 +1098,7 @@ describe("environments", () => {
     await page.getByRole("button", { name: "Add environment" }).click()
     await page
       .getByRole("alert")
-      .filter({ hasText: "Added qa2 without secrets: qa's could not be read. Not found:" })
+      .filter({ hasText: "Added qa2 without secrets: qa's could not be read. Environment not found" })
       .waitFor()
     await page.getByRole("row", { name: /^qa2/ }).waitFor()
     const empty = await owner.api.call<Record<string, string>>(
