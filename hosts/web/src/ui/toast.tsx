@@ -1,6 +1,9 @@
 /**
  * Toasts: short confirmations of what just happened ("Saved API_URL in production"), announced politely to
  * screen readers. Refusals are not toasts: they appear where the person acted (`Alert`).
+ *
+ * They sit over the page's corner, so a few quick saves must not bury it: at most `MAX_SHOWN` at once (the newest;
+ * on a phone only the newest, `styles.css`), and a click or tap goes through them to what lies under.
  */
 import { useEffect, useState } from "preact/hooks"
 
@@ -16,14 +19,18 @@ const publish = () => {
   for (const listener of listeners) listener()
 }
 
+const MAX_SHOWN = 3
+
+const dismiss = (id: number) => {
+  toasts = toasts.filter((item) => item.id !== id)
+  publish()
+}
+
 export const toast = (text: string): void => {
   const id = ++next
-  toasts = [...toasts, { id, text }]
+  toasts = [...toasts, { id, text }].slice(-MAX_SHOWN)
   publish()
-  setTimeout(() => {
-    toasts = toasts.filter((item) => item.id !== id)
-    publish()
-  }, 4000)
+  setTimeout(() => dismiss(id), 4000)
 }
 
 export const Toasts = () => {
