@@ -6,7 +6,9 @@ describe("describeError", () => {
   it.each([
     [new ApiError(400, "Secret key must not be empty"), "Secret key must not be empty"],
     [new ApiError(403, "Read members cannot change secrets"), "Not allowed: Read members cannot change secrets"],
-    [new ApiError(404, "Project not found"), "Not found: Project not found"],
+    [new ApiError(404, "Project not found"), "Project not found"],
+    [new ApiError(404, "No such invite"), "Not found: No such invite"],
+    [new ApiError(403, "Not allowed for read members"), "Not allowed for read members"],
     [new ApiError(409, "Environment exists"), "Environment exists"],
     [new ApiError(413, "Value is 70000 bytes"), "Too large: Value is 70000 bytes"],
     [new ApiError(429, "Too many requests", 17), "Too many attempts. Wait 17 seconds, then try again."],

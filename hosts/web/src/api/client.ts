@@ -61,6 +61,10 @@ const retryAfterOf = (response: Response): number | undefined => {
   return Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : undefined
 }
 
+/** The server's message under what its status means, unless it says so itself ("Project not found"). */
+const labelled = (label: string, message: string) =>
+  message.toLowerCase().includes(label.toLowerCase()) ? message : `${label}: ${message}`
+
 /** What to say for a refusal; the server's own message when it gave one, else what the status means. */
 export const describeError = (error: unknown): string => {
   if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error)
@@ -74,11 +78,11 @@ export const describeError = (error: unknown): string => {
     case 503:
       return `The service is unavailable right now (${error.message}). Try again in a moment.`
     case 413:
-      return `Too large: ${error.message}`
+      return labelled("Too large", error.message)
     case 403:
-      return `Not allowed: ${error.message}`
+      return labelled("Not allowed", error.message)
     case 404:
-      return `Not found: ${error.message}`
+      return labelled("Not found", error.message)
     default:
       return error.message
   }

@@ -74,9 +74,9 @@ describe("refusals where the person acted", () => {
     await page.getByRole("button", { name: "Add version" }).click()
     const alert = page.getByRole("form", { name: "Add a version" }).getByRole("alert")
     await alert.waitFor()
-    expect(await alert.textContent()).toBe(`Not found: Platform "${name}" was not found`)
+    expect(await alert.textContent()).toBe(`Platform "${name}" was not found`)
     await page.goto(`${base}/platforms/${name}/versions/1.0.0`)
-    await page.getByText(`Not found: Platform "${name}" was not found`).waitFor()
+    await page.getByText(`Platform "${name}" was not found`).waitFor()
     // The way back is the list, not the missing platform's page.
     expect(await page.getByRole("link", { name: `Back to ${name}` }).count()).toBe(0)
     await page.getByRole("main").getByRole("link", { name: "All platforms" }).waitFor()

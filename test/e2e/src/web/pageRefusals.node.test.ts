@@ -77,7 +77,7 @@ describe("on the built host", () => {
     await api.call("DELETE", `/api/api-keys/${apiKeys[0]!.id}`)
     const dialog = page.getByRole("dialog", { name: "Rotate gone?" })
     await dialog.getByRole("button", { name: "Rotate key" }).click()
-    await dialog.getByText(/^Not found: /).waitFor()
+    await dialog.getByText("API key not found").waitFor()
     // The list now shows what is stored, without a reload of the page.
     await page.getByText("No API keys.").waitFor()
   })

@@ -68,10 +68,7 @@ describe("refusals where the person acted", () => {
     await page.getByRole("button", { name: "KEY", exact: true }).click()
     await owner.call("DELETE", `/api/projects/${slug}`)
     await page.getByRole("button", { name: "Reveal KEY in development" }).click()
-    await page
-      .getByRole("dialog")
-      .getByText(/^Not found: /)
-      .waitFor()
+    await page.getByRole("dialog").getByText("Project not found").waitFor()
 
     await page.goto(`${served.base}/projects/${slug}`)
     await page.getByRole("heading", { name: "Project not found" }).waitFor()
