@@ -55,12 +55,21 @@ describe("the platforms list", () => {
       body: { error: refusal },
     })
     expect(await page.getByRole("button", { name: "Create platform" }).isDisabled()).toBe(true)
+    // A name the list shows is said taken under the field, once, and not sent.
     await name.fill(legacy)
+    await page
+      .getByText(`A platform named “${legacy}” already exists: open it from the list, or choose another name.`)
+      .waitFor()
+    expect(await page.getByRole("button", { name: "Create platform" }).isDisabled()).toBe(true)
+    // One created elsewhere since the list was loaded is the service's 409, explained.
+    const meanwhile = unique("meanwhile")
+    await api.call("POST", "/api/_ui/v1/platforms", { name: meanwhile })
+    await name.fill(meanwhile)
     await page.getByRole("button", { name: "Create platform" }).click()
     const alert = page.getByRole("form", { name: "Create a platform" }).getByRole("alert")
     await alert.waitFor()
     expect(await alert.textContent()).toBe(
-      `A platform named “${legacy}” already exists. Platform names are unique; open it from the list or choose another name.`,
+      `A platform named “${meanwhile}” already exists. Platform names are unique; open it from the list or choose another name.`,
     )
 
     const created = unique("shop")

@@ -24,6 +24,9 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
   const [name, setName] = useState("")
   const [kind, setKind] = useState<Kind>("custom")
   const problem = name === "" ? undefined : platformNameError(name)
+  // Known from the list already shown: said under the field, and not sent to be refused (the 409 below is for a
+  // platform created elsewhere since the list was loaded).
+  const exists = existing?.some((platform) => platform.name === name) === true
   const create = useAction(async () => {
     try {
       await createPlatform(name, kind)
@@ -54,8 +57,8 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
           }}
           hint={
             problem ??
-            (existing?.some((platform) => platform.name === name) === true
-              ? `A platform named “${name}” already exists.`
+            (exists
+              ? `A platform named “${name}” already exists: open it from the list, or choose another name.`
               : "Used in addresses and @extends references: letters, digits, '.', '_' and '-'.")
           }
         />
@@ -69,7 +72,7 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
           class="button primary"
           type="submit"
           busy={create.busy}
-          blocked={name === "" || problem !== undefined}
+          blocked={name === "" || problem !== undefined || exists}
         >
           Create platform
         </ActionButton>
