@@ -163,6 +163,59 @@ describe("long names", () => {
   })
 })
 
+describe("names as long as allowed", () => {
+  it.each(WIDTHS)("fit at %i px: a 100-character project, a 64-character environment", async (width) => {
+    const email = `ada${Date.now()}@example.com`
+    const owner = await apiAs(served.base, email)
+    // Unbroken, as a name pasted from an identifier is: nothing to wrap at but where the layout allows it.
+    const slug = await seedProject(owner, `P${Date.now()}`.padEnd(100, "P"), { development: { API_URL: "v" } })
+    const environment = `preview-${"x".repeat(56)}`
+    await owner.call("POST", `/api/projects/${slug}/environments`, { name: environment })
+    await owner.call("POST", `/api/projects/${slug}/environments/${environment}/secrets`, {
+      key: "API_URL",
+      value: "w",
+    })
+    const page = await browser.open(`${served.base}/sign-in`, { width, height: 900 })
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}/projects`)
+    for (const [name, path, landmark] of [
+      ["grid", `/projects/${slug}`, "API_URL"],
+      ["environments", `/projects/${slug}/environments`, "New environment"],
+      ["audit", `/projects/${slug}/audit`, "API_URL"],
+    ] as const) {
+      await page.goto(`${served.base}${path}`)
+      await page.getByText(landmark, { exact: true }).first().waitFor()
+      await settled(page)
+      await browser.screenshot(page, `secrets-long-names-${name}-${width}`)
+      expect(
+        await sidewaysOverflow(page),
+        `${name} at ${width} px scrolls sideways: ${await overflowing(page)}`,
+      ).toBeLessThanOrEqual(0)
+      if (name === "grid" && width === 1440) {
+        // The environment's name wraps in its column's head, leaving the grid whole and the key its room.
+        const grid = page.locator(".grid-wrap")
+        expect(await grid.evaluate((box) => box.scrollWidth - box.clientWidth)).toBeLessThanOrEqual(0)
+        expect(await brokenCells(page.getByRole("rowheader"))).toEqual([])
+      }
+      if (name === "audit" && width === 1440) {
+        // The environment's long name wraps in a capped block, leaving the e-mail beside it a readable width (it
+        // took all but 90 px of it, kept whole on one line).
+        for (const cell of await page.locator('td[data-label="Person"]').all()) {
+          expect((await cell.boundingBox())!.width).toBeGreaterThanOrEqual(200)
+        }
+        expect(await brokenCells(page.locator('td[data-label="When"], td[data-label="Action"]'))).toEqual([])
+      }
+    }
+    // The deletion's question names the environment twice; both wrap inside the dialog.
+    await page.goto(`${served.base}/projects/${slug}/environments`)
+    await page.getByRole("button", { name: `Delete environment ${environment}` }).click()
+    const dialog = page.getByRole("dialog", { name: `Delete ${environment}?` })
+    await dialog.waitFor()
+    await browser.screenshot(page, `secrets-long-names-delete-${width}`)
+    expect(await dialog.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0)
+  })
+})
+
 describe("the header", () => {
   it("marks Projects as the current place at / as at /projects", async () => {
     const email = `header-${Date.now()}@example.com`
@@ -412,6 +465,14 @@ describe("keyboard", () => {
     await page.keyboard.press("Enter")
     await page.getByText("Copied to the clipboard").waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await value.textContent())
+    // Copied four times over: three toasts at most, only the newest on a phone, and none catches a tap.
+    for (let again = 0; again < 3; again++) await page.keyboard.press("Enter")
+    const toasts = page.locator(".toast")
+    await expect.poll(() => toasts.count(), POLL).toBe(3)
+    expect(await toasts.last().evaluate((toast) => getComputedStyle(toast).pointerEvents)).toBe("none")
+    await page.setViewportSize({ width: 375, height: 900 })
+    expect(await toasts.evaluateAll((all) => all.filter((toast) => toast.checkVisibility()).length)).toBe(1)
+    await page.setViewportSize({ width: 1440, height: 900 })
 
     await page.getByRole("button", { name: "Delete keyboard-key" }).focus()
     await page.keyboard.press("Enter")

@@ -21,6 +21,25 @@ const pageOf = (raw: string | null) => {
 }
 
 /** The filter bar, then the entries its filters select, or what is wrong with them. */
+/** Names up to this long are kept on one line, as the other short values of an entry are. */
+const WHOLE_NAME = 16
+
+/**
+ * An entry's environment. An environment's name may be 64 characters: kept whole, it took the width of the
+ * person beside it; a name that long wraps within a capped block instead, while `staging` or `production` reads
+ * whole, as before.
+ */
+const EnvironmentCell = ({ name }: { readonly name: string }) =>
+  name.length <= WHOLE_NAME ? (
+    <td data-label="Environment" class="nowrap">
+      {name}
+    </td>
+  ) : (
+    <td data-label="Environment">
+      <span class="capped">{name}</span>
+    </td>
+  )
+
 const AuditLog = ({ data }: { readonly data: ProjectData }) => {
   const { search } = useLocation()
   const filters = filtersOf(search)
@@ -140,9 +159,7 @@ const AuditEntries = ({
                     <code class="capped">{entry.targetKey}</code>
                   </td>
                   <td data-label="Person">{entry.userEmail}</td>
-                  <td data-label="Environment" class="nowrap">
-                    {environmentName(entry.environmentId)}
-                  </td>
+                  <EnvironmentCell name={environmentName(entry.environmentId)} />
                   <td data-label="Address" class="nowrap">
                     {entry.ipAddress ?? ""}
                   </td>
