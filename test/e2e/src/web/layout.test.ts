@@ -191,6 +191,16 @@ describe("names as long as allowed", () => {
         await sidewaysOverflow(page),
         `${name} at ${width} px scrolls sideways: ${await overflowing(page)}`,
       ).toBeLessThanOrEqual(0)
+      if (name === "grid" && width === 375) {
+        // The usual names stay whole in their heads.
+        expect(await brokenCells(page.getByRole("columnheader").filter({ hasNotText: "preview-" }))).toEqual([])
+        // Scrolled to the last environment, each row still names its key.
+        await page.locator(".grid-wrap").evaluate((box) => box.scrollBy({ left: box.scrollWidth }))
+        expect(await page.locator(".grid-wrap").evaluate((box) => box.scrollLeft)).toBeGreaterThan(0)
+        const key = await page.getByRole("rowheader", { name: "API_URL" }).boundingBox()
+        expect(key!.x).toBeGreaterThanOrEqual(0)
+        expect(key!.x + key!.width).toBeLessThanOrEqual(375)
+      }
       if (name === "grid" && width === 1440) {
         // The environment's name wraps in its column's head, leaving the grid whole and the key its room.
         const grid = page.locator(".grid-wrap")
