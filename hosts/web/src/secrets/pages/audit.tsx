@@ -9,6 +9,7 @@ import { type AuditFilters, listAuditLog } from "../../api/secrets.js"
 import { ActionButton, Alert, formatTime, Loading } from "../../ui/components.js"
 import { navigate, type Params, useLocation } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
+import { auditTarget } from "../auditTarget.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
 import { AuditFilterBar, actionLabel, auditPath, filterQuery, filtersOf, isKnownAction } from "./auditFilters.js"
 
@@ -21,6 +22,16 @@ const pageOf = (raw: string | null) => {
 }
 
 /** The filter bar, then the entries its filters select, or what is wrong with them. */
+/** What the entry acted on, read out (`../auditTarget.ts`); the recorded form, as the service filters it, on hover. */
+const TargetCell = ({ action, target }: { readonly action: string; readonly target: string }) => {
+  const shown = auditTarget(action, target)
+  return (
+    <td data-label="Target" title={target}>
+      {shown.code ? <code class="capped">{shown.text}</code> : <span class="capped">{shown.text}</span>}
+    </td>
+  )
+}
+
 /** Names up to this long are kept on one line, as the other short values of an entry are. */
 const WHOLE_NAME = 16
 
@@ -155,9 +166,7 @@ const AuditEntries = ({
                   <td data-label="Action" class="nowrap" title={entry.action}>
                     {actionLabel(entry.action)}
                   </td>
-                  <td data-label="Target">
-                    <code class="capped">{entry.targetKey}</code>
-                  </td>
+                  <TargetCell action={entry.action} target={entry.targetKey} />
                   <td data-label="Person">{entry.userEmail}</td>
                   <EnvironmentCell name={environmentName(entry.environmentId)} />
                   <td data-label="Address" class="nowrap">
