@@ -135,7 +135,9 @@ describe("audit log", () => {
     await page.getByRole("button", { name: "Older" }).click()
     await expect.poll(address, POLL).toBe("?key=DB_URL&page=2")
     await page.getByRole("table", { name: /filtered, page 2, newest first/ }).waitFor()
-    await expect.poll(() => cells(3), POLL).toEqual(["DB_URL", "DB_URL", "DB_URL, version 1", "DB_URL", "DB_URL", "DB_URL"])
+    await expect
+      .poll(() => cells(3), POLL)
+      .toEqual(["DB_URL", "DB_URL", "DB_URL, version 1", "DB_URL", "DB_URL", "DB_URL"])
     expect((await cells(2)).slice(-3)).toEqual(["Updated secret", "Created secret", "Created secret"])
     expect(await page.getByRole("button", { name: "Older" }).isDisabled()).toBe(true)
 

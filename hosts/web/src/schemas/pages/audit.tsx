@@ -1,6 +1,7 @@
 /**
  * The audit log (issue 13 §6, admins): deletions, kind changes and token creation and revocation, newest first,
- * fifty at a time with a button for older entries.
+ * fifty at a time with a button for older entries. The page says what it records: a log showing one entry after a
+ * day of saves looks broken otherwise.
  */
 import { useEffect, useState } from "preact/hooks"
 import { type AuditEntry, listAudit } from "../../api/schemas.js"
@@ -17,17 +18,33 @@ const ACTIONS: Readonly<Record<string, string>> = {
   "token.revoke": "Revoked token",
 }
 
+/**
+ * What an entry acted on, as a person knows it: a token by its name (its id, which the record keeps as the target,
+ * on hover), anything else by the name the record holds.
+ */
+const targetOf = (entry: AuditEntry): { readonly text: string; readonly title?: string } => {
+  const name = entry.detail !== undefined && "name" in entry.detail ? entry.detail.name : undefined
+  return entry.action.startsWith("token.") && typeof name === "string"
+    ? { text: name, title: `token id ${entry.target}` }
+    : { text: entry.target }
+}
+
 /** An entry's detail in words: a kind change as `from → to`, anything else as `key: value` pairs. */
-const detailOf = (detail: AuditEntry["detail"]): string => {
+const detailOf = (entry: AuditEntry): string => {
+  const { detail } = entry
   if (detail === undefined) return ""
   if ("from" in detail && "to" in detail) return `${detail.from ?? "custom"} → ${detail.to}`
-  return Object.entries(detail)
-    .map(([key, value]) =>
-      key === "platforms" && value === null
-        ? "platforms: all"
-        : `${key}: ${Array.isArray(value) ? value.join(", ") : typeof value === "string" ? value : JSON.stringify(value)}`,
-    )
-    .join("; ")
+  return (
+    Object.entries(detail)
+      // A token's name is its target already.
+      .filter(([key]) => !(key === "name" && entry.action.startsWith("token.")))
+      .map(([key, value]) =>
+        key === "platforms" && value === null
+          ? "platforms: all"
+          : `${key}: ${Array.isArray(value) ? value.join(", ") : typeof value === "string" ? value : JSON.stringify(value)}`,
+      )
+      .join("; ")
+  )
 }
 
 export const Audit = () => {
@@ -61,6 +78,10 @@ export const Audit = () => {
   return (
     <section class="stack">
       <h1>Audit log</h1>
+      <p class="muted">
+        Deletions, kind changes, and API tokens created or revoked, newest first. A schema's saves are in its own
+        history.
+      </p>
       <Alert error={first.error} />
       {entries === undefined ? (
         first.loading ? (
@@ -83,11 +104,11 @@ export const Audit = () => {
               <td data-label="What" class="nowrap">
                 {ACTIONS[entry.action] ?? entry.action}
               </td>
-              <td data-label="Target">
-                <code>{entry.target}</code>
+              <td data-label="Target" title={targetOf(entry).title}>
+                <code>{targetOf(entry).text}</code>
               </td>
               <td data-label="Detail">
-                <span class="capped">{detailOf(entry.detail)}</span>
+                <span class="capped">{detailOf(entry)}</span>
               </td>
             </tr>
           ))}
