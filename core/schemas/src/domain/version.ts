@@ -47,7 +47,10 @@ const problemWith = (version: string): string | undefined => {
   const parsed = semver.parse(version)
   // The canonical text differs for forms semver tolerates but the rules do not, such as "v1.0.0".
   if (parsed === null || canonical(parsed) !== version) {
-    return "it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)"
+    // A tag's name ("v1.2.0") is the most common slip: say what would be taken.
+    return /^[vV]/.test(version) && problemWith(version.slice(1)) === undefined
+      ? `it is not a semantic version: write ${version.slice(1)}, without the leading ${version[0]}`
+      : "it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)"
   }
   return undefined
 }

@@ -56,7 +56,10 @@ export const versionProblem = (version: string): string | undefined => {
     return "only letters, digits, '.', '-' and '+' are allowed (surrounding whitespace is not removed)"
   }
   if (parseCore(version) === undefined) {
-    return "it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)"
+    // A tag's name ("v1.2.0") is the most common slip: say what would be taken.
+    return /^[vV]/.test(version) && versionProblem(version.slice(1)) === undefined
+      ? `it is not a semantic version: write ${version.slice(1)}, without the leading ${version[0]}`
+      : "it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)"
   }
   return undefined
 }
