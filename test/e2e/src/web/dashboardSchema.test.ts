@@ -249,6 +249,10 @@ describe("the Output, Inheritance and History tabs", () => {
     const dependents = page.getByRole("list", { name: "Dependents" })
     await dependents.waitFor()
     expect(await dependents.locator(":scope > li > a").allTextContents()).toEqual([`${mid}/1.0.0`, `${leaf}/1.0.0`])
+    await page.getByText("A save here re-processes these 2 schemas, in this order:").waitFor()
+    // One dependent is named as one.
+    await page.goto(`${served.base}/platforms/${mid}/versions/1.0.0/inheritance`)
+    await page.getByText("A save here re-processes this schema:").waitFor()
 
     // A parent whose schema was never saved merges in as `{}`, and says so.
     await api.call("POST", `/api/${root}/versions`, { version: "2.0.0" })

@@ -85,7 +85,11 @@ export const InheritanceTab = ({ platform, version }: SchemaData) => {
           <p class="muted">No schema extends this one: a save here re-processes nothing else.</p>
         ) : (
           <>
-            <p>A save here re-processes these {dependents.data.dependents.length} schemas, in this order:</p>
+            <p>
+              {dependents.data.dependents.length === 1
+                ? "A save here re-processes this schema:"
+                : `A save here re-processes these ${dependents.data.dependents.length} schemas, in this order:`}
+            </p>
             <ol aria-label="Dependents">
               {dependents.data.dependents.map((dependent) => (
                 <li key={`${dependent.platform}/${dependent.version}`}>
