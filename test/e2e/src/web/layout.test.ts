@@ -236,6 +236,18 @@ describe("the header", () => {
     const nav = page.getByRole("navigation", { name: "Main" })
     expect(await nav.locator('[aria-current="page"]').allTextContents()).toEqual(["Projects"])
   })
+
+  it("shows a usual e-mail whole on a phone", async () => {
+    const email = `ada-${String(Date.now()).slice(-6)}@example.com`
+    const page = await browser.open(`${served.base}/sign-in`, { width: 375, height: 900 })
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}/projects`)
+    const shown = page.locator(".who .muted")
+    await shown.getByText(email).waitFor()
+    // Not cut to "ada-123456@exampl…": the text fits its box.
+    expect(await shown.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(0)
+    expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0)
+  })
 })
 
 describe("long keys and names at 1440 px", () => {
