@@ -13,9 +13,12 @@ afterEach(() => {
   vi.restoreAllMocks()
 })
 
+/** The terminal of the last `exitOf`, whose raw mode a prompt must leave off however it ends. */
+let terminal = Object.assign(new PassThrough(), { isTTY: true, setRawMode: vi.fn() })
+
 /** How `prompt` ends when the terminal delivers `chunks`, one read each. */
 const exitOf = <A>(prompt: Effect.Effect<A, unknown>, chunks: ReadonlyArray<string>) => {
-  const terminal = Object.assign(new PassThrough(), { isTTY: true, setRawMode: vi.fn() })
+  terminal = Object.assign(new PassThrough(), { isTTY: true, setRawMode: vi.fn() })
   vi.spyOn(process, "stdin", "get").mockReturnValue(terminal as unknown as typeof process.stdin)
   vi.spyOn(process.stderr, "write").mockImplementation(() => true)
   const ended = Effect.runPromiseExit(prompt)
@@ -41,13 +44,15 @@ describe("readHidden", () => {
     expect(JSON.stringify(outcome)).not.toContain("abc")
   })
 
-  it("gives up on Ctrl-D and is interrupted by Ctrl-C, keeping nothing typed before", async () => {
-    expect(await answer(["s3cr", "\u0004"])).toMatchObject({
-      _tag: "Failure",
-      failure: { kind: "usage", message: "cancelled" },
-    })
+  it("gives up on Ctrl-D and is interrupted by Ctrl-C, keeping nothing typed before, echo back on", async () => {
+    const given = await answer(["s3cr", "\u0004"])
+    expect(given).toMatchObject({ _tag: "Failure", failure: { kind: "usage", message: "cancelled" } })
+    expect(JSON.stringify(given)).not.toContain("s3cr")
+    expect(terminal.setRawMode).toHaveBeenLastCalledWith(false)
     const exit = await exitOf(readHidden("Value: "), ["s3cr", "\u0003"])
     expect(interrupted(exit)).toBe(true)
+    expect(JSON.stringify(exit)).not.toContain("s3cr")
+    expect(terminal.setRawMode).toHaveBeenLastCalledWith(false)
   })
 })
 

@@ -32,6 +32,8 @@ const serviceRefusal = (value: unknown): string | undefined => {
 
 const reference = fc.oneof(
   fc.constantFrom("ios", "ios/latest", "ios/1.0.0", "ios/^1.2.0", "ios/~1.2.0-rc.1", "ios/>=2.0.0+b", ""),
+  // Past 80 characters, where the API quotes a value cut short.
+  fc.constantFrom(`ios/1.0.0-${"a".repeat(90)}`, `${"b".repeat(100)}/1.0.0`, "x".repeat(120)),
   fc.constantFrom("/1.0.0", "ios/", "ios/1/2", "ios/^1", "ios/> =1.0.0", "ios/ 1.0.0", "ios/v1.0.0", "ios/>1.0.0"),
   fc
     .tuple(fc.constantFrom("ios", "web", ""), fc.constantFrom("", "/", "/^", "/~", "/>="), fc.string({ maxLength: 8 }))

@@ -78,9 +78,14 @@ export const checkContent = (text: string): ContentCheck => {
     const offset = jsonErrorOffset(text)
     const at = offset === undefined ? undefined : positionAt(text, offset)
     const raw = error instanceof Error ? error.message : String(error)
-    // The browser's own place ("in JSON at position 8 (line 1 column 9)") once ours leads the sentence.
+    // The browser's own place once ours leads the sentence: Chromium's "in JSON at position 8 (line 1 column 9)",
+    // Firefox's "at line 1 column 9 of the JSON data".
     const message =
-      at === undefined ? raw : raw.replace(/\s+(?:in JSON\s+)?at position \d+(?:\s+\(line \d+ column \d+\))?$/, "")
+      at === undefined
+        ? raw
+        : raw
+            .replace(/\s+(?:in JSON\s+)?at position \d+(?:\s+\(line \d+ column \d+\))?$/, "")
+            .replace(/\s+at line \d+ column \d+ of the JSON data$/, "")
     return {
       ok: false,
       message: `Not valid JSON${at === undefined ? "" : ` at line ${at.line}, column ${at.column}`}: ${message}`,
@@ -126,7 +131,7 @@ export const checkContent = (text: string): ContentCheck => {
     if (seen.has(reference)) {
       return {
         ok: false,
-        message: `@extends lists ${JSON.stringify(reference)} twice: each reference may appear once (at most ${MAX_EXTENDS}, none twice)`,
+        message: `@extends lists ${quote(reference)} twice: each reference may appear once (at most ${MAX_EXTENDS}, none twice)`,
       }
     }
     seen.add(reference)

@@ -26,6 +26,9 @@ const nearName = fc.oneof(
     "é",
     "a".repeat(64),
     "a".repeat(65),
+    // Quoted cut short past 80 characters, as the API quotes a long value.
+    "a".repeat(200),
+    `${"é".repeat(90)}`,
   ),
   fc.string({ maxLength: 10 }),
 )

@@ -3,6 +3,8 @@
  * the person types with the API's own sentence (`platformName.test.ts` checks both agree on generated names), so
  * the form says before sending what the service would answer.
  */
+import { quote } from "./versions.js"
+
 export const MAX_PLATFORM_NAME_LENGTH = 64
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
@@ -22,5 +24,5 @@ export const platformNameProblem = (name: string): string | undefined => {
 /** The API's 400 message for `name` (`Invalid platform name "…": …`), or `undefined` when it is acceptable. */
 export const platformNameError = (name: string): string | undefined => {
   const problem = platformNameProblem(name)
-  return problem === undefined ? undefined : `Invalid platform name ${JSON.stringify(name)}: ${problem}`
+  return problem === undefined ? undefined : `Invalid platform name ${quote(name)}: ${problem}`
 }

@@ -1,9 +1,11 @@
 /**
  * An audit entry's target as the log shows it. The service records it in seed 001 §2's compact forms
  * (`bob@example.com:write`, `API_URL@3`, `dotenv`), made for filtering; the page reads them out
- * ("bob@example.com, Can write", "API_URL, version 3", ".env"). A form it does not know is shown as recorded.
- * `code` says whether the text names a key or a slug, shown in the code face.
+ * ("bob@example.com, Can write", "API_URL, version 3", ".env"). An action the page does not know (a newer
+ * service's) shows its target as recorded. `code` says whether the text names a key or a slug, shown in the code
+ * face.
  */
+import type { AuditAction } from "../api/secrets.js"
 import { roleLabel } from "./roles.js"
 
 export interface AuditTarget {
@@ -13,44 +15,44 @@ export interface AuditTarget {
 
 const EXPORT_FORMATS: Readonly<Record<string, string>> = { dotenv: ".env", json: "JSON" }
 
-/** `<before><separator><n>` split at the last separator, when what follows it is a whole number. */
-const versioned = (target: string) => {
-  const at = target.lastIndexOf("@")
-  return at > 0 && /^[1-9]\d*$/.test(target.slice(at + 1))
-    ? { key: target.slice(0, at), version: target.slice(at + 1) }
-    : undefined
+const plain = (text: string): AuditTarget => ({ text, code: false })
+const named = (text: string): AuditTarget => ({ text, code: true })
+
+/** `<email>:<role>` read out; the e-mail is split at the last `:`, which a role never holds. */
+const membership = (target: string) => {
+  const colon = target.lastIndexOf(":")
+  return colon > 0 ? plain(`${target.slice(0, colon)}, ${roleLabel(target.slice(colon + 1))}`) : plain(target)
 }
 
-export const auditTarget = (action: string, target: string): AuditTarget => {
-  switch (action) {
-    case "member.joined":
-    case "member.updated": {
-      const colon = target.lastIndexOf(":")
-      return colon > 0
-        ? { text: `${target.slice(0, colon)}, ${roleLabel(target.slice(colon + 1))}`, code: false }
-        : { text: target, code: false }
-    }
-    case "member.removed":
-      return { text: target, code: false }
-    case "invite.created":
-    case "invite.deleted":
-      return { text: roleLabel(target), code: false }
-    case "secrets.exported":
-      return { text: EXPORT_FORMATS[target] ?? target, code: false }
-    case "api_key.created":
-    case "api_key.rotated":
-    case "api_key.deleted":
-    case "environment.created":
-    case "environment.deleted":
-      return { text: target, code: false }
-    case "secret.read":
-    case "secret.restored": {
-      const old = versioned(target)
-      return old === undefined
-        ? { text: target, code: true }
-        : { text: `${old.key}, version ${old.version}`, code: true }
-    }
-    default:
-      return { text: target, code: true }
-  }
+/** `<KEY>@<n>` (an old version) read out; a key never holds `@`, so any other target is the key alone. */
+const secretVersion = (target: string) => {
+  const at = target.lastIndexOf("@")
+  return at > 0 && /^[1-9]\d*$/.test(target.slice(at + 1))
+    ? named(`${target.slice(0, at)}, version ${target.slice(at + 1)}`)
+    : named(target)
 }
+
+/** Each action's form (seed 001 §2 "Audit actions and their targetKey"): a new action must be given one. */
+const FORMS: Readonly<Record<AuditAction, (target: string) => AuditTarget>> = {
+  "project.created": named,
+  "project.deleted": named,
+  "environment.created": plain,
+  "environment.deleted": plain,
+  "secret.created": named,
+  "secret.updated": named,
+  "secret.read": secretVersion,
+  "secret.deleted": named,
+  "secret.restored": secretVersion,
+  "secrets.exported": (target) => plain(EXPORT_FORMATS[target] ?? target),
+  "api_key.created": plain,
+  "api_key.rotated": plain,
+  "api_key.deleted": plain,
+  "invite.created": (target) => plain(roleLabel(target)),
+  "invite.deleted": (target) => plain(roleLabel(target)),
+  "member.joined": membership,
+  "member.updated": membership,
+  "member.removed": plain,
+}
+
+export const auditTarget = (action: string, target: string): AuditTarget =>
+  Object.hasOwn(FORMS, action) ? FORMS[action as AuditAction](target) : named(target)

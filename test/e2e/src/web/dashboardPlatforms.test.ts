@@ -61,6 +61,7 @@ describe("the platforms list", () => {
       .getByText(`A platform named “${legacy}” already exists: open it from the list, or choose another name.`)
       .waitFor()
     expect(await page.getByRole("button", { name: "Create platform" }).isDisabled()).toBe(true)
+    expect(await name.getAttribute("aria-invalid")).toBe("true")
     // One created elsewhere since the list was loaded is the service's 409, explained.
     const meanwhile = unique("meanwhile")
     await api.call("POST", "/api/_ui/v1/platforms", { name: meanwhile })

@@ -50,7 +50,7 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
           required
           autoComplete="off"
           value={name}
-          aria-invalid={problem !== undefined}
+          aria-invalid={problem !== undefined || exists}
           onInput={(event) => {
             setName(event.currentTarget.value)
             create.setError(undefined)

@@ -21,7 +21,6 @@ const pageOf = (raw: string | null) => {
   return Number.isSafeInteger(page) && page >= 1 ? page : 1
 }
 
-/** The filter bar, then the entries its filters select, or what is wrong with them. */
 /** What the entry acted on, read out (`../auditTarget.ts`); the recorded form, as the service filters it, on hover. */
 const TargetCell = ({ action, target }: { readonly action: string; readonly target: string }) => {
   const shown = auditTarget(action, target)
@@ -51,6 +50,7 @@ const EnvironmentCell = ({ name }: { readonly name: string }) =>
     </td>
   )
 
+/** The filter bar, then the entries its filters select, or what is wrong with them. */
 const AuditLog = ({ data }: { readonly data: ProjectData }) => {
   const { search } = useLocation()
   const filters = filtersOf(search)
