@@ -18,7 +18,9 @@ const ALLOWED_CHARACTERS = /^[A-Za-z0-9.+-]+$/
  */
 export const validateVersion = (version: string): Result.Result<string, InvalidVersion> => {
   const reason = problemWith(version)
-  return reason === undefined ? Result.succeed(version) : Result.fail(new InvalidVersion({ version, reason }))
+  return reason === undefined
+    ? Result.succeed(version)
+    : Result.fail(new InvalidVersion({ version, reason: withHint(version, reason) }))
 }
 
 /** Valid strings seen lately: a schema read checks its version on every request, and semver parses it each time. */
@@ -46,14 +48,17 @@ const problemWith = (version: string): string | undefined => {
   }
   const parsed = semver.parse(version)
   // The canonical text differs for forms semver tolerates but the rules do not, such as "v1.0.0".
-  if (parsed === null || canonical(parsed) !== version) {
-    // A tag's name ("v1.2.0") is the most common slip: say what would be taken.
-    return /^[vV]/.test(version) && problemWith(version.slice(1)) === undefined
-      ? `it is not a semantic version: write ${version.slice(1)}, without the leading ${version[0]}`
-      : "it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)"
-  }
+  if (parsed === null || canonical(parsed) !== version) return NOT_SEMVER
   return undefined
 }
+
+const NOT_SEMVER = "it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)"
+
+/** A tag's name ("v1.2.0") is the most common slip: the refusal says what would be taken. */
+const withHint = (version: string, reason: string): string =>
+  reason === NOT_SEMVER && /^[vV]/.test(version) && problemWith(version.slice(1)) === undefined
+    ? `it is not a semantic version: write ${version.slice(1)}, without the leading ${version[0]}`
+    : reason
 
 const canonical = (parsed: semver.SemVer): string =>
   parsed.build.length === 0 ? parsed.version : `${parsed.version}+${parsed.build.join(".")}`

@@ -78,7 +78,7 @@ export const Audit = () => {
   return (
     <section class="stack">
       <h1>Audit log</h1>
-      <p class="muted">
+      <p class="hint">
         Deletions, kind changes, and API tokens created or revoked, newest first. A schema's saves are in its own
         history.
       </p>
