@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { renewingKeyChecks } from "./apiKeyChecks.js"
 import { authenticateApiKey, createApiKey, deleteApiKey, listApiKeys, rotateApiKey } from "./apiKeys.js"
 import { listAuditLog } from "./audit.js"
-import { acceptInvite, createInvite } from "./people.js"
+import { acceptInvite, createInvite, updateMemberRole } from "./people.js"
 import { createProject } from "./projects.js"
 import { getSecret, setSecret } from "./secrets.js"
 
@@ -164,6 +164,23 @@ describe("API keys", () => {
     expect(longer.expiresAt).toBe(new Date(Date.parse("2026-01-02T00:00:00.000Z") + 30 * DAY).toISOString())
     const stranger = world.person()
     expect(failure(await world.exit(rotateApiKey(stranger, created.id, {})))).toMatchObject({ _tag: "ApiKeyNotFound" })
+  })
+
+  it("does not rotate a write key once its holder is a read member: 403, and the old value still works", async () => {
+    const { owner, join } = await setup()
+    const writer = await join("w@example.com", "write")
+    const created = await world.run(createApiKey(writer, { name: "k", projectSlug: "alpha", scope: "write" }))
+    await world.run(updateMemberRole(owner, "alpha", writer.userId, "read"))
+    const refused = failure(await world.exit(rotateApiKey(writer, created.id, {})))
+    expect(refused).toEqual({
+      _tag: "Forbidden",
+      message: "Read members can hold only read keys: delete this write key and create a read key instead",
+    })
+    expect((await world.run(authenticateApiKey(created.key, null))).scope).toBe("write")
+    const readKey = await world.run(createApiKey(writer, { name: "r", projectSlug: "alpha" }))
+    expect((await world.run(rotateApiKey(writer, readKey.id, {}))).scope).toBe("read")
+    await world.run(updateMemberRole(owner, "alpha", writer.userId, "write"))
+    expect((await world.run(rotateApiKey(writer, created.id, {}))).scope).toBe("write")
   })
 
   it("rotates an expired key only into a new lifetime: without one it is 400 and nothing changes", async () => {

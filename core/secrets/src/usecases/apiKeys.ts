@@ -219,6 +219,15 @@ export const rotateApiKey = Effect.fn("Secrets.rotateApiKey")(function* (
   if (current.userId !== person.userId) {
     return yield* new Forbidden({ message: "Only the key's holder can rotate it" })
   }
+  // A holder's role may have fallen since the key was made: a new value is a new credential, held to the rule
+  // that made the key (a write key used now is capped at its holder's role anyway, but would write again on a
+  // later promotion).
+  const access = yield* reachProjectById(person, current.projectId).pipe(Effect.mapError(keyNotFound))
+  if (!mayHoldScope(access.role, current.scope)) {
+    return yield* new Forbidden({
+      message: "Read members can hold only read keys: delete this write key and create a read key instead",
+    })
+  }
   const now = yield* Clock.Clock.use((clock) => clock.now)
   // Its lifetime kept, an expired key would be rotated into a key that is dead already: it needs a new lifetime.
   if (expiresInDays === undefined && current.expiresAt !== null && current.expiresAt <= now) {
