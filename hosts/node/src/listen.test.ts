@@ -69,13 +69,17 @@ const exchange = (port: number, bytes: string) =>
     socket.write(bytes)
   })
 
-/** `answer` is `status` with the apps' JSON error, no-store and the security headers, and closes the connection. */
+/**
+ * `answer` is `status` with the apps' JSON error, no-store, the security headers and a request id of its own, and
+ * closes the connection.
+ */
 const expectJsonRefusal = (answer: string, status: number, message: string) => {
   const [head, body] = answer.split("\r\n\r\n")
   expect(head!.split("\r\n")[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `))
   expect(head).toMatch(/^content-type: application\/json$/im)
   expect(head).toMatch(/^cache-control: no-store$/im)
   expect(head).toMatch(/^x-content-type-options: nosniff$/im)
+  expect(head).toMatch(/^x-request-id: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/im)
   expect(head).toMatch(/^connection: close$/im)
   expect(JSON.parse(body!)).toEqual({ error: message })
 }
