@@ -29,7 +29,7 @@ export const make: Effect.Effect<SchemaStore["Service"], never, SqlDatabase> = E
   const transaction = writing(store)
   return SchemaStore.of(
     traced("SchemaStore", {
-      ...platforms(store),
+      ...platforms(store, transaction),
       ...schemas(store, transaction),
       ...tokens(store, transaction),
       ...auditLog(store),

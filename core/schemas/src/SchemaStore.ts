@@ -18,8 +18,9 @@
  * 5. A schema saved without `sources` reads back with `sources: undefined` ("unknown", as for a schema saved
  *    before sources were recorded); a list reads back sorted and distinct.
  * 6. Removing a version removes its schema, its revisions and the edges it holds; removing a platform removes
- *    all of that for each of its versions. Edges other schemas hold towards them are left for the caller to
- *    judge (it refuses the deletion while any exists).
+ *    all of that for each of its versions, and its name from every token's list of platforms (a list it empties
+ *    stays, empty: such a token reads nothing, never every platform), answering the tokens it changed. Edges
+ *    other schemas hold towards them are left for the caller to judge (it refuses the deletion while any exists).
  * 7. `transaction(effect)` is all or nothing: when `effect` fails, dies or is interrupted no write made inside
  *    it is visible afterwards. Transactions that write do not interleave: one waits for the other, so a cascade
  *    always computes from data no concurrent save is changing. Nested calls join the outer transaction.
@@ -192,8 +193,8 @@ export class SchemaStore extends Context.Service<
       platform: string,
       versions: ReadonlyArray<string>,
     ) => Effect.Effect<void, StoreUnavailable>
-    /** Removes the platform with everything of its versions (rule 6). */
-    readonly removePlatform: (name: string) => Effect.Effect<void, StoreUnavailable>
+    /** Removes the platform with everything of its versions, and from the tokens naming it, answered (rule 6). */
+    readonly removePlatform: (name: string) => Effect.Effect<ReadonlyArray<StoredToken>, StoreUnavailable>
     readonly saveSchema: (write: SchemaWrite) => Effect.Effect<void, StoreUnavailable>
     readonly saveOutputs: (writes: ReadonlyArray<OutputWrite>) => Effect.Effect<void, StoreUnavailable>
     /** The schema's saved contents, oldest first. */

@@ -185,7 +185,9 @@ export const dependent = (found: Lineage.Dependent): DependentView => ({
 export const TokenRecordView = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
-  platforms: Schema.NullOr(Schema.Array(Schema.String)).annotate({ description: "`null`: every platform" }),
+  platforms: Schema.NullOr(Schema.Array(Schema.String)).annotate({
+    description: "`null`: every platform; empty once every platform it named was deleted (it reads nothing)",
+  }),
   hint: Schema.String,
   createdAt: Time,
   createdBy: Schema.String,

@@ -234,6 +234,49 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
       })
     })
 
+    it("takes platforms deleted before 0010 out of the tokens naming them; an emptied list stays empty", async () => {
+      const at = new Date(0).toISOString()
+      const rows = await run(
+        Effect.gen(function* () {
+          const database = yield* SqlDatabase.SqlDatabase
+          const upTo = migrationsWhere(database)
+          yield* upTo((name) => name < "0010")
+          yield* database.query(async (db) => {
+            await db.insertInto("schemas_platforms").values({ name: "web", kind: null, created_at: at }).execute()
+            const token = (id: string, platforms: ReadonlyArray<string> | null) => ({
+              id,
+              name: id,
+              token_hash: `hash-${id}`,
+              hint: "cfs_…abcd",
+              platforms: platforms === null ? null : JSON.stringify(platforms),
+              created_at: at,
+              created_by: "ada@example.com",
+              last_used_at: null,
+            })
+            await db
+              .insertInto("schemas_tokens")
+              .values([
+                token("both", ["ios", "web"]),
+                token("gone", ["ios"]),
+                token("all", null),
+                token("kept", ["web"]),
+              ])
+              .execute()
+          })
+          yield* upTo((name) => name >= "0010")
+          return yield* database.query((db) =>
+            db.selectFrom("schemas_tokens").select(["id", "platforms"]).orderBy("id").execute(),
+          )
+        }),
+      )
+      expect(rows).toEqual([
+        { id: "all", platforms: null },
+        { id: "both", platforms: '["web"]' },
+        { id: "gone", platforms: "[]" },
+        { id: "kept", platforms: '["web"]' },
+      ])
+    })
+
     it("keeps both audit logs append-only in the database: UPDATE and DELETE are refused, rows stay", async () => {
       const at = new Date(0).toISOString()
       const outcome = await run(

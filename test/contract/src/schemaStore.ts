@@ -327,6 +327,33 @@ export const schemaStoreSuite = (name: string, makeStore: () => Layer.Layer<Sche
             expect((yield* store.findPlatform("ios"))?.versions).toEqual([])
           }),
         ))
+
+      it("takes a removed platform out of every token's list, an emptied list staying empty, not all", () =>
+        run((store) =>
+          Effect.gen(function* () {
+            yield* platformWith(store, "ios", ["1.0.0"])
+            yield* platformWith(store, "ios_x", ["1.0.0"])
+            yield* store.insertToken(token("only", { platforms: ["ios"] }))
+            yield* store.insertToken(token("two", { platforms: ["ios", "web"] }))
+            yield* store.insertToken(token("near", { platforms: ["ios_x", "iosa"] }))
+            yield* store.insertToken(token("all", { platforms: null }))
+            const narrowed = yield* store.removePlatform("ios")
+            expect(
+              narrowed
+                .map(({ id, hash, platforms }) => ({ id, hash, platforms }))
+                .sort((a, b) => (a.id < b.id ? -1 : 1)),
+            ).toEqual([
+              { id: "only", hash: "hash-only", platforms: [] },
+              { id: "two", hash: "hash-two", platforms: ["web"] },
+            ])
+            const scopes = Object.fromEntries((yield* store.listTokens).map((record) => [record.id, record.platforms]))
+            expect(scopes).toEqual({ only: [], two: ["web"], near: ["ios_x", "iosa"], all: null })
+            expect((yield* store.findTokenByHash("hash-only"))?.platforms).toEqual([])
+            // Names match whole: removing ios left ios_x where it was; a name no list holds changes none.
+            expect(yield* store.removePlatform("ios_x")).toEqual([{ ...token("near"), platforms: ["iosa"] }])
+            expect(yield* store.removePlatform("absent")).toEqual([])
+          }),
+        ))
     })
 
     describe("transaction", () => {

@@ -19,6 +19,10 @@
  *
  * `0005_schemas_revision_output` keeps with each revision the output its save produced (JSON text), so that the
  * dashboard's history shows what a save resolved to; revisions saved before it have none (null).
+ *
+ * `0010_schemas_token_platforms` takes out of every token's platforms those deleted before a deletion did so
+ * itself (SchemaStore rule 6): left in, a platform created later under such a name would be readable with the
+ * token. A list it empties stays, empty (the token reads nothing); `null` (every platform) is left alone.
  */
 import type { Kysely, Migration } from "kysely"
 
@@ -128,7 +132,34 @@ const m0005: Migration = {
   },
 }
 
+const m0010: Migration = {
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  up: async (db: Kysely<any>) => {
+    const existing = new Set(
+      (await db.selectFrom("schemas_platforms").select("name").execute()).map((row: { name: string }) => row.name),
+    )
+    const tokens: ReadonlyArray<{ id: string; platforms: string }> = await db
+      .selectFrom("schemas_tokens")
+      .select(["id", "platforms"])
+      .where("platforms", "is not", null)
+      .execute()
+    for (const token of tokens) {
+      const platforms = JSON.parse(token.platforms) as ReadonlyArray<string>
+      const kept = platforms.filter((name) => existing.has(name))
+      if (kept.length === platforms.length) continue
+      await db
+        .updateTable("schemas_tokens")
+        .set({ platforms: JSON.stringify(kept) })
+        .where("id", "=", token.id)
+        .execute()
+    }
+  },
+  // What was taken out is not known any more, and was not readable: there is nothing to put back.
+  down: async () => {},
+}
+
 export const schemasMigrations: Readonly<Record<string, Migration>> = {
   "0003_schemas": m0003,
   "0005_schemas_revision_output": m0005,
+  "0010_schemas_token_platforms": m0010,
 }

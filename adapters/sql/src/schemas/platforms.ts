@@ -11,7 +11,8 @@ import type * as Schema from "effect/Schema"
 import type * as SqlStore from "../SqlStore.js"
 import type { SchemasVersionRow } from "../tables/schemas.js"
 import { chunks, eachChunk } from "./chunks.js"
-import { byName, parseList, parseObject, recordOf } from "./rows.js"
+import { byName, json, parseList, parseObject, recordOf, tokenOf } from "./rows.js"
+import type { Writing } from "./writing.js"
 
 export type PlatformsPart = Pick<
   SchemaStore["Service"],
@@ -40,7 +41,7 @@ const groupByPlatform = <Row extends { readonly platform: string }>(rows: Readon
 const versionsOf = (rows: ReadonlyArray<{ readonly version: string }> | undefined) =>
   (rows ?? []).map((row) => row.version)
 
-export const platforms = ({ query }: SqlStore.SqlStore): PlatformsPart => {
+export const platforms = ({ query }: SqlStore.SqlStore, transaction: Writing): PlatformsPart => {
   /** Rows of `schemas_versions` of the named platforms, with or without their content, in chunks. */
   const versionRows = (names: ReadonlyArray<string>, withContent: boolean) =>
     Effect.map(
@@ -189,6 +190,33 @@ export const platforms = ({ query }: SqlStore.SqlStore): PlatformsPart => {
         { discard: true },
       ),
     removePlatform: (name) =>
-      query((db) => db.deleteFrom("schemas_platforms").where("name", "=", name).execute()).pipe(Effect.asVoid),
+      transaction(
+        Effect.gen(function* () {
+          yield* query((db) => db.deleteFrom("schemas_platforms").where("name", "=", name).execute())
+          // A list is JSON text: `like` finds the few that may name it (it may find more: the match is checked
+          // here), and each one changed is written on its own, since each becomes a different list.
+          const rows = yield* query((db) =>
+            db
+              .selectFrom("schemas_tokens")
+              .selectAll()
+              .where("platforms", "like", `%${json([name]).slice(1, -1)}%`)
+              .execute(),
+          )
+          const narrowed = rows
+            .map(tokenOf)
+            .filter((token) => token.platforms?.includes(name) === true)
+            .map((token) => ({ ...token, platforms: token.platforms!.filter((platform) => platform !== name) }))
+          for (const token of narrowed) {
+            yield* query((db) =>
+              db
+                .updateTable("schemas_tokens")
+                .set({ platforms: json(token.platforms) })
+                .where("id", "=", token.id)
+                .execute(),
+            )
+          }
+          return narrowed
+        }),
+      ),
   }
 }

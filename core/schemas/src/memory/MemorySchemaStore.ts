@@ -259,7 +259,18 @@ export const make: Effect.Effect<SchemaStore["Service"]> = Effect.gen(function* 
           ),
         )
       }),
-    removePlatform: (name) => writeVoid((state) => withPlatform(state, name, undefined)),
+    removePlatform: (name) =>
+      write((state) => {
+        const tokens = new Map(state.tokens)
+        const narrowed: Array<StoredToken> = []
+        for (const token of state.tokens.values()) {
+          if (token.platforms === null || !token.platforms.includes(name)) continue
+          const changed = { ...token, platforms: token.platforms.filter((platform) => platform !== name) }
+          tokens.set(token.id, changed)
+          narrowed.push({ ...changed })
+        }
+        return [{ ...withPlatform(state, name, undefined), tokens }, narrowed]
+      }),
     saveSchema: (input) =>
       writeVoid((state) => {
         const platform = state.platforms.get(input.platform)

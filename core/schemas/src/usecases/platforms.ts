@@ -47,6 +47,7 @@ import { invalidateSchemas, invalidateSchemasAfterCommit } from "../schemaCache.
 import { audit } from "./audit.js"
 import { blockersOf, refuseIfBlocked } from "./deletion.js"
 import { checkContent, saveWithin } from "./saving.js"
+import { announceNarrowed, dropGrants, type RevokedTokens } from "./tokenChecks.js"
 import { cascade, emptyView, ensurePlatforms, withVersions } from "./view.js"
 
 type Services = SchemaStore | Cache.Cache | Random.Random | Clock.Clock
@@ -323,11 +324,11 @@ export const addVersion = Effect.fn("Schemas.addVersion")(function* (
 export const deletePlatform = Effect.fn("Schemas.deletePlatform")(function* (
   actor: Actor,
   name: string,
-): Effect.fn.Return<void, Forbidden | PlatformNotFound | DeletionBlocked | StoreUnavailable, Services> {
+): Effect.fn.Return<void, Forbidden | PlatformNotFound | DeletionBlocked | StoreUnavailable, Services | RevokedTokens> {
   const person = yield* requireDeleter(actor, name)
   if (!isValidPlatformName(name)) return yield* new PlatformNotFound({ platform: name })
   const store = yield* SchemaStore
-  yield* store.transaction(
+  const narrowed = yield* store.transaction(
     Effect.gen(function* () {
       const platform = yield* store.findPlatform(name)
       if (platform === undefined) return yield* new PlatformNotFound({ platform: name })
@@ -338,14 +339,19 @@ export const deletePlatform = Effect.fn("Schemas.deletePlatform")(function* (
         (dependent) => dependent.platform !== name,
       )
       yield* refuseIfBlocked(`platform ${quote(name)}`, blockers)
-      yield* store.removePlatform(name)
+      // Tokens that named it no longer do: a platform created later under the name is another platform.
+      const narrowed = yield* store.removePlatform(name)
+      yield* dropGrants(narrowed)
       yield* audit(person.email, "platform.delete", name, {
         versions: [...platform.versions],
         ...(platform.kind === undefined ? {} : { kind: platform.kind }),
+        ...(narrowed.length === 0 ? {} : { tokens: narrowed.map((token) => token.id).sort() }),
       })
       yield* invalidateSchemas
+      return narrowed
     }),
   )
+  yield* announceNarrowed(narrowed)
   yield* invalidateSchemasAfterCommit
 })
 

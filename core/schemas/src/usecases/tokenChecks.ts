@@ -17,6 +17,13 @@
  * entry is found. That closes the race of a check that read the database just before the revocation committed
  * and cached its answer just after the delete.
  *
+ * A token's platforms narrow when a platform it names is deleted (`SchemaStore` rule 6). Its cached grant goes the
+ * way a revoked token's entry goes (deleted inside the transaction, then announced on `NARROWED_CHANNEL`), and
+ * every instance that hears of it reads that token's platforms from the store, not the cache, for two cache
+ * lifetimes: so a grant cached from a read made just before the deletion committed can never let the token reach a
+ * platform created later under the deleted one's name. Deletions are rare; those tokens cost a store read each for
+ * two minutes after one.
+ *
  * `lastUsedAt` is written at most once a minute per token, by whichever instance first counts a use in that
  * minute (an atomic `increment` on the cache), never on every request. Each instance counts a token's use with the
  * cache at most once a minute too (`RevokedTokens.countsUse`), so the counter costs no round trip per request;
@@ -52,6 +59,10 @@ export const TOKEN_CHECK_TTL_MS = 60_000
 export const LAST_USED_PERIOD_MS = 60_000
 /** Where revocations are announced to every instance. */
 export const INVALIDATION_CHANNEL = "schemas:tokens:revoked"
+/** Where tokens whose platforms narrowed are announced to every instance. */
+export const NARROWED_CHANNEL = "schemas:tokens:narrowed"
+/** How long an instance reads a narrowed token's platforms from the store: past any grant cached before. */
+const NARROWED_MS = 2 * TOKEN_CHECK_TTL_MS
 
 export const tokenCacheKey = (hash: string) => `schemas:token:${hash}`
 const lastUsedKey = (id: string) => `schemas:token-used:${id}`
@@ -69,19 +80,22 @@ export const hintOf = (token: string) => `${TOKEN_PREFIX}…${token.slice(-4)}`
 
 /**
  * What this instance's memory says of a token the cache vouches for: `revoked` (a revocation was announced here
- * within one cache lifetime), `first-use` (its first use this instance sees in `LAST_USED_PERIOD_MS`, the only
- * one counted with the cache) or `seen`.
+ * within one cache lifetime), `narrowed` (its platforms narrowed lately: its grant is read from the store),
+ * `first-use` (its first use this instance sees in `LAST_USED_PERIOD_MS`, the only one counted with the cache) or
+ * `seen`.
  */
-export type Admission = "revoked" | "first-use" | "seen"
+export type Admission = "revoked" | "narrowed" | "first-use" | "seen"
 
 /**
  * What this instance remembers of token checks: the hashes it knows to be revoked, each for one cache lifetime
- * (after which no entry survives), and the tokens whose use it has counted lately.
+ * (after which no entry survives), those whose platforms narrowed, for `NARROWED_MS`, and the tokens whose use it
+ * has counted lately.
  */
 export class RevokedTokens extends Context.Service<
   RevokedTokens,
   {
     readonly add: (hash: string) => Effect.Effect<void>
+    readonly narrow: (hash: string) => Effect.Effect<void>
     /** The admission of token `id` (hash `hash`), reading the clock once: a use is marked counted here. */
     readonly admit: (hash: string, id: string) => Effect.Effect<Admission>
   }
@@ -95,27 +109,39 @@ export class RevokedTokens extends Context.Service<
     Effect.gen(function* () {
       const cache = yield* Cache.Cache
       const clock = yield* Clock.Clock
-      const until = new Map<string, number>()
+      const revoked = new Map<string, number>()
+      const narrowed = new Map<string, number>()
       const firstUseAt = makeUseMarks(LAST_USED_PERIOD_MS)
-      const revokedAt = (hash: string, now: number) => {
-        const expiry = until.get(hash)
-        if (expiry !== undefined && expiry <= now) until.delete(hash)
+      const marked = (marks: Map<string, number>, hash: string, now: number) => {
+        if (marks.size === 0) return false
+        const expiry = marks.get(hash)
+        if (expiry !== undefined && expiry <= now) marks.delete(hash)
         return expiry !== undefined && expiry > now
       }
-      const add = (hash: string) =>
+      const mark = (marks: Map<string, number>, lifetime: number) => (hash: string) =>
         Effect.map(clock.now, (now) => {
-          for (const [known, expiry] of until) if (expiry <= now) until.delete(known)
-          until.set(hash, now + TOKEN_CHECK_TTL_MS)
+          for (const [known, expiry] of marks) if (expiry <= now) marks.delete(known)
+          marks.set(hash, now + lifetime)
         })
+      const add = mark(revoked, TOKEN_CHECK_TTL_MS)
+      const narrow = mark(narrowed, NARROWED_MS)
       const admit = (hash: string, id: string) =>
         Effect.map(
           clock.now,
-          (now): Admission => (revokedAt(hash, now) ? "revoked" : firstUseAt(id, now) ? "first-use" : "seen"),
+          (now): Admission =>
+            marked(revoked, hash, now)
+              ? "revoked"
+              : marked(narrowed, hash, now)
+                ? "narrowed"
+                : firstUseAt(id, now)
+                  ? "first-use"
+                  : "seen",
         )
-      yield* Cache.listen(cache, INVALIDATION_CHANNEL, (hash) =>
-        Effect.andThen(add(hash), cache.delete(tokenCacheKey(hash)).pipe(Effect.ignore)),
-      )
-      return RevokedTokens.of({ add, admit })
+      const forgetting = (remember: (hash: string) => Effect.Effect<void>) => (hash: string) =>
+        Effect.andThen(remember(hash), cache.delete(tokenCacheKey(hash)).pipe(Effect.ignore))
+      yield* Cache.listen(cache, INVALIDATION_CHANNEL, forgetting(add))
+      yield* Cache.listen(cache, NARROWED_CHANNEL, forgetting(narrow))
+      return RevokedTokens.of({ add, narrow, admit })
     }),
   )
 }
@@ -162,9 +188,15 @@ const check = Effect.fnUntraced(function* (
     grant = { id: stored.id, platforms: stored.platforms }
     yield* cache.set(key, encodeGrant(grant), TOKEN_CHECK_TTL_MS)
   }
-  const { id, platforms } = grant
+  const { id } = grant
+  let { platforms } = grant
   const admission = yield* Context.get(services, RevokedTokens).admit(hash, id)
   if (admission === "revoked") return yield* invalidToken()
+  if (admission === "narrowed") {
+    const stored = yield* Context.get(services, SchemaStore).findTokenByHash(hash)
+    if (stored === undefined) return yield* invalidToken()
+    platforms = stored.platforms
+  }
   if (admission === "first-use" && (yield* cache.increment(lastUsedKey(id), LAST_USED_PERIOD_MS)) === 1) {
     const now = yield* Context.get(services, Clock.Clock).now
     yield* Context.get(services, SchemaStore).touchToken(id, now)
@@ -173,3 +205,30 @@ const check = Effect.fnUntraced(function* (
     ? { _tag: "Token", tokenId: id, platforms }
     : { _tag: "Token", tokenId: id, platforms, generation }
 })
+
+/**
+ * Inside the transaction that narrowed `tokens`' platforms: their cached grants are deleted, so that a cache that
+ * cannot be told refuses the change, as it refuses a revocation.
+ */
+export const dropGrants = (
+  tokens: ReadonlyArray<{ readonly hash: string }>,
+): Effect.Effect<void, StoreUnavailable, Cache.Cache> =>
+  Cache.Cache.use((cache) =>
+    Effect.forEach(tokens, (token) => cache.delete(tokenCacheKey(token.hash)), { discard: true }),
+  )
+
+/** After that commit: this instance and every other read those tokens' platforms from the store for a while. */
+export const announceNarrowed = (
+  tokens: ReadonlyArray<{ readonly hash: string }>,
+): Effect.Effect<void, never, Cache.Cache | RevokedTokens> =>
+  Effect.gen(function* () {
+    const cache = yield* Cache.Cache
+    const memory = yield* RevokedTokens
+    for (const { hash } of tokens) {
+      yield* memory.narrow(hash)
+      yield* cache.delete(tokenCacheKey(hash)).pipe(Effect.ignore)
+      yield* cache
+        .publish(NARROWED_CHANNEL, hash)
+        .pipe(Effect.catch((error) => Effect.logError("Could not announce a token's narrowed platforms", error)))
+    }
+  })

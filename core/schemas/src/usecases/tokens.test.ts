@@ -207,3 +207,61 @@ describe("revokeToken", () => {
     expect(await env.run(TokenAdmin.listTokens(admin))).toHaveLength(1)
   })
 })
+
+describe("deleting a platform a token names", () => {
+  it("takes it out of the token's platforms: a platform created later under the name is not the token's", async () => {
+    const env = environment()
+    await withPlatforms(env, ["ios", "web"])
+    const both = await env.run(TokenAdmin.createToken(admin, { name: "both", platforms: ["ios", "web"] }))
+    const only = await env.run(TokenAdmin.createToken(admin, { name: "only", platforms: ["ios"] }))
+    const all = await env.run(TokenAdmin.createToken(admin, { name: "all" }))
+    for (const { token } of [both, only, all]) await env.run(checkToken(token))
+    env.clock.advance(1)
+    await env.run(Platforms.deletePlatform(admin, "ios"))
+    const scopes = Object.fromEntries(
+      (await env.run(TokenAdmin.listTokens(admin))).map((record) => [record.name, record.platforms]),
+    )
+    expect(scopes).toEqual({ both: ["web"], only: [], all: null })
+    const [deletion] = await env.run(env.store.listAudit({ limit: 1 }))
+    expect(deletion).toMatchObject({
+      action: "platform.delete",
+      detail: { versions: [], tokens: [both.record.id, only.record.id].sort() },
+    })
+    await withPlatforms(env, ["ios"])
+    // Each check reads the narrowed platforms at once, though the grants were cached before the deletion.
+    expect(await env.run(checkToken(both.token))).toMatchObject({ platforms: ["web"] })
+    expect(await env.run(checkToken(only.token))).toMatchObject({ platforms: [] })
+    expect(await env.run(checkToken(all.token))).toMatchObject({ platforms: null })
+  })
+
+  it("reaches every instance, even one that cached the old grant after the deletion dropped it", async () => {
+    const env = environment()
+    const other = env.instance()
+    await withPlatforms(env, ["ios", "web"])
+    const { token } = await env.run(TokenAdmin.createToken(admin, { name: "CI", platforms: ["ios", "web"] }))
+    await other.run(checkToken(token))
+    const hash = await env.run(Hasher.Hasher.use((hasher) => hasher.sha256Hex(token)))
+    const cachedEntry = env.cache.entries.get(tokenCacheKey(hash))
+    expect(cachedEntry).toBeDefined()
+    await settle()
+    await env.run(Platforms.deletePlatform(admin, "ios"))
+    await settle()
+    // The race: the other instance read the database before the deletion and writes its answer back late.
+    env.cache.entries.set(tokenCacheKey(hash), cachedEntry!)
+    expect(await other.run(checkToken(token))).toMatchObject({ platforms: ["web"] })
+    // Past two cache lifetimes the cache is trusted again, and the late entry has long expired.
+    env.clock.advance(2 * TOKEN_CHECK_TTL_MS)
+    expect(await other.run(checkToken(token))).toMatchObject({ platforms: ["web"] })
+  })
+
+  it("is refused, the token's platforms unchanged, when the cache cannot be told", async () => {
+    const env = environment()
+    await withPlatforms(env, ["ios", "web"])
+    const { token } = await env.run(TokenAdmin.createToken(admin, { name: "CI", platforms: ["ios"] }))
+    env.cache.state.down = true
+    expect((await env.flip(Platforms.deletePlatform(admin, "ios")))._tag).toBe("StoreUnavailable")
+    env.cache.state.down = false
+    expect(await env.run(checkToken(token))).toMatchObject({ platforms: ["ios"] })
+    expect((await env.run(TokenAdmin.listTokens(admin)))[0]?.platforms).toEqual(["ios"])
+  })
+})

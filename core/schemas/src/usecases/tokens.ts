@@ -57,21 +57,24 @@ export const createToken = Effect.fn("Schemas.createToken")(function* (
     Effect.mapError((message) => new BadRequest({ message })),
   )
   const store = yield* SchemaStore
-  let platforms: ReadonlyArray<string> | null = null
-  if (input.platforms !== undefined && input.platforms !== null) {
-    if (input.platforms.length === 0) {
-      return yield* new BadRequest({ message: "platforms must list at least one platform; omit it for all platforms" })
-    }
+  const requested = input.platforms ?? null
+  if (requested !== null && requested.length === 0) {
+    return yield* new BadRequest({ message: "platforms must list at least one platform; omit it for all platforms" })
+  }
+  const platforms = requested === null ? null : [...new Set(requested)].sort()
+  // Within the writing transaction, which a platform deletion takes too: a platform deleted meanwhile is either
+  // seen gone here or taken out of this token's platforms by the deletion (SchemaStore rule 6).
+  const checkPlatforms = Effect.gen(function* () {
+    if (platforms === null) return
     const known = new Set((yield* store.listPlatforms).map((platform) => platform.name))
-    const unknown = new Set(input.platforms.filter((name) => !isValidPlatformName(name) || !known.has(name)))
-    if (unknown.size > 0) {
+    const unknown = platforms.filter((name) => !isValidPlatformName(name) || !known.has(name))
+    if (unknown.length > 0) {
       // A few names say what is wrong; a list as long as the request would not.
-      const named = [...unknown].slice(0, UNKNOWN_NAMED).map(quote).join(", ")
-      const more = unknown.size > UNKNOWN_NAMED ? ` and ${unknown.size - UNKNOWN_NAMED} more` : ""
+      const named = unknown.slice(0, UNKNOWN_NAMED).map(quote).join(", ")
+      const more = unknown.length > UNKNOWN_NAMED ? ` and ${unknown.length - UNKNOWN_NAMED} more` : ""
       return yield* new BadRequest({ message: `platforms names platforms that do not exist: ${named}${more}` })
     }
-    platforms = [...new Set(input.platforms)].sort()
-  }
+  })
   const random = yield* Random.Random
   const token = yield* random.token(TOKEN_PREFIX)
   const record: TokenRecord = {
@@ -86,6 +89,7 @@ export const createToken = Effect.fn("Schemas.createToken")(function* (
   const hash = yield* Hasher.Hasher.use((hasher) => hasher.sha256Hex(token))
   yield* store.transaction(
     Effect.gen(function* () {
+      yield* checkPlatforms
       yield* store.insertToken({ ...record, hash })
       yield* audit(person.email, "token.create", record.id, { name, platforms })
     }),

@@ -1,8 +1,8 @@
 /**
  * API tokens and the audit log in the dashboard, in Chromium against the built host (`e2e-node` and `e2e-bun`):
  * creating a token for every platform and one for chosen platforms, shown once with a copy button (a stray Escape
- * before copying does not close it) and working against the API, the list with hint, scope (a deleted platform
- * marked), creator, creation and last use, revoking after a confirmation (the token stops working at once); the
+ * before copying does not close it) and working against the API, the list with hint, scope (none left once its
+ * platforms are deleted), creator, creation and last use, revoking after a confirmation (the token stops working at once); the
  * audit log newest first, fifty entries a page.
  */
 import { describe, expect, it } from "vitest"
@@ -75,11 +75,15 @@ describe("API tokens", () => {
     expect(lastUsed).not.toBe("never")
     expect((await cells("ci-all"))[1]).toBe("All platforms")
 
-    // A scope naming a platform that is gone says so: one created again under that name would be readable.
+    // A deleted platform leaves the token's platforms, which says so when none is left; a platform created
+    // again under that name is another one, which the token does not read.
     await api.call("DELETE", `/api/_ui/v1/platforms/${ios}`)
+    await seedPlatforms(api, { [ios]: ["1.0.0"] })
     await page.reload()
-    await row("ci-ios").getByText("no such platform").waitFor()
-    expect((await cells("ci-ios"))[1]).toBe(`${ios}no such platform`)
+    await row("ci-ios").getByText("None: its platforms were deleted").waitFor()
+    expect(await readWith(scoped, `/api/${ios}`)).toBe(404)
+    const listed = await fetch(`${served.base}/api/schemas`, { headers: { Authorization: `Bearer ${scoped}` } })
+    expect(await listed.json()).toEqual([])
 
     // Revoke: confirmed, then gone and refused at once.
     await page.getByRole("button", { name: "Revoke token ci-all" }).click()

@@ -108,39 +108,9 @@ const RevokeToken = ({
   </ConfirmDialog>
 )
 
-/**
- * A token's platforms, a name that no platform has now marked: a scope names platforms, so a platform created
- * again under a deleted one's name is readable with the token.
- */
-const Scope = ({
-  platforms,
-  known,
-}: {
-  readonly platforms: ReadonlyArray<string>
-  readonly known: ReadonlySet<string> | undefined
-}) => (
-  <>
-    {platforms.map((name, index) => (
-      <span key={name}>
-        {index === 0 ? "" : ", "}
-        {name}
-        {known === undefined || known.has(name) ? null : (
-          <span
-            class="badge missing"
-            title={`No platform is named ${name} now; one created with that name would be readable with this token`}
-          >
-            no such platform
-          </span>
-        )}
-      </span>
-    ))}
-  </>
-)
-
 export const Tokens = () => {
   const abilities = useAbilities()
   const tokens = useAsync(async () => (abilities.manage ? listTokens() : undefined), [abilities.manage])
-  const platforms = useAsync(async () => (abilities.manage ? listPlatforms() : undefined), [abilities.manage])
   const [created, setCreated] = useState<{ readonly token: string; readonly record: TokenRecord }>()
   const [revoking, setRevoking] = useState<TokenRecord>()
   if (!abilities.manage) {
@@ -154,7 +124,6 @@ export const Tokens = () => {
     )
   }
   const list = tokens.data
-  const known = platforms.data === undefined ? undefined : new Set(platforms.data.map((platform) => platform.name))
   return (
     <section class="stack">
       <h1>API tokens</h1>
@@ -184,7 +153,19 @@ export const Tokens = () => {
                 <code>{record.hint}</code>
               </td>
               <td data-label="Platforms" class="wraps">
-                {record.platforms === null ? "All platforms" : <Scope platforms={record.platforms} known={known} />}
+                {record.platforms === null ? (
+                  "All platforms"
+                ) : record.platforms.length === 0 ? (
+                  <span
+                    class="muted"
+                    title="Every platform it named was deleted; revoke it, or create one for other platforms"
+                  >
+                    None: its platforms were deleted
+                  </span>
+                ) : (
+                  // A deleted platform leaves every token's list (SchemaStore rule 6): each name is one that exists.
+                  record.platforms.join(", ")
+                )}
               </td>
               <td data-label="Created by" class="nowrap">
                 {record.createdBy}
