@@ -20,6 +20,7 @@ import type {
   Forbidden,
   Identity,
   MasterKeyCheck,
+  MethodNotAllowed,
   NotFound,
   PayloadTooLarge,
   SignIn,
@@ -82,6 +83,7 @@ export type HttpError =
   | Unauthorized
   | Forbidden
   | NotFound
+  | MethodNotAllowed
   | Conflict
   | PayloadTooLarge
   | UnsupportedMediaType
@@ -198,6 +200,11 @@ const rules: Rules = {
   Conflict: 409,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
+  MethodNotAllowed: (error) => ({
+    status: 405,
+    body: { error: error.message },
+    headers: { Allow: error.allow.join(", ") },
+  }),
   TooManyRequests: (error) => ({
     status: 429,
     body: { error: error.message },

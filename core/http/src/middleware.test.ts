@@ -66,7 +66,6 @@ describe("unknown paths", () => {
     const { app } = makeApp()
     for (const [path, method] of [
       ["/nope", "GET"],
-      ["/echo", "GET"],
       ["/api/anything", "DELETE"],
     ] as const) {
       const response = await app.request(path, { method })
@@ -75,6 +74,15 @@ describe("unknown paths", () => {
       expect(await response.json()).toEqual({ error: "Not found" })
       expectSecurityHeaders(response)
     }
+  })
+
+  it("answer 405 JSON naming the methods, with the same headers, where the path exists for other methods", async () => {
+    const { app } = makeApp()
+    const response = await app.request("/echo", { method: "GET" })
+    expect(response.status).toBe(405)
+    expect(response.headers.get("Allow")).toBe("POST")
+    expect(await response.json()).toEqual({ error: "This path does not answer GET; it answers POST" })
+    expectSecurityHeaders(response)
   })
 })
 

@@ -30,6 +30,33 @@ describe("schemas app", () => {
     }
   })
 
+  it("answers 405 naming the methods a path answers, for a method it does not; 404 where no route is", async () => {
+    const cases: ReadonlyArray<readonly [string, string, string]> = [
+      ["DELETE", "/api/base", "GET, HEAD, POST"],
+      ["PATCH", "/api/base/1.0.0", "GET, HEAD, PUT"],
+      ["PUT", "/api/_ui/v1/tokens", "GET, HEAD, POST"],
+      ["POST", "/healthz", "GET, HEAD"],
+    ]
+    for (const [method, path, allow] of cases) {
+      const response = await app.request(path, {
+        method,
+        headers: { "content-type": "application/json" },
+        body: method === "DELETE" ? undefined : "{}",
+      })
+      expect(response.status, `${method} ${path}`).toBe(405)
+      expect(response.headers.get("Allow")).toBe(allow)
+      expect(await response.json()).toEqual({ error: `This path does not answer ${method}; it answers ${allow}` })
+      expect(response.headers.get("Cache-Control")).toBe("no-store")
+    }
+    for (const [method, path] of [
+      ["DELETE", "/api/a/b/c/d"],
+      ["OPTIONS", "/api/base"],
+      ["POST", "/api/a%00b"],
+    ]) {
+      expect((await app.request(path!, { method })).status, `${method} ${path}`).toBe(404)
+    }
+  })
+
   it("answers its probes as the secrets service does: /healthz ok, /readyz following the database", async () => {
     const health = await app.request("/healthz")
     expect(health.status).toBe(200)

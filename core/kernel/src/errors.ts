@@ -40,6 +40,12 @@ export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaTyp
   message: Schema.String,
 }) {}
 
+/** The path exists, but not for the request's method: `allow` lists those it answers. */
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", {
+  message: Schema.String,
+  allow: Schema.Array(Schema.String),
+}) {}
+
 /** A rate limit was reached; the caller may try again after `retryAfterSeconds`. */
 export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", {
   message: Schema.String,

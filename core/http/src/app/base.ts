@@ -7,7 +7,7 @@
  * the app's (`../web/webApp.ts`: the app is the not-found handler, so it shadows no route); an exception that escapes a
  * route answers a bare 500 and is logged in the request's line. `/metrics` is mounted when a token is configured.
  */
-import { NotFound } from "@coffer/kernel"
+import { MethodNotAllowed, NotFound } from "@coffer/kernel"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
 import { Hono, type Context as HonoContext } from "hono"
 import { BACKCHANNEL_LOGOUT_PATH } from "../auth/oidc.js"
@@ -67,7 +67,8 @@ export const createBaseApp = <R, ER>(
   options: BaseAppOptions<R, ER>,
 ): { readonly app: Hono; readonly handle: Handle<R> } => {
   // The router runs a request's handlers as one and answers what they throw as the app does (`onError` below).
-  const app = new Hono({ router: new CachedRouter(reportException) })
+  const router = new CachedRouter(reportException)
+  const app = new Hono({ router })
   // Telemetry, the preset headers and the client, before every later step (rate limits, audit, cookies).
   app.use(
     requestFrame({
@@ -89,11 +90,21 @@ export const createBaseApp = <R, ER>(
     bodyLimit(),
   )
   const { web } = options
-  app.notFound(
-    (c) =>
-      (web === undefined ? undefined : webResponse(web, c.req.method, c.req.path)) ??
-      errorResponse(c, new NotFound({ message: "Not found" })),
-  )
+  app.notFound((c) => {
+    const page = web === undefined ? undefined : webResponse(web, c.req.method, c.req.path)
+    if (page !== undefined) return page
+    // A preflight keeps its 404 (CORS answers the allowed ones before this): it names no method of its own.
+    const allow = c.req.method === "OPTIONS" ? [] : router.allowedMethods(c.req.path)
+    return errorResponse(
+      c,
+      allow.length === 0
+        ? new NotFound({ message: "Not found" })
+        : new MethodNotAllowed({
+            message: `This path does not answer ${c.req.method}; it answers ${allow.join(", ")}`,
+            allow,
+          }),
+    )
+  })
   app.onError(reportException)
   mountMetrics(app, options.runtime, options.settings.metricsToken)
   return { app, handle: makeHandle(options.runtime) }

@@ -37,6 +37,9 @@ const NOWHERE = "/\u0000"
 /** Whether `path` holds a NUL, raw or percent-encoded (Hono hands the router the path as the request gave it). */
 const holdsNul = (path: string): boolean => path.includes("%00") || path.includes("\u0000")
 
+/** The methods a 405 may name; `HEAD` follows `GET`, and `OPTIONS` is CORS's (`../middleware/cors.ts`). */
+const ANSWERABLE = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const
+
 /** What Hono keeps in its router for each route: the handler and the route it was registered as. */
 export type Entry = [H, RouterRoute]
 
@@ -87,6 +90,20 @@ export class CachedRouter implements Router<Entry> {
     if (this.#matches.size >= MATCHES_MAX) this.#matches.delete(this.#matches.keys().next().value!)
     this.#matches.set(key, result)
     return result
+  }
+
+  /**
+   * The methods a route answers on `path` (with `HEAD` where `GET` is), for a request that no route takes: a path
+   * that exists answers 405 naming them, not the 404 of a path that does not. Asked of the router itself, not the
+   * kept matches, so that requests for made-up methods cannot push the kept paths out.
+   */
+  allowedMethods(path: string): ReadonlyArray<string> {
+    if (holdsNul(path)) return []
+    const allowed = ANSWERABLE.filter((method) => {
+      const [matched] = this.#router.match(method, path) as [Array<[Entry, unknown]>]
+      return answeringRoute(matched.map(([[, route]]) => route)) !== undefined
+    })
+    return allowed.includes("GET") ? ["GET", "HEAD", ...allowed.filter((method) => method !== "GET")] : allowed
   }
 
   /** The match of `path` as one handler, a path with a NUL matched as no route's. */

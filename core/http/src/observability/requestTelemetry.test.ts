@@ -132,7 +132,7 @@ describe("request log lines", () => {
     const lines = await requestLines(logs, 2)
     expect(lines.map((line) => [line.annotations.method, line.annotations.route, line.annotations.status])).toEqual([
       ["GET", "unmatched", 404],
-      ["OTHER", "unmatched", 404],
+      ["OTHER", "unmatched", 405],
     ])
   })
 

@@ -51,12 +51,19 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   401: "No credential, or an unknown, revoked or expired one",
   403: "Not allowed for this role, credential or origin",
   404: "Not found, or out of the caller's reach",
+  405: "`HEAD` on a route that answers a secret value, which is read with `GET` only: every read is audited",
   409: "Conflict with the current state",
   413: "Request body larger than 1 MiB, or a value over its limit",
   415: "The body is not `application/json`, or comes in a `Content-Encoding` other than `identity`",
   429: "Too many attempts from this client; retry after `Retry-After` seconds",
   500: "Unexpected server error; no detail is given",
   503: "A store (database or cache) is unavailable; checks fail closed",
+}
+
+/** The headers an error answer carries besides every answer's. */
+const ERROR_HEADERS: Readonly<Record<number, Readonly<Record<string, string>>>> = {
+  405: { Allow: "The methods the path answers" },
+  429: { "Retry-After": "Seconds until the client may try again" },
 }
 
 const statusText = (status: number) => STATUS_TEXT[status] ?? "Answer"
@@ -194,7 +201,7 @@ export const openApiDocument = (endpoints: ReadonlyArray<Endpoint<unknown>>, inf
       describe(status, {
         description: statusText(status),
         schema,
-        ...(status === 429 ? { headers: { "Retry-After": "Seconds until the client may try again" } } : {}),
+        ...(ERROR_HEADERS[status] === undefined ? {} : { headers: ERROR_HEADERS[status] }),
       })
     }
     const body = endpoint.body

@@ -13,6 +13,7 @@ import {
   type Clock,
   Forbidden,
   type Hasher,
+  MethodNotAllowed,
   type Random,
   type Readiness,
   type Sessions,
@@ -107,25 +108,37 @@ export const withActor = <A, E, R extends SecretsRouteServices>(
   Effect.flatMap(actorOf(c, routes), use)
 
 /**
- * `withActor` for the routes that answer secret values (a secret, an old version, the exports). SameSite=Lax still
- * sends the session cookie on a top-level GET from another site, so a link elsewhere could download a person's
- * secrets and log the export in their name: a cookie-authenticated request that the browser marks
- * `Sec-Fetch-Site: cross-site` is refused with 403 before anything is read or audited. API keys are unaffected: no
- * browser attaches one on its own.
+ * `withActor` for the routes that answer secret values (a secret, an old version, the exports). Each such read is
+ * audited, so `HEAD` is refused (405): it would be logged as a read that disclosed nothing, or, unlogged, tell a
+ * value's length. SameSite=Lax still sends the session cookie on a top-level GET from another site, so a link
+ * elsewhere could download a person's secrets and log the export in their name: a cookie-authenticated request
+ * that the browser marks `Sec-Fetch-Site: cross-site` is refused with 403 before anything is read or audited. API
+ * keys are unaffected: no browser attaches one on its own.
  */
 export const withValueReader = <A, E, R extends SecretsRouteServices>(
   c: Context,
   routes: SecretsRoutes,
   use: (actor: Actor) => Effect.Effect<A, E, R>,
-): Effect.Effect<A, E | Forbidden | Unauthorized | TooManyRequests | StoreUnavailable, R | ActorServices> =>
-  withActor(
-    c,
-    routes,
-    (actor): Effect.Effect<A, E | Forbidden, R> =>
-      actor.kind === "session" && header(c, "sec-fetch-site") === "cross-site"
-        ? Effect.fail(new Forbidden({ message: "Secret values cannot be read by a request from another site" }))
-        : use(actor),
-  )
+): Effect.Effect<
+  A,
+  E | MethodNotAllowed | Forbidden | Unauthorized | TooManyRequests | StoreUnavailable,
+  R | ActorServices
+> =>
+  c.req.method === "HEAD"
+    ? Effect.fail(
+        new MethodNotAllowed({
+          message: "Secret values are read with GET only: every read is audited",
+          allow: ["GET"],
+        }),
+      )
+    : withActor(
+        c,
+        routes,
+        (actor): Effect.Effect<A, E | Forbidden, R> =>
+          actor.kind === "session" && header(c, "sec-fetch-site") === "cross-site"
+            ? Effect.fail(new Forbidden({ message: "Secret values cannot be read by a request from another site" }))
+            : use(actor),
+      )
 
 /** The path parameters of the secrets routes, as the OpenAPI document describes them (seed 001 §4). */
 export const PROJECT_PARAM = { slug: "The project's slug" }

@@ -389,6 +389,25 @@ describe("secrets", () => {
     ).body
     expect((await call("GET", `${S}/.env`, { as: { key }, headers: crossSite })).text).toBe("TOKEN=t\n")
   })
+
+  it("answers HEAD on a value's routes with 405, reading and auditing nothing", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/production/secrets"
+    await call("POST", S, { as: ada.as, body: { key: "TOKEN", value: "t" } })
+    const auditSize = async () =>
+      (await call("GET", "/api/projects/app/audit-log?limit=100", { as: ada.as })).body.auditLog.length
+    const before = await auditSize()
+    for (const path of [`${S}/.env`, `${S}/json`, `${S}/TOKEN`, `${S}/TOKEN/versions/1`]) {
+      const answer = await call("HEAD", path, { as: ada.as })
+      expect(answer.status).toBe(405)
+      expect(answer.headers.get("allow")).toBe("GET")
+    }
+    expect(await auditSize()).toBe(before)
+    // A list holds no value: HEAD is answered as GET is.
+    expect((await call("HEAD", S, { as: ada.as })).status).toBe(200)
+  })
 })
 
 describe("people and invites", () => {

@@ -106,7 +106,7 @@ export const ExportDotenv = endpoint({
       headers: { "Content-Disposition": 'attachment; filename="<env>.env"' },
     },
   },
-  errors: [403, 404],
+  errors: [403, 404, 405],
 })
 
 export const ExportJson = endpoint({
@@ -118,7 +118,7 @@ export const ExportJson = endpoint({
   security: SESSION_OR_BEARER,
   params: ENVIRONMENT_PARAMS,
   responses: { 200: Schema.Record(Schema.String, Schema.String) },
-  errors: [403, 404],
+  errors: [403, 404, 405],
 })
 
 export const GetSecret = endpoint({
@@ -130,7 +130,7 @@ export const GetSecret = endpoint({
   security: SESSION_OR_BEARER,
   params: SECRET_PARAMS,
   responses: { 200: Schema.Struct({ secret: SecretView }) },
-  errors: [403, 404],
+  errors: [403, 404, 405],
 })
 
 export const DeleteSecret = endpoint({
@@ -165,7 +165,7 @@ export const GetVersion = endpoint({
   security: SESSION_OR_BEARER,
   params: VERSION_PARAMS,
   responses: { 200: Schema.Struct({ secret: VersionView }) },
-  errors: [400, 403, 404],
+  errors: [400, 403, 404, 405],
 })
 
 export const RestoreVersion = endpoint({

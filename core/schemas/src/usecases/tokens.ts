@@ -61,13 +61,14 @@ export const createToken = Effect.fn("Schemas.createToken")(function* (
   if (requested !== null && requested.length === 0) {
     return yield* new BadRequest({ message: "platforms must list at least one platform; omit it for all platforms" })
   }
-  const platforms = requested === null ? null : [...new Set(requested)].sort()
+  const named = requested === null ? null : [...new Set(requested)]
+  const platforms = named === null ? null : [...named].sort()
   // Within the writing transaction, which a platform deletion takes too: a platform deleted meanwhile is either
   // seen gone here or taken out of this token's platforms by the deletion (SchemaStore rule 6).
   const checkPlatforms = Effect.gen(function* () {
-    if (platforms === null) return
+    if (named === null) return
     const known = new Set((yield* store.listPlatforms).map((platform) => platform.name))
-    const unknown = platforms.filter((name) => !isValidPlatformName(name) || !known.has(name))
+    const unknown = named.filter((name) => !isValidPlatformName(name) || !known.has(name))
     if (unknown.length > 0) {
       // A few names say what is wrong; a list as long as the request would not.
       const named = unknown.slice(0, UNKNOWN_NAMED).map(quote).join(", ")
