@@ -107,6 +107,15 @@ describe.each(["secrets", "schemas"] as const)("%s app with its web app", (servi
     expect(response.headers.get("Cache-Control")).toBe("no-store")
   })
 
+  it.each(["//api/projects/acme", "/projects//acme", "//"])(
+    "answers %s, a path with an empty segment, with the JSON 404, never the page",
+    async (path) => {
+      const response = await app.request(`http://localhost${path}`)
+      expect(response.status).toBe(404)
+      expect(await response.json()).toEqual({ error: "Not found" })
+    },
+  )
+
   it("answers /openapi.json and /docs with the service's document and reference, never the app's page", async () => {
     const document = await app.request("/openapi.json")
     expect(document.status).toBe(200)

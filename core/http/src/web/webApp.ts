@@ -8,7 +8,8 @@
  * - Files under `/assets/` carry a content hash in their names (Vite's output), so they are cached for a year.
  *   A missing asset is a JSON 404, never the page: a `<script>` must not receive HTML.
  * - Reserved paths (`/api/*`, `/healthz`, `/readyz`, `/openapi.json`, `/docs`, `/metrics`) never reach this: the
- *   app is the not-found handler, so no route is shadowed, and an unknown API path stays a JSON 404.
+ *   app is the not-found handler, so no route is shadowed, and an unknown API path stays a JSON 404. Nor do paths
+ *   with an empty segment (`//api/…`), which no page has.
  * - Pages get their own content security policy: `'self'` and nothing inline; API responses keep `default-src
  *   'none'` from `securityHeaders`, which leaves a policy a response already has in place.
  */
@@ -42,6 +43,16 @@ const ASSETS = "/assets/"
 export const isReservedPath = (path: string): boolean =>
   RESERVED.some((reserved) => path === reserved || path.startsWith(`${reserved}/`))
 
+/**
+ * Whether `path` could be a page's: no empty segment inside it. `//api/projects/x` is no page of the app, and a
+ * client that joined a base URL ending in `/` with `/api/…` must read the API's JSON 404, not a page with 200.
+ * (Dot segments never get here: the URL parser resolves them, `%2e%2e` included, before any route is matched.)
+ */
+const isPlainPath = (path: string): boolean => {
+  const segments = path.split("/")
+  return segments.every((segment, index) => segment !== "" || index === 0 || index === segments.length - 1)
+}
+
 const body = (method: string, bytes: Uint8Array) => (method === "HEAD" ? null : (bytes as Uint8Array<ArrayBuffer>))
 
 /**
@@ -49,7 +60,7 @@ const body = (method: string, bytes: Uint8Array) => (method === "HEAD" ? null : 
  * a reserved path, a missing asset): the caller then answers its JSON 404.
  */
 export const webResponse = (web: WebApp, method: string, path: string): Response | undefined => {
-  if ((method !== "GET" && method !== "HEAD") || isReservedPath(path)) return undefined
+  if ((method !== "GET" && method !== "HEAD") || isReservedPath(path) || !isPlainPath(path)) return undefined
   const file = web.files.get(path)
   if (file !== undefined) {
     const cacheControl = path.startsWith(ASSETS) ? IMMUTABLE_CACHE_CONTROL : "no-store"
