@@ -10,6 +10,7 @@
 import { MethodNotAllowed, NotFound } from "@coffer/kernel"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
 import { Hono, type Context as HonoContext } from "hono"
+import { DEV_LOGIN_PATH } from "../auth/devLogin.js"
 import { BACKCHANNEL_LOGOUT_PATH } from "../auth/oidc.js"
 import { sameOriginWrites } from "../auth/sameOrigin.js"
 import { errorResponse } from "../errors.js"
@@ -85,7 +86,12 @@ export const createBaseApp = <R, ER>(
   app.on(
     [...WRITE_METHODS],
     "*",
-    sameOriginWrites({ publicOrigin: options.publicOrigin, corsOrigins: options.settings.corsOrigins, exempt }),
+    sameOriginWrites({
+      publicOrigin: options.publicOrigin,
+      corsOrigins: options.settings.corsOrigins,
+      exempt,
+      signIns: [DEV_LOGIN_PATH],
+    }),
     jsonWrites({ exempt }),
     bodyLimit(),
   )

@@ -31,12 +31,13 @@ export const LOGOUT_PATH = "/api/auth/logout"
 const MAX_EMAIL_LENGTH = 254
 
 /**
- * `local@domain`, without spaces or control characters (a NUL would reach the store, where Postgres refuses it), as
+ * `local@domain`, without spaces, control characters (a NUL would reach the store, where Postgres refuses it) or
+ * format characters (a right-to-left override would show another address in member lists and the audit log), as
  * typed: nothing is trimmed or guessed.
  */
 export const Email = Schema.String.check(
   Schema.isMaxLength(MAX_EMAIL_LENGTH),
-  Schema.isPattern(/^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u, {
+  Schema.isPattern(/^[^\s@\p{Cc}\p{Cf}]+@[^\s@\p{Cc}\p{Cf}]+$/u, {
     message: "expected an e-mail address such as ada@example.com",
   }),
 )

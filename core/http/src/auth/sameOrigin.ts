@@ -2,7 +2,9 @@
  * Cross-site request forgery defence for cookie-authenticated writes (DESIGN.md "Security decisions"): when
  * a write carries the session cookie and an `Origin` header, the origin must be the request's own (scheme and
  * `Host`), the configured public origin, or one listed in `CORS_ORIGIN`; otherwise 403 before any work.
- * Requests without the cookie (API tokens and keys in `Authorization`) are not forgeable by a browser and pass.
+ * Requests without the cookie (API tokens and keys in `Authorization`) are not forgeable by a browser and pass,
+ * except on the sign-in paths given (the development login): a forged sign-in carries no cookie, and would put the
+ * browser in the forger's session (login CSRF).
  * Together with `SameSite=Lax` and the JSON-only rule for bodies this closes the classic CSRF routes.
  */
 import { Forbidden } from "@coffer/kernel"
@@ -18,10 +20,13 @@ export interface SameOriginOptions {
   readonly corsOrigins: ReadonlyArray<string>
   /** Paths exempt from the check (the back-channel logout POST carries no cookie anyway). */
   readonly exempt?: ReadonlyArray<string>
+  /** Paths checked with or without the cookie: sign-ins, which start the session a cookie would carry. */
+  readonly signIns?: ReadonlyArray<string>
 }
 
 export const sameOriginWrites = (options: SameOriginOptions): MiddlewareHandler => {
   const exempt = new Set(options.exempt ?? [])
+  const signIns = new Set(options.signIns ?? [])
   const allowed = new Set([
     ...(options.publicOrigin === undefined ? [] : [options.publicOrigin]),
     ...options.corsOrigins,
@@ -29,7 +34,7 @@ export const sameOriginWrites = (options: SameOriginOptions): MiddlewareHandler 
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method) || exempt.has(c.req.path)) return next()
     const origin = header(c, "Origin")
-    if (origin === undefined || !carriesSessionCookie(header(c, "Cookie"))) return next()
+    if (origin === undefined || (!signIns.has(c.req.path) && !carriesSessionCookie(header(c, "Cookie")))) return next()
     const own = `${new URL(c.req.url).protocol}//${header(c, "Host") ?? new URL(c.req.url).host}`
     if (origin === own || allowed.has(origin)) return next()
     return errorResponse(c, new Forbidden({ message: "Cross-origin request refused" }))

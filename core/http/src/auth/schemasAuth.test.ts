@@ -153,11 +153,24 @@ describe("schemas sign-in routes", () => {
       { email: "ada@example.com", groups: [""] },
       { email: "ada@example.com", groups: Array.from({ length: 101 }, (_, i) => `g${i}`) },
       { email: "ada@example.com", groups: ["x".repeat(257)] },
+      { email: "ada@example.com", groups: ["ad\u0000mins"] },
+      { email: "ada@example.com", groups: ["admins\u202e"] },
+      { email: "\u00fc\u202e@example.com" },
+      { email: "ada\u200b@example.com" },
     ]) {
       const response = await app.request(devLogin(body))
       expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(400)
       expect(response.headers.getSetCookie()).toEqual([])
     }
+  })
+
+  it("refuses a development login from another origin (login CSRF); the service's own origin signs in", async () => {
+    const { app } = service()
+    const forged = await app.request(devLogin({ email: "mallory@example.com" }, { origin: "https://evil.example" }))
+    expect(forged.status).toBe(403)
+    expect(forged.headers.getSetCookie()).toEqual([])
+    const own = await app.request(devLogin({ email: "ada@example.com" }, { origin: "http://coffer.test" }))
+    expect(own.status).toBe(200)
   })
 
   it("limits development logins per client address: 429 with Retry-After", async () => {

@@ -47,7 +47,12 @@ export interface SchemasAuthOptions {
 const MAX_GROUPS = 100
 const MAX_GROUP_LENGTH = 256
 
-const Group = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(MAX_GROUP_LENGTH))
+/** A group name as a roles claim carries one: no control or format characters (a NUL would reach the store). */
+const Group = Schema.String.check(
+  Schema.isMinLength(1),
+  Schema.isMaxLength(MAX_GROUP_LENGTH),
+  Schema.isPattern(/^[^\p{Cc}\p{Cf}]+$/u, { message: "expected a group name without control or format characters" }),
+)
 const DevLoginBody = Schema.Struct({
   email: Email,
   groups: Schema.optionalKey(Schema.Array(Group).check(Schema.isMaxLength(MAX_GROUPS))),
