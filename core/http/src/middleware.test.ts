@@ -313,6 +313,21 @@ describe("content type of writes", () => {
     },
   )
 
+  it.each(["latin1", "ISO-8859-1", '"utf-16"'])("rejects a JSON body declared charset=%s with 415", async (charset) => {
+    const headers = { "Content-Type": `application/json; charset=${charset}` }
+    const response = await makeApp().app.request("/echo", { method: "POST", body: '{"a":"\u00e9"}', headers })
+    expect(response.status).toBe(415)
+    expect(await response.json()).toEqual({
+      error: `A JSON body is read as UTF-8: charset=${charset.replaceAll('"', "").toLowerCase()} is not supported`,
+    })
+  })
+
+  it.each(["utf-8", "UTF-8", '"utf-8"', "utf8"])("takes a JSON body declared charset=%s", async (charset) => {
+    const headers = { "Content-Type": `application/json; Charset=${charset}` }
+    const response = await makeApp().app.request("/echo", { method: "POST", body: '{"a":"\u00e9"}', headers })
+    expect(await response.json()).toEqual({ body: { a: "\u00e9" } })
+  })
+
   it("takes a body in the identity content coding as any other", async () => {
     const headers = { "Content-Type": "application/json", "Content-Encoding": "Identity" }
     const response = await makeApp().app.request("/echo", { method: "POST", body: '{"a":1}', headers })

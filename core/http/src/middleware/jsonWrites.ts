@@ -10,7 +10,8 @@
  *
  * Such a body must also come as sent: no route decompresses one, so a `Content-Encoding` other than `identity`
  * (`gzip`, …) answers 415 too, rather than reading compressed bytes as JSON (which said "not valid UTF-8") or
- * taking a body whose declared coding was ignored.
+ * taking a body whose declared coding was ignored. Likewise a `charset` other than UTF-8: JSON is UTF-8 (RFC 8259
+ * §8.1) and is read as such, so `charset=latin1` would have its `é` stored as something else.
  */
 import { UnsupportedMediaType } from "@coffer/kernel"
 import type { MiddlewareHandler } from "hono"
@@ -23,6 +24,21 @@ export const WRITE_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH
 /** `application/json`, with or without parameters such as `charset`, in any letter case. */
 export const isJsonContentType = (value: string | undefined): boolean =>
   value !== undefined && value.split(";", 1)[0]!.trim().toLowerCase() === "application/json"
+
+/** The `charset` parameter of a content type, unquoted and in lower case, or `undefined` without one. */
+const charsetOf = (contentType: string): string | undefined => {
+  for (const parameter of contentType.split(";").slice(1)) {
+    const [name, value = ""] = parameter.split("=", 2)
+    if (name!.trim().toLowerCase() === "charset")
+      return value
+        .trim()
+        .replace(/^"(.*)"$/, "$1")
+        .toLowerCase()
+  }
+  return undefined
+}
+
+const UTF_8 = new Set(["utf-8", "utf8"])
 
 export const unsupportedMediaType = () => new UnsupportedMediaType({ message: "Content-Type must be application/json" })
 
@@ -39,6 +55,11 @@ export const jsonWrites = (options: JsonWritesOptions = {}): MiddlewareHandler =
     const framed = header(c, "Transfer-Encoding") !== undefined || Number(header(c, "Content-Length")) > 0
     if (contentType === undefined && !framed) return next()
     if (!isJsonContentType(contentType)) return errorResponse(c, unsupportedMediaType())
+    const charset = charsetOf(contentType!)
+    if (charset !== undefined && !UTF_8.has(charset)) {
+      const message = `A JSON body is read as UTF-8: charset=${charset.slice(0, 40)} is not supported`
+      return errorResponse(c, new UnsupportedMediaType({ message }))
+    }
     const coding = header(c, "Content-Encoding")?.trim()
     if (coding !== undefined && coding !== "" && coding.toLowerCase() !== "identity") {
       const message = `Content-Encoding ${coding} is not supported: send the body uncompressed`

@@ -54,7 +54,9 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   405: "`HEAD` on a route that answers a secret value, which is read with `GET` only: every read is audited",
   409: "Conflict with the current state",
   413: "Request body larger than 1 MiB, or a value over its limit",
-  415: "The body is not `application/json`, or comes in a `Content-Encoding` other than `identity`",
+  415:
+    "The body is not `application/json`, declares a `charset` other than UTF-8, or comes in a `Content-Encoding` " +
+    "other than `identity`",
   429: "Too many attempts from this client; retry after `Retry-After` seconds",
   500: "Unexpected server error; no detail is given",
   503: "A store (database or cache) is unavailable; checks fail closed",
