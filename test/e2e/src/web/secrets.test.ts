@@ -41,6 +41,7 @@ const cellsOf = async (page: Page, key: string) =>
 interface AuditEntry {
   readonly action: string
   readonly targetKey: string
+  readonly userEmail: string
 }
 const auditOf = async (api: ApiSession, slug: string) =>
   (await api.call<{ auditLog: ReadonlyArray<AuditEntry> }>("GET", `/api/projects/${slug}/audit-log`)).auditLog
@@ -532,6 +533,69 @@ describe("an ended session", () => {
       `/api/projects/${slug}/environments/development/secrets/KEEP`,
     )
     expect(stored.secret.value).toBe("edited by hand")
+  })
+})
+
+describe("another tab", () => {
+  it("signing out or in as someone else there stops this tab sending, names who is signed in, and lets its person go on", async () => {
+    const owner = await person("/projects")
+    const otherEmail = `carol${++people}-${Date.now()}@example.com`
+    const carol = await apiAs(served.base, otherEmail)
+    const slug = await seedProject(owner.api, `Other tab ${people}`, { development: { OLD: "x" } })
+    await addMember(owner.api, carol, slug, "write")
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const add = page.getByRole("dialog", { name: "Add a secret" })
+    await add.getByLabel("Key").fill("TYPED")
+    await add.getByLabel("Value").fill("typed by the owner")
+
+    // A second tab of the same browser (one cookie jar) signs out, then signs in as carol.
+    const other = await browser.open(`${served.base}/projects`)
+    await other.getByRole("button", { name: "Sign out" }).click()
+    await other.getByRole("heading", { name: "Sign in" }).waitFor()
+    const notice = page.getByRole("alertdialog")
+    await notice.filter({ hasText: "You are signed out" }).waitFor()
+    await signInPage(other, otherEmail)
+    await other.waitForURL(`${served.base}/projects`)
+    await notice.filter({ hasText: `You are now signed in as ${otherEmail}` }).waitFor()
+    expect(await notice.getByText(`This page was opened as ${owner.email}`).count()).toBe(1)
+    await notice.getByRole("button", { name: "Reload" }).waitFor()
+    // Escape does not take the notice away.
+    await page.keyboard.press("Escape")
+    expect(await notice.isVisible()).toBe(true)
+
+    // Save is out of reach under the notice; pressed anyway (a script), nothing is sent as carol.
+    await add.getByRole("button", { name: "Save secret" }).dispatchEvent("click")
+    await add.getByRole("alert").filter({ hasText: "Nothing was sent" }).waitFor()
+    const created = async () =>
+      (await auditOf(owner.api, slug)).filter((entry) => entry.targetKey === "TYPED" && entry.action !== "secret.read")
+    expect(await created()).toEqual([])
+    expect(await add.getByLabel("Value").inputValue()).toBe("typed by the owner")
+
+    // The page's person signs in again over there: the notice goes, and the same Save saves as them.
+    await other.getByRole("button", { name: "Sign out" }).click()
+    await signInPage(other, owner.email)
+    await other.waitForURL(`${served.base}/projects`)
+    await notice.waitFor({ state: "detached" })
+    await add.getByRole("button", { name: "Save secret" }).click()
+    await page.getByText("Added TYPED to development").waitFor()
+    expect(await created()).toEqual([expect.objectContaining({ userEmail: owner.email })])
+  })
+
+  it("asks the service who is signed in when the tab is shown again, and says the session ended", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Shown again ${people}`, { development: { OLD: "x" } })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("table", { name: /Secrets of/ }).waitFor()
+    // Signed out without a word to this tab (another browser window's sign-out clears the same cookie).
+    await browser.context().clearCookies()
+    await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")))
+    const notice = page.getByRole("alertdialog").filter({ hasText: "You are signed out" })
+    await notice.waitFor()
+    await notice.getByRole("button", { name: "Reload" }).click()
+    await page.getByRole("heading", { name: "Sign in" }).waitFor()
   })
 })
 
