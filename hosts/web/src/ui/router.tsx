@@ -24,8 +24,12 @@ const notify = () => {
 }
 window.addEventListener("popstate", notify)
 
+/**
+ * Goes to `to`: a new history entry, unless `replace` asks otherwise or `to` is where the page already is (as the
+ * browser does for a link to the current address), so that Back never stops at a copy of the same view.
+ */
 export const navigate = (to: string, options: { readonly replace?: boolean } = {}): void => {
-  if (options.replace === true) history.replaceState(null, "", to)
+  if (options.replace === true || new URL(to, location.href).href === location.href) history.replaceState(null, "", to)
   else history.pushState(null, "", to)
   window.scrollTo(0, 0)
   notify()
