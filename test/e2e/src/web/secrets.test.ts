@@ -381,6 +381,45 @@ describe("the secrets grid", () => {
       .toBe("Add environment")
   })
 
+  it("asks before the page is closed or reloaded while an add or an edit holds a typed value", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Leave ${people}`, { development: { LEAVE_KEY: "before" } })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("table", { name: /Secrets of/ }).waitFor()
+    // Whether closing or reloading the page now would ask first (the `beforeunload` event cancelled).
+    const asksBeforeLeaving = () =>
+      page.evaluate(() => {
+        const event = new Event("beforeunload", { cancelable: true })
+        window.dispatchEvent(event)
+        return event.defaultPrevented
+      })
+
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const add = page.getByRole("dialog", { name: "Add a secret" })
+    await add.getByLabel("Key").waitFor()
+    expect(await asksBeforeLeaving()).toBe(false)
+    await add.getByLabel("Key").fill("TYPED_KEY")
+    await add.getByLabel("Value").fill("typed value")
+    await expect.poll(asksBeforeLeaving, POLL).toBe(true)
+    await add.getByRole("button", { name: "Close" }).click()
+    await add.getByRole("button", { name: "Discard and close" }).click()
+    await add.waitFor({ state: "detached" })
+    await expect.poll(asksBeforeLeaving, POLL).toBe(false)
+
+    await page.getByRole("button", { name: "LEAVE_KEY", exact: true }).click()
+    const dialog = page.getByRole("dialog", { name: "LEAVE_KEY" })
+    await dialog.getByRole("button", { name: "Edit LEAVE_KEY in development" }).click()
+    const draft = dialog.getByLabel("New value of LEAVE_KEY in development")
+    await expect.poll(() => draft.inputValue(), POLL).toBe("before")
+    expect(await asksBeforeLeaving()).toBe(false)
+    await draft.fill("half-typed")
+    await expect.poll(asksBeforeLeaving, POLL).toBe(true)
+    await dialog.getByRole("button", { name: "Save", exact: true }).click()
+    await page.getByText("Saved LEAVE_KEY in development (version 2)").waitFor()
+    await expect.poll(asksBeforeLeaving, POLL).toBe(false)
+  })
+
   it("brings the grid up to date when a dialog finds a secret deleted elsewhere", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Gone ${people}`, { development: { GONE_KEY: "v1", STAYS: "s" } })
