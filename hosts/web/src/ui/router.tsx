@@ -73,6 +73,23 @@ export const matchRoute = (
   return undefined
 }
 
+/**
+ * A page's choice kept in the address's query (`?name=value`; none while empty), so that a reload or a link to the
+ * page finds it again. The entry is replaced in place, never added: a keystroke in a filter is no step for Back.
+ */
+export const useQueryState = (name: string): [string | undefined, (value: string | undefined) => void] => {
+  const [value, setValue] = useState(() => new URLSearchParams(location.search).get(name) ?? undefined)
+  useEffect(() => {
+    const query = new URLSearchParams(location.search)
+    if (value === undefined || value === "") query.delete(name)
+    else query.set(name, value)
+    const text = query.toString()
+    const to = `${location.pathname}${text === "" ? "" : `?${text}`}${location.hash}`
+    if (to !== `${location.pathname}${location.search}${location.hash}`) history.replaceState(history.state, "", to)
+  }, [name, value])
+  return [value, setValue]
+}
+
 /** The current path and query, for `returnTo`. */
 export const currentPath = () => `${location.pathname}${location.search}`
 

@@ -163,6 +163,36 @@ describe("the secrets grid", () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("secret-filter")
   })
 
+  it("keeps the key filter and the Show choice in the address, through a reload", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Grid address ${people}`, {
+      development: { DB_URL: "d", DB_USER: "u", API_URL: "a" },
+      staging: { DB_URL: "s" },
+    })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("table", { name: /Secrets of/ }).waitFor()
+    const entries = await page.evaluate(() => history.length)
+    await page.getByLabel("Filter by key").fill("db")
+    await page.getByLabel("Show").selectOption({ label: "Missing in staging" })
+    await page.getByText("1 of 3 keys").waitFor()
+    await expect.poll(() => new URL(page.url()).search, POLL).toBe("?key=db&missing=staging")
+    // Replaced in place: no history entry per keystroke or choice.
+    expect(await page.evaluate(() => history.length)).toBe(entries)
+
+    await page.reload()
+    await page.getByText("1 of 3 keys").waitFor()
+    expect(await page.getByLabel("Filter by key").inputValue()).toBe("db")
+    expect(await page.getByLabel("Show").inputValue()).not.toBe("")
+    expect(await page.getByRole("row", { name: /DB_USER/ }).count()).toBe(1)
+
+    // Cleared, the address says nothing more.
+    await page.getByLabel("Filter by key").fill("")
+    await page.getByLabel("Show").selectOption({ label: "All keys" })
+    await page.getByText("3 keys", { exact: true }).waitFor()
+    await expect.poll(() => new URL(page.url()).search, POLL).toBe("")
+  })
+
   it("edits from the current value, warns before adding over a key, and reveals keys named like the exports", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Kept ${people}`, {
@@ -987,6 +1017,36 @@ describe("compare", () => {
     await expect.poll(() => page.locator("tbody tr").count(), POLL).toBe(2)
     await page.getByLabel("with").selectOption("production")
     await row("SHARED").getByText("only in development").waitFor()
+  })
+
+  it("keeps the two environments in the address: a reload or a link compares the same pair", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Compare address ${people}`, {
+      staging: { STAGING_ONLY: "s" },
+      production: { PROD_ONLY: "p" },
+    })
+    const { page } = owner
+    const path = `/projects/${slug}/compare`
+    await page.goto(`${served.base}${path}`)
+    const entries = await page.evaluate(() => history.length)
+    await page.getByLabel("with").selectOption("production")
+    await page.getByLabel("Compare").selectOption("staging")
+    await expect.poll(() => new URL(page.url()).search, POLL).toBe("?with=production&compare=staging")
+    // Replaced in place: no history entry per choice.
+    expect(await page.evaluate(() => history.length)).toBe(entries)
+    const row = (key: string) => page.getByRole("row", { name: new RegExp(`^${key}`) })
+    await row("STAGING_ONLY").filter({ hasText: "only in staging" }).waitFor()
+
+    await page.reload()
+    await row("PROD_ONLY").filter({ hasText: "only in production" }).waitFor()
+    expect(await page.getByLabel("Compare").inputValue()).toBe("staging")
+    expect(await page.getByLabel("with").inputValue()).toBe("production")
+
+    // A link naming an environment that is not there compares the first ones instead.
+    await page.goto(`${served.base}${path}?compare=gone&with=staging`)
+    await row("STAGING_ONLY").filter({ hasText: "only in staging" }).waitFor()
+    expect(await page.getByLabel("Compare").inputValue()).toBe("development")
+    expect(await page.getByLabel("with").inputValue()).toBe("staging")
   })
 
   it("copies a missing key, a value revealed as different and every missing key, never over a change unseen", async () => {
