@@ -2,7 +2,9 @@
  * The one way the apps talk to their service: same-origin `fetch` with the session cookie, JSON in and out, and
  * every refusal turned into an `ApiError` whose sentence can be shown where the person acted (issue 12 §11).
  * A 401 on anything but the sign-in calls also tells the app, which sends the person to sign in and back, unless
- * the page holds typed input that leaving would lose (`keepPageOnSessionEnd`).
+ * the page holds typed input that leaving would lose (`keepPageOnSessionEnd`). Once the app knows the signed-in
+ * person is no longer the one the page was loaded for (`sessionWatch.ts`: signed out, or someone else signed in, in
+ * another tab), nothing is sent and no answer is handed to the page (`refuseRequests`).
  */
 
 export class ApiError extends Error {
@@ -34,6 +36,36 @@ const unauthorizedListeners = new Set<Listener>()
 export const onUnauthorized = (listener: Listener): (() => void) => {
   unauthorizedListeners.add(listener)
   return () => unauthorizedListeners.delete(listener)
+}
+
+/**
+ * Why every request is refused: the page shows one person while the browser's session is now another's (or
+ * nobody's). A write sent then would be made as someone the page does not show, and data read would be theirs.
+ */
+export class SessionChangedError extends Error {}
+
+let refusal: SessionChangedError | undefined
+let pendingCheck: Promise<unknown> | undefined
+
+/**
+ * From now on every request, except the session checks themselves, is refused with `reason` (a sentence saying
+ * who is signed in now), and an answer arriving meanwhile is not handed to the page; `undefined` lifts that (the
+ * page's person is signed in again).
+ */
+export const refuseRequests = (reason: string | undefined): void => {
+  refusal = reason === undefined ? undefined : new SessionChangedError(reason)
+}
+
+/** A check of who is signed in is under way: requests wait for its answer before they are sent. */
+export const holdRequestsFor = (check: Promise<unknown>): void => {
+  const held = check.then(
+    () => undefined,
+    () => undefined,
+  )
+  pendingCheck = held
+  void held.then(() => {
+    if (pendingCheck === held) pendingCheck = undefined
+  })
 }
 
 /** How many parts of the page hold typed input that a move to the sign-in page would lose. */
@@ -93,9 +125,15 @@ export interface RequestOptions {
   readonly signal?: AbortSignal
   /** A 401 is this call's own answer (sign-in calls), not a lost session. */
   readonly quietUnauthorized?: boolean
+  /** A check of who is signed in (`sessionWatch.ts`), sent even while other requests are refused. */
+  readonly sessionCheck?: boolean
 }
 
 const send = async (method: string, path: string, options: RequestOptions): Promise<Response> => {
+  if (options.sessionCheck !== true) {
+    if (pendingCheck !== undefined) await pendingCheck
+    if (refusal !== undefined) throw refusal
+  }
   let response: Response
   try {
     response = await fetch(path, {
@@ -109,6 +147,8 @@ const send = async (method: string, path: string, options: RequestOptions): Prom
     if (cause instanceof DOMException && cause.name === "AbortError") throw cause
     throw new ApiError(0, "Network error")
   }
+  // Answered for someone else: the person changed while the request was under way.
+  if (options.sessionCheck !== true && refusal !== undefined) throw refusal
   if (response.ok) return response
   let message = response.statusText || `HTTP ${response.status}`
   let body: { error?: unknown } | undefined

@@ -59,7 +59,8 @@ const versionPath = (platform: string, version: string) => `${platformPath(platf
 const schemaPath = (platform: string, version: string) => `/api/${segment(platform)}/${segment(version)}`
 
 export const instance = () => get<SchemasInstance>(`${UI}/instance`, { quietUnauthorized: true })
-export const getSession = () => get<SchemasSession>("/api/auth/get-session", { quietUnauthorized: true })
+export const getSession = () =>
+  get<SchemasSession>("/api/auth/get-session", { quietUnauthorized: true, sessionCheck: true })
 export const devLogin = (email: string, groups: ReadonlyArray<string>) =>
   post<{ user: SchemasUser }>("/api/auth/dev-login", { email, groups }, { quietUnauthorized: true })
 

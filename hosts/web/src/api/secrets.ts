@@ -50,7 +50,7 @@ const secretPath = (slug: string, env: string, key: string) => `${secretsOf(slug
 const EXPORT_SEGMENTS: ReadonlySet<string> = new Set([".env", "json"])
 
 export const instance = () => get<Instance>("/api/instance", { quietUnauthorized: true })
-export const me = () => get<{ user: User }>("/api/auth/me", { quietUnauthorized: true })
+export const me = () => get<{ user: User }>("/api/auth/me", { quietUnauthorized: true, sessionCheck: true })
 export const devLogin = (email: string) =>
   post<{ user: User }>("/api/auth/dev-login", { email }, { quietUnauthorized: true })
 export const logout = () => post<{ ok: true }>("/api/auth/logout")

@@ -17,6 +17,7 @@ export const App = () => (
     session={SessionContext}
     navFor={(current) => navFor(current.permissions)}
     emailOf={(current) => current.session.user.email}
+    idOf={(current) => current.session.user.id}
     home={home}
   />
 )

@@ -1,10 +1,9 @@
 /**
  * Unsaved editor text, per schema, kept in this tab's session storage until it is saved or discarded: switching
  * tabs, visiting another page of the app, or signing in again after the session ended (a full page load) does not
- * throw away what was typed. Storage that refuses (a private window's quota) only loses that convenience.
+ * throw away what was typed (closing the page asks first: `ui/leaveWarning.ts`). Storage that refuses (a private
+ * window's quota) only loses that convenience.
  */
-import { useEffect } from "preact/hooks"
-
 const keyOf = (schema: string) => `coffer.draft:${schema}`
 
 export const readDraft = (schema: string): string | undefined => {
@@ -23,18 +22,4 @@ export const keepDraft = (schema: string, text: string | undefined): void => {
   } catch {
     // Not kept: the page still warns before it is closed.
   }
-}
-
-/** While `dirty`, closing or reloading the page asks first (the browser's own prompt). */
-export const useLeaveWarning = (dirty: boolean): void => {
-  useEffect(() => {
-    if (!dirty) return
-    const warn = (event: BeforeUnloadEvent) => {
-      event.preventDefault()
-      // Older browsers prompt only when a return value is set.
-      event.returnValue = ""
-    }
-    addEventListener("beforeunload", warn)
-    return () => removeEventListener("beforeunload", warn)
-  }, [dirty])
 }

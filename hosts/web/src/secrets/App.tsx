@@ -17,6 +17,7 @@ export const App = () => (
     session={SessionContext}
     navFor={() => nav}
     emailOf={(user) => user.email}
+    idOf={(user) => user.id}
     home={home}
   />
 )

@@ -1,7 +1,8 @@
 /**
  * An app's shell: finds out who is signed in, then shows the page of the current path in the shared `Layout`.
  * Pages that need a session send a signed-out person to `/sign-in?returnTo=<this page>`, and so does any
- * request that finds the session expired (401), so the person lands back where they were after signing in.
+ * request that finds the session expired (401), so the person lands back where they were after signing in. Another
+ * tab signing someone else in, or signing out, is noticed (`sessionWatch.tsx`).
  */
 import type { Context } from "preact"
 import { useEffect, useMemo, useState } from "preact/hooks"
@@ -11,6 +12,7 @@ import { Layout, type NavItem } from "./layout.js"
 import { NotFound } from "./notFound.js"
 import { currentPath, matchRoute, navigate, type Route, useLocation } from "./router.js"
 import type { Session } from "./session.js"
+import { SessionChangedNotice, useSessionWatch } from "./sessionWatch.js"
 import { Toasts } from "./toast.js"
 
 export interface AppShellProps<S> {
@@ -24,6 +26,8 @@ export interface AppShellProps<S> {
   readonly navFor: (session: S) => ReadonlyArray<NavItem>
   /** The signed-in person's e-mail, shown in the header. */
   readonly emailOf: (session: S) => string
+  /** What tells two people apart (a user id): another tab signing in someone else is noticed by it. */
+  readonly idOf: (session: S) => string
   /** Where a path that is no page sends the person, e.g. the project list. */
   readonly home: NavItem
 }
@@ -41,6 +45,7 @@ export const AppShell = <S,>({
   session: SessionContext,
   navFor,
   emailOf,
+  idOf,
   home,
 }: AppShellProps<S>) => {
   const { pathname } = useLocation()
@@ -61,6 +66,7 @@ export const AppShell = <S,>({
   useEffect(() => {
     if (needsSignIn) toSignIn()
   }, [needsSignIn])
+  const change = useSessionWatch({ current, loadSession, idOf, emailOf })
   const session = useMemo(() => ({ current, setCurrent }), [current])
   const Page = matched?.route.page
   const pageTitle = matched === undefined ? "Not found" : matched.route.title(matched.params)
@@ -87,6 +93,9 @@ export const AppShell = <S,>({
         )}
       </Layout>
       <Toasts />
+      {change === undefined || current === undefined ? null : (
+        <SessionChangedNotice change={change} page={emailOf(current)} />
+      )}
     </SessionContext.Provider>
   )
 }

@@ -5,6 +5,7 @@
 import { type ComponentChildren, Fragment, type JSX, type Ref } from "preact"
 import { useEffect, useId, useRef, useState } from "preact/hooks"
 import { ApiError, describeError, keepPageOnSessionEnd } from "../api/client.js"
+import { useLeaveWarning } from "./leaveWarning.js"
 import { currentPath } from "./router.js"
 import { signInAgainHref } from "./signedInAgain.js"
 import { toast } from "./toast.js"
@@ -108,7 +109,8 @@ export interface CloseGuard {
 
 /**
  * A modal dialog: open while mounted; Escape or the close button calls `onClose`, after asking when a `guard` says
- * what would be lost. The dialog's own buttons (Cancel, Done) close it without asking: they say what they do.
+ * what would be lost, as closing or reloading the page does (`leaveWarning.ts`). The dialog's own buttons (Cancel,
+ * Done) close it without asking: they say what they do.
  */
 export const Dialog = ({
   title,
@@ -143,6 +145,8 @@ export const Dialog = ({
   }, [guarded])
   // What closing would lose, a move to the sign-in page would lose too: an ended session is said here instead.
   useEffect(() => (guarded ? keepPageOnSessionEnd() : undefined), [guarded])
+  // So would closing or reloading the page (Back out of the app, a stray F5): the browser asks first.
+  useLeaveWarning(guarded)
   const close = () => (guard === undefined ? onClose() : setAsking({ returnTo: document.activeElement }))
   const stay = () => {
     const returnTo = asking?.returnTo

@@ -24,8 +24,12 @@ const notify = () => {
 }
 window.addEventListener("popstate", notify)
 
+/**
+ * Goes to `to`: a new history entry, unless `replace` asks otherwise or `to` is where the page already is (as the
+ * browser does for a link to the current address), so that Back never stops at a copy of the same view.
+ */
 export const navigate = (to: string, options: { readonly replace?: boolean } = {}): void => {
-  if (options.replace === true) history.replaceState(null, "", to)
+  if (options.replace === true || new URL(to, location.href).href === location.href) history.replaceState(null, "", to)
   else history.pushState(null, "", to)
   window.scrollTo(0, 0)
   notify()
@@ -67,6 +71,23 @@ export const matchRoute = (
     if (matches) return { route, params }
   }
   return undefined
+}
+
+/**
+ * A page's choice kept in the address's query (`?name=value`; none while empty), so that a reload or a link to the
+ * page finds it again. The entry is replaced in place, never added: a keystroke in a filter is no step for Back.
+ */
+export const useQueryState = (name: string): [string | undefined, (value: string | undefined) => void] => {
+  const [value, setValue] = useState(() => new URLSearchParams(location.search).get(name) ?? undefined)
+  useEffect(() => {
+    const query = new URLSearchParams(location.search)
+    if (value === undefined || value === "") query.delete(name)
+    else query.set(name, value)
+    const text = query.toString()
+    const to = `${location.pathname}${text === "" ? "" : `?${text}`}${location.hash}`
+    if (to !== `${location.pathname}${location.search}${location.hash}`) history.replaceState(history.state, "", to)
+  }, [name, value])
+  return [value, setValue]
 }
 
 /** The current path and query, for `returnTo`. */

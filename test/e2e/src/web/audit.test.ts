@@ -164,6 +164,40 @@ describe("audit log", () => {
     expect(new Set(await cells(5))).toEqual(new Set(["staging"]))
   })
 
+  it("adds one history entry per filter change, none for Filter or Enter on the view already shown", async () => {
+    const email = `audit-history-${Date.now()}@example.com`
+    const api = await apiAs(served.base, email)
+    const slug = await seedProject(api, `Audit history ${Date.now()}`, { staging: { DB_URL: "one" } })
+    const path = `/projects/${slug}/audit`
+    const page = await browser.open(`${served.base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}${path}`)
+    await page.getByRole("table", { name: /page 1, newest first/ }).waitFor()
+    const address = () => new URL(page.url()).search
+    const entries = () => page.evaluate(() => history.length)
+    const start = await entries()
+
+    // The Action select applies at once; Filter then asks for the view already shown.
+    await page.getByLabel("Action", { exact: true }).selectOption("secret.created")
+    await expect.poll(address, POLL).toBe("?action=secret.created")
+    await page.getByRole("button", { name: "Filter", exact: true }).click()
+    const key = page.getByLabel("Secret key", { exact: true })
+    await key.fill("DB_URL")
+    await key.press("Enter")
+    await expect.poll(address, POLL).toBe("?action=secret.created&key=DB_URL")
+    await key.press("Enter")
+    await page.getByRole("button", { name: "Filter", exact: true }).click()
+    await page.getByRole("table", { name: /filtered, page 1, newest first/ }).waitFor()
+    expect(await entries()).toBe(start + 2)
+
+    // Each Back undoes one change.
+    await page.goBack()
+    await expect.poll(address, POLL).toBe("?action=secret.created")
+    await page.goBack()
+    await expect.poll(address, POLL).toBe("")
+    await expect.poll(() => page.getByLabel("Action", { exact: true }).inputValue(), POLL).toBe("")
+  })
+
   it("says in its own words that a link's action is unknown, and offers every action", async () => {
     const email = `audit-unknown-${Date.now()}@example.com`
     const api = await apiAs(served.base, email)

@@ -157,6 +157,26 @@ describe("the Content tab", () => {
     expect(await api.call("GET", `/api/${mid}/1.0.0`)).toMatchObject({ content: { mine: true } })
   })
 
+  it("sends nothing once someone else signs in in another tab, and says who", async () => {
+    const { api, email, mid } = await family()
+    const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)
+    await editorOf(page).fill('{ "typed": "before" }')
+    const before = await api.call("GET", `/api/${mid}/1.0.0`)
+    // A second tab of the same browser signs out, then in as someone else.
+    const other = await browser.open(`${served.base}/platforms`)
+    await other.getByRole("button", { name: "Sign out" }).click()
+    const someoneElse = `other-${Date.now()}@example.com`
+    await other.getByLabel("E-mail").fill(someoneElse)
+    await other.getByRole("button", { name: "Sign in as this e-mail" }).click()
+    await other.waitForURL(`${served.base}/platforms`)
+    const notice = page.getByRole("alertdialog").filter({ hasText: `You are now signed in as ${someoneElse}` })
+    await notice.waitFor()
+    await notice.getByRole("button", { name: "Reload" }).waitFor()
+    await page.getByRole("button", { name: "Save schema" }).dispatchEvent("click")
+    await page.getByRole("alert").filter({ hasText: "Nothing was sent" }).waitFor()
+    expect(await api.call("GET", `/api/${mid}/1.0.0`)).toEqual(before)
+  })
+
   it("shows an unresolved reference and a circular chain at the editor, with where they arise", async () => {
     const { api, email, root, mid, leaf } = await family()
     const page = await signedIn(browser, served.base, email, `/platforms/${root}/versions/1.0.0`)

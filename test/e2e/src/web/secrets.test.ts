@@ -41,6 +41,7 @@ const cellsOf = async (page: Page, key: string) =>
 interface AuditEntry {
   readonly action: string
   readonly targetKey: string
+  readonly userEmail: string
 }
 const auditOf = async (api: ApiSession, slug: string) =>
   (await api.call<{ auditLog: ReadonlyArray<AuditEntry> }>("GET", `/api/projects/${slug}/audit-log`)).auditLog
@@ -160,6 +161,36 @@ describe("the secrets grid", () => {
     expect(await page.getByLabel("Show").inputValue()).toBe("")
     // The button went with the message: the keyboard focus is where the filters are typed, not lost.
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("secret-filter")
+  })
+
+  it("keeps the key filter and the Show choice in the address, through a reload", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Grid address ${people}`, {
+      development: { DB_URL: "d", DB_USER: "u", API_URL: "a" },
+      staging: { DB_URL: "s" },
+    })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("table", { name: /Secrets of/ }).waitFor()
+    const entries = await page.evaluate(() => history.length)
+    await page.getByLabel("Filter by key").fill("db")
+    await page.getByLabel("Show").selectOption({ label: "Missing in staging" })
+    await page.getByText("1 of 3 keys").waitFor()
+    await expect.poll(() => new URL(page.url()).search, POLL).toBe("?key=db&missing=staging")
+    // Replaced in place: no history entry per keystroke or choice.
+    expect(await page.evaluate(() => history.length)).toBe(entries)
+
+    await page.reload()
+    await page.getByText("1 of 3 keys").waitFor()
+    expect(await page.getByLabel("Filter by key").inputValue()).toBe("db")
+    expect(await page.getByLabel("Show").inputValue()).not.toBe("")
+    expect(await page.getByRole("row", { name: /DB_USER/ }).count()).toBe(1)
+
+    // Cleared, the address says nothing more.
+    await page.getByLabel("Filter by key").fill("")
+    await page.getByLabel("Show").selectOption({ label: "All keys" })
+    await page.getByText("3 keys", { exact: true }).waitFor()
+    await expect.poll(() => new URL(page.url()).search, POLL).toBe("")
   })
 
   it("edits from the current value, warns before adding over a key, and reveals keys named like the exports", async () => {
@@ -380,6 +411,45 @@ describe("the secrets grid", () => {
       .toBe("Add environment")
   })
 
+  it("asks before the page is closed or reloaded while an add or an edit holds a typed value", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Leave ${people}`, { development: { LEAVE_KEY: "before" } })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("table", { name: /Secrets of/ }).waitFor()
+    // Whether closing or reloading the page now would ask first (the `beforeunload` event cancelled).
+    const asksBeforeLeaving = () =>
+      page.evaluate(() => {
+        const event = new Event("beforeunload", { cancelable: true })
+        window.dispatchEvent(event)
+        return event.defaultPrevented
+      })
+
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const add = page.getByRole("dialog", { name: "Add a secret" })
+    await add.getByLabel("Key").waitFor()
+    expect(await asksBeforeLeaving()).toBe(false)
+    await add.getByLabel("Key").fill("TYPED_KEY")
+    await add.getByLabel("Value").fill("typed value")
+    await expect.poll(asksBeforeLeaving, POLL).toBe(true)
+    await add.getByRole("button", { name: "Close" }).click()
+    await add.getByRole("button", { name: "Discard and close" }).click()
+    await add.waitFor({ state: "detached" })
+    await expect.poll(asksBeforeLeaving, POLL).toBe(false)
+
+    await page.getByRole("button", { name: "LEAVE_KEY", exact: true }).click()
+    const dialog = page.getByRole("dialog", { name: "LEAVE_KEY" })
+    await dialog.getByRole("button", { name: "Edit LEAVE_KEY in development" }).click()
+    const draft = dialog.getByLabel("New value of LEAVE_KEY in development")
+    await expect.poll(() => draft.inputValue(), POLL).toBe("before")
+    expect(await asksBeforeLeaving()).toBe(false)
+    await draft.fill("half-typed")
+    await expect.poll(asksBeforeLeaving, POLL).toBe(true)
+    await dialog.getByRole("button", { name: "Save", exact: true }).click()
+    await page.getByText("Saved LEAVE_KEY in development (version 2)").waitFor()
+    await expect.poll(asksBeforeLeaving, POLL).toBe(false)
+  })
+
   it("brings the grid up to date when a dialog finds a secret deleted elsewhere", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Gone ${people}`, { development: { GONE_KEY: "v1", STAYS: "s" } })
@@ -532,6 +602,69 @@ describe("an ended session", () => {
       `/api/projects/${slug}/environments/development/secrets/KEEP`,
     )
     expect(stored.secret.value).toBe("edited by hand")
+  })
+})
+
+describe("another tab", () => {
+  it("signing out or in as someone else there stops this tab sending, names who is signed in, and lets its person go on", async () => {
+    const owner = await person("/projects")
+    const otherEmail = `carol${++people}-${Date.now()}@example.com`
+    const carol = await apiAs(served.base, otherEmail)
+    const slug = await seedProject(owner.api, `Other tab ${people}`, { development: { OLD: "x" } })
+    await addMember(owner.api, carol, slug, "write")
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const add = page.getByRole("dialog", { name: "Add a secret" })
+    await add.getByLabel("Key").fill("TYPED")
+    await add.getByLabel("Value").fill("typed by the owner")
+
+    // A second tab of the same browser (one cookie jar) signs out, then signs in as carol.
+    const other = await browser.open(`${served.base}/projects`)
+    await other.getByRole("button", { name: "Sign out" }).click()
+    await other.getByRole("heading", { name: "Sign in" }).waitFor()
+    const notice = page.getByRole("alertdialog")
+    await notice.filter({ hasText: "You are signed out" }).waitFor()
+    await signInPage(other, otherEmail)
+    await other.waitForURL(`${served.base}/projects`)
+    await notice.filter({ hasText: `You are now signed in as ${otherEmail}` }).waitFor()
+    expect(await notice.getByText(`This page was opened as ${owner.email}`).count()).toBe(1)
+    await notice.getByRole("button", { name: "Reload" }).waitFor()
+    // Escape does not take the notice away.
+    await page.keyboard.press("Escape")
+    expect(await notice.isVisible()).toBe(true)
+
+    // Save is out of reach under the notice; pressed anyway (a script), nothing is sent as carol.
+    await add.getByRole("button", { name: "Save secret" }).dispatchEvent("click")
+    await add.getByRole("alert").filter({ hasText: "Nothing was sent" }).waitFor()
+    const created = async () =>
+      (await auditOf(owner.api, slug)).filter((entry) => entry.targetKey === "TYPED" && entry.action !== "secret.read")
+    expect(await created()).toEqual([])
+    expect(await add.getByLabel("Value").inputValue()).toBe("typed by the owner")
+
+    // The page's person signs in again over there: the notice goes, and the same Save saves as them.
+    await other.getByRole("button", { name: "Sign out" }).click()
+    await signInPage(other, owner.email)
+    await other.waitForURL(`${served.base}/projects`)
+    await notice.waitFor({ state: "detached" })
+    await add.getByRole("button", { name: "Save secret" }).click()
+    await page.getByText("Added TYPED to development").waitFor()
+    expect(await created()).toEqual([expect.objectContaining({ userEmail: owner.email })])
+  })
+
+  it("asks the service who is signed in when the tab is shown again, and says the session ended", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Shown again ${people}`, { development: { OLD: "x" } })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("table", { name: /Secrets of/ }).waitFor()
+    // Signed out without a word to this tab (another browser window's sign-out clears the same cookie).
+    await browser.context().clearCookies()
+    await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")))
+    const notice = page.getByRole("alertdialog").filter({ hasText: "You are signed out" })
+    await notice.waitFor()
+    await notice.getByRole("button", { name: "Reload" }).click()
+    await page.getByRole("heading", { name: "Sign in" }).waitFor()
   })
 })
 
@@ -884,6 +1017,36 @@ describe("compare", () => {
     await expect.poll(() => page.locator("tbody tr").count(), POLL).toBe(2)
     await page.getByLabel("with").selectOption("production")
     await row("SHARED").getByText("only in development").waitFor()
+  })
+
+  it("keeps the two environments in the address: a reload or a link compares the same pair", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Compare address ${people}`, {
+      staging: { STAGING_ONLY: "s" },
+      production: { PROD_ONLY: "p" },
+    })
+    const { page } = owner
+    const path = `/projects/${slug}/compare`
+    await page.goto(`${served.base}${path}`)
+    const entries = await page.evaluate(() => history.length)
+    await page.getByLabel("with").selectOption("production")
+    await page.getByLabel("Compare").selectOption("staging")
+    await expect.poll(() => new URL(page.url()).search, POLL).toBe("?with=production&compare=staging")
+    // Replaced in place: no history entry per choice.
+    expect(await page.evaluate(() => history.length)).toBe(entries)
+    const row = (key: string) => page.getByRole("row", { name: new RegExp(`^${key}`) })
+    await row("STAGING_ONLY").filter({ hasText: "only in staging" }).waitFor()
+
+    await page.reload()
+    await row("PROD_ONLY").filter({ hasText: "only in production" }).waitFor()
+    expect(await page.getByLabel("Compare").inputValue()).toBe("staging")
+    expect(await page.getByLabel("with").inputValue()).toBe("production")
+
+    // A link naming an environment that is not there compares the first ones instead.
+    await page.goto(`${served.base}${path}?compare=gone&with=staging`)
+    await row("STAGING_ONLY").filter({ hasText: "only in staging" }).waitFor()
+    expect(await page.getByLabel("Compare").inputValue()).toBe("development")
+    expect(await page.getByLabel("with").inputValue()).toBe("staging")
   })
 
   it("copies a missing key, a value revealed as different and every missing key, never over a change unseen", async () => {

@@ -9,7 +9,7 @@
 import { useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import { currentVersionOf, listSecrets, readSecret } from "../../api/secrets.js"
 import { ActionButton, Alert, Loading, Select } from "../../ui/components.js"
-import type { Params } from "../../ui/router.js"
+import { type Params, useQueryState } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
@@ -221,8 +221,16 @@ const CopyMissing = ({
 
 const Compare = ({ data }: { readonly data: ProjectData }) => {
   const { project, environments } = data
-  const [leftName, setLeftName] = useState(environments[0]?.name ?? "")
-  const [rightName, setRightName] = useState(environments[1]?.name ?? environments[0]?.name ?? "")
+  // The pair is in the address (`?compare=staging&with=production`), so a comparison can be linked and survives a
+  // reload; a name that is no environment (deleted since), or the other side's, falls back to the first ones.
+  const names = environments.map((environment) => environment.name)
+  const [leftAsked, setLeftName] = useQueryState("compare")
+  const [rightAsked, setRightName] = useQueryState("with")
+  const leftName = leftAsked !== undefined && names.includes(leftAsked) ? leftAsked : (names[0] ?? "")
+  const rightName =
+    rightAsked !== undefined && names.includes(rightAsked) && rightAsked !== leftName
+      ? rightAsked
+      : (names.find((name) => name !== leftName) ?? names[0] ?? "")
   const [differencesOnly, setDifferencesOnly] = useState(false)
   const loaded = useAsync(
     () =>

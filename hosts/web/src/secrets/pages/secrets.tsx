@@ -9,7 +9,7 @@ import { useMemo, useState } from "preact/hooks"
 import { type EnvironmentView, listSecrets } from "../../api/secrets.js"
 import { Alert, Loading } from "../../ui/components.js"
 import { memo } from "../../ui/memo.js"
-import type { Params } from "../../ui/router.js"
+import { type Params, useQueryState } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
 import {
   buildRows,
@@ -69,8 +69,15 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
     () => Promise.all(environments.map((environment) => listSecrets(project.slug, environment.name))),
     [project.slug, environments],
   )
-  const [filter, setFilter] = useState("")
-  const [missingIn, setMissingIn] = useState<number | undefined>()
+  // The key filter and the environment shown missing are in the address (`?key=DB&missing=staging`), so a reload
+  // or a link keeps them.
+  const [keyFilter, setFilter] = useQueryState("key")
+  const filter = keyFilter ?? ""
+  const [missingName, setMissingName] = useQueryState("missing")
+  const found = environments.findIndex((environment) => environment.name === missingName)
+  const missingIn = found === -1 ? undefined : found
+  const setMissingIn = (index: number | undefined) =>
+    setMissingName(index === undefined ? undefined : environments[index]?.name)
   const [open, setOpen] = useState<string | undefined>()
   const [adding, setAdding] = useState(false)
   const [importing, setImporting] = useState(false)
