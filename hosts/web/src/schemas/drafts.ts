@@ -6,19 +6,39 @@
  */
 const keyOf = (schema: string) => `coffer.draft:${schema}`
 
-export const readDraft = (schema: string): string | undefined => {
+/**
+ * Unsaved text and the content it was started from, as the service held it then (JSON, `null` for no schema): a
+ * draft taken up again after a reload or another tab must still notice a save made by someone else meanwhile,
+ * which the content read afresh cannot show.
+ */
+export interface Draft {
+  readonly text: string
+  readonly startedFrom: string
+}
+
+const isDraft = (value: unknown): value is Draft =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as Draft).text === "string" &&
+  typeof (value as Draft).startedFrom === "string"
+
+export const readDraft = (schema: string): Draft | undefined => {
   try {
-    return sessionStorage.getItem(keyOf(schema)) ?? undefined
+    const kept = sessionStorage.getItem(keyOf(schema))
+    if (kept === null) return undefined
+    const draft: unknown = JSON.parse(kept)
+    return isDraft(draft) ? draft : undefined
   } catch {
+    // Not readable (storage refused, or kept in an older form): the editor starts from what is saved.
     return undefined
   }
 }
 
-/** Keeps `text` as the draft of `schema`, or forgets it (`undefined`). */
-export const keepDraft = (schema: string, text: string | undefined): void => {
+/** Keeps `draft` as the draft of `schema`, or forgets it (`undefined`). */
+export const keepDraft = (schema: string, draft: Draft | undefined): void => {
   try {
-    if (text === undefined) sessionStorage.removeItem(keyOf(schema))
-    else sessionStorage.setItem(keyOf(schema), text)
+    if (draft === undefined) sessionStorage.removeItem(keyOf(schema))
+    else sessionStorage.setItem(keyOf(schema), JSON.stringify(draft))
   } catch {
     // Not kept: the page still warns before it is closed.
   }

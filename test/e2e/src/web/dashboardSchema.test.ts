@@ -155,6 +155,19 @@ describe("the Content tab", () => {
     await page.getByRole("button", { name: "Save anyway" }).click()
     await page.getByRole("region", { name: "Saved" }).waitFor()
     expect(await api.call("GET", `/api/${mid}/1.0.0`)).toMatchObject({ content: { mine: true } })
+
+    // A draft taken up again after a reload remembers what it started from: a save made meanwhile is still seen.
+    await page.reload()
+    await editorOf(page).fill('{ "draft": true }')
+    await unsaved.waitFor()
+    await saveSchema(api, `${mid}/1.0.0`, { meanwhile: true })
+    await page.reload()
+    expect(await editorOf(page).inputValue()).toBe('{ "draft": true }')
+    await tabs.getByRole("link", { name: "Output" }).click()
+    await tabs.getByRole("link", { name: "Content" }).click()
+    await page.getByRole("button", { name: "Save schema" }).click()
+    await page.getByRole("alert").filter({ hasText: "Someone saved" }).waitFor()
+    expect(await api.call("GET", `/api/${mid}/1.0.0`)).toMatchObject({ content: { meanwhile: true } })
   })
 
   it("sends nothing once someone else signs in in another tab, and says who", async () => {

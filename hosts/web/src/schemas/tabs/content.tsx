@@ -31,14 +31,15 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
   const id = `${platform}/${version}`
   // The text as saved: what the editor shows when nothing is being changed.
   const [baseline, setBaseline] = useState(() => pretty(schema?.content ?? {}))
-  const [text, setText] = useState(() => (canWrite ? readDraft(id) : undefined) ?? baseline)
+  const [draft] = useState(() => (canWrite ? readDraft(id) : undefined))
+  const [text, setText] = useState(() => draft?.text ?? baseline)
   const [saved, setSaved] = useState<Saved>()
-  // The content the editing started from, as the service holds it, and whether a save found that changed since
-  // (saved by someone else): then it asks once, and "Save anyway" saves.
-  const [startedFrom, setStartedFrom] = useState(() => JSON.stringify(schema?.content ?? null))
+  // The content the editing started from, as the service held it (a kept draft's own, not what is saved now), and
+  // whether a save found that changed since (saved by someone else): then it asks once, and "Save anyway" saves.
+  const [startedFrom, setStartedFrom] = useState(() => draft?.startedFrom ?? JSON.stringify(schema?.content ?? null))
   const [overtaken, setOvertaken] = useState(false)
   const dirty = canWrite && text !== baseline
-  useEffect(() => keepDraft(id, dirty ? text : undefined), [id, text, dirty])
+  useEffect(() => keepDraft(id, dirty ? { text, startedFrom } : undefined), [id, text, dirty, startedFrom])
   useLeaveWarning(dirty)
   const check = checkContent(text)
   const save = useAction(async () => {
@@ -86,6 +87,7 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
             class="button small"
             onClick={() => {
               setText(baseline)
+              setStartedFrom(JSON.stringify(schema?.content ?? null))
               setOvertaken(false)
               setError(undefined)
             }}
