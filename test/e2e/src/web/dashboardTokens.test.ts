@@ -1,9 +1,10 @@
 /**
  * API tokens and the audit log in the dashboard, in Chromium against the built host (`e2e-node` and `e2e-bun`):
- * creating a token for every platform and one for chosen platforms, shown once with a copy button (a stray Escape
- * before copying does not close it) and working against the API, the list with hint, scope (none left once its
- * platforms are deleted), creator, creation and last use, revoking after a confirmation (the token stops working at once); the
- * audit log newest first, fifty entries a page, each entry's detail read out in words.
+ * creating a token for every platform and one for chosen platforms (why Create token is greyed out said beside
+ * it), shown once with a copy button (a stray Escape before copying does not close it) and working against the
+ * API, the list with hint, scope (none left once its platforms are deleted), creator, creation and last use,
+ * revoking after a confirmation (the token stops working at once); the audit log newest first, fifty entries a
+ * page, each entry's detail read out in words.
  */
 import { describe, expect, it } from "vitest"
 import { brokenCells } from "./a11y.js"
@@ -95,6 +96,43 @@ describe("API tokens", () => {
     await page.getByText("Revoked ci-all").waitFor()
     await row("ci-all").waitFor({ state: "detached" })
     expect(await readWith(all, `/api/${web}`)).toBe(401)
+  })
+})
+
+describe("the token form", () => {
+  it("says beside a greyed-out Create token why it is not offered", async () => {
+    const email = `token-why-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    const web = unique("web")
+    await seedPlatforms(api, { [web]: ["1.0.0"] })
+    const page = await signedIn(browser, served.base, email, "/tokens")
+    const button = page.getByRole("button", { name: "Create token" })
+    // The button's description: the hint its `aria-describedby` names, or null when it names none.
+    const why = () =>
+      button.evaluate((element) => {
+        const id = element.getAttribute("aria-describedby")
+        return id === null ? null : (document.getElementById(id)?.textContent ?? "(missing)")
+      })
+    await expect.poll(why, POLL).toBe("Name the token to create it.")
+    await page.getByLabel("Token name").fill("ci-chosen")
+    await expect.poll(why, POLL).toBe(null)
+    expect(await button.isDisabled()).toBe(false)
+
+    await page.getByLabel("Only the platforms chosen below").check()
+    await expect.poll(why, POLL).toBe("Tick at least one platform above, or choose Every platform.")
+    expect(await button.isDisabled()).toBe(true)
+    await page.getByText("Tick at least one platform above, or choose Every platform.").waitFor()
+    await browser.screenshot(page, "dashboard-token-why")
+    await page.getByLabel("Token name").fill("")
+    await expect.poll(why, POLL).toBe("Name the token and tick at least one platform above, or choose Every platform.")
+    await page.getByLabel("Token name").fill("ci-chosen")
+    await page.getByLabel(web, { exact: true }).check()
+    await expect.poll(why, POLL).toBe(null)
+    expect(await button.isDisabled()).toBe(false)
+    await page.getByLabel(web, { exact: true }).uncheck()
+    await expect.poll(why, POLL).toBe("Tick at least one platform above, or choose Every platform.")
+    await page.getByLabel("Every platform, present and future").check()
+    await expect.poll(why, POLL).toBe(null)
   })
 })
 
