@@ -3,11 +3,12 @@
  * `e2e-bun`): every page fits the width without sideways scrolling of the page itself (wide tables scroll in
  * their own box), with screenshots for a person to look at (`test/e2e/screenshots/dashboard-*.png`); a platform
  * can be created, opened and its version deleted with the keyboard alone; every control has an accessible name;
- * axe-core finds no WCAG 2.1 A or AA violation on any page, the sign-in page or the token's shown-once dialog.
+ * axe-core finds no WCAG 2.1 A or AA violation on any page, the sign-in page or the token's shown-once dialog; a
+ * schema's revisions at 375 px keep a usual e-mail whole.
  */
 import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
+import { brokenCells, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
 import { expectAccessible } from "./axe.js"
 import { useBrowser } from "./browser.js"
 import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
@@ -86,6 +87,28 @@ describe("layout", () => {
       expect(await unnamedControls(page), `token dialog at ${width} px`).toEqual([])
       await expectAccessible(page, `token dialog at ${width} px`)
     }
+  })
+})
+
+describe("a schema's history on a phone", () => {
+  it("keeps a usual e-mail whole, wrapping between words first", async () => {
+    const email = `alice-${String(Date.now()).slice(-6)}@example.com`
+    const api = await schemasAs(served.base, email)
+    const app = unique("app")
+    await seedPlatforms(api, { [app]: ["1.0.0"] })
+    await saveSchema(api, `${app}/1.0.0`, { a: 1 })
+    await saveSchema(api, `${app}/1.0.0`, { a: 2 })
+    const page = await signedIn(browser, served.base, email, `/platforms/${app}/versions/1.0.0/history`, [], {
+      width: 375,
+      height: 900,
+    })
+    const table = page.getByRole("table", { name: "Revisions, newest first" })
+    await table.getByText(email).first().waitFor()
+    await settled(page)
+    await browser.screenshot(page, "dashboard-history-email-375")
+    // Not "alice-123456@exampl / e.com": the address, which fits a line of its own, is not cut inside a word.
+    expect(await brokenCells(table.locator("tbody td:last-child"))).toEqual([])
+    expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0)
   })
 })
 

@@ -4,7 +4,7 @@
  * explained), changing a kind; a platform's versions in semantic-version order with pre-releases and build
  * metadata marked, adding a version with the rules checked as the person types (the API's own sentences; one that
  * exists is refused, and the schemas a new latest release moves onto the empty version are named),
- * deleting a version and a platform after a confirmation, and a refused deletion listing the blocking schemas as
+ * deleting a version after a confirmation and a platform after its name is typed, and a refused deletion listing the blocking schemas as
  * links. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
 import { describe, expect, it } from "vitest"
@@ -265,9 +265,21 @@ describe("a platform's versions", () => {
     await page.getByText("Deleted version 2.0.0").waitFor()
     expect((await api.call<{ versions: string[] }>("GET", `/api/${baseName}`)).versions).toEqual(["1.0.0"])
 
-    // The platform is blocked too, and the link leads to the blocking schema.
+    // The platform goes with every version, so its name must be typed first (as for a Secrets environment);
+    // the dialog opens on that field. It is blocked too, and the link leads to the blocking schema.
     await page.getByRole("button", { name: `Delete platform ${baseName}` }).click()
     dialog = page.getByRole("dialog", { name: `Delete platform ${baseName}?` })
+    const typed = dialog.getByLabel(`Type ${baseName} to confirm`)
+    await typed.waitFor()
+    await browser.screenshot(page, "dashboard-delete-platform")
+    expect(await typed.evaluate((element) => element === document.activeElement)).toBe(true)
+    expect(await dialog.getByRole("paragraph").first().textContent()).toBe(
+      `This deletes ${baseName}, its one version, its schema and history. It cannot be undone.`,
+    )
+    expect(await dialog.getByRole("button", { name: "Delete platform" }).isDisabled()).toBe(true)
+    await typed.fill(baseName.slice(0, -1))
+    expect(await dialog.getByRole("button", { name: "Delete platform" }).isDisabled()).toBe(true)
+    await typed.fill(baseName)
     await dialog.getByRole("button", { name: "Delete platform" }).click()
     await dialog.getByRole("link", { name: `${child}/1.0.0` }).click()
     await page.waitForURL(`${served.base}/platforms/${child}/versions/1.0.0`)
@@ -278,6 +290,7 @@ describe("a platform's versions", () => {
     await page.goto(`${served.base}/platforms/${baseName}`)
     await page.getByRole("button", { name: `Delete platform ${baseName}` }).click()
     dialog = page.getByRole("dialog", { name: `Delete platform ${baseName}?` })
+    await dialog.getByLabel(`Type ${baseName} to confirm`).fill(baseName)
     await dialog.getByRole("button", { name: "Delete platform" }).click()
     await page.waitForURL(`${served.base}/platforms`)
     await page.getByText(`Deleted platform ${baseName}`).waitFor()

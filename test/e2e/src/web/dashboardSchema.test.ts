@@ -201,15 +201,25 @@ describe("the Content tab", () => {
     await alert.waitFor()
     expect(await alert.textContent()).toMatch(new RegExp(`^Unresolved @extends reference "${mid}/9.0.0"`))
     await page.getByText("The reference is on line 3.").waitFor()
-    // Typing clears the refusal.
+    // The line under the editor says the refusal too, not that the content is valid beside it.
+    const line = checkOf(page)
+    const refused = "Not saved: the service refused this content, as said below."
+    expect(await line.textContent()).toBe(refused)
+    expect(await line.getAttribute("class")).toBe("hint invalid")
+    expect(await editor.getAttribute("aria-invalid")).toBe("true")
+    // Typing clears the refusal, and the line checks the new text.
     await editor.fill(JSON.stringify({ a: 1, "@extends": `${leaf}/1.0.0` }, null, 2))
     await alert.waitFor({ state: "detached" })
+    expect(await line.textContent()).toBe(`Valid; it extends ${leaf}/1.0.0, with this content merged on top.`)
+    expect(await editor.getAttribute("aria-invalid")).toBe("false")
     await page.getByRole("button", { name: "Save schema" }).click()
     await alert.waitFor()
     expect(await alert.textContent()).toMatch(/^Circular dependency detected: /)
     const places = page.getByText("Where it arises:")
     await places.waitFor()
     expect(await places.getByRole("link").allTextContents()).toEqual([`${leaf}/1.0.0`, `${mid}/1.0.0`])
+    expect(await line.textContent()).toBe(refused)
+    await browser.screenshot(page, "dashboard-content-refused")
     // Nothing was saved.
     expect(await api.call("GET", `/api/${root}/1.0.0`)).toMatchObject({ content: { a: 1, nested: { x: 1, y: 1 } } })
   })

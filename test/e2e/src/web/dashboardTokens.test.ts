@@ -1,9 +1,10 @@
 /**
  * API tokens and the audit log in the dashboard, in Chromium against the built host (`e2e-node` and `e2e-bun`):
- * creating a token for every platform and one for chosen platforms, shown once with a copy button (a stray Escape
- * before copying does not close it) and working against the API, the list with hint, scope (none left once its
- * platforms are deleted), creator, creation and last use, revoking after a confirmation (the token stops working at once); the
- * audit log newest first, fifty entries a page.
+ * creating a token for every platform and one for chosen platforms (why Create token is greyed out said beside
+ * it), shown once with a copy button (a stray Escape before copying does not close it) and working against the
+ * API, the list with hint, scope (none left once its platforms are deleted), creator, creation and last use,
+ * revoking after a confirmation (the token stops working at once); the audit log newest first, fifty entries a
+ * page, each entry's detail read out in words.
  */
 import { describe, expect, it } from "vitest"
 import { brokenCells } from "./a11y.js"
@@ -98,6 +99,43 @@ describe("API tokens", () => {
   })
 })
 
+describe("the token form", () => {
+  it("says beside a greyed-out Create token why it is not offered", async () => {
+    const email = `token-why-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    const web = unique("web")
+    await seedPlatforms(api, { [web]: ["1.0.0"] })
+    const page = await signedIn(browser, served.base, email, "/tokens")
+    const button = page.getByRole("button", { name: "Create token" })
+    // The button's description: the hint its `aria-describedby` names, or null when it names none.
+    const why = () =>
+      button.evaluate((element) => {
+        const id = element.getAttribute("aria-describedby")
+        return id === null ? null : (document.getElementById(id)?.textContent ?? "(missing)")
+      })
+    await expect.poll(why, POLL).toBe("Name the token to create it.")
+    await page.getByLabel("Token name").fill("ci-chosen")
+    await expect.poll(why, POLL).toBe(null)
+    expect(await button.isDisabled()).toBe(false)
+
+    await page.getByLabel("Only the platforms chosen below").check()
+    await expect.poll(why, POLL).toBe("Tick at least one platform above, or choose Every platform.")
+    expect(await button.isDisabled()).toBe(true)
+    await page.getByText("Tick at least one platform above, or choose Every platform.").waitFor()
+    await browser.screenshot(page, "dashboard-token-why")
+    await page.getByLabel("Token name").fill("")
+    await expect.poll(why, POLL).toBe("Name the token and tick at least one platform above, or choose Every platform.")
+    await page.getByLabel("Token name").fill("ci-chosen")
+    await page.getByLabel(web, { exact: true }).check()
+    await expect.poll(why, POLL).toBe(null)
+    expect(await button.isDisabled()).toBe(false)
+    await page.getByLabel(web, { exact: true }).uncheck()
+    await expect.poll(why, POLL).toBe("Tick at least one platform above, or choose Every platform.")
+    await page.getByLabel("Every platform, present and future").check()
+    await expect.poll(why, POLL).toBe(null)
+  })
+})
+
 describe("long names at 1440 px", () => {
   it("keeps each token's hint, creator and times, and each entry's time and action, whole", async () => {
     const email = `long-names-${Date.now()}@example.com`
@@ -125,6 +163,48 @@ describe("long names at 1440 px", () => {
 })
 
 describe("the audit log", () => {
+  it("reads each entry's detail out rather than showing the recorded fields", async () => {
+    const email = `audit-detail-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    const empty = unique("empty")
+    const full = unique("full")
+    const listed = unique("listed")
+    await seedPlatforms(api, {
+      [empty]: { versions: [], kind: "web" },
+      [full]: { versions: ["1.0.0", "1.1.0", "2.0.0"] },
+      [listed]: { versions: ["1.0.0", "2.0.0"], kind: "ios" },
+    })
+    await api.call("DELETE", `/api/_ui/v1/platforms/${empty}`)
+    await api.call("DELETE", `/api/_ui/v1/platforms/${full}`)
+    // A version left out of the list `POST /api/{platform}` sends is deleted.
+    await api.call("POST", `/api/${listed}`, { name: listed, versions: ["1.0.0"] })
+    await api.call("PATCH", `/api/_ui/v1/platforms/${listed}`, { kind: "service" })
+    await api.call("POST", "/api/_ui/v1/tokens", { name: unique("scoped"), platforms: [listed] })
+    const page = await signedIn(browser, served.base, email, "/audit")
+    const table = page.getByRole("table", { name: "Audit log, newest first" })
+    await table.waitFor()
+    // Each entry of a target, as [what, detail].
+    const entries = async (target: string) => {
+      const rows = table
+        .locator("tbody tr")
+        .filter({ has: page.locator('td[data-label="Target"]').getByText(target, { exact: true }) })
+      return Promise.all(
+        (await rows.all()).map(async (row) => [
+          await row.locator('td[data-label="What"]').textContent(),
+          await row.locator('td[data-label="Detail"]').textContent(),
+        ]),
+      )
+    }
+    await table.getByText(`${listed}/2.0.0`, { exact: true }).waitFor()
+    expect(await entries(`${listed}/2.0.0`)).toEqual([["Deleted version", "left out of the versions list"]])
+    expect(await entries(full)).toEqual([["Deleted platform", "3 versions: 1.0.0, 1.1.0, 2.0.0"]])
+    expect(await entries(empty)).toEqual([["Deleted platform", "no versions; kind web"]])
+    expect(await entries(listed)).toEqual([["Changed kind", "from ios to service"]])
+    const token = table.locator("tbody tr").filter({ hasText: "Created token" }).first()
+    expect(await token.locator('td[data-label="Detail"]').textContent()).toBe(`for 1 platform: ${listed}`)
+    await browser.screenshot(page, "dashboard-audit-details")
+  })
+
   it("lists entries newest first, fifty a page", async () => {
     const email = `audit-${Date.now()}@example.com`
     const api = await schemasAs(served.base, email)
@@ -138,7 +218,7 @@ describe("the audit log", () => {
     expect(await table.locator("tbody tr").count()).toBe(50)
     const first = await table.locator("tbody tr").first().getByRole("cell").allTextContents()
     // A token by its name, its id on hover; the detail says what the name does not.
-    expect(first.slice(1, 5)).toEqual([email, "Created token", `${prefix}-54`, "platforms: all"])
+    expect(first.slice(1, 5)).toEqual([email, "Created token", `${prefix}-54`, "for all platforms"])
     expect(await table.locator('tbody tr td[data-label="Target"]').first().getAttribute("title")).toMatch(/^token id /)
     await page.getByText("Deletions, kind changes, and API tokens created or revoked, newest first.").waitFor()
     // Pressed from the keyboard until the log is all in: the focus stays on the button, which says so at the end.

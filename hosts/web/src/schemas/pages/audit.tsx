@@ -1,13 +1,14 @@
 /**
  * The audit log (issue 13 §6, admins): deletions, kind changes and token creation and revocation, newest first,
  * fifty at a time with a button for older entries. The page says what it records: a log showing one entry after a
- * day of saves looks broken otherwise.
+ * day of saves looks broken otherwise. Each entry's detail is read out by `../auditDetail.ts`.
  */
 import { useEffect, useState } from "preact/hooks"
 import { type AuditEntry, listAudit } from "../../api/schemas.js"
 import { Alert, formatTime, Loading, LoadMore } from "../../ui/components.js"
 import { Table } from "../../ui/table.js"
 import { useAsync } from "../../ui/useAsync.js"
+import { auditDetail } from "../auditDetail.js"
 import { useAbilities } from "../session.js"
 
 const ACTIONS: Readonly<Record<string, string>> = {
@@ -27,24 +28,6 @@ const targetOf = (entry: AuditEntry): { readonly text: string; readonly title?: 
   return entry.action.startsWith("token.") && typeof name === "string"
     ? { text: name, title: `token id ${entry.target}` }
     : { text: entry.target }
-}
-
-/** An entry's detail in words: a kind change as `from → to`, anything else as `key: value` pairs. */
-const detailOf = (entry: AuditEntry): string => {
-  const { detail } = entry
-  if (detail === undefined) return ""
-  if ("from" in detail && "to" in detail) return `${detail.from ?? "custom"} → ${detail.to}`
-  return (
-    Object.entries(detail)
-      // A token's name is its target already.
-      .filter(([key]) => !(key === "name" && entry.action.startsWith("token.")))
-      .map(([key, value]) =>
-        key === "platforms" && value === null
-          ? "platforms: all"
-          : `${key}: ${Array.isArray(value) ? value.join(", ") : typeof value === "string" ? value : JSON.stringify(value)}`,
-      )
-      .join("; ")
-  )
 }
 
 export const Audit = () => {
@@ -108,7 +91,7 @@ export const Audit = () => {
                 <code>{targetOf(entry).text}</code>
               </td>
               <td data-label="Detail">
-                <span class="capped">{detailOf(entry)}</span>
+                <span class="capped">{auditDetail(entry)}</span>
               </td>
             </tr>
           ))}

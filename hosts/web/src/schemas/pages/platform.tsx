@@ -1,8 +1,9 @@
 /**
  * A platform (issue 13 §3): its kind (changeable), its versions in semantic-version order, newest first, with
  * pre-release and build metadata marked as such; adding a version with the rules of seed 000 §2 checked as the
- * person types, in the API's own words (`versions.ts`); deleting a version or the platform after a confirmation,
- * a refusal because other schemas extend it listing those schemas as links. Write controls appear only for
+ * person types, in the API's own words (`versions.ts`); deleting a version after a confirmation, the platform
+ * (every version goes with it) after its name is typed, as the Secrets app asks for an environment or a project; a
+ * refusal because other schemas extend it listing those schemas as links. Write controls appear only for
  * people who may change this platform, deletes only for admins.
  *
  * Each version's row says what its schema is without opening it: saved or not, what it extends, its latest
@@ -422,6 +423,7 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
         <ConfirmDialog
           title={`Delete platform ${platform.name}?`}
           action="Delete platform"
+          typed={platform.name}
           refusal={DeletionRefusal}
           onClose={() => setDeleting(undefined)}
           run={async () => {
@@ -432,8 +434,13 @@ export const Platform = ({ params }: { readonly params: Readonly<Record<string, 
           gone={{ said: `Platform ${platform.name} was already deleted`, after: () => navigate(platformsPath) }}
         >
           <p>
-            This deletes {platform.name}, its {platform.versions.length} versions, their schemas and history. It cannot
-            be undone.
+            This deletes {platform.name},{" "}
+            {platform.versions.length === 0
+              ? "which has no versions"
+              : platform.versions.length === 1
+                ? "its one version, its schema and history"
+                : `its ${platform.versions.length} versions, their schemas and history`}
+            . It cannot be undone.
           </p>
         </ConfirmDialog>
       ) : (

@@ -1,7 +1,8 @@
 /**
  * API tokens (issue 13 §5, admins): create one with a name and a platform scope (every platform, or a chosen
- * list), shown once with a copy button; the list with hint, scope (a name no platform has now marked), creator,
- * creation and last use; revoking after a confirmation. People without the admin permission are told so instead (the service would answer 403).
+ * list; why Create token is not offered yet is said beside it), shown once with a copy button; the list with
+ * hint, scope (a name no platform has now marked), creator, creation and last use; revoking after a confirmation.
+ * People without the admin permission are told so instead (the service would answer 403).
  */
 import { useState } from "preact/hooks"
 import { createToken, listPlatforms, listTokens, revokeToken, type TokenRecord } from "../../api/schemas.js"
@@ -20,6 +21,16 @@ const CreateToken = ({ onCreated }: { readonly onCreated: (token: string, record
   const [scope, setScope] = useState<"all" | "chosen">("all")
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set())
   const names = (platforms.data ?? []).map((platform) => platform.name).sort()
+  const unnamed = name.trim() === ""
+  const none = scope === "chosen" && chosen.size === 0
+  // Why Create token is greyed out, said beside it rather than left to be guessed.
+  const why = none
+    ? platforms.data !== undefined && names.length === 0
+      ? `${unnamed ? "Name the token; " : ""}there is no platform to choose yet: choose Every platform, or create one first.`
+      : `${unnamed ? "Name the token and tick" : "Tick"} at least one platform above, or choose Every platform.`
+    : unnamed
+      ? "Name the token to create it."
+      : undefined
   const create = useAction(async () => {
     const answer = await createToken(name, scope === "all" ? undefined : [...chosen].sort())
     setName("")
@@ -72,15 +83,21 @@ const CreateToken = ({ onCreated }: { readonly onCreated: (token: string, record
         ) : null}
       </fieldset>
       <Alert error={create.error} />
-      <div>
+      <div class="row middle">
         <ActionButton
           class="button primary"
           type="submit"
           busy={create.busy}
-          blocked={name.trim() === "" || (scope === "chosen" && chosen.size === 0)}
+          blocked={why !== undefined}
+          aria-describedby={why === undefined ? undefined : "create-token-why"}
         >
           Create token
         </ActionButton>
+        {why === undefined ? null : (
+          <p id="create-token-why" class="hint">
+            {why}
+          </p>
+        )}
       </div>
     </form>
   )

@@ -3,7 +3,8 @@
  * (`content.ts`: JSON, a plain object, `@extends` a string or an array of well-formed references), with help on
  * the reference forms. Saving shows the resolved output and every dependent the cascade re-processed. What only
  * the service can say (an unresolved reference, `Circular dependency detected`) is shown under the editor, with
- * the line where the reference it names is written. Unsaved text survives leaving the tab or the page
+ * the line where the reference it names is written; until the text changes, the line under the editor then says the
+ * save was refused rather than that the content is valid. Unsaved text survives leaving the tab or the page
  * (`drafts.ts`), is said to be unsaved, and closing the page while it is asks first.
  */
 import { useEffect, useState } from "preact/hooks"
@@ -76,6 +77,25 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
   const serverLine =
     error instanceof Error && check.ok ? lineOfReference(text, check.references, error.message) : undefined
   const places = error instanceof Error ? schemasNamedIn(error.message) : []
+  // The line under the editor says one thing at a time: after a refused save, until the text changes, the refusal
+  // (said in full below), not a green "Valid" beside it. A 400 or 413 judged this content; any other refusal (the
+  // session, the service down) did not, and is said without calling the content wrong.
+  const refusedContent = error instanceof ApiError && (error.status === 400 || error.status === 413)
+  const checked: { readonly text: string; readonly tone: "ok" | "invalid" | "" } = !check.ok
+    ? { text: check.message, tone: "invalid" }
+    : error !== undefined
+      ? refusedContent
+        ? { text: "Not saved: the service refused this content, as said below.", tone: "invalid" }
+        : { text: "Not saved, for the reason below.", tone: "" }
+      : {
+          text:
+            check.references.length === 0
+              ? "Valid JSON object; it extends nothing."
+              : check.references.length === 1
+                ? `Valid; it extends ${check.references[0]}, with this content merged on top.`
+                : `Valid; it extends ${check.references.join(", ")} (merged in that order, then this content on top).`,
+          tone: "ok",
+        }
   return (
     <div class="stack">
       {schema === null ? <p class="muted">Nothing has been saved for this version yet.</p> : null}
@@ -105,7 +125,7 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
             spellcheck={false}
             rows={Math.min(30, Math.max(8, text.split("\n").length + 1))}
             readOnly={!canWrite}
-            aria-invalid={!check.ok}
+            aria-invalid={checked.tone === "invalid"}
             aria-describedby="schema-content-check"
             value={text}
             onInput={(event) => {
@@ -113,14 +133,8 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
               setError(undefined)
             }}
           />
-          <p id="schema-content-check" class={check.ok ? "hint ok" : "hint invalid"} aria-live="polite">
-            {check.ok
-              ? check.references.length === 0
-                ? "Valid JSON object; it extends nothing."
-                : check.references.length === 1
-                  ? `Valid; it extends ${check.references[0]}, with this content merged on top.`
-                  : `Valid; it extends ${check.references.join(", ")} (merged in that order, then this content on top).`
-              : check.message}
+          <p id="schema-content-check" class={checked.tone === "" ? "hint" : `hint ${checked.tone}`} aria-live="polite">
+            {checked.text}
           </p>
         </div>
         {error === undefined ? null : (

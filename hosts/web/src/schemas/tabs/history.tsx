@@ -147,12 +147,16 @@ export const HistoryTab = ({ platform, version, schema }: SchemaData) => {
         <p class="muted">No revisions yet: nothing has been saved for this version.</p>
       ) : (
         <>
-          <Table caption="Revisions, newest first" columns={["Revision", "Saved", "By"]}>
+          {/* One block per revision on a phone, as the platform's versions are: three columns in 375 px left the
+              e-mail a column too narrow for it, cut mid-word, where a line of its own holds it whole. */}
+          <Table caption="Revisions, newest first" columns={["Revision", "Saved", "By"]} stacked>
             {revisions.map((revision) => (
               <tr key={revision.revision}>
-                <th scope="row">{revision.revision}</th>
-                <td>{formatTime(revision.savedAt)}</td>
-                <td>{revision.savedBy}</td>
+                <th scope="row" data-label="Revision">
+                  {revision.revision}
+                </th>
+                <td data-label="Saved">{formatTime(revision.savedAt)}</td>
+                <td data-label="By">{revision.savedBy}</td>
               </tr>
             ))}
           </Table>
