@@ -5,7 +5,8 @@
  * input"). The size limit is the `bodyLimit` middleware's, which every app mounts ahead of its routes.
  *
  * The depth is measured by a scan of the text rather than after `JSON.parse`, so that a hostile document
- * never gets to build a deep structure (or to exhaust the stack of code that later walks it).
+ * never gets to build a deep structure (or to exhaust the stack of code that later walks it). What the parse
+ * would change without a word (a key given twice, an integer beyond 2^53) is a 400 too (`../request/jsonHazards.ts`).
  */
 import { BadRequest, Encoding, type UnsupportedMediaType } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
@@ -14,6 +15,7 @@ import * as SchemaIssue from "effect/SchemaIssue"
 import type { Context } from "hono"
 import { bodyBytes } from "../request/body.js"
 import { header } from "../request/header.js"
+import { jsonHazard } from "../request/jsonHazards.js"
 import { UNREADABLE_BODY } from "./bodyLimit.js"
 import { isJsonContentType, unsupportedMediaType } from "./jsonWrites.js"
 
@@ -56,7 +58,10 @@ export const readJson = Effect.fnUntraced(function* (
   if (nestingExceeds(text, MAX_JSON_DEPTH)) {
     return yield* new BadRequest({ message: `JSON is nested deeper than ${MAX_JSON_DEPTH} levels` })
   }
-  return yield* Effect.try({ try: (): unknown => JSON.parse(text), catch: badRequest("Malformed JSON body") })
+  const body = yield* Effect.try({ try: (): unknown => JSON.parse(text), catch: badRequest("Malformed JSON body") })
+  const hazard = jsonHazard(text)
+  if (hazard !== undefined) return yield* new BadRequest({ message: hazard })
+  return body
 })
 
 /** The formatter behind `decodeJson`: each issue with its path, a missing key said as such. */
