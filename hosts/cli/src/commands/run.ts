@@ -4,7 +4,7 @@
  * command's own exit code (128 + n when signal n ended it).
  *
  * `--fallback FILE` keeps an encrypted snapshot of every successful fetch and uses it only when the service cannot
- * be reached or answers 5xx, and only for the service, project and environment it was taken from; after a 401,
+ * be reached, answers 5xx or something else answers in its place, and only for the service, project and environment it was taken from; after a 401,
  * 403 or 404 the key or project is gone or refused, so the snapshot of what was refused is deleted and the run
  * fails. `--offline` reads only the snapshot.
  *
