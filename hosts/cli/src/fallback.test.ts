@@ -1,7 +1,8 @@
 /**
  * When `secrets run --fallback` may use its snapshot: when the service answers 5xx or does not answer in time
  * (here local servers that answer what each test asks, or accept and never answer), and only a snapshot of the
- * same service, project and environment; never after 401, 403 or 404, which delete the snapshot they are about,
+ * same service, project and environment (also when something else answers in its place, whatever the status);
+ * never after Coffer's own 401, 403 or 404, which delete the snapshot they are about,
  * nor after another answer (429) or a failure before any request, which keep it. The e2e suite covers an
  * unreachable service; this covers the statuses a real host cannot be made to give on demand.
  */
@@ -27,6 +28,17 @@ const answering = async (status: number) => {
     response.statusCode = status
     response.setHeader("content-type", "application/json")
     response.end(JSON.stringify({ error: `answer ${status}` }))
+  })
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+  closers.push(() => server.close())
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+/** A server that answers every request with `status` and no body: not the service, whatever its status says. */
+const notCoffer = async (status: number) => {
+  const server = createServer((_request, response) => {
+    response.statusCode = status
+    response.end()
   })
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
   closers.push(() => server.close())
@@ -116,6 +128,15 @@ describe("secrets run --fallback", () => {
     expect(outcome).toMatchObject({ code: 0, snapshotKept: true, ran: "from the snapshot" })
     expect(outcome.said).toContain("no answer within 0.3 s; using the snapshot")
   })
+
+  it.each([404, 401, 502])(
+    "uses the snapshot when another server answers %i in the service's place, not as Coffer does",
+    async (status) => {
+      const outcome = await scenario(notCoffer(status))
+      expect(outcome).toMatchObject({ code: 0, snapshotKept: true, ran: "from the snapshot" })
+      expect(outcome.said).toContain(", not as Coffer's API does: ")
+    },
+  )
 
   it.each([
     [401, 2],

@@ -1,7 +1,8 @@
 /**
  * A URL that reaches a web page instead of the API (a path copied from the browser, where the web app answers
  * every path with its page): no command takes the page for an answer, `pull` least of all, whose `.env` export is
- * text and would otherwise be the page, printed or written to the file with exit 0.
+ * text and would otherwise be the page, printed or written to the file with exit 0. Nor is an error status from
+ * another server read as Coffer's: its 404 is no missing environment.
  */
 import { existsSync, mkdtempSync } from "node:fs"
 import { createServer } from "node:http"
@@ -59,5 +60,71 @@ describe("an answer that is a web page", () => {
       `coffer: ${url} answered with a web page, not Coffer's API: give the service's base URL (http(s)://HOST[:PORT], no path)\n`,
     ])
     expect(existsSync(output)).toBe(false)
+  })
+})
+
+/** A server that answers every request with `status`, `type` and `body`; its URL. */
+const answering = async (status: number, type: string | undefined, body: string) => {
+  const server = createServer((_request, response) => {
+    response.statusCode = status
+    if (type !== undefined) response.setHeader("content-type", type)
+    response.end(body)
+  })
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+  closers.push(() => server.close())
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+/** `coffer run --url url -- true` for acme-web/development: its exit code and what it said. */
+const runAgainst = async (url: string) => {
+  let said = ""
+  const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
+    said += String(chunk)
+    ;(rest.find((item) => typeof item === "function") as (() => void) | undefined)?.()
+    return true
+  })
+  const code = await runCli(["run", "--url", url, "-p", "acme-web", "-e", "development", "--", "true"], {
+    env: { COFFER_TOKEN: `cfk_${"s".repeat(43)}` },
+    cwd: mkdtempSync(join(tmpdir(), "coffer-other-")),
+  }).finally(() => stderr.mockRestore())
+  return { code, said }
+}
+
+describe("an error answer that is not Coffer's", () => {
+  it.each([
+    [404, undefined, "", ""],
+    [404, "text/html", "<!doctype html><h1>Not Found</h1>", " with a web page"],
+    [404, "application/json", JSON.stringify({ message: "Not Found", statusCode: 404 }), ""],
+    [404, "application/json", JSON.stringify([{ error: "Not Found" }]), ""],
+    [404, "text/plain", JSON.stringify({ error: "Not Found" }), ""],
+    [401, "text/plain", "Unauthorized", ""],
+    [403, "text/html", "<h1>Forbidden</h1>", " with a web page"],
+  ])("%i as %s (%s) fails with 5, naming the URL, not the environment", async (status, type, body, page) => {
+    const url = await answering(status, type, body)
+    const reason = `${status === 404 ? "Not Found" : status === 401 ? "Unauthorized" : "Forbidden"}`
+    expect(await runAgainst(url)).toEqual({
+      code: 5,
+      said: `coffer: ${url} answered HTTP ${status} ${reason}${page}, not as Coffer's API does: give the service's base URL (http(s)://HOST[:PORT], no path)\n`,
+    })
+  })
+
+  it("a 5xx page may be a proxy in front of the service: 5, without calling the URL wrong", async () => {
+    const url = await answering(502, "text/html", "<h1>Bad Gateway</h1>")
+    expect(await runAgainst(url)).toEqual({
+      code: 5,
+      said: `coffer: ${url} answered HTTP 502 Bad Gateway with a web page, not as Coffer's API does: a proxy in front of the service, or another server\n`,
+    })
+  })
+
+  it("Coffer's own 404 is still read as one: 3, naming what was looked for", async () => {
+    const url = await answering(
+      404,
+      "application/json; charset=UTF-8",
+      JSON.stringify({ error: "Environment not found" }),
+    )
+    expect(await runAgainst(url)).toEqual({
+      code: 3,
+      said: "coffer: Environment not found (acme-web/development)\n",
+    })
   })
 })

@@ -1,8 +1,9 @@
 /**
  * The one way user commands speak HTTP: `fetch` with `Authorization: Bearer`, JSON in and out. A failed answer
  * becomes a `CofferFailure` whose kind follows the status (401 → auth, 404 → not found, 403/409/429 → refused,
- * 5xx → server, any other 4xx → usage) and whose message is the server's own `{error}` on one line; a server that
- * cannot be reached is a `server` failure too. The token never appears in a message.
+ * 5xx → server, any other 4xx → usage) and whose message is the server's own `{error}` on one line. An answer
+ * that is not Coffer's (a page, or an error without its JSON `{error}`) and a server that cannot be reached are
+ * `server` failures. The token never appears in a message.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -70,20 +71,40 @@ const deadline = (ms: number) => {
 /** A header value `fetch` would refuse (a control character, or beyond Latin-1): a pasting mistake, not the network. */
 const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/
 
-/** The server's `{ error, code? }`: its message on one line, and its code when it gave one. */
-const errorAnswer = async (response: Response): Promise<{ message: string; code?: string }> => {
+/** The content type of Coffer's answers, errors included (`application/json`, perhaps with a charset). */
+const JSON_TYPE = /^application\/json\b/i
+
+/** The base URL's shape, said whenever something else than Coffer's API answered. */
+const BASE_URL_HINT = "give the service's base URL (http(s)://HOST[:PORT], no path)"
+
+/**
+ * The server's `{ error, code? }`: its message on one line, and its code when it gave one; `undefined` for any
+ * other answer (an empty body, a page, text, JSON of another shape), which Coffer never gives.
+ */
+const errorAnswer = async (response: Response): Promise<{ message: string; code?: string } | undefined> => {
   const text = await response.text().catch(() => "")
+  if (!JSON_TYPE.test(response.headers.get("content-type") ?? "")) return undefined
   try {
-    const body = JSON.parse(text) as { error?: unknown; code?: unknown }
-    if (typeof body.error === "string" && body.error.length > 0) {
-      return typeof body.code === "string"
-        ? { message: oneLine(body.error), code: body.code }
-        : { message: oneLine(body.error) }
-    }
+    const body = JSON.parse(text) as { error?: unknown; code?: unknown } | null
+    if (typeof body !== "object" || body === null || typeof body.error !== "string") return undefined
+    const message = oneLine(body.error) || `HTTP ${response.status} ${response.statusText}`.trim()
+    return typeof body.code === "string" ? { message, code: body.code } : { message }
   } catch {
-    // Not JSON (a proxy's error page): the status says enough.
+    return undefined
   }
-  return { message: `HTTP ${response.status} ${response.statusText}`.trim() }
+}
+
+/**
+ * An error status from something that is not Coffer's API (another web server, a proxy's page): its status
+ * does not say what Coffer's would (a 404 from another server is no missing environment), so it is kept out of
+ * the failure, and the command ends with 5, as for a web page answered where the API was expected.
+ */
+const notCofferAnswer = (url: string, response: Response) => {
+  const page = /^text\/html\b/i.test(response.headers.get("content-type") ?? "") ? " with a web page" : ""
+  const status = `HTTP ${response.status} ${response.statusText}`.trim()
+  // A 5xx page is most often a proxy in front of the service that could not reach it: the URL may well be right.
+  const hint = response.status >= 500 ? "a proxy in front of the service, or another server" : BASE_URL_HINT
+  return serverFailure(`${url} answered ${status}${page}, not as Coffer's API does: ${hint}`)
 }
 
 /** `segment` made safe for a URL path (keys and names may hold characters that mean something there). */
@@ -134,6 +155,7 @@ const exchange = (
           })
           if (!response.ok) {
             const answered = yield* Effect.promise(() => errorAnswer(response))
+            if (answered === undefined) return yield* notCofferAnswer(endpoint.url, response)
             const hint = response.status === 401 ? endpoint.onRefused : undefined
             const message = hint === undefined ? answered.message : `${answered.message}: ${hint}`
             return yield* new CofferFailure({
@@ -148,9 +170,7 @@ const exchange = (
           // app, whose page would otherwise be printed, or written by `pull --output`, as if it were the export.
           if (/^text\/html\b/i.test(response.headers.get("content-type") ?? "")) {
             yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
-            return yield* serverFailure(
-              `${endpoint.url} answered with a web page, not Coffer's API: give the service's base URL (http(s)://HOST[:PORT], no path)`,
-            )
+            return yield* serverFailure(`${endpoint.url} answered with a web page, not Coffer's API: ${BASE_URL_HINT}`)
           }
           const text = yield* Effect.tryPromise({
             try: (signal) => {

@@ -84,7 +84,7 @@ describe("nextChange", () => {
           target: Effect.succeed(target),
           wanted: undefined,
           intervalSeconds: 1,
-          read: Effect.sync(() => reads[read++]!),
+          read: Effect.sync(() => ({ values: reads[read++]!, leftOut: [] })),
           program: "server",
         },
         { A: "1" },
@@ -93,6 +93,7 @@ describe("nextChange", () => {
     )
     expect(change).toEqual({
       values: { A: "new" },
+      leftOut: [],
       keys: ["A"],
       known: Option.some(fingerprint([item("A", 3)], undefined)),
     })

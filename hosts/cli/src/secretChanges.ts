@@ -20,6 +20,12 @@ import { listSecrets, type SecretItem, type Target } from "./secretsApi.js"
 /** The values a command runs with. */
 export type Values = Readonly<Record<string, string>>
 
+/** The values a command runs with, and the keys of the environment left out of them (sorted; see `run.ts`). */
+export interface Fitted {
+  readonly values: Values
+  readonly leftOut: ReadonlyArray<string>
+}
+
 /** What the list says of the keys that matter: a key's id and version change with every write, delete and restore. */
 export const fingerprint = (items: ReadonlyArray<SecretItem>, wanted: ReadonlyArray<string> | undefined): string =>
   items
@@ -40,7 +46,7 @@ export interface Watch {
   readonly wanted: ReadonlyArray<string> | undefined
   readonly intervalSeconds: number
   /** The values the command would get now: the export, narrowed and checked as at the start. */
-  readonly read: Effect.Effect<Values, CofferFailure>
+  readonly read: Effect.Effect<Fitted, CofferFailure>
   /** What the command is called in notes. */
   readonly program: string
 }
@@ -53,8 +59,8 @@ const listed = (watch: Watch) =>
 export const currentFingerprint = (watch: Watch) => Effect.option(listed(watch))
 
 /**
- * Looks every `intervalSeconds` until the values differ from `running`, and answers the new values with the keys
- * that changed. A look that fails is noted once (the command keeps the values it has) and the looks go on: a
+ * Looks every `intervalSeconds` until the values differ from `running`, and answers the new values (with the keys
+ * left out of them) and the keys that changed; a key left out counts as absent. A look that fails is noted once (the command keeps the values it has) and the looks go on: a
  * service restarting, a key revoked or a key `--only` names deleted stops nothing that runs.
  */
 export const nextChange = (watch: Watch, running: Values, known: Option.Option<string>) =>
@@ -63,10 +69,10 @@ export const nextChange = (watch: Watch, running: Values, known: Option.Option<s
     const look = Effect.gen(function* () {
       const now = yield* listed(watch)
       if (Option.isSome(seen) && seen.value === now) return undefined
-      const values = yield* watch.read
+      const fitted = yield* watch.read
       seen = Option.some(now)
-      const keys = changedKeys(running, values)
-      return keys.length === 0 ? undefined : { values, keys }
+      const keys = changedKeys(running, fitted.values)
+      return keys.length === 0 ? undefined : { ...fitted, keys }
     })
     let failing = false
     while (true) {

@@ -13,9 +13,13 @@ export const User = Schema.Struct({ id: Schema.String, email: Schema.String })
 export const KeyIdentity = Schema.Struct({
   id: Schema.String,
   scope: Schema.String,
+  /** The holder's current role in the project, which the key never exceeds; a service before it was added omits it. */
+  holderRole: Schema.optional(Schema.String),
   expiresAt: Schema.NullOr(Schema.String),
   project: Schema.Struct({ id: Schema.String, slug: Schema.String, name: Schema.String }),
 })
+
+export type KeyIdentity = typeof KeyIdentity.Type
 
 export const Me = Schema.Struct({ user: User, apiKey: Schema.optional(KeyIdentity) })
 export type Me = typeof Me.Type

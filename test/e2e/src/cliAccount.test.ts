@@ -184,6 +184,29 @@ describe("coffer exit codes, login and settings", () => {
     expect((await coffer(["whoami"], { env: bare, cwd })).code).toBe(2)
   })
 
+  it("whoami says a write key acts as read once its holder is a read member", async () => {
+    const { secrets } = await serve()
+    const { cookie, env } = await project(secrets)
+    const bob = await devLogin(secrets, "bob@example.com")
+    const { token } = (await call(secrets, "POST", "/api/projects/app/invites", { cookie, body: { role: "write" } }))
+      .body
+    expect((await call(secrets, "POST", "/api/invites/accept", { cookie: bob, body: { token } })).status).toBe(200)
+    const key = (
+      await call(secrets, "POST", "/api/api-keys", {
+        cookie: bob,
+        body: { name: "ci", projectSlug: "app", scope: "write" },
+      })
+    ).body.key as string
+    const whoami = async () => (await coffer(["whoami"], { env: { ...env, COFFER_TOKEN: key } })).stdout
+    expect(await whoami()).toContain("\nscope:   write\n")
+    const me = (await call(secrets, "GET", "/api/auth/me", { cookie: bob })).body.user.id as string
+    const demoted = await call(secrets, "PATCH", `/api/projects/app/members/${me}`, { cookie, body: { role: "read" } })
+    expect(demoted.status).toBe(200)
+    expect(await whoami()).toContain("\nscope:   write (acts as read: its holder is now a read member)\n")
+    const json = JSON.parse((await coffer(["whoami", "--json"], { env: { ...env, COFFER_TOKEN: key } })).stdout)
+    expect(json.apiKey).toMatchObject({ scope: "write", holderRole: "read" })
+  })
+
   it("login to a second server makes it the default and says so; a COFFER_URL that still wins is named", async () => {
     const first = await serve()
     const second = await serve()

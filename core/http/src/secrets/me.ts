@@ -1,14 +1,15 @@
 /**
  * `GET /api/auth/me` asked with an API key (`Authorization: Bearer cfk_…`): who the key acts as, so that a
- * command-line tool can say which person, project, scope and expiry it works with. The answer extends the
- * session form `{ user }` additively with `apiKey: { id, scope, expiresAt, project: { id, slug, name } }`.
+ * command-line tool can say which person, project, scope and expiry it works with, and what the key may do now.
+ * The answer extends the session form `{ user }` additively with
+ * `apiKey: { id, scope, holderRole, expiresAt, project: { id, slug, name } }` (`apiKeyIdentity`): `holderRole` is
+ * the holder's current role in the project, which caps the key (a write key of a read member only reads).
  *
  * Requests without the header fall through to the session route of `auth/secretsAuth.ts`, so mount this first.
  * It is the same operation as that route (`Me`), which describes both answers in the OpenAPI document.
  * A bad key is refused exactly as on every other route (401, counted against the client's rate limit).
  */
-import { toIsoOrNull } from "@coffer/kernel"
-import { listProjects, ProjectNotFound } from "@coffer/secrets"
+import { apiKeyIdentity } from "@coffer/secrets"
 import * as Effect from "effect/Effect"
 import type { Hono } from "hono"
 import { ME_PATH } from "../auth/secretsAuth.js"
@@ -24,19 +25,7 @@ export const mountApiKeyIdentity = (app: Hono, routes: SecretsRoutes): void => {
         const actor = yield* actorOf(c, routes)
         const user = { id: actor.userId, email: actor.email }
         if (actor.kind !== "apiKey") return { user }
-        // A key reaches exactly one project, and this lists exactly what it reaches.
-        const { projects } = yield* listProjects(actor)
-        const project = projects.find((candidate) => candidate.id === actor.projectId)
-        if (project === undefined) return yield* new ProjectNotFound()
-        return {
-          user,
-          apiKey: {
-            id: actor.keyId,
-            scope: actor.scope,
-            expiresAt: toIsoOrNull(actor.expiresAt),
-            project: { id: project.id, slug: project.slug, name: project.name },
-          },
-        }
+        return { user, apiKey: yield* apiKeyIdentity(actor) }
       }),
     )
   })

@@ -488,6 +488,11 @@ describe("people and invites", () => {
       (await call("PATCH", `/api/projects/app/members/${ada.userId}`, { as: owner.as, body: { role: "read" } })).body,
     ).toEqual({ ok: true })
     expect((await call("POST", S, { as: { key: key.key }, body: { key: "K", value: "w" } })).status).toBe(403)
+    // The key's identity says so: its scope is still write, its holder a read member now.
+    expect((await call("GET", "/api/auth/me", { as: { key: key.key } })).body.apiKey).toMatchObject({
+      scope: "write",
+      holderRole: "read",
+    })
     expect(
       (await call("PATCH", `/api/projects/app/members/${ada.userId}`, { as: owner.as, body: { role: "admin" } }))
         .status,
@@ -889,6 +894,7 @@ describe("GET /api/auth/me with an API key", () => {
       apiKey: {
         id: created.body.id,
         scope: "read",
+        holderRole: "owner",
         expiresAt: created.body.expiresAt,
         project: { id: expect.any(String), slug: "app", name: "App" },
       },

@@ -2,7 +2,7 @@ import { failure, makeWorld, type World } from "@coffer/test-kit/secrets"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { renewingKeyChecks } from "./apiKeyChecks.js"
-import { authenticateApiKey, createApiKey, deleteApiKey, listApiKeys, rotateApiKey } from "./apiKeys.js"
+import { apiKeyIdentity, authenticateApiKey, createApiKey, deleteApiKey, listApiKeys, rotateApiKey } from "./apiKeys.js"
 import { listAuditLog } from "./audit.js"
 import { acceptInvite, createInvite, updateMemberRole } from "./people.js"
 import { createProject } from "./projects.js"
@@ -181,6 +181,29 @@ describe("API keys", () => {
     expect((await world.run(rotateApiKey(writer, readKey.id, {}))).scope).toBe("read")
     await world.run(updateMemberRole(owner, "alpha", writer.userId, "write"))
     expect((await world.run(rotateApiKey(writer, created.id, {}))).scope).toBe("write")
+  })
+
+  it("tells what a key is and its holder's current role, which a demotion lowers under the key's scope", async () => {
+    const { owner, join } = await setup()
+    const writer = await join("w@example.com", "write")
+    const created = await world.run(
+      createApiKey(writer, { name: "k", projectSlug: "alpha", scope: "write", expiresInDays: 2 }),
+    )
+    const identity = async () => world.run(apiKeyIdentity(await world.run(authenticateApiKey(created.key, null))))
+    expect(await identity()).toEqual({
+      id: created.id,
+      scope: "write",
+      holderRole: "write",
+      expiresAt: "2026-01-03T00:00:00.000Z",
+      project: { id: expect.any(String), slug: "alpha", name: "Alpha" },
+    })
+    await world.run(updateMemberRole(owner, "alpha", writer.userId, "read"))
+    expect(await identity()).toMatchObject({ scope: "write", holderRole: "read" })
+    const ownerKey = await world.run(createApiKey(owner, { name: "o", projectSlug: "alpha" }))
+    expect(await world.run(apiKeyIdentity(await world.run(authenticateApiKey(ownerKey.key, null))))).toMatchObject({
+      scope: "read",
+      holderRole: "owner",
+    })
   })
 
   it("rotates an expired key only into a new lifetime: without one it is 400 and nothing changes", async () => {

@@ -116,6 +116,23 @@ export const authenticateApiKey = Effect.fnUntraced(
   spanned("Secrets.authenticateApiKey"),
 )
 
+/**
+ * What a key is and may do now, for `GET /api/auth/me`: its scope, expiry and project, and its holder's current
+ * role there (`holderRole`), read as every use reads it. A key never exceeds that role (`can`), so a write key whose
+ * holder is now a read member can only read, which its scope alone would not tell. 404 when the key's project is out
+ * of its holder's reach, as on every route.
+ */
+export const apiKeyIdentity = Effect.fn("Secrets.apiKeyIdentity")(function* (actor: ApiKeyActor) {
+  const { project, role } = yield* reachProjectById(actor, actor.projectId)
+  return {
+    id: actor.keyId,
+    scope: actor.scope,
+    holderRole: role,
+    expiresAt: toIsoOrNull(actor.expiresAt),
+    project: { id: project.id, slug: project.slug, name: project.name },
+  }
+})
+
 /** Own keys and every key of owned projects; with `projectSlug`, that project's only (404 when out of reach). */
 export const listApiKeys = Effect.fn("Secrets.listApiKeys")(function* (actor: Actor, projectSlug?: string) {
   const person = yield* sessionOnly(actor)

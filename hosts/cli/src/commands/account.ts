@@ -10,10 +10,11 @@
  */
 import { hostname } from "node:os"
 import { join } from "node:path"
-import { CLI_LOGIN_NAME_MAX_LENGTH } from "@coffer/secrets"
+import { CLI_LOGIN_NAME_MAX_LENGTH, KeyScope, mayHoldScope, Role } from "@coffer/secrets"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { openBrowser } from "../browser.js"
 import { awaitCliLogin, startCliLogin } from "../cliLogin.js"
 import { notFound, usage } from "../failure.js"
@@ -21,18 +22,32 @@ import { Invocation, loadSettings, secretsEndpoint } from "../invocation.js"
 import { json, line, note } from "../output.js"
 import { removeFile } from "../privateFile.js"
 import { platforms } from "../schemasApi.js"
-import { environments, type Me, me } from "../secretsApi.js"
+import { environments, type KeyIdentity, type Me, me } from "../secretsApi.js"
 import type { UserConfig } from "../settings.js"
 import { PROJECT_FILE, readUserConfig, userConfigPath, writeProjectFile, writeUserConfig } from "../settingsFiles.js"
 import { readSecretInput } from "../stdin.js"
 import { requireEnvironment, resolveTarget } from "../target.js"
 import { env, json as jsonFlag, project, schemasUrl, settingsOf, url } from "./flags.js"
 
+const isKeyScope = Schema.is(KeyScope)
+const isRole = Schema.is(Role)
+
+/**
+ * The key's scope, and what it acts as when its holder's current role is below it: a key never exceeds its holder
+ * (`mayHoldScope`, the service's own rule), so a write key of a member moved down to read can only read, and its
+ * writes answer 403. Said from the holder's role the service answers, never guessed when it answers none.
+ */
+export const scopeText = (key: KeyIdentity) => {
+  const { scope, holderRole } = key
+  if (!isKeyScope(scope) || !isRole(holderRole) || mayHoldScope(holderRole, scope)) return scope
+  return `${scope} (acts as read: its holder is now a ${holderRole} member)`
+}
+
 const describeKey = (identity: Me) => {
   const key = identity.apiKey
   if (key === undefined) return `${identity.user.email}`
   const expiry = key.expiresAt === null ? "never expires" : `expires ${key.expiresAt}`
-  return `${identity.user.email} in project ${key.project.slug}, ${key.scope} scope, ${expiry}`
+  return `${identity.user.email} in project ${key.project.slug}, ${scopeText(key)} scope, ${expiry}`
 }
 
 /** Where each service's URL is given, for what `login` says. */
@@ -220,7 +235,7 @@ export const whoami = Command.make(
         ? []
         : [
             `project: ${key.project.name} (${key.project.slug})`,
-            `scope:   ${key.scope}`,
+            `scope:   ${scopeText(key)}`,
             `expires: ${key.expiresAt ?? "never"}`,
           ]),
       `service: ${endpoint.url}`,

@@ -1,13 +1,17 @@
 /**
  * `secrets run --only`: which keys reach the child; a list that names no key is refused, never read as "all". A
- * value no environment can carry is refused by its key.
+ * value no environment can carry is left out and named by its key, or refused when `--only` names it, at every
+ * start of a `--watch` run too.
  */
+import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import * as Effect from "effect/Effect"
-import { describe, expect, it, vi } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
 import { runCli } from "../main.js"
-import { checkEnvironment, onlyKeys, pick } from "./run.js"
+import { onlyKeys, pick } from "./run.js"
 
 const values = { A: "1", B: "2", C: "3" }
 
@@ -34,32 +38,96 @@ describe("--only", () => {
   })
 })
 
-describe("the child's environment", () => {
-  it("refuses a value holding NUL by its key, never quoting the value", async () => {
-    const server = createServer((_request, response) => {
-      response.setHeader("content-type", "application/json")
-      response.end(JSON.stringify({ OK: "1", BINARY: "s3cr3t\0tail" }))
-    })
-    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
-    let said = ""
-    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((text, ...rest) => {
-      said += String(text)
-      rest.find((item) => typeof item === "function")?.()
-      return true
-    })
-    const code = await runCli(["secrets", "run", "-p", "app", "-e", "dev", "--", "true"], {
-      env: {
-        COFFER_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        COFFER_TOKEN: `cfk_${"s".repeat(43)}`,
-      },
-    }).finally(() => {
-      stderr.mockRestore()
-      server.close()
-    })
-    expect([code, said]).toEqual([
-      1,
-      "coffer: BINARY: a value holding a NUL character cannot be put in a process environment (leave it out with --only)\n",
-    ])
-    expect(await Effect.runPromise(checkEnvironment({ OK: "1", EMPTY: "" }))).toBeUndefined()
+interface State {
+  readonly version: number
+  readonly values: Record<string, string>
+}
+
+/** A server for project app, environment dev whose list and JSON export are `state()`'s at each request; its URL. */
+const serving = async (state: () => State) => {
+  const server = createServer((request, response) => {
+    response.setHeader("content-type", "application/json")
+    const { version, values } = state()
+    if (request.url?.endsWith("/secrets/json")) return response.end(JSON.stringify(values))
+    const at = "2026-11-28T00:00:00.000Z"
+    const secrets = Object.keys(values).map((key) => ({ id: key, key, version, createdAt: at, updatedAt: at }))
+    response.end(JSON.stringify({ secrets }))
   })
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+  closers.push(() => server.close())
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+/**
+ * `coffer secrets run … -- node -e <script> FILE` against `url`, the child appending the variables it got to FILE
+ * (one JSON line per start) and, at its first start when `holdFirst`, running until it is stopped.
+ */
+const runRecording = async (url: string, flags: ReadonlyArray<string>, holdFirst = false) => {
+  const file = join(mkdtempSync(join(tmpdir(), "coffer-run-")), "ran")
+  const script = [
+    "const fs = require('fs')",
+    "const { OK, BINARY, ZERO } = process.env",
+    "fs.appendFileSync(process.argv[1], JSON.stringify({ OK, BINARY, ZERO }) + '\\n')",
+    `if (${holdFirst} && fs.readFileSync(process.argv[1], 'utf8').split('\\n').length === 2) setInterval(() => {}, 1000)`,
+  ].join("; ")
+  let said = ""
+  const stderr = vi.spyOn(process.stderr, "write").mockImplementation((text, ...rest) => {
+    said += String(text)
+    rest.find((item) => typeof item === "function")?.()
+    return true
+  })
+  const code = await runCli(["secrets", "run", "-p", "app", "-e", "dev", ...flags, "--", node, "-e", script, file], {
+    env: { COFFER_URL: url, COFFER_TOKEN: `cfk_${"s".repeat(43)}` },
+  }).finally(() => stderr.mockRestore())
+  const ran = existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as Record<string, string | undefined>)
+    : []
+  return { code, said, ran }
+}
+
+const node = process.execPath
+const closers: Array<() => void> = []
+afterEach(() => {
+  for (const close of closers.splice(0)) close()
+})
+
+describe("a value holding NUL, which no process environment can carry", () => {
+  const LEFT_OUT =
+    "coffer: BINARY is left out: its value holds a NUL character, which no process environment can carry (read it with coffer secrets get BINARY)\n"
+
+  it("is left out and named, never quoted; the command runs with the rest", async () => {
+    const url = await serving(() => ({ version: 1, values: { OK: "1", BINARY: "s3cr3t\0tail" } }))
+    expect(await runRecording(url, [])).toEqual({ code: 0, said: LEFT_OUT, ran: [{ OK: "1" }] })
+  })
+
+  it("fails the run with 1 when --only names it, before the command starts", async () => {
+    const url = await serving(() => ({ version: 1, values: { OK: "1", BINARY: "s3cr3t\0tail" } }))
+    expect(await runRecording(url, ["--only", "OK,BINARY"])).toEqual({
+      code: 1,
+      said: "coffer: BINARY: a value holding a NUL character cannot be put in a process environment (leave it out of --only; read it with coffer secrets get BINARY)\n",
+      ran: [],
+    })
+    expect(await runRecording(url, ["--only", "OK"])).toEqual({ code: 0, said: "", ran: [{ OK: "1" }] })
+  })
+
+  it("--watch: each start leaves out the values it cannot carry then, and says which", async () => {
+    // The first two answers (the list, then the export) are the start's; every later one is version 2's, where
+    // ZERO holds nothing but a NUL too.
+    const before: State = { version: 1, values: { OK: "1", BINARY: "s3cr3t\0tail" } }
+    const after: State = { version: 2, values: { OK: "2", BINARY: "s3cr3t\0tail", ZERO: "\0" } }
+    let served = 0
+    const url = await serving(() => (served++ < 2 ? before : after))
+    const outcome = await runRecording(url, ["--watch", "--watch-interval", "1"], true)
+    expect(outcome).toEqual({
+      code: 0,
+      said:
+        LEFT_OUT +
+        `coffer: OK changed: ${node} was stopped and starts again\n` +
+        "coffer: BINARY, ZERO are left out: their values hold a NUL character, which no process environment can carry (read one with coffer secrets get KEY)\n",
+      ran: [{ OK: "1" }, { OK: "2" }],
+    })
+  }, 15_000)
 })

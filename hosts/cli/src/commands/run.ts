@@ -4,7 +4,7 @@
  * command's own exit code (128 + n when signal n ended it).
  *
  * `--fallback FILE` keeps an encrypted snapshot of every successful fetch and uses it only when the service cannot
- * be reached or answers 5xx, and only for the service, project and environment it was taken from; after a 401,
+ * be reached, answers 5xx or something else answers in its place, and only for the service, project and environment it was taken from; after a 401,
  * 403 or 404 the key or project is gone or refused, so the snapshot of what was refused is deleted and the run
  * fails. `--offline` reads only the snapshot.
  *
@@ -23,7 +23,7 @@ import { authFailure, type CofferFailure, notFound, usage } from "../failure.js"
 import { Invocation, loadSettings, secretsEndpoint } from "../invocation.js"
 import { note } from "../output.js"
 import { removeFile } from "../privateFile.js"
-import { currentFingerprint, nextChange, type Values, type Watch } from "../secretChanges.js"
+import { currentFingerprint, type Fitted, nextChange, type Values, type Watch } from "../secretChanges.js"
 import { exportJson, type Target } from "../secretsApi.js"
 import type { Settings } from "../settings.js"
 import { loadSnapshot, type Snapshot, saveSnapshot } from "../snapshot.js"
@@ -159,24 +159,38 @@ export const pick = (values: Readonly<Record<string, string>>, wanted: ReadonlyA
   return Effect.succeed(Object.fromEntries(wanted.map((key) => [key, values[key] ?? ""])))
 }
 
+/** Whether a process environment can carry `value`: a C string ends at NUL. */
+const carriable = (value: string) => !value.includes("\0")
+
 /**
- * Refuses values no process environment can carry: a C string ends at NUL, and Node's own refusal would quote the
- * value. Named by key only, with the way around it.
+ * The values a command is given: `wanted` of them, each of which must exist and be one a process environment can
+ * carry (Node's own refusal would quote the value, so it is named by key only), or, without `--only`, every value
+ * but those, whose keys are answered to be said (`leftOutNote`). One value nobody asked for by name, which the
+ * service accepts, never stops every run of the environment.
  */
-export const checkEnvironment = (values: Readonly<Record<string, string>>) => {
-  const unfit = Object.keys(values).filter((key) => values[key]?.includes("\0"))
-  return unfit.length === 0
-    ? Effect.void
-    : Effect.fail(
+export const fit = (values: Values, wanted: ReadonlyArray<string> | undefined): Effect.Effect<Fitted, CofferFailure> =>
+  Effect.flatMap(pick(values, wanted), (picked) => {
+    const unfit = Object.keys(picked)
+      .filter((key) => !carriable(picked[key] ?? ""))
+      .sort()
+    if (unfit.length === 0) return Effect.succeed({ values: picked, leftOut: [] })
+    if (wanted !== undefined) {
+      const get = unfit.length === 1 ? `coffer secrets get ${unfit[0]}` : "coffer secrets get KEY"
+      return Effect.fail(
         usage(
-          `${unfit.join(", ")}: a value holding a NUL character cannot be put in a process environment (leave it out with --only)`,
+          `${unfit.join(", ")}: a value holding a NUL character cannot be put in a process environment (leave it out of --only; read it with ${get})`,
         ),
       )
-}
+    }
+    const kept = Object.fromEntries(Object.entries(picked).filter(([, value]) => carriable(value)))
+    return Effect.succeed({ values: kept, leftOut: unfit })
+  })
 
-/** The values a command is given: `wanted` of them, each one a process environment can carry. */
-const fit = (values: Values, wanted: ReadonlyArray<string> | undefined) =>
-  Effect.tap(pick(values, wanted), checkEnvironment)
+/** What is said, on one line, when a command starts without `leftOut`. */
+export const leftOutNote = (leftOut: ReadonlyArray<string>) =>
+  leftOut.length === 1
+    ? `${leftOut[0]} is left out: its value holds a NUL character, which no process environment can carry (read it with coffer secrets get ${leftOut[0]})`
+    : `${leftOut.join(", ")} are left out: their values hold a NUL character, which no process environment can carry (read one with coffer secrets get KEY)`
 
 export const run = Command.make(
   "run",
@@ -231,10 +245,15 @@ export const run = Command.make(
       fit(values, wanted),
     )
     const invocation = yield* Invocation
-    const start = (values: Values) => runChild(program, args, { ...invocation.env, ...values })
+    // Said at every start, a watch's included: what the command lacks may differ from one run to the next.
+    const start = ({ values, leftOut }: Fitted) =>
+      Effect.andThen(
+        leftOut.length === 0 ? Effect.void : note(leftOutNote(leftOut)),
+        runChild(program, args, { ...invocation.env, ...values }),
+      )
     if (!flags.watch) return invocation.setExitCode(yield* start(passed))
     const signals = yield* heldSignals
-    let running = { values: passed, known }
+    let running = { ...passed, known }
     let runs = 0
     while (true) {
       // Read just before the start, with nothing awaited between: a signal that came since the last run was
@@ -246,7 +265,7 @@ export const run = Command.make(
       }
       runs++
       const outcome = yield* Effect.raceFirst(
-        Effect.map(start(running.values), (code) => ({ _tag: "Exited" as const, code })),
+        Effect.map(start(running), (code) => ({ _tag: "Exited" as const, code })),
         Effect.map(nextChange(watch, running.values, running.known), (change) => ({
           _tag: "Changed" as const,
           change,
