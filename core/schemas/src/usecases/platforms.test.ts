@@ -48,6 +48,12 @@ describe("putPlatform", () => {
     expect((await env.run(Platforms.getPlatform(admin, "ios"))).kind).toBe("ios")
     await put(env, "ios", ["1.0.0"], { kind: "custom" })
     expect((await env.run(Platforms.getPlatform(admin, "ios"))).kind).toBe("custom")
+    await put(env, "ios", ["1.0.0"], { kind: "custom" })
+    // Audited as the dashboard's change is, once per change: the same kind again changes nothing.
+    const changes = (await env.run(env.store.listAudit({ limit: 100 }))).filter((e) => e.action === "platform.kind")
+    expect(changes.map(({ target, detail }) => ({ target, detail }))).toEqual([
+      { target: "ios", detail: { from: "ios", to: "custom" } },
+    ])
   })
 
   it("rejects a bad kind, name, version or list", async () => {

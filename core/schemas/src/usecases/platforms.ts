@@ -213,7 +213,11 @@ export const putPlatform = Effect.fn("Schemas.putPlatform")(function* (
       const view = emptyView()
       yield* ensurePlatforms(view, [name])
       const current = view.platforms.get(name)!
-      if (!created && kind !== undefined && kind !== current.kind) yield* store.setKind(name, kind)
+      if (!created && kind !== undefined && kind !== current.kind) {
+        yield* store.setKind(name, kind)
+        // Audited as the dashboard's change of kind is: one record whichever way the kind was changed.
+        yield* audit(person.email, "platform.kind", name, { from: current.kind ?? null, to: kind })
+      }
       // Sets, not `includes`: both lists may hold thousands of versions.
       const wanted = new Set(versions)
       const existing = new Set(current.versions)
