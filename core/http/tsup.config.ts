@@ -1,7 +1,8 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  // `jsonHazards` on its own, importing nothing, for the dashboard's editor (`@coffer/http/jsonHazards`).
+  entry: { index: "src/index.ts", jsonHazards: "src/request/jsonHazards.ts" },
   format: ["esm"],
   // Declarations are built against the dependencies' published types, not their sources.
   dts: { compilerOptions: { customConditions: [] } },

@@ -7,6 +7,8 @@
  *
  * One pass over text that `JSON.parse` has already accepted, so it need not guard against malformed input;
  * strings are skipped whole, and a key is decoded only when it holds an escape (`"a"` and `"\u0061"` are one key).
+ * It imports nothing: the dashboard's editor runs it too (`@coffer/http/jsonHazards`), so a number its Format
+ * button would change, or a key a save would drop, is said before either happens.
  */
 
 /** A step into the document: an object's key or an array's index (`content.list[2].id`). */
@@ -50,8 +52,11 @@ const isNumberStart = (char: number) => char === 0x2d /* - */ || (char >= 0x30 &
 const isNumberPart = (char: number) =>
   (char >= 0x30 && char <= 0x39) || char === 0x2e || char === 0x2d || char === 0x2b || char === 0x65 || char === 0x45
 
-/** Why `text` (JSON that parsed) would not be kept as sent, or `undefined` when it would. */
-export const jsonHazard = (text: string): string | undefined => {
+/**
+ * Why `text` (JSON that parsed) would not be kept as sent, or `undefined` when it would; `subject` names the
+ * document in the sentence (the dashboard's editor checks its content with the same words).
+ */
+export const jsonHazard = (text: string, subject = "The request body"): string | undefined => {
   const stack: Array<Frame> = []
   const top = () => stack[stack.length - 1]
   let i = 0
@@ -80,8 +85,7 @@ export const jsonHazard = (text: string): string | undefined => {
         const key: string = raw.includes("\\") ? JSON.parse(raw) : raw.slice(1, -1)
         frame.step = { key }
         frame.expectsKey = false
-        if (frame.keys.has(key))
-          return `The request body gives ${where(stack)} twice in one object: write each key once`
+        if (frame.keys.has(key)) return `${subject} gives ${where(stack)} twice in one object: write each key once`
         frame.keys.add(key)
       }
       i = end + 1
@@ -90,9 +94,7 @@ export const jsonHazard = (text: string): string | undefined => {
       while (end < text.length && isNumberPart(text.charCodeAt(end))) end++
       const hazard = numberHazard(text.slice(i, end))
       if (hazard !== undefined) {
-        return stack.length === 0
-          ? `The request body is ${hazard}`
-          : `The request body's ${where(stack)} holds ${hazard}`
+        return stack.length === 0 ? `${subject} is ${hazard}` : `${subject}'s ${where(stack)} holds ${hazard}`
       }
       i = end
     } else i++

@@ -90,6 +90,19 @@ describe("checking content in the editor", () => {
     expect(tooBig.ok ? "" : tooBig.message).toMatch(/^Request body is larger than 1 MiB \(1,048,5\d\d bytes to send\)$/)
   })
 
+  it("refuses what a save would change or drop: a key given twice, an integer beyond 2^53", () => {
+    expect(checkContent('{\n  "a": 1,\n  "a": 2\n}')).toEqual({
+      ok: false,
+      message: "The content gives a twice in one object: write each key once",
+    })
+    expect(checkContent('{ "big": 12345678901234567890 }')).toEqual({
+      ok: false,
+      message:
+        "The content's big holds 12345678901234567890, an integer JSON numbers do not keep exactly (beyond ±9007199254740991): write it as a string",
+    })
+    expect(checkContent('{ "id": 9007199254740991, "n": 1e300 }').ok).toBe(true)
+  })
+
   it("explains a malformed reference as the API does", () => {
     expect(referenceError("ios/^1")).toBe(
       'Invalid @extends reference "ios/^1": the ^ range needs a full version; it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)',

@@ -6,6 +6,7 @@
  * `content.test.ts` checks they agree), so the editor says before saving what a save would answer. Whether a
  * reference resolves (the platform, the version or a range match exist, no cycle) only the service can say.
  */
+import { jsonHazard } from "@coffer/http/jsonHazards"
 import { jsonErrorOffset, positionAt } from "./jsonPosition.js"
 import { platformNameProblem } from "./platformName.js"
 import { quote, versionProblem } from "./versions.js"
@@ -95,6 +96,10 @@ export const checkContent = (text: string): ContentCheck => {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return { ok: false, message: `Invalid schema content: content must be a plain JSON object, got ${describe(value)}` }
   }
+  // What the parse changed without a word (a key given twice, an integer beyond 2^53), as the service refuses it:
+  // the save sends the parsed value, and Format writes it back.
+  const hazard = jsonHazard(text, "The content")
+  if (hazard !== undefined) return { ok: false, message: hazard }
   const content = value as Record<string, unknown>
   // The save sends `{ "content": … }`: one level and a few bytes more than the text typed. Parsed JSON is at most
   // as deep as its text allows, so measuring the value cannot overflow where `JSON.parse` did not.
