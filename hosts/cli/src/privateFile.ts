@@ -5,7 +5,7 @@
  */
 
 import { randomBytes } from "node:crypto"
-import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import * as Effect from "effect/Effect"
 import { usage } from "./failure.js"
@@ -14,11 +14,22 @@ export const PRIVATE_MODE = 0o600
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
-/** Writes `data` to `file`, mode 0600, atomically; the directory is created (0700) when missing. */
-export const writePrivateFile = (file: string, data: string | Uint8Array) =>
+/**
+ * Writes `data` to `file`, mode 0600, atomically. `createDirectory`: whether a missing directory is made (0700), as
+ * for the command's own files; a file the user named (`--output`) must go where they said, as `curl -o` does, so
+ * a mistyped directory is refused rather than made.
+ */
+export const writePrivateFile = (
+  file: string,
+  data: string | Uint8Array,
+  { createDirectory }: { readonly createDirectory: boolean },
+) =>
   Effect.try({
     try: () => {
-      mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+      if (createDirectory) mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+      else if (!existsSync(dirname(file))) {
+        throw Object.assign(new Error(`its directory ${dirname(file)} does not exist`), { code: "ENOENT" })
+      }
       const temporary = join(dirname(file), `.${randomBytes(6).toString("hex")}.coffer-tmp`)
       try {
         writeFileSync(temporary, data, { mode: PRIVATE_MODE, flag: "wx" })

@@ -72,7 +72,7 @@ export const readUserConfig = (env: Readonly<Record<string, string | undefined>>
   })
 
 export const writeUserConfig = (env: Readonly<Record<string, string | undefined>>, config: UserConfig) =>
-  writePrivateFile(userConfigPath(env), `${JSON.stringify(config, null, 2)}\n`)
+  writePrivateFile(userConfigPath(env), `${JSON.stringify(config, null, 2)}\n`, { createDirectory: true })
 
 /** An fs error in words, without the call and path Node appends (the path may be a temporary file's). */
 const fsReason = (error: unknown) =>

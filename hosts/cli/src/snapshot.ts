@@ -63,7 +63,7 @@ export const sealSnapshot = (token: string, snapshot: Snapshot): string => {
 }
 
 export const saveSnapshot = (file: string, token: string, snapshot: Snapshot) =>
-  writePrivateFile(file, sealSnapshot(token, snapshot))
+  writePrivateFile(file, sealSnapshot(token, snapshot), { createDirectory: true })
 
 /** Opens the snapshot in `file` with `token`; one that is missing, damaged or sealed under another key fails. */
 export const loadSnapshot = (file: string, token: string) =>

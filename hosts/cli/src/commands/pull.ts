@@ -56,7 +56,7 @@ export const pull = Command.make(
   Effect.fn(function* (flags) {
     const text = yield* render(yield* targetFor(settingsOf(flags)), flags.format)
     if (Option.isNone(flags.output)) return yield* write(text)
-    yield* writePrivateFile(flags.output.value, text)
+    yield* writePrivateFile(flags.output.value, text, { createDirectory: false })
     yield* note(`wrote ${flags.output.value} (mode 0600)`)
   }),
 ).pipe(

@@ -33,7 +33,7 @@ export const get = Command.make(
     const resolved = yield* resolveSchema(yield* endpointFor(flags), flags.reference)
     const text = `${JSON.stringify(resolved.output, null, 2)}\n`
     if (Option.isNone(flags.output)) return yield* line(text.trimEnd())
-    yield* writePrivateFile(flags.output.value, text)
+    yield* writePrivateFile(flags.output.value, text, { createDirectory: false })
     yield* note(`wrote ${resolved.platform}/${resolved.version} to ${flags.output.value}`)
   }),
 ).pipe(

@@ -71,7 +71,7 @@ export const substitute = Command.make(
     const values = keys.length === 0 ? {} : yield* valuesFor(settingsOf(flags), keys)
     const filled = fillTemplate(template, values)
     if (Option.isNone(flags.output)) return yield* write(filled)
-    yield* writePrivateFile(flags.output.value, filled)
+    yield* writePrivateFile(flags.output.value, filled, { createDirectory: false })
     yield* note(`wrote ${flags.output.value} (mode 0600) with ${keys.length === 1 ? "1 key" : `${keys.length} keys`}`)
   }),
 ).pipe(
