@@ -83,6 +83,13 @@ describe("unknown paths", () => {
     expect(response.headers.get("Allow")).toBe("POST")
     expect(await response.json()).toEqual({ error: "This path does not answer GET; it answers POST" })
     expectSecurityHeaders(response)
+    // A middleware mounted on the path for every method (a rate limit) is no route of any method.
+    const { app: other } = makeApp()
+    other.use("/limited", async (_c, next) => next())
+    other.get("/limited", (c) => c.json({ ok: true }))
+    const limited = await other.request("/limited", { method: "DELETE" })
+    expect(limited.status).toBe(405)
+    expect(limited.headers.get("Allow")).toBe("GET, HEAD")
   })
 })
 

@@ -452,6 +452,12 @@ describe.each(backends)("secrets service on %s", (backend, makeDatabase) => {
     expect(visible.find((k: { name: string }) => k.name === "deploy").lastUsedAt).toMatch(ISO)
     expect(JSON.stringify(visible)).not.toContain(adaKey.body.key)
     expect((await call("POST", `/api/api-keys/${adaKey.body.id}/rotate`, { as: owner.as })).status).toBe(403)
+    // A read member holds read keys only: her write key gets no new value until she may write again.
+    expect(await call("POST", `/api/api-keys/${adaKey.body.id}/rotate`, { as: ada.as })).toMatchObject({
+      status: 403,
+      body: { error: "Read members can hold only read keys: delete this write key and create a read key instead" },
+    })
+    await call("PATCH", `${P}/members/${ada.userId}`, { as: owner.as, body: { role: "write" } })
     const rotated = await call("POST", `/api/api-keys/${adaKey.body.id}/rotate`, {
       as: ada.as,
       body: { expiresInDays: 7 },

@@ -101,7 +101,8 @@ export class CachedRouter implements Router<Entry> {
     if (holdsNul(path)) return []
     const allowed = ANSWERABLE.filter((method) => {
       const [matched] = this.#router.match(method, path) as [Array<[Entry, unknown]>]
-      return answeringRoute(matched.map(([[, route]]) => route)) !== undefined
+      // A middleware mounted on a path for every method (`app.use(path, …)`: a rate limit) answers nothing.
+      return answeringRoute(matched.map(([[, route]]) => route).filter((route) => route.method !== "ALL")) !== undefined
     })
     return allowed.includes("GET") ? ["GET", "HEAD", ...allowed.filter((method) => method !== "GET")] : allowed
   }

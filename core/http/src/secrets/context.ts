@@ -119,6 +119,8 @@ export const withValueReader = <A, E, R extends SecretsRouteServices>(
   c: Context,
   routes: SecretsRoutes,
   use: (actor: Actor) => Effect.Effect<A, E, R>,
+  /** The methods the path answers besides `GET`, for a refused `HEAD`'s `Allow`. */
+  alsoAnswers: ReadonlyArray<string> = [],
 ): Effect.Effect<
   A,
   E | MethodNotAllowed | Forbidden | Unauthorized | TooManyRequests | StoreUnavailable,
@@ -128,7 +130,7 @@ export const withValueReader = <A, E, R extends SecretsRouteServices>(
     ? Effect.fail(
         new MethodNotAllowed({
           message: "Secret values are read with GET only: every read is audited",
-          allow: ["GET"],
+          allow: ["GET", ...alsoAnswers],
         }),
       )
     : withActor(

@@ -229,7 +229,7 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
     (c) =>
       handle(
         c,
-        withValueReader(c, routes, (actor) => getSecret(actor, ...params(c), key(c))),
+        withValueReader(c, routes, (actor) => getSecret(actor, ...params(c), key(c)), ["DELETE"]),
       ),
     [],
     { presetResponse: true },

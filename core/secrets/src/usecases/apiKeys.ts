@@ -216,7 +216,9 @@ const visibleKey = Effect.fnUntraced(function* (actor: Actor, id: string) {
   const key = yield* store.findApiKey(id)
   if (key === undefined) return yield* keyNotFound()
   if (key.userId === actor.userId) return key
-  const access = yield* reachProjectById(actor, key.projectId).pipe(Effect.mapError(keyNotFound))
+  const access = yield* reachProjectById(actor, key.projectId).pipe(
+    Effect.catchTag("ProjectNotFound", () => Effect.fail(keyNotFound())),
+  )
   if (access.role !== "owner") return yield* keyNotFound()
   return key
 })
@@ -239,7 +241,9 @@ export const rotateApiKey = Effect.fn("Secrets.rotateApiKey")(function* (
   // A holder's role may have fallen since the key was made: a new value is a new credential, held to the rule
   // that made the key (a write key used now is capped at its holder's role anyway, but would write again on a
   // later promotion).
-  const access = yield* reachProjectById(person, current.projectId).pipe(Effect.mapError(keyNotFound))
+  const access = yield* reachProjectById(person, current.projectId).pipe(
+    Effect.catchTag("ProjectNotFound", () => Effect.fail(keyNotFound())),
+  )
   if (!mayHoldScope(access.role, current.scope)) {
     return yield* new Forbidden({
       message: "Read members can hold only read keys: delete this write key and create a read key instead",

@@ -62,7 +62,12 @@ const serving = async (state: () => State) => {
  * `coffer secrets run … -- node -e <script> FILE` against `url`, the child appending the variables it got to FILE
  * (one JSON line per start) and, at its first start when `holdFirst`, running until it is stopped.
  */
-const runRecording = async (url: string, flags: ReadonlyArray<string>, holdFirst = false) => {
+const runRecording = async (
+  url: string,
+  flags: ReadonlyArray<string>,
+  holdFirst = false,
+  shell: Readonly<Record<string, string>> = {},
+) => {
   const file = join(mkdtempSync(join(tmpdir(), "coffer-run-")), "ran")
   const script = [
     "const fs = require('fs')",
@@ -77,7 +82,7 @@ const runRecording = async (url: string, flags: ReadonlyArray<string>, holdFirst
     return true
   })
   const code = await runCli(["secrets", "run", "-p", "app", "-e", "dev", ...flags, "--", node, "-e", script, file], {
-    env: { COFFER_URL: url, COFFER_TOKEN: `cfk_${"s".repeat(43)}` },
+    env: { ...shell, COFFER_URL: url, COFFER_TOKEN: `cfk_${"s".repeat(43)}` },
   }).finally(() => stderr.mockRestore())
   const ran = existsSync(file)
     ? readFileSync(file, "utf8")
@@ -101,6 +106,15 @@ describe("a value holding NUL, which no process environment can carry", () => {
   it("is left out and named, never quoted; the command runs with the rest", async () => {
     const url = await serving(() => ({ version: 1, values: { OK: "1", BINARY: "s3cr3t\0tail" } }))
     expect(await runRecording(url, [])).toEqual({ code: 0, said: LEFT_OUT, ran: [{ OK: "1" }] })
+  })
+
+  it("is left out of the command's environment even where the shell has a variable of that name", async () => {
+    const url = await serving(() => ({ version: 1, values: { OK: "1", BINARY: "s3cr3t\0tail" } }))
+    expect(await runRecording(url, [], false, { BINARY: "the shell's own" })).toEqual({
+      code: 0,
+      said: LEFT_OUT,
+      ran: [{ OK: "1" }],
+    })
   })
 
   it("fails the run with 1 when --only names it, before the command starts", async () => {

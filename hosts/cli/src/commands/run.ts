@@ -186,6 +186,17 @@ export const fit = (values: Values, wanted: ReadonlyArray<string> | undefined): 
     return Effect.succeed({ values: kept, leftOut: unfit })
   })
 
+/**
+ * `env` without `keys`: a secret left out must not let a variable of the same name in the caller's shell through
+ * (a local `DATABASE_URL` where the service's was meant), since a secret wins over the shell's everywhere else.
+ */
+const withoutKeys = (env: Readonly<Record<string, string | undefined>>, keys: ReadonlyArray<string>) => {
+  if (keys.length === 0) return env
+  const kept = { ...env }
+  for (const key of keys) delete kept[key]
+  return kept
+}
+
 /** What is said, on one line, when a command starts without `leftOut`. */
 export const leftOutNote = (leftOut: ReadonlyArray<string>) =>
   leftOut.length === 1
@@ -249,7 +260,7 @@ export const run = Command.make(
     const start = ({ values, leftOut }: Fitted) =>
       Effect.andThen(
         leftOut.length === 0 ? Effect.void : note(leftOutNote(leftOut)),
-        runChild(program, args, { ...invocation.env, ...values }),
+        runChild(program, args, withoutKeys({ ...invocation.env, ...values }, leftOut)),
       )
     if (!flags.watch) return invocation.setExitCode(yield* start(passed))
     const signals = yield* heldSignals

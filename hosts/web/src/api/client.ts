@@ -45,6 +45,10 @@ export const onUnauthorized = (listener: Listener): (() => void) => {
 export class SessionChangedError extends Error {}
 
 let refusal: SessionChangedError | undefined
+
+const SENT_BEFORE_CHANGE =
+  "This was sent just before this tab noticed that someone else signed in (or you signed out) in another tab or " +
+  "window: reload to see whether it was carried out."
 let pendingCheck: Promise<unknown> | undefined
 
 /**
@@ -56,9 +60,12 @@ export const refuseRequests = (reason: string | undefined): void => {
   refusal = reason === undefined ? undefined : new SessionChangedError(reason)
 }
 
-/** A check of who is signed in is under way: requests wait for its answer before they are sent. */
+/** How long requests wait for a check that does not answer (a stalled network): then they go, as before it. */
+const HOLD_MAX_MS = 10_000
+
+/** A check of who is signed in is under way: requests wait for its answer (at most `HOLD_MAX_MS`) before they go. */
 export const holdRequestsFor = (check: Promise<unknown>): void => {
-  const held = check.then(
+  const held = Promise.race([check, new Promise((resolve) => setTimeout(resolve, HOLD_MAX_MS))]).then(
     () => undefined,
     () => undefined,
   )
@@ -147,8 +154,9 @@ const send = async (method: string, path: string, options: RequestOptions): Prom
     if (cause instanceof DOMException && cause.name === "AbortError") throw cause
     throw new ApiError(0, "Network error")
   }
-  // Answered for someone else: the person changed while the request was under way.
-  if (options.sessionCheck !== true && refusal !== undefined) throw refusal
+  // Answered for someone else: the person changed while the request was under way. It was sent, so it may have
+  // been carried out: the sentence says so rather than "nothing was sent".
+  if (options.sessionCheck !== true && refusal !== undefined) throw new SessionChangedError(SENT_BEFORE_CHANGE)
   if (response.ok) return response
   let message = response.statusText || `HTTP ${response.status}`
   let body: { error?: unknown } | undefined

@@ -64,6 +64,8 @@ export const useSessionWatch = <S,>({
 
   useEffect(() => {
     if (pageId === undefined || pageEmail === undefined) return
+    // An answer arriving after this page's person changed (signed out here, another page) is not this effect's.
+    let current = true
     const check = () => {
       const answer = loadSession()
         .then(
@@ -73,7 +75,7 @@ export const useSessionWatch = <S,>({
         )
         .then((found) => {
           // The service could not be asked (offline): what was known stands.
-          if (found === "unknown") return
+          if (found === "unknown" || !current) return
           refuseRequests(found === undefined ? undefined : refusalOf(found, pageEmail))
           setChange(found)
         })
@@ -89,6 +91,7 @@ export const useSessionWatch = <S,>({
     channel?.addEventListener("message", listen)
     document.addEventListener("visibilitychange", visible)
     return () => {
+      current = false
       channel?.removeEventListener("message", listen)
       document.removeEventListener("visibilitychange", visible)
     }

@@ -1,7 +1,8 @@
 /**
  * API tokens (issue 13 §5, admins): create one with a name and a platform scope (every platform, or a chosen
  * list; why Create token is not offered yet is said beside it), shown once with a copy button; the list with
- * hint, scope (a name no platform has now marked), creator, creation and last use; revoking after a confirmation.
+ * hint, scope ("None: its platforms were deleted" once a deletion emptied it), creator, creation and last use;
+ * revoking after a confirmation.
  * People without the admin permission are told so instead (the service would answer 403).
  */
 import { useState } from "preact/hooks"
