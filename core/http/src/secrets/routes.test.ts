@@ -362,14 +362,20 @@ describe("secrets", () => {
     ])
   })
 
-  it("refuses to answer values to a cookie on a cross-site request (403, nothing audited); keys and same-site pass", async () => {
+  /** A project of ada's with one secret, `TOKEN`, and the size of its audit log. */
+  const oneSecret = async () => {
     const { call, signIn } = fresh()
     const ada = await signIn("ada@example.com")
     await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
     const S = "/api/projects/app/environments/production/secrets"
     await call("POST", S, { as: ada.as, body: { key: "TOKEN", value: "t" } })
-    const auditSize = async () =>
+    const auditSize = async (): Promise<number> =>
       (await call("GET", "/api/projects/app/audit-log?limit=100", { as: ada.as })).body.auditLog.length
+    return { call, ada, S, auditSize }
+  }
+
+  it("refuses to answer values to a cookie on a cross-site request (403, nothing audited); keys and same-site pass", async () => {
+    const { call, ada, S, auditSize } = await oneSecret()
     const before = await auditSize()
     const crossSite = { "sec-fetch-site": "cross-site" }
     for (const path of [`${S}/.env`, `${S}/json`, `${S}/TOKEN`, `${S}/TOKEN/versions/1`]) {
@@ -391,13 +397,7 @@ describe("secrets", () => {
   })
 
   it("answers HEAD on a value's routes with 405, reading and auditing nothing", async () => {
-    const { call, signIn } = fresh()
-    const ada = await signIn("ada@example.com")
-    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
-    const S = "/api/projects/app/environments/production/secrets"
-    await call("POST", S, { as: ada.as, body: { key: "TOKEN", value: "t" } })
-    const auditSize = async () =>
-      (await call("GET", "/api/projects/app/audit-log?limit=100", { as: ada.as })).body.auditLog.length
+    const { call, ada, S, auditSize } = await oneSecret()
     const before = await auditSize()
     const allows: ReadonlyArray<readonly [string, string]> = [
       [`${S}/.env`, "GET"],
