@@ -107,7 +107,11 @@ const refuseUnparsable = (error: NodeJS.ErrnoException, socket: Duplex): void =>
   if (socket.writable && inFlight?.headersSent !== true) {
     const [status, message] = PARSER_REFUSALS[error.code ?? ""] ?? NOT_HTTP
     const body = JSON.stringify({ error: message })
-    const headers = [...malformedHeaders(), ["Content-Length", String(Buffer.byteLength(body))], ["Connection", "close"]]
+    const headers = [
+      ...malformedHeaders(),
+      ["Content-Length", String(Buffer.byteLength(body))],
+      ["Connection", "close"],
+    ]
     const head = headers.map(([name, value]) => `${name}: ${value}\r\n`).join("")
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`)
   }
