@@ -42,6 +42,7 @@ import type {
   ResolutionLimit,
   RevisionNotFound,
   SchemaNotFound,
+  SchemaSavedMeanwhile,
   TokenNotFound,
   Unresolved,
   VersionExists,
@@ -125,6 +126,7 @@ export type HttpError =
   | PlatformNotFound
   | VersionNotFound
   | SchemaNotFound
+  | SchemaSavedMeanwhile
   | RevisionNotFound
   | TokenNotFound
   | PlatformExists
@@ -158,6 +160,17 @@ export const SecretWriteConflictBody = Schema.Struct({
       "The version the secret is at now (0: it does not exist), when `expectedVersion` was given and differs from it",
   }),
 }).annotate({ identifier: "SecretWriteConflict" })
+
+/**
+ * A schema save refused with 409 because it named the revision it was edited from (`expectedRevision`) and the
+ * schema has been saved since: `revision` says which one it is at now.
+ */
+export const SchemaSavedMeanwhileBody = Schema.Struct({
+  error: Schema.String,
+  revision: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
+    description: "The revision the schema is at now (0: no content saved); a save on top of it names this one",
+  }),
+}).annotate({ identifier: "SchemaSavedMeanwhile" })
 
 /** A command-line login poll that receives no key yet: RFC 8628 §3.5's error codes beside the message. */
 export const CliLoginRefusedBody = Schema.Struct({
@@ -255,7 +268,8 @@ const rules: Rules = {
   // provider 403, a provider that cannot be reached 503. Messages never carry codes or tokens.
   IdentityError: (error) => ({ status: identityStatus[error.reason], body: { error: error.message } }),
   // Schemas (seed 000 §7): invalid input, including a schema that cannot be resolved, is 400; what is missing (or
-  // outside a token's scope) 404; a taken name and a blocked deletion 409, the latter listing what blocks it.
+  // outside a token's scope) 404; a taken name, a blocked deletion and a save overtaken by another 409, the last two
+  // saying what blocks them.
   InvalidVersion: 400,
   InvalidSchemaContent: 400,
   InvalidReference: 400,
@@ -271,6 +285,9 @@ const rules: Rules = {
   TokenNotFound: 404,
   PlatformExists: 409,
   VersionExists: 409,
+  // A check-and-set save (`expectedRevision`) that found the schema saved since; the body says at which revision, so
+  // a client can show the newer content and save on top of it knowingly.
+  SchemaSavedMeanwhile: (error) => ({ status: 409, body: { error: error.message, revision: error.revision } }),
   DeletionBlocked: (error) => ({
     status: 409,
     body: { error: error.message, blockedBy: error.blockedBy.map((blocker) => ({ ...blocker })) },

@@ -123,3 +123,25 @@ export class RevisionNotFound extends Schema.TaggedError<RevisionNotFound>()("Re
     return `Revision ${this.revision} of ${quote(`${this.platform}/${this.version}`)} was not found`
   }
 }
+
+/**
+ * A save that asked to land only on the revision its content came from (`expectedRevision`, 0: nothing saved yet)
+ * found the schema at another one: someone saved it since, and nothing was written (409). `revision` is the one it
+ * is at now (0: no content saved), so a client can show the newer content and save again on top of it knowingly.
+ */
+export class SchemaSavedMeanwhile extends Schema.TaggedError<SchemaSavedMeanwhile>()("SchemaSavedMeanwhile", {
+  platform: Schema.String,
+  version: Schema.String,
+  expectedRevision: Schema.Number,
+  revision: Schema.Number,
+}) {
+  override get message(): string {
+    const { expectedRevision, revision } = this
+    const schema = quote(`${this.platform}/${this.version}`)
+    if (revision === 0)
+      return `${schema} has no saved content now (expected revision ${expectedRevision}): it was removed since it was read, or never saved`
+    if (expectedRevision === 0)
+      return `${schema} was saved since it was read (it is at revision ${revision}; it was expected to have no content)`
+    return `${schema} was saved since it was read: it is at revision ${revision}, not ${expectedRevision}`
+  }
+}

@@ -111,6 +111,18 @@ export const SchemaView = Schema.Struct({
 }).annotate({ identifier: "Schema", description: "Content, declared dependencies, and the resolved output" })
 export type SchemaView = typeof SchemaView.Type
 
+/**
+ * The dashboard's read of a schema to edit: the schema as the data endpoints show it and the revision it is, which
+ * a save names as `expectedRevision`. Dashboard only: the seed's `GET /api/{platform}/{version}` keeps its shape.
+ */
+export const EditableSchemaView = Schema.Struct({
+  ...SchemaView.fields,
+  revision: Schema.Int.annotate({
+    description: "The number of the latest revision: the `expectedRevision` of a save of content edited from this",
+  }),
+}).annotate({ identifier: "EditableSchema" })
+export type EditableSchemaView = typeof EditableSchemaView.Type
+
 /** An item of a schema's history: `{ revision, savedAt, savedBy }`. */
 export const RevisionSummaryView = Schema.Struct({ revision: Schema.Int, savedAt: Time, savedBy: Schema.String })
 export type RevisionSummaryView = typeof RevisionSummaryView.Type

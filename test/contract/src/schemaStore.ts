@@ -17,6 +17,7 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
+import { checkAndSetSuite } from "./schemaStoreCheckAndSet.js"
 import { overviewSuite } from "./schemaStoreOverview.js"
 import { revisionSuite } from "./schemaStoreRevisions.js"
 
@@ -278,6 +279,7 @@ export const schemaStoreSuite = (name: string, makeStore: () => Layer.Layer<Sche
     })
 
     revisionSuite(run)
+    checkAndSetSuite(run)
 
     overviewSuite(run)
 

@@ -252,6 +252,7 @@ describe.each(backends)("schemas service on $name", (backend) => {
         dependencies: [`${b}/1.0.0+b.1`],
         output: { theme: { c: "blue", s: 1 } },
       },
+      revision: 1,
       reprocessed: [],
     })
     await editor.request("PUT", `/api/${w}/1.0.0`, { body: { content: { "@extends": [a], w: true } } })

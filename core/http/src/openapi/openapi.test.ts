@@ -214,6 +214,9 @@ describe("the schemas service's OpenAPI document", () => {
     await admin.request("GET", "/api/_ui/v1/platforms/tv")
     await admin.request("GET", "/api/_ui/v1/platforms/nope")
     const version = "/api/_ui/v1/platforms/base/versions/1.0.0"
+    await admin.request("GET", version)
+    const overtaken = { content: { a: 2 }, expectedRevision: 0 }
+    expect((await admin.request("PUT", "/api/base/1.0.0", { body: overtaken })).status).toBe(409)
     await admin.request("GET", `${version}/revisions`)
     await admin.request("GET", `${version}/revisions/1`)
     await admin.request("GET", `${version}/ancestors`)

@@ -1,5 +1,8 @@
 /**
- * A version's schema seen from the dashboard (session only, tokens refused), beyond its content and output:
+ * A version's schema seen from the dashboard (session only, tokens refused):
+ * - `GET /api/_ui/v1/platforms/{platform}/versions/{version}`: the schema to edit, `{ content, dependencies, output,
+ *   revision }`, the number of the revision read with it, which a save names as `expectedRevision` (404 when
+ *   nothing is saved yet: a save then names 0). The seed's `GET /api/{platform}/{version}` keeps its shape.
  * - `GET /api/_ui/v1/platforms/{platform}/versions/{version}/revisions?limit=&before=`: its history, newest first,
  *   `{ revisions: [{ revision, savedAt, savedBy }], next }` (`next`: the `before` of the following page, or null);
  * - `GET …/revisions/{revision}`: one revision `{ revision, savedAt, savedBy, content, output }`;
@@ -12,7 +15,7 @@
  * Each answers 404 when the platform or version does not exist.
  */
 import { parseWholeNumber, type WholeNumberRange } from "@coffer/kernel"
-import { History, Lineage, Views } from "@coffer/schemas"
+import { History, Lineage, Schemas, Views } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
@@ -37,6 +40,21 @@ const wholeNumberOf = (raw: string | undefined, name: string, range: WholeNumber
 
 const TAG = "Dashboard"
 const Next = Schema.NullOr(Schema.Int).annotate({ description: "The `before` of the next page; null at the end" })
+
+export const GetEditableSchema = endpoint({
+  method: "GET",
+  path: VERSION_PATH,
+  summary: "Read a schema to edit, with its revision",
+  description:
+    "The schema as `GET /api/{platform}/{version}` answers it, read with the number of its latest revision: a " +
+    "save of content edited from it sends that number as `expectedRevision`. 404 when nothing is saved yet (a " +
+    "save then sends `0`).",
+  tag: TAG,
+  security: SESSION,
+  params: VERSION_PARAMS,
+  responses: { 200: Views.EditableSchemaView },
+  errors: [404],
+})
 
 export const ListRevisions = endpoint({
   method: "GET",
@@ -99,6 +117,14 @@ export const GetDependents = endpoint({
 
 export const mountLineage = (app: Hono, routes: SchemasRoutes): void => {
   const { handle } = routes
+
+  route(app, GetEditableSchema, (c) =>
+    handle(
+      c,
+      Effect.flatMap(actorOf(c, routes), (actor) => Schemas.readForEditing(actor, idOf(c))),
+      (read) => c.json({ ...read.schema, revision: read.revision }),
+    ),
+  )
 
   route(app, ListRevisions, (c) =>
     handle(

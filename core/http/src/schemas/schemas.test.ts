@@ -29,6 +29,7 @@ describe("PUT and GET /api/{platform}/{version}", () => {
             dependencies: ["base/~1.1.0"],
             output: { theme: { color: "blue", size: 2 }, list: [3] },
           },
+          revision: 1,
           reprocessed: [],
         },
       }),
@@ -272,5 +273,64 @@ describe("the headers of GET /api/{platform}/{version}", () => {
     const bySession = await ada.request("GET", "/api/base/1.0.0")
     expect(bySession.status).toBe(200)
     expectPreset(bySession.headers)
+  })
+})
+
+describe("PUT /api/{platform}/{version} with expectedRevision (check-and-set)", () => {
+  it("saves on the revision read, answers the next one, and refuses a stale one with 409 and the current revision", async () => {
+    const { person } = service()
+    const ada = await person("ada@example.com")
+    await createPlatforms(ada, { ios: ["1.0.0"] })
+    // Nothing saved yet: the dashboard's read says so, and 0 is the revision to expect.
+    expect(await ada.request("GET", "/api/_ui/v1/platforms/ios/versions/1.0.0")).toMatchObject({ status: 404 })
+    const first = await ada.request("PUT", "/api/ios/1.0.0", { body: { content: { v: 1 }, expectedRevision: 0 } })
+    expect(first).toMatchObject({ status: 200, body: { ok: true, revision: 1 } })
+    expect(await ada.request("GET", "/api/_ui/v1/platforms/ios/versions/1.0.0")).toEqual(
+      expect.objectContaining({
+        status: 200,
+        body: { content: { v: 1 }, dependencies: [], output: { v: 1 }, revision: 1 },
+      }),
+    )
+    expect(
+      await ada.request("PUT", "/api/ios/1.0.0", { body: { content: { v: 2 }, expectedRevision: 1 } }),
+    ).toMatchObject({ status: 200, body: { revision: 2 } })
+    for (const stale of [0, 1, 7]) {
+      expect(
+        await ada.request("PUT", "/api/ios/1.0.0", { body: { content: { v: "lost" }, expectedRevision: stale } }),
+      ).toEqual(
+        expect.objectContaining({
+          status: 409,
+          body: { error: expect.stringContaining("was saved since it was read"), revision: 2 },
+        }),
+      )
+    }
+    expect((await ada.request("GET", "/api/ios/1.0.0")).body).toMatchObject({ content: { v: 2 } })
+    // Without the field, a save lands whatever the revision, as it always did.
+    expect(await ada.request("PUT", "/api/ios/1.0.0", { body: { content: { v: 3 } } })).toMatchObject({
+      status: 200,
+      body: { revision: 3 },
+    })
+  })
+
+  it("refuses an expectedRevision that is not a whole number from 0 with 400, before anything is saved", async () => {
+    const { person } = service()
+    const ada = await person("ada@example.com")
+    await createPlatforms(ada, { ios: ["1.0.0"] })
+    for (const bad of [-1, 1.5, "1", null, true, [1], { n: 1 }, 2 ** 53, 1e300]) {
+      const answer = await ada.request("PUT", "/api/ios/1.0.0", { body: { content: { v: 1 }, expectedRevision: bad } })
+      expect(answer.status, JSON.stringify(bad)).toBe(400)
+      expect(answer.body).toEqual({ error: expect.stringContaining("expectedRevision") })
+    }
+    expect(await ada.request("GET", "/api/ios/1.0.0")).toMatchObject({ status: 404 })
+  })
+
+  it("answers 404 for a missing version before comparing revisions", async () => {
+    const { person } = service()
+    const ada = await person("ada@example.com")
+    await createPlatforms(ada, { ios: ["1.0.0"] })
+    expect(
+      await ada.request("PUT", "/api/ios/9.9.9", { body: { content: { v: 1 }, expectedRevision: 3 } }),
+    ).toMatchObject({ status: 404 })
+    expect(await ada.request("GET", "/api/_ui/v1/platforms/ios/versions/9.9.9")).toMatchObject({ status: 404 })
   })
 })

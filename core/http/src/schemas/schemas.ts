@@ -1,7 +1,9 @@
 /**
  * One schema (seed 000 §4 and DESIGN.md "Saving a schema"): `GET /api/{platform}/{version}` (session or token; a
  * scoped token must cover every platform merged in) and `PUT /api/{platform}/{version}` `{ content }` (session
- * with write rights), which answers the saved schema and the dependents it re-processed.
+ * with write rights), which answers the saved schema, the revision it was stored as and the dependents it
+ * re-processed. A save may name the revision its content was edited from (`expectedRevision`, 0: nothing saved
+ * yet): it then lands only on top of that revision, or answers 409 `{ error, revision }` with nothing written.
  *
  * A read answers an `ETag`, and `If-None-Match` naming it is answered 304 without the body: CI jobs that poll a
  * schema cost almost nothing.
@@ -12,17 +14,34 @@ import { Schemas, Views } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
+import { SchemaSavedMeanwhileBody } from "../errors.js"
 import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { answerSerialized, serializeJson } from "../serializedJson.js"
 import { actorOf, param, type SchemasRoutes, VERSION_PARAMS } from "./context.js"
 
+/**
+ * `expectedRevision`: a whole number from 0, exactly representable (a safe integer, `Schema.isInt`), in the Schema
+ * that decodes the body so that the document says what is taken; the use case checks it again for other callers.
+ */
+const expectedRevisionRule = {
+  message: `Expected a whole number from 0 to ${Number.MAX_SAFE_INTEGER}: the revision the content was edited from, 0 for none`,
+}
 const SaveBody = Schema.Struct({
   content: Schema.Unknown.annotate({
     description:
       "A plain JSON object; `@extends` (a `platform/spec` string or an array of them, at most 32, none twice) " +
       "names what it inherits from",
+  }),
+  expectedRevision: Schema.optionalKey(
+    Schema.Number.check(Schema.isInt(expectedRevisionRule), Schema.isGreaterThanOrEqualTo(0, expectedRevisionRule)),
+  ).annotate({
+    description:
+      "Check-and-set: the revision the content was edited from (`revision` of the dashboard's read, or of a " +
+      "previous save's answer), `0` when nothing was saved yet. The save lands only if the schema is still at " +
+      "that revision; otherwise 409 with the revision it is at now, and nothing is written. Left out, the save " +
+      "lands whatever the revision.",
   }),
 })
 
@@ -49,7 +68,11 @@ export const SaveSchema = endpoint({
   summary: "Save a schema",
   description:
     "The version must exist. Every schema that depends on this one is re-resolved in the same transaction and " +
-    "listed in `reprocessed`. Limits: inheritance at most 1,000 deep, a resolved output at most 4 MiB.",
+    "listed in `reprocessed`. Limits: inheritance at most 1,000 deep, a resolved output at most 4 MiB. With " +
+    "`expectedRevision`, the save lands only on that revision (`0`: only when nothing is saved yet), checked in " +
+    "the transaction that writes, so a save made since the content was read is never replaced unseen: otherwise " +
+    "409 with the revision the schema is at now, nothing written. Of concurrent saves with the same " +
+    "`expectedRevision`, one lands and the others answer 409.",
   tag: "Schemas",
   security: SESSION_OR_BEARER,
   params: VERSION_PARAMS,
@@ -58,10 +81,11 @@ export const SaveSchema = endpoint({
     200: Schema.Struct({
       ...Ok.fields,
       schema: Views.SchemaView,
+      revision: Schema.Int.annotate({ description: "The revision this save was stored as" }),
       reprocessed: Schema.Array(Schema.String).annotate({ description: "`platform/version` of each dependent" }),
     }),
   },
-  errors: [403, 404],
+  errors: [403, 404, [409, SchemaSavedMeanwhileBody]],
 })
 
 export const mountSchemas = (app: Hono, routes: SchemasRoutes): void => {
@@ -92,10 +116,12 @@ export const mountSchemas = (app: Hono, routes: SchemasRoutes): void => {
       Effect.gen(function* () {
         const actor = yield* actorOf(c, routes)
         // A missing `content` is a 400 here; any present value goes to the use case, which wants a plain object.
-        const { content } = yield* body
-        return yield* Schemas.saveSchema(actor, idOf(param(c, "platform"), param(c, "version")), content)
+        const { content, expectedRevision } = yield* body
+        return yield* Schemas.saveSchema(actor, idOf(param(c, "platform"), param(c, "version")), content, {
+          expectedRevision,
+        })
       }),
-      (saved) => c.json({ ok: true, schema: saved.schema, reprocessed: saved.reprocessed }),
+      (saved) => c.json({ ok: true, schema: saved.schema, revision: saved.revision, reprocessed: saved.reprocessed }),
     ),
   )
 }

@@ -1,6 +1,7 @@
 /**
  * Saving a schema's content, shared by `saveSchema` and by a version added with its schema (`addVersion`): the
- * checks a content passes before any store call, and the save itself inside the caller's transaction.
+ * checks a content passes before any store call, the check-and-set of a save that names the revision it started
+ * from, and the save itself inside the caller's transaction.
  */
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -9,7 +10,7 @@ import { checkWellFormed, validateContent } from "../domain/content.js"
 import { extendsOf } from "../domain/extendsRef.js"
 import { checkReferences } from "../domain/limits.js"
 import { type SchemaId, schemaKey } from "../domain/schemaId.js"
-import { PlatformNotFound, VersionNotFound } from "../errors.js"
+import { PlatformNotFound, SchemaSavedMeanwhile, VersionNotFound } from "../errors.js"
 import { SchemaStore } from "../SchemaStore.js"
 import { invalidateSchemas } from "../schemaCache.js"
 import type { SchemaView } from "../views.js"
@@ -30,6 +31,28 @@ export const checkContent = Effect.fnUntraced(function* (content: unknown) {
     if (Result.isFailure(bounded)) return yield* Effect.fail(bounded.failure)
   }
   return checked.success
+})
+
+/**
+ * The number of the schema's latest revision, 0 when nothing is saved: revisions are numbered from 1 without gaps
+ * and every save appends one (SchemaStore rules 4 and 11), so it is also what the next save will be, minus one.
+ */
+export const latestRevision = (id: SchemaId) =>
+  SchemaStore.use((store) => store.listRevisions(id, { limit: 1 })).pipe(
+    Effect.map((revisions) => revisions[0]?.revision ?? 0),
+  )
+
+/**
+ * Inside the writing transaction, before `saveWithin`, so that no other save can land between this read and the
+ * write (rule 7: writing transactions do not interleave): of two saves expecting the same revision, the second finds
+ * the first's. Before the cascade, too, the costly part, which a refused save does not need. Answers the revision
+ * the save will be stored as.
+ */
+export const checkExpectedRevision = Effect.fnUntraced(function* (id: SchemaId, expectedRevision: number | undefined) {
+  const revision = yield* latestRevision(id)
+  if (expectedRevision !== undefined && expectedRevision !== revision)
+    return yield* new SchemaSavedMeanwhile({ ...id, expectedRevision, revision })
+  return revision + 1
 })
 
 /**

@@ -86,6 +86,7 @@ describe("saveSchema", () => {
         dependencies: ["base/^1.0.0"],
         output: { theme: { color: "blue", size: 1 }, flags: ["b"] },
       },
+      revision: 1,
       reprocessed: [],
     })
     expect(await read(env, "ios/2.0.0")).toEqual(result.schema)
@@ -500,5 +501,48 @@ describe("properties", () => {
       ),
       { numRuns: 40 },
     )
+  })
+})
+
+describe("saveSchema with expectedRevision, and readForEditing", () => {
+  const id = { platform: "ios", version: "1.0.0" }
+
+  it("reads the schema with its revision, and a save naming it lands; a stale one is refused", async () => {
+    const env = environment()
+    await platforms(env, { ios: ["1.0.0"] })
+    expect((await env.flip(Schemas.readForEditing(viewer, id)))._tag).toBe("SchemaNotFound")
+    await env.run(Schemas.saveSchema(editor, id, { v: 1 }, { expectedRevision: 0 }))
+    const read = await env.run(Schemas.readForEditing(viewer, id))
+    expect(read).toEqual({ schema: { content: { v: 1 }, dependencies: [], output: { v: 1 } }, revision: 1 })
+    expect(await env.run(Schemas.saveSchema(editor, id, { v: 2 }, { expectedRevision: read.revision }))).toMatchObject({
+      revision: 2,
+    })
+    const before = await snapshot(env)
+    const refused = await env.flip(Schemas.saveSchema(editor, id, { v: "lost" }, { expectedRevision: read.revision }))
+    expect(refused).toMatchObject({ _tag: "SchemaSavedMeanwhile", expectedRevision: 1, revision: 2 })
+    expect(refused.message).toBe(`${quote("ios/1.0.0")} was saved since it was read: it is at revision 2, not 1`)
+    expect(await snapshot(env)).toEqual(before)
+  })
+
+  it("refuses an expectedRevision that is not a whole number from 0 (callers other than HTTP), saving nothing", async () => {
+    const env = environment()
+    await platforms(env, { ios: ["1.0.0"] })
+    for (const bad of [-1, 0.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
+      const error = await env.flip(Schemas.saveSchema(editor, id, { v: 1 }, { expectedRevision: bad }))
+      expect(error._tag).toBe("BadRequest")
+    }
+    expect((await env.flip(Schemas.readForEditing(admin, id)))._tag).toBe("SchemaNotFound")
+  })
+
+  it("answers 404s for what does not exist, and refuses a viewer's save before comparing revisions", async () => {
+    const env = environment()
+    await platforms(env, { ios: ["1.0.0"] })
+    expect((await env.flip(Schemas.readForEditing(admin, { platform: "nope", version: "1.0.0" })))._tag).toBe(
+      "PlatformNotFound",
+    )
+    expect((await env.flip(Schemas.readForEditing(admin, { platform: "ios", version: "2.0.0" })))._tag).toBe(
+      "VersionNotFound",
+    )
+    expect((await env.flip(Schemas.saveSchema(viewer, id, { v: 1 }, { expectedRevision: 5 })))._tag).toBe("Forbidden")
   })
 })

@@ -6,8 +6,13 @@
  * is the merge of the selected parents and the content; the platforms merged in are recorded as the schema's
  * sources. Every schema that depends on it, transitively, is then re-resolved once, and all of it is written in one
  * transaction: every output changes or none does.
+ *
+ * A save may name the revision its content was edited from (`expectedRevision`, 0: nothing saved yet); it then
+ * lands only on top of that revision, checked in the same transaction that writes, so that of two saves started
+ * from one revision exactly one lands and the other is refused (`SchemaSavedMeanwhile`) instead of replacing a
+ * change its author never saw. `readForEditing` answers the schema with the revision to name.
  */
-import { type Cache, Clock, Forbidden, type Random, type StoreUnavailable, spanned } from "@coffer/kernel"
+import { BadRequest, type Cache, Clock, Forbidden, type Random, type StoreUnavailable, spanned } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
 import { type Actor, canSee, covers, requireWriter } from "../access.js"
@@ -15,11 +20,12 @@ import type { ResolveError } from "../domain/errors.js"
 import { isValidPlatformName } from "../domain/platform.js"
 import { type SchemaId, schemaKey } from "../domain/schemaId.js"
 import { isValidVersion } from "../domain/version.js"
-import { PlatformNotFound, SchemaNotFound, VersionNotFound } from "../errors.js"
+import { PlatformNotFound, SchemaNotFound, type SchemaSavedMeanwhile, VersionNotFound } from "../errors.js"
 import { SchemaStore } from "../SchemaStore.js"
 import { invalidateSchemasAfterCommit, lookupSchema, type SchemaLookup } from "../schemaCache.js"
 import type { SchemaView } from "../views.js"
-import { checkContent, resolveForSave, saveWithin } from "./saving.js"
+import { requireVersion } from "./history.js"
+import { checkContent, checkExpectedRevision, latestRevision, resolveForSave, saveWithin } from "./saving.js"
 import { emptyView } from "./view.js"
 
 /** A schema as the data endpoints show it (`../views.ts`). */
@@ -112,27 +118,86 @@ const answerOf = (actor: Actor, id: SchemaId, found: SchemaLookup): Effect.Effec
 
 export interface SaveResult {
   readonly schema: SchemaView
+  /** The number of the revision this save stored. */
+  readonly revision: number
   /** `platform/version` of every dependent re-resolved, dependencies first. */
   readonly reprocessed: ReadonlyArray<string>
 }
+
+export interface SaveOptions {
+  /**
+   * The check-and-set: the revision the content was edited from (0: nothing was saved yet). The save lands only
+   * when the schema is still at that revision, otherwise `SchemaSavedMeanwhile` and nothing is written. Left out,
+   * the save lands whatever the revision.
+   */
+  readonly expectedRevision?: number | undefined
+}
+
+/**
+ * `expectedRevision` of a save: absent, or a whole number from 0 up to the largest integer a JSON number carries
+ * exactly. The HTTP body's Schema says the same; this is for callers that come another way.
+ */
+const parseExpectedRevision = (value: number | undefined): Effect.Effect<number | undefined, BadRequest> =>
+  value === undefined || (Number.isSafeInteger(value) && value >= 0)
+    ? Effect.succeed(value)
+    : Effect.fail(
+        new BadRequest({ message: `expectedRevision must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}` }),
+      )
 
 export const saveSchema = Effect.fn("Schemas.saveSchema")(function* (
   actor: Actor,
   id: SchemaId,
   content: unknown,
+  options: SaveOptions = {},
 ): Effect.fn.Return<
   SaveResult,
-  PlatformNotFound | VersionNotFound | Forbidden | ResolveError | StoreUnavailable,
+  BadRequest | PlatformNotFound | VersionNotFound | Forbidden | ResolveError | SchemaSavedMeanwhile | StoreUnavailable,
   SchemaStore | Cache.Cache | Random.Random | Clock.Clock
 > {
   const person = yield* requireWriter(actor, id.platform)
   const checked = yield* checkContent(content)
+  const expectedRevision = yield* parseExpectedRevision(options.expectedRevision)
   const store = yield* SchemaStore
   const savedAt = yield* Clock.Clock.use((clock) => clock.now)
   // Resolved once outside the write lock: a save that cannot resolve (a cycle, a missing reference, too deep, too
   // large) is refused without holding up other writers. The transaction resolves again against what it reads.
+  // The expected revision is compared only inside it: read before, another save could still land in between.
   yield* resolveForSave(emptyView(), id, checked)
-  const result = yield* store.transaction(saveWithin(id, checked, person.email, savedAt))
+  const result = yield* store.transaction(
+    Effect.gen(function* () {
+      const revision = yield* checkExpectedRevision(id, expectedRevision)
+      const saved = yield* saveWithin(id, checked, person.email, savedAt)
+      return { ...saved, revision }
+    }),
+  )
   yield* invalidateSchemasAfterCommit
   return result
+})
+
+/** A schema as an editor starts from it: what the data endpoints show, and the revision that is. */
+export interface EditableSchema {
+  readonly schema: SchemaView
+  /** The number of its latest revision: what a save of content edited from it names as `expectedRevision`. */
+  readonly revision: number
+}
+
+/**
+ * The schema and its revision read together, for the dashboard's editor (session only: a token cannot save). Read
+ * in a writing transaction, which no save interleaves with (SchemaStore rule 7), so that the content and the
+ * number belong to the same save; never from the cache, which may be a save behind on another instance. A person
+ * starts editing now and then, so the lock costs little.
+ */
+export const readForEditing = Effect.fn("Schemas.readForEditing")(function* (
+  actor: Actor,
+  id: SchemaId,
+): Effect.fn.Return<
+  EditableSchema,
+  PlatformNotFound | VersionNotFound | SchemaNotFound | StoreUnavailable,
+  SchemaStore
+> {
+  yield* requireVersion(actor, id)
+  const store = yield* SchemaStore
+  const read = yield* store.transaction(Effect.all({ schema: store.findSchema(id), revision: latestRevision(id) }))
+  if (read.schema === undefined) return yield* new SchemaNotFound(id)
+  return { schema: viewOf(read.schema), revision: read.revision }
 })

@@ -4,7 +4,7 @@
  * server code reaches the bundle.
  */
 import type { Lineage, Permissions, PlatformKind, Views } from "@coffer/schemas"
-import { del, get, post, request, type SignInOptions, segment } from "./client.js"
+import { ApiError, del, get, post, request, type SignInOptions, segment } from "./client.js"
 
 export type Kind = PlatformKind
 export type DashboardPlatform = ReturnType<typeof Views.dashboardPlatform>
@@ -42,6 +42,14 @@ export interface Schema {
   readonly content: Record<string, unknown>
   readonly dependencies: ReadonlyArray<string>
   readonly output: Record<string, unknown>
+}
+
+/**
+ * A schema read to be edited (`GET /api/_ui/v1/platforms/{platform}/versions/{version}`): the schema and the
+ * number of its latest revision, read together, which a save of content edited from it names as `expectedRevision`.
+ */
+export interface EditableSchema extends Schema {
+  readonly revision: number
 }
 
 /** A schema that extends the target of a refused deletion (the 409's `blockedBy`). */
@@ -85,10 +93,29 @@ export const addVersion = (platform: string, version: string, content?: unknown)
 export const deleteVersion = (platform: string, version: string) => del(versionPath(platform, version))
 
 export const readSchema = (platform: string, version: string) => get<Schema>(schemaPath(platform, version))
-export const saveSchema = (platform: string, version: string, content: unknown) =>
-  request<{ ok: true; schema: Schema; reprocessed: ReadonlyArray<string> }>("PUT", schemaPath(platform, version), {
-    body: { content },
-  })
+/** The schema with the revision it is (404 while nothing is saved: a save then names revision 0). */
+export const readSchemaToEdit = (platform: string, version: string) =>
+  get<EditableSchema>(versionPath(platform, version))
+/**
+ * Saves the content. With `expectedRevision` (0: nothing saved yet), only on top of that revision: a save made since
+ * is refused with 409, whose `savedRevisionOf` says the revision it is at now, instead of being replaced unseen.
+ */
+export const saveSchema = (platform: string, version: string, content: unknown, expectedRevision?: number) =>
+  request<{ ok: true; schema: Schema; revision: number; reprocessed: ReadonlyArray<string> }>(
+    "PUT",
+    schemaPath(platform, version),
+    { body: expectedRevision === undefined ? { content } : { content, expectedRevision } },
+  )
+
+/**
+ * The revision a schema is at now (0: nothing saved), from a save refused because it was not at the
+ * `expectedRevision` sent; `undefined` for any other refusal.
+ */
+export const savedRevisionOf = (error: unknown): number | undefined => {
+  if (!(error instanceof ApiError) || error.status !== 409) return undefined
+  const revision = (error.body as { revision?: unknown } | undefined)?.revision
+  return typeof revision === "number" ? revision : undefined
+}
 
 export const listRevisions = (platform: string, version: string, before?: number) =>
   get<{ revisions: ReadonlyArray<RevisionSummary>; next: number | null }>(

@@ -7,20 +7,24 @@
 const keyOf = (schema: string) => `coffer.draft:${schema}`
 
 /**
- * Unsaved text and the content it was started from, as the service held it then (JSON, `null` for no schema): a
- * draft taken up again after a reload or another tab must still notice a save made by someone else meanwhile,
- * which the content read afresh cannot show.
+ * Unsaved text and the content it was started from, as the service held it then (JSON, `null` for no schema), with
+ * that content's revision: a draft taken up again after a reload or another tab must still notice a save made by
+ * someone else meanwhile, which the content read afresh cannot show, and its save names that revision so that the
+ * service refuses it if one landed.
  */
 export interface Draft {
   readonly text: string
   readonly startedFrom: string
+  /** Absent in drafts kept before revisions were: their save then relies on the content comparison alone. */
+  readonly startedRevision?: number | undefined
 }
 
 const isDraft = (value: unknown): value is Draft =>
   typeof value === "object" &&
   value !== null &&
   typeof (value as Draft).text === "string" &&
-  typeof (value as Draft).startedFrom === "string"
+  typeof (value as Draft).startedFrom === "string" &&
+  ((value as Draft).startedRevision === undefined || Number.isSafeInteger((value as Draft).startedRevision))
 
 export const readDraft = (schema: string): Draft | undefined => {
   try {

@@ -170,6 +170,62 @@ describe("the Content tab", () => {
     expect(await api.call("GET", `/api/${mid}/1.0.0`)).toMatchObject({ content: { meanwhile: true } })
   })
 
+  it("offers the choice, never an overwrite, when a save through the API crosses the tab's own save", async () => {
+    const { api, email, mid } = await family()
+    const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)
+    const editor = editorOf(page)
+    await editor.waitFor()
+    // While `cross` is set, another save lands after the tab read the schema to compare, just before the tab's save
+    // reaches the service: only the revision the save names can tell the service that it was overtaken.
+    let cross = true
+    let crossings = 0
+    await page.route(`**/api/${mid}/1.0.0`, async (route) => {
+      if (route.request().method() === "PUT" && cross) {
+        crossings++
+        await saveSchema(api, `${mid}/1.0.0`, { theirs: crossings })
+      }
+      await route.continue()
+    })
+    const overtaken = page.getByRole("alert").filter({ hasText: "Someone saved" })
+    const saved = page.getByRole("region", { name: "Saved" })
+    const current = async () => ((await api.call("GET", `/api/${mid}/1.0.0`)) as { content: unknown }).content
+    await editor.fill('{ "mine": true }')
+    await page.getByRole("button", { name: "Save schema" }).click()
+    await overtaken.waitFor()
+    expect(crossings).toBe(1)
+    expect(await current()).toEqual({ theirs: 1 })
+    expect(await editor.inputValue()).toBe('{ "mine": true }')
+    // The choice, not the refusal's wording as an error.
+    expect(await page.getByText("was saved since it was read").count()).toBe(0)
+    expect(await saved.count()).toBe(0)
+
+    // Crossed again while saving anyway: still not replaced unseen.
+    await page.getByRole("button", { name: "Save anyway" }).click()
+    await expect.poll(() => crossings, POLL).toBe(2)
+    await overtaken.waitFor()
+    expect(await current()).toEqual({ theirs: 2 })
+    // Saving anyway on top of the revision the refusal named lands.
+    cross = false
+    await page.getByRole("button", { name: "Save anyway" }).click()
+    await saved.waitFor()
+    await overtaken.waitFor({ state: "detached" })
+    expect(await current()).toEqual({ mine: true })
+
+    // Or their content replaces the text, and editing starts again from their revision.
+    cross = true
+    await editor.fill('{ "mine": "again" }')
+    await page.getByRole("button", { name: "Save schema" }).click()
+    await overtaken.waitFor()
+    await overtaken.getByRole("button", { name: "Load their content" }).click()
+    await expect.poll(async () => JSON.parse(await editor.inputValue()), POLL).toEqual({ theirs: 3 })
+    await overtaken.waitFor({ state: "detached" })
+    cross = false
+    await editor.fill('{ "mine": "after theirs" }')
+    await page.getByRole("button", { name: "Save schema" }).click()
+    await expect.poll(current, POLL).toEqual({ mine: "after theirs" })
+    expect(await overtaken.count()).toBe(0)
+  })
+
   it("sends nothing once someone else signs in in another tab, and says who", async () => {
     const { api, email, mid } = await family()
     const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)

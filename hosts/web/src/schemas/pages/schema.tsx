@@ -5,7 +5,7 @@
  * (revisions and diffs). A missing platform or version is said so, with a way back.
  */
 import { ApiError } from "../../api/client.js"
-import { readSchema, type Schema } from "../../api/schemas.js"
+import { type EditableSchema, readSchemaToEdit, type Schema } from "../../api/schemas.js"
 import { Alert, LoadFailed, Loading } from "../../ui/components.js"
 import { NotFound } from "../../ui/notFound.js"
 import { Link } from "../../ui/router.js"
@@ -30,14 +30,19 @@ export interface SchemaData {
   readonly version: string
   /** `null` while nothing has been saved for this version. */
   readonly schema: Schema | null
+  /** The revision `schema` is, read with it (0 while nothing is saved): what a save edited from it names. */
+  readonly revision: number
   readonly canWrite: boolean
   readonly reload: () => Promise<void>
 }
 
-/** The saved schema, or `null` when the version exists with nothing saved yet (the service's SchemaNotFound). */
-const loadSchema = async (platform: string, version: string): Promise<Schema | null> => {
+/**
+ * The saved schema with its revision (the dashboard's read, so that a save can name the revision its content came
+ * from), or `null` when the version exists with nothing saved yet (the service's SchemaNotFound).
+ */
+const loadSchema = async (platform: string, version: string): Promise<EditableSchema | null> => {
   try {
-    return await readSchema(platform, version)
+    return await readSchemaToEdit(platform, version)
   } catch (error) {
     if (error instanceof ApiError && error.status === 404 && error.message.startsWith("Schema for version")) return null
     throw error
@@ -95,6 +100,7 @@ export const SchemaPage = ({ params }: { readonly params: Readonly<Record<string
     platform,
     version,
     schema: loaded.data,
+    revision: loaded.data?.revision ?? 0,
     canWrite: locked === undefined,
     reload: loaded.reload,
   }

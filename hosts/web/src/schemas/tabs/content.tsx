@@ -6,10 +6,15 @@
  * the line where the reference it names is written; until the text changes, the line under the editor then says the
  * save was refused rather than that the content is valid. Unsaved text survives leaving the tab or the page
  * (`drafts.ts`), is said to be unsaved, and closing the page while it is asks first.
+ *
+ * A save made by someone else since the editing started is never replaced unseen: before saving, the tab reads the
+ * schema again and compares; and the save names the revision the editing started from (`expectedRevision`), so
+ * that the service refuses it (409) if another save lands in between. Either way the tab says so and offers the
+ * choice: load their content, keep editing, or save anyway (on top of the revision now saved).
  */
 import { useEffect, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
-import { readSchema, saveSchema } from "../../api/schemas.js"
+import { readSchemaToEdit, savedRevisionOf, saveSchema } from "../../api/schemas.js"
 import { ActionButton, Alert } from "../../ui/components.js"
 import { useLeaveWarning } from "../../ui/leaveWarning.js"
 import { Link } from "../../ui/router.js"
@@ -28,7 +33,19 @@ interface Saved {
   readonly reprocessed: ReadonlyArray<string>
 }
 
-export const ContentTab = ({ platform, version, schema, canWrite, reload }: SchemaData) => {
+/** The schema as saved now, with its revision; nothing saved reads as `null` at revision 0, as at the start. */
+const readCurrent = (platform: string, version: string) =>
+  readSchemaToEdit(platform, version).then(
+    (current) => ({ content: JSON.stringify(current.content), revision: current.revision }),
+    (cause: unknown) => {
+      // Any other refusal is the save's to report.
+      if (cause instanceof ApiError && cause.status === 404 && cause.message.startsWith("Schema for version"))
+        return { content: JSON.stringify(null), revision: 0 }
+      throw cause
+    },
+  )
+
+export const ContentTab = ({ platform, version, schema, revision, canWrite, reload }: SchemaData) => {
   const id = `${platform}/${version}`
   // The text as saved: what the editor shows when nothing is being changed.
   const [baseline, setBaseline] = useState(() => pretty(schema?.content ?? {}))
@@ -36,34 +53,46 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
   const [text, setText] = useState(() => draft?.text ?? baseline)
   const [saved, setSaved] = useState<Saved>()
   // The content the editing started from, as the service held it (a kept draft's own, not what is saved now), and
-  // whether a save found that changed since (saved by someone else): then it asks once, and "Save anyway" saves.
+  // its revision, which the save names (`undefined` only for a draft kept before revisions were).
   const [startedFrom, setStartedFrom] = useState(() => draft?.startedFrom ?? JSON.stringify(schema?.content ?? null))
-  const [overtaken, setOvertaken] = useState(false)
+  const [startedRevision, setStartedRevision] = useState(() => (draft === undefined ? revision : draft.startedRevision))
+  // The revision someone else's save left the schema at, once a save found it (by reading first, or refused by the
+  // service): then the tab asks, and "Save anyway" saves on top of that revision, and only of that one.
+  const [overtaken, setOvertaken] = useState<number>()
   const dirty = canWrite && text !== baseline
-  useEffect(() => keepDraft(id, dirty ? { text, startedFrom } : undefined), [id, text, dirty, startedFrom])
+  useEffect(
+    () => keepDraft(id, dirty ? { text, startedFrom, startedRevision } : undefined),
+    [id, text, dirty, startedFrom, startedRevision],
+  )
   useLeaveWarning(dirty)
   const check = checkContent(text)
   const save = useAction(async () => {
     if (!check.ok) return
     try {
-      if (!overtaken) {
-        const now = await readSchema(platform, version).then(
-          (current) => JSON.stringify(current.content),
-          (cause: unknown) => {
-            // Nothing saved yet is `null`, as at the start; any other refusal is the save's to report.
-            if (cause instanceof ApiError && cause.status === 404) return JSON.stringify(null)
-            throw cause
-          },
-        )
-        if (now !== startedFrom) {
-          setOvertaken(true)
+      let expectedRevision = overtaken ?? startedRevision
+      if (overtaken === undefined) {
+        const now = await readCurrent(platform, version)
+        if (now.content !== startedFrom || (startedRevision !== undefined && now.revision !== startedRevision)) {
+          setOvertaken(now.revision)
           return
         }
+        // A draft kept before revisions were: the content compared equal, so the revision just read is its own.
+        expectedRevision ??= now.revision
       }
-      const answer = await saveSchema(platform, version, check.content)
+      const answer = await saveSchema(platform, version, check.content, expectedRevision).catch((cause: unknown) => {
+        // Another save landed between the read above and this one: the service refused it, nothing was written.
+        const current = savedRevisionOf(cause)
+        if (current === undefined) throw cause
+        return current
+      })
+      if (typeof answer === "number") {
+        setOvertaken(answer)
+        return
+      }
       setBaseline(text)
       setStartedFrom(JSON.stringify(answer.schema.content))
-      setOvertaken(false)
+      setStartedRevision(answer.revision)
+      setOvertaken(undefined)
       setSaved({ output: answer.schema.output, reprocessed: answer.reprocessed })
       const count = answer.reprocessed.length
       toast(`Saved ${id}${count === 0 ? "" : `; re-processed ${count} ${count === 1 ? "dependent" : "dependents"}`}`)
@@ -72,6 +101,22 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
       setSaved(undefined)
       throw cause
     }
+  })
+  // Their content replaces this text, which is then no longer a change: editing starts again from what is saved.
+  const loadingTheirs = useAction(async () => {
+    const current = await readSchemaToEdit(platform, version).catch((cause: unknown) => {
+      if (cause instanceof ApiError && cause.status === 404 && cause.message.startsWith("Schema for version"))
+        return { content: {}, revision: 0 }
+      throw cause
+    })
+    const theirs = pretty(current.content)
+    setBaseline(theirs)
+    setText(theirs)
+    setStartedFrom(JSON.stringify(current.revision === 0 ? null : current.content))
+    setStartedRevision(current.revision)
+    setOvertaken(undefined)
+    save.setError(undefined)
+    await reload()
   })
   const { busy, error, setError } = save
   const serverLine =
@@ -108,7 +153,8 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
             onClick={() => {
               setText(baseline)
               setStartedFrom(JSON.stringify(schema?.content ?? null))
-              setOvertaken(false)
+              setStartedRevision(revision)
+              setOvertaken(undefined)
               setError(undefined)
             }}
           >
@@ -158,16 +204,24 @@ export const ContentTab = ({ platform, version, schema, canWrite, reload }: Sche
             )}
           </div>
         )}
-        {overtaken ? (
-          <p class="alert" role="alert">
-            Someone saved {id} since you started editing. Save anyway replaces their content (it stays in the history),
-            or look at the History tab first: your text is kept here.
-          </p>
-        ) : null}
+        {overtaken === undefined ? null : (
+          <div class="alert stack" role="alert">
+            <p>
+              Someone saved {id} since you started editing. Save anyway replaces their content (it stays in the
+              history), or look at the History tab first: your text is kept here.
+            </p>
+            <div class="row">
+              <ActionButton type="button" class="button small" busy={loadingTheirs.busy} onClick={loadingTheirs.submit}>
+                Load their content
+              </ActionButton>
+            </div>
+            <Alert error={loadingTheirs.error} />
+          </div>
+        )}
         {canWrite ? (
           <div class="row">
             <ActionButton class="button primary" type="submit" busy={busy} blocked={!check.ok}>
-              {overtaken ? "Save anyway" : "Save schema"}
+              {overtaken === undefined ? "Save schema" : "Save anyway"}
             </ActionButton>
             <button
               type="button"
