@@ -18,7 +18,8 @@
  *    same transaction as the read: when the record cannot be written they fail and return no value.
  * 3. Versions. `writeSecret` succeeds only when `expectedVersion` is the secret's current version (0: the key
  *    does not exist yet) and, when the key exists, the secret is still the one with id `secretId` (not one deleted
- *    and re-created under the same key), and then stores exactly version `expectedVersion + 1`; otherwise it fails with
+ *    and re-created under the same key), and then stores exactly version `expectedVersion + 1`, with the
+ *    `restoredFrom` it was given (null when none), which `listVersions` answers; otherwise it fails with
  *    `VersionConflict` and changes nothing. Of concurrent writes with the same expected version exactly one
  *    succeeds, so versions stay contiguous and no acknowledged version is lost.
  * 4. Cascades. Deleting a project removes its environments, secrets, versions, members, invites and API keys;
@@ -129,9 +130,15 @@ export interface VersionRecord {
   readonly createdAt: EpochMillis
   /** Who wrote it; `null` for versions imported from before history was kept. */
   readonly userId: string | null
+  /**
+   * The version a restore brought back (`WriteSecretInput.restoredFrom`); `null` for an ordinary write and for
+   * versions stored before restores were recorded, since those cannot be told apart afterwards.
+   */
+  readonly restoredFrom: number | null
 }
 
-export interface SealedVersion extends VersionRecord {
+/** A version as a read answers it: the history's item without `restoredFrom`, which no read needs (issue 10). */
+export interface SealedVersion extends Omit<VersionRecord, "restoredFrom"> {
   /** The sealed value (`Cipher.seal`), bound to project, environment, secret, key and version. */
   readonly value: string
 }
@@ -244,6 +251,11 @@ export interface WriteSecretInput {
   readonly userId: string
   readonly at: EpochMillis
   readonly audit: AuditRecord
+  /**
+   * A restore's: the version whose value this one brings back, kept with the new version and answered by
+   * `listVersions`. Absent (or null) for an ordinary write. It rides the write's own statement: nothing more is read.
+   */
+  readonly restoredFrom?: number | null | undefined
 }
 
 export class SecretStore extends Context.Service<

@@ -1,8 +1,9 @@
 /**
- * The resources of seed 001 §2 as the use cases answer them: plain data with exactly the seed's fields, ready to
- * be sent as JSON. Each is a Schema, and its type is the Schema's: the HTTP layer describes its answers with these
- * same values in its OpenAPI document, and the conformance test holds every answer to them. Stored records carry
- * more (wrapped data keys, hashes) that must never leave the core; these functions are where it is left behind.
+ * The resources of seed 001 §2 as the use cases answer them: plain data with the seed's fields (and, where a
+ * comment says so, one of ours beside them), ready to be sent as JSON. Each is a Schema, and its type is the
+ * Schema's: the HTTP layer describes its answers with these same values in its OpenAPI document, and the
+ * conformance test holds every answer to them. Stored records carry more (wrapped data keys, hashes) that must
+ * never leave the core; these functions are where it is left behind.
  */
 import { toIso, toIsoOrNull } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
@@ -79,12 +80,20 @@ export const SecretView = Schema.Struct({ ...SecretListItem.fields, value: Schem
 })
 export type SecretView = typeof SecretView.Type
 
-/** An item of a secret's history: never the value; `userId` is null for versions written before history was kept. */
+/**
+ * An item of a secret's history: never the value; `userId` is null for versions written before history was kept.
+ * `restoredFrom` is ours, beyond the seed's fields: without it a history cannot tell a restore from an update.
+ */
 export const VersionListItem = Schema.Struct({
   version: Version,
   createdAt: Time,
   userId: Schema.NullOr(Schema.String),
   userEmail: Schema.NullOr(Schema.String),
+  restoredFrom: Schema.NullOr(Schema.Int).annotate({
+    description:
+      "The version this one brought back, when it was made by `POST …/versions/:n/restore` (that `n`); null for " +
+      "an ordinary create or update, and for versions stored before restores were recorded",
+  }),
 }).annotate({ identifier: "SecretVersionListItem" })
 export type VersionListItem = typeof VersionListItem.Type
 

@@ -41,6 +41,8 @@ export const VersionItem = Schema.Struct({
   createdAt: Schema.String,
   userId: Schema.NullOr(Schema.String),
   userEmail: Schema.NullOr(Schema.String),
+  /** The version a restore brought back; a service before it was added omits it (`listVersions` answers null). */
+  restoredFrom: Schema.optional(Schema.NullOr(Schema.Number)),
 })
 export type VersionItem = typeof VersionItem.Type
 
@@ -188,7 +190,8 @@ export const listVersions = (target: Target, key: string) =>
   request(target.endpoint, "GET", `${secretsPath(target)}/${segment(key)}/versions`).pipe(
     onSecret(target, key),
     Effect.flatMap(decodeAnswer(Schema.Struct({ versions: Schema.Array(VersionItem) }))),
-    Effect.map((body) => body.versions),
+    // Null, not missing, from an older service too: a script reading `--json` sees one shape.
+    Effect.map((body) => body.versions.map((item) => ({ ...item, restoredFrom: item.restoredFrom ?? null }))),
   )
 
 export const restoreVersion = (target: Target, key: string, version: number) =>

@@ -277,6 +277,64 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
       ])
     })
 
+    it("leaves every secret version stored before 0011 with no restoredFrom; later rows keep theirs", async () => {
+      const at = "2026-01-31T12:00:00.000Z"
+      const rows = await run(
+        Effect.gen(function* () {
+          const database = yield* SqlDatabase.SqlDatabase
+          const upTo = migrationsWhere(database)
+          yield* upTo((name) => name < "0011")
+          const version = (n: number) => ({
+            secret_id: "s",
+            version: n,
+            value: `csv2.1.v${n}`,
+            user_id: "u",
+            created_at: at,
+          })
+          yield* database.query(async (db) => {
+            await db
+              .insertInto("secrets_users")
+              .values({ id: "u", email: "u@example.com", email_key: "u@example.com", created_at: at } as never)
+              .execute()
+            await db
+              .insertInto("secrets_projects")
+              .values({ id: "p", name: "P", slug: "p", owner_id: "u", data_key: "cdk1.k", created_at: at } as never)
+              .execute()
+            await db
+              .insertInto("secrets_environments")
+              .values({ id: "e", project_id: "p", name: "dev", created_at: at })
+              .execute()
+            await db
+              .insertInto("secrets_secrets")
+              .values({ id: "s", environment_id: "e", key: "K", version: 2, created_at: at, updated_at: at })
+              .execute()
+            // Version 2 may well have been a restore of 1: nothing said so then, so nothing says so now.
+            await db
+              .insertInto("secrets_secret_versions")
+              .values([version(1), version(2)] as never)
+              .execute()
+          })
+          yield* upTo((name) => name >= "0011")
+          yield* database.query((db) =>
+            db
+              .insertInto("secrets_secret_versions")
+              .values({ ...version(3), restored_from: 1 })
+              .execute(),
+          )
+          return yield* database.query((db) =>
+            db.selectFrom("secrets_secret_versions").select(["version", "restored_from"]).orderBy("version").execute(),
+          )
+        }),
+      )
+      expect(
+        rows.map((row) => [Number(row.version), row.restored_from === null ? null : Number(row.restored_from)]),
+      ).toEqual([
+        [1, null],
+        [2, null],
+        [3, 1],
+      ])
+    })
+
     it("keeps both audit logs append-only in the database: UPDATE and DELETE are refused, rows stay", async () => {
       const at = new Date(0).toISOString()
       const outcome = await run(

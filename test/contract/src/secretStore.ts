@@ -659,11 +659,68 @@ export const secretStoreSuite = <R>(
             updatedAt: at(5),
           })
           expect(Order.sorted(yield* store.listVersions(first.secretId), Order.byVersionDescending)).toEqual([
-            { version: 2, createdAt: at(5), userId: ownerId },
-            { version: 1, createdAt: at(), userId: ownerId },
+            { version: 2, createdAt: at(5), userId: ownerId, restoredFrom: null },
+            { version: 1, createdAt: at(), userId: ownerId, restoredFrom: null },
           ])
           const log = yield* store.listAudit({ projectId: alpha.id, limit: 100, offset: 0 })
           expect(log.filter((entry) => entry.action === "secret.updated")).toHaveLength(2)
+        }),
+      ))
+
+    it("keeps the version a restore brought back with the version it made; null for ordinary writes (rule 3)", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha")
+          const env = environments[0]!
+          const ids = { K: nextId("secret"), L: nextId("secret"), M: nextId("secret") }
+          const write = (key: keyof typeof ids, expectedVersion: number, restoredFrom?: number | null) =>
+            store.writeSecret({
+              environmentId: env.id,
+              key,
+              expectedVersion,
+              secretId: ids[key],
+              value: `sealed-${key}-${expectedVersion + 1}`,
+              userId: ownerId,
+              at: at(expectedVersion),
+              audit: audit(alpha.id, restoredFrom ? "secret.restored" : "secret.updated", key),
+              ...(restoredFrom === undefined ? {} : { restoredFrom }),
+            })
+          yield* write("K", 0)
+          yield* write("K", 1, null)
+          yield* write("K", 2, 1)
+          // Writes of one turn, which a store may send together: an ordinary one first, then a restore, and the
+          // other way round; each keeps its own.
+          yield* Effect.all([write("L", 0), write("M", 0)], { concurrency: "unbounded" })
+          yield* Effect.all([write("L", 1), write("M", 1, 1)], { concurrency: "unbounded" })
+          yield* Effect.all([write("L", 2, 1), write("M", 2)], { concurrency: "unbounded" })
+          const history = (key: keyof typeof ids) =>
+            Effect.map(store.listVersions(ids[key]), (versions) =>
+              Order.sorted(versions, Order.byVersionDescending).map((v) => [v.version, v.restoredFrom]),
+            )
+          expect(yield* history("K")).toEqual([
+            [3, 1],
+            [2, null],
+            [1, null],
+          ])
+          expect(yield* history("L")).toEqual([
+            [3, 1],
+            [2, null],
+            [1, null],
+          ])
+          expect(yield* history("M")).toEqual([
+            [3, null],
+            [2, 1],
+            [1, null],
+          ])
+          expect(Order.sorted(yield* store.listVersions(ids.K), Order.byVersionDescending)[0]).toEqual({
+            version: 3,
+            createdAt: at(2),
+            userId: ownerId,
+            restoredFrom: 1,
+          })
+          // A read answers the value, not the history's note.
+          const read = yield* store.readSecret({ environmentId: env.id, key: "K" })
+          expect(read?.sealed).toEqual({ version: 3, value: "sealed-K-3", userId: ownerId, createdAt: at(2) })
         }),
       ))
 

@@ -383,12 +383,29 @@ describe("coffer secrets: one secret at a time", () => {
       createdAt: expect.any(String),
       userId: expect.any(String),
       userEmail: expect.any(String),
+      restoredFrom: null,
     })
     const listedKeys = JSON.parse((await coffer(["secrets", "list", "--json"], { env })).stdout)
     expect(Object.keys(listedKeys[0]).sort()).toEqual(["createdAt", "id", "key", "updatedAt", "version"])
     expect((await coffer(["secrets", "history", "A"], { env })).stdout).not.toContain("first")
     const restored = await coffer(["secrets", "restore", "A", "--version", "1"], { env })
     expect(restored.stdout).toBe("A: version 1 restored as version 3\n")
+    // The history says which version was a restore, and of which version: as a note, and in --json.
+    const afterRestore = JSON.parse((await coffer(["secrets", "history", "A", "--json"], { env })).stdout)
+    expect(
+      afterRestore.map((entry: { version: number; restoredFrom: number | null }) => [
+        entry.version,
+        entry.restoredFrom,
+      ]),
+    ).toEqual([
+      [3, 1],
+      [2, null],
+      [1, null],
+    ])
+    const lines = (await coffer(["secrets", "history", "A"], { env })).stdout.trimEnd().split("\n")
+    expect(lines[0]).toMatch(/^VERSION +CREATED +BY +NOTE$/)
+    expect(lines[1]).toMatch(/^3 .* restored from v1$/)
+    expect(lines.slice(2).join("\n")).not.toContain("restored from")
     expect((await coffer(["secrets", "get", "A", "--plain"], { env })).stdout).toBe("first")
     expect((await coffer(["secrets", "set", "--env", "staging", "A=other", "C=3"], { env })).code).toBe(0)
     const diff = await coffer(["secrets", "diff", "--env", "development", "--env2", "staging"], { env })

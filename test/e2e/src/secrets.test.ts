@@ -306,6 +306,8 @@ describe.each(backends)("secrets service on %s", (backend, makeDatabase) => {
       action: "restored",
       version: 3,
     })
+    const history = await call("GET", `${S}/DB_URL/versions`, { as: ada.as })
+    expect(history.body.versions.map((v: { restoredFrom: number | null }) => v.restoredFrom)).toEqual([1, null, null])
 
     const dotenv = await call("GET", `${S}/.env`, { as: ada.as })
     expect(dotenv.headers.get("content-type")).toMatch(/^text\/plain/)

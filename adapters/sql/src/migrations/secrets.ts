@@ -27,6 +27,11 @@
  *   Cascades with the project.
  * Sealed values from then on are `csv2.<data key version>.…` (bound to the secret's id too); `csv1` rows stay as
  * they are until a data-key rotation re-seals them.
+ *
+ * `0011_secrets_restored_from` adds `secrets_secret_versions.restored_from`: the version a restore brought back,
+ * so that a history tells a restore from an update. Nullable, and null for every row already there: which of
+ * those were restores was not kept with them (the audit log names the version brought back, not the one it made,
+ * and outlives deleted secrets), so none is guessed.
  */
 import type { Kysely, Migration } from "kysely"
 
@@ -175,7 +180,19 @@ const m0008: Migration = {
   },
 }
 
+const m0011: Migration = {
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  up: async (db: Kysely<any>) => {
+    await db.schema.alterTable("secrets_secret_versions").addColumn("restored_from", "integer").execute()
+  },
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  down: async (db: Kysely<any>) => {
+    await db.schema.alterTable("secrets_secret_versions").dropColumn("restored_from").execute()
+  },
+}
+
 export const secretsMigrations: Readonly<Record<string, Migration>> = {
   "0004_secrets": m0004,
   "0008_secrets_data_key_versions": m0008,
+  "0011_secrets_restored_from": m0011,
 }

@@ -137,6 +137,7 @@ export const environments = (
         value: input.value,
         userId: input.userId,
         at: toIso(input.at),
+        restoredFrom: input.restoredFrom ?? null,
       }
       const creating = input.expectedVersion === 0
       if (store.database.dialect === "postgres") {
@@ -195,7 +196,7 @@ export const environments = (
       query((db) =>
         db
           .selectFrom("secrets_secret_versions")
-          .select(["version", "created_at", "user_id"])
+          .select(["version", "created_at", "user_id", "restored_from"])
           .where("secret_id", "=", secretId)
           .execute(),
       ).pipe(
@@ -204,6 +205,7 @@ export const environments = (
             version: Number(row.version),
             createdAt: fromIso(row.created_at),
             userId: row.user_id,
+            restoredFrom: row.restored_from === null ? null : Number(row.restored_from),
           })),
         ),
       ),

@@ -90,6 +90,8 @@ export interface WriteParams {
   readonly value: string
   readonly userId: string
   readonly at: string
+  /** A restore's version brought back; null for an ordinary write (always given: a batch's columns are the first call's keys). */
+  readonly restoredFrom: number | null
 }
 
 const creating = (db: QueryCreator<Tables>, param: Param<WriteParams>) =>
@@ -130,7 +132,7 @@ const writingAudited = (
       .with("v", (db) =>
         db
           .insertInto("secrets_secret_versions")
-          .columns(["secret_id", "version", "value", "user_id", "created_at"])
+          .columns(["secret_id", "version", "value", "user_id", "created_at", "restored_from"])
           .expression((eb) =>
             eb
               .selectFrom("s")
@@ -140,6 +142,7 @@ const writingAudited = (
                 eb.val(param("value")).as("value"),
                 eb.val(param("userId")).as("user_id"),
                 eb.val(param("at")).as("created_at"),
+                eb.val(param("restoredFrom")).as("restored_from"),
               ]),
           ),
       )
@@ -165,6 +168,7 @@ const WRITE_TYPES: ColumnTypes<WriteParams & AuditValues> = {
   value: "text",
   userId: "text",
   at: "text",
+  restoredFrom: "integer",
   ...Object.fromEntries(AUDIT_COLUMNS.map((column) => [column, "text"])),
 } as ColumnTypes<WriteParams & AuditValues>
 
@@ -240,12 +244,12 @@ const writingAuditedBatch = prepare<Columns<WriteParams & AuditValues>>()((db, p
     .with("versions", (db) =>
       db
         .insertInto("secrets_secret_versions")
-        .columns(["secret_id", "version", "value", "user_id", "created_at"])
+        .columns(["secret_id", "version", "value", "user_id", "created_at", "restored_from"])
         .expression((eb) =>
           eb
             .selectFrom("written")
             .innerJoin("calls as r", "r.secretId", "written.id")
-            .select(["r.secretId", "r.version", "r.value", "r.userId", "r.at"]),
+            .select(["r.secretId", "r.version", "r.value", "r.userId", "r.at", "r.restoredFrom"]),
         ),
     )
     .with("logged", (db) =>
@@ -282,6 +286,7 @@ export const writes = {
       value: param("value"),
       user_id: param("userId"),
       created_at: param("at"),
+      restored_from: param("restoredFrom"),
     }),
   ),
   createAudited: writingAudited((db, param) =>

@@ -71,6 +71,8 @@ export interface SecretsSecretVersionRow {
   value: string
   user_id: string | null
   created_at: string
+  /** The version a restore brought back; null for an ordinary write and for rows from before `0011`. */
+  restored_from: number | null
 }
 
 export interface SecretsApiKeyRow {

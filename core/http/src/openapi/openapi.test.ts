@@ -278,6 +278,21 @@ describe("the secrets service's OpenAPI document", () => {
     }
   })
 
+  it("documents which version each restore brought back, in the history's items and the restore itself", async () => {
+    const { documented, runtime } = makeService({})
+    const document = (await documented.document()) as unknown as {
+      components: { schemas: Record<string, JsonSchemaNode> }
+      paths: Record<string, Record<string, { description?: string }>>
+    }
+    const item = document.components.schemas.SecretVersionListItem!
+    expect(item.required).toContain("restoredFrom")
+    expect(JSON.stringify((item.properties as Record<string, unknown>).restoredFrom)).toMatch(/restore.*null/)
+    const history = "/api/projects/{slug}/environments/{env}/secrets/{key}/versions"
+    expect(document.paths[history]!.get!.description).toContain("restoredFrom")
+    expect(document.paths[`${history}/{n}/restore`]!.post!.description).toContain("restoredFrom")
+    await runtime.dispose()
+  })
+
   it("documents every route of the app, and nothing that is not a route", async () => {
     for (const env of [{}, PRODUCTION]) {
       const { app, documented, runtime } = makeService(env)

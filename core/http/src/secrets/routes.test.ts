@@ -316,8 +316,20 @@ describe("secrets", () => {
     const versions = await call("GET", `${S}/K/versions`, { as: ada.as })
     expect(versions.body).toEqual({
       versions: [
-        { version: 2, createdAt: expect.stringMatching(ISO), userId: ada.userId, userEmail: "ada@example.com" },
-        { version: 1, createdAt: expect.stringMatching(ISO), userId: ada.userId, userEmail: "ada@example.com" },
+        {
+          version: 2,
+          createdAt: expect.stringMatching(ISO),
+          userId: ada.userId,
+          userEmail: "ada@example.com",
+          restoredFrom: null,
+        },
+        {
+          version: 1,
+          createdAt: expect.stringMatching(ISO),
+          userId: ada.userId,
+          userEmail: "ada@example.com",
+          restoredFrom: null,
+        },
       ],
     })
     expect((await call("GET", `${S}/K/versions/1`, { as: ada.as })).body).toEqual({
@@ -332,8 +344,20 @@ describe("secrets", () => {
       version: 3,
     })
     expect((await call("GET", `${S}/K`, { as: ada.as })).body.secret).toMatchObject({ value: "first", version: 3 })
-    const log = await call("GET", "/api/projects/app/audit-log?limit=3", { as: ada.as })
+    // The history tells the restore from the writes around it; a write after it is an ordinary one again.
+    await call("POST", S, { as: ada.as, body: { key: "K", value: "fourth" } })
+    const after = await call("GET", `${S}/K/versions`, { as: ada.as })
+    expect(
+      after.body.versions.map((v: { version: number; restoredFrom: number | null }) => [v.version, v.restoredFrom]),
+    ).toEqual([
+      [4, null],
+      [3, 1],
+      [2, null],
+      [1, null],
+    ])
+    const log = await call("GET", "/api/projects/app/audit-log?limit=4", { as: ada.as })
     expect(log.body.auditLog.map((e: { action: string; targetKey: string }) => [e.action, e.targetKey])).toEqual([
+      ["secret.updated", "K"],
       ["secret.read", "K"],
       ["secret.restored", "K@1"],
       ["secret.read", "K@1"],

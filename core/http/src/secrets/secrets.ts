@@ -149,6 +149,9 @@ export const ListVersions = endpoint({
   method: "GET",
   path: `${BASE}/:key/versions`,
   summary: "A secret's versions, newest first, without values",
+  description:
+    "Each version says who wrote it and, in `restoredFrom`, the version it brought back when a restore made it " +
+    "(null for an ordinary create or update, and for versions stored before restores were recorded).",
   tag: TAG,
   security: SESSION_OR_BEARER,
   params: SECRET_PARAMS,
@@ -172,7 +175,9 @@ export const RestoreVersion = endpoint({
   method: "POST",
   path: `${BASE}/:key/versions/:n/restore`,
   summary: "Restore a version",
-  description: "The old value becomes a new version; audited as `secret.restored`. Write access.",
+  description:
+    "The old value becomes a new version, listed in the history with `restoredFrom` set to `n`; audited as " +
+    "`secret.restored`. Write access.",
   tag: TAG,
   security: SESSION_OR_BEARER,
   params: VERSION_PARAMS,

@@ -33,9 +33,16 @@ import {
   type SecretRecord,
   SecretStore,
 } from "../SecretStore.js"
-import { dataKeys } from "./memoryDataKeys.js"
+import { dataKeys, type StoredVersion } from "./memoryDataKeys.js"
 
 const frozen = <A extends object>(value: A): A => Object.freeze({ ...value })
+
+/** What a read answers of a stored version: `restoredFrom` is the history's alone (`SealedVersion`). */
+const sealedOf = (stored: StoredVersion | undefined): SealedVersion | undefined => {
+  if (stored === undefined) return undefined
+  const { restoredFrom: _, ...sealed } = stored
+  return sealed
+}
 
 /** Rule 12, one record at a time: the reference for the SQL store's `where`. */
 const matches =
@@ -59,7 +66,7 @@ export const make = (holders: Holders): SecretStore["Service"] => {
   const environments = new Map<string, EnvironmentRecord>()
   const secrets = new Map<string, SecretRecord>()
   /** secretId → versions, oldest first */
-  const versions = new Map<string, Array<SealedVersion>>()
+  const versions = new Map<string, Array<StoredVersion>>()
   const apiKeys = new Map<string, ApiKeyRecord>()
   const olderDataKeys = new Map<string, Map<number, string>>()
   const audit: Array<AuditRecord> = []
@@ -273,7 +280,7 @@ export const make = (holders: Holders): SecretStore["Service"] => {
         const sealed =
           secret === undefined
             ? undefined
-            : versions.get(secret.id)?.find((candidate) => candidate.version === secret.version)
+            : sealedOf(versions.get(secret.id)?.find((candidate) => candidate.version === secret.version))
         if (sealed !== undefined && environment !== undefined) {
           record({ ...entry, projectId: found.access.project.id, environmentId: environment.id })
         }
@@ -285,7 +292,7 @@ export const make = (holders: Holders): SecretStore["Service"] => {
         const secret = findSecretSync(environmentId, key)
         if (secret === undefined) return undefined
         const wanted = version ?? secret.version
-        const sealed = versions.get(secret.id)?.find((candidate) => candidate.version === wanted)
+        const sealed = sealedOf(versions.get(secret.id)?.find((candidate) => candidate.version === wanted))
         if (sealed !== undefined && entry !== undefined) record(entry)
         return { secret, sealed }
       }),
@@ -314,7 +321,15 @@ export const make = (holders: Holders): SecretStore["Service"] => {
             : { ...existing, version, updatedAt: input.at }
         secrets.set(secret.id, frozen(secret))
         const history = versions.get(secret.id) ?? []
-        history.push(frozen({ version, value: input.value, userId: input.userId, createdAt: input.at }))
+        history.push(
+          frozen({
+            version,
+            value: input.value,
+            userId: input.userId,
+            createdAt: input.at,
+            restoredFrom: input.restoredFrom ?? null,
+          }),
+        )
         versions.set(secret.id, history)
         record(input.audit)
         return Effect.succeed({ secretId: secret.id, version })
@@ -331,7 +346,12 @@ export const make = (holders: Holders): SecretStore["Service"] => {
 
     listVersions: (secretId) =>
       Effect.sync(() =>
-        (versions.get(secretId) ?? []).map(({ version, createdAt, userId }) => ({ version, createdAt, userId })),
+        (versions.get(secretId) ?? []).map(({ version, createdAt, userId, restoredFrom }) => ({
+          version,
+          createdAt,
+          userId,
+          restoredFrom,
+        })),
       ),
 
     exportSecrets: ({ environmentId, audit: entry }) =>

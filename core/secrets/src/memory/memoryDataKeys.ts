@@ -11,7 +11,11 @@ import type {
   SealedVersion,
   SecretRecord,
   SecretStore,
+  VersionRecord,
 } from "../SecretStore.js"
+
+/** A version as the memory store keeps it: what a read answers, and what a restore brought back. */
+export type StoredVersion = SealedVersion & Pick<VersionRecord, "restoredFrom">
 
 type DataKeysPart = Pick<
   SecretStore["Service"],
@@ -23,7 +27,7 @@ export interface MemoryState {
   /** projectId → version → wrapped data key, for every version but the current one (which is on the project). */
   readonly olderDataKeys: Map<string, Map<number, string>>
   /** secretId → versions, oldest first */
-  readonly versions: Map<string, Array<SealedVersion>>
+  readonly versions: Map<string, Array<StoredVersion>>
   readonly environmentsOf: (projectId: string) => ReadonlyArray<EnvironmentRecord>
   readonly secretsOf: (environmentId: string) => ReadonlyArray<SecretRecord>
 }

@@ -279,9 +279,10 @@ describe("secrets", () => {
     await world.run(setSecret(asKey, "alpha", "development", { key: "K", value: "second" }))
     world.clock.advance(1)
     const { versions } = await world.run(listVersions(ada, "alpha", "development", "K"))
+    const by = { userId: ada.userId, userEmail: "ada@example.com" }
     expect(versions).toEqual([
-      { version: 2, createdAt: "2026-01-01T00:00:00.001Z", userId: ada.userId, userEmail: "ada@example.com" },
-      { version: 1, createdAt: "2026-01-01T00:00:00.000Z", userId: ada.userId, userEmail: "ada@example.com" },
+      { version: 2, createdAt: "2026-01-01T00:00:00.001Z", ...by, restoredFrom: null },
+      { version: 1, createdAt: "2026-01-01T00:00:00.000Z", ...by, restoredFrom: null },
     ])
     expect(await world.run(getVersion(ada, "alpha", "development", "K", "1"))).toEqual({
       secret: { key: "K", value: "first", version: 1, createdAt: "2026-01-01T00:00:00.000Z" },
@@ -295,6 +296,13 @@ describe("secrets", () => {
       value: "first",
       version: 3,
     })
+    // The restore is told from the writes before it by the version it brought back.
+    const restored = await world.run(listVersions(ada, "alpha", "development", "K"))
+    expect(restored.versions.map((v) => [v.version, v.restoredFrom])).toEqual([
+      [3, 1],
+      [2, null],
+      [1, null],
+    ])
     for (const n of ["0", "-1", "1.5", "01", "x", "99999999999"]) {
       expect(failure(await world.exit(getVersion(ada, "alpha", "development", "K", n)))).toMatchObject({
         _tag: "BadRequest",

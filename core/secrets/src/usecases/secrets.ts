@@ -125,11 +125,12 @@ interface WriteConditions {
   /** The secret as already read with the environment (`reachEnvironment` with the key): the first attempt's read. */
   readonly read?: { readonly secret: SecretRecord | undefined } | undefined
   /**
-   * A restore's: the id of the secret whose old version is written, which must still be the key's when the write
-   * lands. Deleted meanwhile (or deleted and created anew), its history is gone, and the restore is a 404 rather
-   * than a secret brought back from nothing.
+   * A restore's: the secret whose old version is written, and that version's number, stored with the new version
+   * so that the history can say which versions were restores. The secret (`secretId`) must still be the key's when
+   * the write lands. Deleted meanwhile (or deleted and created anew), its history is gone, and the restore is a 404
+   * rather than a secret brought back from nothing.
    */
-  readonly restoredFrom?: string | undefined
+  readonly restore?: { readonly secretId: string; readonly version: number } | undefined
   /**
    * The caller's check-and-set: the version the secret must be at (0: the key must not exist). Checked against
    * every fresh read, so a write that loses to another one (the store's `VersionConflict`) re-reads, finds the
@@ -154,7 +155,8 @@ const writeNextVersion = (
     const first = known
     known = undefined
     const current = first === undefined ? yield* store.findSecret(environment.id, key) : first.secret
-    if (conditions.restoredFrom !== undefined && current?.id !== conditions.restoredFrom) return yield* secretNotFound()
+    const restore = conditions.restore
+    if (restore !== undefined && current?.id !== restore.secretId) return yield* secretNotFound()
     const readVersion = current?.version ?? 0
     if (conditions.expectedVersion !== undefined && conditions.expectedVersion !== readVersion) {
       return yield* new SecretChangedMeanwhile({
@@ -174,6 +176,7 @@ const writeNextVersion = (
       userId: actor.userId,
       at,
       audit: yield* auditRecord(actor, access.project.id, environment.id, audit(current === undefined)),
+      restoredFrom: restore?.version,
     })
     return { created: current === undefined, version: written.version }
   }).pipe(Effect.retry(contention))
@@ -273,7 +276,7 @@ const findSecret = Effect.fnUntraced(function* (environment: EnvironmentRecord, 
   return secret
 })
 
-/** Newest first, with who wrote each version; never the values. */
+/** Newest first, with who wrote each version and which version each restore brought back; never the values. */
 export const listVersions = Effect.fn("Secrets.listVersions")(function* (
   actor: Actor,
   slug: string,
@@ -291,6 +294,7 @@ export const listVersions = Effect.fn("Secrets.listVersions")(function* (
       createdAt: toIso(version.createdAt),
       userId: version.userId,
       userEmail: emailOf(version.userId),
+      restoredFrom: version.restoredFrom,
     })),
   }
 })
@@ -350,7 +354,7 @@ export const restoreVersion = Effect.fn("Secrets.restoreVersion")(function* (
     key,
     value,
     () => ({ action: "secret.restored", key, version }),
-    { read: { secret: found.secret }, restoredFrom: found.secret.id },
+    { read: { secret: found.secret }, restore: { secretId: found.secret.id, version } },
   )
   return { ok: true as const, action: "restored" as const, version: written.version }
 })

@@ -37,13 +37,18 @@ export const history = Command.make(
     if (flags.json) return yield* json(versions)
     yield* line(
       table([
-        ["VERSION", "CREATED", "BY"],
-        ...versions.map((v) => [String(v.version), v.createdAt, v.userEmail ?? "-"]),
+        ["VERSION", "CREATED", "BY", "NOTE"],
+        ...versions.map((v) => [
+          String(v.version),
+          v.createdAt,
+          v.userEmail ?? "-",
+          v.restoredFrom === null ? "" : `restored from v${v.restoredFrom}`,
+        ]),
       ]),
     )
   }),
 ).pipe(
-  Command.withDescription("List a secret's versions, newest first, without values"),
+  Command.withDescription("List a secret's versions, newest first, without values; says which were restores"),
   Command.withExamples([{ command: "coffer secrets history --env production DB_URL", description: "who changed it" }]),
 )
 

@@ -105,6 +105,8 @@ const write = async (key, value) => {
     value,
     userId: context.userId,
     at: new Date().toISOString(),
+    // An ordinary write, as the service's: not a restore.
+    restoredFrom: null,
     ...audit(expectedVersion === 0 ? "secret.created" : "secret.updated", key),
     project_id: found.id,
     environment_id: found.environment_id,

@@ -682,6 +682,8 @@ describe("history", () => {
     await rows.nth(1).waitFor()
     expect(await rows.count()).toBe(2)
     expect(await rows.nth(0).textContent()).toContain(owner.email)
+    // Ordinary writes say nothing of restores.
+    expect(await rows.nth(0).textContent()).not.toContain("restored from")
     await page.getByRole("button", { name: "Reveal version 1" }).click()
     expect(await page.getByLabel("Value of version 1").textContent()).toBe("one")
     // The button turned into Hide under the focus.
@@ -704,6 +706,10 @@ describe("history", () => {
     await expect
       .poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label")), POLL)
       .toBe("Restore version 1")
+    // The new version says which one it brought back; the ones before it stay as they were.
+    expect(await rows.nth(0).locator("th").textContent()).toBe("3 (current) restored from v1")
+    expect(await rows.nth(1).textContent()).not.toContain("restored from")
+    expect(await rows.nth(2).textContent()).not.toContain("restored from")
     expect(await auditOf(owner.api, slug)).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ action: "secret.read", targetKey: "KEY@1" }),

@@ -1,8 +1,9 @@
 /**
- * A secret's history (issue 12 §6): every version with who wrote it and when, newest first; an old value is
- * revealed only on request (audited as `secret.read` of `<KEY>@<n>`), and restoring one makes it a new version,
- * after a question: a restore changes what every program reading the secret gets from then on.
- * A link leads to the secret's audit trail: the audit log filtered by its key and environment.
+ * A secret's history (issue 12 §6): every version with who wrote it and when (and, for a restore, which version it
+ * brought back), newest first; an old value is revealed only on request (audited as `secret.read` of `<KEY>@<n>`),
+ * and restoring one makes it a new version, after a question: a restore changes what every program reading the
+ * secret gets from then on. A link leads to the secret's audit trail: the audit log filtered by its key and
+ * environment.
  */
 import { useState } from "preact/hooks"
 import { listVersions, readVersion, restoreVersion, type VersionListItem } from "../../api/secrets.js"
@@ -42,6 +43,8 @@ const VersionRow = ({
       <th scope="row">
         {item.version}
         {latest ? <span class="muted"> (current)</span> : null}
+        {/* A restore looks like any other write otherwise: say which old value came back. */}
+        {item.restoredFrom === null ? null : <span class="muted">{` restored from v${item.restoredFrom}`}</span>}
       </th>
       <td data-label="Written by">
         {item.userEmail === null ? (
