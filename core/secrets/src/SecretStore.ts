@@ -13,7 +13,9 @@
  * Rules every adapter MUST keep (each is checked by the contract suite in `test/contract/src/secretStore.ts`):
  *
  * 1. Atomic writes. Each method that takes an `audit` record writes it in the same transaction as its change:
- *    both happen or neither does. A method that fails changes nothing.
+ *    both happen or neither does. A method that fails changes nothing. A change that removes rows the caller could
+ *    not list beforehand (`removeMember`'s API keys) takes a function that makes the record of each, and writes
+ *    one record per row it removed, in that same transaction.
  * 2. Audited reads. `readSecret` (with `audit`), `readSecretAt` and `exportSecrets` write their audit record in the
  *    same transaction as the read: when the record cannot be written they fail and return no value.
  * 3. Versions. `writeSecret` succeeds only when `expectedVersion` is the secret's current version (0: the key
@@ -311,11 +313,17 @@ export class SecretStore extends Context.Service<
       readonly role: MemberRole
       readonly audit: AuditRecord
     }) => Effect.Effect<boolean, StoreUnavailable>
-    /** Removes a member and their API keys for the project; false when there is none. */
+    /**
+     * Removes a member and their API keys for the project (rule 4), writing `audit` and then, for every key it
+     * removed, the record `keyAudit` makes of that key (rule 1): a key created while the removal ran (rule 8) gets
+     * its record too. False, and nothing written, when there is no such member.
+     */
     readonly removeMember: (input: {
       readonly projectId: string
       readonly userId: string
       readonly audit: AuditRecord
+      /** The record of one removed key; the use case's, since a store decides nothing about what the log says. */
+      readonly keyAudit: (apiKey: ApiKeyRecord) => Effect.Effect<AuditRecord>
     }) => Effect.Effect<boolean, StoreUnavailable>
     readonly createInvite: (input: {
       readonly invite: InviteRecord

@@ -444,17 +444,37 @@ export const secretStoreSuite = <R>(
           const gone = apiKeyRecord(alpha.id, joined[0]!)
           yield* store.createApiKey({ apiKey: keep, audit: audit(alpha.id, "api_key.created", "k") })
           yield* store.createApiKey({ apiKey: gone, audit: audit(alpha.id, "api_key.created", "k") })
+          const alsoGone = apiKeyRecord(alpha.id, joined[0]!)
+          yield* store.createApiKey({ apiKey: alsoGone, audit: audit(alpha.id, "api_key.created", "k") })
           const remove = (userId: string) =>
-            store.removeMember({ projectId: alpha.id, userId, audit: audit(alpha.id, "member.removed", "x") })
+            store.removeMember({
+              projectId: alpha.id,
+              userId,
+              audit: audit(alpha.id, "member.removed", "x"),
+              keyAudit: keyAudit(alpha.id),
+            })
           expect(yield* remove(joined[0]!)).toBe(true)
           expect(yield* remove(joined[0]!)).toBe(false)
           expect(yield* store.findApiKey(gone.id)).toBeUndefined()
+          expect(yield* store.findApiKey(alsoGone.id)).toBeUndefined()
           expect(yield* store.findApiKey(keep.id)).toEqual(keep)
           expect(yield* store.findProject("alpha", joined[0]!)).toBeUndefined()
           // The secret routes' one read refuses a removed member at once, like `findProject`.
           expect(yield* store.findProjectEnvironment("alpha", joined[0]!, "development")).toBeUndefined()
-          const actions = (yield* store.listAudit({ projectId: alpha.id, limit: 3, offset: 0 })).map((e) => e.action)
-          expect(actions).toEqual(["member.removed", "api_key.created", "api_key.created"])
+          // Rule 1: each removed key has its record, written with the removal (the second removal wrote nothing).
+          const latest = yield* store.listAudit({ projectId: alpha.id, limit: 4, offset: 0 })
+          expect(latest.map((e) => e.action)).toEqual([
+            "api_key.deleted",
+            "api_key.deleted",
+            "member.removed",
+            "api_key.created",
+          ])
+          expect(
+            latest
+              .slice(0, 2)
+              .map((e) => e.targetKey)
+              .sort(),
+          ).toEqual([gone.name, alsoGone.name].sort())
         }),
       ))
 
@@ -1127,6 +1147,7 @@ export const secretStoreSuite = <R>(
             projectId: alpha.id,
             userId: member,
             audit: audit(alpha.id, "member.removed", "x"),
+            keyAudit: keyAudit(alpha.id),
           })
           const removed = yield* create(member)
           expect(removed.created).toBe(false)
@@ -1143,6 +1164,7 @@ export const secretStoreSuite = <R>(
                   projectId: alpha.id,
                   userId: racer,
                   audit: audit(alpha.id, "member.removed", "x"),
+                  keyAudit: keyAudit(alpha.id),
                 }),
                 create(racer),
               ],
@@ -1152,6 +1174,14 @@ export const secretStoreSuite = <R>(
             expect(yield* store.findApiKey(key.id)).toBeUndefined()
           }
           expect(yield* created()).toBe(stored)
+          // Every key stored before its holder's removal went with it, and was logged as deleted (rule 1).
+          const deleted = yield* store.listAudit({
+            projectId: alpha.id,
+            filter: { actions: ["api_key.deleted"] },
+            limit: 500,
+            offset: 0,
+          })
+          expect(deleted.length).toBe(stored)
         }),
       ))
 
@@ -1470,11 +1500,15 @@ export const secretStoreSuite = <R>(
 
     describe.runIf(options.breakAuditLog !== undefined)("when the audit log refuses writes (rules 1 and 2)", () => {
       it("returns no value from an audited read or export, and changes nothing", () =>
-        run(({ store, project, context }) =>
+        run(({ store, project, person, context }) =>
           Effect.gen(function* () {
             const { project: alpha, ownerId, environments } = yield* project("alpha")
             const env = environments[0]!
             const [written] = yield* writeVersions(store, env.id, alpha.id, "K", 1, ownerId)
+            const member = yield* person()
+            yield* join(store, alpha.id, member)
+            const memberKey = apiKeyRecord(alpha.id, member)
+            yield* store.createApiKey({ apiKey: memberKey, audit: audit(alpha.id, "api_key.created", memberKey.name) })
             yield* options.breakAuditLog!.pipe(Effect.provide(context), Effect.orDie)
             const { projectId: _p, environmentId: _e, ...draft } = audit(alpha.id, "secret.read", "K")
             const attempts = [
@@ -1499,6 +1533,12 @@ export const secretStoreSuite = <R>(
               }),
               store.deleteSecret({ environmentId: env.id, key: "K", audit: audit(alpha.id, "secret.deleted", "K") }),
               store.deleteEnvironment({ environmentId: env.id, audit: audit(alpha.id, "environment.deleted", "x") }),
+              store.removeMember({
+                projectId: alpha.id,
+                userId: member,
+                audit: audit(alpha.id, "member.removed", "x"),
+                keyAudit: keyAudit(alpha.id),
+              }),
               store.deleteProject({ projectId: alpha.id, audit: audit(alpha.id, "project.deleted", "alpha") }),
             ]
             for (const attempt of attempts) {
@@ -1509,11 +1549,17 @@ export const secretStoreSuite = <R>(
             expect(secret?.version).toBe(1)
             expect((yield* store.listVersions(secret!.id)).map((v) => v.version)).toEqual([1])
             expect(yield* store.findEnvironment(alpha.id, env.name)).toBeDefined()
+            expect((yield* store.findProject("alpha", member))?.role).toBe("write")
+            expect(yield* store.findApiKey(memberKey.id)).toEqual(memberKey)
           }),
         ))
     })
   })
 }
+
+/** `removeMember`'s maker of a removed key's record, as the use case's: the key's name is the target. */
+const keyAudit = (projectId: string) => (apiKey: SecretStore.ApiKeyRecord) =>
+  Effect.sync(() => audit(projectId, "api_key.deleted", apiKey.name))
 
 const apiKeyRecord = (projectId: string, userId: string): SecretStore.ApiKeyRecord => {
   const id = nextId("key")

@@ -371,7 +371,7 @@ describe("coffer secrets: one secret at a time", () => {
       E1: "",
       E2: "",
     })
-    for (const key of ["E1", "E2"]) expect((await coffer(["secrets", "delete", key], { env })).code).toBe(0)
+    for (const key of ["E1", "E2"]) expect((await coffer(["secrets", "delete", key, "--yes"], { env })).code).toBe(0)
     expect(JSON.parse((await coffer(["secrets", "get", "A", "--json"], { env })).stdout)).toMatchObject({
       key: "A",
       value: "second",
@@ -442,7 +442,7 @@ describe("coffer secrets: one secret at a time", () => {
     const list = await coffer(["secrets", "list"], { env })
     expect(list.stdout).toMatch(/^KEY\s+VERSION\s+UPDATED\nA\s+3\s/)
     expect(list.stdout).not.toContain("first")
-    expect((await coffer(["secrets", "delete", "A"], { env })).code).toBe(0)
+    expect((await coffer(["secrets", "delete", "A", "--yes"], { env })).code).toBe(0)
     expect((await coffer(["secrets", "get", "A"], { env })).code).toBe(3)
     expect((await coffer(["secrets", "history", "A"], { env })).code).toBe(3)
   })
@@ -560,7 +560,7 @@ describe("coffer secrets: keys named like the exports", () => {
       key: "json",
       value: "the json secret",
     })
-    expect((await coffer(["secrets", "delete", "json"], { env })).code).toBe(0)
+    expect((await coffer(["secrets", "delete", "json", "-y"], { env })).code).toBe(0)
     expect((await coffer(["secrets", "get", "json"], { env })).code).toBe(3)
   })
 })

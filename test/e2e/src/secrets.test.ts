@@ -507,6 +507,8 @@ describe.each(backends)("secrets service on %s", (backend, makeDatabase) => {
         "api_key.created deploy",
         "api_key.rotated deploy",
         "api_key.deleted bob ci",
+        // Ada's key went when she left, logged as deleted by her.
+        "api_key.deleted again",
       ]),
     )
   })

@@ -16,6 +16,7 @@ import {
   type SealedColumns,
   sealedOf,
   toAccess,
+  toApiKey,
   toEnvironment,
   toInvite,
   toProject,
@@ -222,7 +223,7 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
           .executeTakeFirst(),
       ),
 
-    removeMember: ({ projectId, userId, audit }) =>
+    removeMember: ({ projectId, userId, audit, keyAudit }) =>
       store.transaction(
         Effect.gen(function* () {
           const result = yield* statement((db) =>
@@ -233,15 +234,18 @@ export const projects = (store: SqlStore.SqlStore, { append, audited, auditedCha
               .executeTakeFirst(),
           )
           if (!changed(result)) return false
-          // Port rule 4: a member's keys for the project go with them.
-          yield* statement((db) =>
+          // Port rule 4: a member's keys for the project go with them, each with its record (rule 1). The membership
+          // row is gone (locked, on Postgres) before the keys are read, so a key created meanwhile is among them.
+          const keys = yield* statement((db) =>
             db
               .deleteFrom("secrets_api_keys")
               .where("project_id", "=", projectId)
               .where("user_id", "=", userId)
+              .returningAll()
               .execute(),
           )
           yield* append(audit)
+          for (const key of keys) yield* append(yield* keyAudit(toApiKey(key)))
           return true
         }),
       ),

@@ -538,10 +538,18 @@ describe("people and invites", () => {
     expect((await call("DELETE", `/api/projects/app/members/${ada.userId}`, { as: ada.as })).body).toEqual({ ok: true })
     expect((await call("GET", S, { as: { key: key.key } })).status).toBe(401)
     expect((await call("GET", "/api/projects/app", { as: ada.as })).status).toBe(404)
-    const log = await call("GET", "/api/projects/app/audit-log?limit=2", { as: owner.as })
-    expect(log.body.auditLog.map((e: { action: string; targetKey: string }) => [e.action, e.targetKey])).toEqual([
-      ["member.removed", "ada@example.com"],
-      ["member.updated", "ada@example.com:read"],
+    // Her key went with her, logged as deleted by her (seed 001 §2: the key's name).
+    const log = await call("GET", "/api/projects/app/audit-log?limit=3", { as: owner.as })
+    expect(
+      log.body.auditLog.map((e: { action: string; targetKey: string; userEmail: string }) => [
+        e.action,
+        e.targetKey,
+        e.userEmail,
+      ]),
+    ).toEqual([
+      ["api_key.deleted", "ci", "ada@example.com"],
+      ["member.removed", "ada@example.com", "ada@example.com"],
+      ["member.updated", "ada@example.com:read", "owner@example.com"],
     ])
   })
 })

@@ -176,16 +176,28 @@ export const make = (holders: Holders): SecretStore["Service"] => {
         return true
       }),
 
-    removeMember: ({ projectId, userId, audit: entry }) =>
-      Effect.sync(() => {
-        const people = members.get(projectId)
-        const member = people?.get(userId)
-        if (people === undefined || member === undefined) return false
-        people.delete(userId)
-        for (const [id, key] of apiKeys) if (key.projectId === projectId && key.userId === userId) apiKeys.delete(id)
-        record(entry)
-        return true
-      }),
+    removeMember: ({ projectId, userId, audit: entry, keyAudit }) => {
+      const keysOf = () => [...apiKeys.values()].filter((key) => key.projectId === projectId && key.userId === userId)
+      // The keys' records are made (an effect) before the one synchronous step that removes; should the member's
+      // keys have changed in between, they are made again, so that every key removed has exactly its record.
+      const attempt: Effect.Effect<boolean> = Effect.suspend(() => {
+        const keys = keysOf()
+        return Effect.flatMap(Effect.forEach(keys, keyAudit), (records) =>
+          Effect.suspend(() => {
+            const people = members.get(projectId)
+            if (people === undefined || !people.has(userId)) return Effect.succeed(false)
+            const now = keysOf()
+            if (now.length !== keys.length || now.some((key, index) => key !== keys[index])) return attempt
+            people.delete(userId)
+            for (const key of keys) apiKeys.delete(key.id)
+            record(entry)
+            for (const keyRecord of records) record(keyRecord)
+            return Effect.succeed(true)
+          }),
+        )
+      })
+      return attempt
+    },
 
     createInvite: ({ invite, audit: entry }) =>
       Effect.suspend(() => {

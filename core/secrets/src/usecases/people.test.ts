@@ -152,10 +152,20 @@ describe("members", () => {
     expect((await world.run(listApiKeys(owner, "alpha"))).apiKeys).toEqual([])
     expect((await world.run(listMembers(owner, "alpha"))).members.map((m) => m.role)).toEqual(["owner"])
     expect(failure(await world.exit(listMembers(bob, "alpha")))).toMatchObject({ _tag: "ProjectNotFound" })
-    const { auditLog } = await world.run(listAuditLog(owner, "alpha", { limit: "2" }))
-    expect(auditLog.map((entry) => [entry.action, entry.targetKey])).toEqual([
-      ["member.removed", "bob@example.com"],
-      ["member.removed", "ada@example.com"],
+    // Each key that went with its holder is logged as deleted, by whoever removed the holder (seed 001 §2, §3).
+    const { auditLog } = await world.run(listAuditLog(owner, "alpha", { limit: "4" }))
+    expect(auditLog.map((entry) => [entry.action, entry.targetKey, entry.userEmail])).toEqual([
+      ["api_key.deleted", "b", "bob@example.com"],
+      ["member.removed", "bob@example.com", "bob@example.com"],
+      ["api_key.deleted", "a", "owner@example.com"],
+      ["member.removed", "ada@example.com", "owner@example.com"],
     ])
+    const [adaKeyRecord, adaRemoval] = auditLog.slice(2)
+    expect(adaKeyRecord).toMatchObject({
+      projectId: adaRemoval?.projectId,
+      environmentId: null,
+      userId: owner.userId,
+      ipAddress: adaRemoval?.ipAddress,
+    })
   })
 })

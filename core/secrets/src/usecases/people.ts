@@ -15,7 +15,7 @@ import { membersOrder, newestFirst, sorted } from "../domain/order.js"
 import { isChangeableMember, isPending } from "../domain/people.js"
 import type { MemberRole } from "../domain/permissions.js"
 import { InviteNotFound, InviteNotPending, MemberNotFound } from "../errors.js"
-import { SecretStore } from "../SecretStore.js"
+import { type ApiKeyRecord, SecretStore } from "../SecretStore.js"
 import { emailsOf, inviteView, projectView } from "../views.js"
 import { renewingKeyChecks } from "./apiKeyChecks.js"
 import { auditRecord } from "./audit.js"
@@ -75,7 +75,10 @@ export const updateMemberRole = Effect.fn("Secrets.updateMemberRole")(function* 
   return { ok: true as const }
 })
 
-/** The owner removes anyone but themselves; any member removes themselves. Their API keys go with them. */
+/**
+ * The owner removes anyone but themselves; any member removes themselves. Their API keys go with them, each with an
+ * `api_key.deleted` record (seed 001 §2, §3) beside `member.removed`.
+ */
 export const removeMember = Effect.fn("Secrets.removeMember")(function* (actor: Actor, slug: string, userId: string) {
   const person = yield* sessionOnly(actor)
   const access = yield* reachProject(person, slug)
@@ -86,8 +89,17 @@ export const removeMember = Effect.fn("Secrets.removeMember")(function* (actor: 
   const email = yield* memberEmail(userId)
   const store = yield* SecretStore
   const audit = yield* auditRecord(person, access.project.id, null, { action: "member.removed", email })
-  // Their keys for the project go with them: checks cached of those keys are abandoned.
-  const removed = yield* store.removeMember({ projectId: access.project.id, userId, audit }).pipe(renewingKeyChecks)
+  // Their keys for the project go with them, each logged as deleted by this actor; the store reads which keys they
+  // are in its transaction, so the records are made there. Checks cached of those keys are abandoned.
+  const services = yield* Effect.context<Clock.Clock | Random.Random>()
+  const keyAudit = (apiKey: ApiKeyRecord) =>
+    Effect.provideContext(
+      auditRecord(person, access.project.id, null, { action: "api_key.deleted", name: apiKey.name }),
+      services,
+    )
+  const removed = yield* store
+    .removeMember({ projectId: access.project.id, userId, audit, keyAudit })
+    .pipe(renewingKeyChecks)
   if (!removed) return yield* new MemberNotFound()
   return { ok: true as const }
 })

@@ -15,6 +15,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import { confirmation, isInteractive } from "../confirm.js"
 import { CofferFailure, refused, usage } from "../failure.js"
 import { json, line, note, table } from "../output.js"
 import {
@@ -25,7 +26,7 @@ import {
   me,
 } from "../secretsApi.js"
 import { applyPlan, checkPlan } from "../secretsPlan.js"
-import { readLine, stdinIsTerminal } from "../stdin.js"
+import { readLine } from "../stdin.js"
 import { projectFor } from "../target.js"
 import { json as jsonFlag, project, settingsOf, url } from "./flags.js"
 
@@ -121,10 +122,11 @@ const remove = Command.make(
   },
   Effect.fn(function* (flags) {
     const { endpoint, project: slug } = yield* projectFor(settingsOf(flags))
-    if (!flags.yes) {
-      // Asked only where the question is seen and answered: a terminal on both sides.
-      if (!stdinIsTerminal() || process.stderr.isTTY !== true)
-        return yield* usage(`deleting ${flags.name} deletes its secrets and their history: pass --yes to do it`)
+    const decision = confirmation({ yes: flags.yes, interactive: isInteractive() })
+    if (decision === "refuse")
+      return yield* usage(`deleting ${flags.name} deletes its secrets and their history: pass --yes to do it`)
+    if (decision === "ask") {
+      // A whole environment goes: its name typed back, which a reflexive `y` is not.
       const typed = yield* readLine(
         `Deleting ${slug}/${flags.name} deletes its secrets and their history. Type its name to go on: `,
       )

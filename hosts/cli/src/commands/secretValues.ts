@@ -9,6 +9,7 @@
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { confirmYesNo, deleteQuestion } from "../confirm.js"
 import { usage } from "../failure.js"
 import { json, line, write } from "../output.js"
 import { checkWritable } from "../secretRules.js"
@@ -116,12 +117,27 @@ export const remove = Command.make(
   {
     ...target,
     key: Argument.String("KEY").pipe(Argument.withDescription("the secret to delete, all its versions with it")),
+    yes: Flag.Boolean("yes").pipe(
+      Flag.withAlias("y"),
+      Flag.withDescription("delete without asking (needed where stdin is not a terminal: scripts, CI)"),
+      Flag.withDefault(false),
+    ),
   },
   Effect.fn(function* (flags) {
-    yield* deleteSecret(yield* targetFor(settingsOf(flags)), flags.key)
+    const where = yield* targetFor(settingsOf(flags))
+    const place = `${where.project}/${where.environment}`
+    yield* confirmYesNo({
+      yes: flags.yes,
+      question: deleteQuestion([flags.key], place),
+      refusal: `deleting ${flags.key} from ${place} deletes its history too: pass --yes to do it`,
+    })
+    yield* deleteSecret(where, flags.key)
     yield* line(`${flags.key}: deleted, with its history`)
   }),
 ).pipe(
-  Command.withDescription("Delete a secret and its history"),
-  Command.withExamples([{ command: "coffer secrets delete --env staging OLD_TOKEN", description: "gone for good" }]),
+  Command.withDescription("Delete a secret and its history; asks first on a terminal, unless --yes"),
+  Command.withExamples([
+    { command: "coffer secrets delete --env staging OLD_TOKEN", description: "asks, then deletes on y" },
+    { command: "coffer secrets delete --env staging OLD_TOKEN --yes", description: "in a script: gone for good" },
+  ]),
 )

@@ -5,6 +5,7 @@
 import { type ComponentChildren, Fragment, type JSX, type Ref } from "preact"
 import { useEffect, useId, useRef, useState } from "preact/hooks"
 import { ApiError, describeError, keepPageOnSessionEnd } from "../api/client.js"
+import { emailParts } from "./emailParts.js"
 import { useLeaveWarning } from "./leaveWarning.js"
 import { currentPath } from "./router.js"
 import { signInAgainHref } from "./signedInAgain.js"
@@ -332,14 +333,14 @@ export const Loading = ({ what }: { readonly what: string }) => (
 )
 
 /**
- * An e-mail address in a table: on a wide screen it may wrap after its `@`, a dot, a hyphen, an underscore or a
- * plus, and nowhere else, so that a long one neither pushes the row's actions out of view (kept whole) nor reads
- * cut in the middle of a word (wrapped anywhere). On a phone, where each cell is a block of its own, it may wrap
- * anywhere, as every cell may.
+ * An e-mail address in a table: on a wide screen it may wrap only where `emailParts` says (after its `@`, a dot of
+ * the domain, a separator of the name before the `@`), so that a long one neither pushes the row's actions out of
+ * view (kept whole) nor reads cut in the middle of a word (wrapped anywhere). On a phone, where each cell is a
+ * block of its own, those places come first, and a part longer than the line may still wrap, as every cell may.
  */
 export const EmailAddress = ({ address }: { readonly address: string }) => (
   <>
-    {address.split(/(?<=[@.\-_+])/).map((part, index) => (
+    {emailParts(address).map((part, index) => (
       <Fragment key={index}>
         {index === 0 ? null : <wbr />}
         <span class="nowrap">{part}</span>

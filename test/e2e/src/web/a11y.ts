@@ -64,3 +64,29 @@ export const brokenCells = (cells: Locator) =>
       })
       .map((element) => element.textContent?.trim() ?? ""),
   )
+
+/**
+ * The text of `element` as the layout laid it out, one string per line: its characters grouped by the top of
+ * each one's box. It says where a value was wrapped whatever the markup does to wrap it (`<wbr>`, spans, CSS).
+ */
+export const renderedLines = (element: Locator) =>
+  element.evaluate((root) => {
+    const lines: Array<{ top: number; text: string }> = []
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT)
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      const text = node.textContent ?? ""
+      for (let index = 0; index < text.length; index++) {
+        const range = document.createRange()
+        range.setStart(node, index)
+        range.setEnd(node, index + 1)
+        const box = range.getBoundingClientRect()
+        if (box.width === 0 && box.height === 0) continue
+        const top = Math.round(box.top)
+        const last = lines[lines.length - 1]
+        // A character more than half a line below the last one starts a new line.
+        if (last === undefined || top - last.top > box.height / 2) lines.push({ top, text: text[index]! })
+        else last.text += text[index]
+      }
+    }
+    return lines.map((line) => line.text)
+  })

@@ -8,7 +8,7 @@
  */
 import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { brokenCells, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
+import { brokenCells, renderedLines, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
 import { expectAccessible } from "./axe.js"
 import { useBrowser } from "./browser.js"
 import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
@@ -109,6 +109,41 @@ describe("a schema's history on a phone", () => {
     // Not "alice-123456@exampl / e.com": the address, which fits a line of its own, is not cut inside a word.
     expect(await brokenCells(table.locator("tbody td:last-child"))).toEqual([])
     expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0)
+  })
+})
+
+describe("the audit log's people", () => {
+  it.each(WIDTHS)("wraps a long address at %i px only after its @ or a dot, never inside a label", async (width) => {
+    // Long enough to wrap at both widths, with no space or hyphen before the @ for the browser to wrap at on its
+    // own; a hyphen in the domain belongs to its label, not a place to wrap.
+    const email = `someone.with.a.really.quite.long.address.${Date.now()}@accounts.example-corporation.co.uk`
+    const api = await schemasAs(served.base, email)
+    const app = unique("app")
+    await seedPlatforms(api, { [app]: ["1.0.0"] })
+    await api.call("POST", "/api/_ui/v1/tokens", { name: unique("token"), platforms: [app] })
+    const page = await signedIn(browser, served.base, email, "/audit", [], { width, height: 900 })
+    const table = page.getByRole("table", { name: "Audit log, newest first" })
+    const who = table.locator('td[data-label="Who"]', { hasText: email }).first()
+    await who.waitFor()
+    await settled(page)
+    await browser.screenshot(page, `dashboard-audit-long-email-${width}`)
+    const lines = await renderedLines(who)
+    expect(lines.join(""), `the cell reads ${JSON.stringify(lines)}`).toBe(email)
+    expect(lines.length, `the address was not long enough to wrap at ${width} px`).toBeGreaterThan(1)
+    const at = email.lastIndexOf("@")
+    let end = 0
+    for (const line of lines.slice(0, -1)) {
+      end += line.length
+      // Before the @: after a separator of the name; after it: only where the domain has a dot.
+      const wrapsAt = end <= at + 1 ? /[@.\-_+]$/ : /\.$/
+      expect(line, `a line of ${JSON.stringify(lines)} at ${width} px`).toMatch(wrapsAt)
+    }
+    // Nor does the top-level domain stand alone on the last line.
+    expect(lines.at(-1)).toContain(".")
+    expect(await sidewaysOverflow(page), `audit at ${width} px scrolls sideways`).toBeLessThanOrEqual(0)
+    const cell = await who.boundingBox()
+    const row = await who.locator("xpath=..").boundingBox()
+    expect(cell!.x + cell!.width).toBeLessThanOrEqual(row!.x + row!.width + 1)
   })
 })
 

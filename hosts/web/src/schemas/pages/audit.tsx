@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from "preact/hooks"
 import { type AuditEntry, listAudit } from "../../api/schemas.js"
-import { Alert, formatTime, Loading, LoadMore } from "../../ui/components.js"
+import { Alert, EmailAddress, formatTime, Loading, LoadMore } from "../../ui/components.js"
 import { Table } from "../../ui/table.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { auditDetail } from "../auditDetail.js"
@@ -79,11 +79,14 @@ export const Audit = () => {
               {/* Every cell may break anywhere, so the table shares its width out by unbroken length: a long
                   detail (a token's platforms) left the time, person and action a few letters wide. The time and
                   action read whole and the detail is capped; the table has nothing to focus, so it must not need
-                  scrolling sideways. */}
+                  scrolling sideways. The person wraps only between the parts of their address, never inside
+                  one of its domain's labels. */}
               <td data-label="When" class="nowrap">
                 {formatTime(entry.at)}
               </td>
-              <td data-label="Who">{entry.actor}</td>
+              <td data-label="Who">
+                <EmailAddress address={entry.actor} />
+              </td>
               <td data-label="What" class="nowrap">
                 {ACTIONS[entry.action] ?? entry.action}
               </td>

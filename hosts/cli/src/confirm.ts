@@ -1,0 +1,38 @@
+/**
+ * Asking before a command destroys something (`secrets delete`, `environments delete`), as careful CLIs do
+ * (`doppler secrets delete` asks unless `--yes`). `--yes` goes ahead at once; otherwise the question is put only
+ * where it is seen and answered, a terminal on stdin and stderr. Anywhere else (a script, a pipe, CI) nobody can
+ * answer, so the command refuses rather than wait for an answer that never comes or delete unasked.
+ */
+import * as Effect from "effect/Effect"
+import { usage } from "./failure.js"
+import { readLine, stdinIsTerminal } from "./stdin.js"
+
+/** What a destructive command does before it acts. */
+export type Confirmation = "proceed" | "ask" | "refuse"
+
+export const confirmation = (input: { readonly yes: boolean; readonly interactive: boolean }): Confirmation =>
+  input.yes ? "proceed" : input.interactive ? "ask" : "refuse"
+
+/** Whether the question can be put and answered here: on both ends a terminal. */
+export const isInteractive = () => stdinIsTerminal() && process.stderr.isTTY === true
+
+/** `y` or `yes`, in any case: anything else, an empty answer included, is no (the `[y/N]` default). */
+export const isYes = (answer: string) => /^(y|yes)$/i.test(answer.trim())
+
+/** `Delete A from app/staging? [y/N] `, every key named when there are several. */
+export const deleteQuestion = (keys: ReadonlyArray<string>, place: string) =>
+  `Delete ${keys.join(", ")} from ${place}? [y/N] `
+
+/**
+ * Goes on only when `--yes` was given or the terminal's answer is yes; otherwise fails as a usage error (exit 1)
+ * saying nothing was changed, or, with nobody to ask, with `refusal`, which should name `--yes`.
+ */
+export const confirmYesNo = (input: { readonly yes: boolean; readonly question: string; readonly refusal: string }) =>
+  Effect.gen(function* () {
+    const decision = confirmation({ yes: input.yes, interactive: isInteractive() })
+    if (decision === "proceed") return
+    if (decision === "refuse") return yield* usage(input.refusal)
+    const answer = yield* readLine(input.question)
+    if (!isYes(answer)) return yield* usage("not confirmed: nothing was deleted")
+  })
