@@ -181,8 +181,9 @@ describe("the Content tab", () => {
     let crossings = 0
     await page.route(`**/api/${mid}/1.0.0`, async (route) => {
       if (route.request().method() === "PUT" && cross) {
+        // Counted once it has landed: a count seen by the test then means their content is saved.
+        await saveSchema(api, `${mid}/1.0.0`, { theirs: crossings + 1 })
         crossings++
-        await saveSchema(api, `${mid}/1.0.0`, { theirs: crossings })
       }
       await route.continue()
     })
