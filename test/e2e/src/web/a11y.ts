@@ -90,3 +90,21 @@ export const renderedLines = (element: Locator) =>
     }
     return lines.map((line) => line.text)
   })
+
+/**
+ * Checks that `cell` shows `email` wrapped onto more than one line, and only where the apps' `EmailAddress` lets it
+ * wrap: before the `@` after a separator of the name, after the `@`, in the domain only after a dot, and never with
+ * the top-level domain alone on the last line. The address must be long enough to wrap at the page's width.
+ */
+export const expectEmailWrappedWell = async (cell: Locator, email: string) => {
+  const lines = await renderedLines(cell)
+  expect(lines.join(""), `the cell reads ${JSON.stringify(lines)}`).toBe(email)
+  expect(lines.length, "the address was not long enough to wrap").toBeGreaterThan(1)
+  const at = email.lastIndexOf("@")
+  let end = 0
+  for (const line of lines.slice(0, -1)) {
+    end += line.length
+    expect(line, `a line of ${JSON.stringify(lines)}`).toMatch(end <= at + 1 ? /[@.\-_+]$/ : /\.$/)
+  }
+  expect(lines.at(-1), `the last line of ${JSON.stringify(lines)}`).toContain(".")
+}
