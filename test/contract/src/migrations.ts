@@ -34,6 +34,35 @@ const metaKeys = (prefix: string) =>
     db.selectFrom("coffer_meta").select("key").where("key", "like", `${prefix}%`).orderBy("key").execute(),
   ).pipe(Effect.map((rows) => rows.map((row) => row.key)))
 
+type Db = Parameters<Parameters<SqlDatabase.SqlDatabase["Service"]["query"]>[0]>[0]
+
+/**
+ * A person `u` owning project `p` (data key `dataKey`) with environment `dev` and secret `K` at its last version,
+ * whose stored versions are `versions`: the rows a migration finds, written as that migration's predecessors did.
+ */
+const seedSecret = async (db: Db, at: string, dataKey: string, versions: ReadonlyArray<Record<string, unknown>>) => {
+  await db
+    .insertInto("secrets_users")
+    .values({ id: "u", email: "u@example.com", email_key: "u@example.com", created_at: at } as never)
+    .execute()
+  await db
+    .insertInto("secrets_projects")
+    .values({ id: "p", name: "P", slug: "p", owner_id: "u", data_key: dataKey, created_at: at } as never)
+    .execute()
+  await db
+    .insertInto("secrets_environments")
+    .values({ id: "e", project_id: "p", name: "dev", created_at: at })
+    .execute()
+  await db
+    .insertInto("secrets_secrets")
+    .values({ id: "s", environment_id: "e", key: "K", version: versions.length, created_at: at, updated_at: at })
+    .execute()
+  await db
+    .insertInto("secrets_secret_versions")
+    .values(versions as never)
+    .execute()
+}
+
 export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDatabase.SqlDatabase, unknown>) =>
   describe(`SQL foundation: ${name}`, () => {
     const run = <A, E>(effect: Effect.Effect<A, E, SqlDatabase.SqlDatabase>): Promise<A> =>
@@ -139,35 +168,11 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
           const upTo = migrationsWhere(database)
           yield* upTo((name) => name < "0008")
           const at = "2026-01-31T12:00:00.000Z"
-          yield* database.query(async (db) => {
-            await db
-              .insertInto("secrets_users")
-              .values({ id: "u", email: "u@example.com", email_key: "u@example.com", created_at: at } as never)
-              .execute()
-            await db
-              .insertInto("secrets_projects")
-              .values({
-                id: "p",
-                name: "P",
-                slug: "p",
-                owner_id: "u",
-                data_key: "cdk1.0000000000000000.kept",
-                created_at: at,
-              } as never)
-              .execute()
-            await db
-              .insertInto("secrets_environments")
-              .values({ id: "e", project_id: "p", name: "dev", created_at: at })
-              .execute()
-            await db
-              .insertInto("secrets_secrets")
-              .values({ id: "s", environment_id: "e", key: "K", version: 1, created_at: at, updated_at: at })
-              .execute()
-            await db
-              .insertInto("secrets_secret_versions")
-              .values({ secret_id: "s", version: 1, value: "csv1.kept", user_id: "u", created_at: at })
-              .execute()
-          })
+          yield* database.query((db) =>
+            seedSecret(db, at, "cdk1.0000000000000000.kept", [
+              { secret_id: "s", version: 1, value: "csv1.kept", user_id: "u", created_at: at },
+            ]),
+          )
           yield* upTo((name) => name >= "0008")
           return yield* database.query(async (db) => ({
             projects: await db.selectFrom("secrets_projects").select(["id", "data_key", "data_key_version"]).execute(),
@@ -291,29 +296,8 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
             user_id: "u",
             created_at: at,
           })
-          yield* database.query(async (db) => {
-            await db
-              .insertInto("secrets_users")
-              .values({ id: "u", email: "u@example.com", email_key: "u@example.com", created_at: at } as never)
-              .execute()
-            await db
-              .insertInto("secrets_projects")
-              .values({ id: "p", name: "P", slug: "p", owner_id: "u", data_key: "cdk1.k", created_at: at } as never)
-              .execute()
-            await db
-              .insertInto("secrets_environments")
-              .values({ id: "e", project_id: "p", name: "dev", created_at: at })
-              .execute()
-            await db
-              .insertInto("secrets_secrets")
-              .values({ id: "s", environment_id: "e", key: "K", version: 2, created_at: at, updated_at: at })
-              .execute()
-            // Version 2 may well have been a restore of 1: nothing said so then, so nothing says so now.
-            await db
-              .insertInto("secrets_secret_versions")
-              .values([version(1), version(2)] as never)
-              .execute()
-          })
+          // Version 2 may well have been a restore of 1: nothing said so then, so nothing says so now.
+          yield* database.query((db) => seedSecret(db, at, "cdk1.k", [version(1), version(2)]))
           yield* upTo((name) => name >= "0011")
           yield* database.query((db) =>
             db
