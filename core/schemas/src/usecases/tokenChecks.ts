@@ -80,11 +80,11 @@ export const hintOf = (token: string) => `${TOKEN_PREFIX}…${token.slice(-4)}`
 
 /**
  * What this instance's memory says of a token the cache vouches for: `revoked` (a revocation was announced here
- * within one cache lifetime), `narrowed` (its platforms narrowed lately: its grant is read from the store),
- * `first-use` (its first use this instance sees in `LAST_USED_PERIOD_MS`, the only one counted with the cache) or
- * `seen`.
+ * within one cache lifetime), `first-use` (its first use this instance sees in `LAST_USED_PERIOD_MS`, the only one
+ * counted with the cache) or `seen`; either of the last two is `narrowed-` when its platforms narrowed lately (its
+ * grant is then read from the store), a use counted all the same.
  */
-export type Admission = "revoked" | "narrowed" | "first-use" | "seen"
+export type Admission = "revoked" | "narrowed-first-use" | "narrowed-seen" | "first-use" | "seen"
 
 /**
  * What this instance remembers of token checks: the hashes it knows to be revoked, each for one cache lifetime
@@ -126,17 +126,11 @@ export class RevokedTokens extends Context.Service<
       const add = mark(revoked, TOKEN_CHECK_TTL_MS)
       const narrow = mark(narrowed, NARROWED_MS)
       const admit = (hash: string, id: string) =>
-        Effect.map(
-          clock.now,
-          (now): Admission =>
-            marked(revoked, hash, now)
-              ? "revoked"
-              : marked(narrowed, hash, now)
-                ? "narrowed"
-                : firstUseAt(id, now)
-                  ? "first-use"
-                  : "seen",
-        )
+        Effect.map(clock.now, (now): Admission => {
+          if (marked(revoked, hash, now)) return "revoked"
+          const use = firstUseAt(id, now) ? "first-use" : "seen"
+          return marked(narrowed, hash, now) ? `narrowed-${use}` : use
+        })
       const forgetting = (remember: (hash: string) => Effect.Effect<void>) => (hash: string) =>
         Effect.andThen(remember(hash), cache.delete(tokenCacheKey(hash)).pipe(Effect.ignore))
       yield* Cache.listen(cache, INVALIDATION_CHANNEL, forgetting(add))
@@ -192,12 +186,15 @@ const check = Effect.fnUntraced(function* (
   let { platforms } = grant
   const admission = yield* Context.get(services, RevokedTokens).admit(hash, id)
   if (admission === "revoked") return yield* invalidToken()
-  if (admission === "narrowed") {
+  if (admission === "narrowed-first-use" || admission === "narrowed-seen") {
     const stored = yield* Context.get(services, SchemaStore).findTokenByHash(hash)
     if (stored === undefined) return yield* invalidToken()
     platforms = stored.platforms
   }
-  if (admission === "first-use" && (yield* cache.increment(lastUsedKey(id), LAST_USED_PERIOD_MS)) === 1) {
+  if (
+    (admission === "first-use" || admission === "narrowed-first-use") &&
+    (yield* cache.increment(lastUsedKey(id), LAST_USED_PERIOD_MS)) === 1
+  ) {
     const now = yield* Context.get(services, Clock.Clock).now
     yield* Context.get(services, SchemaStore).touchToken(id, now)
   }

@@ -234,6 +234,19 @@ describe("deleting a platform a token names", () => {
     expect(await env.run(checkToken(all.token))).toMatchObject({ platforms: null })
   })
 
+  it("still records the token's use while its platforms are read from the store", async () => {
+    const env = environment()
+    await withPlatforms(env, ["ios", "web"])
+    const { token } = await env.run(TokenAdmin.createToken(admin, { name: "CI", platforms: ["ios", "web"] }))
+    await env.run(checkToken(token))
+    env.clock.advance(1)
+    await env.run(Platforms.deletePlatform(admin, "ios"))
+    // A period later, and well inside the time the narrowed grant is read from the store.
+    env.clock.advance(LAST_USED_PERIOD_MS)
+    expect(await env.run(checkToken(token))).toMatchObject({ platforms: ["web"] })
+    expect((await env.run(TokenAdmin.listTokens(admin)))[0]?.lastUsedAt).toBe(T0 + 1 + LAST_USED_PERIOD_MS)
+  })
+
   it("reaches every instance, even one that cached the old grant after the deletion dropped it", async () => {
     const env = environment()
     const other = env.instance()
