@@ -7,10 +7,10 @@
  * save was refused rather than that the content is valid. Unsaved text survives leaving the tab or the page
  * (`drafts.ts`), is said to be unsaved, and closing the page while it is asks first.
  *
- * A save made by someone else since the editing started is never replaced unseen: before saving, the tab reads the
- * schema again and compares; and the save names the revision the editing started from (`expectedRevision`), so
- * that the service refuses it (409) if another save lands in between. Either way the tab says so and offers the
- * choice: load their content, keep editing, or save anyway (on top of the revision now saved).
+ * A save made by someone else since the editing started is never replaced unseen: the save names the revision the
+ * editing started from (`expectedRevision`), so that the service refuses it (409) if another save landed since
+ * (a draft kept before revisions were reads the schema first and compares its content). The tab then says so and
+ * offers the choice: load their content, keep editing, or save anyway (on top of the revision now saved).
  */
 import { useEffect, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
@@ -34,16 +34,13 @@ interface Saved {
 }
 
 /** The schema as saved now, with its revision; nothing saved reads as `null` at revision 0, as at the start. */
-const readCurrent = (platform: string, version: string) =>
-  readSchemaToEdit(platform, version).then(
-    (current) => ({ content: JSON.stringify(current.content), revision: current.revision }),
-    (cause: unknown) => {
-      // Any other refusal is the save's to report.
-      if (cause instanceof ApiError && cause.status === 404 && cause.message.startsWith("Schema for version"))
-        return { content: JSON.stringify(null), revision: 0 }
-      throw cause
-    },
-  )
+const readCurrent = (platform: string, version: string): Promise<{ content: unknown; revision: number }> =>
+  readSchemaToEdit(platform, version).catch((cause: unknown) => {
+    // Any other refusal is the caller's to report.
+    if (cause instanceof ApiError && cause.status === 404 && cause.message.startsWith("Schema for version"))
+      return { content: null, revision: 0 }
+    throw cause
+  })
 
 export const ContentTab = ({ platform, version, schema, revision, canWrite, reload }: SchemaData) => {
   const id = `${platform}/${version}`
@@ -70,14 +67,15 @@ export const ContentTab = ({ platform, version, schema, revision, canWrite, relo
     if (!check.ok) return
     try {
       let expectedRevision = overtaken ?? startedRevision
-      if (overtaken === undefined) {
+      if (expectedRevision === undefined) {
+        // A draft kept before revisions were: only its content tells whether someone saved since. Equal, the
+        // revision just read is its own; any later save is the service's to refuse, as for every other save.
         const now = await readCurrent(platform, version)
-        if (now.content !== startedFrom || (startedRevision !== undefined && now.revision !== startedRevision)) {
+        if (JSON.stringify(now.content) !== startedFrom) {
           setOvertaken(now.revision)
           return
         }
-        // A draft kept before revisions were: the content compared equal, so the revision just read is its own.
-        expectedRevision ??= now.revision
+        expectedRevision = now.revision
       }
       const answer = await saveSchema(platform, version, check.content, expectedRevision).catch((cause: unknown) => {
         // Another save landed between the read above and this one: the service refused it, nothing was written.
@@ -104,15 +102,11 @@ export const ContentTab = ({ platform, version, schema, revision, canWrite, relo
   })
   // Their content replaces this text, which is then no longer a change: editing starts again from what is saved.
   const loadingTheirs = useAction(async () => {
-    const current = await readSchemaToEdit(platform, version).catch((cause: unknown) => {
-      if (cause instanceof ApiError && cause.status === 404 && cause.message.startsWith("Schema for version"))
-        return { content: {}, revision: 0 }
-      throw cause
-    })
-    const theirs = pretty(current.content)
+    const current = await readCurrent(platform, version)
+    const theirs = pretty(current.content ?? {})
     setBaseline(theirs)
     setText(theirs)
-    setStartedFrom(JSON.stringify(current.revision === 0 ? null : current.content))
+    setStartedFrom(JSON.stringify(current.content))
     setStartedRevision(current.revision)
     setOvertaken(undefined)
     save.setError(undefined)
