@@ -32,6 +32,8 @@
  * 11. A revision keeps the content saved and the output that save produced (a later cascade changes the schema's
  *     output, never a revision's). `listRevisions` pages newest first, `before` excluding that revision and every
  *     newer one, at most `limit`, without contents; `findRevision` answers one revision whole, or `undefined`.
+ *     A revision made by a restore keeps the number of the revision it brought back (`restoredFrom`); any other
+ *     reads back without it, as do revisions stored before restores were recorded.
  * 12. `platformOverview` answers a platform with one summary per version, in `versions` order, in one round trip
  *     whatever the number of versions, without reading any content: the revision of a saved schema is the number
  *     of its latest revision, and who saved it when are those of its last save.
@@ -78,6 +80,8 @@ export interface SchemaWrite extends SchemaId {
   /** Who saved it (an e-mail) and when (epoch milliseconds), for the revision. */
   readonly savedBy: string
   readonly savedAt: number
+  /** For a restore, the revision whose content this saves again (rule 11). */
+  readonly restoredFrom?: number | undefined
 }
 
 /** What a cascade writes for one re-resolved schema. */
@@ -91,6 +95,8 @@ export interface RevisionSummary {
   readonly revision: number
   readonly savedBy: string
   readonly savedAt: number
+  /** The revision a restore brought back; `undefined` for any other save (rule 11). */
+  readonly restoredFrom?: number | undefined
 }
 
 /** One saved content of a schema, with the output that save produced: its history. */

@@ -123,14 +123,22 @@ export const EditableSchemaView = Schema.Struct({
 }).annotate({ identifier: "EditableSchema" })
 export type EditableSchemaView = typeof EditableSchemaView.Type
 
-/** An item of a schema's history: `{ revision, savedAt, savedBy }`. */
-export const RevisionSummaryView = Schema.Struct({ revision: Schema.Int, savedAt: Time, savedBy: Schema.String })
+/** An item of a schema's history: `{ revision, savedAt, savedBy, restoredFrom }`. */
+export const RevisionSummaryView = Schema.Struct({
+  revision: Schema.Int,
+  savedAt: Time,
+  savedBy: Schema.String,
+  restoredFrom: Schema.NullOr(Schema.Int).annotate({
+    description: "The revision whose content this one saved again, for a restore; null for any other save",
+  }),
+})
 export type RevisionSummaryView = typeof RevisionSummaryView.Type
 
 export const revisionSummary = (revision: RevisionSummary): RevisionSummaryView => ({
   revision: revision.revision,
   savedAt: iso(revision.savedAt),
   savedBy: revision.savedBy,
+  restoredFrom: revision.restoredFrom ?? null,
 })
 
 /** One revision whole; `output` is `null` for revisions saved before outputs were kept with them. */

@@ -319,6 +319,55 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
       ])
     })
 
+    it("leaves every schema revision stored before 0013 with no restored_from; later rows keep theirs", async () => {
+      const at = "2026-01-31T12:00:00.000Z"
+      const rows = await run(
+        Effect.gen(function* () {
+          const database = yield* SqlDatabase.SqlDatabase
+          const upTo = migrationsWhere(database)
+          yield* upTo((name) => name < "0013")
+          const revision = (n: number) => ({
+            platform: "web",
+            version: "1.0.0",
+            revision: n,
+            content: `{"n":${n}}`,
+            output: `{"n":${n}}`,
+            saved_at: at,
+            saved_by: "ada@example.com",
+          })
+          // Revision 2 may well have been typed back to revision 1's content: nothing said so then, nor now.
+          yield* database.query(async (db) => {
+            await db.insertInto("schemas_platforms").values({ name: "web", kind: null, created_at: at }).execute()
+            await db
+              .insertInto("schemas_versions")
+              .values({ platform: "web", version: "1.0.0", created_at: at, content: '{"n":2}' } as never)
+              .execute()
+            await db
+              .insertInto("schemas_revisions")
+              .values([revision(1), revision(2)])
+              .execute()
+          })
+          yield* upTo((name) => name >= "0013")
+          yield* database.query((db) =>
+            db
+              .insertInto("schemas_revisions")
+              .values({ ...revision(3), restored_from: 1 })
+              .execute(),
+          )
+          return yield* database.query((db) =>
+            db.selectFrom("schemas_revisions").select(["revision", "restored_from"]).orderBy("revision").execute(),
+          )
+        }),
+      )
+      expect(
+        rows.map((row) => [Number(row.revision), row.restored_from === null ? null : Number(row.restored_from)]),
+      ).toEqual([
+        [1, null],
+        [2, null],
+        [3, 1],
+      ])
+    })
+
     it("keeps both audit logs append-only in the database: UPDATE and DELETE are refused, rows stay", async () => {
       const at = new Date(0).toISOString()
       const outcome = await run(

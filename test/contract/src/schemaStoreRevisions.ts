@@ -1,7 +1,8 @@
 /**
  * SchemaStore rule 11, part of the SchemaStore contract (`schemaStore.ts` registers it for every adapter): each
  * save keeps its content and the output it produced, `listRevisions` pages newest first without contents and
- * `findRevision` answers one revision whole; a cascade's outputs never rewrite a revision.
+ * `findRevision` answers one revision whole; a cascade's outputs never rewrite a revision; a restore's revision
+ * names the one it brought back.
  */
 import type { SchemaId, SchemaStore, SchemaWrite } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
@@ -74,6 +75,35 @@ export const revisionSuite = (run: <A, E>(test: (store: Store) => Effect.Effect<
           const found = yield* store.findRevision(id, 1)
           ;(found!.content as Record<string, unknown>).n = 99
           expect((yield* store.findRevision(id, 1))?.content).toEqual({ n: 1, "@extends": "base" })
+        }),
+      ))
+
+    it("keeps the revision a restore brought back, in every read; any other save has none", () =>
+      run((store) =>
+        Effect.gen(function* () {
+          yield* seeded(store, 2)
+          yield* store.saveSchema({ ...write(id, 1), savedAt: T0 + 3, restoredFrom: 1 })
+          yield* store.saveSchema({ ...write(id, 4), restoredFrom: undefined })
+          expect(yield* store.listRevisions(id, { limit: 10 })).toEqual([
+            { revision: 4, savedBy: "user4@example.com", savedAt: T0 + 4 },
+            { revision: 3, savedBy: "user1@example.com", savedAt: T0 + 3, restoredFrom: 1 },
+            { revision: 2, savedBy: "user2@example.com", savedAt: T0 + 2 },
+            { revision: 1, savedBy: "user1@example.com", savedAt: T0 + 1 },
+          ])
+          expect(yield* store.findRevision(id, 3)).toEqual({
+            revision: 3,
+            content: { n: 1, "@extends": "base" },
+            output: { n: 1, merged: true },
+            savedBy: "user1@example.com",
+            savedAt: T0 + 3,
+            restoredFrom: 1,
+          })
+          expect((yield* store.revisions(id)).map((revision) => revision.restoredFrom)).toEqual([
+            undefined,
+            undefined,
+            1,
+            undefined,
+          ])
         }),
       ))
 

@@ -23,6 +23,10 @@
  * `0010_schemas_token_platforms` takes out of every token's platforms those deleted before a deletion did so
  * itself (SchemaStore rule 6): left in, a platform created later under such a name would be readable with the
  * token. A list it empties stays, empty (the token reads nothing); `null` (every platform) is left alone.
+ *
+ * `0013_schemas_revisions_restored_from` adds `schemas_revisions.restored_from`: for a revision a restore made, the
+ * number of the revision it saved again, so that the history can say so; null for every other save, and for the
+ * revisions saved before restores were recorded (which were all saves made in the editor).
  */
 import type { Kysely, Migration } from "kysely"
 
@@ -158,8 +162,20 @@ const m0010: Migration = {
   down: async () => {},
 }
 
+const m0013: Migration = {
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  up: async (db: Kysely<any>) => {
+    await db.schema.alterTable("schemas_revisions").addColumn("restored_from", "integer").execute()
+  },
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  down: async (db: Kysely<any>) => {
+    await db.schema.alterTable("schemas_revisions").dropColumn("restored_from").execute()
+  },
+}
+
 export const schemasMigrations: Readonly<Record<string, Migration>> = {
   "0003_schemas": m0003,
   "0005_schemas_revision_output": m0005,
   "0010_schemas_token_platforms": m0010,
+  "0013_schemas_revisions_restored_from": m0013,
 }

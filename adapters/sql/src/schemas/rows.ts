@@ -6,7 +6,14 @@
  * values as text.
  */
 import { fromIso } from "@coffer/kernel"
-import { type PlatformKind, type PlatformRecord, type Revision, type StoredToken, sortVersions } from "@coffer/schemas"
+import {
+  type PlatformKind,
+  type PlatformRecord,
+  type Revision,
+  type RevisionSummary,
+  type StoredToken,
+  sortVersions,
+} from "@coffer/schemas"
 import type * as Schema from "effect/Schema"
 import type { SchemasRevisionRow, SchemasTokenRow } from "../tables/schemas.js"
 
@@ -35,10 +42,18 @@ export const tokenOf = (row: SchemasTokenRow): StoredToken => ({
   hash: row.token_hash,
 })
 
-export const revisionOf = (row: SchemasRevisionRow): Revision => ({
+/** A revision as the history lists it: `restoredFrom` only on a restore's (port rule 11). */
+export const summaryOf = (
+  row: Pick<SchemasRevisionRow, "revision" | "saved_by" | "saved_at" | "restored_from">,
+): RevisionSummary => ({
   revision: Number(row.revision),
-  content: parseObject(row.content),
-  output: row.output === null ? undefined : parseObject(row.output),
   savedBy: row.saved_by,
   savedAt: fromIso(row.saved_at),
+  ...(row.restored_from === null ? {} : { restoredFrom: Number(row.restored_from) }),
+})
+
+export const revisionOf = (row: SchemasRevisionRow): Revision => ({
+  content: parseObject(row.content),
+  output: row.output === null ? undefined : parseObject(row.output),
+  ...summaryOf(row),
 })

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import { sql } from "kysely"
 import type * as SqlStore from "../SqlStore.js"
 import { chunks, eachChunk, OUTPUT_CHUNK } from "./chunks.js"
-import { json, parseList, parseObject, revisionOf, sortedDistinct } from "./rows.js"
+import { json, parseList, parseObject, revisionOf, sortedDistinct, summaryOf } from "./rows.js"
 import type { Writing } from "./writing.js"
 
 export type SchemasPart = Pick<
@@ -125,6 +125,7 @@ export const schemas = ({ query }: SqlStore.SqlStore, transaction: Writing): Sch
                 output: json(write.output),
                 saved_at: toIso(write.savedAt),
                 saved_by: write.savedBy,
+                restored_from: write.restoredFrom ?? null,
               })
               .execute(),
           )
@@ -169,22 +170,14 @@ export const schemas = ({ query }: SqlStore.SqlStore, transaction: Writing): Sch
       query((db) =>
         db
           .selectFrom("schemas_revisions")
-          .select(["revision", "saved_at", "saved_by"])
+          .select(["revision", "saved_at", "saved_by", "restored_from"])
           .where("platform", "=", id.platform)
           .where("version", "=", id.version)
           .$if(before !== undefined, (select) => select.where("revision", "<", before!))
           .orderBy("revision", "desc")
           .limit(limit)
           .execute(),
-      ).pipe(
-        Effect.map((rows) =>
-          rows.map((row) => ({
-            revision: Number(row.revision),
-            savedBy: row.saved_by,
-            savedAt: fromIso(row.saved_at),
-          })),
-        ),
-      ),
+      ).pipe(Effect.map((rows) => rows.map(summaryOf))),
     findRevision: (id, revision) =>
       query((db) =>
         db

@@ -42,6 +42,8 @@ export interface SchemasRevisionRow {
   output: string | null
   saved_at: string
   saved_by: string
+  /** The revision a restore saved again; null for any other save (migration `0013_schemas_revisions_restored_from`). */
+  restored_from: number | null
 }
 
 export interface SchemasTokenRow {

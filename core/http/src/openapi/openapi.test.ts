@@ -190,6 +190,9 @@ describe("the schemas service's OpenAPI document", () => {
     expect(remove.security).toEqual([{ session: [] }])
     expect(JSON.stringify(remove.responses["409"])).toContain("DeletionBlocked")
     expect(document.paths["/openapi.json"]!.get!.security).toEqual([])
+    const restore = document.paths["/api/_ui/v1/platforms/{platform}/versions/{version}/revisions/{revision}/restore"]!
+    expect(restore.post!.security).toEqual([{ session: [] }])
+    expect(JSON.stringify(restore.post!.responses["409"])).toContain("SchemaSavedMeanwhile")
   })
 
   it("answers every endpoint as documented", async () => {
@@ -219,6 +222,9 @@ describe("the schemas service's OpenAPI document", () => {
     expect((await admin.request("PUT", "/api/base/1.0.0", { body: overtaken })).status).toBe(409)
     await admin.request("GET", `${version}/revisions`)
     await admin.request("GET", `${version}/revisions/1`)
+    expect((await admin.request("POST", `${version}/revisions/1/restore`)).status).toBe(200)
+    const staleRestore = { body: { expectedRevision: 1 } }
+    expect((await admin.request("POST", `${version}/revisions/1/restore`, staleRestore)).status).toBe(409)
     await admin.request("GET", `${version}/ancestors`)
     await admin.request("GET", `${version}/dependents`)
     await admin.request("GET", "/api/_ui/v1/tokens")

@@ -30,6 +30,7 @@ describe("revisions", () => {
         revision,
         savedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         savedBy: revision === 2 ? "bob@example.com" : "ada@example.com",
+        restoredFrom: null,
       })),
       next: null,
     })
@@ -99,6 +100,94 @@ describe("revisions", () => {
     await admin.request("DELETE", `${V}/ios/versions/1.0.0`)
     await admin.request("POST", "/api/ios/versions", { body: { version: "1.0.0" } })
     expect((await admin.request("GET", path)).body).toEqual({ revisions: [], next: null })
+  })
+})
+
+describe("restoring a revision", () => {
+  it("saves the revision's content as the next revision, which names it, and answers as a save does", async () => {
+    const { person } = service()
+    const ada = await person("ada@example.com")
+    const bob = await person("bob@example.com")
+    await createPlatforms(ada, { base: ["1.0.0"], ios: ["1.0.0"] })
+    await saveSchema(ada, "base/1.0.0", { "@extends": "ios/1.0.0", size: 1 })
+    await saveSchema(ada, "ios/1.0.0", { colour: "red" })
+    await saveSchema(ada, "ios/1.0.0", { colour: "blue" })
+    const path = `${V}/ios/versions/1.0.0/revisions`
+    // The body may be left out: then it lands whatever the revision, as a save without expectedRevision.
+    const restored = await bob.request("POST", `${path}/1/restore`)
+    expect(restored).toMatchObject({
+      status: 200,
+      body: {
+        ok: true,
+        schema: { content: { colour: "red" }, dependencies: [], output: { colour: "red" } },
+        revision: 3,
+        reprocessed: ["base/1.0.0"],
+      },
+    })
+    expect((await bob.request("GET", "/api/base/1.0.0")).body).toMatchObject({ output: { colour: "red", size: 1 } })
+    const listed = (await bob.request("GET", path)).body as { revisions: Array<Record<string, unknown>> }
+    expect(
+      listed.revisions.map(({ revision, savedBy, restoredFrom }) => ({ revision, savedBy, restoredFrom })),
+    ).toEqual([
+      { revision: 3, savedBy: "bob@example.com", restoredFrom: 1 },
+      { revision: 2, savedBy: "ada@example.com", restoredFrom: null },
+      { revision: 1, savedBy: "ada@example.com", restoredFrom: null },
+    ])
+    expect((await bob.request("GET", `${path}/3`)).body).toMatchObject({ restoredFrom: 1, content: { colour: "red" } })
+    // With expectedRevision, only on that revision.
+    expect(await ada.request("POST", `${path}/2/restore`, { body: { expectedRevision: 3 } })).toMatchObject({
+      status: 200,
+      body: { revision: 4, schema: { content: { colour: "blue" } } },
+    })
+    expect(await bob.request("POST", `${path}/1/restore`, { body: { expectedRevision: 3 } })).toMatchObject({
+      status: 409,
+      body: { error: expect.stringContaining("revision 4"), revision: 4 },
+    })
+    expect(((await bob.request("GET", path)).body as { revisions: unknown[] }).revisions).toHaveLength(4)
+  })
+
+  it("refuses with 400, 401, 403 and 404 as JSON, and nothing changes", async () => {
+    const { person, anonymous, withToken } = service({ OIDC_ADMIN_GROUP: "admins", OIDC_EDITOR_GROUP: "editors" })
+    const admin = await person("root@example.com", ["admins"])
+    const viewer = await person("viewer@example.com", [])
+    await createPlatforms(admin, { ios: ["1.0.0", "2.0.0"] })
+    await saveSchema(admin, "ios/1.0.0", { a: 1 })
+    await saveSchema(admin, "ios/1.0.0", { a: 2 })
+    const path = `${V}/ios/versions/1.0.0/revisions`
+    const before = (await admin.request("GET", path)).body
+    for (const bad of ["abc", "0", "1e0", "-1"]) {
+      expect(await admin.request("POST", `${path}/${bad}/restore`)).toMatchObject({
+        status: 400,
+        body: { error: `revision must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}` },
+      })
+    }
+    for (const body of [{ expectedRevision: -1 }, { expectedRevision: 1.5 }, { expectedRevision: "2" }, []]) {
+      expect(await admin.request("POST", `${path}/1/restore`, { body })).toMatchObject({
+        status: 400,
+        body: { error: expect.any(String) },
+      })
+    }
+    expect(await admin.request("POST", `${path}/3/restore`)).toMatchObject({
+      status: 404,
+      body: { error: 'Revision 3 of "ios/1.0.0" was not found' },
+    })
+    expect(await admin.request("POST", `${V}/ios/versions/2.0.0/revisions/1/restore`)).toMatchObject({
+      status: 404,
+      body: { error: 'Revision 1 of "ios/2.0.0" was not found' },
+    })
+    expect(await admin.request("POST", `${V}/nope/versions/1.0.0/revisions/1/restore`)).toMatchObject({
+      status: 404,
+      body: { error: 'Platform "nope" was not found' },
+    })
+    expect(await viewer.request("POST", `${path}/1/restore`)).toMatchObject({
+      status: 403,
+      body: { error: expect.any(String) },
+    })
+    expect(await anonymous.request("POST", `${path}/1/restore`)).toMatchObject({ status: 401 })
+    const { client: tokenClient } = await withToken(admin)
+    expect(await tokenClient.request("POST", `${path}/1/restore`)).toMatchObject({ status: 403 })
+    expect((await admin.request("GET", path)).body).toEqual(before)
+    expect((await admin.request("GET", "/api/ios/1.0.0")).body).toMatchObject({ content: { a: 2 } })
   })
 })
 

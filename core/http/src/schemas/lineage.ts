@@ -4,8 +4,11 @@
  *   revision }`, the number of the revision read with it, which a save names as `expectedRevision` (404 when
  *   nothing is saved yet: a save then names 0). The seed's `GET /api/{platform}/{version}` keeps its shape.
  * - `GET /api/_ui/v1/platforms/{platform}/versions/{version}/revisions?limit=&before=`: its history, newest first,
- *   `{ revisions: [{ revision, savedAt, savedBy }], next }` (`next`: the `before` of the following page, or null);
- * - `GET …/revisions/{revision}`: one revision `{ revision, savedAt, savedBy, content, output }`;
+ *   `{ revisions: [{ revision, savedAt, savedBy, restoredFrom }], next }` (`next`: the `before` of the following page, or null);
+ * - `GET …/revisions/{revision}`: one revision `{ revision, savedAt, savedBy, restoredFrom, content, output }`
+ *   (`restoredFrom`: the revision a restore brought back, null for any other save);
+ * - `POST …/revisions/{revision}/restore` `{ expectedRevision? }` (write rights): that revision's content saved
+ *   again as the next revision, which records it; answered, refused and checked as `PUT /api/{platform}/{version}`;
  * - `GET …/ancestors`: `{ ancestors: [{ platform, version, parents: [{ reference, platform, version }], saved }],
  *   provenance: [{ path, source }] }`, the schema first, then what it inherits from up to the roots (`saved`
  *   false for a version whose schema was never saved, which merges in as `{}`), and the schema
@@ -19,10 +22,12 @@ import { History, Lineage, Schemas, Views } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
+import { SchemaSavedMeanwhileBody } from "../errors.js"
 import { PLAIN_NUMBER, SESSION } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes, VERSION_PARAMS } from "./context.js"
+import { ExpectedRevision, SavedSchema, savedSchema } from "./schemas.js"
 
 const VERSION_PATH = `${DASHBOARD_PREFIX}/platforms/:platform/versions/:version`
 
@@ -93,6 +98,25 @@ export const GetRevision = endpoint({
   errors: [400, 404],
 })
 
+export const RestoreRevision = endpoint({
+  method: "POST",
+  path: `${VERSION_PATH}/revisions/:revision/restore`,
+  summary: "Restore a revision of a schema",
+  description:
+    "Saves the revision's content again as the schema's next revision, whose `restoredFrom` names the one brought " +
+    "back; the revision itself and every later one stay in the history. It is a save in every other way: the " +
+    "content is resolved against its bases as they are now (an `@extends` that no longer resolves is refused as " +
+    "its save would be, and nothing changes), dependents are re-processed, and `expectedRevision` makes it land " +
+    "only on that revision (409 otherwise). The body may be left out.",
+  tag: TAG,
+  security: SESSION,
+  params: { ...VERSION_PARAMS, revision: "The revision to bring back" },
+  body: Schema.Struct({ expectedRevision: ExpectedRevision }),
+  bodyOptional: true,
+  responses: { 200: SavedSchema },
+  errors: [400, 403, 404, [409, SchemaSavedMeanwhileBody]],
+})
+
 export const GetAncestors = endpoint({
   method: "GET",
   path: `${VERSION_PATH}/ancestors`,
@@ -148,6 +172,19 @@ export const mountLineage = (app: Hono, routes: SchemasRoutes): void => {
         return yield* History.getRevision(actor, idOf(c), revision ?? 0)
       }),
       (revision) => c.json(Views.revisionDetail(revision)),
+    ),
+  )
+
+  route(app, RestoreRevision, (c, { body }) =>
+    handle(
+      c,
+      Effect.gen(function* () {
+        const actor = yield* actorOf(c, routes)
+        const revision = yield* wholeNumberOf(param(c, "revision"), "revision", REVISIONS)
+        const { expectedRevision } = yield* body
+        return yield* Schemas.restoreRevision(actor, idOf(c), revision ?? 0, { expectedRevision })
+      }),
+      (saved) => c.json(savedSchema(saved)),
     ),
   )
 

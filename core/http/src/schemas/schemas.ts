@@ -28,21 +28,39 @@ import { actorOf, param, type SchemasRoutes, VERSION_PARAMS } from "./context.js
 const expectedRevisionRule = {
   message: `Expected a whole number from 0 to ${Number.MAX_SAFE_INTEGER}: the revision the content was edited from, 0 for none`,
 }
+/** Shared with the dashboard's restore (`lineage.ts`), which is a save of an earlier revision's content. */
+export const ExpectedRevision = Schema.optionalKey(
+  Schema.Number.check(Schema.isInt(expectedRevisionRule), Schema.isGreaterThanOrEqualTo(0, expectedRevisionRule)),
+).annotate({
+  description:
+    "Check-and-set: the revision the content was edited from (`revision` of the dashboard's read, or of a " +
+    "previous save's answer), `0` when nothing was saved yet. The save lands only if the schema is still at " +
+    "that revision; otherwise 409 with the revision it is at now, and nothing is written. Left out, the save " +
+    "lands whatever the revision.",
+})
+
 const SaveBody = Schema.Struct({
   content: Schema.Unknown.annotate({
     description:
       "A plain JSON object; `@extends` (a `platform/spec` string or an array of them, at most 32, none twice) " +
       "names what it inherits from",
   }),
-  expectedRevision: Schema.optionalKey(
-    Schema.Number.check(Schema.isInt(expectedRevisionRule), Schema.isGreaterThanOrEqualTo(0, expectedRevisionRule)),
-  ).annotate({
-    description:
-      "Check-and-set: the revision the content was edited from (`revision` of the dashboard's read, or of a " +
-      "previous save's answer), `0` when nothing was saved yet. The save lands only if the schema is still at " +
-      "that revision; otherwise 409 with the revision it is at now, and nothing is written. Left out, the save " +
-      "lands whatever the revision.",
-  }),
+  expectedRevision: ExpectedRevision,
+})
+
+/** A save's answer: the schema saved, the revision it was stored as, and every dependent re-processed. */
+export const SavedSchema = Schema.Struct({
+  ...Ok.fields,
+  schema: Views.SchemaView,
+  revision: Schema.Int.annotate({ description: "The revision this save was stored as" }),
+  reprocessed: Schema.Array(Schema.String).annotate({ description: "`platform/version` of each dependent" }),
+})
+
+export const savedSchema = (saved: Schemas.SaveResult): typeof SavedSchema.Type => ({
+  ok: true,
+  schema: saved.schema,
+  revision: saved.revision,
+  reprocessed: saved.reprocessed,
 })
 
 export const GetSchema = endpoint({
@@ -77,14 +95,7 @@ export const SaveSchema = endpoint({
   security: SESSION_OR_BEARER,
   params: VERSION_PARAMS,
   body: SaveBody,
-  responses: {
-    200: Schema.Struct({
-      ...Ok.fields,
-      schema: Views.SchemaView,
-      revision: Schema.Int.annotate({ description: "The revision this save was stored as" }),
-      reprocessed: Schema.Array(Schema.String).annotate({ description: "`platform/version` of each dependent" }),
-    }),
-  },
+  responses: { 200: SavedSchema },
   errors: [403, 404, [409, SchemaSavedMeanwhileBody]],
 })
 
@@ -121,7 +132,7 @@ export const mountSchemas = (app: Hono, routes: SchemasRoutes): void => {
           expectedRevision,
         })
       }),
-      (saved) => c.json({ ok: true, schema: saved.schema, revision: saved.revision, reprocessed: saved.reprocessed }),
+      (saved) => c.json(savedSchema(saved)),
     ),
   )
 }

@@ -282,6 +282,7 @@ export const make: Effect.Effect<SchemaStore["Service"]> = Effect.gen(function* 
           output: copy(input.output),
           savedBy: input.savedBy,
           savedAt: input.savedAt,
+          ...(input.restoredFrom === undefined ? {} : { restoredFrom: input.restoredFrom }),
         }
         return withPlatform(
           state,
@@ -325,7 +326,9 @@ export const make: Effect.Effect<SchemaStore["Service"]> = Effect.gen(function* 
         return all
           .slice(Math.max(0, end - limit), end)
           .reverse()
-          .map(({ revision, savedBy, savedAt }) => ({ revision, savedBy, savedAt }))
+          .map(({ revision, savedBy, savedAt, restoredFrom }) =>
+            restoredFrom === undefined ? { revision, savedBy, savedAt } : { revision, savedBy, savedAt, restoredFrom },
+          )
       }),
     findRevision: (id, revision) =>
       read((state) => {

@@ -315,7 +315,7 @@ export const addVersion = Effect.fn("Schemas.addVersion")(function* (
       if (checked === undefined) return reprocessed
       // Resolved afresh against what the transaction now holds: the outputs just written for `moved` are
       // written again where the schema reaches them.
-      const saved = yield* saveWithin({ platform, version }, checked, person.email, now)
+      const saved = yield* saveWithin({ platform, version }, checked, { savedBy: person.email, savedAt: now })
       return [...new Set([...reprocessed, ...saved.reprocessed])]
     }),
   )

@@ -11,7 +11,7 @@ import { extendsOf } from "../domain/extendsRef.js"
 import { checkReferences } from "../domain/limits.js"
 import { type SchemaId, schemaKey } from "../domain/schemaId.js"
 import { PlatformNotFound, SchemaSavedMeanwhile, VersionNotFound } from "../errors.js"
-import { SchemaStore } from "../SchemaStore.js"
+import { SchemaStore, type SchemaWrite } from "../SchemaStore.js"
 import { invalidateSchemas } from "../schemaCache.js"
 import type { SchemaView } from "../views.js"
 import { cascade, emptyView, ensurePlatforms, loadClosure, resolverOf, type StoreView } from "./view.js"
@@ -80,8 +80,7 @@ export const resolveForSave = Effect.fnUntraced(function* (view: StoreView, id: 
 export const saveWithin = Effect.fnUntraced(function* (
   id: SchemaId,
   content: Schema.JsonObject,
-  savedBy: string,
-  savedAt: number,
+  revision: Pick<SchemaWrite, "savedBy" | "savedAt" | "restoredFrom">,
 ) {
   const store = yield* SchemaStore
   const view = emptyView()
@@ -93,8 +92,7 @@ export const saveWithin = Effect.fnUntraced(function* (
     dependencies: resolution.dependencies,
     output: resolution.output,
     sources: resolution.sources,
-    savedBy,
-    savedAt,
+    ...revision,
   })
   yield* store.saveOutputs(reprocessed)
   // Last, just before the commit: until then cached reads keep being served (see schemaCache.ts).

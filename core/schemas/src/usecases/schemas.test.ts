@@ -546,3 +546,68 @@ describe("saveSchema with expectedRevision, and readForEditing", () => {
     expect((await env.flip(Schemas.saveSchema(viewer, id, { v: 1 }, { expectedRevision: 5 })))._tag).toBe("Forbidden")
   })
 })
+
+describe("restoreRevision", () => {
+  const id = { platform: "ios", version: "1.0.0" }
+
+  it("saves the revision's content again as the next revision, which names it, and re-processes dependents", async () => {
+    const env = environment()
+    await platforms(env, { ios: ["1.0.0"], web: ["1.0.0"] })
+    await save(env, "ios/1.0.0", { color: "red" })
+    await save(env, "ios/1.0.0", { color: "blue" })
+    await save(env, "web/1.0.0", { "@extends": "ios/1.0.0", size: 1 })
+    const restored = await env.run(Schemas.restoreRevision(editor, id, 1, { expectedRevision: 2 }))
+    expect(restored).toEqual({
+      schema: { content: { color: "red" }, dependencies: [], output: { color: "red" } },
+      revision: 3,
+      reprocessed: ["web/1.0.0"],
+    })
+    expect((await read(env, "web/1.0.0")).output).toEqual({ color: "red", size: 1 })
+    const revisions = await env.run(env.store.revisions(id))
+    expect(revisions.map(({ revision, content, restoredFrom }) => ({ revision, content, restoredFrom }))).toEqual([
+      { revision: 1, content: { color: "red" }, restoredFrom: undefined },
+      { revision: 2, content: { color: "blue" }, restoredFrom: undefined },
+      { revision: 3, content: { color: "red" }, restoredFrom: 1 },
+    ])
+    expect(revisions[2]?.savedBy).toBe("editor@example.com")
+    // An ordinary save after it names nothing.
+    expect((await save(env, "ios/1.0.0", { color: "green" })).revision).toBe(4)
+    expect((await env.run(env.store.findRevision(id, 4)))?.restoredFrom).toBeUndefined()
+  })
+
+  it("refuses, changing nothing: a stale expectedRevision, a revision that is not there, a viewer, a token", async () => {
+    const env = environment()
+    await platforms(env, { ios: ["1.0.0", "2.0.0"] })
+    await save(env, "ios/1.0.0", { v: 1 })
+    await save(env, "ios/1.0.0", { v: 2 })
+    const before = await snapshot(env)
+    expect(await env.flip(Schemas.restoreRevision(editor, id, 1, { expectedRevision: 1 }))).toMatchObject({
+      _tag: "SchemaSavedMeanwhile",
+      expectedRevision: 1,
+      revision: 2,
+    })
+    expect(await env.flip(Schemas.restoreRevision(editor, id, 3))).toMatchObject({ _tag: "RevisionNotFound" })
+    expect((await env.flip(Schemas.restoreRevision(editor, id, 0)))._tag).toBe("BadRequest")
+    expect((await env.flip(Schemas.restoreRevision(editor, { platform: "ios", version: "2.0.0" }, 1)))._tag).toBe(
+      "RevisionNotFound",
+    )
+    expect((await env.flip(Schemas.restoreRevision(editor, { platform: "ios", version: "9.0.0" }, 1)))._tag).toBe(
+      "VersionNotFound",
+    )
+    expect((await env.flip(Schemas.restoreRevision(viewer, id, 1)))._tag).toBe("Forbidden")
+    expect((await env.flip(Schemas.restoreRevision(tokenFor(null), id, 1)))._tag).toBe("Forbidden")
+    expect(await snapshot(env)).toEqual(before)
+  })
+
+  it("resolves the old content against the bases as they are now: a reference that no longer resolves is refused", async () => {
+    const env = environment()
+    await platforms(env, { base: ["1.0.0"], ios: ["1.0.0"] })
+    await save(env, "base/1.0.0", { shared: true })
+    await save(env, "ios/1.0.0", { "@extends": "base/1.0.0", own: 1 })
+    await save(env, "ios/1.0.0", { own: 2 })
+    await env.run(Platforms.deleteVersion(admin, "base", "1.0.0"))
+    const before = await snapshot(env)
+    expect((await env.flip(Schemas.restoreRevision(editor, id, 1)))._tag).toBe("Unresolved")
+    expect(await snapshot(env)).toEqual(before)
+  })
+})

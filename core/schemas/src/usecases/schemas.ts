@@ -20,11 +20,17 @@ import type { ResolveError } from "../domain/errors.js"
 import { isValidPlatformName } from "../domain/platform.js"
 import { type SchemaId, schemaKey } from "../domain/schemaId.js"
 import { isValidVersion } from "../domain/version.js"
-import { PlatformNotFound, SchemaNotFound, type SchemaSavedMeanwhile, VersionNotFound } from "../errors.js"
+import {
+  PlatformNotFound,
+  type RevisionNotFound,
+  SchemaNotFound,
+  type SchemaSavedMeanwhile,
+  VersionNotFound,
+} from "../errors.js"
 import { SchemaStore } from "../SchemaStore.js"
 import { invalidateSchemasAfterCommit, lookupSchema, type SchemaLookup } from "../schemaCache.js"
 import type { SchemaView } from "../views.js"
-import { requireVersion } from "./history.js"
+import { getRevision, requireVersion } from "./history.js"
 import { checkContent, checkExpectedRevision, latestRevision, resolveForSave, saveWithin } from "./saving.js"
 import { emptyView } from "./view.js"
 
@@ -144,16 +150,25 @@ const parseExpectedRevision = (value: number | undefined): Effect.Effect<number 
         new BadRequest({ message: `expectedRevision must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}` }),
       )
 
-export const saveSchema = Effect.fn("Schemas.saveSchema")(function* (
+type SaveError =
+  | BadRequest
+  | PlatformNotFound
+  | VersionNotFound
+  | Forbidden
+  | ResolveError
+  | SchemaSavedMeanwhile
+  | StoreUnavailable
+
+type SaveServices = SchemaStore | Cache.Cache | Random.Random | Clock.Clock
+
+/** A save, or a restore when `restoredFrom` names the revision whose content `content` is. */
+const save = Effect.fnUntraced(function* (
   actor: Actor,
   id: SchemaId,
   content: unknown,
-  options: SaveOptions = {},
-): Effect.fn.Return<
-  SaveResult,
-  BadRequest | PlatformNotFound | VersionNotFound | Forbidden | ResolveError | SchemaSavedMeanwhile | StoreUnavailable,
-  SchemaStore | Cache.Cache | Random.Random | Clock.Clock
-> {
+  options: SaveOptions,
+  restoredFrom: number | undefined,
+): Effect.fn.Return<SaveResult, SaveError, SaveServices> {
   const person = yield* requireWriter(actor, id.platform)
   const checked = yield* checkContent(content)
   const expectedRevision = yield* parseExpectedRevision(options.expectedRevision)
@@ -166,12 +181,38 @@ export const saveSchema = Effect.fn("Schemas.saveSchema")(function* (
   const result = yield* store.transaction(
     Effect.gen(function* () {
       const revision = yield* checkExpectedRevision(id, expectedRevision)
-      const saved = yield* saveWithin(id, checked, person.email, savedAt)
+      const saved = yield* saveWithin(id, checked, { savedBy: person.email, savedAt, restoredFrom })
       return { ...saved, revision }
     }),
   )
   yield* invalidateSchemasAfterCommit
   return result
+})
+
+export const saveSchema = Effect.fn("Schemas.saveSchema")(function* (
+  actor: Actor,
+  id: SchemaId,
+  content: unknown,
+  options: SaveOptions = {},
+): Effect.fn.Return<SaveResult, SaveError, SaveServices> {
+  return yield* save(actor, id, content, options, undefined)
+})
+
+/**
+ * Saves an earlier revision's content again, as the schema's next revision, which records the one it brought back
+ * (SchemaStore rule 11). Everything else is a save's: the writer's rights, `expectedRevision`, and the resolution
+ * against the bases as they are now, so an old content whose references no longer resolve is refused as its save
+ * would be, and nothing changes. The revision is read before the save's transaction: a revision never changes.
+ */
+export const restoreRevision = Effect.fn("Schemas.restoreRevision")(function* (
+  actor: Actor,
+  id: SchemaId,
+  revision: number,
+  options: SaveOptions = {},
+): Effect.fn.Return<SaveResult, SaveError | RevisionNotFound, SaveServices> {
+  yield* requireWriter(actor, id.platform)
+  const found = yield* getRevision(actor, id, revision)
+  return yield* save(actor, id, found.content, options, found.revision)
 })
 
 /** A schema as an editor starts from it: what the data endpoints show, and the revision that is. */
