@@ -20,9 +20,25 @@ export const isInteractive = () => stdinIsTerminal() && process.stderr.isTTY ===
 /** `y` or `yes`, in any case: anything else, an empty answer included, is no (the `[y/N]` default). */
 export const isYes = (answer: string) => /^(y|yes)$/i.test(answer.trim())
 
-/** `Delete A from app/staging? [y/N] `, every key named when there are several. */
+/** Keys named in a question at most; a longer list names the first few and counts the rest. */
+const NAMED_AT_MOST = 5
+
+/**
+ * `A`, or `3 secrets (A, B, C)`, or `9 secrets (A, B, C, D and 5 more)`: one line however many keys are given,
+ * never `and 1 more` (that line would be as long as naming it).
+ */
+export const describeKeys = (keys: ReadonlyArray<string>) => {
+  if (keys.length === 1) return keys[0] ?? ""
+  const named =
+    keys.length <= NAMED_AT_MOST
+      ? keys.join(", ")
+      : `${keys.slice(0, NAMED_AT_MOST - 1).join(", ")} and ${keys.length - (NAMED_AT_MOST - 1)} more`
+  return `${keys.length} secrets (${named})`
+}
+
+/** `Delete A from app/staging? [y/N] `, or `Delete 3 secrets (A, B, C) from app/staging? [y/N] `. */
 export const deleteQuestion = (keys: ReadonlyArray<string>, place: string) =>
-  `Delete ${keys.join(", ")} from ${place}? [y/N] `
+  `Delete ${describeKeys(keys)} from ${place}? [y/N] `
 
 /**
  * Goes on only when `--yes` was given or the terminal's answer is yes; otherwise fails as a usage error (exit 1)

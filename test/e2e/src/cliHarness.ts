@@ -144,10 +144,19 @@ export const printEnv = (keys: ReadonlyArray<string>) => [
   `process.stdout.write(JSON.stringify(Object.fromEntries(${JSON.stringify(keys)}.map((k) => [k, process.env[k]]))))`,
 ]
 
-/** Runs `coffer <args>` on a pseudo-terminal (util-linux `script`), typing `typed` once `waitFor` is shown. */
+/**
+ * Runs `coffer <args>` on a pseudo-terminal (util-linux `script`), typing `typed` once `waitFor` is shown, after
+ * `meanwhile` (what someone else does while the question waits) has finished.
+ */
 export const onTerminal = (
   args: ReadonlyArray<string>,
-  options: { env: Record<string, string>; cwd?: string; waitFor?: string; typed?: string },
+  options: {
+    env: Record<string, string>
+    cwd?: string
+    waitFor?: string
+    typed?: string
+    meanwhile?: () => Promise<unknown>
+  },
 ): Promise<Outcome> =>
   new Promise((done) => {
     const quoted = [process.execPath, cliBin, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ")
@@ -162,7 +171,7 @@ export const onTerminal = (
       stdout += chunk
       if (!typed && options.waitFor !== undefined && stdout.includes(options.waitFor)) {
         typed = true
-        child.stdin.write(options.typed ?? "")
+        void (options.meanwhile?.() ?? Promise.resolve()).finally(() => child.stdin.write(options.typed ?? ""))
       }
     })
     // `close`, not `exit`: the output may still be in the pipe when the process has exited.

@@ -1,19 +1,21 @@
 /**
- * `coffer secrets set`, `get` and `delete`: one secret at a time. `set KEY=VALUE…` writes each pair; `set KEY`
+ * `coffer secrets set`, `get` and `delete`: secrets by key. `set KEY=VALUE…` writes each pair; `set KEY`
  * alone takes the value from stdin (hidden when typed), so it stays out of shell history. `set
  * --expected-version N` writes one key only if it is still at version N (0: only if it does not exist yet), the
  * service's check-and-set, for a script that read a version and must not replace a change made since. `get` is
- * one of the few commands that print a value, because that is what it is for.
+ * one of the few commands that print a value, because that is what it is for. `delete KEY…` deletes only once
+ * every key is known to be there, and says which were deleted if it stops midway (`../secretDeletion.ts`).
  */
 
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { confirmYesNo, deleteQuestion } from "../confirm.js"
-import { usage } from "../failure.js"
+import { confirmYesNo, deleteQuestion, describeKeys } from "../confirm.js"
+import { CofferFailure, notFound, usage } from "../failure.js"
 import { json, line, write } from "../output.js"
+import { checkDeletion, stoppedReport, uniqueKeys } from "../secretDeletion.js"
 import { checkWritable } from "../secretRules.js"
-import { deleteSecret, getSecret, setSecret } from "../secretsApi.js"
+import { deleteSecret, getSecret, listSecrets, setSecret } from "../secretsApi.js"
 import { readHidden, readStdin, stdinIsTerminal, withoutFinalNewline } from "../stdin.js"
 import { targetFor } from "../target.js"
 import { settingsOf, target } from "./flags.js"
@@ -116,7 +118,10 @@ export const remove = Command.make(
   "delete",
   {
     ...target,
-    key: Argument.String("KEY").pipe(Argument.withDescription("the secret to delete, all its versions with it")),
+    keys: Argument.String("KEY").pipe(
+      Argument.withDescription("the secrets to delete, all their versions with them (a key given twice counts once)"),
+      Argument.variadic({ min: 1 }),
+    ),
     yes: Flag.Boolean("yes").pipe(
       Flag.withAlias("y"),
       Flag.withDescription("delete without asking (needed where stdin is not a terminal: scripts, CI)"),
@@ -124,20 +129,54 @@ export const remove = Command.make(
     ),
   },
   Effect.fn(function* (flags) {
+    const keys = uniqueKeys(flags.keys)
     const where = yield* targetFor(settingsOf(flags))
     const place = `${where.project}/${where.environment}`
+    // One list, not a request per key: every key is known to be there before anything is asked or deleted.
+    const held = new Set((yield* listSecrets(where)).map((item) => item.key))
+    const { invalid, missing } = checkDeletion(keys, held)
+    if (invalid.length > 0) {
+      const reasons = invalid.map(({ key, reason }) => `${JSON.stringify(key)}: ${reason}`)
+      return yield* usage(`${reasons.join("; ")}; nothing was deleted`)
+    }
+    if (missing.length > 0) return yield* notFound(`${place} has no ${missing.join(", ")}; nothing was deleted`)
+    const several = keys.length > 1
     yield* confirmYesNo({
       yes: flags.yes,
-      question: deleteQuestion([flags.key], place),
-      refusal: `deleting ${flags.key} from ${place} deletes its history too: pass --yes to do it`,
+      question: deleteQuestion(keys, place),
+      refusal: `deleting ${describeKeys(keys)} from ${place} deletes ${several ? "their" : "its"} history too: pass --yes to do it`,
     })
-    yield* deleteSecret(where, flags.key)
-    yield* line(`${flags.key}: deleted, with its history`)
+    // One at a time, in the order given: a failure then leaves no request in flight whose outcome is unknown.
+    for (const [index, key] of keys.entries()) {
+      yield* deleteSecret(where, key).pipe(
+        Effect.mapError(
+          (failure) =>
+            new CofferFailure({
+              kind: failure.kind,
+              ...(failure.status === undefined ? {} : { status: failure.status }),
+              message: stoppedReport({
+                deleted: keys.slice(0, index),
+                failedOn: key,
+                rest: keys.slice(index + 1),
+                reason: failure.message,
+                answered: failure.status !== undefined,
+              }),
+            }),
+        ),
+      )
+      yield* line(`${key}: deleted, with its history`)
+    }
   }),
 ).pipe(
-  Command.withDescription("Delete a secret and its history; asks first on a terminal, unless --yes"),
+  Command.withDescription(
+    "Delete one or more secrets and their history; asks first on a terminal, unless --yes; every key must exist",
+  ),
   Command.withExamples([
     { command: "coffer secrets delete --env staging OLD_TOKEN", description: "asks, then deletes on y" },
     { command: "coffer secrets delete --env staging OLD_TOKEN --yes", description: "in a script: gone for good" },
+    {
+      command: "coffer secrets delete --env staging OLD_TOKEN LEGACY_URL --yes",
+      description: "several: nothing is deleted unless every one exists",
+    },
   ]),
 )
