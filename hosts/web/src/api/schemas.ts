@@ -11,6 +11,13 @@ export type DashboardPlatform = ReturnType<typeof Views.dashboardPlatform>
 export type PlatformOverview = ReturnType<typeof Views.platformOverview>
 export type VersionSummary = ReturnType<typeof Views.versionSummary>
 export type RevisionSummary = ReturnType<typeof Views.revisionSummary>
+/** A save's answer, and a restore's: the schema saved, the revision it is, the dependents re-processed. */
+export interface SavedSchema {
+  readonly ok: true
+  readonly schema: Schema
+  readonly revision: number
+  readonly reprocessed: ReadonlyArray<string>
+}
 export type RevisionDetail = ReturnType<typeof Views.revisionDetail>
 export type Ancestry = ReturnType<typeof Views.ancestry>
 export type TokenRecord = ReturnType<typeof Views.tokenRecord>
@@ -101,11 +108,16 @@ export const readSchemaToEdit = (platform: string, version: string) =>
  * is refused with 409, whose `savedRevisionOf` says the revision it is at now, instead of being replaced unseen.
  */
 export const saveSchema = (platform: string, version: string, content: unknown, expectedRevision?: number) =>
-  request<{ ok: true; schema: Schema; revision: number; reprocessed: ReadonlyArray<string> }>(
-    "PUT",
-    schemaPath(platform, version),
-    { body: expectedRevision === undefined ? { content } : { content, expectedRevision } },
-  )
+  request<SavedSchema>("PUT", schemaPath(platform, version), {
+    body: expectedRevision === undefined ? { content } : { content, expectedRevision },
+  })
+
+/**
+ * Saves revision `revision`'s content again as the next revision, which names it (`restoredFrom`); only on top of
+ * `expectedRevision`, refused with 409 (`savedRevisionOf`) as a save is.
+ */
+export const restoreRevision = (platform: string, version: string, revision: number, expectedRevision: number) =>
+  post<SavedSchema>(`${versionPath(platform, version)}/revisions/${revision}/restore`, { expectedRevision })
 
 /**
  * The revision a schema is at now (0: nothing saved), from a save refused because it was not at the

@@ -30,6 +30,8 @@ export interface ConfirmDialogProps {
    */
   readonly gone?: { readonly said: string; readonly after: () => Promise<void> | void }
   readonly onClose: () => void
+  /** For a dialog that shows much, such as a diff of what the action changes. */
+  readonly wide?: boolean
 }
 
 export const ConfirmDialog = ({
@@ -42,6 +44,7 @@ export const ConfirmDialog = ({
   run,
   gone,
   onClose,
+  wide,
 }: ConfirmDialogProps) => {
   const [confirmation, setConfirmation] = useState("")
   const { busy, error, submit } = useAction(async () => {
@@ -54,7 +57,7 @@ export const ConfirmDialog = ({
     }
   })
   return (
-    <Dialog title={title} onClose={onClose}>
+    <Dialog title={title} onClose={onClose} wide={wide}>
       <form class="stack" onSubmit={submit}>
         {children}
         {typed === undefined ? null : (

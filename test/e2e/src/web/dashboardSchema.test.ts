@@ -367,7 +367,9 @@ describe("the Output, Inheritance and History tabs", () => {
     const page = await signedIn(browser, served.base, email, `/platforms/${root}/versions/1.0.0/history`)
     const revisions = page.getByRole("table", { name: "Revisions, newest first" })
     await revisions.waitFor()
-    expect(await revisions.locator("tbody th").allTextContents()).toEqual(["1"])
+    expect(await revisions.locator("tbody th").allTextContents()).toEqual(["1 (current)"])
+    // The one revision is the current one: nothing to restore.
+    expect(await page.getByRole("button", { name: /^Restore revision/ }).count()).toBe(0)
     await page.getByText("One revision so far: a second save gives two to compare.").waitFor()
     // Nothing offers revision 1 against itself.
     expect(await page.getByRole("heading", { name: "Compare two revisions" }).count()).toBe(0)
@@ -384,7 +386,7 @@ describe("the Output, Inheritance and History tabs", () => {
     const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0/history`)
     const revisions = page.getByRole("table", { name: "Revisions, newest first" })
     await revisions.waitFor()
-    expect(await revisions.locator("tbody th").allTextContents()).toEqual(["2", "1"])
+    expect(await revisions.locator("tbody th").allTextContents()).toEqual(["2 (current)", "1"])
     expect(await revisions.locator("tbody tr").first().textContent()).toContain(email)
 
     const diff = page.getByRole("table", { name: "Content, revision 1 to revision 2" })
@@ -409,6 +411,66 @@ describe("the Output, Inheritance and History tabs", () => {
     await page.getByLabel("Other version", { exact: true }).selectOption(`${root}/2.0.0`)
     await page.getByText(`${root}/2.0.0 has no saved schema yet, so it has no output to compare with.`).waitFor()
     expect(await page.getByRole("table", { name: /^Output, / }).count()).toBe(0)
+  })
+
+  it("restores a revision after showing what it changes; a save made meanwhile is said, never replaced", async () => {
+    const { api, email, root, mid, leaf } = await family()
+    await saveSchema(api, `${mid}/1.0.0`, { "@extends": `${root}/1.0.0`, nested: { y: 3 }, b: 2 })
+    const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0/history`)
+    const revisions = page.getByRole("table", { name: "Revisions, newest first" })
+    await revisions.waitFor()
+    expect(await revisions.locator("tbody th").allTextContents()).toEqual(["2 (current)", "1"])
+    expect(await page.getByRole("button", { name: "Restore revision 2" }).count()).toBe(0)
+
+    await page.getByRole("button", { name: "Restore revision 1" }).click()
+    const dialog = page.getByRole("dialog", { name: "Restore revision 1 of " + `${mid}/1.0.0?` })
+    await dialog.waitFor()
+    await dialog.getByText("Its content is saved again as revision 3, on top of revision 2").waitFor()
+    const change = dialog.getByRole("table", { name: "Content, now (revision 2) to revision 1" })
+    await change.waitFor()
+    expect(await change.locator("tr.diff-added td.diff-text").allTextContents()).toEqual([
+      expect.stringContaining('"y": 2'),
+    ])
+    expect(await change.locator("tr.diff-removed td.diff-text").allTextContents()).toEqual([
+      expect.stringContaining('"y": 3'),
+    ])
+    // Cancel changes nothing.
+    await dialog.getByRole("button", { name: "Cancel" }).click()
+    await dialog.waitFor({ state: "detached" })
+    expect(await api.call("GET", `/api/_ui/v1/platforms/${mid}/versions/1.0.0`)).toMatchObject({ revision: 2 })
+
+    await page.getByRole("button", { name: "Restore revision 1" }).click()
+    await dialog.getByRole("button", { name: "Restore revision 1" }).click()
+    await page.getByText(`Restored revision 1 of ${mid}/1.0.0 as revision 3; re-processed 1 dependent`).waitFor()
+    await revisions.locator("tbody th", { hasText: "3 (current) restored from revision 1" }).waitFor()
+    expect(await revisions.locator("tbody th").allTextContents()).toEqual([
+      "3 (current) restored from revision 1",
+      "2",
+      "1",
+    ])
+    // Restored for everyone who reads it, and its dependents re-resolved.
+    expect(await api.call("GET", `/api/${mid}/1.0.0`)).toMatchObject({ output: { nested: { x: 1, y: 2 } } })
+    expect(await api.call("GET", `/api/${leaf}/1.0.0`)).toMatchObject({ output: { nested: { y: 2 }, c: 3 } })
+
+    // Someone saves through the API while the question is open: the restore is refused and said so.
+    await page.getByRole("button", { name: "Restore revision 2" }).click()
+    await dialog.waitFor({ state: "detached" })
+    const second = page.getByRole("dialog", { name: `Restore revision 2 of ${mid}/1.0.0?` })
+    await second.getByText("Its content is saved again as revision 4, on top of revision 3").waitFor()
+    await saveSchema(api, `${mid}/1.0.0`, { "@extends": `${root}/1.0.0`, theirs: true })
+    await second.getByRole("button", { name: "Restore revision 2" }).click()
+    await second
+      .getByText(
+        `Someone saved ${mid}/1.0.0 since this page was loaded: it is at revision 4 now, and nothing was restored.`,
+        {
+          exact: false,
+        },
+      )
+      .waitFor()
+    expect(await api.call("GET", `/api/${mid}/1.0.0`)).toMatchObject({ content: { theirs: true } })
+    // The page caught up: their save is the current revision, and the question now says so.
+    await revisions.locator("tbody th", { hasText: "4 (current)" }).waitFor()
+    await second.getByText("Its content is saved again as revision 5, on top of revision 4").waitFor()
   })
 
   it("shows line numbers of two digits whole in a diff, at 375 and 1440 px", async () => {

@@ -1,24 +1,41 @@
 /**
  * The History tab (issue 13 §4): the revisions of this schema, newest first (every save is kept), a diff between
  * any two of them (once there are two), and a diff between this version's output and any other version's output.
+ *
+ * A person who may change the platform can restore an earlier revision: after a question that shows what it would
+ * change, its content is saved again as the next revision, which the list then marks "restored from revision n".
+ * The restore names the revision this page shows as current, so a save made meanwhile is not replaced unseen.
  */
 
 import { useEffect, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
-import { listPlatforms, listRevisions, type RevisionSummary, readRevision, readSchema } from "../../api/schemas.js"
+import {
+  listPlatforms,
+  listRevisions,
+  type RevisionSummary,
+  readRevision,
+  readSchema,
+  restoreRevision,
+  savedRevisionOf,
+} from "../../api/schemas.js"
 import { Alert, formatTime, Loading, LoadMore, Select } from "../../ui/components.js"
+import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { Table } from "../../ui/table.js"
+import { toast } from "../../ui/toast.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { diffJson } from "../diff.js"
 import { DiffView } from "../diffView.js"
 import type { SchemaData } from "../pages/schema.js"
 import { sortVersions } from "../versions.js"
 
-/** Every revision, newest first, loaded page by page as the person asks for older ones. */
-const useRevisions = (platform: string, version: string) => {
+/**
+ * Every revision, newest first, loaded page by page as the person asks for older ones; loaded again from the first
+ * page whenever the schema's revision moves (a restore, or a save this page heard of).
+ */
+const useRevisions = (platform: string, version: string, current: number) => {
   const [older, setOlder] = useState<ReadonlyArray<RevisionSummary>>([])
   const [next, setNext] = useState<number | null | undefined>()
-  const first = useAsync(() => listRevisions(platform, version), [platform, version])
+  const first = useAsync(() => listRevisions(platform, version), [platform, version, current])
   useEffect(() => {
     setOlder([])
     setNext(first.data?.next)
@@ -134,8 +151,81 @@ const OutputDiff = ({
   )
 }
 
-export const HistoryTab = ({ platform, version, schema }: SchemaData) => {
-  const { revisions, error, more, paged } = useRevisions(platform, version)
+/**
+ * The question before a restore, with what it would change: the content now against the revision's. The restore
+ * lands only on `current`; a save made since is reported, the page brought up to date, and nothing restored.
+ */
+const RestoreDialog = ({
+  platform,
+  version,
+  target,
+  current,
+  content,
+  reload,
+  onClose,
+}: {
+  readonly platform: string
+  readonly version: string
+  readonly target: number
+  readonly current: number
+  readonly content: unknown
+  readonly reload: () => Promise<void>
+  readonly onClose: () => void
+}) => {
+  const id = `${platform}/${version}`
+  const diff = useAsync(
+    async () => diffJson(content, (await readRevision(platform, version, target)).content),
+    [platform, version, target, content],
+  )
+  return (
+    <ConfirmDialog
+      title={`Restore revision ${target} of ${id}?`}
+      action={`Restore revision ${target}`}
+      tone="primary"
+      wide
+      onClose={onClose}
+      run={async () => {
+        const answer = await restoreRevision(platform, version, target, current).catch(async (cause: unknown) => {
+          const now = savedRevisionOf(cause)
+          if (now === undefined) throw cause
+          await reload()
+          throw new Error(
+            `Someone saved ${id} since this page was loaded: it is at revision ${now} now, and nothing was ` +
+              "restored. The history shows their save; restore again if revision " +
+              `${target} should still replace it.`,
+          )
+        })
+        onClose()
+        const count = answer.reprocessed.length
+        toast(
+          `Restored revision ${target} of ${id} as revision ${answer.revision}` +
+            (count === 0 ? "" : `; re-processed ${count} ${count === 1 ? "dependent" : "dependents"}`),
+        )
+        await reload()
+      }}
+    >
+      <p>
+        Its content is saved again as revision {current + 1}, on top of revision {current}, and resolved against what it
+        extends as that is today; every schema extending {id} is re-processed. Revision {current} and all the others
+        stay in the history.
+      </p>
+      <Alert error={diff.error} />
+      {diff.data === undefined ? (
+        diff.error === undefined ? (
+          <Loading what="the difference" />
+        ) : null
+      ) : diff.data.added + diff.data.removed === 0 ? (
+        <p class="muted">Its content is the same as now: restoring it only adds a revision.</p>
+      ) : (
+        <DiffView label={`Content, now (revision ${current}) to revision ${target}`} {...diff.data} />
+      )}
+    </ConfirmDialog>
+  )
+}
+
+export const HistoryTab = ({ platform, version, schema, revision: current, canWrite, reload }: SchemaData) => {
+  const { revisions, error, more, paged } = useRevisions(platform, version, current)
+  const [restoring, setRestoring] = useState<number>()
   return (
     <div class="stack">
       <Alert error={error} />
@@ -147,16 +237,38 @@ export const HistoryTab = ({ platform, version, schema }: SchemaData) => {
         <p class="muted">No revisions yet: nothing has been saved for this version.</p>
       ) : (
         <>
+          {canWrite ? (
+            <p class="hint">Restoring a revision saves its content again as the newest revision; nothing is lost.</p>
+          ) : null}
           {/* One block per revision on a phone, as the platform's versions are: three columns in 375 px left the
               e-mail a column too narrow for it, cut mid-word, where a line of its own holds it whole. */}
-          <Table caption="Revisions, newest first" columns={["Revision", "Saved", "By"]} stacked>
-            {revisions.map((revision) => (
-              <tr key={revision.revision}>
+          <Table caption="Revisions, newest first" columns={["Revision", "Saved", "By"]} actions={canWrite} stacked>
+            {revisions.map((item) => (
+              <tr key={item.revision}>
                 <th scope="row" data-label="Revision">
-                  {revision.revision}
+                  {item.revision}
+                  {item.revision === current ? <span class="muted"> (current)</span> : null}
+                  {/* A restore is a save like any other otherwise: say which revision came back. */}
+                  {item.restoredFrom === null ? null : (
+                    <span class="muted">{` restored from revision ${item.restoredFrom}`}</span>
+                  )}
                 </th>
-                <td data-label="Saved">{formatTime(revision.savedAt)}</td>
-                <td data-label="By">{revision.savedBy}</td>
+                <td data-label="Saved">{formatTime(item.savedAt)}</td>
+                <td data-label="By">{item.savedBy}</td>
+                {canWrite ? (
+                  <td class="right">
+                    {item.revision === current ? null : (
+                      <button
+                        type="button"
+                        class="button small"
+                        aria-label={`Restore revision ${item.revision}`}
+                        onClick={() => setRestoring(item.revision)}
+                      >
+                        Restore
+                      </button>
+                    )}
+                  </td>
+                ) : null}
               </tr>
             ))}
           </Table>
@@ -168,6 +280,17 @@ export const HistoryTab = ({ platform, version, schema }: SchemaData) => {
             <RevisionDiff platform={platform} version={version} revisions={revisions} />
           )}
         </>
+      )}
+      {restoring === undefined ? null : (
+        <RestoreDialog
+          platform={platform}
+          version={version}
+          target={restoring}
+          current={current}
+          content={schema?.content ?? null}
+          reload={reload}
+          onClose={() => setRestoring(undefined)}
+        />
       )}
       {schema === null ? null : <OutputDiff platform={platform} version={version} output={schema.output} />}
     </div>
