@@ -13,6 +13,7 @@ import { join } from "node:path"
 import { PassThrough } from "node:stream"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { runCli } from "../main.js"
+import { runCaught } from "../testing/caughtRun.js"
 
 const closers: Array<() => void> = []
 afterEach(() => {
@@ -77,30 +78,7 @@ const addedMeanwhile = () =>
 const byKey = (writes: ReadonlyArray<Written>) => [...writes].sort((a, b) => (a.key < b.key ? -1 : 1))
 
 /** Runs the command with stdout and stderr caught: its exit code and what it said on each. */
-const quietly = async (args: ReadonlyArray<string>, url: string, cwd: string) => {
-  let out = ""
-  let err = ""
-  const catching = (stream: NodeJS.WriteStream, into: (text: string) => void) =>
-    vi.spyOn(stream, "write").mockImplementation((text, ...rest) => {
-      into(String(text))
-      rest.find((item) => typeof item === "function")?.()
-      return true
-    })
-  const stdout = catching(process.stdout, (text) => {
-    out += text
-  })
-  const stderr = catching(process.stderr, (text) => {
-    err += text
-  })
-  const code = await runCli([...args, "-p", "app", "-e", "dev"], {
-    env: { COFFER_URL: url, COFFER_TOKEN: `cfk_${"s".repeat(43)}` },
-    cwd,
-  }).finally(() => {
-    stderr.mockRestore()
-    stdout.mockRestore()
-  })
-  return { code, out, err }
-}
+const quietly = runCaught
 
 describe("import of a key someone adds while it runs", () => {
   const file = () => {

@@ -9,8 +9,8 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterEach, describe, expect, it, vi } from "vitest"
-import { runCli } from "../main.js"
+import { afterEach, describe, expect, it } from "vitest"
+import { runCaught } from "../testing/caughtRun.js"
 
 const closers: Array<() => void> = []
 afterEach(() => {
@@ -55,30 +55,8 @@ const service = async (held: ReadonlyArray<string>, answer: (key: string) => Ans
 }
 
 /** Runs `coffer secrets delete <args> -p app -e dev` with stdout and stderr caught. */
-const remove = async (url: string, args: ReadonlyArray<string>) => {
-  let out = ""
-  let err = ""
-  const catching = (stream: NodeJS.WriteStream, into: (text: string) => void) =>
-    vi.spyOn(stream, "write").mockImplementation((text, ...rest) => {
-      into(String(text))
-      rest.find((item) => typeof item === "function")?.()
-      return true
-    })
-  const stdout = catching(process.stdout, (text) => {
-    out += text
-  })
-  const stderr = catching(process.stderr, (text) => {
-    err += text
-  })
-  const code = await runCli(["secrets", "delete", ...args, "-p", "app", "-e", "dev"], {
-    env: { COFFER_URL: url, COFFER_TOKEN: `cfk_${"s".repeat(43)}` },
-    cwd: mkdtempSync(join(tmpdir(), "coffer-delete-")),
-  }).finally(() => {
-    stderr.mockRestore()
-    stdout.mockRestore()
-  })
-  return { code, out, err }
-}
+const remove = (url: string, args: ReadonlyArray<string>) =>
+  runCaught(["secrets", "delete", ...args], url, mkdtempSync(join(tmpdir(), "coffer-delete-")))
 
 describe("secrets delete KEY…", () => {
   it("deletes each key once, in the order given, after one list", async () => {
