@@ -53,6 +53,8 @@
  *    request and its holder read with it, so a store that can answers both with one read (issue 10).
  * 12. Audit filters. `listAudit` answers only the records its `filter` matches (every condition of `AuditFilter`
  *    that is given), then pages that list: `offset` and `limit` count matching records only, in rule 6's order.
+ * 13. Audit records come back as they were written, `apiKey` included: the key that acted and its name then, or
+ *    null, whatever has become of the key since (deleted, rotated).
  */
 import type { EpochMillis, StoreUnavailable } from "@coffer/kernel"
 import * as Context from "effect/Context"
@@ -176,6 +178,12 @@ export interface ApiKeyUse {
   readonly holder: User | undefined
 }
 
+/** The API key an audited action was done with, as it was then: its name is kept, as the key may be deleted. */
+export interface AuditKey {
+  readonly id: string
+  readonly name: string
+}
+
 export interface AuditRecord {
   /** Sortable: records written later in one process have greater ids (see `Audit.ts`). */
   readonly id: string
@@ -188,6 +196,8 @@ export interface AuditRecord {
   /** Never a secret value (see `domain/audit.ts`). */
   readonly targetKey: string
   readonly ipAddress: string | null
+  /** The API key the person acted through (rule 13); null when they acted with a session. */
+  readonly apiKey: AuditKey | null
   readonly createdAt: EpochMillis
 }
 
@@ -207,6 +217,8 @@ export interface AuditFilter {
   readonly userEmailKey?: string | undefined
   /** Records of this environment. */
   readonly environmentId?: string | undefined
+  /** Records made with the API key of this id (`AuditRecord.apiKey`), whether or not the key still exists. */
+  readonly apiKeyId?: string | undefined
 }
 
 /** A read that may come with an audit record written in the same transaction (rule 2). */

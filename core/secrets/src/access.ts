@@ -37,6 +37,8 @@ export interface SessionActor extends Person {
 export interface ApiKeyActor extends Person {
   readonly kind: "apiKey"
   readonly keyId: string
+  /** The key's name, which its audit records keep beside its id (`usecases/audit.ts`). */
+  readonly keyName: string
   /** The only project the key reaches; every other one answers 404. */
   readonly projectId: string
   readonly scope: KeyScope

@@ -157,6 +157,16 @@ export const apiKeyView = (key: ApiKeyRecord, userEmail: string | null): ApiKeyV
   createdAt: toIso(key.createdAt),
 })
 
+/** The API key an entry was made with, as it was then. */
+export const AuditKeyView = Schema.Struct({
+  id: Schema.String.annotate({ description: "The key's id, as `GET /api/api-keys` lists it; the `apiKey` filter" }),
+  name: Schema.String.annotate({ description: "The key's name when the entry was made" }),
+}).annotate({ identifier: "AuditEntryApiKey" })
+
+/**
+ * An audit entry: seed 001 §2's fields, and `apiKey`, ours beyond them: which API key the person acted through, so
+ * that what a leaked key did can be told from what its holder did in the browser.
+ */
 export const AuditView = Schema.Struct({
   id: Schema.String,
   userId: Schema.String,
@@ -167,6 +177,11 @@ export const AuditView = Schema.Struct({
   targetKey: Schema.String,
   ipAddress: Schema.NullOr(Schema.String),
   createdAt: Time,
+  apiKey: Schema.NullOr(AuditKeyView).annotate({
+    description:
+      "The API key the person acted through (`Authorization: Bearer`), with its name at the time; null when they " +
+      "acted with a session, and for entries recorded before keys were named in the log. Kept after the key is deleted",
+  }),
 }).annotate({ identifier: "AuditEntry" })
 export type AuditView = typeof AuditView.Type
 
@@ -180,6 +195,7 @@ export const auditView = (entry: AuditRecord): AuditView => ({
   targetKey: entry.targetKey,
   ipAddress: entry.ipAddress,
   createdAt: toIso(entry.createdAt),
+  apiKey: entry.apiKey,
 })
 
 /**

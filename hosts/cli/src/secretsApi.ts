@@ -211,6 +211,8 @@ export const AuditEntry = Schema.Struct({
   targetKey: Schema.String,
   ipAddress: Schema.NullOr(Schema.String),
   createdAt: Schema.String,
+  /** The API key the person acted through and its name then, null for a session; a service before it omits it. */
+  apiKey: Schema.optional(Schema.NullOr(Schema.Struct({ id: Schema.String, name: Schema.String }))),
 })
 export type AuditEntry = typeof AuditEntry.Type
 
@@ -220,6 +222,7 @@ export interface AuditQuery {
   readonly key?: string | undefined
   readonly user?: string | undefined
   readonly environment?: string | undefined
+  readonly apiKey?: string | undefined
   readonly limit: number
   readonly offset: number
 }

@@ -319,6 +319,50 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
       ])
     })
 
+    it("leaves every secrets audit record written before 0012 with no API key; later rows keep theirs", async () => {
+      const rows = await run(
+        Effect.gen(function* () {
+          const database = yield* SqlDatabase.SqlDatabase
+          const upTo = migrationsWhere(database)
+          yield* upTo((name) => name < "0012")
+          const record = (id: string, seq: number) => ({
+            id,
+            project_id: "p",
+            environment_id: null,
+            user_id: "u",
+            user_email: "u@example.com",
+            user_email_key: "u@example.com",
+            action: "secret.read",
+            target_key: "K",
+            ip_address: null,
+            created_at: "2026-01-31T12:00:00.000Z",
+            seq,
+          })
+          // It may well have been read with a key: nothing said so then, so nothing says so now.
+          yield* database.query((db) =>
+            db
+              .insertInto("secrets_audit_log")
+              .values(record("old", 1) as never)
+              .execute(),
+          )
+          yield* upTo((name) => name >= "0012")
+          yield* database.query((db) =>
+            db
+              .insertInto("secrets_audit_log")
+              .values({ ...record("new", 2), api_key_id: "k", api_key_name: "ci" })
+              .execute(),
+          )
+          return yield* database.query((db) =>
+            db.selectFrom("secrets_audit_log").select(["id", "api_key_id", "api_key_name"]).orderBy("seq").execute(),
+          )
+        }),
+      )
+      expect(rows).toEqual([
+        { id: "old", api_key_id: null, api_key_name: null },
+        { id: "new", api_key_id: "k", api_key_name: "ci" },
+      ])
+    })
+
     it("leaves every schema revision stored before 0013 with no restored_from; later rows keep theirs", async () => {
       const at = "2026-01-31T12:00:00.000Z"
       const rows = await run(

@@ -57,6 +57,7 @@ const audit = (
   action,
   targetKey,
   ipAddress: "192.0.2.1",
+  apiKey: null,
   createdAt: at(),
   ...overrides,
 })
@@ -1233,6 +1234,78 @@ export const secretStoreSuite = <R>(
         }),
       ))
 
+    it("keeps the API key each record names, and its name, however the record was written; null for a session (rule 13)", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha", ["development"])
+          const env = environments[0]!
+          yield* writeVersions(store, env.id, alpha.id, "K", 1, ownerId)
+          const k3 = yield* store.findSecret(env.id, "K")
+          // Names as people give them: spaces, accents written as one code point or two, beyond the BMP.
+          const ci = { id: "key-ci", name: "CI deploy, e\u0301té 🚀" }
+          const laptop = { id: "key-laptop", name: "laptop" }
+          const withKey = (apiKey: SecretStore.AuditKey | null, action: AuditAction, target: string) =>
+            audit(alpha.id, action, target, { userId: ownerId, environmentId: env.id, apiKey })
+          const readAt = (apiKey: SecretStore.AuditKey | null, target: string) => {
+            const { projectId: _p, environmentId: _e, ...draft } = withKey(apiKey, "secret.read", target)
+            return store.readSecretAt({
+              slug: "alpha",
+              userId: ownerId,
+              environment: "development",
+              key: "K",
+              audit: draft,
+            })
+          }
+          const write = (apiKey: SecretStore.AuditKey | null, key: string, expectedVersion: number, secretId: string) =>
+            store.writeSecret({
+              environmentId: env.id,
+              key,
+              expectedVersion,
+              secretId,
+              value: `v-${key}-${expectedVersion + 1}`,
+              userId: ownerId,
+              at: at(expectedVersion),
+              audit: withKey(apiKey, expectedVersion === 0 ? "secret.created" : "secret.updated", key),
+            })
+          // One at a time, then several at once (which a store may write together, Postgres in one statement).
+          yield* readAt(ci, "by-path")
+          yield* store.readSecret({ environmentId: env.id, key: "K", audit: withKey(laptop, "secret.read", "by-id") })
+          yield* write(ci, "K", 1, k3!.id)
+          yield* store.exportSecrets({ environmentId: env.id, audit: withKey(ci, "secrets.exported", "json") })
+          yield* store.createEnvironment({
+            environment: { id: nextId("env"), projectId: alpha.id, name: "qa", createdAt: at() },
+            audit: withKey(null, "environment.created", "qa"),
+          })
+          yield* Effect.all(
+            [
+              readAt(ci, "together-ci"),
+              readAt(null, "together-session"),
+              readAt(laptop, "together-laptop"),
+              write(ci, "NEW_CI", 0, nextId("secret")),
+              write(null, "NEW_SESSION", 0, nextId("secret")),
+            ],
+            { concurrency: "unbounded" },
+          )
+          const log = yield* store.listAudit({ projectId: alpha.id, limit: 100, offset: 0 })
+          const named = Object.fromEntries(log.map((entry) => [`${entry.action} ${entry.targetKey}`, entry.apiKey]))
+          expect(named).toEqual({
+            "project.created alpha": null,
+            "secret.created K": null,
+            "secret.read by-path": ci,
+            "secret.read by-id": laptop,
+            "secret.updated K": ci,
+            "secrets.exported json": ci,
+            "environment.created qa": null,
+            "secret.read together-ci": ci,
+            "secret.read together-session": null,
+            "secret.read together-laptop": laptop,
+            "secret.created NEW_CI": ci,
+            "secret.created NEW_SESSION": null,
+          })
+          expect(log).toHaveLength(12)
+        }),
+      ))
+
     describe("filters the audit log before paging (rule 12)", () => {
       /**
        * A log with near misses for every filter, appended newest last (each a millisecond after the one before),
@@ -1332,6 +1405,54 @@ export const secretStoreSuite = <R>(
             expect(yield* list({ environmentId: environments.prod })).toEqual(["secret.read DB_URL ada@example.com"])
             expect((yield* list({ environmentId: environments.dev })).length).toBe(9)
             expect(yield* list({ environmentId: "no-such-environment" })).toEqual([])
+          }),
+        ))
+
+      it("by API key, with the others, then pages what matches; an id of no key matches nothing", () =>
+        run(({ store, project }) =>
+          Effect.gen(function* () {
+            const { project: alpha, ownerId, environments } = yield* project("alpha", ["dev"])
+            const { project: beta } = yield* project("beta")
+            const dev = environments[0]!
+            yield* writeVersions(store, dev.id, alpha.id, "K", 1, ownerId)
+            const ci = { id: "key-ci", name: "ci" }
+            // Near misses: another key, a session, a key whose id starts like it, the same key in another project.
+            const records: ReadonlyArray<readonly [AuditAction, string, SecretStore.AuditKey | null]> = [
+              ["secret.read", "A", ci],
+              ["secret.read", "B", null],
+              ["secret.read", "C", { id: "key-other", name: "ci" }],
+              ["secret.updated", "D", ci],
+              ["secret.read", "E", { id: "key-ci2", name: "ci2" }],
+              ["secrets.exported", "json", ci],
+              ["secret.read", "F", ci],
+            ]
+            for (const [i, [action, target, apiKey]] of records.entries()) {
+              const entry = audit(alpha.id, action, target, { createdAt: at(100 + i), apiKey })
+              yield* store.readSecret({ environmentId: dev.id, key: "K", audit: entry })
+            }
+            yield* store.createEnvironment({
+              environment: { id: nextId("env"), projectId: beta.id, name: "other", createdAt: at(200) },
+              audit: audit(beta.id, "secret.read", "G", { createdAt: at(200), apiKey: ci }),
+            })
+            const list = (filter: SecretStore.AuditFilter, limit = 50, offset = 0) =>
+              Effect.map(store.listAudit({ projectId: alpha.id, filter, limit, offset }), (log) =>
+                log.map((entry) => `${entry.action} ${entry.targetKey} ${entry.apiKey?.name}`),
+              )
+            expect(yield* list({ apiKeyId: "key-ci" })).toEqual([
+              "secret.read F ci",
+              "secrets.exported json ci",
+              "secret.updated D ci",
+              "secret.read A ci",
+            ])
+            expect(yield* list({ apiKeyId: "key-ci" }, 2, 1)).toEqual([
+              "secrets.exported json ci",
+              "secret.updated D ci",
+            ])
+            expect(yield* list({ apiKeyId: "key-ci" }, 2, 4)).toEqual([])
+            expect(yield* list({ apiKeyId: "key-ci", actions: ["secret.read"] }, 1, 1)).toEqual(["secret.read A ci"])
+            expect(yield* list({ apiKeyId: "key-other" })).toEqual(["secret.read C ci"])
+            expect(yield* list({ apiKeyId: "key" })).toEqual([])
+            expect(yield* list({ apiKeyId: "no-such-key" })).toEqual([])
           }),
         ))
 

@@ -485,7 +485,7 @@ describe("coffer secrets set --expected-version", () => {
 describe("coffer secrets audit", () => {
   it("prints the project's log newest first, narrowed by action, key, person and environment", async () => {
     const { secrets } = await serve()
-    const { env } = await project(secrets)
+    const { env, writeKey } = await project(secrets)
     expect((await coffer(["secrets", "set", "AUDITED=one", "OTHER=x"], { env })).code).toBe(0)
     expect((await coffer(["secrets", "get", "AUDITED"], { env })).code).toBe(0)
     expect((await coffer(["secrets", "set", "--env", "staging", "AUDITED=two"], { env })).code).toBe(0)
@@ -516,6 +516,7 @@ describe("coffer secrets audit", () => {
         "createdAt",
         "environment",
         "environmentId",
+        "apiKey",
         "id",
         "ipAddress",
         "projectId",
@@ -524,12 +525,30 @@ describe("coffer secrets audit", () => {
         "userId",
       ].sort(),
     )
-    expect(whole).toMatchObject({ environment: "staging", userEmail: "ada@example.com", targetKey: "AUDITED" })
+    expect(whole).toMatchObject({
+      environment: "staging",
+      userEmail: "ada@example.com",
+      targetKey: "AUDITED",
+      // The command acts through its key (COFFER_TOKEN, named for its scope): the entry names it.
+      apiKey: { id: writeKey.id, name: "write" },
+    })
 
     const table = await coffer(["secrets", "audit", "--key", "AUDITED"], { env })
     const [head, newest] = table.stdout.split("\n")
-    expect(head).toMatch(/^TIME\s+ACTION\s+TARGET\s+ENVIRONMENT\s+BY\s+FROM$/)
-    expect(newest).toMatch(/\ssecret\.created\s+AUDITED\s+staging\s+ada@example\.com\s/)
+    expect(head).toMatch(/^TIME\s+ACTION\s+TARGET\s+ENVIRONMENT\s+BY\s+VIA\s+FROM$/)
+    expect(newest).toMatch(/\ssecret\.created\s+AUDITED\s+staging\s+ada@example\.com\s+key write\s/)
+
+    // What the key did, apart from what its holder did with a session (creating the project, the keys).
+    const byKey = await entries("--api-key", writeKey.id)
+    expect(byKey).toEqual(
+      expect.arrayContaining(["secret.created AUDITED", "secret.read AUDITED", "secret.created OTHER"]),
+    )
+    expect(byKey.filter((entry) => entry.startsWith("project.") || entry.startsWith("api_key."))).toEqual([])
+    expect(await entries("--api-key", writeKey.id, "--action", "secret.read")).toEqual(["secret.read AUDITED"])
+    const session = await coffer(["secrets", "audit", "--action", "project.created"], { env })
+    expect(session.stdout.split("\n")[1]).toMatch(/\sada@example\.com\s+session\s/)
+    const malformed = await coffer(["secrets", "audit", "--api-key", "not-a-key"], { env })
+    expect([malformed.code, malformed.stderr]).toEqual([1, expect.stringContaining("apiKey must be")])
     expect(table.stdout).not.toContain("one")
 
     // The service checks the filters: a 400 is a usage error that names the parameter.

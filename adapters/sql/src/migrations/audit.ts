@@ -24,6 +24,15 @@
  * match many records each, so walking the order index and skipping the rest finds a page soon; another index would
  * cost every audited read a write for little.
  *
+ * `0012_secrets_audit_api_key`: `api_key_id` and `api_key_name` on `secrets_audit_log`, the API key a person
+ * acted through and its name then (SecretStore rule 13), written by the same insert as the rest of the record;
+ * both null for a session, and for every row already there, which did not say (none is guessed, and no row is
+ * updated, so the append-only trigger stays as it is). No foreign key: a deleted key's records stay. And the index
+ * `secrets_audit_log_project_api_key` on (`project_id`, `api_key_id`, `created_at`, `seq`), the time in code unit
+ * order on Postgres, for the log's `apiKey` filter: one key's trail is as selective as one secret's (a leaked key
+ * is looked for among everything else), and with the log's order in the index a page is read in order, without
+ * sorting the key's whole trail. It costs every audited action one more index entry.
+ *
  * Triggers are the one place where the dialects cannot share SQL; the dialect is read from Kysely's adapter.
  */
 import { Accounts } from "@coffer/secrets"
@@ -161,8 +170,26 @@ const m0009: Migration = {
   },
 }
 
+const m0012: Migration = {
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  up: async (db: Kysely<any>) => {
+    await db.schema.alterTable("secrets_audit_log").addColumn("api_key_id", "text").execute()
+    await db.schema.alterTable("secrets_audit_log").addColumn("api_key_name", "text").execute()
+    const byTime = isPostgres(db) ? sql`created_at collate "C"` : sql`created_at`
+    await sql`create index secrets_audit_log_project_api_key
+      on secrets_audit_log (project_id, api_key_id, ${byTime}, seq)`.execute(db)
+  },
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  down: async (db: Kysely<any>) => {
+    await db.schema.dropIndex("secrets_audit_log_project_api_key").execute()
+    await db.schema.alterTable("secrets_audit_log").dropColumn("api_key_name").execute()
+    await db.schema.alterTable("secrets_audit_log").dropColumn("api_key_id").execute()
+  },
+}
+
 export const auditMigrations: Readonly<Record<string, Migration>> = {
   "0006_audit_append_only": m0006,
   "0007_secrets_audit_sequence": m0007,
   "0009_secrets_audit_filters": m0009,
+  "0012_secrets_audit_api_key": m0012,
 }

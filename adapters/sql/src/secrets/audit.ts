@@ -12,6 +12,8 @@
  * code unit after `@`): no LIKE, whose `_` would be a wildcard (keys may hold it) and which SQLite compares without
  * case. The range is in code unit order too, and the index `secrets_audit_log_project_target` (migration
  * `0009_secrets_audit_filters`) serves both conditions; `user_email_key` holds the address as accounts compare it.
+ * An API key's records are found by `api_key_id`, with the index `secrets_audit_log_project_api_key` (migration
+ * `0012_secrets_audit_api_key`), which holds them in the log's order.
  */
 import type { StoreUnavailable } from "@coffer/kernel"
 import type { SecretStore } from "@coffer/secrets"
@@ -75,7 +77,7 @@ export const auditLog = (store: SqlStore.SqlStore): Pick<SecretStore.SecretStore
   /** The project's records that `filter` matches (rule 12), as conditions of one query. */
   const matching = (db: Kysely<Tables>, projectId: string, filter: SecretStore.AuditFilter) => {
     let query = db.selectFrom("secrets_audit_log").selectAll().where("project_id", "=", projectId)
-    const { actions, secretKey, userEmailKey, environmentId } = filter
+    const { actions, secretKey, userEmailKey, environmentId, apiKeyId } = filter
     if (actions !== undefined) query = query.where("action", "in", actions)
     if (secretKey !== undefined) {
       query = query.where((eb) =>
@@ -87,6 +89,7 @@ export const auditLog = (store: SqlStore.SqlStore): Pick<SecretStore.SecretStore
     }
     if (userEmailKey !== undefined) query = query.where("user_email_key", "=", userEmailKey)
     if (environmentId !== undefined) query = query.where("environment_id", "=", environmentId)
+    if (apiKeyId !== undefined) query = query.where("api_key_id", "=", apiKeyId)
     return query
   }
   return {

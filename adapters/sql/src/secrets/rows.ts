@@ -90,6 +90,8 @@ export const toAudit = (row: Selectable<SecretsAuditLogRow>): SecretStore.AuditR
   action: row.action as AuditAction,
   targetKey: row.target_key,
   ipAddress: row.ip_address,
+  // Both or neither (migration `0012_secrets_audit_api_key`): rows from before it have neither.
+  apiKey: row.api_key_id === null ? null : { id: row.api_key_id, name: row.api_key_name ?? "" },
   createdAt: fromIso(row.created_at),
 })
 
@@ -105,6 +107,8 @@ export const AUDIT_COLUMNS = [
   "target_key",
   "ip_address",
   "created_at",
+  "api_key_id",
+  "api_key_name",
 ] as const satisfies ReadonlyArray<keyof SecretsAuditLogRow>
 
 /** An audit record as those columns' values. */
@@ -130,6 +134,8 @@ export const auditDraftRow = (
   target_key: entry.targetKey,
   ip_address: entry.ipAddress,
   created_at: toIso(entry.createdAt),
+  api_key_id: entry.apiKey?.id ?? null,
+  api_key_name: entry.apiKey?.name ?? null,
 })
 
 /** The columns a read brings for the version it asked for (all null when there is no such version). */

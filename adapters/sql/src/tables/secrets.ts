@@ -100,6 +100,12 @@ export interface SecretsAuditLogRow {
   target_key: string
   ip_address: string | null
   created_at: string
+  /**
+   * The API key the person acted through and its name then, both null for a session and for rows from before
+   * migration `0012_secrets_audit_api_key`.
+   */
+  api_key_id: string | null
+  api_key_name: string | null
   /** The order of appends (migration `0007_secrets_audit_sequence`): given by the database, never by the store. */
   seq: Generated<number>
 }

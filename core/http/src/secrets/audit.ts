@@ -1,6 +1,7 @@
 /**
  * The audit log (seed 001 §4 "Audit log"): `GET /api/projects/:slug/audit-log?limit=&offset=`, and the filters
- * `action`, `key`, `user` and `environment` (`@coffer/secrets`' `usecases/auditFilter.ts` says what each means).
+ * `action`, `key`, `user`, `environment` and `apiKey` (`@coffer/secrets`' `usecases/auditFilter.ts` says what each
+ * means).
  */
 import {
   AUDIT_ACTIONS,
@@ -49,6 +50,12 @@ export const ListAuditLog = endpoint({
       description:
         "Only entries of this environment of the project, by name; 404 when the project has no such environment",
     },
+    apiKey: {
+      schema: Schema.String,
+      description:
+        "Only entries made with this API key, by its id (an entry's `apiKey.id`, or an `id` of `GET /api/api-keys`); " +
+        "a deleted key's entries included. Text that is not an API key's id is a 400",
+    },
   },
   description:
     "Filters combine (every one given must hold) and apply before paging, so `limit` and `offset` count " +
@@ -69,6 +76,7 @@ export const mountAuditLog = (app: Hono, routes: SecretsRoutes): void => {
           key: c.req.query("key"),
           user: c.req.query("user"),
           environment: c.req.query("environment"),
+          apiKey: c.req.query("apiKey"),
         }),
       ),
     ),

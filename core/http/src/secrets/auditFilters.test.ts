@@ -1,6 +1,6 @@
 /**
- * The audit log's filters over HTTP (`app.request`, in-memory adapters): what each of `action`, `key`, `user` and
- * `environment` keeps, how they combine with each other and with paging, and the 400s and 404s of values that
+ * The audit log's filters over HTTP (`app.request`, in-memory adapters): what each of `action`, `key`, `user`,
+ * `environment` and `apiKey` keeps, how they combine with each other and with paging, and the 400s and 404s of values that
  * mean nothing. The stores' side of the same rules is the SecretStore contract (rule 12).
  */
 import { makeService, type Service } from "@coffer/test-kit/secretsService"
@@ -101,6 +101,36 @@ describe("audit log filters", () => {
     expect((await refusal("action=nope&environment=nope")).status).toBe(400)
   })
 
+  it("by API key: what was done with it, paged over what matches, found after the key is deleted", async () => {
+    const { log, refusal, call, ada } = await world()
+    const made = async (name: string) =>
+      (await call("POST", "/api/api-keys", { as: ada.as, body: { name, projectSlug: "app", scope: "write" } })).body
+    const ci = await made("ci-deploy")
+    const other = await made("laptop")
+    const production = `${P}/environments/production/secrets`
+    await call("GET", `${production}/DB_URL`, { as: { key: ci.key } })
+    await call("GET", `${production}/DB_URL`, { as: { key: other.key } })
+    await call("POST", production, { as: { key: ci.key }, body: { key: "DB_URL", value: "three" } })
+    await call("GET", `${production}/json`, { as: { key: ci.key } })
+    // The same person with the session: not the key's doing.
+    await call("GET", `${production}/DB_URL`, { as: ada.as })
+    expect(await log(`apiKey=${ci.id}`)).toEqual([
+      "secrets.exported json",
+      "secret.updated DB_URL",
+      "secret.read DB_URL",
+    ])
+    expect(await log(`apiKey=${other.id}`)).toEqual(["secret.read DB_URL"])
+    expect(await log(`apiKey=${ci.id}&limit=1&offset=1`)).toEqual(["secret.updated DB_URL"])
+    expect(await log(`apiKey=${ci.id}&action=secret.read&key=DB_URL`)).toEqual(["secret.read DB_URL"])
+    await call("DELETE", `/api/api-keys/${ci.id}`, { as: ada.as })
+    expect(await log(`apiKey=${ci.id}`)).toHaveLength(3)
+    // An id of no key, ever: nothing, not an error (a deleted key's id is no different to tell apart).
+    expect(await log(`apiKey=${"A".repeat(22)}`)).toEqual([])
+    for (const query of ["apiKey=", "apiKey=ci-deploy", `apiKey=${"A".repeat(23)}`, `apiKey=${"A".repeat(21)}%2F`]) {
+      expect(await refusal(query)).toEqual({ status: 400, error: expect.stringMatching(/^apiKey must be /) })
+    }
+  })
+
   it("answers 404 for an environment the project does not have (now), as the other routes do", async () => {
     const { log, refusal, call, ada } = await world()
     expect(await refusal("environment=staging2")).toEqual({ status: 404, error: "Environment not found" })
@@ -126,6 +156,7 @@ describe("audit log filters", () => {
       "key",
       "user",
       "environment",
+      "apiKey",
     ])
     for (const parameter of query) expect(parameter.description).not.toBe("")
     expect(query[2]?.schema.enum).toContain("secret.restored")

@@ -756,6 +756,7 @@ describe("audit log", () => {
           targetKey: "app",
           ipAddress: "198.51.100.23",
           createdAt: expect.stringMatching(ISO),
+          apiKey: null,
         },
       ],
     })
@@ -765,6 +766,40 @@ describe("audit log", () => {
     }
     expect((await call("GET", "/api/projects/app/audit-log?limit=500&offset=0", { as: ada.as })).status).toBe(200)
     expect((await call("GET", "/api/projects/app/audit-log?offset=1", { as: ada.as })).body).toEqual({ auditLog: [] })
+  })
+
+  it("names the API key a person acted through, with its name then; null with a session; kept after it is deleted", async () => {
+    const service = fresh()
+    const { call, signIn } = service
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const secrets = "/api/projects/app/environments/development/secrets"
+    await call("POST", secrets, { as: ada.as, body: { key: "DB_URL", value: "one" } })
+    const created = await call("POST", "/api/api-keys", {
+      as: ada.as,
+      body: { name: "ci-deploy", projectSlug: "app", scope: "write" },
+    })
+    const { id, key } = created.body
+    // A read (the audited read by path), a write and an export, each through the key; then a read with the session.
+    expect((await call("GET", `${secrets}/DB_URL`, { as: { key } })).status).toBe(200)
+    expect((await call("POST", secrets, { as: { key }, body: { key: "DB_URL", value: "two" } })).status).toBe(200)
+    expect((await call("GET", `${secrets}/json`, { as: { key } })).status).toBe(200)
+    await call("GET", `${secrets}/DB_URL`, { as: ada.as })
+    expect((await call("DELETE", `/api/api-keys/${id}`, { as: ada.as })).status).toBe(200)
+    const log = (await call("GET", "/api/projects/app/audit-log", { as: ada.as })).body.auditLog
+    const made = { id, name: "ci-deploy" }
+    expect(log.map((entry: { action: string; apiKey: unknown }) => [entry.action, entry.apiKey])).toEqual([
+      ["api_key.deleted", null],
+      ["secret.read", null],
+      ["secrets.exported", made],
+      ["secret.updated", made],
+      ["secret.read", made],
+      ["api_key.created", null],
+      ["secret.created", null],
+      ["project.created", null],
+    ])
+    // The person is the key's holder, as before: the key is named beside them, not instead.
+    expect(log[2]).toMatchObject({ userId: ada.userId, userEmail: "ada@example.com" })
   })
 
   it("covers every action of seed 001 §2", async () => {

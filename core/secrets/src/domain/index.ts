@@ -2,6 +2,7 @@
  * The pure heart of the Secrets service: naming rules, slugs, the permission matrix, the audit vocabulary
  * and the export formats. No I/O and no ports; the use cases build on these.
  */
+export * from "./apiKeyId.js"
 export * from "./audit.js"
 export * from "./dotenv.js"
 export * from "./jsonImport.js"

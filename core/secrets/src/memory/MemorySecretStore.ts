@@ -53,7 +53,8 @@ const matches =
       entry.targetKey === filter.secretKey ||
       entry.targetKey.startsWith(`${filter.secretKey}@`)) &&
     (filter.userEmailKey === undefined || emailKey(entry.userEmail) === filter.userEmailKey) &&
-    (filter.environmentId === undefined || entry.environmentId === filter.environmentId)
+    (filter.environmentId === undefined || entry.environmentId === filter.environmentId) &&
+    (filter.apiKeyId === undefined || entry.apiKey?.id === filter.apiKeyId)
 
 /** The part of `Accounts` the store reads: an API key's holder (rule 11); the accounts live beside it, not in it. */
 export type Holders = Pick<Accounts["Service"], "findById">
@@ -72,7 +73,7 @@ export const make = (holders: Holders): SecretStore["Service"] => {
   const audit: Array<AuditRecord> = []
 
   const record = (entry: AuditRecord) => {
-    audit.push(frozen(entry))
+    audit.push(frozen({ ...entry, apiKey: entry.apiKey === null ? null : frozen(entry.apiKey) }))
   }
 
   const accessOf = (project: ProjectRecord, userId: string): ProjectAccess | undefined => {

@@ -35,6 +35,8 @@ export const KeyCheckGeneration: Generation.Generation = Generation.make(
 /** What a key stands for, as the actor needs it; `email` is `null` once the holder's account is gone. */
 export const CheckedKey = Schema.Struct({
   id: Schema.String,
+  /** For the audit records the key's requests write; an entry cached before it was kept fails to decode: a miss. */
+  name: Schema.String,
   projectId: Schema.String,
   userId: Schema.String,
   scope: KeyScope,
@@ -51,6 +53,7 @@ const lookup = Generation.makeLookup(KeyCheckGeneration, {
 
 const checkedOf = ({ key, holder }: ApiKeyUse): CheckedKey => ({
   id: key.id,
+  name: key.name,
   projectId: key.projectId,
   userId: key.userId,
   scope: key.scope,

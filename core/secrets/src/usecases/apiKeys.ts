@@ -106,6 +106,7 @@ export const authenticateApiKey = Effect.fnUntraced(
       email: key.email,
       ipAddress,
       keyId: key.id,
+      keyName: key.name,
       projectId: key.projectId,
       scope: key.scope,
       expiresAt: key.expiresAt,

@@ -1,6 +1,6 @@
 /**
- * The audit log of a project (seed 001 §2 and §4 "Audit log"): building the record of a change (who, from where,
- * what, on which target, when), which the store writes in the same transaction as the change, and reading the
+ * The audit log of a project (seed 001 §2 and §4 "Audit log"): building the record of a change (who, through which
+ * API key if any, from where, what, on which target, when), which the store writes in the same transaction as the change, and reading the
  * log newest first, narrowed by the filters of `./auditFilter.ts` and paged with `limit` (1 to 500, default 50)
  * and `offset` (from 0, default 0) over what the filters leave. Readable by everyone who may read the project,
  * keys included ("read ... logs", §5). Query values are checked here, as text, by the rule both services read query
@@ -38,6 +38,8 @@ export const auditDraft = Effect.fnUntraced(function* (actor: Actor, event: Audi
     action: event.action,
     targetKey: targetKey(event),
     ipAddress: actor.ipAddress,
+    // Every record is made here, so every action done with a key names it: a leaked key's trail is its own.
+    apiKey: actor.kind === "apiKey" ? { id: actor.keyId, name: actor.keyName } : null,
     createdAt: now,
   }
   return record

@@ -1,5 +1,5 @@
 /**
- * The audit log's filters (`?action=&key=&user=&environment=`, decided in the package README, as the seed shows
+ * The audit log's filters (`?action=&key=&user=&environment=&apiKey=`, decided in the package README, as the seed shows
  * only paging): what each query value means, checked here as text like `limit` and `offset`, and turned into the
  * store's `AuditFilter` (SecretStore rule 12), which the database applies before it pages.
  *
@@ -10,12 +10,15 @@
  * - `environment`: the name of one of the project's environments now, looked up as the secret routes do (404 when
  *   there is none). The records of a deleted environment keep its id, which no name reaches any more: they stay
  *   in the unfiltered log and are found by key, action or person.
+ * - `apiKey`: an API key's id (a 400 for text that cannot be one): what was done with that key. Not looked up: a
+ *   deleted key's records remain and stay findable by its id, and an id no key ever had simply matches nothing.
  */
 import { BadRequest } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { emailKey } from "../Accounts.js"
 import type { Access } from "../access.js"
+import { isApiKeyId } from "../domain/apiKeyId.js"
 import { AUDIT_ACTIONS, type AuditAction, isAuditAction, SECRET_ACTIONS } from "../domain/audit.js"
 import { parseSecretKey } from "../domain/names.js"
 import { EnvironmentNotFound } from "../errors.js"
@@ -27,6 +30,7 @@ export interface AuditFilterQuery {
   readonly key?: string | undefined
   readonly user?: string | undefined
   readonly environment?: string | undefined
+  readonly apiKey?: string | undefined
 }
 
 const parseAction = (text: string): Result.Result<AuditAction, BadRequest> =>
@@ -42,6 +46,11 @@ const parseUser = (text: string): Result.Result<string, BadRequest> =>
     ? Result.fail(new BadRequest({ message: "user must be an e-mail address" }))
     : Result.succeed(emailKey(text))
 
+const parseApiKey = (text: string): Result.Result<string, BadRequest> =>
+  isApiKeyId(text)
+    ? Result.succeed(text)
+    : Result.fail(new BadRequest({ message: "apiKey must be an API key's id, as the API key list gives it" }))
+
 /** The actions a record may have: the one asked for, narrowed to the secret actions when a key is asked for. */
 const actionsOf = (action: AuditAction | undefined, key: string | undefined) => {
   if (key === undefined) return action === undefined ? undefined : [action]
@@ -55,6 +64,7 @@ export const parseAuditFilter = Effect.fnUntraced(function* (access: Access, que
   const action = yield* optional(query.action, parseAction)
   const secretKey = yield* optional(query.key, parseKey)
   const userEmailKey = yield* optional(query.user, parseUser)
+  const apiKeyId = yield* optional(query.apiKey, parseApiKey)
   let environmentId: string | undefined
   if (query.environment !== undefined) {
     const store = yield* SecretStore
@@ -62,6 +72,12 @@ export const parseAuditFilter = Effect.fnUntraced(function* (access: Access, que
     if (environment === undefined) return yield* new EnvironmentNotFound()
     environmentId = environment.id
   }
-  const filter: AuditFilter = { actions: actionsOf(action, secretKey), secretKey, userEmailKey, environmentId }
+  const filter: AuditFilter = {
+    actions: actionsOf(action, secretKey),
+    secretKey,
+    userEmailKey,
+    environmentId,
+    apiKeyId,
+  }
   return filter
 })

@@ -38,6 +38,7 @@ describe("projects", () => {
         targetKey: "zurich-payments",
         ipAddress: "203.0.113.7",
         createdAt: "2026-01-01T00:00:00.000Z",
+        apiKey: null,
       },
     ])
   })

@@ -166,9 +166,11 @@ export interface AuditFilters {
   readonly user?: string | undefined
   /** An environment's name. */
   readonly environment?: string | undefined
+  /** An API key's id: what was done with that key (an entry's `apiKey.id`, an API key's `id`). */
+  readonly apiKey?: string | undefined
 }
 
-export const AUDIT_FILTER_NAMES = ["action", "key", "user", "environment"] as const
+export const AUDIT_FILTER_NAMES = ["action", "key", "user", "environment", "apiKey"] as const
 
 export const listAuditLog = (slug: string, limit: number, offset: number, filters: AuditFilters = {}) => {
   const query = new URLSearchParams({ limit: String(limit), offset: String(offset) })

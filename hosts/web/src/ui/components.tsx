@@ -333,17 +333,17 @@ export const Loading = ({ what }: { readonly what: string }) => (
 )
 
 /**
- * An e-mail address in a table: on a wide screen it may wrap only where `emailParts` says (after its `@`, a dot of
- * the domain, a separator of the name before the `@`), so that a long one neither pushes the row's actions out of
- * view (kept whole) nor reads cut in the middle of a word (wrapped anywhere). On a phone, where each cell is a
- * block of its own, those places come first, and a part longer than the line may still wrap, as every cell may.
+ * An e-mail address in a table: it wraps where `emailParts` says (after its `@`, a dot of the domain, a separator of
+ * the name before the `@`), so that a long one neither pushes the row's actions out of view (kept whole) nor reads
+ * cut in the middle of a word (wrapped anywhere). Only a part longer than its column's whole width breaks inside
+ * itself (`.email-part`): a part kept whole at any cost made a table it could not fit wider than the screen.
  */
 export const EmailAddress = ({ address }: { readonly address: string }) => (
   <>
     {emailParts(address).map((part, index) => (
       <Fragment key={index}>
         {index === 0 ? null : <wbr />}
-        <span class="nowrap">{part}</span>
+        <span class="email-part">{part}</span>
       </Fragment>
     ))}
   </>

@@ -35,6 +35,7 @@ import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { daysOf, ExpiryField, MAX_DAYS, useKeyGrant } from "../keyGrant.js"
 import { useSession } from "../session.js"
+import { auditPath } from "./auditFilters.js"
 
 const expired = (key: ApiKeyView) => key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()
 
@@ -53,6 +54,14 @@ const ExpiryMark = ({ apiKey }: { readonly apiKey: ApiKeyView }) => {
     </>
   )
 }
+
+/** A link to what a key has done: the project's audit log, narrowed to the key. */
+const KeyActivity = ({ apiKey, slug }: { readonly apiKey: ApiKeyView; readonly slug: string | undefined }) =>
+  slug === undefined ? null : (
+    <Link href={auditPath(slug, { apiKey: apiKey.id })} aria-label={`Activity of ${apiKey.name}`}>
+      Activity
+    </Link>
+  )
 
 const CreateKey = ({
   projects,
@@ -180,6 +189,9 @@ export const ApiKeys = () => {
   const [deleting, setDeleting] = useState<ApiKeyView>()
   const projectList = projects.data?.projects ?? []
   const projectName = (id: string) => projectList.find((project) => project.id === id)?.name ?? id
+  // Every key listed is in a project of the person's (their own, or one they own), whose log every member reads;
+  // until the projects have loaded its slug is not known, and the link waits.
+  const projectSlug = (id: string) => projectList.find((project) => project.id === id)?.slug
   const list = keys.data?.apiKeys
   const show = async (key: IssuedApiKey) => {
     setIssued(key)
@@ -283,7 +295,8 @@ export const ApiKeys = () => {
                 <ExpiryMark apiKey={key} />
               </td>
               <td class="right">
-                <div class="row">
+                <div class="row key-actions">
+                  <KeyActivity apiKey={key} slug={projectSlug(key.projectId)} />
                   {key.userId === user?.id ? (
                     <button
                       type="button"

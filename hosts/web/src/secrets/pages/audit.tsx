@@ -1,13 +1,15 @@
 /**
  * A project's audit log (issue 12 §10, seed 001 §4 "Audit log"): newest first, a page of fifty at a time, each
- * entry with its action, target, environment, person, address and time, narrowed by the filter bar
+ * entry with its action, target, environment, person (and the API key they acted through), address and time,
+ * narrowed by the filter bar
  * (`./auditFilters.tsx`). The page number and the filters are in the address (`?key=DB_URL&page=2`), so Back
  * returns to the view before and a filtered view can be linked. One entry more than a page is asked for, to know
  * whether an older page exists without counting the whole log.
  */
-import { type AuditFilters, listAuditLog } from "../../api/secrets.js"
-import { ActionButton, Alert, formatTime, Loading } from "../../ui/components.js"
-import { navigate, type Params, useLocation } from "../../ui/router.js"
+import { useEffect, useState } from "preact/hooks"
+import { type AuditFilters, type AuditView, listAuditLog } from "../../api/secrets.js"
+import { ActionButton, Alert, EmailAddress, formatTime, Loading } from "../../ui/components.js"
+import { Link, navigate, type Params, useLocation } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { auditTarget } from "../auditTarget.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
@@ -50,21 +52,43 @@ const EnvironmentCell = ({ name }: { readonly name: string }) =>
     </td>
   )
 
+/**
+ * Who did it: the person's address (wrapped where an address reads well), and under it, when they acted through an
+ * API key, that key's name then, a link to everything the key did: a leaked key's trail, apart from what its holder
+ * did in the browser.
+ */
+const PersonCell = ({ entry, keyLink }: { readonly entry: AuditView; readonly keyLink: (id: string) => string }) => (
+  <td data-label="Person">
+    <EmailAddress address={entry.userEmail} />
+    {entry.apiKey === null ? null : (
+      <span class="via-key">
+        via key{" "}
+        <Link href={keyLink(entry.apiKey.id)} aria-label={`Entries made with API key ${entry.apiKey.name}`}>
+          {entry.apiKey.name}
+        </Link>
+      </span>
+    )}
+  </td>
+)
+
 /** The filter bar, then the entries its filters select, or what is wrong with them. */
 const AuditLog = ({ data }: { readonly data: ProjectData }) => {
   const { search } = useLocation()
   const filters = filtersOf(search)
   const slug = data.project.slug
+  // The address holds only the key's id; its name, for the filter bar, comes from the entries it made.
+  const [keyNamed, setKeyNamed] = useState<{ readonly id: string; readonly name: string }>()
   return (
     <>
       <p class="hint">Every read of a value, every change and every export, newest first.</p>
       <AuditFilterBar
         filters={filters}
         environments={data.environments}
+        keyName={keyNamed !== undefined && keyNamed.id === filters.apiKey ? keyNamed.name : undefined}
         onApply={(next) => navigate(auditPath(slug, next))}
       />
       {filters.action === undefined || isKnownAction(filters.action) ? (
-        <AuditEntries data={data} filters={filters} page={pageOf(search.get("page"))} />
+        <AuditEntries data={data} filters={filters} page={pageOf(search.get("page"))} onKeyNamed={setKeyNamed} />
       ) : (
         <p class="notice" role="status">
           The link asks for the action “{filters.action}”, which the audit log does not record.{" "}
@@ -85,10 +109,12 @@ const AuditEntries = ({
   data,
   filters,
   page,
+  onKeyNamed,
 }: {
   readonly data: ProjectData
   readonly filters: AuditFilters
   readonly page: number
+  readonly onKeyNamed: (key: { readonly id: string; readonly name: string }) => void
 }) => {
   const query = filterQuery(filters)
   const slug = data.project.slug
@@ -111,6 +137,11 @@ const AuditEntries = ({
     id === null ? "—" : (data.environments.find((environment) => environment.id === id)?.name ?? "(deleted)")
   const go = (to: number) => navigate(auditPath(slug, filters, to))
   const clear = () => navigate(auditPath(slug))
+  const keyLink = (id: string) => auditPath(slug, { ...filters, apiKey: id })
+  const named = entries?.find((entry) => entry.apiKey !== null && entry.apiKey.id === filters.apiKey)?.apiKey
+  useEffect(() => {
+    if (named !== undefined && named !== null) onKeyNamed(named)
+  }, [named?.id, named?.name])
   return (
     <>
       <Alert error={loaded.error} />
@@ -155,8 +186,8 @@ const AuditEntries = ({
             </thead>
             {/* Every cell may break anywhere, so the table shares its width out by each column's unbroken length:
                 one 200-character key took nearly all of it, and left the time, person and address of every entry
-                a few letters wide. The short values read whole and the target is capped; the e-mail may still wrap,
-                since the table has nothing to focus and so must not need scrolling sideways. */}
+                a few letters wide. The short values read whole and the target is capped; the e-mail may still wrap
+                (where `EmailAddress` lets it), since the table must not need scrolling sideways. */}
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.id}>
@@ -167,7 +198,7 @@ const AuditEntries = ({
                     {actionLabel(entry.action)}
                   </td>
                   <TargetCell action={entry.action} target={entry.targetKey} />
-                  <td data-label="Person">{entry.userEmail}</td>
+                  <PersonCell entry={entry} keyLink={keyLink} />
                   <EnvironmentCell name={environmentName(entry.environmentId)} />
                   <td data-label="Address" class="nowrap">
                     {entry.ipAddress ?? ""}

@@ -1,6 +1,7 @@
 /**
- * The audit log's filter bar and its address: which action, secret key, person and environment the log is
- * narrowed to. The filters live in the query string (`?action=…&key=…&page=2`), so a filtered view can be linked
+ * The audit log's filter bar and its address: which action, secret key, person, environment and API key the log is
+ * narrowed to. The API key has no field: it is chosen from an entry ("via key …") or a key's Activity link, and
+ * shown here while it applies, with a button that lifts it. The filters live in the query string (`?action=…&key=…&page=2`), so a filtered view can be linked
  * (a secret's history links to its trail) and Back undoes a change. The selects apply at once; the text fields
  * when the form is sent (Enter or Filter). Any change goes back to the first page, as its pages are other ones.
  */
@@ -68,13 +69,40 @@ export const auditPath = (slug: string, filters: AuditFilters = {}, page = 1): s
   return projectPath(slug, text === "" ? "/audit" : `/audit?${text}`)
 }
 
+/**
+ * The API key the log is narrowed to: its name, or its id while no entry has told the name (none on this page, or
+ * a link to a key that made none).
+ */
+const KeyFilter = ({
+  id,
+  name,
+  onClear,
+}: {
+  readonly id: string
+  readonly name: string | undefined
+  readonly onClear: () => void
+}) => (
+  <div class="field key-filter">
+    <span class="label">API key</span>
+    <span class="key-filter-value">
+      {name === undefined ? <code>{id}</code> : <span>{name}</span>}
+      <button type="button" class="button ghost small" aria-label="Clear the API key filter" onClick={onClear}>
+        Clear
+      </button>
+    </span>
+  </div>
+)
+
 export const AuditFilterBar = ({
   filters,
   environments,
+  keyName,
   onApply,
 }: {
   readonly filters: AuditFilters
   readonly environments: ReadonlyArray<EnvironmentView>
+  /** The name of the key `filters.apiKey` names, once an entry has told it. */
+  readonly keyName?: string | undefined
   readonly onApply: (filters: AuditFilters) => void
 }) => {
   const [key, setKey] = useState(filters.key ?? "")
@@ -156,6 +184,9 @@ export const AuditFilterBar = ({
           ))}
         </select>
       </div>
+      {filters.apiKey === undefined ? null : (
+        <KeyFilter id={filters.apiKey} name={keyName} onClear={() => apply({ apiKey: undefined })} />
+      )}
       <div class="row">
         <button type="submit" class="button">
           Filter
