@@ -1,8 +1,8 @@
 /**
  * The audit log of a project (seed 001 §2 and §4 "Audit log"): building the record of a change (who, through which
- * API key if any, from where, what, on which target, when), which the store writes in the same transaction as the change, and reading the
- * log newest first, narrowed by the filters of `./auditFilter.ts` and paged with `limit` (1 to 500, default 50)
- * and `offset` (from 0, default 0) over what the filters leave. Readable by everyone who may read the project,
+ * API key if any, from where, what, on which target, when), which the store writes in the same transaction as the
+ * change, and reading the log newest first, narrowed by the filters of `./auditFilter.ts` and paged with `limit` (1
+ * to 500, default 50) and `offset` (from 0, default 0) over what the filters leave. Readable by everyone who may read the project,
  * keys included ("read ... logs", §5). Query values are checked here, as text, by the rule both services read query
  * numbers with (`@coffer/kernel` `parseWholeNumber`), so that `limit=1e2`, `limit=10abc`, `limit=010` or `limit=`
  * are refused rather than read as something the actor did not write.
