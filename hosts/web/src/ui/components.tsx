@@ -352,3 +352,16 @@ export const EmailAddress = ({ address }: { readonly address: string }) => (
 /** `2026-11-23T02:52:31.000Z` as the reader's local date and time. */
 export const formatTime = (iso: string | null | undefined) =>
   iso === null || iso === undefined ? "never" : new Date(iso).toLocaleString()
+
+/**
+ * A time in a narrow table column: `formatTime`'s words, its date and its time of day each kept whole, so that
+ * where the column is short of room it wraps between the two instead of taking the room a longer value needs.
+ */
+export const DateTime = ({ iso }: { readonly iso: string }) => {
+  const when = new Date(iso)
+  return (
+    <time dateTime={iso}>
+      <span class="nowrap">{when.toLocaleDateString()},</span> <span class="nowrap">{when.toLocaleTimeString()}</span>
+    </time>
+  )
+}

@@ -8,7 +8,7 @@
  */
 import { useEffect, useState } from "preact/hooks"
 import { type AuditFilters, type AuditView, listAuditLog } from "../../api/secrets.js"
-import { ActionButton, Alert, EmailAddress, formatTime, Loading } from "../../ui/components.js"
+import { ActionButton, Alert, DateTime, EmailAddress, Loading } from "../../ui/components.js"
 import { Link, navigate, type Params, useLocation } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { auditTarget } from "../auditTarget.js"
@@ -187,12 +187,14 @@ const AuditEntries = ({
             {/* Every cell may break anywhere, so the table shares its width out by each column's unbroken length:
                 one 200-character key took nearly all of it, and left the time, person and address of every entry
                 a few letters wide. The short values read whole and the target is capped; the e-mail may still wrap
-                (where `EmailAddress` lets it), since the table must not need scrolling sideways. */}
+                (where `EmailAddress` lets it), since the table must not need scrolling sideways, and so may the time,
+                between its date and its time of day: at 800 px the address had 100 px beside a time kept on one
+                line, and took ten lines. */}
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.id}>
-                  <td data-label="When" class="nowrap">
-                    {formatTime(entry.createdAt)}
+                  <td data-label="When">
+                    <DateTime iso={entry.createdAt} />
                   </td>
                   <td data-label="Action" class="nowrap" title={entry.action}>
                     {actionLabel(entry.action)}
