@@ -4,7 +4,7 @@
  * go in batched statements without revisions.
  */
 
-import { fromIso, toIso } from "@coffer/kernel"
+import { toIso } from "@coffer/kernel"
 import { type DependencyEdge, dependencyEdges, type SchemaStore } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import { sql } from "kysely"

@@ -423,7 +423,7 @@ describe("the Output, Inheritance and History tabs", () => {
     expect(await page.getByRole("button", { name: "Restore revision 2" }).count()).toBe(0)
 
     await page.getByRole("button", { name: "Restore revision 1" }).click()
-    const dialog = page.getByRole("dialog", { name: "Restore revision 1 of " + `${mid}/1.0.0?` })
+    const dialog = page.getByRole("dialog", { name: `Restore revision 1 of ${mid}/1.0.0?` })
     await dialog.waitFor()
     await dialog.getByText("Its content is saved again as revision 3, on top of revision 2").waitFor()
     const change = dialog.getByRole("table", { name: "Content, now (revision 2) to revision 1" })
