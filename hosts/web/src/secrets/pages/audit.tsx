@@ -1,10 +1,9 @@
 /**
  * A project's audit log (issue 12 §10, seed 001 §4 "Audit log"): newest first, a page of fifty at a time, each
  * entry with its action, target, environment, person (and the API key they acted through), address and time,
- * narrowed by the filter bar
- * (`./auditFilters.tsx`). The page number and the filters are in the address (`?key=DB_URL&page=2`), so Back
- * returns to the view before and a filtered view can be linked. One entry more than a page is asked for, to know
- * whether an older page exists without counting the whole log.
+ * narrowed by the filter bar (`./auditFilters.tsx`). The page number and the filters are in the address
+ * (`?key=DB_URL&page=2`), so Back returns to the view before and a filtered view can be linked. One entry more than
+ * a page is asked for, to know whether an older page exists without counting the whole log.
  */
 import { useEffect, useState } from "preact/hooks"
 import { type AuditFilters, type AuditView, listAuditLog } from "../../api/secrets.js"

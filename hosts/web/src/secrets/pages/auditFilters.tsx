@@ -1,8 +1,9 @@
 /**
  * The audit log's filter bar and its address: which action, secret key, person, environment and API key the log is
  * narrowed to. The API key has no field: it is chosen from an entry ("via key …") or a key's Activity link, and
- * shown here while it applies, with a button that lifts it. The filters live in the query string (`?action=…&key=…&page=2`), so a filtered view can be linked
- * (a secret's history links to its trail) and Back undoes a change. The selects apply at once; the text fields
+ * shown here while it applies, with a button that lifts it. The filters live in the query string
+ * (`?action=…&key=…&page=2`), so a filtered view can be linked (a secret's history links to its trail) and Back
+ * undoes a change. The selects apply at once; the text fields
  * when the form is sent (Enter or Filter). Any change goes back to the first page, as its pages are other ones.
  */
 import { useEffect, useState } from "preact/hooks"
