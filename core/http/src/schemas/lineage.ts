@@ -4,7 +4,8 @@
  *   revision }`, the number of the revision read with it, which a save names as `expectedRevision` (404 when
  *   nothing is saved yet: a save then names 0). The seed's `GET /api/{platform}/{version}` keeps its shape.
  * - `GET /api/_ui/v1/platforms/{platform}/versions/{version}/revisions?limit=&before=`: its history, newest first,
- *   `{ revisions: [{ revision, savedAt, savedBy, restoredFrom }], next }` (`next`: the `before` of the following page, or null);
+ *   `{ revisions: [{ revision, savedAt, savedBy, restoredFrom }], next }` (`next`: the `before` of the following
+ *   page, or null);
  * - `GET …/revisions/{revision}`: one revision `{ revision, savedAt, savedBy, restoredFrom, content, output }`
  *   (`restoredFrom`: the revision a restore brought back, null for any other save);
  * - `POST …/revisions/{revision}/restore` `{ expectedRevision? }` (write rights): that revision's content saved
