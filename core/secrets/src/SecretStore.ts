@@ -23,7 +23,8 @@
  *    and re-created under the same key), and then stores exactly version `expectedVersion + 1`, with the
  *    `restoredFrom` it was given (null when none), which `listVersions` answers; otherwise it fails with
  *    `VersionConflict` and changes nothing. Of concurrent writes with the same expected version exactly one
- *    succeeds, so versions stay contiguous and no acknowledged version is lost.
+ *    succeeds, so versions stay contiguous and no acknowledged version is lost. `deleteSecret` with `expected`
+ *    deletes only while the key holds the secret with that id at that version; otherwise it changes nothing.
  * 4. Cascades. Deleting a project removes its environments, secrets, versions, members, invites and API keys;
  *    deleting an environment removes its secrets and their versions; deleting a secret removes its versions;
  *    removing a member removes that person's API keys for the project. Audit records are kept.
@@ -414,11 +415,15 @@ export class SecretStore extends Context.Service<
       { readonly secretId: string; readonly version: number },
       VersionConflict | EnvironmentGone | StoreUnavailable
     >
-    /** Deletes the secret and its history; false when there is none. */
+    /**
+     * Deletes the secret and its history; false when there is none. With `expected`, only while the key holds that
+     * secret at that version (rule 3's check-and-set, for a deletion): false, and nothing changed, otherwise.
+     */
     readonly deleteSecret: (input: {
       readonly environmentId: string
       readonly key: string
       readonly audit: AuditRecord
+      readonly expected?: { readonly secretId: string; readonly version: number } | undefined
     }) => Effect.Effect<boolean, StoreUnavailable>
     readonly listVersions: (secretId: string) => Effect.Effect<ReadonlyArray<VersionRecord>, StoreUnavailable>
     /** Every secret's current sealed value, by key; rule 2. */

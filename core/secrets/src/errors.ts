@@ -87,6 +87,9 @@ export class SecretChangedMeanwhile extends Schema.TaggedError<SecretChangedMean
     if (currentVersion === 0)
       return `${key} does not exist (expected version ${expectedVersion}): it was deleted since it was read`
     if (expectedVersion === 0) return `${key} exists already (version ${currentVersion}): it was expected not to exist`
+    // Only a deletion's check-and-set, which also compares the secret's id, can find the version it expected.
+    if (currentVersion === expectedVersion)
+      return `${key} was deleted and created again since it was read (it is at version ${currentVersion} anew)`
     return `${key} is at version ${currentVersion}, not ${expectedVersion}: it changed since it was read`
   }
 }

@@ -23,7 +23,10 @@ export interface DeletionCheck {
  * then keys it does not hold. A key the environment does hold is never refused by name: data imported from an
  * earlier implementation may have keys the rules no longer allow (seed 001 §4), and deleting one is how it goes.
  */
-export const checkDeletion = (keys: ReadonlyArray<string>, held: ReadonlySet<string>): DeletionCheck => {
+export const checkDeletion = (
+  keys: ReadonlyArray<string>,
+  held: { readonly has: (key: string) => boolean },
+): DeletionCheck => {
   const absent = keys.filter((key) => !held.has(key))
   const invalid: Array<{ key: string; reason: string }> = []
   const missing: Array<string> = []

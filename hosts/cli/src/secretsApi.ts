@@ -180,11 +180,13 @@ export const setSecret = (target: Target, key: string, value: string, expectedVe
     body: expectedVersion === undefined ? { key, value } : { key, value, expectedVersion },
   }).pipe(inTarget(target), Effect.flatMap(decodeAnswer(Written)))
 
-export const deleteSecret = (target: Target, key: string) =>
-  request(target.endpoint, "DELETE", `${secretsPath(target)}/${segment(key)}`).pipe(
-    onSecret(target, key),
-    Effect.asVoid,
-  )
+/** With `expectedVersion`, only while the secret is at that version: a 409 (refused) when it changed since. */
+export const deleteSecret = (target: Target, key: string, expectedVersion?: number) =>
+  request(
+    target.endpoint,
+    "DELETE",
+    `${secretsPath(target)}/${segment(key)}${expectedVersion === undefined ? "" : `?expectedVersion=${expectedVersion}`}`,
+  ).pipe(onSecret(target, key), Effect.asVoid)
 
 export const listVersions = (target: Target, key: string) =>
   request(target.endpoint, "GET", `${secretsPath(target)}/${segment(key)}/versions`).pipe(

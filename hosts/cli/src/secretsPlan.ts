@@ -9,6 +9,7 @@ import { CofferFailure, refused } from "./failure.js"
 import { makeProgress } from "./progress.js"
 import { checkWritable } from "./secretRules.js"
 import { deleteSecret, exportJson, me, setSecret, type Target } from "./secretsApi.js"
+import { requireWriter } from "./writeAccess.js"
 
 /** Requests in flight at once: enough to hide latency, few enough to leave the service room. */
 const CONCURRENCY = 8
@@ -44,11 +45,7 @@ const onKey = (key: string) => (failure: CofferFailure) =>
  */
 export const currentForWriting = (where: Target) =>
   Effect.all([exportJson(where), me(where.endpoint)], { concurrency: 2 }).pipe(
-    Effect.flatMap(([current, identity]) =>
-      identity.apiKey?.scope === "read"
-        ? Effect.fail(refused("this API key can only read: writing needs a write key (create one under API keys)"))
-        : Effect.succeed(current),
-    ),
+    Effect.flatMap(([current, identity]) => Effect.as(requireWriter(identity, "writing"), current)),
   )
 
 /**

@@ -1016,6 +1016,42 @@ export const secretStoreSuite = <R>(
         }),
       ))
 
+    it("deletes with expected only the secret read, at the version read, and records only that deletion (rule 3)", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha")
+          const env = environments[0]!
+          yield* writeVersions(store, env.id, alpha.id, "K", 2, ownerId)
+          const first = (yield* store.findSecret(env.id, "K"))!
+          const remove = (expected: { secretId: string; version: number }) =>
+            store.deleteSecret({
+              environmentId: env.id,
+              key: "K",
+              audit: audit(alpha.id, "secret.deleted", "K"),
+              expected,
+            })
+          const deletions = () =>
+            Effect.map(
+              store.listAudit({ projectId: alpha.id, offset: 0, limit: 50, filter: { actions: ["secret.deleted"] } }),
+              (entries) => entries.length,
+            )
+          // Another version, another secret's id: nothing deleted, nothing recorded.
+          expect(yield* remove({ secretId: first.id, version: 1 })).toBe(false)
+          expect(yield* remove({ secretId: "someone-else", version: 2 })).toBe(false)
+          expect((yield* store.findSecret(env.id, "K"))?.version).toBe(2)
+          expect(yield* deletions()).toBe(0)
+          expect(yield* remove({ secretId: first.id, version: 2 })).toBe(true)
+          expect(yield* deletions()).toBe(1)
+          // Deleted and created again under the same key, at the version read: still not the secret read.
+          yield* writeVersions(store, env.id, alpha.id, "K", 2, ownerId)
+          const second = (yield* store.findSecret(env.id, "K"))!
+          expect(second.id).not.toBe(first.id)
+          expect(yield* remove({ secretId: first.id, version: 2 })).toBe(false)
+          expect((yield* store.findSecret(env.id, "K"))?.id).toBe(second.id)
+          expect(yield* deletions()).toBe(1)
+        }),
+      ))
+
     it("lists and exports every secret of an environment, keys kept as written whatever the collation (rule 6)", () =>
       run(({ store, project }) =>
         Effect.gen(function* () {

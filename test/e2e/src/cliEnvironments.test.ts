@@ -56,7 +56,7 @@ describe("coffer environments", () => {
     })
     expect([reader.code, reader.stderr]).toEqual([
       4,
-      "coffer: this API key can only read: creating an environment needs a write key\n",
+      "coffer: this API key can only read: creating an environment needs a write key (create one under API keys)\n",
     ])
     const misnamed = await environments("create", "pr/3", "--copy-from", "development")
     expect([misnamed.code, misnamed.stderr]).toEqual([

@@ -85,13 +85,11 @@ describe("coffer secrets delete", () => {
     const no = await onTerminal(["secrets", "delete", "A", "B", "C"], { env, waitFor: question, typed: "n\r" })
     expect(no.code, no.stdout).toBe(1)
     expect(no.stdout).toContain("not confirmed: nothing was deleted")
-    // A key that may only read: the service refuses the first deletion (exit 4), and so none happens.
-    const readOnly = await coffer(["secrets", "delete", "A", "B", "--yes"], { env: { ...env, COFFER_TOKEN: readKey } })
-    expect([readOnly.code, readOnly.stdout, readOnly.stderr]).toEqual([
-      4,
-      "",
-      "coffer: A: Read access only: you may not change secrets or environments in this project; nothing was deleted\n",
-    ])
+    // A key that may only read: refused before the question (exit 4), so nothing is asked or deleted.
+    const readOnly = await onTerminal(["secrets", "delete", "A", "B"], { env: { ...env, COFFER_TOKEN: readKey } })
+    expect(readOnly.code, readOnly.stdout).toBe(4)
+    expect(readOnly.stdout).toContain("this API key can only read: deleting secrets needs a write key")
+    expect(readOnly.stdout).not.toContain("[y/N]")
     expect(await keys()).toEqual(all)
     expect(await deletions()).toBe(0)
 

@@ -183,14 +183,18 @@ export const environments = (
         )
     },
 
-    deleteSecret: ({ environmentId, key, audit }) =>
-      auditedChange(audit, (db) =>
-        db
+    deleteSecret: ({ environmentId, key, audit, expected }) =>
+      auditedChange(audit, (db) => {
+        const matching = db
           .deleteFrom("secrets_secrets")
           .where("environment_id", "=", environmentId)
           .where("key", "=", key)
-          .executeTakeFirst(),
-      ),
+        return (
+          expected === undefined
+            ? matching
+            : matching.where("id", "=", expected.secretId).where("version", "=", expected.version)
+        ).executeTakeFirst()
+      }),
 
     listVersions: (secretId) =>
       query((db) =>

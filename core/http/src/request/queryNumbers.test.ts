@@ -41,18 +41,28 @@ const integerParameters = (document: Document) =>
     ),
   )
 
-type Request = (path: string) => Promise<{ readonly status: number; readonly body: unknown }>
+type Request = (method: string, path: string) => Promise<{ readonly status: number; readonly body: unknown }>
 
-/** Every integer query parameter of `document`, asked at the concrete path `at` gives for its operation. */
-const expectOneRule = async (document: Document, at: Readonly<Record<string, string>>, request: Request) => {
+/**
+ * Every integer query parameter of `document`, asked at the concrete path `at` gives for its operation. A value the
+ * rule takes is answered 200, or for an operation that changes something (a deletion's check-and-set, which the
+ * values below do not match) `taken`'s status: read, and refused for what it says, not as written.
+ */
+const expectOneRule = async (
+  document: Document,
+  at: Readonly<Record<string, string>>,
+  request: Request,
+  taken: Readonly<Record<string, number>> = {},
+) => {
   const parameters = integerParameters(document)
   expect(new Set(parameters.map(({ operation }) => operation))).toEqual(new Set(Object.keys(at)))
   for (const { operation, name, minimum, maximum } of parameters) {
     const path = at[operation]
+    const method = operation.split(" ")[0]!
     expect(path, `${operation} has no path to ask at here`).toBeDefined()
     expect(Number.isSafeInteger(minimum) && Number.isSafeInteger(maximum), `${operation} ${name}'s range`).toBe(true)
     for (const text of [...MISWRITTEN, String(minimum - 1), String(maximum + 1)]) {
-      const { status, body } = await request(`${path}?${name}=${encodeURIComponent(text)}`)
+      const { status, body } = await request(method, `${path}?${name}=${encodeURIComponent(text)}`)
       expect([name, text, { status, body }]).toEqual([
         name,
         text,
@@ -60,7 +70,8 @@ const expectOneRule = async (document: Document, at: Readonly<Record<string, str
       ])
     }
     for (const text of [String(minimum), String(maximum), "10"]) {
-      expect([name, text, (await request(`${path}?${name}=${text}`)).status]).toEqual([name, text, 200])
+      const { status } = await request(method, `${path}?${name}=${text}`)
+      expect([name, text, status]).toEqual([name, text, taken[operation] ?? 200])
     }
   }
 }
@@ -78,7 +89,7 @@ describe("numbers in query strings", () => {
         "GET /api/_ui/v1/platforms/{platform}/versions/{version}/revisions": revisions,
         "GET /api/_ui/v1/audit": "/api/_ui/v1/audit",
       },
-      (path) => ada.request("GET", path),
+      (method, path) => ada.request(method, path),
     )
     const message = `revision must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
     for (const text of ["01", "0", "1e0", "1.0"]) {
@@ -92,10 +103,15 @@ describe("numbers in query strings", () => {
     secretsServices.push(service)
     const ada = await service.signIn("ada@example.com")
     await service.call("POST", "/api/projects", { as: ada.as, body: { name: "Alpha" } })
+    const secrets = "/api/projects/alpha/environments/development/secrets"
+    // At version 2, which none of the values taken names: each is read, and refused as a check-and-set.
+    for (const value of ["1", "2"]) await service.call("POST", secrets, { as: ada.as, body: { key: "K", value } })
+    const deletion = "DELETE /api/projects/{slug}/environments/{env}/secrets/{key}"
     await expectOneRule(
       (await service.documented.document()) as Document,
-      { "GET /api/projects/{slug}/audit-log": "/api/projects/alpha/audit-log" },
-      (path) => service.call("GET", path, { as: ada.as }),
+      { "GET /api/projects/{slug}/audit-log": "/api/projects/alpha/audit-log", [deletion]: `${secrets}/K` },
+      (method, path) => service.call(method, path, { as: ada.as }),
+      { [deletion]: 409 },
     )
   })
 })

@@ -252,6 +252,37 @@ describe("secrets", () => {
     expect(listed.body.secrets.map((s: { key: string }) => s.key)).not.toContain("BIG")
   })
 
+  it("deletes on an expectedVersion only: else 409 with the version now and nothing deleted; 400 for a non-version", async () => {
+    const { call, signIn } = fresh()
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: ada.as, body: { name: "App" } })
+    const S = "/api/projects/app/environments/development/secrets"
+    for (const value of ["one", "two"]) await call("POST", S, { as: ada.as, body: { key: "TOKEN", value } })
+    const remove = (expectedVersion: string) =>
+      call("DELETE", `${S}/TOKEN?expectedVersion=${expectedVersion}`, { as: ada.as })
+    const stale = await remove("1")
+    expect(stale).toMatchObject({
+      status: 409,
+      body: { error: "TOKEN is at version 2, not 1: it changed since it was read", currentVersion: 2 },
+    })
+    expect(stale.text).not.toContain("two")
+    for (const text of ["0", "-1", "1.5", "01", "2e0", "", "x", "9007199254740992"]) {
+      expect([text, (await remove(text)).status]).toEqual([text, 400])
+    }
+    expect((await remove("x")).body).toEqual({
+      error: "expectedVersion must be a whole number from 1 to 9007199254740991",
+    })
+    expect((await remove("3")).status).toBe(409)
+    // Refused deletions changed nothing and recorded nothing.
+    expect((await call("GET", `${S}/TOKEN`, { as: ada.as })).body.secret).toMatchObject({ value: "two", version: 2 })
+    const deleted = async () =>
+      (await call("GET", "/api/projects/app/audit-log?action=secret.deleted", { as: ada.as })).body.auditLog.length
+    expect(await deleted()).toBe(0)
+    expect(await remove("2")).toMatchObject({ status: 200, body: { ok: true } })
+    expect(await deleted()).toBe(1)
+    expect((await remove("2")).status).toBe(404)
+  })
+
   it("writes on an expectedVersion only: else 409 with the version now and nothing written; 400 for a non-version", async () => {
     const { call, signIn } = fresh()
     const ada = await signIn("ada@example.com")

@@ -25,7 +25,7 @@ import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
 import { SecretWriteConflictBody } from "../errors.js"
 import { answerJson } from "../middleware/presetHeaders.js"
-import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
+import { Ok, PLAIN_NUMBER, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { ENVIRONMENT_PARAMS, SECRET_PARAMS, type SecretsRoutes, withActor, withValueReader } from "./context.js"
@@ -137,12 +137,21 @@ export const DeleteSecret = endpoint({
   method: "DELETE",
   path: `${BASE}/:key`,
   summary: "Delete a secret and its history",
-  description: "Write access.",
+  description:
+    "Write access. With `expectedVersion`, the secret is deleted only if it is still the one read at that " +
+    "version: changed, or deleted and created again, since then, it answers 409 with the version it is at now, and " +
+    "nothing is deleted.",
   tag: TAG,
   security: SESSION_OR_BEARER,
   params: SECRET_PARAMS,
+  query: {
+    expectedVersion: {
+      schema: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+      description: `Check-and-set: the version the secret was read at (from 1); ${PLAIN_NUMBER}. Left out, the secret is deleted whatever its version`,
+    },
+  },
   responses: { 200: Ok },
-  errors: [403, 404],
+  errors: [403, 404, [409, SecretWriteConflictBody]],
 })
 
 export const ListVersions = endpoint({
@@ -242,7 +251,7 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
   route(app, DeleteSecret, (c) =>
     handle(
       c,
-      withActor(c, routes, (actor) => deleteSecret(actor, ...params(c), key(c))),
+      withActor(c, routes, (actor) => deleteSecret(actor, ...params(c), key(c), c.req.query("expectedVersion"))),
     ),
   )
   route(app, ListVersions, (c) =>

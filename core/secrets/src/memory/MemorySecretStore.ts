@@ -348,10 +348,12 @@ export const make = (holders: Holders): SecretStore["Service"] => {
         return Effect.succeed({ secretId: secret.id, version })
       }),
 
-    deleteSecret: ({ environmentId, key, audit: entry }) =>
+    deleteSecret: ({ environmentId, key, audit: entry, expected }) =>
       Effect.sync(() => {
         const secret = findSecretSync(environmentId, key)
         if (secret === undefined) return false
+        if (expected !== undefined && (secret.id !== expected.secretId || secret.version !== expected.version))
+          return false
         dropSecret(secret)
         record(entry)
         return true

@@ -23,6 +23,7 @@ import {
   type Cipher,
   Clock,
   type Forbidden,
+  parseWholeNumber,
   Random,
   type StoreUnavailable,
   spanned,
@@ -255,18 +256,48 @@ export const getSecret = Effect.fnUntraced(function* (
   return { secret: { ...secretListItem(secret), value } }
 }, spanned("Secrets.getSecret"))
 
-/** Deletes the secret with its whole history. */
+/**
+ * `?expectedVersion=` of a deletion, by the kernel's one rule for query numbers: absent, or a version a secret can be
+ * at (from 1). 0 has no meaning here: a key that does not exist is not deleted.
+ */
+const parseExpectedDeletion = (text: string | undefined) =>
+  Effect.fromResult(parseWholeNumber("expectedVersion", text, { min: 1, max: Number.MAX_SAFE_INTEGER }))
+
+/**
+ * Deletes the secret with its whole history. With `expectedVersion`, only while the secret is the one read at that
+ * version (a check-and-set, as for writes): a secret changed, or deleted and created again, since the caller read
+ * it is left as it is (409 with the version it is at), so a deletion never takes a value its caller has not seen.
+ */
 export const deleteSecret = Effect.fn("Secrets.deleteSecret")(function* (
   actor: Actor,
   slug: string,
   env: string,
   key: string,
+  expectedVersion?: string,
 ) {
-  const { access, environment } = yield* reachEnvironment(actor, slug, env, "writeSecrets")
+  const version = yield* parseExpectedDeletion(expectedVersion)
+  const { access, environment, secret } = yield* reachEnvironment(
+    actor,
+    slug,
+    env,
+    "writeSecrets",
+    version === undefined ? undefined : key,
+  )
   const store = yield* SecretStore
   const audit = yield* auditRecord(actor, access.project.id, environment.id, { action: "secret.deleted", key })
-  if (!(yield* store.deleteSecret({ environmentId: environment.id, key, audit }))) return yield* secretNotFound()
-  return { ok: true as const }
+  if (version === undefined) {
+    if (!(yield* store.deleteSecret({ environmentId: environment.id, key, audit }))) return yield* secretNotFound()
+    return { ok: true as const }
+  }
+  const changedFrom = (current: SecretRecord | undefined) =>
+    current === undefined
+      ? secretNotFound()
+      : new SecretChangedMeanwhile({ key, expectedVersion: version, currentVersion: current.version })
+  if (secret === undefined || secret.version !== version) return yield* changedFrom(secret)
+  const expected = { secretId: secret.id, version }
+  if (yield* store.deleteSecret({ environmentId: environment.id, key, audit, expected })) return { ok: true as const }
+  // Changed between the read above and the deletion: answered as it is now.
+  return yield* changedFrom(yield* store.findSecret(environment.id, key))
 })
 
 const findSecret = Effect.fnUntraced(function* (environment: EnvironmentRecord, key: string) {

@@ -16,18 +16,13 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import { confirmation, isInteractive } from "../confirm.js"
-import { CofferFailure, refused, usage } from "../failure.js"
+import { CofferFailure, usage } from "../failure.js"
 import { json, line, note, table } from "../output.js"
-import {
-  createEnvironment,
-  deleteEnvironment,
-  exportJson,
-  environments as listEnvironments,
-  me,
-} from "../secretsApi.js"
+import { createEnvironment, deleteEnvironment, exportJson, environments as listEnvironments } from "../secretsApi.js"
 import { applyPlan, checkPlan } from "../secretsPlan.js"
 import { readLine } from "../stdin.js"
 import { projectFor } from "../target.js"
+import { checkWriter } from "../writeAccess.js"
 import { json as jsonFlag, project, settingsOf, url } from "./flags.js"
 
 const name = Argument.String("NAME").pipe(Argument.withDescription("the environment's name"))
@@ -69,9 +64,7 @@ const create = Command.make(
       return yield* usage(
         `${JSON.stringify(flags.name)} is no environment name: letters, digits, _, - and . (at most 64)`,
       )
-    const identity = yield* me(endpoint)
-    if (identity.apiKey?.scope === "read")
-      return yield* refused("this API key can only read: creating an environment needs a write key")
+    yield* checkWriter(endpoint, "creating an environment")
     const values = new Map(
       source === undefined ? [] : Object.entries(yield* exportJson({ endpoint, project: slug, environment: source })),
     )

@@ -24,22 +24,30 @@ const WRITE_KEY = {
 
 const SECRETS = "/api/projects/app/environments/dev/secrets"
 
-const item = (key: string) => ({ id: `id-${key}`, key, version: 1, createdAt: "2025-01-01", updatedAt: "2025-01-01" })
+/** `B@3` is B at version 3; a bare key is at version 1. */
+const item = (held: string) => {
+  const [key = "", version = "1"] = held.split("@")
+  return { id: `id-${key}`, key, version: Number(version), createdAt: "2025-01-01", updatedAt: "2025-01-01" }
+}
 
 /** How the service answers one deletion: take it, refuse it with a status and message, or cut the connection. */
 type Answer = "ok" | "cut" | readonly [number, string]
 
 /** A service holding `held`; answers each `DELETE` with `answer(key)`. Returns its URL and every request it got. */
-const service = async (held: ReadonlyArray<string>, answer: (key: string) => Answer = () => "ok") => {
+const service = async (
+  held: ReadonlyArray<string>,
+  answer: (key: string) => Answer = () => "ok",
+  identity: unknown = WRITE_KEY,
+) => {
   const requests: Array<string> = []
   const server = createServer((request, response) => {
     const url = request.url ?? ""
     requests.push(`${request.method} ${url}`)
     response.setHeader("content-type", "application/json")
-    if (request.method === "GET" && url === "/api/auth/me") return response.end(JSON.stringify(WRITE_KEY))
+    if (request.method === "GET" && url === "/api/auth/me") return response.end(JSON.stringify(identity))
     if (request.method === "GET" && url === SECRETS) return response.end(JSON.stringify({ secrets: held.map(item) }))
     if (request.method === "DELETE" && url.startsWith(`${SECRETS}/`)) {
-      const outcome = answer(decodeURIComponent(url.slice(SECRETS.length + 1)))
+      const outcome = answer(decodeURIComponent(url.slice(SECRETS.length + 1).split("?")[0] ?? ""))
       if (outcome === "ok") return response.end(JSON.stringify({ ok: true }))
       if (outcome === "cut") return request.socket.destroy()
       response.statusCode = outcome[0]
@@ -50,8 +58,12 @@ const service = async (held: ReadonlyArray<string>, answer: (key: string) => Ans
   })
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
   closers.push(() => server.close())
-  const deletions = () => requests.filter((line) => line.startsWith("DELETE")).map((line) => line.split("/").at(-1))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, deletions }
+  const deleted = () => requests.filter((line) => line.startsWith("DELETE")).map((line) => line.split("/").at(-1) ?? "")
+  /** The keys deleted, in order. */
+  const deletions = () => deleted().map((last) => last.split("?")[0])
+  /** The version each deletion expected, from its `?expectedVersion=`. */
+  const expected = () => deleted().map((last) => new URLSearchParams(last.split("?")[1]).get("expectedVersion"))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, deletions, expected }
 }
 
 /** Runs `coffer secrets delete <args> -p app -e dev` with stdout and stderr caught. */
@@ -85,6 +97,40 @@ describe("secrets delete KEY…", () => {
         "nothing was deleted\n",
     )
     expect(deletions()).toEqual([])
+  })
+
+  it("refuses a key that can only read before asking or deleting: read scope, or a holder moved down to read", async () => {
+    const readOnly =
+      "coffer: this API key can only read: deleting secrets needs a write key (create one under API keys)\n"
+    for (const apiKey of [
+      { ...WRITE_KEY.apiKey, scope: "read" },
+      { ...WRITE_KEY.apiKey, holderRole: "read" },
+    ]) {
+      const { url, deletions } = await service(["A", "B"], () => "ok", { ...WRITE_KEY, apiKey })
+      expect(await remove(url, ["A", "B", "--yes"])).toEqual({ code: 4, out: "", err: readOnly })
+      expect(deletions()).toEqual([])
+    }
+    // A write key whose holder may write, and a session (no key), delete.
+    for (const identity of [
+      { ...WRITE_KEY, apiKey: { ...WRITE_KEY.apiKey, holderRole: "write" } },
+      { user: WRITE_KEY.user },
+    ]) {
+      const { url, deletions } = await service(["A"], () => "ok", identity)
+      expect((await remove(url, ["A", "--yes"])).code).toBe(0)
+      expect(deletions()).toEqual(["A"])
+    }
+  })
+
+  it("deletes each key at the version listed, and stops at one saved since (409) with the rest not deleted", async () => {
+    const { url, expected } = await service(["A@2", "B@7", "C"], (key) =>
+      key === "B" ? [409, "B is at version 8, not 7: it changed since it was read"] : "ok",
+    )
+    expect(await remove(url, ["A", "B", "C", "--yes"])).toEqual({
+      code: 4,
+      out: "A: deleted, with its history\n",
+      err: "coffer: B: B is at version 8, not 7: it changed since it was read; deleted: A; not deleted: B, C\n",
+    })
+    expect(expected()).toEqual(["2", "7"])
   })
 
   it("deletes a stored key whose name the rules no longer allow (data from an earlier implementation)", async () => {

@@ -15,9 +15,10 @@ import { CofferFailure, notFound, usage } from "../failure.js"
 import { json, line, write } from "../output.js"
 import { checkDeletion, stoppedReport, uniqueKeys } from "../secretDeletion.js"
 import { checkWritable } from "../secretRules.js"
-import { deleteSecret, getSecret, listSecrets, setSecret } from "../secretsApi.js"
+import { deleteSecret, getSecret, listSecrets, me, setSecret } from "../secretsApi.js"
 import { readHidden, readStdin, stdinIsTerminal, withoutFinalNewline } from "../stdin.js"
 import { targetFor } from "../target.js"
+import { requireWriter } from "../writeAccess.js"
 import { settingsOf, target } from "./flags.js"
 
 /** `KEY=VALUE` split at the first `=`; a bare `KEY` has no value yet. */
@@ -132,23 +133,28 @@ export const remove = Command.make(
     const keys = uniqueKeys(flags.keys)
     const where = yield* targetFor(settingsOf(flags))
     const place = `${where.project}/${where.environment}`
-    // One list, not a request per key: every key is known to be there before anything is asked or deleted.
-    const held = new Set((yield* listSecrets(where)).map((item) => item.key))
+    // One list, not a request per key: every key is known to be there, and the credential to be one that may
+    // delete, before anything is asked or deleted.
+    const [listed, identity] = yield* Effect.all([listSecrets(where), me(where.endpoint)], { concurrency: 2 })
+    const held = new Map(listed.map((item) => [item.key, item.version]))
     const { invalid, missing } = checkDeletion(keys, held)
     if (invalid.length > 0) {
       const reasons = invalid.map(({ key, reason }) => `${JSON.stringify(key)}: ${reason}`)
       return yield* usage(`${reasons.join("; ")}; nothing was deleted`)
     }
     if (missing.length > 0) return yield* notFound(`${place} has no ${missing.join(", ")}; nothing was deleted`)
+    yield* requireWriter(identity, "deleting secrets")
     const several = keys.length > 1
     yield* confirmYesNo({
       yes: flags.yes,
       question: deleteQuestion(keys, place),
       refusal: `deleting ${describeKeys(keys)} from ${place} deletes ${several ? "their" : "its"} history too: pass --yes to do it`,
     })
-    // One at a time, in the order given: a failure then leaves no request in flight whose outcome is unknown.
+    // One at a time, in the order given: a failure then leaves no request in flight whose outcome is unknown. Each
+    // at the version listed, so a value saved by someone else since the list (or while the question waited) stops
+    // the run rather than being deleted unseen.
     for (const [index, key] of keys.entries()) {
-      yield* deleteSecret(where, key).pipe(
+      yield* deleteSecret(where, key, held.get(key)).pipe(
         Effect.mapError(
           (failure) =>
             new CofferFailure({

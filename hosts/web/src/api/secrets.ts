@@ -87,7 +87,12 @@ export const currentVersionOf = (error: unknown): number | undefined => {
   const current = (error.body as { currentVersion?: unknown } | undefined)?.currentVersion
   return typeof current === "number" ? current : undefined
 }
-export const deleteSecret = (slug: string, env: string, key: string) => del(secretPath(slug, env, key))
+/**
+ * Deletes a secret with its history. With `expectedVersion`, only while it is at the version the caller saw: one
+ * saved (or deleted and added again) since is refused with 409, whose `currentVersionOf` says which version it is at.
+ */
+export const deleteSecret = (slug: string, env: string, key: string, expectedVersion?: number) =>
+  del(`${secretPath(slug, env, key)}${expectedVersion === undefined ? "" : `?expectedVersion=${expectedVersion}`}`)
 
 export const listVersions = (slug: string, env: string, key: string) =>
   get<{ versions: ReadonlyArray<VersionListItem> }>(`${secretPath(slug, env, key)}/versions`)

@@ -62,6 +62,8 @@ const EnvironmentValue = ({
   // the key was deleted meanwhile), which the next save then expects: replacing it is a choice made knowingly.
   const [startedFrom, setStartedFrom] = useState(0)
   const [changed, setChanged] = useState<number>()
+  // Likewise for a deletion: the version it found instead of the one listed, which "Delete anyway" then expects.
+  const [changedBeforeDelete, setChangedBeforeDelete] = useState<number>()
   const name = environment.name
   const {
     busy,
@@ -181,6 +183,13 @@ const EnvironmentValue = ({
           <p>
             Delete {secretKey} from {name}? Its history goes with it.
           </p>
+          {changedBeforeDelete === undefined ? null : (
+            <p class="alert" role="alert">
+              {`${secretKey} in ${name} was saved by someone else since the list was loaded (now version ` +
+                `${changedBeforeDelete}), and nothing was deleted. Delete anyway deletes that value too, or cancel ` +
+                "and reveal it first."}
+            </p>
+          )}
           <div class="actions">
             <button type="button" class="button" ref={keepButton} onClick={() => toView()}>
               Cancel
@@ -191,7 +200,24 @@ const EnvironmentValue = ({
               busy={busy}
               onClick={() =>
                 void act(async () => {
-                  await deleteSecret(project.slug, name, secretKey)
+                  // Deleted only at the version listed (or the one a refusal named since), so that a value saved
+                  // by someone else meanwhile is not deleted unseen.
+                  const deleted = await deleteSecret(
+                    project.slug,
+                    name,
+                    secretKey,
+                    changedBeforeDelete ?? item?.version,
+                  ).then(
+                    () => true,
+                    (cause: unknown) => {
+                      const now = currentVersionOf(cause)
+                      if (now === undefined) throw cause
+                      setChangedBeforeDelete(now)
+                      onChanged()
+                      return false
+                    },
+                  )
+                  if (!deleted) return
                   toast(`Deleted ${secretKey} from ${name}`)
                   onReveal(undefined)
                   toView()
@@ -199,7 +225,7 @@ const EnvironmentValue = ({
                 })
               }
             >
-              Delete from {name}
+              {changedBeforeDelete === undefined ? `Delete from ${name}` : "Delete anyway"}
             </ActionButton>
           </div>
         </div>
@@ -255,7 +281,10 @@ const EnvironmentValue = ({
               type="button"
               class="button danger ghost"
               aria-label={`Delete ${secretKey} from ${name}`}
-              onClick={() => setMode("delete")}
+              onClick={() => {
+                setChangedBeforeDelete(undefined)
+                setMode("delete")
+              }}
             >
               Delete
             </button>

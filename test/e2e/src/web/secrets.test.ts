@@ -246,7 +246,7 @@ describe("the secrets grid", () => {
     await add.getByRole("button", { name: "Save secret" }).waitFor()
   })
 
-  it("never replaces unseen a value someone else saved or added meanwhile", async () => {
+  it("never replaces or deletes unseen a value someone else saved or added meanwhile", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Together ${people}`, { development: { SHARED_KEY: "v1" } })
     const secrets = `/api/projects/${slug}/environments/development/secrets`
@@ -300,6 +300,30 @@ describe("the secrets grid", () => {
     expect((await replaced).request().postDataJSON()).toMatchObject({ expectedVersion: 4 })
     await page.getByText("Saved SHARED_KEY in development (version 5)").waitFor()
     expect(await current("SHARED_KEY")).toBe("mine")
+
+    // Saved elsewhere while the deletion is asked: the deletion named version 5, so nothing is deleted (409), the
+    // dialog says so, and "Delete anyway" deletes the version it was told of.
+    await dialog.getByText(/^version 5, updated/).waitFor()
+    await dialog.getByRole("button", { name: "Delete SHARED_KEY from development" }).click()
+    await elsewhere("SHARED_KEY", "v6")
+    const kept = page.waitForResponse((response) => response.request().method() === "DELETE")
+    await dialog.getByRole("button", { name: "Delete from development" }).click()
+    expect([(await kept).status(), new URL((await kept).url()).search]).toEqual([409, "?expectedVersion=5"])
+    await dialog.getByRole("alert").filter({ hasText: "nothing was deleted" }).waitFor()
+    expect(await dialog.getByRole("alert").textContent()).toBe(
+      "SHARED_KEY in development was saved by someone else since the list was loaded (now version 6), and nothing " +
+        "was deleted. Delete anyway deletes that value too, or cancel and reveal it first.",
+    )
+    expect(await current("SHARED_KEY")).toBe("v6")
+    for (const width of [1440, 375]) {
+      await page.setViewportSize({ width, height: 900 })
+      await browser.screenshot(page, `secrets-delete-changed-meanwhile-${width}`)
+    }
+    await page.setViewportSize({ width: 1440, height: 900 })
+    const gone = page.waitForResponse((response) => response.request().method() === "DELETE")
+    await dialog.getByRole("button", { name: "Delete anyway" }).click()
+    expect([(await gone).status(), new URL((await gone).url()).search]).toEqual([200, "?expectedVersion=6"])
+    await page.getByText("Deleted SHARED_KEY from development").waitFor()
     await dialog.getByRole("button", { name: "Close" }).click()
 
     // A key added elsewhere after the grid was drawn: the add says it replaces it before saving anything.
