@@ -117,5 +117,26 @@ describe("coffer secrets delete", () => {
     expect(raced.stdout).toContain("C: Secret not found (C in app/development); deleted: B; not deleted: C, E")
     expect(await keys()).toEqual(["E"])
     expect(await deletions()).toBe(4)
+
+    // Someone else saves F while the question waits: the deletion named the version listed, so F is kept with the
+    // new value (409, exit 4) and G, after it, is not tried.
+    await setAll(env, { F: "6", G: "7" })
+    const saved = await onTerminal(["secrets", "delete", "F", "G"], {
+      env,
+      waitFor: "Delete 2 secrets (F, G) from app/development? [y/N] ",
+      typed: "y\r",
+      meanwhile: async () => {
+        const body = { key: "F", value: "changed" }
+        const change = await call(secrets, "POST", "/api/projects/app/environments/development/secrets", {
+          cookie,
+          body,
+        })
+        expect(change.status).toBe(200)
+      },
+    })
+    expect(saved.code, saved.stdout).toBe(4)
+    expect(saved.stdout).toContain("F: F is at version 2, not 1: it changed since it was read; nothing was deleted")
+    expect(await keys()).toEqual(["E", "F", "G"])
+    expect(await deletions()).toBe(4)
   })
 })
