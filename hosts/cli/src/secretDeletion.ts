@@ -70,3 +70,10 @@ export const stoppedReport = (stopped: Stopped): string => {
   }
   return parts.join("; ")
 }
+
+/** What a run whose output was closed midway had done: `output closed; deleted: A, B; not deleted: C`. */
+export const closedReport = (deleted: ReadonlyArray<string>, rest: ReadonlyArray<string>): string =>
+  [
+    `output closed; deleted: ${deleted.join(", ")}`,
+    ...(rest.length > 0 ? [`not deleted: ${rest.join(", ")}`] : []),
+  ].join("; ")

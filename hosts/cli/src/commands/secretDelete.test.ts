@@ -66,9 +66,9 @@ const service = async (
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, deletions, expected }
 }
 
-/** Runs `coffer secrets delete <args> -p app -e dev` with stdout and stderr caught. */
-const remove = (url: string, args: ReadonlyArray<string>) =>
-  runCaught(["secrets", "delete", ...args], url, mkdtempSync(join(tmpdir(), "coffer-delete-")))
+/** Runs `coffer secrets delete <args> -p app -e dev` with stdout and stderr caught (stdout taking `takes` writes). */
+const remove = (url: string, args: ReadonlyArray<string>, takes?: number) =>
+  runCaught(["secrets", "delete", ...args], url, mkdtempSync(join(tmpdir(), "coffer-delete-")), takes)
 
 describe("secrets delete KEY…", () => {
   it("deletes each key once, in the order given, after one list", async () => {
@@ -131,6 +131,16 @@ describe("secrets delete KEY…", () => {
       err: "coffer: B: B is at version 8, not 7: it changed since it was read; deleted: A; not deleted: B, C\n",
     })
     expect(expected()).toEqual(["2", "7"])
+  })
+
+  it("stops with 141 when stdout's reader goes away, and says on stderr what was deleted", async () => {
+    const { url, deletions } = await service(["A", "B", "C"])
+    expect(await remove(url, ["A", "B", "C", "--yes"], 1)).toEqual({
+      code: 141,
+      out: "A: deleted, with its history\n",
+      err: "coffer: output closed; deleted: A, B; not deleted: C\n",
+    })
+    expect(deletions()).toEqual(["A", "B"])
   })
 
   it("deletes a stored key whose name the rules no longer allow (data from an earlier implementation)", async () => {

@@ -12,8 +12,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { confirmYesNo, deleteQuestion, describeKeys } from "../confirm.js"
 import { CofferFailure, notFound, usage } from "../failure.js"
-import { json, line, write } from "../output.js"
-import { checkDeletion, stoppedReport, uniqueKeys } from "../secretDeletion.js"
+import { json, line, note, write } from "../output.js"
+import { checkDeletion, closedReport, stoppedReport, uniqueKeys } from "../secretDeletion.js"
 import { checkWritable } from "../secretRules.js"
 import { deleteSecret, getSecret, listSecrets, me, setSecret } from "../secretsApi.js"
 import { readHidden, readStdin, stdinIsTerminal, withoutFinalNewline } from "../stdin.js"
@@ -170,7 +170,11 @@ export const remove = Command.make(
             }),
         ),
       )
-      yield* line(`${key}: deleted, with its history`)
+      // Stdout closed by its reader (`| head -n 1`) ends the run here with 141, as it would any program's; what was
+      // deleted and what was not is still said, on stderr.
+      yield* line(`${key}: deleted, with its history`).pipe(
+        Effect.tapError(() => note(closedReport(keys.slice(0, index + 1), keys.slice(index + 1)))),
+      )
     }
   }),
 ).pipe(

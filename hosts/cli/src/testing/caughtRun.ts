@@ -11,19 +11,39 @@ export interface CaughtRun {
   readonly err: string
 }
 
-/** `coffer <args> -p app -e dev`, with `url` as the service and an API key of the right shape. */
-export const runCaught = async (args: ReadonlyArray<string>, url: string, cwd: string): Promise<CaughtRun> => {
+/**
+ * `coffer <args> -p app -e dev`, with `url` as the service and an API key of the right shape. With `stdoutTakes`,
+ * stdout's reader goes away after that many writes (`| head -n 1`): every later write fails with EPIPE.
+ */
+export const runCaught = async (
+  args: ReadonlyArray<string>,
+  url: string,
+  cwd: string,
+  stdoutTakes = Number.POSITIVE_INFINITY,
+): Promise<CaughtRun> => {
   let out = ""
   let err = ""
-  const catching = (stream: NodeJS.WriteStream, into: (text: string) => void) =>
-    vi.spyOn(stream, "write").mockImplementation((text, ...rest) => {
+  const catching = (stream: NodeJS.WriteStream, into: (text: string) => void, takes = Number.POSITIVE_INFINITY) => {
+    let writes = 0
+    return vi.spyOn(stream, "write").mockImplementation((text, ...rest) => {
+      const done = rest.find((item) => typeof item === "function") as ((error?: Error) => void) | undefined
+      writes += 1
+      if (writes > takes) {
+        done?.(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }))
+        return false
+      }
       into(String(text))
-      rest.find((item) => typeof item === "function")?.()
+      done?.()
       return true
     })
-  const stdout = catching(process.stdout, (text) => {
-    out += text
-  })
+  }
+  const stdout = catching(
+    process.stdout,
+    (text) => {
+      out += text
+    },
+    stdoutTakes,
+  )
   const stderr = catching(process.stderr, (text) => {
     err += text
   })
