@@ -120,43 +120,47 @@ describe("a change that a concurrent request made first", () => {
     expect(await recorded(projectId, "secret.deleted")).toBe(1)
   })
 
-  it("deleting a secret at the version read that another request saved, or deleted and added again: 409", async () => {
-    const saved = racedWorld("deleteSecret")
-    let { owner, member, projectId } = await populated()
-    saved.ahead(setSecret(member, "alpha", "development", { key: "A", value: "2" }))
-    expect(failure(await world.exit(deleteSecret(owner, "alpha", "development", "A", "1")))).toEqual({
-      _tag: "SecretChangedMeanwhile",
-      message: "A is at version 2, not 1: it changed since it was read",
-    })
-    expect((await world.run(getSecret(owner, "alpha", "development", "A"))).secret.value).toBe("2")
-    expect(await recorded(projectId, "secret.deleted")).toBe(0)
-    await world.runtime.dispose()
-
-    // At version 1 again, but another secret: the one read is gone, and this one is not taken unseen.
-    const recreated = racedWorld("deleteSecret")
-    ;({ owner, member, projectId } = await populated())
-    recreated.ahead(
-      Effect.andThen(
-        deleteSecret(member, "alpha", "development", "A"),
-        setSecret(member, "alpha", "development", { key: "A", value: "new" }),
-      ),
-    )
-    expect(failure(await world.exit(deleteSecret(owner, "alpha", "development", "A", "1")))).toEqual({
-      _tag: "SecretChangedMeanwhile",
-      message: "A was deleted and created again since it was read (it is at version 1 anew)",
-    })
-    expect((await world.run(getSecret(owner, "alpha", "development", "A"))).secret.value).toBe("new")
-    expect(await recorded(projectId, "secret.deleted")).toBe(1)
-    await world.runtime.dispose()
-
-    // Deleted by the other request: 404, as without a version.
-    const deleted = racedWorld("deleteSecret")
-    ;({ owner, member, projectId } = await populated())
-    deleted.ahead(deleteSecret(member, "alpha", "development", "A"))
-    expect(failure(await world.exit(deleteSecret(owner, "alpha", "development", "A", "1")))).toMatchObject({
-      _tag: "SecretNotFound",
-    })
-    expect(await recorded(projectId, "secret.deleted")).toBe(1)
+  it("deleting a secret at the version read that another request saved, re-created or deleted: 409 or 404", async () => {
+    const A = ["alpha", "development", "A"] as const
+    const cases = [
+      {
+        rival: (member: ReturnType<World["person"]>) =>
+          setSecret(member, "alpha", "development", { key: "A", value: "2" }),
+        refusal: { _tag: "SecretChangedMeanwhile", message: "A is at version 2, not 1: it changed since it was read" },
+        value: "2",
+        records: 0,
+      },
+      {
+        // At version 1 again, but another secret: the one read is gone, and this one is not taken unseen.
+        rival: (member: ReturnType<World["person"]>) =>
+          Effect.andThen(
+            deleteSecret(member, ...A),
+            setSecret(member, "alpha", "development", { key: "A", value: "new" }),
+          ),
+        refusal: {
+          _tag: "SecretChangedMeanwhile",
+          message: "A was deleted and created again since it was read (it is at version 1 anew)",
+        },
+        value: "new",
+        records: 1,
+      },
+      {
+        rival: (member: ReturnType<World["person"]>) => deleteSecret(member, ...A),
+        refusal: { _tag: "SecretNotFound", message: "Secret not found" },
+        value: undefined,
+        records: 1,
+      },
+    ]
+    for (const { rival, refusal, value, records } of cases) {
+      const { ahead } = racedWorld("deleteSecret")
+      const { owner, member, projectId } = await populated()
+      ahead(rival(member))
+      expect(failure(await world.exit(deleteSecret(owner, ...A, "1")))).toEqual(refusal)
+      const left = await world.exit(getSecret(owner, ...A))
+      expect(left._tag === "Success" ? left.value.secret.value : undefined).toBe(value)
+      expect(await recorded(projectId, "secret.deleted")).toBe(records)
+      await world.runtime.dispose()
+    }
   })
 
   it("deleting or rotating an API key another request deleted: 404, one record", async () => {
