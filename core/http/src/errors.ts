@@ -23,6 +23,7 @@ import type {
   MethodNotAllowed,
   NotFound,
   PayloadTooLarge,
+  SignedInAsSomeoneElse,
   SignIn,
   StoreUnavailable,
   TooManyRequests,
@@ -82,6 +83,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status"
 export type HttpError =
   | BadRequest
   | Unauthorized
+  | SignedInAsSomeoneElse
   | Forbidden
   | NotFound
   | MethodNotAllowed
@@ -208,6 +210,8 @@ const identityStatus = {
 const rules: Rules = {
   BadRequest: 400,
   Unauthorized: 401,
+  // A precondition the request's own header states (the person it was made for) that the session does not meet.
+  SignedInAsSomeoneElse: 412,
   Forbidden: 403,
   NotFound: 404,
   Conflict: 409,

@@ -167,6 +167,8 @@ describe("CORS", () => {
     expect(response.headers.get("Access-Control-Allow-Credentials")).toBe("true")
     expect(response.headers.get("Access-Control-Allow-Methods")).toContain("POST")
     expect(response.headers.get("Access-Control-Allow-Headers")).toContain("Content-Type")
+    // A dashboard on another origin may name the person its page is for, as the web apps do (`auth/session.ts`).
+    expect(response.headers.get("Access-Control-Allow-Headers")).toContain("Coffer-Expected-User")
     expectSecurityHeaders(response)
   })
 

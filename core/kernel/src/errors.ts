@@ -17,6 +17,14 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
   message: Schema.String,
 }) {}
 
+/**
+ * The request named the person it was made for (`Coffer-Expected-User`) and its session cookie is someone else's:
+ * a page loaded for one person, sending after another signed in in the same browser. Nothing is done for it.
+ */
+export class SignedInAsSomeoneElse extends Schema.TaggedError<SignedInAsSomeoneElse>()("SignedInAsSomeoneElse", {
+  message: Schema.String,
+}) {}
+
 /** The caller is known but may not do this. Where the seeds say so, use `NotFound` instead, to hide existence. */
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
   message: Schema.String,

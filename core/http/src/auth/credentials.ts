@@ -2,7 +2,8 @@
  * Who is calling, for both services (seed 000 §5, seed 001 §5): the one place that reads a request's
  * credentials. A request names its caller one of two ways: `Authorization: Bearer <token>`, or the session
  * cookie. When the header is present it decides alone, so a script's token is never silently replaced by a
- * browser's cookie.
+ * browser's cookie. A session-cookie request that names the person it was made for is refused (412) when the
+ * session is someone else's (`session.ts`); a bearer request's header decides alone, so that name is not read.
  *
  * Failed credentials (a header that is not a bearer token, a token the service refuses, a session cookie that
  * names no live session) count against the client's rate limit in the group `<service>:credentials`
@@ -10,7 +11,14 @@
  * credential at all is not a failed one. What a token or a session stands for is the service's own business:
  * each parameterizes this module with its resolver (`schemas/context.ts`, `secrets/context.ts`).
  */
-import { type Cache, type Sessions, type StoreUnavailable, type TooManyRequests, Unauthorized } from "@coffer/kernel"
+import {
+  type Cache,
+  type Sessions,
+  type SignedInAsSomeoneElse,
+  type StoreUnavailable,
+  type TooManyRequests,
+  Unauthorized,
+} from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import type { Context } from "hono"
 import { header } from "../request/header.js"
@@ -45,7 +53,7 @@ export interface CredentialResolver<A, E, R> {
   readonly bySession: (session: Sessions.Session) => Effect.Effect<A, E, R>
 }
 
-export type CredentialError = Unauthorized | TooManyRequests | StoreUnavailable
+export type CredentialError = Unauthorized | SignedInAsSomeoneElse | TooManyRequests | StoreUnavailable
 
 /** The caller of this request as `resolver` reads it, or 401; failed credentials count against the client. */
 export const credentialsOf = <A, E, R>(

@@ -16,7 +16,7 @@ import type { MiddlewareHandler } from "hono"
 import { header } from "../request/header.js"
 
 export const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE"
-export const ALLOWED_HEADERS = "Authorization, Content-Type"
+export const ALLOWED_HEADERS = "Authorization, Content-Type, Coffer-Expected-User"
 /**
  * Headers a browser script may read besides the safelisted ones: rate limits, `.env` downloads, request ids, and
  * when the API key it uses expires (`../secrets/context.ts`).

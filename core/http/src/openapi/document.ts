@@ -10,12 +10,13 @@
  *
  * The errors every route of a kind answers are added here, as the shared stack (`../app/base.ts`) and the error
  * table (`../errors.ts`) give them: 400, 413 and 415 for a write, 401, 429 and 503 behind a credential, 403 where a
- * token is refused or a cookie write may come from another origin, 404 where a path parameter may name nothing,
- * 500 for all.
+ * token is refused or a cookie write may come from another origin, 412 (and its `Coffer-Expected-User` header)
+ * wherever a session is taken, 404 where a path parameter may name nothing, 500 for all.
  */
 import * as JsonSchema from "effect/JsonSchema"
 import * as Schema from "effect/Schema"
 import * as SchemaRepresentation from "effect/SchemaRepresentation"
+import { EXPECTED_USER_HEADER } from "../auth/session.js"
 import { ErrorBody } from "../errors.js"
 import { MAX_JSON_DEPTH } from "../middleware/jsonBody.js"
 import {
@@ -53,6 +54,9 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   404: "Not found, or out of the caller's reach",
   405: "`HEAD` on a route that answers a secret value, which is read with `GET` only: every read is audited",
   409: "Conflict with the current state",
+  412:
+    "The request names the person it was made for (`Coffer-Expected-User`) and the session cookie is someone " +
+    "else's: nothing was done",
   413: "Request body larger than 1 MiB, or a value over its limit",
   415:
     "The body is not `application/json`, declares a `charset` other than UTF-8, or comes in a `Content-Encoding` " +
@@ -87,6 +91,7 @@ const errorsOf = (endpoint: Endpoint<unknown>): ReadonlyMap<number, Schema.Top> 
   // A query value holding a NUL (`../request/query.ts`), whatever the parameter's own rules.
   if (endpoint.query !== undefined) add(400)
   if (endpoint.security.length > 0) add(401)
+  if (session) add(412)
   // Credentials a person or a client holds are checked against a store, and failures are rate-limited.
   if (session || endpoint.security.includes("bearer")) for (const status of [429, 503]) add(status)
   // A bearer credential where only sessions are accepted, and a cookie write from a foreign origin.
@@ -145,6 +150,18 @@ class Compiler {
   }
 }
 
+/** The header a session-cookie request may name its person with (`../auth/session.ts`). */
+const EXPECTED_USER = {
+  name: EXPECTED_USER_HEADER,
+  in: "header",
+  required: false,
+  description:
+    "With the session cookie: the user id this request was made for, percent-encoded. When the session is " +
+    "someone else's (another person signed in in the same browser), the request is refused with 412 before " +
+    "anything is done. Ignored with a bearer credential.",
+  schema: { type: "string" },
+}
+
 const securityOf = (credentials: ReadonlyArray<Credential>) => credentials.map((credential) => ({ [credential]: [] }))
 
 const operationId = (endpoint: Endpoint<unknown>) =>
@@ -175,6 +192,7 @@ export const openApiDocument = (endpoints: ReadonlyArray<Endpoint<unknown>>, inf
         description: parameter.description,
         schema: requests.schema(parameter.schema),
       })),
+      ...(endpoint.security.includes("session") ? [EXPECTED_USER] : []),
     ]
     const answers: Record<string, unknown> = {}
     const describe = (status: number, spec: ResponseSpec) => {

@@ -20,15 +20,13 @@ import {
   type Hasher,
   type Random,
   type Sessions,
-  type StoreUnavailable,
-  type TooManyRequests,
   Unauthorized,
 } from "@coffer/kernel"
 import { type Access, Permissions, type SchemaStore, Tokens } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import type { Context } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
-import { credentialsGroup, credentialsOf } from "../auth/credentials.js"
+import { type CredentialError, credentialsGroup, credentialsOf } from "../auth/credentials.js"
 import type { Handle } from "../runtime.js"
 
 /** Everything the schemas routes need from the runtime. */
@@ -62,7 +60,7 @@ export const notAuthenticated = () => new Unauthorized({ message: "Authenticatio
 
 type ActorServices = SchemaStore | Sessions.Sessions | Cache.Cache | Clock.Clock | Hasher.Hasher | Tokens.RevokedTokens
 
-export type ActorError = Unauthorized | Forbidden | TooManyRequests | StoreUnavailable
+export type ActorError = CredentialError | Forbidden
 
 /** The actor of this request, or 401 (403 for a token on a dashboard endpoint). */
 export const actorOf = (c: Context, routes: SchemasRoutes): Effect.Effect<Access.Actor, ActorError, ActorServices> => {

@@ -17,15 +17,12 @@ import {
   type Random,
   type Readiness,
   type Sessions,
-  type StoreUnavailable,
-  type TooManyRequests,
-  type Unauthorized,
 } from "@coffer/kernel"
 import { type Accounts, type Actor, type ApiKeyChecks, authenticateApiKey, type SecretStore } from "@coffer/secrets"
 import * as Effect from "effect/Effect"
 import type { Context } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
-import { credentialsGroup, credentialsOf } from "../auth/credentials.js"
+import { type CredentialError, credentialsGroup, credentialsOf } from "../auth/credentials.js"
 import { notSignedIn } from "../auth/session.js"
 import { addAnswerHeader } from "../middleware/presetHeaders.js"
 import { header } from "../request/header.js"
@@ -80,10 +77,7 @@ const tellExpiry = (c: Context, actor: Actor) =>
   })
 
 /** The actor of this request, or 401; failed credentials count against the client's rate limit. */
-export const actorOf = (
-  c: Context,
-  routes: SecretsRoutes,
-): Effect.Effect<Actor, Unauthorized | TooManyRequests | StoreUnavailable, ActorServices> => {
+export const actorOf = (c: Context, routes: SecretsRoutes): Effect.Effect<Actor, CredentialError, ActorServices> => {
   const ipAddress = routes.clientAddress?.(c) ?? null
   return credentialsOf(c, {
     service: "secrets",
@@ -104,8 +98,7 @@ export const withActor = <A, E, R extends SecretsRouteServices>(
   c: Context,
   routes: SecretsRoutes,
   use: (actor: Actor) => Effect.Effect<A, E, R>,
-): Effect.Effect<A, E | Unauthorized | TooManyRequests | StoreUnavailable, R | ActorServices> =>
-  Effect.flatMap(actorOf(c, routes), use)
+): Effect.Effect<A, E | CredentialError, R | ActorServices> => Effect.flatMap(actorOf(c, routes), use)
 
 /**
  * `withActor` for the routes that answer secret values (a secret, an old version, the exports). Each such read is
@@ -121,11 +114,7 @@ export const withValueReader = <A, E, R extends SecretsRouteServices>(
   use: (actor: Actor) => Effect.Effect<A, E, R>,
   /** The methods the path answers besides `GET`, for a refused `HEAD`'s `Allow`. */
   alsoAnswers: ReadonlyArray<string> = [],
-): Effect.Effect<
-  A,
-  E | MethodNotAllowed | Forbidden | Unauthorized | TooManyRequests | StoreUnavailable,
-  R | ActorServices
-> =>
+): Effect.Effect<A, E | MethodNotAllowed | Forbidden | CredentialError, R | ActorServices> =>
   c.req.method === "HEAD"
     ? Effect.fail(
         new MethodNotAllowed({
