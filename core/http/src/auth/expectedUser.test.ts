@@ -23,7 +23,8 @@ describe("secrets: a request made for one person, sent with another's session", 
   const { owner, writer, writeKey, secrets } = await populate(service)
   const expecting = (userId: string) => ({ [EXPECTED_USER_HEADER]: userId })
   const versionOf = async () =>
-    ((await call("GET", `${secrets}/EXISTING`, { as: owner.as })).body as { secret: { version: number } }).secret.version
+    ((await call("GET", `${secrets}/EXISTING`, { as: owner.as })).body as { secret: { version: number } }).secret
+      .version
 
   it("is refused with 412 and changes nothing, for a write and a read", async () => {
     const before = await versionOf()

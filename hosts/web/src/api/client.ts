@@ -4,7 +4,9 @@
  * A 401 on anything but the sign-in calls also tells the app, which sends the person to sign in and back, unless
  * the page holds typed input that leaving would lose (`keepPageOnSessionEnd`). Once the app knows the signed-in
  * person is no longer the one the page was loaded for (`sessionWatch.ts`: signed out, or someone else signed in, in
- * another tab), nothing is sent and no answer is handed to the page (`refuseRequests`).
+ * another tab), nothing is sent and no answer is handed to the page (`refuseRequests`). Every request also names the
+ * page's person (`Coffer-Expected-User`, `expectUser`), so the service itself refuses one sent before the tab heard
+ * of the change (412): nothing is done as someone the page does not show, even in that instant.
  */
 
 export class ApiError extends Error {
@@ -45,6 +47,30 @@ export const onUnauthorized = (listener: Listener): (() => void) => {
 export class SessionChangedError extends Error {}
 
 let refusal: SessionChangedError | undefined
+
+/** The header naming the person a request is made for; the service refuses it for anyone else's session. */
+const EXPECTED_USER_HEADER = "Coffer-Expected-User"
+let expectedUser: string | undefined
+
+/** The page's person (a user id), named on every request from now on; `undefined` while nobody is signed in. */
+export const expectUser = (userId: string | undefined): void => {
+  expectedUser = userId
+}
+
+const someoneElseListeners = new Set<Listener>()
+
+/**
+ * Called when the service refuses a request because someone else's session came with it (412): another tab signed
+ * someone else in, and this one has not heard yet. The session watch then asks who it is.
+ */
+export const onSignedInAsSomeoneElse = (listener: Listener): (() => void) => {
+  someoneElseListeners.add(listener)
+  return () => someoneElseListeners.delete(listener)
+}
+
+const NOT_DONE =
+  "Nothing was done: someone else signed in in another tab or window since this page was loaded. Reload to " +
+  "continue as them."
 
 const SENT_BEFORE_CHANGE =
   "This was sent just before this tab noticed that someone else signed in (or you signed out) in another tab or " +
@@ -143,16 +169,30 @@ const send = async (method: string, path: string, options: RequestOptions): Prom
   }
   let response: Response
   try {
+    const headers: Record<string, string> =
+      options.body === undefined ? { Accept: "application/json" } : { "Content-Type": "application/json" }
+    // A session check asks who is signed in, whoever that is; every other request is made for the page's person.
+    // Encoded: a header value must be Latin-1, and an identity provider's subject may not be.
+    if (expectedUser !== undefined && options.sessionCheck !== true) {
+      headers[EXPECTED_USER_HEADER] = encodeURIComponent(expectedUser)
+    }
     response = await fetch(path, {
       method,
       credentials: "same-origin",
-      headers: options.body === undefined ? { Accept: "application/json" } : { "Content-Type": "application/json" },
+      headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: options.signal,
     })
   } catch (cause) {
     if (cause instanceof DOMException && cause.name === "AbortError") throw cause
     throw new ApiError(0, "Network error")
+  }
+  // Refused by the service for someone else's session: nothing was done. The watch finds out who it is (and shows
+  // the notice) before the page hears why.
+  if (response.status === 412 && options.sessionCheck !== true) {
+    for (const listener of someoneElseListeners) listener()
+    if (pendingCheck !== undefined) await pendingCheck
+    throw new SessionChangedError(NOT_DONE)
   }
   // Answered for someone else: the person changed while the request was under way. It was sent, so it may have
   // been carried out: the sentence says so rather than "nothing was sent".

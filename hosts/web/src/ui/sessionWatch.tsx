@@ -5,10 +5,12 @@
  * `BroadcastChannel`), and a tab that becomes visible again asks the service who is signed in. When that is no
  * longer the page's person, the API client refuses every request (`refuseRequests`: nothing is written as, and
  * nothing read for, someone the page does not show) and a blocking notice names who is signed in now, with Reload.
+ * Until a tab hears of the change, the service refuses for it: every request names the page's person
+ * (`expectUser`), and one that came with someone else's session (412) makes the tab ask at once.
  * Should the page's person sign in again elsewhere, the notice goes and the page, with anything typed, works again.
  */
 import { useEffect, useRef, useState } from "preact/hooks"
-import { ApiError, holdRequestsFor, refuseRequests } from "../api/client.js"
+import { ApiError, expectUser, holdRequestsFor, onSignedInAsSomeoneElse, refuseRequests } from "../api/client.js"
 import { currentPath } from "./router.js"
 import { signInAgainHref } from "./signedInAgain.js"
 
@@ -45,6 +47,8 @@ export const useSessionWatch = <S,>({
   const [change, setChange] = useState<SessionChange>()
   const pageId = current === undefined ? undefined : idOf(current)
   const pageEmail = current === undefined ? undefined : emailOf(current)
+  // While rendering, not in an effect: the page's own effects, its first requests, run before this hook's.
+  expectUser(pageId)
   const [channel] = useState(() =>
     typeof BroadcastChannel === "undefined" ? undefined : new BroadcastChannel(CHANNEL),
   )
@@ -90,10 +94,12 @@ export const useSessionWatch = <S,>({
     }
     channel?.addEventListener("message", listen)
     document.addEventListener("visibilitychange", visible)
+    const refused = onSignedInAsSomeoneElse(check)
     return () => {
       current = false
       channel?.removeEventListener("message", listen)
       document.removeEventListener("visibilitychange", visible)
+      refused()
     }
   }, [pageId, pageEmail])
 

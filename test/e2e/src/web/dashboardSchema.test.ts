@@ -247,6 +247,25 @@ describe("the Content tab", () => {
     expect(await api.call("GET", `/api/${mid}/1.0.0`)).toEqual(before)
   })
 
+  it("signed in as someone else without a word to this tab: the service refuses its save, and the tab asks who", async () => {
+    const { api, email, mid } = await family()
+    const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)
+    await editorOf(page).fill('{ "typed": "by the page\'s person" }')
+    const before = await api.call("GET", `/api/${mid}/1.0.0`)
+    // The browser's cookie becomes someone else's with no other tab of the app open and no change of visibility:
+    // nothing tells this tab, so only the service can stop the save.
+    const someoneElse = `unheard-${Date.now()}@example.com`
+    const signIn = await page.request.post(`${served.base}/api/auth/dev-login`, { data: { email: someoneElse } })
+    expect(signIn.status()).toBe(200)
+    await page.getByRole("button", { name: "Save schema" }).click()
+    await page.getByRole("alert").filter({ hasText: "Nothing was done" }).waitFor()
+    await page
+      .getByRole("alertdialog")
+      .filter({ hasText: `You are now signed in as ${someoneElse}` })
+      .waitFor()
+    expect(await api.call("GET", `/api/${mid}/1.0.0`)).toEqual(before)
+  })
+
   it("shows an unresolved reference and a circular chain at the editor, with where they arise", async () => {
     const { api, email, root, mid, leaf } = await family()
     const page = await signedIn(browser, served.base, email, `/platforms/${root}/versions/1.0.0`)

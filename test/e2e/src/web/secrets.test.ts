@@ -676,6 +676,44 @@ describe("another tab", () => {
     expect(await created()).toEqual([expect.objectContaining({ userEmail: owner.email })])
   })
 
+  it("signed in as someone else without a word to this tab: the service refuses its save, and the tab asks who", async () => {
+    const owner = await person("/projects")
+    const otherEmail = `dora${++people}-${Date.now()}@example.com`
+    const dora = await apiAs(served.base, otherEmail)
+    const slug = await seedProject(owner.api, `Unheard ${people}`, { development: { OLD: "x" } })
+    // A write member: were the save taken as dora, it would be stored.
+    await addMember(owner.api, dora, slug, "write")
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const add = page.getByRole("dialog", { name: "Add a secret" })
+    await add.getByLabel("Key").fill("TYPED")
+    await add.getByLabel("Value").fill("typed by the owner")
+    // The browser's cookie becomes dora's with no other tab of the app open and no change of visibility: nothing
+    // tells this tab, so only the service can stop the save.
+    const signIn = await page.request.post(`${served.base}/api/auth/dev-login`, { data: { email: otherEmail } })
+    expect(signIn.status()).toBe(200)
+    await add.getByRole("button", { name: "Save secret" }).click()
+    await add.getByRole("alert").filter({ hasText: "Nothing was done" }).waitFor()
+    await page
+      .getByRole("alertdialog")
+      .filter({ hasText: `You are now signed in as ${otherEmail}` })
+      .waitFor()
+    expect(await add.getByLabel("Value").inputValue()).toBe("typed by the owner")
+    await expect(owner.api.call("GET", `/api/projects/${slug}/environments/development/secrets/TYPED`)).rejects.toThrow(
+      /: 404 /,
+    )
+    expect(
+      (await auditOf(owner.api, slug)).filter(
+        (entry) => entry.targetKey === "TYPED" || (entry.userEmail === otherEmail && entry.action !== "member.joined"),
+      ),
+    ).toEqual([])
+    for (const width of [375, 1440]) {
+      await page.setViewportSize({ width, height: 800 })
+      await browser.screenshot(page, `session-someone-else-unheard-${width}`)
+    }
+  })
+
   it("asks the service who is signed in when the tab is shown again, and says the session ended", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Shown again ${people}`, { development: { OLD: "x" } })
