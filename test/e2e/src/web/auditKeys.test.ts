@@ -1,8 +1,8 @@
 /**
  * The audit log names the API key a person acted through (in Chromium against the built host, `e2e-node` and
  * `e2e-bun`): "via key <name>" under the person's address, the name a link to what that key did (`?apiKey=<id>`),
- * the filter bar showing the key while it applies and lifting it with Clear, and each key's Activity link on the
- * API keys page. The Person column wraps a long address only where `EmailAddress` lets it and still fits the table
+ * the filter bar showing the key while it applies (by name, also for a key that made no entry) and lifting it with
+ * Clear, and each key's Activity link on the API keys page. The Person column wraps a long address only where `EmailAddress` lets it and still fits the table
  * to the screen at 800 px and 375 px. Screenshots: `test/e2e/screenshots/secrets-audit-api-key-*.png`.
  */
 import { describe, expect, it } from "vitest"
@@ -86,5 +86,19 @@ describe("the audit log's API keys", () => {
       .poll(() => page.getByRole("table").locator('td[data-label="Action"]').allTextContents(), POLL)
       .toEqual(["Read secret"])
     await expect.poll(() => bar.getByText("ci-deploy", { exact: true }).count(), POLL).toBe(1)
+
+    // A key that has done nothing yet is named too, from the project's keys: no entry can tell its name.
+    const idle = await api.call<{ id: string }>("POST", "/api/api-keys", {
+      name: "idle-key",
+      projectSlug: slug,
+      scope: "read",
+    })
+    await page.goto(`${served.base}/api-keys`)
+    await page.getByRole("link", { name: "Activity of idle-key" }).click()
+    await page.waitForURL(`${served.base}${path}?apiKey=${idle.id}`)
+    await page.getByText("No entries match the filters.").waitFor()
+    await expect.poll(() => bar.getByText("idle-key", { exact: true }).count(), POLL).toBe(1)
+    expect(await bar.getByText(idle.id).count()).toBe(0)
+    await browser.screenshot(page, "secrets-audit-api-key-idle-1440")
   })
 })

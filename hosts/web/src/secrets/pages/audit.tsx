@@ -6,7 +6,7 @@
  * a page is asked for, to know whether an older page exists without counting the whole log.
  */
 import { useEffect, useState } from "preact/hooks"
-import { type AuditFilters, type AuditView, listAuditLog } from "../../api/secrets.js"
+import { type AuditFilters, type AuditView, listApiKeys, listAuditLog } from "../../api/secrets.js"
 import { ActionButton, Alert, DateTime, EmailAddress, Loading } from "../../ui/components.js"
 import { Link, navigate, type Params, useLocation } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
@@ -75,8 +75,26 @@ const AuditLog = ({ data }: { readonly data: ProjectData }) => {
   const { search } = useLocation()
   const filters = filtersOf(search)
   const slug = data.project.slug
-  // The address holds only the key's id; its name, for the filter bar, comes from the entries it made.
+  // The address holds only the key's id; its name, for the filter bar, comes from the entries it made, or, for a key
+  // that made none (yet, or on this page), from the project's keys the person may see. A deleted key, or another
+  // member's the person does not see, stays its id.
   const [keyNamed, setKeyNamed] = useState<{ readonly id: string; readonly name: string }>()
+  useEffect(() => {
+    const id = filters.apiKey
+    if (id === undefined) return
+    let current = true
+    listApiKeys(slug).then(
+      ({ apiKeys }) => {
+        const key = apiKeys.find((candidate) => candidate.id === id)
+        if (current && key !== undefined) setKeyNamed({ id: key.id, name: key.name })
+      },
+      // Only the name is missing: the filter still applies, and shows the id.
+      () => undefined,
+    )
+    return () => {
+      current = false
+    }
+  }, [slug, filters.apiKey])
   return (
     <>
       <p class="hint">Every read of a value, every change and every export, newest first.</p>

@@ -102,7 +102,7 @@ export const AuditFilterBar = ({
 }: {
   readonly filters: AuditFilters
   readonly environments: ReadonlyArray<EnvironmentView>
-  /** The name of the key `filters.apiKey` names, once an entry has told it. */
+  /** The name of the key `filters.apiKey` names, once an entry or the project's key list has told it. */
   readonly keyName?: string | undefined
   readonly onApply: (filters: AuditFilters) => void
 }) => {
