@@ -8,15 +8,24 @@
  * own work after it: the body is passed to the handler through a stream that notes its end. When the time is up
  * first, that stream fails, so a handler waiting on the body ends (its answer goes nowhere) instead of waiting for
  * ever, and the listener answers 408 in its place.
+ *
+ * A handler may answer before the body has all arrived (a refusal: no credential, too large). Bun then keeps
+ * reading the rest to reuse the connection, with no bound but idle time, so a body trickled after a refusal held
+ * the connection for ever. The rest is read here instead, and the answer waits for it: sent as it is once the
+ * body has all arrived (a client that sends everything before reading, as `fetch` does, gets it on a connection it
+ * can use again), or with `Connection: close` when the time is up first, which Bun closes after the answer.
  */
 import { malformedResponse, NOT_RECEIVED_IN_TIME } from "@coffer/node"
 
-/** The 408 a late body gets; `Connection: close`, since the rest of the body may still be on its way. */
-const late = (): Response => {
-  const response = malformedResponse(408, NOT_RECEIVED_IN_TIME)
-  response.headers.set("Connection", "close")
-  return response
+/** `response` ending its connection, since the rest of the body may still be on its way. */
+const closing = (response: Response): Response => {
+  const copy = new Response(response.body, response)
+  copy.headers.set("Connection", "close")
+  return copy
 }
+
+/** The 408 a late body gets. */
+const late = (): Response => closing(malformedResponse(408, NOT_RECEIVED_IN_TIME))
 
 /**
  * `handle(request)` with `request`'s body held to `timeoutMs`: its answer, or 408 when the body has not all arrived
@@ -29,35 +38,66 @@ export const withBodyDeadline = (
 ): Promise<Response> =>
   new Promise((resolve, reject) => {
     const source = request.body!.getReader()
-    let timer: ReturnType<typeof setTimeout> | undefined
+    // Whether the body's last byte has come, and the handler's answer while the rest is still awaited.
+    let ended = false
+    let answered: Response | undefined
+    const arrived = () => {
+      ended = true
+      clearTimeout(timer)
+      if (answered !== undefined) resolve(answered)
+    }
+    // The handler's stream is open (not failed by the time, nor given up by the handler).
+    let open = true
+    const timer = setTimeout(() => {
+      if (ended) return
+      if (open) body.error(new Error("the request body was not received in time"))
+      open = false
+      source.cancel().catch(() => undefined)
+      resolve(answered === undefined ? late() : closing(answered))
+    }, timeoutMs)
+    let body!: ReadableStreamDefaultController<Uint8Array>
     // Read by hand rather than through `pipeThrough`, whose pipe costs a body request on Bun twice as much.
-    const body = new ReadableStream<Uint8Array>({
+    const stream = new ReadableStream<Uint8Array>({
       start: (controller) => {
-        timer = setTimeout(() => {
-          controller.error(new Error("the request body was not received in time"))
-          source.cancel().catch(() => undefined)
-          resolve(late())
-        }, timeoutMs)
+        body = controller
       },
       pull: async (controller) => {
         const { done, value } = await source.read()
-        // Cut meanwhile: the stream has already failed, and what the read brought goes nowhere.
-        if (controller.desiredSize === null) return
-        if (done) {
-          clearTimeout(timer)
-          controller.close()
-        } else controller.enqueue(value)
+        if (done) arrived()
+        // Failed or given up meanwhile: what the read brought goes nowhere.
+        if (!open) return
+        if (done) controller.close()
+        else controller.enqueue(value)
       },
-      cancel: (reason) => {
-        clearTimeout(timer)
-        return source.cancel(reason)
+      // The handler wants no more of it (a refusal); the rest is still read, below, within the time.
+      cancel: () => {
+        open = false
       },
     })
+    /** Reads what the handler left of the body, and drops it. */
+    const drain = async () => {
+      try {
+        while (!ended) {
+          const { done } = await source.read()
+          if (done) arrived()
+        }
+      } catch {
+        // Cut by the time running out, or by the client: the answer is settled by then.
+      }
+    }
     // `duplex` is what a streamed body needs (fetch's spec); Bun's types may not name it.
-    const timed = new Request(request, { body, duplex: "half" } as RequestInit)
-    // A handler that answers without reading the whole body (a refusal) has its answer sent as it is.
+    const timed = new Request(request, { body: stream, duplex: "half" } as RequestInit)
     Promise.resolve()
       .then(() => handle(timed))
-      .then(resolve, reject)
-      .finally(() => clearTimeout(timer))
+      .then(
+        (response) => {
+          if (ended) return resolve(response)
+          answered = response
+          void drain()
+        },
+        (cause: unknown) => {
+          clearTimeout(timer)
+          reject(cause)
+        },
+      )
   })

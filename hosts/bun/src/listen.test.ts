@@ -171,6 +171,31 @@ describe("bunListener", () => {
     expect(await working.text()).toBe("done with a body")
   }, 30_000)
 
+  it("answers a refusal made before the body came once it has come, or closes at the request timeout", async () => {
+    const server = await startFixture({ REQUEST_TIMEOUT_MS: "1000" })
+    // Trickled after the refusal: without the deadline, Bun would keep reading it, holding the connection for ever.
+    const trickled = await exchange(server.port, "POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n", {
+      every: 100,
+      bytes: "a".repeat(100),
+    })
+    const [head, body] = trickled.text.split("\r\n\r\n")
+    expect(head!.split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized")
+    expect(head).toMatch(/^connection: close$/im)
+    expect(JSON.parse(body!)).toEqual({ error: "refused" })
+    expect(trickled.closedAfterMs).toBeGreaterThanOrEqual(900)
+    expect(trickled.closedAfterMs).toBeLessThan(2_500)
+    // Sent whole, as fetch sends it: answered, and the connection carries the next request.
+    const whole = "x".repeat(100)
+    const twice = await exchange(
+      server.port,
+      `POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n${whole}` +
+        `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nConnection: close\r\n\r\nnext`,
+    )
+    expect(twice.text).toMatch(/^HTTP\/1.1 401 [\s\S]*\{"error":"refused"\}HTTP\/1.1 200 [\s\S]*\r\n\r\nnext$/)
+    const refusal = twice.text.slice(0, twice.text.indexOf("HTTP/1.1 200"))
+    expect(refusal).not.toMatch(/^connection: close/im)
+  }, 30_000)
+
   it("lets a request in flight finish before it closes, then refuses connections", async () => {
     const server = await startFixture()
     const request = slowRequest(server.url)

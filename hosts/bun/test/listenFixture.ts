@@ -3,7 +3,7 @@
  * free port, driven line by line from stdin so that the test, on Node, can watch shutdown from the outside.
  *
  * Routes: `GET /ip` answers the listener's `clientAddress`; `POST /echo` answers its body once it has all of it,
- * so a body sent slowly keeps a request in flight;
+ * so a body sent slowly keeps a request in flight; `POST /refuse` answers 401 without reading the body;
  * `GET /slow/:ms` answers after that many milliseconds, `POST /slow/:ms` after it has read the body and waited that
  * long. `REQUEST_TIMEOUT_MS`, when set, is the listener's request timeout. Commands: `close <graceMs>` closes and prints `closed`;
  * `listen <port>` tries a second listener on that port and prints
@@ -18,6 +18,8 @@ const print = (value: unknown) => console.log(JSON.stringify(value))
 const app = new Hono()
 app.get("/ip", (c) => c.text(bunListener.clientAddress(c) ?? "unknown"))
 app.post("/echo", async (c) => c.text(await c.req.text()))
+// Refuses without reading the body, as a route refuses a request without a credential.
+app.post("/refuse", (c) => c.json({ error: "refused" }, 401))
 app.on(["GET", "POST"], "/slow/:ms", async (c) => {
   const body = await c.req.text()
   await new Promise((resolve) => setTimeout(resolve, Number(c.req.param("ms"))))

@@ -174,6 +174,31 @@ describe.each(hosts)("coffer serve on %s", (kind) => {
     expect(listed).toMatch(/\{"projects":\[\]\}/)
   })
 
+  it("closes a connection whose body still trickles in after an early refusal, once the request timeout is up", async () => {
+    const host = await started({ host: kind, env: { COFFER_REQUEST_TIMEOUT_SECONDS: "1" } })
+    const socket = connect(Number(new URL(host.secrets!).port), "127.0.0.1")
+    let answer = ""
+    socket.on("data", (chunk) => {
+      answer += chunk
+    })
+    socket.on("error", () => undefined)
+    const closed = new Promise<true>((resolve) => socket.on("close", () => resolve(true)))
+    // No credential, so refused before the body is read; the body is promised whole and comes a byte at a time, as
+    // a client holding connections open would send it. Left alone, it would hold this one for as long as it likes.
+    socket.write(
+      "POST /api/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+        "Content-Length: 100000\r\n\r\n{",
+    )
+    const trickle = setInterval(() => {
+      if (!socket.destroyed) socket.write(" ")
+    }, 100)
+    const ended = await Promise.race([closed, new Promise<false>((resolve) => setTimeout(() => resolve(false), 8_000))])
+    clearInterval(trickle)
+    socket.destroy()
+    expect(answer).toMatch(/^HTTP\/1.1 401 /)
+    expect(ended).toBe(true)
+  })
+
   it("runs one service with --only", async () => {
     const host = await started({ host: kind, args: ["serve", "--only", "schemas"] })
     expect(host.schemas).toBeDefined()
