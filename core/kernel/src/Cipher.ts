@@ -34,7 +34,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { fromCanonicalBase64Url, fromUtf8, toBase64Url, toHex, utf8 } from "./encoding.js"
+import { fromCanonicalBase64Url, fromUtf8Exactly, toBase64Url, toHex, utf8 } from "./encoding.js"
 import {
   isDataKeyVersion,
   LEGACY_SEALED_FORMAT,
@@ -345,7 +345,7 @@ export const make = Effect.fnUntraced(function* (
   const openNow = (key: Uint8Array, parsed: ReturnType<typeof parseSealed>, aad: string) => {
     const bytes = primitives.decrypt(key, parsed.nonce, parsed.ciphertext, sealAad(parsed.header, aad))
     try {
-      return fromUtf8.decode(bytes)
+      return fromUtf8Exactly.decode(bytes)
     } finally {
       bytes.fill(0)
     }

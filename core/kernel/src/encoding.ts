@@ -93,3 +93,8 @@ export const toHex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.t
 
 export const utf8 = new TextEncoder()
 export const fromUtf8 = new TextDecoder("utf-8", { fatal: true })
+/**
+ * UTF-8 bytes back to exactly the text they encode: a leading U+FEFF (byte-order mark) is kept, where `fromUtf8`
+ * drops it as a stream's signature would be. For stored text (a secret's value), which must read back as written.
+ */
+export const fromUtf8Exactly = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })

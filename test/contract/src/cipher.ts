@@ -98,10 +98,11 @@ export const cipherSuite = (
       return messages
     }
 
-    it("round-trips the empty string, unicode, line breaks and 64 KiB", async () => {
+    it("round-trips the empty string, unicode, line breaks, a leading byte-order mark and 64 KiB", async () => {
       const keys = { current: newMasterKey(), previous: [] }
       const aad = Cipher.associatedData(["project", "development", "KEY", "1"])
-      const values = ["", unicode, newlines, large]
+      // A value may start with U+FEFF (a BOM): it is a character of the value like any other, and comes back.
+      const values = ["", unicode, newlines, "\ufeffhunter2", "\ufeff", "\ufeff\ufeffy", large]
       const opened = await run(
         keys,
         Effect.forEach(values, (value) =>
