@@ -46,6 +46,12 @@ export const revisionSuite = (run: <A, E>(test: (store: Store) => Effect.Effect<
           ])
           expect((yield* store.listRevisions(id, { limit: 2, before: 2 })).map((entry) => entry.revision)).toEqual([1])
           expect(yield* store.listRevisions(id, { limit: 2, before: 1 })).toEqual([])
+          // Any whole number may be asked for, past what a database column holds too.
+          for (const before of [2 ** 31, Number.MAX_SAFE_INTEGER]) {
+            expect((yield* store.listRevisions(id, { limit: 2, before })).map((entry) => entry.revision)).toEqual([
+              5, 4,
+            ])
+          }
           expect((yield* store.listRevisions(id, { limit: 2, before: 99 })).map((entry) => entry.revision)).toEqual([
             5, 4,
           ])
@@ -70,6 +76,9 @@ export const revisionSuite = (run: <A, E>(test: (store: Store) => Effect.Effect<
           expect((yield* store.findRevision(id, 3))?.output).toEqual({ n: 3, merged: true })
           expect(yield* store.findRevision(id, 4)).toBeUndefined()
           expect(yield* store.findRevision(id, 0)).toBeUndefined()
+          for (const revision of [2 ** 31 - 1, 2 ** 31, Number.MAX_SAFE_INTEGER]) {
+            expect(yield* store.findRevision(id, revision)).toBeUndefined()
+          }
           expect(yield* store.findRevision({ platform: "ios", version: "2.0.0" }, 1)).toBeUndefined()
           // What a caller does with what it received never reaches the store.
           const found = yield* store.findRevision(id, 1)

@@ -18,6 +18,9 @@ export type SchemasPart = Pick<
   "findSchema" | "dependentsOf" | "saveSchema" | "saveOutputs" | "revisions" | "listRevisions" | "findRevision"
 >
 
+/** The largest revision number the `integer` column holds (migration `schemas.ts`): a save past it would fail. */
+const MAX_REVISION = 2 ** 31 - 1
+
 export const schemas = ({ query }: SqlStore.SqlStore, transaction: Writing): SchemasPart => {
   const replaceEdges = (platform: string, version: string, dependencies: ReadonlyArray<string>) =>
     Effect.gen(function* () {
@@ -173,20 +176,24 @@ export const schemas = ({ query }: SqlStore.SqlStore, transaction: Writing): Sch
           .select(["revision", "saved_at", "saved_by", "restored_from"])
           .where("platform", "=", id.platform)
           .where("version", "=", id.version)
-          .$if(before !== undefined, (select) => select.where("revision", "<", before!))
+          // Every stored revision is below a bound past the column's range (Postgres refuses it as a parameter).
+          .$if(before !== undefined && before <= MAX_REVISION, (select) => select.where("revision", "<", before!))
           .orderBy("revision", "desc")
           .limit(limit)
           .execute(),
       ).pipe(Effect.map((rows) => rows.map(summaryOf))),
     findRevision: (id, revision) =>
-      query((db) =>
-        db
-          .selectFrom("schemas_revisions")
-          .selectAll()
-          .where("platform", "=", id.platform)
-          .where("version", "=", id.version)
-          .where("revision", "=", revision)
-          .executeTakeFirst(),
-      ).pipe(Effect.map((row) => (row === undefined ? undefined : revisionOf(row)))),
+      // No stored revision is past the column's range, which Postgres refuses as a parameter.
+      revision > MAX_REVISION
+        ? Effect.succeed(undefined)
+        : query((db) =>
+            db
+              .selectFrom("schemas_revisions")
+              .selectAll()
+              .where("platform", "=", id.platform)
+              .where("version", "=", id.version)
+              .where("revision", "=", revision)
+              .executeTakeFirst(),
+          ).pipe(Effect.map((row) => (row === undefined ? undefined : revisionOf(row)))),
   }
 }
