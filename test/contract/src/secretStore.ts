@@ -1159,6 +1159,30 @@ export const secretStoreSuite = <R>(
         }),
       ))
 
+    it("of rotations of one key from the same read at the same time, exactly one takes, with one record", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const alpha = yield* project("alpha")
+          const apiKey = apiKeyRecord(alpha.project.id, alpha.ownerId)
+          yield* store.createApiKey({ apiKey, audit: audit(alpha.project.id, "api_key.created", apiKey.name) })
+          const rotations = Array.from({ length: 20 }, (_, index) =>
+            store.rotateApiKey({
+              id: apiKey.id,
+              previousKeyHash: apiKey.keyHash,
+              keyHash: `concurrent-${index}`,
+              keyPrefix: "cfk_conc",
+              expiresAt: null,
+              audit: audit(alpha.project.id, "api_key.rotated", apiKey.name),
+            }),
+          )
+          const taken = yield* Effect.all(rotations, { concurrency: "unbounded" })
+          expect(taken.filter((rotated) => rotated)).toHaveLength(1)
+          expect((yield* store.findApiKey(apiKey.id))?.keyHash).toBe(`concurrent-${taken.indexOf(true)}`)
+          const records = yield* store.listAudit({ projectId: alpha.project.id, limit: 50, offset: 0 })
+          expect(records.filter((record) => record.action === "api_key.rotated")).toHaveLength(1)
+        }),
+      ))
+
     it("creates an API key only for a member of its project, even against a removal at the same time (rule 8)", () =>
       run(({ store, project, person }) =>
         Effect.gen(function* () {
