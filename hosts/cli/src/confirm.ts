@@ -1,5 +1,6 @@
 /**
- * Asking before a command destroys something (`secrets delete`, `environments delete`), as careful CLIs do
+ * Asking before a command destroys something (`secrets delete`, `environments delete`, `secrets push --prune`
+ * when it would delete), as careful CLIs do
  * (`doppler secrets delete` asks unless `--yes`). `--yes` goes ahead at once; otherwise the question is put only
  * where it is seen and answered, a terminal on stdin and stderr. Anywhere else (a script, a pipe, CI) nobody can
  * answer, so the command refuses rather than wait for an answer that never comes or delete unasked.
@@ -44,11 +45,17 @@ export const deleteQuestion = (keys: ReadonlyArray<string>, place: string) =>
  * Goes on only when `--yes` was given or the terminal's answer is yes; otherwise fails as a usage error (exit 1)
  * saying nothing was changed, or, with nobody to ask, with `refusal`, which should name `--yes`.
  */
-export const confirmYesNo = (input: { readonly yes: boolean; readonly question: string; readonly refusal: string }) =>
+export const confirmYesNo = (input: {
+  readonly yes: boolean
+  readonly question: string
+  readonly refusal: string
+  /** What a "no" leaves undone; `nothing was deleted` unless the command would have done more. */
+  readonly untouched?: string
+}) =>
   Effect.gen(function* () {
     const decision = confirmation({ yes: input.yes, interactive: isInteractive() })
     if (decision === "proceed") return
     if (decision === "refuse") return yield* usage(input.refusal)
     const answer = yield* readLine(input.question)
-    if (!isYes(answer)) return yield* usage("not confirmed: nothing was deleted")
+    if (!isYes(answer)) return yield* usage(`not confirmed: ${input.untouched ?? "nothing was deleted"}`)
   })

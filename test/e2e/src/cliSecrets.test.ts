@@ -150,7 +150,18 @@ describe("coffer secrets pull and push", () => {
     expect(pushed.stdout).toMatch(/: 1 to add, 1 to change, 0 to delete\n.*: pushed\n$/)
     const values = async () => JSON.parse((await coffer(["secrets", "pull", "--format", "json"], { env })).stdout)
     expect(await values()).toEqual({ KEEP: "same", CHANGE: "secret-new-value", ADDED: "fresh $ value", GONE: "bye" })
-    expect((await coffer(["secrets", "push", "next.env", "--prune"], { env, cwd })).code).toBe(0)
+    // Deleting takes history with it: with nobody to ask (no terminal), --prune deletes only with --yes.
+    const unasked = await coffer(["secrets", "push", "next.env", "--prune"], { env, cwd })
+    expect(unasked.code).toBe(1)
+    expect(unasked.stderr).toContain("--prune would delete GONE from")
+    expect(unasked.stderr).toContain("pass --yes to do it; nothing was changed")
+    expect(unasked.stdout).toContain("- GONE")
+    expect(await values()).toEqual({ KEEP: "same", CHANGE: "secret-new-value", ADDED: "fresh $ value", GONE: "bye" })
+    // An emptied file would delete everything: the same question, nothing deleted unasked.
+    writeFileSync(join(cwd, "empty.env"), "# nothing here\n")
+    expect((await coffer(["secrets", "push", "empty.env", "--prune"], { env, cwd })).code).toBe(1)
+    expect(Object.keys(await values())).toHaveLength(4)
+    expect((await coffer(["secrets", "push", "next.env", "--prune", "--yes"], { env, cwd })).code).toBe(0)
     expect(await values()).toEqual({ KEEP: "same", CHANGE: "secret-new-value", ADDED: "fresh $ value" })
   })
 
@@ -406,6 +417,10 @@ describe("coffer secrets: one secret at a time", () => {
     expect(lines[0]).toMatch(/^VERSION +CREATED +BY +NOTE$/)
     expect(lines[1]).toMatch(/^3 .* restored from v1$/)
     expect(lines.slice(2).join("\n")).not.toContain("restored from")
+    expect((await coffer(["secrets", "get", "A", "--plain"], { env })).stdout).toBe("first")
+    // -v is restore's own short flag here, not the global version's: it restores (version 3 holds "first" too).
+    const short = await coffer(["secrets", "restore", "A", "-v", "3"], { env })
+    expect(short.stdout).toBe("A: version 3 restored as version 4\n")
     expect((await coffer(["secrets", "get", "A", "--plain"], { env })).stdout).toBe("first")
     expect((await coffer(["secrets", "set", "--env", "staging", "A=other", "C=3"], { env })).code).toBe(0)
     const diff = await coffer(["secrets", "diff", "--env", "development", "--env2", "staging"], { env })

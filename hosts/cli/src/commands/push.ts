@@ -2,7 +2,9 @@
  * `coffer secrets push FILE` and `coffer secrets import FILE`: write a `.env` or JSON file into an environment.
  *
  * `push` makes the environment hold the file: it shows which keys it adds and changes (and, with `--prune`,
- * deletes), never their values, then applies them unless `--dry-run`. `import` only brings keys in: a key that
+ * deletes), never their values, then applies them unless `--dry-run`. Deleting takes a secret's history with it,
+ * so a push that would delete asks first, as `secrets delete` does (on a terminal, or `--yes`): a file emptied by
+ * mistake then deletes nothing unasked. `import` only brings keys in: a key that
  * already holds another value is a conflict, and `--on-conflict` decides (`fail`, the default, writes nothing and
  * exits 4; `skip` keeps the old value; `overwrite` replaces it). Keys whose value is already the same are left
  * alone by both, so running either twice changes nothing the second time. Under `fail` and `skip`, `import` writes
@@ -11,6 +13,7 @@
  */
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
+import { confirmYesNo, deleteQuestion, describeKeys } from "../confirm.js"
 import { parseSecretsFile, toMap } from "../dotenvFile.js"
 import { refused } from "../failure.js"
 import { json, line } from "../output.js"
@@ -49,7 +52,12 @@ export const push = Command.make(
       Flag.withDefault(false),
     ),
     prune: Flag.Boolean("prune").pipe(
-      Flag.withDescription("also delete keys the file does not hold"),
+      Flag.withDescription("also delete keys the file does not hold (asks first, unless --yes)"),
+      Flag.withDefault(false),
+    ),
+    yes: Flag.Boolean("yes").pipe(
+      Flag.withAlias("y"),
+      Flag.withDescription("delete what --prune would without asking (needed where stdin is not a terminal)"),
       Flag.withDefault(false),
     ),
     json: jsonFlag,
@@ -68,6 +76,15 @@ export const push = Command.make(
       )
     }
     if (flags.dryRun) return
+    if (plan.remove.length > 0) {
+      const place = `${where.project}/${where.environment}`
+      yield* confirmYesNo({
+        yes: flags.yes,
+        question: deleteQuestion(plan.remove, place),
+        refusal: `--prune would delete ${describeKeys(plan.remove)} from ${place}, with their history: pass --yes to do it; nothing was changed`,
+        untouched: "nothing was changed",
+      })
+    }
     yield* applyPlan(where, plan, values)
     // The plan was said before anything changed; this says it is done (nothing when there was nothing to do).
     if (!flags.json && plan.add.length + plan.change.length + plan.remove.length > 0)
@@ -77,7 +94,10 @@ export const push = Command.make(
   Command.withDescription("Make an environment hold a .env or JSON file's keys; shows keys, never values"),
   Command.withExamples([
     { command: "coffer secrets push --env staging .env --dry-run", description: "what would change" },
-    { command: "coffer secrets push --env staging .env --prune", description: "also delete keys not in the file" },
+    {
+      command: "coffer secrets push --env staging .env --prune --yes",
+      description: "also delete keys not in the file, in a script",
+    },
   ]),
 )
 

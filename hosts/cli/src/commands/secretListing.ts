@@ -57,7 +57,7 @@ export const restore = Command.make(
   {
     ...target,
     key: Argument.String("KEY").pipe(Argument.withDescription("the secret to restore")),
-    version: Flag.Int("version").pipe(Flag.withDescription("the version to bring back")),
+    version: Flag.Int("version").pipe(Flag.withAlias("v"), Flag.withDescription("the version to bring back")),
   },
   Effect.fn(function* (flags) {
     if (flags.version < 1) return yield* usage("--version must be a whole number from 1")
