@@ -8,6 +8,7 @@ import * as Exit from "effect/Exit"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { parseDotenv, parseJsonObject } from "./dotenvFile.js"
+import { toShell } from "./shellFormat.js"
 
 const read = (text: string) => Effect.runSync(parseDotenv(text))
 const failure = (text: string) => {
@@ -29,6 +30,30 @@ describe("parseDotenv", () => {
     expect(read(`A=${dotenvValue('it\'s $HOME "q" \\ `x`')}\n`)).toEqual([
       { key: "A", value: 'it\'s $HOME "q" \\ `x`' },
     ])
+  })
+
+  it("reads back every value `pull --format shell` writes, a single quote in it too", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary" }).filter((value) => !value.includes("\0")),
+        (value) => {
+          expect(read(toShell({ K: value }).text)).toEqual([{ key: "K", value }])
+        },
+      ),
+      { numRuns: 500 },
+    )
+    expect(read(`SINGLE='it'\\''s $HOME'\n`)).toEqual([{ key: "SINGLE", value: "it's $HOME" }])
+  })
+
+  it("reads one shell word as a value: parts side by side, a bare backslash before a blank or quote, not before a letter", () => {
+    expect(read("A='x'\"y\"z\nB=a\\ b\nC=C:\\Users\\me\nD=\\'q\\' # note\nE=$HOME/x\n")).toEqual([
+      { key: "A", value: "xyz" },
+      { key: "B", value: "a b" },
+      { key: "C", value: "C:\\Users\\me" },
+      { key: "D", value: "'q'" },
+      { key: "E", value: "$HOME/x" },
+    ])
+    expect(failure("A='x' y\n")).toContain("line 1: unexpected text after the value of A")
   })
 
   it("reads an export saved with CRLF line ends (Windows, git's autocrlf) back exactly, line breaks in values too", () => {

@@ -4,10 +4,15 @@
  *
  * - `KEY=value`, with an optional `export ` in front; blank lines and lines starting with `#` are skipped;
  * - a file of CRLF line ends is read as LF;
- * - a bare value ends at the first space, and ` #` starts a comment after it;
+ * - a value is one shell word: it ends at the first blank outside quotes, and ` #` starts a comment after it;
+ * - quoted and bare parts side by side make one value (`'it'\''s'`, as a shell and `pull --format shell` write a
+ *   single quote inside single quotes);
  * - `'…'` is literal, line breaks included;
  * - `"…"` may span lines; a backslash escapes `\`, `"`, `$` and a backtick (and joins lines before a line
- *   break); before anything else it stays a backslash, as in a shell.
+ *   break); before anything else it stays a backslash, as in a shell;
+ * - outside quotes, a backslash takes a quote, a backslash, a blank, `$`, a backtick or `#` as it is (`a\ b`);
+ *   before anything else it stays (`C:\Users`), where a shell would drop it;
+ * - `$NAME` is kept as written, never expanded: a file's values are what it says.
  *
  * So a pulled `.env` pushed back gives every value exactly. Keys are checked by the service, not here.
  */
@@ -24,6 +29,8 @@ export interface Entry {
 
 const KEY = /^(?:export[ \t]+)?([A-Za-z0-9_.-]+)[ \t]*=/
 const ESCAPABLE = new Set(["\\", '"', "$", "`"])
+/** What a backslash outside quotes takes as it is: a quote, itself, a blank, `$`, a backtick, `#`. */
+const BARE_ESCAPABLE = new Set(["\\", '"', "'", " ", "\t", "$", "`", "#"])
 
 /**
  * A file whose every line ends in CRLF (saved on Windows, or checked out with `core.autocrlf`) read with LF line
@@ -53,51 +60,70 @@ export const parseDotenv = (text: string): Effect.Effect<ReadonlyArray<Entry>, C
     if (match === null) return fail("expected KEY=value")
     const key = match[1] ?? ""
     let position = at + (rawLine.length - trimmed.length) + match[0].length
-    const quote = source[position]
+    // A value is one shell word: quoted and bare parts side by side (`'it'\''s'`, as `pull --format shell` writes a
+    // quote), up to the first blank or line end outside quotes.
     let value = ""
-    if (quote === "'") {
-      const close = source.indexOf("'", position + 1)
-      if (close === -1) return fail("a single quote is never closed")
-      value = source.slice(position + 1, close)
-      position = close + 1
-    } else if (quote === '"') {
-      position += 1
-      for (;;) {
-        if (position >= source.length) return fail("a double quote is never closed")
-        const character = source[position] ?? ""
-        if (character === '"') break
-        if (character === "\\") {
-          const next = source[position + 1] ?? ""
-          if (ESCAPABLE.has(next)) {
-            value += next
-            position += 2
-            continue
-          }
-          if (next === "\n") {
-            position += 2
-            continue
-          }
-        }
-        value += character
-        position += 1
+    let quoted = false
+    for (;;) {
+      const character = source[position]
+      if (character === undefined || character === " " || character === "\t" || character === "\n") break
+      if (character === "\r" && (source[position + 1] === "\n" || position + 1 === source.length)) break
+      if (character === "'") {
+        const close = source.indexOf("'", position + 1)
+        if (close === -1) return fail("a single quote is never closed")
+        value += source.slice(position + 1, close)
+        position = close + 1
+        quoted = true
+        continue
       }
+      if (character === '"') {
+        position += 1
+        for (;;) {
+          if (position >= source.length) return fail("a double quote is never closed")
+          const inside = source[position] ?? ""
+          if (inside === '"') break
+          if (inside === "\\") {
+            const next = source[position + 1] ?? ""
+            if (ESCAPABLE.has(next)) {
+              value += next
+              position += 2
+              continue
+            }
+            if (next === "\n") {
+              position += 2
+              continue
+            }
+          }
+          value += inside
+          position += 1
+        }
+        position += 1
+        quoted = true
+        continue
+      }
+      if (character === "\\") {
+        const next = source[position + 1] ?? ""
+        // Outside quotes a backslash takes the next character as it is, where a shell would; before anything else
+        // (a Windows path's `C:\Users`) it stays, as the `dotenv` package keeps it.
+        if (BARE_ESCAPABLE.has(next)) {
+          value += next
+          position += 2
+          continue
+        }
+      }
+      value += character
       position += 1
-    } else {
-      const stop = source.slice(position).search(/[ \t\r\n]|$/)
-      value = source.slice(position, position + stop)
-      position += stop
     }
     const rest = source.indexOf("\n", position)
     const tail = source.slice(position, rest === -1 ? source.length : rest).trim()
     if (tail.length > 0 && !tail.startsWith("#")) {
       // Files written for the `dotenv` package often hold `KEY = value` or an unquoted `KEY=a b`, which it accepts
       // and a shell does not: say how to write them rather than only where.
-      const hint =
-        quote === "'" || quote === '"'
-          ? ""
-          : value.length === 0
-            ? ` (write KEY=value, with no space after =)`
-            : ` (quote a value that holds spaces: ${key}='…')`
+      const hint = quoted
+        ? ""
+        : value.length === 0
+          ? ` (write KEY=value, with no space after =)`
+          : ` (quote a value that holds spaces: ${key}='…')`
       return fail(`unexpected text after the value of ${key}${hint}`)
     }
     lineNumber += source.slice(at, rest === -1 ? source.length : rest).split("\n").length

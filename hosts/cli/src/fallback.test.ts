@@ -164,9 +164,11 @@ describe("secrets run --fallback", () => {
     })
   })
 
-  it("refuses a snapshot taken from another service URL", async () => {
+  it("refuses a snapshot taken from another service URL, failing as the service did (5), and saying both", async () => {
     const outcome = await scenario(503, { snapshot: { url: "http://127.0.0.1:9" } })
-    expect(outcome).toMatchObject({ code: 1, snapshotKept: true, ran: undefined })
-    expect(outcome.said).toContain("the snapshot was taken from http://127.0.0.1:9, not http://127.0.0.1:")
+    expect(outcome).toMatchObject({ code: 5, snapshotKept: true, ran: undefined })
+    expect(outcome.said).toContain(
+      "; and the snapshot cannot stand in: the snapshot was taken from http://127.0.0.1:9, not",
+    )
   })
 })

@@ -319,6 +319,14 @@ describe("coffer secrets substitute", () => {
     expect(statSync(output).mode & 0o777).toBe(0o600)
     const piped = await substitute(["-"], "url={{ coffer:DB_URL }}")
     expect([piped.code, piped.stdout]).toEqual([0, "url=postgres://db.internal/app?sslmode=require"])
+    // The template as its own output (by another path too) would be replaced by its secrets: refused, kept.
+    const templateText = readFileSync(template, "utf8")
+    for (const output of ["config.yaml.tpl", "./config.yaml.tpl"]) {
+      const over = await substitute(["config.yaml.tpl", "-o", output])
+      expect(over.code).toBe(1)
+      expect(over.stderr).toContain("is the template itself")
+      expect(readFileSync(template, "utf8")).toBe(templateText)
+    }
 
     // A key the environment lacks: nothing written, the file there left as it was.
     writeFileSync(template, "{{ coffer:DB_URL }} {{ coffer:NOPE }} {{ coffer:GONE }}\n")
@@ -814,10 +822,17 @@ describe("coffer secrets run --fallback", () => {
       cwd,
     })
     expect(stranger.code).toBe(2)
-    // Nor does it stand in for another service that is down: the URL is bound to it.
+    // Nor does it stand in for another service that is down: the URL is bound to it. The service's failure is the
+    // reason (exit 5, what a retry waits for), and why the snapshot could not help follows it.
     const elsewhere = await coffer(args, { env: { ...env, COFFER_URL: "http://127.0.0.1:9" }, cwd })
-    expect([elsewhere.code, elsewhere.stdout]).toEqual([1, ""])
-    expect(elsewhere.stderr).toContain(`the snapshot was taken from ${first.secrets}, not http://127.0.0.1:9`)
+    expect([elsewhere.code, elsewhere.stdout]).toEqual([5, ""])
+    expect(elsewhere.stderr).toContain("cannot reach http://127.0.0.1:9")
+    expect(elsewhere.stderr).toContain(
+      `and the snapshot cannot stand in: the snapshot was taken from ${first.secrets}, not http://127.0.0.1:9`,
+    )
+    const none = await coffer(["secrets", "run", "--fallback", "none", "--", "true"], { env, cwd })
+    expect(none.code).toBe(5)
+    expect(none.stderr).toMatch(/^coffer: cannot reach .*; and the snapshot cannot stand in: no snapshot at /)
     const second = await first.restart()
     // The same database on another port: a successful run rewrites the snapshot for this URL.
     const moved = await coffer(args, { env: { ...env, COFFER_URL: second.secrets }, cwd })

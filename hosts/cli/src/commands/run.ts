@@ -19,7 +19,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { exitStatus, heldSignals, runChild } from "../child.js"
-import { authFailure, type CofferFailure, notFound, usage } from "../failure.js"
+import { authFailure, CofferFailure, notFound, usage } from "../failure.js"
 import { Invocation, loadSettings, secretsEndpoint } from "../invocation.js"
 import { note } from "../output.js"
 import { removeFile } from "../privateFile.js"
@@ -127,7 +127,18 @@ const valuesFor = (
         // 429 and the like are answers too: the snapshot stands in only for a service that is down or failing.
         if (failure.kind !== "server") return Effect.fail(failure)
         return Effect.gen(function* () {
-          const snapshot = yield* fromSnapshot(settings, fallback)
+          // No snapshot to stand in (none yet, another environment's, another key's): the service's failure is
+          // the reason the command cannot run, and what a retry on exit 5 waits for; the snapshot's is said after it.
+          const snapshot = yield* fromSnapshot(settings, fallback).pipe(
+            Effect.mapError(
+              (unusable) =>
+                new CofferFailure({
+                  kind: failure.kind,
+                  ...(failure.status === undefined ? {} : { status: failure.status }),
+                  message: `${failure.message}; and the snapshot cannot stand in: ${unusable.message}`,
+                }),
+            ),
+          )
           yield* note(`${failure.message}; using the snapshot saved ${snapshot.savedAt}`)
           return snapshot.values
         })

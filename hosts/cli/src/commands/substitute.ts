@@ -7,6 +7,7 @@
  * the environment lacks fails the run and is named (by line, or by key), never half-filled. The environment is read
  * as one export (audited as one), and only when the template refers to something.
  */
+import { statSync } from "node:fs"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -40,6 +41,17 @@ const valuesFor = (flags: FlagSettings, keys: ReadonlyArray<string>) =>
     return values
   })
 
+/** Whether both paths name one existing file (through links and `./` alike). */
+const sameFile = (a: string, b: string) => {
+  try {
+    const [first, second] = [statSync(a), statSync(b)]
+    return first.dev === second.dev && first.ino === second.ino
+  } catch {
+    // One of them does not exist (the output usually does not, yet): not the same file.
+    return false
+  }
+}
+
 export const substitute = Command.make(
   "substitute",
   {
@@ -57,6 +69,12 @@ export const substitute = Command.make(
   },
   Effect.fn(function* (flags) {
     const name = flags.template === "-" ? "stdin" : flags.template
+    // A template is usually committed: written over with its values, it would be lost and the secrets tracked.
+    if (Option.isSome(flags.output) && flags.template !== "-" && sameFile(flags.template, flags.output.value)) {
+      return yield* usage(
+        `--output ${flags.output.value} is the template itself: writing there would replace it with its values; name another file`,
+      )
+    }
     const text = yield* readTemplate(flags.template)
     // Nothing to fill is not a file to write: an empty stdin (a container started without -i) would otherwise
     // replace a config file with nothing.
