@@ -3,7 +3,7 @@
  * project slug or name, or an API-key name, the secrets app answers a 4xx JSON error or does what was asked,
  * never a 5xx and never a thrown exception, and a refused write changes nothing.
  */
-import { parseEnvironmentName, parseKeyToWrite, parseSecretKey } from "@coffer/secrets"
+import { parseEnvironmentName, parseSecretKey } from "@coffer/secrets"
 import { makeService, type Service } from "@coffer/test-kit/secretsService"
 import * as Result from "effect/Result"
 import fc from "fast-check"
@@ -46,7 +46,7 @@ describe("fuzzing the secrets app", () => {
         const before = await call("GET", S, { as: ada.as })
         const written = await call("POST", S, { as: ada.as, body: { key, value } })
         expectHandled(written)
-        const valid = Result.isSuccess(parseKeyToWrite(key))
+        const valid = Result.isSuccess(parseSecretKey(key))
         expect(written.status < 300).toBe(valid)
         if (!valid) expect(await call("GET", S, { as: ada.as })).toEqual(before)
         const segment = encodeURIComponent(key)

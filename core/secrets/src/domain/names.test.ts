@@ -5,7 +5,6 @@ import {
   DEFAULT_ENVIRONMENTS,
   InvalidName,
   parseEnvironmentName,
-  parseKeyToWrite,
   parseSecretKey,
   parseSecretValue,
   SECRET_VALUE_MAX_BYTES,
@@ -83,20 +82,6 @@ describe.each<NameRule>([
   it("is case-sensitive and changes nothing it accepts", () => {
     expect(Result.getOrThrow(parse("Prod"))).toBe("Prod")
     expect(Result.getOrThrow(parse("prod"))).toBe("prod")
-  })
-})
-
-describe("parseKeyToWrite", () => {
-  it('refuses ".env" and "json", whose paths are the environment\'s exports; keeps the names around them', () => {
-    for (const key of [".env", "json"]) {
-      expect(failureOf(parseKeyToWrite(key)).message).toBe(
-        `Secret key must not be "${key}": …/secrets/${key} is the environment's export`,
-      )
-    }
-    for (const key of ["JSON", "json1", ".env.local", "env", "a.json"])
-      expect(Result.getOrThrow(parseSecretKey(key))).toBe(key)
-    // An environment may be called either.
-    for (const name of [".env", "json"]) expect(Result.getOrThrow(parseEnvironmentName(name))).toBe(name)
   })
 })
 

@@ -79,26 +79,6 @@ export const parseEnvironmentName = (input: string): Result.Result<EnvironmentNa
 export const parseSecretKey = (input: string): Result.Result<SecretKey, InvalidName> =>
   parseName("secretKey", "Secret key", SECRET_KEY_MAX_LENGTH, input)
 
-/**
- * Keys whose path is an environment's export (`…/secrets/.env`, `…/secrets/json`, seed 001 §4): a secret under one
- * could be written, listed and exported, but never read alone.
- */
-const EXPORT_PATHS = new Set([".env", "json"])
-
-/**
- * A key to write: one the naming rules allow (`parseSecretKey`), and not an export's path. Reads, deletions,
- * filters and exports take every key the naming rules allow, so a secret written under one before is still reached.
- */
-export const parseKeyToWrite = (input: string): Result.Result<SecretKey, InvalidName> =>
-  EXPORT_PATHS.has(input)
-    ? Result.fail(
-        new InvalidName({
-          field: "secretKey",
-          message: `Secret key must not be ${JSON.stringify(input)}: …/secrets/${input} is the environment's export`,
-        }),
-      )
-    : parseSecretKey(input)
-
 /** Whether `key` is one the naming rules allow: stored data may hold others, written by an earlier implementation. */
 export const isSecretKey = (key: string): boolean => Result.isSuccess(parseSecretKey(key))
 

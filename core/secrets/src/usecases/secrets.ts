@@ -35,7 +35,7 @@ import * as Schedule from "effect/Schedule"
 import { type Access, type Actor, reachEnvironment, readReached } from "../access.js"
 import type { AuditEvent } from "../domain/audit.js"
 import { toDotenv, toJsonExportText } from "../domain/dotenv.js"
-import { type InvalidName, parseKeyToWrite, parseSecretValue, type ValueTooLarge } from "../domain/names.js"
+import { type InvalidName, parseSecretKey, parseSecretValue, type ValueTooLarge } from "../domain/names.js"
 import { byKey, byVersionDescending, sorted } from "../domain/order.js"
 import {
   type EnvironmentGone,
@@ -217,7 +217,7 @@ export const setSecret = Effect.fnUntraced(function* (
 > {
   // The secret is read with the environment only under a valid key: an invalid one is refused once the project is
   // reached (out of reach stays 404), and never goes to the store (Postgres refuses a NUL with an error).
-  const parsed = parseKeyToWrite(input.key)
+  const parsed = parseSecretKey(input.key)
   const valid = Result.isSuccess(parsed) && parsed.success === input.key
   const { access, environment, secret } = yield* reachEnvironment(
     actor,
