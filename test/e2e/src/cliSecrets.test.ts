@@ -463,7 +463,8 @@ describe("coffer secrets: one secret at a time", () => {
       changed: [],
     })
     const list = await coffer(["secrets", "list"], { env })
-    expect(list.stdout).toMatch(/^KEY\s+VERSION\s+UPDATED\nA\s+3\s/)
+    // Version 4: the -v restore above.
+    expect(list.stdout).toMatch(/^KEY\s+VERSION\s+UPDATED\nA\s+4\s/)
     expect(list.stdout).not.toContain("first")
     expect((await coffer(["secrets", "delete", "A", "--yes"], { env })).code).toBe(0)
     expect((await coffer(["secrets", "get", "A"], { env })).code).toBe(3)
