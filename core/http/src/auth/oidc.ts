@@ -126,8 +126,8 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
   const described = oidcEndpoints(base)
 
   route(app, described.start, (c) => {
-    const values = c.req.queries("returnTo") ?? []
-    const returnTo = values.length > 1 ? undefined : safeReturnTo(values[0])
+    // Given twice, it was refused before the handler (`../request/query.ts`).
+    const returnTo = safeReturnTo(c.req.query("returnTo"))
     const start = Effect.gen(function* () {
       // Sign-in being off is said before anything about the request.
       yield* SignIn.identity

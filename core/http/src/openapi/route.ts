@@ -56,8 +56,9 @@ export const route = <B>(
   const read = endpoint.bodyOptional === true ? optionalJson : decodeJson
   // Not async: a handler that answers at once (a cached read) hands its response back without another promise;
   // Hono awaits whatever it gets and catches a synchronous throw the same way.
+  const parameters = new Set(Object.keys(endpoint.query ?? {}))
   const last = ((c: Context) => {
-    const problem = queryProblem(c)
+    const problem = queryProblem(c, parameters)
     if (problem !== undefined) return errorResponse(c, problem)
     return handler(c, { body: schema === undefined ? noBody : read(c, schema) })
   }) as unknown as MiddlewareHandler

@@ -115,3 +115,76 @@ describe("numbers in query strings", () => {
     )
   })
 })
+
+/** `METHOD path` of every operation of a document with query parameters, with their names. */
+const queryParameters = (document: Document) =>
+  Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.entries(operations).flatMap(([method, operation]) => {
+      const names = (operation.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name)
+      return names.length === 0 ? [] : [{ operation: `${method.toUpperCase()} ${path}`, names }]
+    }),
+  )
+
+/**
+ * Every query parameter of `document`, given twice at the path `at` gives for its operation: 400 naming it, as the
+ * route would otherwise read one copy (the first) and its reader might believe the other.
+ */
+const expectGivenOnce = async (document: Document, at: Readonly<Record<string, string>>, request: Request) => {
+  const operations = queryParameters(document)
+  expect(new Set(operations.map(({ operation }) => operation))).toEqual(new Set(Object.keys(at)))
+  for (const { operation, names } of operations) {
+    for (const name of names) {
+      for (const values of [
+        ["1", "1"],
+        ["2", "1"],
+      ]) {
+        const query = values.map((value) => `${encodeURIComponent(name)}=${value}`).join("&")
+        const { status, body } = await request(operation.split(" ")[0]!, `${at[operation]}?${query}`)
+        expect([operation, name, { status, body }]).toEqual([
+          operation,
+          name,
+          { status: 400, body: { error: `Query parameter "${name}" is given more than once` } },
+        ])
+      }
+    }
+  }
+}
+
+describe("a query parameter given twice", () => {
+  it("is refused on the schemas service, before anything is read", async () => {
+    const { person, documented } = schemasService()
+    const ada = await person("ada@example.com")
+    await createPlatforms(ada, { ios: ["1.0.0"] })
+    await expectGivenOnce(
+      (await documented.document()) as Document,
+      {
+        "GET /api/_ui/v1/platforms/{platform}/versions/{version}/revisions":
+          "/api/_ui/v1/platforms/ios/versions/1.0.0/revisions",
+        "GET /api/_ui/v1/audit": "/api/_ui/v1/audit",
+        // Before sign-in being off (these services have no identity provider) is said.
+        "GET /api/auth/oidc/start": "/api/auth/oidc/start",
+      },
+      (method, path) => ada.request(method, path),
+    )
+  })
+
+  it("is refused on the secrets service, and a deletion's check-and-set deletes nothing", async () => {
+    const service = makeService()
+    secretsServices.push(service)
+    const ada = await service.signIn("ada@example.com")
+    await service.call("POST", "/api/projects", { as: ada.as, body: { name: "Alpha" } })
+    const secrets = "/api/projects/alpha/environments/development/secrets"
+    await service.call("POST", secrets, { as: ada.as, body: { key: "K", value: "1" } })
+    await expectGivenOnce(
+      (await service.documented.document()) as Document,
+      {
+        "GET /api/projects/{slug}/audit-log": "/api/projects/alpha/audit-log",
+        "DELETE /api/projects/{slug}/environments/{env}/secrets/{key}": `${secrets}/K`,
+        "GET /api/api-keys": "/api/api-keys",
+        "GET /api/auth/oidc/start": "/api/auth/oidc/start",
+      },
+      (method, path) => service.call(method, path, { as: ada.as }),
+    )
+    expect((await service.call("GET", `${secrets}/K`, { as: ada.as })).status).toBe(200)
+  })
+})
