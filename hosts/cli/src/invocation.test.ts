@@ -93,3 +93,26 @@ describe("an empty flag", () => {
     ])
   })
 })
+
+describe("no credential for the URL given", () => {
+  it.each([
+    [["whoami", "--url", "http://127.0.0.1:19799"], "coffer login --url http://127.0.0.1:19799"],
+    [
+      ["schemas", "list", "--schemas-url", "http://127.0.0.1:19798"],
+      "coffer login --schemas-url http://127.0.0.1:19798",
+    ],
+  ])("%j names the login that stores one for that URL, not the default's", async (argv, hint) => {
+    const cwd = mkdtempSync(join(tmpdir(), "coffer-none-"))
+    let said = ""
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
+      said += String(chunk)
+      rest.find((item) => typeof item === "function")?.()
+      return true
+    })
+    const code = await runCli(argv, { env: { XDG_CONFIG_HOME: join(cwd, "config") }, cwd }).finally(() =>
+      stderr.mockRestore(),
+    )
+    expect(code).toBe(2)
+    expect(said).toContain(`run \`${hint}\``)
+  })
+})

@@ -71,7 +71,9 @@ export const secretsEndpoint = (settings: Settings): Effect.Effect<Endpoint, Cof
     return Effect.fail(usage("no secrets service URL: pass --url, set COFFER_URL, or run `coffer login --url URL`"))
   }
   if (settings.token === undefined) {
-    return Effect.fail(authFailure(`no API key for ${settings.url}: run \`coffer login\` or set COFFER_TOKEN`))
+    return Effect.fail(
+      authFailure(`no API key for ${settings.url}: run \`coffer login --url ${settings.url}\` or set COFFER_TOKEN`),
+    )
   }
   const mixedUp = otherKind(settings.url, settings.token, "secrets")
   if (mixedUp !== undefined) return Effect.fail(mixedUp)
@@ -91,7 +93,9 @@ export const schemasEndpoint = (settings: Settings): Effect.Effect<Endpoint, Cof
   }
   if (settings.schemasToken === undefined) {
     return Effect.fail(
-      authFailure(`no API token for ${settings.schemasUrl}: run \`coffer login\` or set COFFER_SCHEMAS_TOKEN`),
+      authFailure(
+        `no API token for ${settings.schemasUrl}: run \`coffer login --schemas-url ${settings.schemasUrl}\` or set COFFER_SCHEMAS_TOKEN`,
+      ),
     )
   }
   const mixedUp = otherKind(settings.schemasUrl, settings.schemasToken, "schemas")
