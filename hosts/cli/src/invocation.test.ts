@@ -19,6 +19,18 @@ afterEach(() => {
 const API_KEY = `cfk_${"k".repeat(43)}`
 const SCHEMAS_TOKEN = `cfs_${"t".repeat(43)}`
 
+/** `coffer <argv>` in process, with what it says on stderr. */
+const saidBy = async (argv: ReadonlyArray<string>, options: Parameters<typeof runCli>[1]) => {
+  let said = ""
+  const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
+    said += String(chunk)
+    rest.find((item) => typeof item === "function")?.()
+    return true
+  })
+  const code = await runCli([...argv], options).finally(() => stderr.mockRestore())
+  return { code, said }
+}
+
 describe("a token of the other service", () => {
   it.each([
     [
@@ -46,16 +58,10 @@ describe("a token of the other service", () => {
     closers.push(() => server.close())
     const cwd = mkdtempSync(join(tmpdir(), "coffer-kind-"))
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    let said = ""
-    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
-      said += String(chunk)
-      rest.find((item) => typeof item === "function")?.()
-      return true
-    })
-    const code = await runCli(argv, {
+    const { code, said } = await saidBy(argv, {
       env: { ...tokens, [urlVariable]: url, XDG_CONFIG_HOME: join(cwd, "config") },
       cwd,
-    }).finally(() => stderr.mockRestore())
+    })
     expect([code, requests]).toEqual([2, []])
     expect(said).toContain(message)
     expect(said).not.toContain("kkkk")
@@ -103,15 +109,7 @@ describe("no credential for the URL given", () => {
     ],
   ])("%j names the login that stores one for that URL, not the default's", async (argv, hint) => {
     const cwd = mkdtempSync(join(tmpdir(), "coffer-none-"))
-    let said = ""
-    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
-      said += String(chunk)
-      rest.find((item) => typeof item === "function")?.()
-      return true
-    })
-    const code = await runCli(argv, { env: { XDG_CONFIG_HOME: join(cwd, "config") }, cwd }).finally(() =>
-      stderr.mockRestore(),
-    )
+    const { code, said } = await saidBy(argv, { env: { XDG_CONFIG_HOME: join(cwd, "config") }, cwd })
     expect(code).toBe(2)
     expect(said).toContain(`run \`${hint}\``)
   })
