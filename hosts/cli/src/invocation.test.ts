@@ -82,16 +82,10 @@ describe("an empty flag", () => {
     const cwd = mkdtempSync(join(tmpdir(), "coffer-empty-"))
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     writeFileSync(join(cwd, ".coffer.json"), JSON.stringify({ project: "app", environment: "development", url }))
-    let said = ""
-    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
-      said += String(chunk)
-      rest.find((item) => typeof item === "function")?.()
-      return true
-    })
-    const code = await runCli(["secrets", "list", flag, ""], {
+    const { code, said } = await saidBy(["secrets", "list", flag, ""], {
       env: { COFFER_TOKEN: API_KEY, XDG_CONFIG_HOME: join(cwd, "config") },
       cwd,
-    }).finally(() => stderr.mockRestore())
+    })
     expect([code, requests, said]).toEqual([
       1,
       [],
