@@ -630,18 +630,26 @@ describe("an ended session", () => {
 })
 
 describe("another tab", () => {
-  it("signing out or in as someone else there stops this tab sending, names who is signed in, and lets its person go on", async () => {
+  /**
+   * The owner's page with a secret typed into the add dialog, and `name`, a write member of the same project: were
+   * the save taken as them, it would be stored.
+   */
+  const typingOwner = async (name: string) => {
     const owner = await person("/projects")
-    const otherEmail = `carol${++people}-${Date.now()}@example.com`
-    const carol = await apiAs(served.base, otherEmail)
-    const slug = await seedProject(owner.api, `Other tab ${people}`, { development: { OLD: "x" } })
-    await addMember(owner.api, carol, slug, "write")
+    const otherEmail = `${name}${++people}-${Date.now()}@example.com`
+    const slug = await seedProject(owner.api, `Another tab ${people}`, { development: { OLD: "x" } })
+    await addMember(owner.api, await apiAs(served.base, otherEmail), slug, "write")
     const { page } = owner
     await page.goto(`${served.base}/projects/${slug}`)
     await page.getByRole("button", { name: "Add secret" }).click()
     const add = page.getByRole("dialog", { name: "Add a secret" })
     await add.getByLabel("Key").fill("TYPED")
     await add.getByLabel("Value").fill("typed by the owner")
+    return { owner, otherEmail, slug, page, add }
+  }
+
+  it("signing out or in as someone else there stops this tab sending, names who is signed in, and lets its person go on", async () => {
+    const { owner, otherEmail, slug, page, add } = await typingOwner("carol")
 
     // A second tab of the same browser (one cookie jar) signs out, then signs in as carol.
     const other = await browser.open(`${served.base}/projects`)
@@ -677,18 +685,7 @@ describe("another tab", () => {
   })
 
   it("signed in as someone else without a word to this tab: the service refuses its save, and the tab asks who", async () => {
-    const owner = await person("/projects")
-    const otherEmail = `dora${++people}-${Date.now()}@example.com`
-    const dora = await apiAs(served.base, otherEmail)
-    const slug = await seedProject(owner.api, `Unheard ${people}`, { development: { OLD: "x" } })
-    // A write member: were the save taken as dora, it would be stored.
-    await addMember(owner.api, dora, slug, "write")
-    const { page } = owner
-    await page.goto(`${served.base}/projects/${slug}`)
-    await page.getByRole("button", { name: "Add secret" }).click()
-    const add = page.getByRole("dialog", { name: "Add a secret" })
-    await add.getByLabel("Key").fill("TYPED")
-    await add.getByLabel("Value").fill("typed by the owner")
+    const { owner, otherEmail, slug, page, add } = await typingOwner("dora")
     // The browser's cookie becomes dora's with no other tab of the app open and no change of visibility: nothing
     // tells this tab, so only the service can stop the save.
     const signIn = await page.request.post(`${served.base}/api/auth/dev-login`, { data: { email: otherEmail } })
