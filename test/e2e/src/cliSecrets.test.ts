@@ -563,12 +563,13 @@ describe("coffer secrets audit", () => {
     expect(newest).toMatch(/\ssecret\.created\s+AUDITED\s+staging\s+ada@example\.com\s+key write\s/)
 
     // What the key did, apart from what its holder did with a session (creating the project, the keys).
-    const byKey = await entries("--api-key", writeKey.id)
+    // `=`: an id is base64url, and one in 64 starts with `-`, which a flag's next word may not.
+    const byKey = await entries(`--api-key=${writeKey.id}`)
     expect(byKey).toEqual(
       expect.arrayContaining(["secret.created AUDITED", "secret.read AUDITED", "secret.created OTHER"]),
     )
     expect(byKey.filter((entry) => entry.startsWith("project.") || entry.startsWith("api_key."))).toEqual([])
-    expect(await entries("--api-key", writeKey.id, "--action", "secret.read")).toEqual(["secret.read AUDITED"])
+    expect(await entries(`--api-key=${writeKey.id}`, "--action", "secret.read")).toEqual(["secret.read AUDITED"])
     const session = await coffer(["secrets", "audit", "--action", "project.created"], { env })
     expect(session.stdout.split("\n")[1]).toMatch(/\sada@example\.com\s+session\s/)
     const malformed = await coffer(["secrets", "audit", "--api-key", "not-a-key"], { env })
