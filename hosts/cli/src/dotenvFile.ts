@@ -157,6 +157,14 @@ export const parseSecretsFile = (file: string, text: string) => {
   return parsed.pipe(Effect.mapError((failure) => usage(`${file}: ${failure.message}`)))
 }
 
+/** Keys given more than once, each named once, in the order first given. */
+export const repeatedKeys = (entries: ReadonlyArray<Entry>): ReadonlyArray<string> => {
+  const seen = new Set<string>()
+  const repeated = new Set<string>()
+  for (const { key } of entries) (seen.has(key) ? repeated : seen).add(key)
+  return [...repeated]
+}
+
 /** Later lines win, as when a shell sources the file. */
 export const toMap = (entries: ReadonlyArray<Entry>): ReadonlyMap<string, string> =>
   new Map(entries.map((entry) => [entry.key, entry.value]))

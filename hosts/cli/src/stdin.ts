@@ -5,7 +5,7 @@
 import { createInterface } from "node:readline"
 import * as Effect from "effect/Effect"
 import { type CofferFailure, usage } from "./failure.js"
-import { utf8Text } from "./utf8Text.js"
+import { readTextFile, utf8Text } from "./utf8Text.js"
 
 export const stdinIsTerminal = () => process.stdin.isTTY === true
 
@@ -18,6 +18,17 @@ export const readStdin = Effect.tryPromise({
   },
   catch: (error) => usage(`cannot read stdin: ${error instanceof Error ? error.message : error}`),
 }).pipe(Effect.flatMap((bytes) => utf8Text(bytes, "stdin")))
+
+/**
+ * A file the user names, or `-` for what is piped in (`what` names it in the refusal). Typed on a terminal, a file
+ * would be waited for with nothing said, so `-` there is refused.
+ */
+export const readFileOrStdin = (file: string, what: string) =>
+  file !== "-"
+    ? readTextFile(file)
+    : stdinIsTerminal()
+      ? Effect.fail(usage(`- reads the ${what} from stdin, which is a terminal here: pipe it in, or name its file`))
+      : readStdin
 
 /** Piped input without the one line break `echo` and here-strings add. */
 export const withoutFinalNewline = (text: string) => text.replace(/\r?\n$/, "")

@@ -165,6 +165,31 @@ describe("coffer secrets pull and push", () => {
     expect(await values()).toEqual({ KEEP: "same", CHANGE: "secret-new-value", ADDED: "fresh $ value" })
   })
 
+  it("push and import read - from stdin, and name a key the file gives twice (the last value is used)", async () => {
+    const { secrets } = await serve()
+    const { env } = await project(secrets)
+    const values = async () => JSON.parse((await coffer(["secrets", "pull", "--format", "json"], { env })).stdout)
+    const pushed = await coffer(["secrets", "push", "-"], { env, stdin: "A=first\nB=kept\nA=second\n" })
+    expect(pushed.code, pushed.stderr).toBe(0)
+    expect(pushed.stderr).toBe("coffer: stdin: given more than once (the last value is used): A\n")
+    expect(await values()).toEqual({ A: "second", B: "kept" })
+    const imported = await coffer(["secrets", "import", "-"], { env, stdin: '{"C": "json", "C": "again"}' })
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stderr).toContain("stdin: given more than once (the last value is used): C")
+    expect(await values()).toEqual({ A: "second", B: "kept", C: "again" })
+    // A file given once says nothing more than it did.
+    const cwd = freshDirectory()
+    writeFileSync(join(cwd, "once.env"), "D=once\n")
+    const once = await coffer(["secrets", "push", "once.env"], { env, cwd })
+    expect(once.code, once.stderr).toBe(0)
+    expect(once.stderr).toBe("")
+    // Refused input from stdin is named as stdin, and nothing is written.
+    const broken = await coffer(["secrets", "push", "-"], { env, stdin: "E=ok\nnot a line\n" })
+    expect(broken.code).toBe(1)
+    expect(broken.stderr).toContain("stdin: line 2: expected KEY=value")
+    expect(Object.keys(await values())).toEqual(["A", "B", "C", "D"])
+  })
+
   it("push then pull round-trips 1,000 keys, and pushing the pulled file again changes nothing", async () => {
     const { secrets } = await serve()
     const { env } = await project(secrets)

@@ -14,20 +14,28 @@
 import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import { confirmYesNo, deleteQuestion, describeKeys } from "../confirm.js"
-import { parseSecretsFile, toMap } from "../dotenvFile.js"
+import { parseSecretsFile, repeatedKeys, toMap } from "../dotenvFile.js"
 import { refused } from "../failure.js"
-import { json, line } from "../output.js"
+import { json, line, note } from "../output.js"
 import { exportJson, type Target } from "../secretsApi.js"
 import { applyPlan, checkPlan, currentForWriting, type Plan, planPush } from "../secretsPlan.js"
+import { readFileOrStdin } from "../stdin.js"
 import { targetFor } from "../target.js"
-import { readTextFile } from "../utf8Text.js"
 import { json as jsonFlag, settingsOf, target } from "./flags.js"
 
+/**
+ * The keys and values of `file` (`-`: stdin). A key given twice keeps its last value, as when a shell sources the
+ * file, and is named on stderr as the web app's import names it: one of the two was likely meant to go.
+ */
 const readEntries = (file: string) =>
-  readTextFile(file).pipe(
-    Effect.flatMap((text) => parseSecretsFile(file, text)),
-    Effect.map(toMap),
-  )
+  Effect.gen(function* () {
+    const name = file === "-" ? "stdin" : file
+    const entries = yield* parseSecretsFile(name, yield* readFileOrStdin(file, "file"))
+    const repeated = repeatedKeys(entries)
+    if (repeated.length > 0)
+      yield* note(`${name}: given more than once (the last value is used): ${repeated.join(", ")}`)
+    return toMap(entries)
+  })
 
 const describePlan = (plan: Plan) => [
   ...plan.add.map((key) => `+ ${key}`),
@@ -39,7 +47,7 @@ const summary = (plan: Plan) =>
   `${plan.add.length} to add, ${plan.change.length} to change, ${plan.remove.length} to delete`
 
 const file = Argument.String("FILE").pipe(
-  Argument.withDescription("a .env file, or a JSON object (numbers and true/false taken as their text)"),
+  Argument.withDescription("a .env file, or a JSON object (numbers and true/false taken as their text); - for stdin"),
 )
 
 export const push = Command.make(

@@ -16,19 +16,10 @@ import { note, write } from "../output.js"
 import { writePrivateFile } from "../privateFile.js"
 import { exportJson } from "../secretsApi.js"
 import type { FlagSettings } from "../settings.js"
-import { readStdin, stdinIsTerminal } from "../stdin.js"
+import { readFileOrStdin } from "../stdin.js"
 import { targetFor } from "../target.js"
 import { fillTemplate, keysOf, parseTemplate } from "../template.js"
-import { readTextFile } from "../utf8Text.js"
 import { settingsOf, target } from "./flags.js"
-
-const readTemplate = (file: string) =>
-  file === "-"
-    ? // Typed on a terminal, a template would be waited for with nothing said; it is a file, piped or named.
-      stdinIsTerminal()
-      ? Effect.fail(usage("- reads the template from stdin, which is a terminal here: pipe it in, or name its file"))
-      : readStdin
-    : readTextFile(file)
 
 /** The environment's values, read as one export, holding each of `keys`. */
 const valuesFor = (flags: FlagSettings, keys: ReadonlyArray<string>) =>
@@ -75,7 +66,7 @@ export const substitute = Command.make(
         `--output ${flags.output.value} is the template itself: writing there would replace it with its values; name another file`,
       )
     }
-    const text = yield* readTemplate(flags.template)
+    const text = yield* readFileOrStdin(flags.template, "template")
     // Nothing to fill is not a file to write: an empty stdin (a container started without -i) would otherwise
     // replace a config file with nothing.
     if (text === "") return yield* usage(`${name} is empty; nothing was written`)
