@@ -1,10 +1,12 @@
 /**
  * `logout` says what it did: which stored keys it forgot, that there were none (and, with `--all`, not "for this
- * service"), and that a token variable still set keeps the commands signed in.
+ * service"), and that a token variable still set keeps the commands signed in. `login` given a key with the other
+ * service's URL flag says which flag the key needs.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { PassThrough } from "node:stream"
 import { describe, expect, it, vi } from "vitest"
 import { runCli } from "../main.js"
 
@@ -54,6 +56,41 @@ describe("logout", () => {
     expect(await logout([], undefined, env)).toEqual([
       0,
       "coffer: no stored keys; COFFER_TOKEN is still set, and used\n",
+    ])
+  })
+})
+
+describe("login with the other service's URL flag", () => {
+  /** The exit code and stderr of `coffer login …` given `key` on stdin, with no config file. */
+  const login = async (argv: ReadonlyArray<string>, key: string) => {
+    const home = mkdtempSync(join(tmpdir(), "coffer-login-"))
+    const piped = Object.assign(new PassThrough(), { isTTY: false })
+    piped.end(`${key}\n`)
+    vi.spyOn(process, "stdin", "get").mockReturnValue(piped as unknown as typeof process.stdin)
+    let said = ""
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
+      said += String(chunk)
+      rest.find((item) => typeof item === "function")?.()
+      return true
+    })
+    const code = await runCli(["login", ...argv], { env: { XDG_CONFIG_HOME: home }, cwd: home }).finally(() =>
+      vi.restoreAllMocks(),
+    )
+    return [code, said] as const
+  }
+
+  it("names the flag the key needs, and says nothing of the other flag when none was given", async () => {
+    expect(await login(["--url", SCHEMAS], `cfs_${"t".repeat(43)}`)).toEqual([
+      1,
+      "coffer: no schemas service URL: pass --schemas-url or set COFFER_SCHEMAS_URL; this is a schemas token (cfs_…), and --url is for the secrets service\n",
+    ])
+    expect(await login(["--schemas-url", SECRETS], `cfk_${"k".repeat(43)}`)).toEqual([
+      1,
+      "coffer: no secrets service URL: pass --url or set COFFER_URL; this is a secrets API key (cfk_…), and --schemas-url is for the schemas service\n",
+    ])
+    expect(await login([], `cfs_${"t".repeat(43)}`)).toEqual([
+      1,
+      "coffer: no schemas service URL: pass --schemas-url or set COFFER_SCHEMAS_URL\n",
     ])
   })
 })

@@ -116,6 +116,13 @@ const loginInBrowser = (serviceUrl: string, name: string, browser: boolean) =>
     )
   })
 
+/**
+ * When the URL given was the other service's flag (a schemas token with `--url`), says so: the key was read and is
+ * fine, only where it goes was named with the wrong flag.
+ */
+const crossedFlag = (given: Option.Option<string>, kind: string, flag: string, service: string) =>
+  Option.isSome(given) ? `; this is a ${kind}, and ${flag} is for the ${service} service` : ""
+
 export const login = Command.make(
   "login",
   {
@@ -146,7 +153,11 @@ export const login = Command.make(
     // Nothing at all is a forgotten pipe or an Enter pressed too soon, not a key of the wrong kind.
     if (token.length === 0) return yield* usage("no key given: paste it at the prompt, or pipe it in (`< key.txt`)")
     if (token.startsWith("cfk_")) {
-      if (settings.url === undefined) return yield* usage("no secrets service URL: pass --url or set COFFER_URL")
+      if (settings.url === undefined) {
+        return yield* usage(
+          `no secrets service URL: pass --url or set COFFER_URL${crossedFlag(flags.schemasUrl, "secrets API key (cfk_…)", "--schemas-url", "schemas")}`,
+        )
+      }
       const identity = yield* me({ url: settings.url, token, service: "secrets" })
       const { file, replaced } = yield* storeToken(settings.url, token, "url")
       const inUse = yield* serverInUse(settings.url, replaced, "url")
@@ -154,7 +165,9 @@ export const login = Command.make(
     }
     if (token.startsWith("cfs_")) {
       if (settings.schemasUrl === undefined) {
-        return yield* usage("no schemas service URL: pass --schemas-url or set COFFER_SCHEMAS_URL")
+        return yield* usage(
+          `no schemas service URL: pass --schemas-url or set COFFER_SCHEMAS_URL${crossedFlag(flags.url, "schemas token (cfs_…)", "--url", "secrets")}`,
+        )
       }
       const readable = yield* platforms({ url: settings.schemasUrl, token, service: "schemas" })
       const { file, replaced } = yield* storeToken(settings.schemasUrl, token, "schemasUrl")
