@@ -31,7 +31,7 @@ export type IssuedKey = typeof IssuedKey.Type
 const SLOW_DOWN_SECONDS = 5
 
 export const startCliLogin = (url: string, name: string | undefined) =>
-  request({ url, token: "" }, "POST", "/api/cli-logins", {
+  request({ url, token: "", service: "secrets" }, "POST", "/api/cli-logins", {
     anonymous: true,
     body: name === undefined ? {} : { name },
   }).pipe(Effect.flatMap(decodeAnswer(Started)))

@@ -136,6 +136,12 @@ describe("coffer exit codes, login and settings", () => {
       1,
       `coffer: ${schemas} is the Coffer Schemas service; secrets commands need the Secrets service (port 8788 by default): give its URL with --url or COFFER_URL\n`,
     ])
+    // So does a browser login started at the schemas service, which has none.
+    const crossedWeb = await coffer(["login", "--web", "--no-browser", "--url", schemas], { env: bare })
+    expect([crossedWeb.code, crossedWeb.stderr]).toEqual([
+      1,
+      `coffer: ${schemas} is the Coffer Schemas service; secrets commands need the Secrets service (port 8788 by default): give its URL with --url or COFFER_URL\n`,
+    ])
     const crossedBack = await coffer(["login", "--schemas-url", secrets], {
       env: bare,
       stdin: `cfs_${"a".repeat(43)}\n`,
