@@ -8,6 +8,7 @@ import { toIso } from "@coffer/kernel"
 import { type DependencyEdge, dependencyEdges, type SchemaStore } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import { sql } from "kysely"
+import { MAX_INTEGER } from "../integerColumn.js"
 import type * as SqlStore from "../SqlStore.js"
 import { chunks, eachChunk, OUTPUT_CHUNK } from "./chunks.js"
 import { json, parseList, parseObject, revisionOf, sortedDistinct, summaryOf } from "./rows.js"
@@ -17,9 +18,6 @@ export type SchemasPart = Pick<
   SchemaStore["Service"],
   "findSchema" | "dependentsOf" | "saveSchema" | "saveOutputs" | "revisions" | "listRevisions" | "findRevision"
 >
-
-/** The largest revision number the `integer` column holds (migration `schemas.ts`): a save past it would fail. */
-const MAX_REVISION = 2 ** 31 - 1
 
 export const schemas = ({ query }: SqlStore.SqlStore, transaction: Writing): SchemasPart => {
   const replaceEdges = (platform: string, version: string, dependencies: ReadonlyArray<string>) =>
@@ -177,14 +175,14 @@ export const schemas = ({ query }: SqlStore.SqlStore, transaction: Writing): Sch
           .where("platform", "=", id.platform)
           .where("version", "=", id.version)
           // Every stored revision is below a bound past the column's range (Postgres refuses it as a parameter).
-          .$if(before !== undefined && before <= MAX_REVISION, (select) => select.where("revision", "<", before!))
+          .$if(before !== undefined && before <= MAX_INTEGER, (select) => select.where("revision", "<", before!))
           .orderBy("revision", "desc")
           .limit(limit)
           .execute(),
       ).pipe(Effect.map((rows) => rows.map(summaryOf))),
     findRevision: (id, revision) =>
       // No stored revision is past the column's range, which Postgres refuses as a parameter.
-      revision > MAX_REVISION
+      revision > MAX_INTEGER
         ? Effect.succeed(undefined)
         : query((db) =>
             db

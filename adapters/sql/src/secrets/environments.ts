@@ -12,6 +12,7 @@
 import { fromIso, toIso } from "@coffer/kernel"
 import { EnvironmentExists, EnvironmentGone, type SecretStore, VersionConflict } from "@coffer/secrets"
 import * as Effect from "effect/Effect"
+import { MAX_INTEGER } from "../integerColumn.js"
 import * as SqlStore from "../SqlStore.js"
 import type { Audited } from "./audit.js"
 import { projectGone } from "./projects.js"
@@ -108,7 +109,8 @@ export const environments = (
       ),
 
     readSecret: ({ environmentId, key, version, audit }) => {
-      const params = { environmentId, key, version: version ?? 0 }
+      // A version past the column's range is none stored, as is 0, which Postgres takes as a parameter.
+      const params = { environmentId, key, version: version === undefined || version > MAX_INTEGER ? 0 : version }
       const answer = (row: ReadRow | undefined) => (row === undefined ? undefined : toRead(row))
       // SQLite has no data-modifying CTE: there the read and its record are one transaction of two statements.
       if (audit !== undefined && store.database.dialect === "postgres") {

@@ -369,6 +369,17 @@ describe("secrets", () => {
     expect((await call("GET", `${S}/K/versions/3`, { as: ada.as })).status).toBe(404)
     expect((await call("GET", `${S}/K/versions/abc`, { as: ada.as })).status).toBe(400)
     expect((await call("POST", `${S}/K/versions/0/restore`, { as: ada.as })).status).toBe(400)
+    // A well-formed number past any stored version is a version that does not exist, however large.
+    for (const past of ["1000000000", "2147483648", String(Number.MAX_SAFE_INTEGER)]) {
+      expect(await call("GET", `${S}/K/versions/${past}`, { as: ada.as })).toMatchObject({
+        status: 404,
+        body: { error: "Version not found" },
+      })
+      expect((await call("POST", `${S}/K/versions/${past}/restore`, { as: ada.as })).status).toBe(404)
+    }
+    expect((await call("GET", `${S}/K/versions/99999999999999999`, { as: ada.as })).body).toEqual({
+      error: "Version must be a whole number from 1 to 9007199254740991",
+    })
     expect((await call("POST", `${S}/K/versions/1/restore`, { as: ada.as })).body).toEqual({
       ok: true,
       action: "restored",

@@ -58,7 +58,7 @@ export const attachment = (filename: string) => `attachment; filename="${filenam
 
 const TAG = "Secrets"
 const BASE = "/api/projects/:slug/environments/:env/secrets"
-const VERSION_PARAMS = { ...SECRET_PARAMS, n: "The version number" }
+const VERSION_PARAMS = { ...SECRET_PARAMS, n: "The version number: plain digits, from 1" }
 const VALUE_READ = "Audited. A session request that the browser marks `Sec-Fetch-Site: cross-site` is refused with 403."
 const Written = (action: string) =>
   Schema.Struct({ ok: Schema.Literal(true), action: Schema.Literal(action), version: Schema.Int })

@@ -256,12 +256,15 @@ export const getSecret = Effect.fnUntraced(function* (
   return { secret: { ...secretListItem(secret), value } }
 }, spanned("Secrets.getSecret"))
 
+/** The versions a secret can be at, as a number in a path or query may name them. */
+const VERSIONS = { min: 1, max: Number.MAX_SAFE_INTEGER }
+
 /**
  * `?expectedVersion=` of a deletion, by the kernel's one rule for query numbers: absent, or a version a secret can be
  * at (from 1). 0 has no meaning here: a key that does not exist is not deleted.
  */
 const parseExpectedDeletion = (text: string | undefined) =>
-  Effect.fromResult(parseWholeNumber("expectedVersion", text, { min: 1, max: Number.MAX_SAFE_INTEGER }))
+  Effect.fromResult(parseWholeNumber("expectedVersion", text, VERSIONS))
 
 /**
  * Deletes the secret with its whole history. With `expectedVersion`, only while the secret is the one read at that
@@ -330,13 +333,13 @@ export const listVersions = Effect.fn("Secrets.listVersions")(function* (
   }
 })
 
-const VERSION_SHAPE = /^[1-9][0-9]{0,8}$/
-
-/** `:n` of the history paths: a positive integer, written plainly. */
+/**
+ * `:n` of the history paths, by the one rule of both services' numbers (a schema's revision is read alike): a
+ * number past what a store holds is a version that does not exist (404), not a malformed one.
+ */
 export const parseVersion = (text: string): Effect.Effect<number, BadRequest> =>
-  VERSION_SHAPE.test(text)
-    ? Effect.succeed(Number(text))
-    : Effect.fail(new BadRequest({ message: "Version must be a positive integer" }))
+  // Never absent: the path always gives `text`.
+  Effect.fromResult(parseWholeNumber("Version", text, VERSIONS)).pipe(Effect.map((version) => version ?? 0))
 
 /** One version's value; audited as `secret.read` of `<KEY>@<n>`. */
 export const getVersion = Effect.fn("Secrets.getVersion")(function* (
