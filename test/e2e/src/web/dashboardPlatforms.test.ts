@@ -221,6 +221,8 @@ describe("a platform's versions", () => {
     await expect.poll(() => started.textContent(), POLL).toContain("1 schema inherits from it now")
     expect((await read(baseName, "1.2.0")).content).toEqual(copied)
     expect((await read(child, "1.0.0")).output).toEqual({ inherited: true, url: "b" })
+    // The next add starts from the newest saved version again, the one just added.
+    await expect.poll(() => page.getByLabel("Copy of version").inputValue(), POLL).toBe("1.2.0")
 
     await page.getByLabel("Its schema").selectOption("Extending")
     await page.getByLabel("Extended version").selectOption("1.0.0")

@@ -63,6 +63,18 @@ describe("the secrets grid", () => {
     expect(await cellsOf(page, "EMPTY_ONE")).toEqual(["present", "missing", "missing"])
     // Nothing was read to draw the grid.
     expect((await auditOf(owner.api, slug)).filter((entry) => entry.action === "secret.read")).toEqual([])
+    // On a phone every environment's cell is on the screen, named: none is past the edge of a sideways scroll.
+    await page.setViewportSize({ width: 375, height: 800 })
+    const phoneCells = page.getByRole("row", { name: /API_URL/ }).locator("td")
+    for (const [index, name] of ["development", "staging", "production"].entries()) {
+      const box = await phoneCells.nth(index).boundingBox()
+      expect(box!.x + box!.width, name).toBeLessThanOrEqual(375)
+      expect(await phoneCells.nth(index).evaluate((cell) => getComputedStyle(cell, "::before").content)).toBe(
+        `"${name}: "`,
+      )
+    }
+    await browser.screenshot(page, "secrets-grid-375")
+    await page.setViewportSize({ width: 1440, height: 900 })
 
     await page.getByLabel("Filter by key").fill("empty")
     await page.getByText("1 of 2 keys").waitFor()

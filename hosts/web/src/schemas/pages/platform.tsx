@@ -186,9 +186,10 @@ const AddVersion = ({
 }) => {
   const [version, setVersion] = useState("")
   const [startKind, setStartKind] = useState<Start["kind"]>(saved.length > 0 ? "copy" : "none")
-  const [from, setFrom] = useState<string | undefined>(saved[0])
+  // What the person picked; until then (and again after each add) the newest saved version, whichever it is now.
+  const [from, setFrom] = useState<string>()
   const [added, setAdded] = useState<Added>()
-  // A version deleted since it was picked, or the first one saved since the page loaded, is followed.
+  // A version deleted since it was picked is no longer offered: the newest is.
   const source = from !== undefined && saved.includes(from) ? from : saved[0]
   const start: Start =
     startKind === "none" || source === undefined ? { kind: "none" } : { kind: startKind, from: source }
@@ -209,6 +210,7 @@ const AddVersion = ({
     toast(`Added version ${version} with ${startLabel(start)}`)
     setAdded({ version, start, reprocessed })
     setVersion("")
+    setFrom(undefined)
   })
   return (
     <form class="card stack" aria-label="Add a version" onSubmit={add.submit}>

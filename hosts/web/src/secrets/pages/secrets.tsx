@@ -52,7 +52,7 @@ const Row = memo(
         </button>
       </th>
       {row.cells.map((cell, index) => (
-        <td key={environments[index]!.id}>
+        <td key={environments[index]!.id} data-label={environments[index]!.name}>
           <Cell
             present={cell !== undefined}
             empty={revealedValue(revealed, environments[index]!.name, row.key, cell) === ""}
@@ -182,7 +182,7 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
             </p>
           ) : (
             <div class="table-wrap grid-wrap">
-              <table class="grid" aria-rowcount={shown.length + 1}>
+              <table class="grid stacked" aria-rowcount={shown.length + 1}>
                 <caption class="visually-hidden">Secrets of {project.name} by environment</caption>
                 <thead>
                   <tr>
