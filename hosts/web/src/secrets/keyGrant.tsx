@@ -79,5 +79,11 @@ export const useKeyGrant = (projects: ReadonlyArray<ProjectView>, chosen?: strin
       <ExpiryField value={days} onInput={setDays} hint="1 to 3650; leave empty for a key that never expires." />
     </>
   )
-  return { project, grant, fields }
+  // After a key is made the form starts over at the least it grants (read, no expiry chosen), on the same project:
+  // a second key gets the scope and lifetime chosen for it, not the last one's unnoticed.
+  const reset = () => {
+    setScope("read")
+    setDays("")
+  }
+  return { project, grant, fields, reset }
 }

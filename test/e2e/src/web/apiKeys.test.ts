@@ -48,6 +48,15 @@ const createOnPage = async (
   return (await value.textContent())!
 }
 
+/** Closes the dialog of the key `name` shown once (Done). */
+const keyDone = async (page: Page, name: string) => {
+  await page
+    .getByRole("dialog", { name: `API key ${name} created` })
+    .getByRole("button", { name: "Done" })
+    .click()
+  await page.getByLabel(`API key ${name} value`).waitFor({ state: "detached" })
+}
+
 const rows = (page: Page) => page.getByRole("table", { name: "API keys" }).locator("tbody tr")
 
 describe("API keys", () => {
@@ -78,8 +87,12 @@ describe("API keys", () => {
     expect(cells[1]).toBe("write")
     expect(cells[3]).toBe(`${deploy.slice(0, 12)}…`)
     expect(cells[5]).not.toBe("never")
-    await page.getByRole("button", { name: "Done" }).click()
-    await page.getByLabel("API key deploy value").waitFor({ state: "detached" })
+    await keyDone(page, "deploy")
+    // The form starts over for the next key, on the same project: no scope or lifetime carried over unnoticed.
+    const form = page.getByRole("form", { name: "Create an API key" })
+    expect(
+      await Promise.all(["Key name", "Scope", "Expires in days"].map((label) => form.getByLabel(label).inputValue())),
+    ).toEqual(["", "read", ""])
 
     const ci = await createOnPage(page, { name: "ci", project: second, scope: "read" })
     expect(await statusWith(ci, beta)).toBe(200)
@@ -88,6 +101,7 @@ describe("API keys", () => {
     await ciRow.waitFor()
     expect((await ciRow.locator("td").allTextContents())[5]).toBe("never")
     expect(await rows(page).count()).toBe(2)
+    await keyDone(page, "ci")
 
     // Filter by project, kept in the address.
     await page.locator(".toolbar").getByLabel("Project").selectOption({ label: first })
@@ -103,6 +117,7 @@ describe("API keys", () => {
     expect(rotated).not.toBe(deploy)
     expect(await statusWith(deploy, alpha)).toBe(401)
     expect(await statusWith(rotated, alpha)).toBe(200)
+    await keyDone(page, "deploy")
 
     // Delete from the unfiltered list.
     await page.locator(".toolbar").getByLabel("Project").selectOption({ label: "All projects" })
@@ -156,7 +171,7 @@ describe("API keys", () => {
     await page.getByRole("row", { name: /^stale / }).waitFor({ state: "detached" })
   })
 
-  it("keeps a new key's value shown while another key is deleted", async () => {
+  it("shows a new key in a dialog of its own, which a stray Escape does not close before it is copied", async () => {
     const email = `${unique("shown")}@example.com`
     const api = await apiAs(served.base, email)
     const project = unique("Shown")
@@ -165,13 +180,26 @@ describe("API keys", () => {
     const page = await signedIn(email, "/api-keys")
     await page.getByRole("row", { name: /^old / }).waitFor()
 
-    // Made, then the old one cleared away before copying: the new value cannot be shown again, so it stays.
+    // Made: its value cannot be shown again, so nothing on the page behind it (another key made, the old one
+    // deleted, another tab) can take it away before it is copied, and Escape asks first.
     const fresh = await createOnPage(page, { name: "fresh", project, scope: "read" })
+    const shown = page.getByRole("dialog", { name: "API key fresh created" })
+    expect(await shown.evaluate((dialog) => (dialog as HTMLDialogElement).matches(":modal"))).toBe(true)
+    await page.keyboard.press("Escape")
+    await shown
+      .getByRole("alert")
+      .filter({ hasText: "Not copied yet: once this closes, it cannot be shown again." })
+      .waitFor()
+    await browser.screenshot(page, "secrets-api-key-not-copied-1440")
+    await shown.getByRole("button", { name: "Go back" }).click()
+    expect(await page.getByLabel("API key fresh value").textContent()).toBe(fresh)
+    await shown.getByRole("button", { name: "Copy the api key fresh" }).click()
+    await page.keyboard.press("Escape")
+    await shown.waitFor({ state: "detached" })
     await page.getByRole("button", { name: "Delete old" }).click()
     await page.getByRole("dialog", { name: "Delete old?" }).getByRole("button", { name: "Delete key" }).click()
-    await page.getByText("Deleted old").waitFor()
     await page.getByRole("row", { name: /^old / }).waitFor({ state: "detached" })
-    expect(await page.getByLabel("API key fresh value").textContent()).toBe(fresh)
+    expect(await statusWith(fresh, slug)).toBe(200)
   })
 
   it("lets a read member create only read keys; the owner sees, cannot rotate, and deletes them", async () => {

@@ -31,7 +31,7 @@ const ownerOnPeople = async () => {
   return { api, slug, page, email }
 }
 
-/** Creates an invite on the page and reads the link it shows once. */
+/** Creates an invite on the page and reads the link it shows once, in a dialog left open. */
 const inviteOnPage = async (page: Page, role: "Can read" | "Can write") => {
   const form = page.getByRole("form", { name: "Invite someone" })
   await form.getByLabel("Role").selectOption({ label: role })
@@ -39,6 +39,12 @@ const inviteOnPage = async (page: Page, role: "Can read" | "Can write") => {
   const link = (await page.getByLabel("Invite link value").textContent())!
   expect(link).toMatch(/\/invite#cfi_[A-Za-z0-9_-]{43}$/)
   return link
+}
+
+/** Closes the dialog of the link shown once (Done). */
+const linkDone = async (page: Page) => {
+  await page.getByRole("dialog", { name: "Invite link created" }).getByRole("button", { name: "Done" }).click()
+  await page.getByLabel("Invite link value").waitFor({ state: "detached" })
 }
 
 /** The invite page for `link`'s token on this host (the link itself names the configured public origin). */
@@ -118,6 +124,7 @@ describe("invites", () => {
   it("withdraws a pending invite after a confirmation, after which its link no longer works", async () => {
     const owner = await ownerOnPeople()
     const link = await inviteOnPage(owner.page, "Can read")
+    await linkDone(owner.page)
     const pending = owner.page.getByRole("table", { name: "Pending invites" })
     const pendingNow = async () =>
       (await owner.api.call<{ invites: ReadonlyArray<unknown> }>("GET", `/api/projects/${owner.slug}/invites`)).invites
@@ -129,14 +136,11 @@ describe("invites", () => {
     await dialog.getByRole("button", { name: "Cancel" }).click()
     await dialog.waitFor({ state: "detached" })
     expect(await pendingNow()).toBe(1)
-    expect(await owner.page.getByLabel("Invite link value").textContent()).toBe(link)
     await pending.getByRole("button", { name: /^Withdraw the can read invite created / }).click()
     await dialog.getByRole("button", { name: "Withdraw invite" }).click()
     await owner.page.getByText("Invite withdrawn: its link no longer works").waitFor()
     expect(await pendingNow()).toBe(0)
     await owner.page.getByText("No pending invites.").waitFor()
-    // The link shown once went with its invite: nothing dead is left on the page to copy and send.
-    expect(await owner.page.getByLabel("Invite link value").count()).toBe(0)
 
     const page = await browser.openOther(`${served.base}/sign-in`)
     await signInPage(page, emailOf("late"))
@@ -150,6 +154,7 @@ describe("invites", () => {
   it("says an invite withdrawn elsewhere was no longer pending, and brings the list up to date", async () => {
     const owner = await ownerOnPeople()
     await inviteOnPage(owner.page, "Can write")
+    await linkDone(owner.page)
     const { invites } = await owner.api.call<{ invites: ReadonlyArray<{ id: string }> }>(
       "GET",
       `/api/projects/${owner.slug}/invites`,
@@ -164,7 +169,6 @@ describe("invites", () => {
     await owner.page.getByText("That invite was no longer pending").waitFor()
     await dialog.waitFor({ state: "detached" })
     await owner.page.getByText("No pending invites.").waitFor()
-    expect(await owner.page.getByLabel("Invite link value").count()).toBe(0)
   })
 
   it("follows a second invite link opened in the same tab", async () => {

@@ -73,10 +73,11 @@ const CreateKey = ({
   readonly onCreated: (issued: IssuedApiKey) => Promise<void>
 }) => {
   const [name, setName] = useState("")
-  const { project, grant, fields } = useKeyGrant(projects, chosen)
+  const { project, grant, fields, reset } = useKeyGrant(projects, chosen)
   const create = useAction(async () => {
     const issued = await createApiKey({ name, ...grant })
     setName("")
+    reset()
     await onCreated(issued)
   })
   return (
@@ -227,6 +228,7 @@ export const ApiKeys = () => {
       </div>
       {issued === undefined ? null : (
         <ShownOnce
+          title={`API key ${issued.name} created`}
           label={`API key ${issued.name}`}
           value={issued.key}
           onDone={() => setIssued(undefined)}

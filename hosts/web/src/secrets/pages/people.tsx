@@ -241,7 +241,12 @@ const Invites = ({ data }: { readonly data: ProjectData }) => {
           </ActionButton>
         </div>
         {link === undefined ? null : (
-          <ShownOnce label="Invite link" value={link.url} onDone={() => setLink(undefined)} />
+          <ShownOnce
+            title="Invite link created"
+            label="Invite link"
+            value={link.url}
+            onDone={() => setLink(undefined)}
+          />
         )}
       </form>
       <h2>Pending invites</h2>
