@@ -225,6 +225,21 @@ describe("the Content tab", () => {
     await page.getByRole("button", { name: "Save schema" }).click()
     await expect.poll(current, POLL).toEqual({ mine: "after theirs" })
     expect(await overtaken.count()).toBe(0)
+
+    // Discarding after such a refusal shows what is saved now, theirs, not what the page was loaded with; and a
+    // save from there lands at once.
+    cross = true
+    await editor.fill('{ "mine": "discarded" }')
+    await page.getByRole("button", { name: "Save schema" }).click()
+    await overtaken.waitFor()
+    cross = false
+    await page.getByRole("button", { name: "Discard changes" }).click()
+    await expect.poll(async () => JSON.parse(await editor.inputValue()), POLL).toEqual({ theirs: 4 })
+    await overtaken.waitFor({ state: "detached" })
+    await editor.fill('{ "mine": "after discarding" }')
+    await page.getByRole("button", { name: "Save schema" }).click()
+    await expect.poll(current, POLL).toEqual({ mine: "after discarding" })
+    expect(await overtaken.count()).toBe(0)
   })
 
   it("sends nothing once someone else signs in in another tab, and says who", async () => {

@@ -10,7 +10,8 @@
  * A save made by someone else since the editing started is never replaced unseen: the save names the revision the
  * editing started from (`expectedRevision`), so that the service refuses it (409) if another save landed since
  * (a draft kept before revisions were reads the schema first and compares its content). The tab then says so and
- * offers the choice: load their content, keep editing, or save anyway (on top of the revision now saved).
+ * offers the choice: load their content, keep editing, or save anyway (on top of the revision now saved). Discarding
+ * the changes also loads what is saved now, which may be someone else's since the page was loaded.
  */
 import { useEffect, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
@@ -100,8 +101,9 @@ export const ContentTab = ({ platform, version, schema, revision, canWrite, relo
       throw cause
     }
   })
-  // Their content replaces this text, which is then no longer a change: editing starts again from what is saved.
-  const loadingTheirs = useAction(async () => {
+  // What is saved now replaces this text, which is then no longer a change: editing starts again from it. Both
+  // "Load their content" and "Discard changes": the content the page was loaded with may be someone's since.
+  const loadSaved = useAction(async () => {
     const current = await readCurrent(platform, version)
     const theirs = pretty(current.content ?? {})
     setBaseline(theirs)
@@ -141,21 +143,12 @@ export const ContentTab = ({ platform, version, schema, revision, canWrite, relo
       {dirty ? (
         <div class="notice row" role="status">
           <span>Unsaved changes: kept in this browser tab until you save or discard them.</span>
-          <button
-            type="button"
-            class="button small"
-            onClick={() => {
-              setText(baseline)
-              setStartedFrom(JSON.stringify(schema?.content ?? null))
-              setStartedRevision(revision)
-              setOvertaken(undefined)
-              setError(undefined)
-            }}
-          >
+          <ActionButton type="button" class="button small" busy={loadSaved.busy} onClick={loadSaved.submit}>
             Discard changes
-          </button>
+          </ActionButton>
         </div>
       ) : null}
+      <Alert error={loadSaved.error} />
       <form class="stack" aria-label="Schema content" onSubmit={save.submit}>
         <div class="field">
           <label for="schema-content">Content (JSON)</label>
@@ -205,11 +198,10 @@ export const ContentTab = ({ platform, version, schema, revision, canWrite, relo
               history), or look at the History tab first: your text is kept here.
             </p>
             <div class="row">
-              <ActionButton type="button" class="button small" busy={loadingTheirs.busy} onClick={loadingTheirs.submit}>
+              <ActionButton type="button" class="button small" busy={loadSaved.busy} onClick={loadSaved.submit}>
                 Load their content
               </ActionButton>
             </div>
-            <Alert error={loadingTheirs.error} />
           </div>
         )}
         {canWrite ? (
