@@ -68,6 +68,18 @@ export const onSignedInAsSomeoneElse = (listener: Listener): (() => void) => {
   return () => someoneElseListeners.delete(listener)
 }
 
+const forbiddenListeners = new Set<Listener>()
+
+/**
+ * Called when the service refuses a change as not allowed (403): what the person may do has changed since the page
+ * was drawn (a role lowered elsewhere), so a page that offered the change reads the person's rights again. Reads
+ * refused so are not told: a page reloading on its own refused read would never stop.
+ */
+export const onChangeForbidden = (listener: Listener): (() => void) => {
+  forbiddenListeners.add(listener)
+  return () => forbiddenListeners.delete(listener)
+}
+
 const NOT_DONE =
   "Nothing was done: someone else signed in in another tab or window since this page was loaded. Reload to " +
   "continue as them."
@@ -208,6 +220,9 @@ const send = async (method: string, path: string, options: RequestOptions): Prom
   }
   if (response.status === 401 && options.quietUnauthorized !== true && keepers === 0) {
     for (const listener of unauthorizedListeners) listener()
+  }
+  if (response.status === 403 && method !== "GET") {
+    for (const listener of forbiddenListeners) listener()
   }
   throw new ApiError(response.status, message, retryAfterOf(response), body)
 }

@@ -1,10 +1,12 @@
 /**
  * The frame of a project's pages: loads the project and its environments once, shows its name, the caller's
  * role and the project tabs (`projectTabs` in `routes.ts`), and hands both to the page. A project out of reach
- * answers 404 like one that does not exist (seed 001 §5 rule 4), and is shown so.
+ * answers 404 like one that does not exist (seed 001 §5 rule 4), and is shown so. A change the service refuses as
+ * not allowed reads the project again: the role shown, and the controls it offers, are then the person's now.
  */
 import type { ComponentChildren } from "preact"
-import { ApiError } from "../api/client.js"
+import { useEffect } from "preact/hooks"
+import { ApiError, onChangeForbidden } from "../api/client.js"
 import { type EnvironmentView, getProject, type ProjectView } from "../api/secrets.js"
 import { Alert, LoadFailed, Loading } from "../ui/components.js"
 import { Link, useLocation } from "../ui/router.js"
@@ -31,6 +33,8 @@ export const ProjectFrame = ({
 }) => {
   const { pathname } = useLocation()
   const loaded = useAsync(() => getProject(slug), [slug])
+  const { reload } = loaded
+  useEffect(() => onChangeForbidden(() => void reload()), [reload])
   if (loaded.data === undefined) {
     if (loaded.error instanceof ApiError && loaded.error.status === 404) {
       return (

@@ -58,6 +58,34 @@ describe("refusals where the person acted", () => {
     await dialog.getByLabel("Key").fill("LATE")
     await dialog.getByRole("button", { name: "Save secret" }).click()
     await dialog.getByText(/^Not allowed: /).waitFor()
+    // The page then reads the person's rights again: the dialog keeps its refusal and what was typed, and the
+    // page behind it shows the role now, without the controls it no longer allows.
+    await page.locator(".project-head .badge").filter({ hasText: "Can read" }).waitFor()
+    expect(await dialog.getByLabel("Key").inputValue()).toBe("LATE")
+    expect(await dialog.getByText(/^Not allowed: /).count()).toBe(1)
+    await dialog.getByRole("button", { name: "Cancel" }).click()
+    await page.getByText("You can read this project; only owners and write members change secrets.").waitFor()
+    expect(await page.getByRole("button", { name: "Add secret" }).count()).toBe(0)
+  })
+
+  it("shows a lowered role in the secret's dialog too, with its refusal, after an edit is refused", async () => {
+    const ownerEmail = `owner403e-${Date.now()}@example.com`
+    const memberEmail = `member403e-${Date.now()}@example.com`
+    const owner = await apiAs(served.base, ownerEmail)
+    const member = await apiAs(served.base, memberEmail)
+    const slug = await seedProject(owner, `Lowered edit ${Date.now()}`, { development: { KEPT: "v" } })
+    await addMember(owner, member, slug, "write")
+    const page = await signedIn(memberEmail, `/projects/${slug}`)
+    await page.getByRole("button", { name: "KEPT", exact: true }).click()
+    const dialog = page.getByRole("dialog", { name: "KEPT" })
+    await dialog.getByRole("button", { name: "Edit KEPT in development" }).click()
+    await dialog.getByLabel("New value of KEPT in development").fill("mine")
+    const { user } = await member.call<{ user: { id: string } }>("GET", "/api/auth/me")
+    await owner.call("PATCH", `/api/projects/${slug}/members/${user.id}`, { role: "read" })
+    await dialog.getByRole("button", { name: "Save" }).click()
+    await page.locator(".project-head .badge").filter({ hasText: "Can read" }).waitFor()
+    await browser.screenshot(page, "secrets-edit-refused-lowered-1440")
+    await dialog.getByText(/^Not allowed: /).waitFor()
   })
 
   it("explains 404 when the project was deleted while open, and a project out of reach", async () => {
