@@ -24,6 +24,19 @@ export interface ProjectData {
 
 export const projectPath = (slug: string, rest = "") => `/projects/${encodeURIComponent(slug)}${rest}`
 
+const ProjectTabs = ({ slug, pathname }: { readonly slug: string; readonly pathname: string }) => (
+  <nav class="tabs" aria-label="Project">
+    {projectTabs.map((tab) => {
+      const href = projectPath(slug, tab.path)
+      return (
+        <Link key={tab.path} href={href} aria-current={pathname === href ? "page" : undefined}>
+          {tab.label}
+        </Link>
+      )
+    })}
+  </nav>
+)
+
 export const ProjectFrame = ({
   slug,
   children,
@@ -49,7 +62,12 @@ export const ProjectFrame = ({
     return loaded.error === undefined ? (
       <Loading what="the project" />
     ) : (
-      <LoadFailed error={loaded.error} retry={loaded.reload} />
+      // Not loaded (the service out of reach): the page still says which project and tab it is, by the address.
+      <section class="stack">
+        <h1>{slug}</h1>
+        <ProjectTabs slug={slug} pathname={pathname} />
+        <LoadFailed error={loaded.error} retry={loaded.reload} />
+      </section>
     )
   }
   const { project, environments } = loaded.data
@@ -59,16 +77,7 @@ export const ProjectFrame = ({
         <h1>{project.name}</h1>
         <span class="badge">{roleLabel(project.role)}</span>
       </div>
-      <nav class="tabs" aria-label="Project">
-        {projectTabs.map((tab) => {
-          const href = projectPath(project.slug, tab.path)
-          return (
-            <Link key={tab.path} href={href} aria-current={pathname === href ? "page" : undefined}>
-              {tab.label}
-            </Link>
-          )
-        })}
-      </nav>
+      <ProjectTabs slug={project.slug} pathname={pathname} />
       <Alert error={loaded.error} />
       {children({ project, environments, canWrite: project.role !== "read", reload: loaded.reload })}
     </section>

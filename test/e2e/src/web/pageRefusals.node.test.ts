@@ -213,6 +213,14 @@ describe.runIf(await hasPostgres())("503", () => {
       // A project page opened now cannot load: it says so, with a way to try again.
       await people.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Environments" }).click()
       await people.getByRole("button", { name: "Try again" }).waitFor({ timeout: 15_000 })
+      // Still saying which project and tab it is, by its address, with the other tabs a click away.
+      expect(await people.getByRole("heading", { level: 1 }).textContent()).toBe(slug)
+      expect(
+        await people
+          .getByRole("navigation", { name: "Project" })
+          .getByRole("link", { name: "Environments" })
+          .getAttribute("aria-current"),
+      ).toBe("page")
       // So do the project list and the API keys.
       await projectList.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Projects" }).click()
       await projectList.getByRole("button", { name: "Try again" }).waitFor({ timeout: 15_000 })
