@@ -113,6 +113,10 @@ describe("a platform's versions", () => {
     expect(versions).toEqual(["2.1.0-alpha.1", "2.0.0", "2.0.0-rc.1", "2.0.0-beta.2", "1.10.0", "1.2.0+b.7", "1.2.0"])
     expect(await page.getByRole("row", { name: /2\.0\.0-rc\.1/ }).textContent()).toContain("pre-release rc.1")
     expect(await page.getByRole("row", { name: /1\.2\.0\+b\.7/ }).textContent()).toContain("build b.7")
+    // Each link is named with a word apart for each badge, as a screen reader reads it.
+    for (const link of [`Schema of ${name} 2.0.0 latest`, `Schema of ${name} 2.0.0-rc.1 pre-release rc.1`]) {
+      expect(await page.getByRole("link", { name: link, exact: true }).count(), link).toBe(1)
+    }
     // The version `latest` selects (the newest release, not a newer pre-release) is marked, and no other.
     expect(
       await table

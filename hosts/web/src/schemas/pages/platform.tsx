@@ -41,19 +41,23 @@ import { latestVersion, sortVersions, versionError, versionParts } from "../vers
 
 const VersionLabel = ({ version, latest }: { readonly version: string; readonly latest: boolean }) => {
   const parts = versionParts(version)
+  // A space before each badge, so that a link's accessible name reads "1.1.0 latest", not "1.1.0latest".
   return (
     <>
       <code>{version}</code>
+      {latest ? " " : null}
       {latest ? (
         <span class="badge latest" title="What `latest` selects, and an @extends reference naming the platform alone">
           latest
         </span>
       ) : null}
+      {parts.prerelease === undefined ? null : " "}
       {parts.prerelease === undefined ? null : (
         <span class="badge prerelease" title="A pre-release sorts below its release">
           pre-release {parts.prerelease}
         </span>
       )}
+      {parts.build === undefined ? null : " "}
       {parts.build === undefined ? null : (
         <span class="badge build" title="Build metadata">
           build {parts.build}
