@@ -54,8 +54,15 @@ export const defaultLimits: Limits = {
 
 const sizeOf = (key: string, value: string) => 2 * (key.length + value.length)
 
+/**
+ * The cache, and a way to empty it: what an instance held may be out of date once it has missed other instances'
+ * invalidations (`@coffer/adapter-postgres` PgPubSub, after its connection was lost), and an empty cache only costs
+ * each key one read of the store. Subscriptions are not touched.
+ */
+export type MemoryCache = Cache.Cache["Service"] & { readonly clear: Effect.Effect<void> }
+
 /** Builds a cache held to `limits`; the sweep runs until the scope closes. */
-export const makeWith = (limits: Limits): Effect.Effect<Cache.Cache["Service"], never, Scope.Scope> =>
+export const makeWith = (limits: Limits): Effect.Effect<MemoryCache, never, Scope.Scope> =>
   Effect.gen(function* () {
     // Insertion order is write order (a rewrite moves the key to the end), so the first key is the oldest.
     const entries = new Map<string, Entry>()
@@ -135,35 +142,43 @@ export const makeWith = (limits: Limits): Effect.Effect<Cache.Cache["Service"], 
         return Stream.fromSubscription(subscription)
       })
 
-    return Cache.Cache.of({
-      get: (key) => atNow((now) => live(key, now)?.value),
-      getMany: (keys) => atNow((now) => keys.map((key) => live(key, now)?.value)),
-      set: (key, value, ttlMs) =>
-        atNow((now) => {
-          store(key, { value, expiresAt: ttlMs === undefined ? undefined : expiryFrom(now, ttlMs) })
+    return Object.assign(
+      Cache.Cache.of({
+        get: (key) => atNow((now) => live(key, now)?.value),
+        getMany: (keys) => atNow((now) => keys.map((key) => live(key, now)?.value)),
+        set: (key, value, ttlMs) =>
+          atNow((now) => {
+            store(key, { value, expiresAt: ttlMs === undefined ? undefined : expiryFrom(now, ttlMs) })
+          }),
+        delete: (key) =>
+          Effect.sync(() => {
+            remove(key)
+          }),
+        increment,
+        ttl: (key) =>
+          atNow((now) => {
+            const expiresAt = live(key, now)?.expiresAt
+            return expiresAt === undefined ? undefined : expiresAt - now
+          }),
+        // Synchronous, so a publish can never meet a topic half torn down; with no listener it goes nowhere, as in Redis.
+        publish: (channel, message) =>
+          Effect.sync(() => {
+            const topic = topics.get(channel)
+            if (topic !== undefined) PubSub.publishUnsafe(topic.pubsub, message)
+          }),
+        subscribe,
+      }),
+      {
+        clear: Effect.sync(() => {
+          entries.clear()
+          bytes = 0
         }),
-      delete: (key) =>
-        Effect.sync(() => {
-          remove(key)
-        }),
-      increment,
-      ttl: (key) =>
-        atNow((now) => {
-          const expiresAt = live(key, now)?.expiresAt
-          return expiresAt === undefined ? undefined : expiresAt - now
-        }),
-      // Synchronous, so a publish can never meet a topic half torn down; with no listener it goes nowhere, as in Redis.
-      publish: (channel, message) =>
-        Effect.sync(() => {
-          const topic = topics.get(channel)
-          if (topic !== undefined) PubSub.publishUnsafe(topic.pubsub, message)
-        }),
-      subscribe,
-    })
+      },
+    )
   })
 
 /** A cache with the default limits. */
-export const make: Effect.Effect<Cache.Cache["Service"], never, Scope.Scope> = makeWith(defaultLimits)
+export const make: Effect.Effect<MemoryCache, never, Scope.Scope> = makeWith(defaultLimits)
 
 /** The in-memory Cache held to `limits`; its state lives as long as the layer. */
 export const layerWith = (limits: Limits): Layer.Layer<Cache.Cache> => Layer.effect(Cache.Cache, makeWith(limits))

@@ -47,11 +47,11 @@ export const cacheLayer = (settings: HostSettings): Layer.Layer<Cache.Cache, Sto
   if (settings.redisUrl !== undefined) {
     return Cache.layerWithMetrics(RedisCache.layer({ url: settings.redisUrl, prefix: settings.redisPrefix }))
   }
-  const memory = MemoryCache.layerWith({ maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes })
+  const limits = { maxEntries: settings.cacheMaxEntries, maxBytes: settings.cacheMaxBytes }
   return Cache.layerWithMetrics(
     settings.database._tag === "Postgres"
-      ? PgPubSub.layer({ url: settings.database.url }).pipe(Layer.provide(memory))
-      : memory,
+      ? PgPubSub.layer(settings.database.url, MemoryCache.makeWith(limits))
+      : MemoryCache.layerWith(limits),
   )
 }
 

@@ -160,4 +160,50 @@ describe.runIf(await hasPostgres())("two secrets instances on one Postgres, no R
       await database.drop()
     }
   })
+
+  /**
+   * A notification sent while an instance's listening connection is down never reaches it: once it listens again it
+   * forgets what it cached, so a key deleted in the gap is refused within the reconnection (a second), not after its
+   * cached check expires (a minute). And a publisher whose own listener is down still gets the news out.
+   */
+  it("a key deleted while B's listener, or A's, was cut off is refused by B within seconds", async () => {
+    const database = await createPostgresDatabase("e2e_instances_listen")
+    const env = { COFFER_DATABASE_URL: database.url, COFFER_MASTER_KEY: randomBytes(32).toString("base64") }
+    const [a, b] = await Promise.all([
+      start({ args: ["serve", "--only", "secrets"], env }),
+      start({ args: ["serve", "--only", "secrets"], env }),
+    ])
+    /** Ends `host`'s listening connection from the server's side, as a restart of Postgres or a proxy would. */
+    const cutListener = async (host: typeof a) => {
+      const ended = await database.query(
+        "select pg_terminate_backend(pid) as ended from pg_stat_activity where application_name = $1",
+        [`coffer-listen ${host.child.pid}`],
+      )
+      expect(ended).toEqual([{ ended: true }])
+    }
+    try {
+      const A = a.secrets!
+      const B = b.secrets!
+      const { owner, cookie, S } = await sharedProject(A)
+      expect((await owner.call(A, "POST", S, { cookie, body: { key: "K", value: "v" } })).status).toBe(201)
+      for (const listener of [b, a]) {
+        const created = await owner.call(A, "POST", "/api/api-keys", {
+          cookie,
+          body: { name: "ci", projectSlug: "shared" },
+        })
+        const key = created.body.key as string
+        // B has checked the key, and caches that check for a minute.
+        expect((await owner.call(B, "GET", `${S}/K`, { key })).status).toBe(200)
+        await cutListener(listener)
+        expect((await owner.call(A, "DELETE", `/api/api-keys/${created.body.id}`, { cookie })).status).toBe(200)
+        await expect
+          .poll(async () => (await owner.call(B, "GET", `${S}/K`, { key })).status, { timeout: 5_000, interval: 50 })
+          .toBe(401)
+      }
+      expect(b.output()).toContain("listening again; what this instance had cached is forgotten")
+    } finally {
+      await Promise.all([a.stop("SIGKILL"), b.stop("SIGKILL")])
+      await database.drop()
+    }
+  })
 })
