@@ -81,7 +81,10 @@ export const atStart: Effect.Effect<void, MasterKeyMismatch | StoreUnavailable, 
   function* () {
     yield* verify
     const canaries = yield* KeyCanary
-    if ((yield* canaries.read) !== undefined) return
+    // Read again, and opened: another instance starting at the same moment may have sealed one since `verify`
+    // looked, under its own key. Taken unchecked, both would start, one writing what the other cannot open.
+    const existing = yield* canaries.read
+    if (existing !== undefined) return yield* opens(existing)
     const canary = yield* Effect.orDie((yield* Cipher.Cipher).newDataKey)
     const stored = yield* canaries.create(canary)
     if (stored !== canary) yield* opens(stored)
