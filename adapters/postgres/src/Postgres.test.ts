@@ -193,6 +193,33 @@ describe.runIf(await hasPostgres())("Postgres", () => {
     }
   })
 
+  it("gives up a hot path's statement on a pooled connection whose link stalls, then heals", async () => {
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    const one = (db: Parameters<Parameters<SqlDatabase.Service["execute"]>[0]>[0]) =>
+      db.selectNoFrom((eb) => eb.lit(1).as("one")).compile()
+    try {
+      await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const name = yield* scopedDatabase
+            const database = yield* Postgres.make({ url: urlFor(name, proxy), queryTimeoutMs: 1_000 })
+            // Connections already open in the pool: the pool's wait for a connection does not apply.
+            yield* Effect.all([database.execute(one, "one"), database.execute(one, "one")], { concurrency: 2 })
+            proxy.stall()
+            const stalled = yield* timedFailure(database.execute(one, "one"))
+            expect(stalled.error).toBeInstanceOf(StoreUnavailable)
+            expect(stalled.ms).toBeLessThan(outageBudgetMs)
+            proxy.restore()
+            yield* healed(database)
+            expect((yield* database.execute(one, "one")).rows).toEqual([{ one: 1 }])
+          }),
+        ),
+      )
+    } finally {
+      await proxy.close()
+    }
+  })
+
   it("survives losing its connections (idle, in the pool) and heals without a rebuild", async () => {
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
     const logs: Array<string> = []

@@ -25,6 +25,13 @@ export interface Options {
   readonly connectionTimeoutMs?: number | undefined
   /** Server-side limit on one statement (default 30000); `migrate` lifts it for its own run. */
   readonly statementTimeoutMs?: number | undefined
+  /**
+   * How long a hot path's statement (`runStatement`, run on the pool outside a transaction) waits for its answer
+   * before its connection is given up (default: the statement timeout and 5 s more). The server's own limit cannot
+   * help when the link to it stalls silently (a frozen proxy, a dropped route): the request would wait as long as
+   * the stall lasted. The connection is discarded, and the call fails as the database being unavailable.
+   */
+  readonly queryTimeoutMs?: number | undefined
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
@@ -41,12 +48,15 @@ const runOnPool = async <R>(
   pool: import("pg").Pool,
   query: CompiledQuery<R>,
   name: string | undefined,
+  timeoutMs: number,
 ): Promise<QueryResult<R>> => {
+  // pg's own client-side bound: past it the call fails ("Query read timeout") and the pool discards the connection.
   const result = await pool.query<R & import("pg").QueryResultRow>({
     text: query.sql,
     values: [...query.parameters],
+    query_timeout: timeoutMs,
     ...(name === undefined ? {} : { name }),
-  })
+  } as import("pg").QueryConfig)
   return CHANGING_COMMANDS.has(result.command) && result.rowCount !== null
     ? { rows: result.rows, numAffectedRows: BigInt(result.rowCount) }
     : { rows: result.rows }
@@ -62,6 +72,8 @@ export const make = (options: Options): Effect.Effect<SqlDatabase.Service, never
       Effect.runForkWith(context)(Effect.logWarning(text, { error: message(error) }))
 
     const connectionTimeoutMs = options.connectionTimeoutMs ?? 2_000
+    const statementTimeoutMs = options.statementTimeoutMs ?? 30_000
+    const queryTimeoutMs = options.queryTimeoutMs ?? statementTimeoutMs + 5_000
     const { pool, db } = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const pool = new pg.Pool({
@@ -71,7 +83,7 @@ export const make = (options: Options): Effect.Effect<SqlDatabase.Service, never
           idleTimeoutMillis: 30_000,
           // Detects a server that vanished without closing the socket, on idle and busy connections alike.
           keepAlive: true,
-          statement_timeout: options.statementTimeoutMs ?? 30_000,
+          statement_timeout: statementTimeoutMs,
           // A transaction left open by a stuck caller would hold its locks forever.
           idle_in_transaction_session_timeout: 60_000,
           application_name: "coffer",
@@ -98,7 +110,7 @@ export const make = (options: Options): Effect.Effect<SqlDatabase.Service, never
       db,
       dialect: "postgres",
       pingTimeout: Duration.millis(connectionTimeoutMs + 1_000),
-      runStatement: (query, name) => runOnPool(pool, query, name),
+      runStatement: (query, name) => runOnPool(pool, query, name, queryTimeoutMs),
     })
   })
 

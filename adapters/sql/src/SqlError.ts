@@ -128,6 +128,8 @@ const networkCodes = new Set([
 // handle is gone. Matching on messages is a last resort; every pattern here is a fixed string in a driver.
 const unusableMessages = [
   /Connection terminated/i,
+  // pg's client-side bound on a statement's answer (`query_timeout`): the link stalled, the connection is given up.
+  /Query read timeout/i,
   /timeout exceeded when trying to connect/i,
   /Client has encountered a connection error/i,
   /Client was closed and is not queryable/i,
