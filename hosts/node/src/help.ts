@@ -89,10 +89,14 @@ them under COFFER_MASTER_KEY, opening them with COFFER_MASTER_KEY_PREVIOUS.
 Values are not re-encrypted, and the service may keep running.
 
   1. openssl rand -base64 32 gives a new key.
-  2. Restart every instance with COFFER_MASTER_KEY=<new> and
+  2. With several instances, first restart each with COFFER_MASTER_KEY=<old>
+     and COFFER_MASTER_KEY_PREVIOUS=<new>: every one can then open what the
+     new key wraps, so the next step leaves none that cannot read a project
+     created meanwhile. (One instance: go to step 3.)
+  3. Restart every instance with COFFER_MASTER_KEY=<new> and
      COFFER_MASTER_KEY_PREVIOUS=<old>.
-  3. Run \`coffer keys rotate\` with the same settings.
-  4. Restart without COFFER_MASTER_KEY_PREVIOUS, and destroy the old key.
+  4. Run \`coffer keys rotate\` with the same settings.
+  5. Restart without COFFER_MASTER_KEY_PREVIOUS, and destroy the old key.
 
 Data-key rotation: \`coffer keys rotate --data-keys\` gives every project (or
 the one named by --project) a fresh data key and re-seals all its values under

@@ -88,6 +88,38 @@ describe(`the master key check at start (${defaultHost})`, () => {
     await again.stop()
   })
 
+  it("lets instances mid-rotation, one on each key with the other as previous, read what either wrote", async () => {
+    const database = freshDatabase()
+    const [old, next] = [masterKey(), masterKey()]
+    const before = await serve({ ...database.env, COFFER_MASTER_KEY: old })
+    const cookie = await signIn(before.secrets!)
+    await before.stop()
+    // `coffer keys rotate --help`, step 2 then 3: one instance restarted on the old key with the new one as
+    // previous, another already on the new key with the old one as previous.
+    const [first, second] = [
+      await serve({ ...database.env, COFFER_MASTER_KEY: old, COFFER_MASTER_KEY_PREVIOUS: next }),
+      await serve({ ...database.env, COFFER_MASTER_KEY: next, COFFER_MASTER_KEY_PREVIOUS: old }),
+    ]
+    const call = (base: string, method: string, path: string, body?: unknown) =>
+      fetch(`${base}${path}`, {
+        method,
+        headers: { "content-type": "application/json", cookie },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+    for (const [writer, reader, name] of [
+      [second, first, "Made on the new key"],
+      [first, second, "Made on the old key"],
+    ] as const) {
+      const created = await call(writer.secrets!, "POST", "/api/projects", { name })
+      expect(created.status).toBe(201)
+      const { slug } = ((await created.json()) as { project: { slug: string } }).project
+      const secrets = `/api/projects/${slug}/environments/development/secrets`
+      expect((await call(writer.secrets!, "POST", secrets, { key: "K", value: name })).status).toBe(201)
+      const read = await call(reader.secrets!, "GET", `${secrets}/K`)
+      expect([read.status, ((await read.json()) as { secret?: { value: string } }).secret?.value]).toEqual([200, name])
+    }
+  })
+
   it("refuses another valid key on a database with no project, by the canary sealed at its first start", async () => {
     const database = freshDatabase()
     const first = await serve({ ...database.env, COFFER_MASTER_KEY: masterKey() })
