@@ -33,6 +33,26 @@ describe("JSON log lines", () => {
     })
   })
 
+  it("writes a message logged with fields as one string, the fields beside it (the README's one shape)", async () => {
+    const lines = await bothWays(
+      Effect.gen(function* () {
+        yield* Effect.logWarning("Postgres: a connection in use failed", { error: "read ECONNRESET", message: "no" })
+        yield* Effect.logInfo("applied", 3, "migrations")
+      }).pipe(Effect.annotateLogs({ service: "secrets" })),
+    )
+    expect(lines.map(({ general }) => JSON.parse(general))).toEqual([
+      {
+        time: expect.any(String),
+        level: "WARN",
+        message: "Postgres: a connection in use failed",
+        error: "read ECONNRESET",
+        service: "secrets",
+      },
+      { time: expect.any(String), level: "INFO", message: "applied 3 migrations", service: "secrets" },
+    ])
+    expect(JSON.parse(lines[1]!.fast)).toEqual(JSON.parse(lines[1]!.general))
+  })
+
   it("keeps the general path for causes, objects and redacted values", async () => {
     const lines = await bothWays(
       Effect.gen(function* () {

@@ -23,19 +23,43 @@ import * as References from "effect/References"
 import type { LogFormat } from "../config/operatingSettings.js"
 import { makeLineBatch } from "./lineBatch.js"
 
+const isPlain = (value: unknown): value is string | number | boolean =>
+  typeof value === "string" || (typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean"
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype
+
+/** The keys of a line that fields logged with a message never replace. */
+const RESERVED = new Set(["time", "level", "message", "cause"])
+
+/**
+ * A message logged as parts (`Effect.logWarning("Postgres: a connection in use failed", { error })`) as one line:
+ * its text parts joined into the one string `message` every line has, the fields of its plain objects beside it,
+ * and anything else (an `Error`, a redacted value) under `details`, as the general formatter renders it.
+ */
+const messageFields = (message: unknown): Record<string, unknown> => {
+  const texts: Array<string> = []
+  const fields: Record<string, unknown> = {}
+  const details: Array<unknown> = []
+  for (const part of Array.isArray(message) ? message : [message]) {
+    if (isPlain(part)) texts.push(String(part))
+    else if (isRecord(part)) {
+      for (const key in part) if (!RESERVED.has(key)) fields[key] = part[key]
+    } else details.push(part)
+  }
+  return { message: texts.join(" "), ...fields, ...(details.length === 0 ? {} : { details }) }
+}
+
 /** Effect's structured fields, flattened into one JSON line. */
 export const structuredLine = Logger.map(Logger.formatStructured, ({ timestamp, level, message, annotations, cause }) =>
   Formatter.formatJson({
     time: timestamp,
     level,
-    message,
+    ...messageFields(message),
     ...annotations,
     ...(cause === undefined ? {} : { cause }),
   }),
 )
-
-const isPlain = (value: unknown): value is string | number | boolean =>
-  typeof value === "string" || (typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean"
 
 /**
  * The same line, written with `JSON.stringify` when the message and every annotation are plain strings, finite
@@ -52,7 +76,7 @@ export const jsonLine = Logger.make((options): string => {
   const line: Record<string, unknown> = {
     time: date.toISOString(),
     level: logLevel.toUpperCase(),
-    message: parts.length === 1 ? parts[0] : parts,
+    message: parts.length === 1 ? String(parts[0]) : parts.map(String).join(" "),
   }
   for (const key in annotations) {
     const value = annotations[key]
