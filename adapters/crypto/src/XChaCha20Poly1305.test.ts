@@ -47,6 +47,8 @@ describe("XChaCha20Poly1305 primitive", () => {
       }).pipe(Effect.provide(XChaCha20Poly1305.layer({ masterKey }))),
     )
     expect(Encoding.fromBase64Url(sealed.slice("csv2.1.".length))?.length).toBe(24 + 16)
+    // Migration 0014 of @coffer/adapter-sql tells values stored before it as empty by this length.
+    expect(sealed.length - "csv2.1.".length).toBe(54)
   })
 })
 

@@ -25,13 +25,16 @@ const cipher = Layer.succeed(Cipher.Cipher)({
 const racedBy = (sealedMeanwhile: string, created: Array<string>) =>
   Layer.sync(KeyCanary)(() => {
     let reads = 0
-    let stored: string | undefined
     return {
-      read: Effect.sync(() => (++reads === 1 ? undefined : (stored ??= sealedMeanwhile))),
+      read: Effect.sync(() => {
+        reads++
+        return reads === 1 ? undefined : sealedMeanwhile
+      }),
+      // The other instance's canary is stored by then: an insert keeps it.
       create: (canary: string) =>
         Effect.sync(() => {
           created.push(canary)
-          return (stored ??= canary)
+          return sealedMeanwhile
         }),
       replace: () => Effect.succeed(false),
       anyDataKey: Effect.succeed(undefined),

@@ -126,6 +126,8 @@ export interface SecretRecord {
   readonly key: string
   /** The current (highest) version. */
   readonly version: number
+  /** Whether the current version's value is the empty string (`WriteSecretInput.empty`). */
+  readonly empty: boolean
   readonly createdAt: EpochMillis
   readonly updatedAt: EpochMillis
 }
@@ -263,6 +265,11 @@ export interface WriteSecretInput {
   readonly secretId: string
   /** Sealed for version `expectedVersion + 1`. */
   readonly value: string
+  /**
+   * Whether that value is the empty string, kept beside it: a list says which keys hold nothing without opening, or
+   * auditing, a value (an empty value is most often one not filled in yet).
+   */
+  readonly empty: boolean
   readonly userId: string
   readonly at: EpochMillis
   readonly audit: AuditRecord

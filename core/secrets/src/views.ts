@@ -57,11 +57,16 @@ export const environmentView = (environment: EnvironmentRecord): EnvironmentView
   createdAt: toIso(environment.createdAt),
 })
 
-/** A secret in a list: never its value. */
+/** A secret in a list: never its value, only whether it is empty. */
 export const SecretListItem = Schema.Struct({
   id: Schema.String,
   key: Schema.String,
   version: Version,
+  empty: Schema.Boolean.annotate({
+    description:
+      "Whether the current value is the empty string; told without reading the value, so a list is not audited. " +
+      "Values saved before this was recorded count as empty by the length of what is stored.",
+  }),
   createdAt: Time,
   updatedAt: Time,
 }).annotate({ identifier: "SecretListItem" })
@@ -71,6 +76,7 @@ export const secretListItem = (secret: SecretRecord): SecretListItem => ({
   id: secret.id,
   key: secret.key,
   version: secret.version,
+  empty: secret.empty,
   createdAt: toIso(secret.createdAt),
   updatedAt: toIso(secret.updatedAt),
 })

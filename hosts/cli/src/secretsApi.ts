@@ -31,6 +31,8 @@ export const SecretItem = Schema.Struct({
   id: Schema.String,
   key: Schema.String,
   version: Schema.Number,
+  /** Whether the value is empty, told without reading it; absent from services older than it. */
+  empty: Schema.optional(Schema.Boolean),
   createdAt: Schema.String,
   updatedAt: Schema.String,
 })

@@ -55,7 +55,14 @@ const seedSecret = async (db: Db, at: string, dataKey: string, versions: Readonl
     .execute()
   await db
     .insertInto("secrets_secrets")
-    .values({ id: "s", environment_id: "e", key: "K", version: versions.length, created_at: at, updated_at: at })
+    .values({
+      id: "s",
+      environment_id: "e",
+      key: "K",
+      version: versions.length,
+      created_at: at,
+      updated_at: at,
+    } as never)
     .execute()
   await db
     .insertInto("secrets_secret_versions")
@@ -317,6 +324,70 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
         [2, null],
         [3, 1],
       ])
+    })
+
+    it("marks at 0014 the secrets whose current value is empty, by its sealed length; later rows say so themselves", async () => {
+      const at = "2026-01-31T12:00:00.000Z"
+      // An empty value's payload is its nonce and tag alone: 54 characters (the Cipher contract checks the length).
+      const sealed = (header: string, payloadLength: number) => `${header}.${"A".repeat(payloadLength)}`
+      const rows = await run(
+        Effect.gen(function* () {
+          const database = yield* SqlDatabase.SqlDatabase
+          const upTo = migrationsWhere(database)
+          yield* upTo((name) => name < "0014")
+          const version = (secret: string, n: number, value: string) => ({
+            secret_id: secret,
+            version: n,
+            value,
+            user_id: "u",
+            created_at: at,
+          })
+          // K: empty at its last version (2), after a value; its history is not looked at.
+          yield* database.query((db) =>
+            seedSecret(db, at, "cdk1.k", [
+              version("s", 1, sealed("csv2.1", 60)),
+              version("s", 2, sealed("csv2.1", 54)),
+            ]),
+          )
+          const more = [
+            { id: "legacy-empty", value: sealed("csv1", 54) },
+            { id: "wide-header-empty", value: sealed("csv2.123456789", 54) },
+            { id: "one-character", value: sealed("csv2.1", 55) },
+            { id: "was-empty", value: sealed("csv2.1", 56), before: sealed("csv2.1", 54) },
+          ]
+          for (const secret of more) {
+            const history = secret.before === undefined ? [secret.value] : [secret.before, secret.value]
+            yield* database.query(async (db) => {
+              await db
+                .insertInto("secrets_secrets")
+                .values({
+                  id: secret.id,
+                  environment_id: "e",
+                  key: secret.id,
+                  version: history.length,
+                  created_at: at,
+                  updated_at: at,
+                } as never)
+                .execute()
+              await db
+                .insertInto("secrets_secret_versions")
+                .values(history.map((value, index) => version(secret.id, index + 1, value)) as never)
+                .execute()
+            })
+          }
+          yield* upTo((name) => name >= "0014")
+          return yield* database.query((db) =>
+            db.selectFrom("secrets_secrets").select(["key", "empty"]).orderBy("key").execute(),
+          )
+        }),
+      )
+      expect(Object.fromEntries(rows.map((row) => [row.key, Number(row.empty)]))).toEqual({
+        K: 1,
+        "legacy-empty": 1,
+        "one-character": 0,
+        "was-empty": 0,
+        "wide-header-empty": 1,
+      })
     })
 
     it("leaves every secrets audit record written before 0012 with no API key; later rows keep theirs", async () => {

@@ -159,6 +159,7 @@ export const secretStoreSuite = <R>(
           expectedVersion: i,
           secretId,
           value: `sealed-${key}-${i + 1}`,
+          empty: false,
           userId,
           at: at(i),
           audit: audit(projectId, i === 0 ? "secret.created" : "secret.updated", key),
@@ -636,6 +637,7 @@ export const secretStoreSuite = <R>(
               expectedVersion: 0,
               secretId: nextId("secret"),
               value: "v",
+              empty: false,
               userId: ownerId,
               at: at(),
               audit: audit(alpha.id, "secret.created", "K"),
@@ -658,6 +660,7 @@ export const secretStoreSuite = <R>(
               expectedVersion,
               secretId: id,
               value,
+              empty: false,
               userId: ownerId,
               at: at(offset),
               audit: audit(alpha.id, "secret.updated", "K"),
@@ -676,6 +679,7 @@ export const secretStoreSuite = <R>(
             environmentId: env.id,
             key: "K",
             version: 2,
+            empty: false,
             createdAt: at(),
             updatedAt: at(5),
           })
@@ -701,6 +705,7 @@ export const secretStoreSuite = <R>(
               expectedVersion,
               secretId: ids[key],
               value: `sealed-${key}-${expectedVersion + 1}`,
+              empty: false,
               userId: ownerId,
               at: at(expectedVersion),
               audit: audit(alpha.id, restoredFrom ? "secret.restored" : "secret.updated", key),
@@ -762,6 +767,7 @@ export const secretStoreSuite = <R>(
                     expectedVersion,
                     secretId: hotId,
                     value: `v${expectedVersion + 1}-${i}`,
+                    empty: false,
                     userId: ownerId,
                     at: at(),
                     audit: audit(alpha.id, "secret.updated", "HOT"),
@@ -798,6 +804,7 @@ export const secretStoreSuite = <R>(
                 expectedVersion: current?.version ?? 0,
                 secretId: current?.id ?? nextId("secret"),
                 value: `value-${i}`,
+                empty: false,
                 userId: ownerId,
                 at: at(),
                 audit: audit(alpha.id, "secret.updated", "HOT"),
@@ -819,6 +826,40 @@ export const secretStoreSuite = <R>(
           expect(
             Order.sorted(yield* store.listVersions(secret!.id), Order.byVersionDescending).map((v) => v.version),
           ).toEqual(Array.from({ length: 12 }, (_, i) => 12 - i))
+        }),
+      ))
+
+    it("keeps with each secret whether its current value is empty, as written, in every read of it", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha, ownerId, environments } = yield* project("alpha")
+          const env = environments[0]!
+          const secretId = nextId("secret")
+          const write = (expectedVersion: number, empty: boolean) =>
+            store.writeSecret({
+              environmentId: env.id,
+              key: "E",
+              expectedVersion,
+              secretId,
+              value: `sealed-E-${expectedVersion + 1}`,
+              empty,
+              userId: ownerId,
+              at: at(expectedVersion),
+              audit: audit(alpha.id, expectedVersion === 0 ? "secret.created" : "secret.updated", "E"),
+            })
+          const seen = () =>
+            Effect.gen(function* () {
+              const listed = (yield* store.listSecrets(env.id)).find((secret) => secret.key === "E")
+              const found = yield* store.findSecret(env.id, "E")
+              const read = yield* store.readSecret({ environmentId: env.id, key: "E" })
+              return [listed?.empty, found?.empty, read?.secret.empty]
+            })
+          yield* write(0, true)
+          expect(yield* seen()).toEqual([true, true, true])
+          yield* write(1, false)
+          expect(yield* seen()).toEqual([false, false, false])
+          yield* write(2, true)
+          expect(yield* seen()).toEqual([true, true, true])
         }),
       ))
 
@@ -963,6 +1004,7 @@ export const secretStoreSuite = <R>(
               expectedVersion,
               secretId,
               value: `together-${key}`,
+              empty: false,
               userId: ownerId,
               at: at(5),
               audit: audit(alpha.id, expectedVersion === 0 ? "secret.created" : "secret.updated", key),
@@ -1334,6 +1376,7 @@ export const secretStoreSuite = <R>(
               expectedVersion,
               secretId,
               value: `v-${key}-${expectedVersion + 1}`,
+              empty: false,
               userId: ownerId,
               at: at(expectedVersion),
               audit: withKey(apiKey, expectedVersion === 0 ? "secret.created" : "secret.updated", key),
@@ -1638,6 +1681,7 @@ export const secretStoreSuite = <R>(
                   expectedVersion: i,
                   secretId,
                   value,
+                  empty: false,
                   userId: ownerId,
                   at: at(i),
                   audit: audit(projectId, "secret.updated", key),
@@ -1719,6 +1763,7 @@ export const secretStoreSuite = <R>(
                 expectedVersion: 1,
                 secretId: written!.secretId,
                 value: "v2",
+                empty: false,
                 userId: ownerId,
                 at: at(),
                 audit: audit(alpha.id, "secret.updated", "K"),

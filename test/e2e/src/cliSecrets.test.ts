@@ -430,7 +430,7 @@ describe("coffer secrets: one secret at a time", () => {
       restoredFrom: null,
     })
     const listedKeys = JSON.parse((await coffer(["secrets", "list", "--json"], { env })).stdout)
-    expect(Object.keys(listedKeys[0]).sort()).toEqual(["createdAt", "id", "key", "updatedAt", "version"])
+    expect(Object.keys(listedKeys[0]).sort()).toEqual(["createdAt", "empty", "id", "key", "updatedAt", "version"])
     expect((await coffer(["secrets", "history", "A"], { env })).stdout).not.toContain("first")
     const restored = await coffer(["secrets", "restore", "A", "--version", "1"], { env })
     expect(restored.stdout).toBe("A: version 1 restored as version 3\n")
@@ -487,9 +487,10 @@ describe("coffer secrets: one secret at a time", () => {
       onlyInEnv2: [],
       changed: [],
     })
+    expect((await coffer(["secrets", "set", "BLANK="], { env })).code).toBe(0)
     const list = await coffer(["secrets", "list"], { env })
-    // Version 4: the -v restore above.
-    expect(list.stdout).toMatch(/^KEY\s+VERSION\s+UPDATED\nA\s+4\s/)
+    // Version 4: the -v restore above. An empty value is marked so, without being read.
+    expect(list.stdout).toMatch(/^KEY\s+VERSION\s+UPDATED\nA\s+4\s+\S+\nB\s+1\s+\S+\nBLANK\s+1\s+\S+\s+empty\n$/)
     expect(list.stdout).not.toContain("first")
     expect((await coffer(["secrets", "delete", "A", "--yes"], { env })).code).toBe(0)
     expect((await coffer(["secrets", "get", "A"], { env })).code).toBe(3)

@@ -32,8 +32,14 @@
  * so that a history tells a restore from an update. Nullable, and null for every row already there: which of
  * those were restores was not kept with them (the audit log names the version brought back, not the one it made,
  * and outlives deleted secrets), so none is guessed.
+ *
+ * `0014_secrets_empty_values` adds `secrets_secrets.empty` (0/1): whether the current value is the empty string,
+ * written with each version, so that a list says so without opening (or auditing) a value. Rows already there
+ * are told by the length of their current version's sealed value, which is fixed for an empty one: the payload
+ * after the header's last dot is the nonce and the tag alone, 40 bytes of XChaCha20-Poly1305 (the only cipher
+ * Coffer has written with), 54 characters of base64url. Any other value's payload is longer.
  */
-import type { Kysely, Migration } from "kysely"
+import { type Kysely, type Migration, sql } from "kysely"
 
 const m0004: Migration = {
   // biome-ignore lint/suspicious/noExplicitAny: a migration must not depend on today's `Tables` (see index.ts).
@@ -191,8 +197,33 @@ const m0011: Migration = {
   },
 }
 
+/** Characters of base64url holding an empty value's nonce (24 bytes) and tag (16 bytes). */
+const EMPTY_PAYLOAD_LENGTH = 54
+
+const m0014: Migration = {
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  up: async (db: Kysely<any>) => {
+    await db.schema
+      .alterTable("secrets_secrets")
+      .addColumn("empty", "integer", (column) => column.notNull().defaultTo(0))
+      .execute()
+    // The character before the payload's last 54 is the header's dot only when the payload is 54 long.
+    await sql`
+      update secrets_secrets set empty = 1 where exists (
+        select 1 from secrets_secret_versions v
+        where v.secret_id = secrets_secrets.id and v.version = secrets_secrets.version
+          and substr(v.value, length(v.value) - ${sql.lit(EMPTY_PAYLOAD_LENGTH)}, 1) = '.'
+      )`.execute(db)
+  },
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  down: async (db: Kysely<any>) => {
+    await db.schema.alterTable("secrets_secrets").dropColumn("empty").execute()
+  },
+}
+
 export const secretsMigrations: Readonly<Record<string, Migration>> = {
   "0004_secrets": m0004,
   "0008_secrets_data_key_versions": m0008,
   "0011_secrets_restored_from": m0011,
+  "0014_secrets_empty_values": m0014,
 }

@@ -137,6 +137,7 @@ export const environments = (
         expectedVersion: input.expectedVersion,
         version: input.expectedVersion + 1,
         value: input.value,
+        empty: input.empty ? 1 : 0,
         userId: input.userId,
         at: toIso(input.at),
         restoredFrom: input.restoredFrom ?? null,

@@ -49,6 +49,7 @@ interface SecretColumns {
   readonly secret_id: string | null
   readonly secret_key: string | null
   readonly secret_version: number | string | null
+  readonly secret_empty: number | string | null
   readonly secret_created_at: string | null
   readonly secret_updated_at: string | null
 }
@@ -62,6 +63,7 @@ const secretOf = (row: SecretColumns, environmentId: string): SecretStore.Secret
         environment_id: environmentId,
         key,
         version: Number(version),
+        empty: Number(row.secret_empty),
         created_at: secret_created_at,
         updated_at: secret_updated_at,
       })

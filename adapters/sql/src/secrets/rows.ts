@@ -58,6 +58,7 @@ export const toSecret = (row: SecretsSecretRow): SecretStore.SecretRecord => ({
   environmentId: row.environment_id,
   key: row.key,
   version: Number(row.version),
+  empty: Number(row.empty) === 1,
   createdAt: fromIso(row.created_at),
   updatedAt: fromIso(row.updated_at),
 })

@@ -36,6 +36,7 @@ const readSecretRow = (db: QueryCreator<Tables>, environmentId: string, key: str
       "s.environment_id",
       "s.key",
       "s.version",
+      "s.empty",
       "s.created_at",
       "s.updated_at",
       "v.version as sealed_version",
@@ -88,6 +89,8 @@ export interface WriteParams {
   readonly expectedVersion: number
   readonly version: number
   readonly value: string
+  /** 1 when the value sealed is the empty string, else 0. */
+  readonly empty: number
   readonly userId: string
   readonly at: string
   /** A restore's version brought back; null for an ordinary write (always given: a batch's columns are the first call's keys). */
@@ -100,6 +103,7 @@ const creating = (db: QueryCreator<Tables>, param: Param<WriteParams>) =>
     environment_id: param("environmentId"),
     key: param("key"),
     version: param("version"),
+    empty: param("empty"),
     created_at: param("at"),
     updated_at: param("at"),
   })
@@ -108,7 +112,7 @@ const creating = (db: QueryCreator<Tables>, param: Param<WriteParams>) =>
 const advancing = (db: QueryCreator<Tables>, param: Param<WriteParams>) =>
   db
     .updateTable("secrets_secrets")
-    .set({ version: param("version"), updated_at: param("at") })
+    .set({ version: param("version"), empty: param("empty"), updated_at: param("at") })
     .where("id", "=", param("secretId"))
     .where("environment_id", "=", param("environmentId"))
     .where("key", "=", param("key"))
@@ -166,6 +170,7 @@ const WRITE_TYPES: ColumnTypes<WriteParams & AuditValues> = {
   expectedVersion: "integer",
   version: "integer",
   value: "text",
+  empty: "integer",
   userId: "text",
   at: "text",
   restoredFrom: "integer",
@@ -212,7 +217,7 @@ const writingAuditedBatch = prepare<Columns<WriteParams & AuditValues>>()((db, p
       db
         .updateTable("secrets_secrets as t")
         .from("calls as r")
-        .set((eb) => ({ version: eb.ref("r.version"), updated_at: eb.ref("r.at") }))
+        .set((eb) => ({ version: eb.ref("r.version"), empty: eb.ref("r.empty"), updated_at: eb.ref("r.at") }))
         .whereRef("t.id", "=", "r.secretId")
         .whereRef("t.version", "=", "r.expectedVersion")
         .where("t.id", "in", (eb) => eb.selectFrom("locked").select("locked.id"))
@@ -221,7 +226,7 @@ const writingAuditedBatch = prepare<Columns<WriteParams & AuditValues>>()((db, p
     .with("created", (db) =>
       db
         .insertInto("secrets_secrets")
-        .columns(["id", "environment_id", "key", "version", "created_at", "updated_at"])
+        .columns(["id", "environment_id", "key", "version", "empty", "created_at", "updated_at"])
         .expression((eb) =>
           eb
             .selectFrom("calls as r")
@@ -230,6 +235,7 @@ const writingAuditedBatch = prepare<Columns<WriteParams & AuditValues>>()((db, p
               "r.environmentId",
               "r.key",
               "r.version",
+              "r.empty",
               "r.at",
               r.ref("r.at").as("updated_at"),
             ])
@@ -349,6 +355,7 @@ const selectProjectEnvironmentSecret = (
       "s.id as secret_id",
       "s.key as secret_key",
       "s.version as secret_version",
+      "s.empty as secret_empty",
       "s.created_at as secret_created_at",
       "s.updated_at as secret_updated_at",
     ])

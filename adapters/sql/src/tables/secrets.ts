@@ -57,6 +57,8 @@ export interface SecretsSecretRow {
   key: string
   /** The current version. */
   version: number
+  /** 1 when the current version's value is the empty string (`0014`). */
+  empty: number
   created_at: string
   updated_at: string
 }

@@ -165,7 +165,16 @@ describe("secrets", () => {
     const list = await call("GET", S, { as: ada.as })
     expect(list.body.secrets.map((s: { key: string }) => s.key)).toEqual(["A", "B"])
     expect(list.text).not.toContain('"value"')
-    expect(Object.keys(list.body.secrets[1]).sort()).toEqual(["createdAt", "id", "key", "updatedAt", "version"])
+    expect(Object.keys(list.body.secrets[1]).sort()).toEqual([
+      "createdAt",
+      "empty",
+      "id",
+      "key",
+      "updatedAt",
+      "version",
+    ])
+    // Whether a value is empty is told without it: A was saved empty, B with a value.
+    expect(list.body.secrets.map((s: { empty: boolean }) => s.empty)).toEqual([true, false])
     const read = await call("GET", `${S}/B`, { as: ada.as })
     expect(read.body).toEqual({ secret: { ...list.body.secrets[1], value: "y" } })
     expect((await call("GET", `${S}/NOPE`, { as: ada.as })).status).toBe(404)

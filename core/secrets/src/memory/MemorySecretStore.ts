@@ -328,10 +328,11 @@ export const make = (holders: Holders): SecretStore["Service"] => {
                 environmentId: input.environmentId,
                 key: input.key,
                 version,
+                empty: input.empty,
                 createdAt: input.at,
                 updatedAt: input.at,
               }
-            : { ...existing, version, updatedAt: input.at }
+            : { ...existing, version, empty: input.empty, updatedAt: input.at }
         secrets.set(secret.id, frozen(secret))
         const history = versions.get(secret.id) ?? []
         history.push(

@@ -56,10 +56,12 @@ describe("secrets", () => {
       ["B", 2],
       ["a", 1],
     ])
+    expect(secrets.map((s) => s.empty)).toEqual([true, false, false])
     expect(secrets[1]).toEqual({
       id: expect.any(String),
       key: "B",
       version: 2,
+      empty: false,
       createdAt: "2026-01-01T00:00:00.000Z",
       updatedAt: "2026-01-01T00:00:01.000Z",
     })
@@ -455,6 +457,7 @@ describe("encryption at rest", () => {
           expectedVersion: 1,
           secretId: secretB!.id,
           value: sealedA!.sealed!.value,
+          empty: false,
           userId: ada.userId,
           at: Date.parse("2026-01-01T00:00:00.000Z"),
           audit: { ...audit, action: "secret.updated" },

@@ -174,6 +174,7 @@ const writeNextVersion = (
       expectedVersion: readVersion,
       secretId,
       value: yield* seal(access, { environmentId: environment.id, secretId, key, version: readVersion + 1 }, value),
+      empty: value === "",
       userId: actor.userId,
       at,
       audit: yield* auditRecord(actor, access.project.id, environment.id, audit(current === undefined)),

@@ -18,10 +18,16 @@ export const list = Command.make(
     const secrets = yield* listSecrets(yield* targetFor(settingsOf(flags)))
     if (flags.json) return yield* json(secrets)
     if (secrets.length === 0) return yield* line("(no secrets)")
-    yield* line(table([["KEY", "VERSION", "UPDATED"], ...secrets.map((s) => [s.key, String(s.version), s.updatedAt])]))
+    // An empty value is most often one not filled in yet: said beside its key, as the web app's grid says it.
+    yield* line(
+      table([
+        ["KEY", "VERSION", "UPDATED", ""],
+        ...secrets.map((s) => [s.key, String(s.version), s.updatedAt, s.empty === true ? "empty" : ""]),
+      ]),
+    )
   }),
 ).pipe(
-  Command.withDescription("List an environment's secrets: keys and versions, never values"),
+  Command.withDescription("List an environment's secrets: keys and versions (and which are empty), never values"),
   Command.withExamples([{ command: "coffer secrets list --env production --json", description: "for a script" }]),
 )
 

@@ -60,7 +60,8 @@ describe("the secrets grid", () => {
     // Columns in the order the service lists environments: development, staging, production.
     expect(await page.locator("thead th").allTextContents()).toEqual(["Key", "development", "staging", "production"])
     expect(await cellsOf(page, "API_URL")).toEqual(["present", "present", "missing"])
-    expect(await cellsOf(page, "EMPTY_ONE")).toEqual(["present", "missing", "missing"])
+    // A value saved empty elsewhere (through the API) says so from the first draw.
+    expect(await cellsOf(page, "EMPTY_ONE")).toEqual(["empty", "missing", "missing"])
     // Nothing was read to draw the grid.
     expect((await auditOf(owner.api, slug)).filter((entry) => entry.action === "secret.read")).toEqual([])
     // On a phone every environment's cell is on the screen, named: none is past the edge of a sideways scroll.
@@ -121,11 +122,14 @@ describe("the secrets grid", () => {
     )
     expect(staging.secret.value).toBe("https://staging2.example")
 
-    // An empty value says so once revealed.
+    // And so it stays once revealed, and after a reload.
     await page.getByRole("button", { name: "EMPTY_ONE" }).click()
     await page.getByRole("button", { name: "Reveal EMPTY_ONE in development" }).click()
     await page.getByText("(empty value)").waitFor()
     await page.getByRole("dialog").getByRole("button", { name: "Close" }).click()
+    expect(await cellsOf(page, "EMPTY_ONE")).toEqual(["empty", "missing", "missing"])
+    await page.reload()
+    await page.getByRole("table", { name: /Secrets of/ }).waitFor()
     expect(await cellsOf(page, "EMPTY_ONE")).toEqual(["empty", "missing", "missing"])
 
     // Adding a secret from the toolbar.

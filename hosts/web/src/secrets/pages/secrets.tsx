@@ -1,6 +1,6 @@
 /**
  * A project's secrets as a grid (issue 12 §3): one row per key, one column per environment, each cell saying
- * present, missing or empty (once revealed, or once saved empty from this page: added, edited or imported); a
+ * present, missing or empty (the list says which values are empty, without reading any); a
  * filter by key and by "missing in <environment>". A key opens its detail, where values are revealed (an audited
  * read, only on request), copied, added, edited and deleted; the import dialog (§4) is here too. Read members see
  * no write controls.
@@ -11,15 +11,7 @@ import { Alert, Loading } from "../../ui/components.js"
 import { memo } from "../../ui/memo.js"
 import { type Params, useQueryState } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
-import {
-  buildRows,
-  filterRows,
-  type GridRow,
-  type Revealed,
-  type RevealedValue,
-  revealedKey,
-  revealedValue,
-} from "../grid.js"
+import { buildRows, filterRows, type GridRow, type Revealed, type RevealedValue, revealedKey } from "../grid.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
 import { AddSecretDialog, SecretDialog } from "../secretDialogs.js"
 import { ImportDialog } from "../secretsImport.js"
@@ -37,12 +29,10 @@ const Row = memo(
   ({
     row,
     environments,
-    revealed,
     onOpen,
   }: {
     readonly row: GridRow
     readonly environments: ReadonlyArray<EnvironmentView>
-    readonly revealed: Revealed
     readonly onOpen: (key: string) => void
   }) => (
     <tr>
@@ -53,10 +43,7 @@ const Row = memo(
       </th>
       {row.cells.map((cell, index) => (
         <td key={environments[index]!.id} data-label={environments[index]!.name}>
-          <Cell
-            present={cell !== undefined}
-            empty={revealedValue(revealed, environments[index]!.name, row.key, cell) === ""}
-          />
+          <Cell present={cell !== undefined} empty={cell?.empty === true} />
         </td>
       ))}
     </tr>
@@ -196,7 +183,7 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
                 </thead>
                 <tbody>
                   {shown.map((row) => (
-                    <Row key={row.key} row={row} environments={environments} revealed={revealed} onOpen={setOpen} />
+                    <Row key={row.key} row={row} environments={environments} onOpen={setOpen} />
                   ))}
                 </tbody>
               </table>
