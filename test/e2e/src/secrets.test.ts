@@ -280,6 +280,7 @@ describe.each(backends)("secrets service on %s", (backend, makeDatabase) => {
         id: expect.any(String),
         key: "DB_URL",
         version: 2,
+        empty: false,
         createdAt: expect.stringMatching(ISO),
         updatedAt: expect.stringMatching(ISO),
       },

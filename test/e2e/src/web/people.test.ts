@@ -197,6 +197,9 @@ describe("invites", () => {
   it("explains an address without an invite in it", async () => {
     const page = await browser.open(`${served.base}/invite`)
     await page.getByRole("alert").filter({ hasText: "This address has no invite in it" }).waitFor()
+    // As after joining and reloading: the way to the project is offered.
+    await page.getByRole("link", { name: "your projects" }).click()
+    await page.waitForURL(/\/(projects|sign-in)/)
   })
 })
 

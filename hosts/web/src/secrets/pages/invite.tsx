@@ -62,6 +62,10 @@ export const AcceptInvite = () => {
         <p class="alert" role="alert">
           This address has no invite in it. Open the whole link you were sent, including the part after “#”.
         </p>
+        {/* Accepting takes the invite out of the address (it works once): a reload after joining lands here. */}
+        <p>
+          Joined already? The project is among <Link href="/projects">your projects</Link>.
+        </p>
       </section>
     )
   }
