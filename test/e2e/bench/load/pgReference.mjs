@@ -103,6 +103,7 @@ const write = async (key, value) => {
     expectedVersion,
     version: expectedVersion + 1,
     value,
+    empty: value === "" ? 1 : 0,
     userId: context.userId,
     at: new Date().toISOString(),
     // An ordinary write, as the service's: not a restore.
