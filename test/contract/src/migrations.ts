@@ -53,16 +53,20 @@ const seedSecret = async (db: Db, at: string, dataKey: string, versions: Readonl
     .insertInto("secrets_environments")
     .values({ id: "e", project_id: "p", name: "dev", created_at: at })
     .execute()
+  await addSecret(db, at, "s", "K", versions)
+}
+
+/** Secret `id` named `key` in environment `e`, at its last version of `versions`, with those versions stored. */
+const addSecret = async (
+  db: Db,
+  at: string,
+  id: string,
+  key: string,
+  versions: ReadonlyArray<Record<string, unknown>>,
+) => {
   await db
     .insertInto("secrets_secrets")
-    .values({
-      id: "s",
-      environment_id: "e",
-      key: "K",
-      version: versions.length,
-      created_at: at,
-      updated_at: at,
-    } as never)
+    .values({ id, environment_id: "e", key, version: versions.length, created_at: at, updated_at: at } as never)
     .execute()
   await db
     .insertInto("secrets_secret_versions")
@@ -357,23 +361,15 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
           ]
           for (const secret of more) {
             const history = secret.before === undefined ? [secret.value] : [secret.before, secret.value]
-            yield* database.query(async (db) => {
-              await db
-                .insertInto("secrets_secrets")
-                .values({
-                  id: secret.id,
-                  environment_id: "e",
-                  key: secret.id,
-                  version: history.length,
-                  created_at: at,
-                  updated_at: at,
-                } as never)
-                .execute()
-              await db
-                .insertInto("secrets_secret_versions")
-                .values(history.map((value, index) => version(secret.id, index + 1, value)) as never)
-                .execute()
-            })
+            yield* database.query((db) =>
+              addSecret(
+                db,
+                at,
+                secret.id,
+                secret.id,
+                history.map((value, index) => version(secret.id, index + 1, value)),
+              ),
+            )
           }
           yield* upTo((name) => name >= "0014")
           return yield* database.query((db) =>
