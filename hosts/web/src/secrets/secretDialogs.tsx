@@ -18,6 +18,7 @@ import { Link } from "../ui/router.js"
 import { toast } from "../ui/toast.js"
 import { useAction } from "../ui/useAction.js"
 import { type GridRow, type Revealed, type RevealedValue, revealedValue } from "./grid.js"
+import { nameProblem, SECRET_KEY_MAX_LENGTH } from "./names.js"
 import { auditPath } from "./pages/auditFilters.js"
 import { projectPath } from "./projectFrame.js"
 
@@ -392,6 +393,7 @@ export const AddSecretDialog = ({
   const [key, setKey] = useState("")
   const [value, setValue] = useState("")
   const [environment, setEnvironment] = useState(environments[0]?.name ?? "")
+  const problem = key === "" ? undefined : nameProblem("secretKey", key)
   // The version a save found `key` at in `environment` (its 409: added, changed or deleted since the grid was
   // drawn), which wins over the grid's: said like a key the grid knew of, and expected by the next save.
   const [found, setFound] = useState<{ readonly environment: string; readonly key: string; readonly version: number }>()
@@ -441,7 +443,8 @@ export const AddSecretDialog = ({
           autoComplete="off"
           spellcheck={false}
           value={key}
-          hint="Letters, digits, _, - and . (at most 256)."
+          aria-invalid={problem !== undefined}
+          hint={problem ?? `Letters, digits, _, - and . (at most ${SECRET_KEY_MAX_LENGTH}).`}
           onInput={(event) => {
             setKey(event.currentTarget.value)
             setError(undefined)
@@ -477,7 +480,7 @@ export const AddSecretDialog = ({
           <button type="button" class="button" onClick={onClose}>
             Cancel
           </button>
-          <ActionButton type="submit" class="button primary" busy={busy}>
+          <ActionButton type="submit" class="button primary" busy={busy} blocked={problem !== undefined}>
             {replaced === undefined ? "Save secret" : "Replace value"}
           </ActionButton>
         </div>

@@ -24,9 +24,10 @@ export interface ConfirmDialogProps {
   readonly refusal?: ComponentType<{ readonly error: unknown }>
   readonly run: () => Promise<void>
   /**
-   * For a deletion: its target already gone (a 404: deleted elsewhere since the page was drawn, or out of the
-   * person's reach now) is the outcome asked for, not a refusal. `after` brings the page up to date and closes the
-   * dialog, and `said` is the toast that tells the person.
+   * Its target already gone (a 404: deleted elsewhere since the page was drawn, or out of the person's reach now):
+   * for a deletion the outcome asked for, for any other change nothing left to act on; either way not a refusal to
+   * show in the dialog. `after` brings the page up to date and closes the dialog, and `said` is the toast that tells
+   * the person.
    */
   readonly gone?: { readonly said: string; readonly after: () => Promise<void> | void }
   readonly onClose: () => void

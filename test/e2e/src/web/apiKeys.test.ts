@@ -5,7 +5,7 @@
  * to read), and a project's owner sees and deletes a member's key but cannot rotate it; an expired key is rotated
  * only into a new lifetime. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
-import type { Page } from "playwright-core"
+import type { Page, Route } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { POLL, useBrowser } from "./browser.js"
@@ -171,6 +171,55 @@ describe("API keys", () => {
     await page.getByRole("row", { name: /^stale / }).waitFor({ state: "detached" })
   })
 
+  it("says a key deleted elsewhere cannot be rotated, closes the dialog and brings the list up to date", async () => {
+    const email = `${unique("gone")}@example.com`
+    const api = await apiAs(served.base, email)
+    const slug = await seedProject(api, unique("Gone"))
+    const { id } = await api.call<{ id: string }>("POST", "/api/api-keys", {
+      name: "gone",
+      projectSlug: slug,
+      scope: "read",
+    })
+    const page = await signedIn(email, "/api-keys")
+    await page.getByRole("row", { name: /^gone / }).waitFor()
+    await api.call("DELETE", `/api/api-keys/${id}`)
+
+    await page.getByRole("button", { name: "Rotate gone" }).click()
+    const dialog = page.getByRole("dialog", { name: "Rotate gone?" })
+    await dialog.getByRole("button", { name: "Rotate key" }).click()
+    // Nothing is left to rotate: no bare "not found" kept in a dialog that can do nothing more.
+    await page.getByText("gone was deleted elsewhere: there is nothing to rotate").waitFor()
+    await dialog.waitFor({ state: "detached" })
+    await page.getByRole("row", { name: /^gone / }).waitFor({ state: "detached" })
+  })
+
+  it("says once that the keys and the projects could not be loaded, and loads both again", async () => {
+    const email = `${unique("down")}@example.com`
+    const api = await apiAs(served.base, email)
+    const slug = await seedProject(api, unique("Down"))
+    await api.call("POST", "/api/api-keys", { name: "kept", projectSlug: slug, scope: "read" })
+    const page = await signedIn(email, "/projects")
+    // Both lists the page loads fail alike, as when the service is down behind a proxy.
+    let down = true
+    const refuse = async (route: Route) => {
+      if (!down) return route.continue()
+      return route.fulfill({
+        status: 503,
+        contentType: "application/json",
+        body: JSON.stringify({ error: "Database unavailable" }),
+      })
+    }
+    await page.route("**/api/projects", refuse)
+    await page.route("**/api/api-keys*", refuse)
+    await page.goto(`${served.base}/api-keys`)
+    await page.getByRole("button", { name: "Try again" }).waitFor()
+    expect(await page.getByText(/The service is unavailable right now/).count()).toBe(1)
+    down = false
+    await page.getByRole("button", { name: "Try again" }).click()
+    await page.getByRole("row", { name: /^kept / }).waitFor()
+    expect(await page.getByText(/The service is unavailable right now/).count()).toBe(0)
+  })
+
   it("shows a new key in a dialog of its own, which a stray Escape does not close before it is copied", async () => {
     const email = `${unique("shown")}@example.com`
     const api = await apiAs(served.base, email)
@@ -194,6 +243,8 @@ describe("API keys", () => {
     await shown.getByRole("button", { name: "Go back" }).click()
     expect(await page.getByLabel("API key fresh value").textContent()).toBe(fresh)
     await shown.getByRole("button", { name: "Copy the api key fresh" }).click()
+    // The clipboard answers in its own time; until it has, the value is not copied and Escape still asks.
+    await page.getByText("Copied to the clipboard").waitFor()
     await page.keyboard.press("Escape")
     await shown.waitFor({ state: "detached" })
     await page.getByRole("button", { name: "Delete old" }).click()

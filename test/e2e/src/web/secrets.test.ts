@@ -1277,7 +1277,18 @@ describe("environments", () => {
     await page.getByLabel("Environment name").fill("qa")
     await page.getByRole("button", { name: "Add environment" }).click()
     await page.getByRole("row", { name: /^qa/ }).waitFor()
+    // One the list shows is said under the field as it is typed, and not sent; so is a name the service refuses.
     await page.getByLabel("Environment name").fill("qa")
+    await page.getByText("qa is an environment of this project already.").waitFor()
+    expect(await page.getByRole("button", { name: "Add environment" }).isDisabled()).toBe(true)
+    await page.getByLabel("Environment name").fill("qa env")
+    await page
+      .getByText('Environment name may contain only letters A-Z and a-z, digits, "_", "-" and "."; found " "')
+      .waitFor()
+    expect(await page.getByLabel("Environment name").getAttribute("aria-invalid")).toBe("true")
+    // One added elsewhere since the list was drawn is the service's to refuse, where the person acted.
+    await owner.api.call("POST", `/api/projects/${slug}/environments`, { name: "uat" })
+    await page.getByLabel("Environment name").fill("uat")
     await page.getByRole("button", { name: "Add environment" }).click()
     await page.getByRole("alert").waitFor()
     expect(await page.getByRole("alert").textContent()).toMatch(/exists/i)

@@ -103,12 +103,6 @@ const CreateKey = ({
   )
 }
 
-/**
- * Refusals of a rotation that mean the list is out of date: the key was rotated by another request at the same
- * moment (409, the list shows its new prefix) or deleted elsewhere (404).
- */
-const STALE_LIST = new Set([404, 409])
-
 const RotateKey = ({
   apiKey,
   onClose,
@@ -118,7 +112,7 @@ const RotateKey = ({
   readonly apiKey: ApiKeyView
   readonly onClose: () => void
   readonly onRotated: (issued: IssuedApiKey) => Promise<void>
-  /** Brings the list up to date, beside the refusal the dialog shows. */
+  /** Brings the list up to date: the key was rotated or deleted elsewhere since the page was drawn. */
   readonly onStale: () => Promise<void>
 }) => {
   const [days, setDays] = useState("")
@@ -133,10 +127,19 @@ const RotateKey = ({
         try {
           issued = await rotateApiKey(apiKey.id, daysOf(days))
         } catch (cause) {
-          if (cause instanceof ApiError && STALE_LIST.has(cause.status)) await onStale()
+          // Rotated by another request at the same moment: the refusal stays, beside the list's new prefix.
+          if (cause instanceof ApiError && cause.status === 409) await onStale()
           throw cause
         }
         await onRotated(issued)
+      }}
+      // Deleted elsewhere: there is nothing left to rotate, so the dialog has nothing more to offer.
+      gone={{
+        said: `${apiKey.name} was deleted elsewhere: there is nothing to rotate`,
+        after: async () => {
+          onClose()
+          await onStale()
+        },
       }}
     >
       <p>The key gets a new value, shown once; the old value stops working at once.</p>
@@ -194,6 +197,11 @@ export const ApiKeys = () => {
   // until the projects have loaded its slug is not known, and the link waits.
   const projectSlug = (id: string) => projectList.find((project) => project.id === id)?.slug
   const list = keys.data?.apiKeys
+  // The address names a project the person is not in: said in words of its own, not as a failure to load.
+  const notInProject = chosen !== undefined && keys.error instanceof ApiError && keys.error.status === 404
+  // The list's failure offers to load both again, so the projects' own failure (most likely the same) is not said
+  // twice.
+  const listFailed = list === undefined && !keys.loading && !notInProject
   const show = async (key: IssuedApiKey) => {
     setIssued(key)
     await keys.reload()
@@ -202,7 +210,7 @@ export const ApiKeys = () => {
     <section class="stack">
       <h1>API keys</h1>
       <p class="hint">Your own keys, and every key of the projects you own.</p>
-      <Alert error={projects.error} />
+      <Alert error={listFailed ? undefined : projects.error} />
       <div class="toolbar">
         <Select
           label="Project"
@@ -245,7 +253,7 @@ export const ApiKeys = () => {
       {list === undefined ? (
         keys.loading ? (
           <Loading what="API keys" />
-        ) : chosen !== undefined && keys.error instanceof ApiError && keys.error.status === 404 ? (
+        ) : notInProject ? (
           // A link kept from before (the person left the project, or it was deleted): trying again cannot help.
           <p class="notice">
             You are in no project “{chosen}”: it was deleted, or you are no longer a member.{" "}

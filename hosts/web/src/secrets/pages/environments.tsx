@@ -20,6 +20,7 @@ import { RowAction, Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { type CopyOutcome, copySecrets } from "../copyAcross.js"
+import { ENVIRONMENT_NAME_MAX_LENGTH, nameProblem } from "../names.js"
 import { NotCopied } from "../notCopied.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
 
@@ -65,6 +66,10 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
   const [name, setName] = useState("")
   const [source, setSource] = useState("")
   const [failed, setFailed] = useState<CopyOutcome["failed"]>([])
+  const problem = name === "" ? undefined : nameProblem("environmentName", name)
+  // Known from the list already shown: said under the field, not sent to be refused (the 409 is for one added
+  // elsewhere since).
+  const exists = data.environments.some((environment) => environment.name === name)
   const add = useAction(async () => {
     setFailed([])
     const slug = data.project.slug
@@ -101,15 +106,24 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
   return (
     <form class="card stack" aria-label="Add an environment" onSubmit={add.submit}>
       <h2>New environment</h2>
-      <div class="row">
+      <div class="row top">
         <Field
           label="Environment name"
           required
-          maxLength={64}
           autoComplete="off"
+          spellcheck={false}
           value={name}
-          hint="Letters, digits, _, - and . (at most 64)."
-          onInput={(event) => setName(event.currentTarget.value)}
+          aria-invalid={problem !== undefined || exists}
+          hint={
+            problem ??
+            (exists
+              ? `${name} is an environment of this project already.`
+              : `Letters, digits, _, - and . (at most ${ENVIRONMENT_NAME_MAX_LENGTH}).`)
+          }
+          onInput={(event) => {
+            setName(event.currentTarget.value)
+            add.setError(undefined)
+          }}
         />
         <Select label="Start with" value={source} onChange={(event) => setSource(event.currentTarget.value)}>
           <option value="">No secrets</option>
@@ -126,7 +140,7 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
       <Alert error={add.error} />
       <NotCopied failed={failed} />
       <div>
-        <ActionButton type="submit" class="button primary" busy={add.busy}>
+        <ActionButton type="submit" class="button primary" busy={add.busy} blocked={problem !== undefined || exists}>
           Add environment
         </ActionButton>
       </div>
