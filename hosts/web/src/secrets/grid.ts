@@ -55,7 +55,8 @@ export const revealedKey = (environment: string, key: string) => `${environment}
 /**
  * The value revealed for `item` in `environment`, when it is the value of the version the list now shows: once the
  * list reloads with a newer version (saved by someone else), the older value is hidden rather than shown under the
- * new version's label, and copied or edited as if it were current.
+ * new version's label, and copied or edited as if it were current. An empty value is known from the list itself,
+ * and shown without a read: there is nothing to reveal.
  */
 export const revealedValue = (
   revealed: Revealed,
@@ -63,6 +64,7 @@ export const revealedValue = (
   key: string,
   item: SecretListItem | undefined,
 ): string | undefined => {
+  if (item?.empty === true) return ""
   const entry = revealed.get(revealedKey(environment, key))
   return entry !== undefined && item !== undefined && entry.version === item.version ? entry.value : undefined
 }

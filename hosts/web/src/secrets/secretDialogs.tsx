@@ -232,7 +232,8 @@ const EnvironmentValue = ({
         </div>
       ) : (
         <div class="row">
-          {item === undefined ? null : (
+          {/* An empty value is shown as the list has it: there is nothing to reveal, hide or copy. */}
+          {item === undefined || item.empty ? null : (
             // One button that turns from Reveal into Hide, so that the keyboard focus stays on it.
             <ActionButton
               type="button"
@@ -253,7 +254,9 @@ const EnvironmentValue = ({
               {value === undefined ? "Reveal" : "Hide"}
             </ActionButton>
           )}
-          {value === undefined ? null : <CopyButton value={value} label={`Copy ${secretKey} in ${name}`} />}
+          {value === undefined || value === "" ? null : (
+            <CopyButton value={value} label={`Copy ${secretKey} in ${name}`} />
+          )}
           {canWrite ? (
             <ActionButton
               type="button"
@@ -387,7 +390,7 @@ export const AddSecretDialog = ({
   readonly environments: ReadonlyArray<EnvironmentView>
   /** What the grid knows of `key` in `environment`: a key already there is replaced, and the dialog says so. */
   readonly existing: (environment: string, key: string) => SecretListItem | undefined
-  readonly onSaved: (environment: string, key: string, value: string, version: number) => void
+  readonly onSaved: (environment: string, key: string) => void
   readonly onClose: () => void
 }) => {
   const [key, setKey] = useState("")
@@ -419,7 +422,7 @@ export const AddSecretDialog = ({
         ? `Added ${key} to ${environment}`
         : `Updated ${key} in ${environment} (version ${answer.version})`,
     )
-    onSaved(environment, key, value, answer.version)
+    onSaved(environment, key)
     onClose()
   })
   return (

@@ -47,13 +47,6 @@ const PARALLEL_WRITES = 4
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** A value an import saved, and the version the service gave it. */
-export interface WrittenEntry {
-  readonly key: string
-  readonly value: string
-  readonly version: number
-}
-
 const CHANGE_LABELS: Readonly<Record<Change, string>> = { new: "new", changed: "changed", unchanged: "unchanged" }
 
 export const ImportDialog = ({
@@ -64,8 +57,8 @@ export const ImportDialog = ({
 }: {
   readonly project: ProjectView
   readonly environments: ReadonlyArray<EnvironmentView>
-  /** Called after an import, complete or stopped, with what it wrote: each key's value and its new version. */
-  readonly onImported: (environment: string, written: ReadonlyArray<WrittenEntry>) => void
+  /** Called once the writes have ended, however many were made. */
+  readonly onImported: () => void
   readonly onClose: () => void
 }) => {
   const [environment, setEnvironment] = useState(environments[0]?.name ?? "")
@@ -137,7 +130,6 @@ export const ImportDialog = ({
     setError(undefined)
     let done = 0
     let failed: unknown
-    const written: Array<WrittenEntry> = []
     const changed: Array<ChangedMeanwhile> = []
     const queue = [...toSave]
     setProgress({ done, total: toSave.length })
@@ -146,8 +138,7 @@ export const ImportDialog = ({
         for (;;) {
           try {
             const expected = versions.get(entry.key) ?? 0
-            const { version } = await setSecret(project.slug, environment, entry.key, entry.value, expected)
-            written.push({ key: entry.key, value: entry.value, version })
+            await setSecret(project.slug, environment, entry.key, entry.value, expected)
             done++
             break
           } catch (cause) {
@@ -171,7 +162,7 @@ export const ImportDialog = ({
     }
     await Promise.all(Array.from({ length: Math.min(PARALLEL_WRITES, toSave.length) }, worker))
     setBusy(false)
-    onImported(environment, written)
+    onImported()
     if (failed === undefined && changed.length === 0) {
       toast(`Imported ${done} ${done === 1 ? "secret" : "secrets"} into ${environment}`)
       onClose()

@@ -211,9 +211,9 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
             const index = environments.findIndex((item) => item.name === environment)
             return rows.find((row) => row.key === key)?.cells[index]
           }}
-          onSaved={(environment, key, value, version) => {
+          onSaved={(environment, key) => {
+            // What was revealed of the key there is its value no longer.
             reveal(environment, key, undefined)
-            if (value === "") reveal(environment, key, { value, version })
             void lists.reload()
           }}
           onClose={() => setAdding(false)}
@@ -223,16 +223,9 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
         <ImportDialog
           project={project}
           environments={environments}
-          onImported={(environment, written) => {
-            // As after an add: a value the page itself saved empty is known to be empty, and shown so without a
-            // read. Every other value is hidden again, since the import may have replaced it.
-            setRevealed(
-              new Map(
-                written
-                  .filter((entry) => entry.value === "")
-                  .map((entry) => [revealedKey(environment, entry.key), { value: "", version: entry.version }]),
-              ),
-            )
+          onImported={() => {
+            // Every value is hidden again, since the import may have replaced it.
+            setRevealed(new Map())
             void lists.reload()
           }}
           onClose={() => setImporting(false)}
