@@ -9,13 +9,14 @@
  * in a list for one, fails the conformance test instead of slipping out.
  *
  * The errors every route of a kind answers are added here, as the shared stack (`../app/base.ts`) and the error
- * table (`../errors.ts`) give them: 400, 413 and 415 for a write, 401, 429 and 503 behind a credential, 403 where a
- * token is refused or a cookie write may come from another origin, 412 (and its `Coffer-Expected-User` header)
+ * table (`../errors.ts`) give them: 400 for all (a query value holding a NUL), and 413 and 415 for a write; 401, 429
+ * and 503 behind a credential; 403 where a token is refused or a cookie write may come from another origin; 412 (and its `Coffer-Expected-User` header)
  * wherever a session is taken, 404 where a path parameter may name nothing, 500 for all.
  */
 import * as JsonSchema from "effect/JsonSchema"
 import * as Schema from "effect/Schema"
 import * as SchemaRepresentation from "effect/SchemaRepresentation"
+import { BACKCHANNEL_LOGOUT_PATH } from "../auth/oidc.js"
 import { EXPECTED_USER_HEADER } from "../auth/session.js"
 import { ErrorBody } from "../errors.js"
 import { MAX_JSON_DEPTH } from "../middleware/jsonBody.js"
@@ -88,14 +89,17 @@ const errorsOf = (endpoint: Endpoint<unknown>): ReadonlyMap<number, Schema.Top> 
   const write = endpoint.method !== "GET"
   const session = endpoint.security.includes("session")
   if (endpoint.body !== undefined || write) for (const status of [400, 413, 415]) add(status)
-  // A query value holding a NUL (`../request/query.ts`), whatever the parameter's own rules.
-  if (endpoint.query !== undefined) add(400)
+  // A query value holding a NUL (`../request/query.ts`), checked on every request whatever its parameters.
+  add(400)
   if (endpoint.security.length > 0) add(401)
   if (session) add(412)
   // Credentials a person or a client holds are checked against a store, and failures are rate-limited.
   if (session || endpoint.security.includes("bearer")) for (const status of [429, 503]) add(status)
-  // A bearer credential where only sessions are accepted, and a cookie write from a foreign origin.
-  if ((session && !endpoint.security.includes("bearer")) || (session && write)) add(403)
+  // A bearer credential where only sessions are accepted; and any write that carries the session cookie (a
+  // sign-in, always) from a foreign origin (`../auth/sameOrigin.ts`), but the cookieless back-channel logout.
+  if ((session && !endpoint.security.includes("bearer")) || (write && endpoint.path !== BACKCHANNEL_LOGOUT_PATH)) {
+    add(403)
+  }
   // A path parameter that names nothing (or nothing within reach).
   if (pathParameters(endpoint.path).length > 0) add(404)
   for (const error of endpoint.errors ?? []) {
@@ -252,6 +256,8 @@ export const openApiDocument = (endpoints: ReadonlyArray<Endpoint<unknown>>, inf
   return {
     openapi: "3.1.0",
     info: { title: info.title, version: info.version, description: info.description },
+    // The instance that serves the document: its paths are relative to wherever it was fetched from.
+    servers: [{ url: "/", description: "This instance" }],
     paths,
     components: {
       schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),

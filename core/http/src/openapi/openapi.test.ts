@@ -193,6 +193,15 @@ describe("the schemas service's OpenAPI document", () => {
     const restore = document.paths["/api/_ui/v1/platforms/{platform}/versions/{version}/revisions/{revision}/restore"]!
     expect(restore.post!.security).toEqual([{ session: [] }])
     expect(JSON.stringify(restore.post!.responses["409"])).toContain("SchemaSavedMeanwhile")
+    // Refusals any request may meet: a query value holding a NUL (400), on reads that take no parameters too; a
+    // write carrying the session cookie from a foreign origin (403), sign-in and sign-out included, but the
+    // cookieless back-channel logout.
+    expect(Object.keys(document.paths["/api/schemas"]!.get!.responses)).toContain("400")
+    for (const path of ["/api/auth/dev-login", "/api/auth/logout"]) {
+      expect(Object.keys(document.paths[path]!.post!.responses)).toContain("403")
+    }
+    expect(Object.keys(document.paths["/api/auth/backchannel-logout"]!.post!.responses)).not.toContain("403")
+    expect((document as unknown as { servers: unknown }).servers).toEqual([{ url: "/", description: "This instance" }])
   })
 
   it("answers every endpoint as documented", async () => {

@@ -39,7 +39,10 @@ const expectedVersionRule = {
 }
 const SetSecretBody = Schema.Struct({
   key: Schema.String.annotate({
-    description: `Letters, digits, \`_\`, \`-\`, \`.\`; at most ${SECRET_KEY_MAX_LENGTH} characters`,
+    description:
+      `Letters, digits, \`_\`, \`-\`, \`.\`; at most ${SECRET_KEY_MAX_LENGTH} characters; not \`.\` or \`..\`. ` +
+      "A secret may be named `json` or `.env`, but `GET …/secrets/json` and `GET …/secrets/.env` are the " +
+      "environment's exports: read such a secret through `GET …/secrets/{key}/versions/{n}`, its version from the list",
   }),
   value: Schema.String.annotate({
     description: `Any string, the empty one included; at most ${SECRET_VALUE_MAX_BYTES} bytes of UTF-8 (413 beyond)`,
@@ -125,7 +128,9 @@ export const GetSecret = endpoint({
   method: "GET",
   path: `${BASE}/:key`,
   summary: "Read a secret and its value",
-  description: VALUE_READ,
+  description:
+    `${VALUE_READ} The keys \`json\` and \`.env\` name the environment's exports here (the two operations above): ` +
+    "a secret so named is read through `GET …/secrets/{key}/versions/{n}`, with the version the list gives.",
   tag: TAG,
   security: SESSION_OR_BEARER,
   params: SECRET_PARAMS,

@@ -73,14 +73,17 @@ describe("parseSecretsFile", () => {
   })
 
   it("names duplicates (the last value wins) and invalid keys and lines", () => {
-    const result = parsed(["A=1", "bad key=2", "A=3", "no equals here", `${"K".repeat(257)}=4`, "Q='open"].join("\n"))
+    const result = parsed(
+      ["A=1", "bad key=2", "A=3", "no equals here", `${"K".repeat(257)}=4`, "..=5", "Q='open"].join("\n"),
+    )
     expect(result.entries.map(({ key, value }) => [key, value])).toEqual([["A", "3"]])
     expect(result.duplicates).toEqual(["A"])
     expect(result.invalid.map((problem) => [problem.line, problem.reason])).toEqual([
       [2, "a key may hold only letters, digits, _, - and ."],
       [4, "not a KEY=value line"],
       [5, "the key is longer than 256 characters"],
-      [6, "the single quote is never closed"],
+      [6, 'Secret key must not be "." or ".."'],
+      [7, "the single quote is never closed"],
     ])
   })
 

@@ -9,6 +9,7 @@
  * or an object is refused, named by its key.
  */
 import { jsonImportMembers } from "@coffer/secrets"
+import { nameProblem } from "./names.js"
 
 export interface ParsedEntry {
   readonly key: string
@@ -44,7 +45,7 @@ const keyProblem = (key: string): string | undefined =>
     : key.length > 256
       ? "the key is longer than 256 characters"
       : KEY.test(key)
-        ? undefined
+        ? nameProblem("secretKey", key)
         : "a key may hold only letters, digits, _, - and ."
 
 const DOUBLE_QUOTED_ESCAPES: Readonly<Record<string, string>> = {

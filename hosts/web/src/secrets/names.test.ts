@@ -57,6 +57,9 @@ describe("nameProblem", () => {
       'Environment name may contain only letters A-Z and a-z, digits, "_", "-" and "."; found " "',
     )
     expect(nameProblem("secretKey", "..")).toBe('Secret key must not be "." or ".."')
+    // Keys named like the exports are keys like any other (the clients read them through their history).
+    expect(nameProblem("secretKey", "json")).toBeUndefined()
+    expect(nameProblem("secretKey", ".env")).toBeUndefined()
     expect(nameProblem("environmentName", "qa-1")).toBeUndefined()
   })
 })
