@@ -24,10 +24,14 @@ const userCommands = () => import("@coffer/cli")
 /** The host's own commands; every other name is offered to the user commands. */
 const HOST_COMMANDS: ReadonlyArray<string> = ["serve", "migrate", "accounts", "keys", "help", "--help", "-h"]
 
-/** Flags the user commands answer before any command (their README): `--version`, `--completions <shell>`. */
+/**
+ * Flags the user commands answer before any command (their README): `--version` (and its `-v`, as every user
+ * command's help lists it), `--completions <shell>`.
+ */
 const USER_FLAGS: ReadonlyArray<string> = ["--version", "--completions"]
 
-const isUserFlag = (arg: string) => USER_FLAGS.some((flag) => arg === flag || arg.startsWith(`${flag}=`))
+const isUserFlag = (arg: string) =>
+  arg === "-v" || USER_FLAGS.some((flag) => arg === flag || arg.startsWith(`${flag}=`))
 
 /** Turns anything thrown into one line fit for an operator: no stack, no secrets. */
 const describe = (error: unknown): string => {

@@ -96,7 +96,9 @@ Values are not re-encrypted, and the service may keep running.
   3. Restart every instance with COFFER_MASTER_KEY=<new> and
      COFFER_MASTER_KEY_PREVIOUS=<old>.
   4. Run \`coffer keys rotate\` with the same settings.
-  5. Restart without COFFER_MASTER_KEY_PREVIOUS, and destroy the old key.
+  5. Restart without COFFER_MASTER_KEY_PREVIOUS. Keep the old key, apart from
+     the backups, until every backup taken before the rotation has expired:
+     restoring one needs it (as COFFER_MASTER_KEY_PREVIOUS).
 
 Data-key rotation: \`coffer keys rotate --data-keys\` gives every project (or
 the one named by --project) a fresh data key and re-seals all its values under

@@ -279,9 +279,11 @@ describe("coffer exit codes, login and settings", () => {
     ]
     // The README's top-level flags, on both commands: the standalone one and the server's.
     for (const server of [false, true]) {
-      const version = await coffer(["--version"], { server })
-      expect([version.code, version.stderr]).toEqual([0, ""])
-      expect(version.stdout).toMatch(/^coffer v\d+\.\d+\.\d+\S*\n$/)
+      for (const flag of ["--version", "-v"]) {
+        const version = await coffer([flag], { server })
+        expect([version.code, version.stderr]).toEqual([0, ""])
+        expect(version.stdout).toMatch(/^coffer v\d+\.\d+\.\d+\S*\n$/)
+      }
       const completions = await coffer(["--completions", "bash"], { server })
       expect(completions.code, completions.stderr).toBe(0)
       expect(completions.stdout).toContain("coffer-completions")
