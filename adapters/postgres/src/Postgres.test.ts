@@ -193,6 +193,52 @@ describe.runIf(await hasPostgres())("Postgres", () => {
     }
   })
 
+  it("gives up any statement on a pooled connection whose link stalls, in a transaction too, then heals", async () => {
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    const meta = (db: SqlDatabase.Service["db"]) => db.selectFrom("coffer_meta").selectAll().execute()
+    try {
+      await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const name = yield* scopedDatabase
+            const database = yield* Postgres.make({ url: urlFor(name, proxy), queryTimeoutMs: 1_000 })
+            yield* migrate.pipe(Effect.provideService(SqlDatabase.SqlDatabase, database))
+            // Connections already open in the pool: the pool's wait for a connection does not apply.
+            yield* Effect.all([database.query(meta), database.query(meta)], { concurrency: 2 })
+            proxy.stall()
+            for (const stalled of [
+              yield* timedFailure(database.query(meta)),
+              yield* timedFailure(database.withTransaction(database.query(meta))),
+            ]) {
+              expect(stalled.error).toBeInstanceOf(StoreUnavailable)
+              expect(stalled.ms).toBeLessThan(outageBudgetMs)
+            }
+            proxy.restore()
+            yield* healed(database)
+            expect((yield* database.query(meta)).length).toBeGreaterThan(0)
+          }),
+        ),
+      )
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it("runs a migration-length statement unbounded, where a request's statement would be given up", async () => {
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const name = yield* scopedDatabase
+          const database = yield* Postgres.make({ url: urlFor(name), queryTimeoutMs: 500 })
+          const nap = (db: SqlDatabase.Service["db"]) => sql`select pg_sleep(1)`.execute(db)
+          const bounded = yield* timedFailure(database.query(nap))
+          expect(bounded.error).toBeInstanceOf(StoreUnavailable)
+          yield* Effect.promise(() => database.unbounded(nap))
+        }),
+      ),
+    )
+  })
+
   it("gives up a hot path's statement on a pooled connection whose link stalls, then heals", async () => {
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
     const one = (db: Parameters<Parameters<SqlDatabase.Service["execute"]>[0]>[0]) =>

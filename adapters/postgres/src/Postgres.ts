@@ -23,13 +23,13 @@ export interface Options {
   readonly max?: number | undefined
   /** How long to wait for a connection, new or from a busy pool, before failing (default 2000). */
   readonly connectionTimeoutMs?: number | undefined
-  /** Server-side limit on one statement (default 30000); `migrate` lifts it for its own run. */
+  /** Server-side limit on one statement (default 30000); migrations run without it (`unbounded`). */
   readonly statementTimeoutMs?: number | undefined
   /**
-   * How long a hot path's statement (`runStatement`, run on the pool outside a transaction) waits for its answer
-   * before its connection is given up (default: the statement timeout and 5 s more). The server's own limit cannot
-   * help when the link to it stalls silently (a frozen proxy, a dropped route): the request would wait as long as
-   * the stall lasted. The connection is discarded, and the call fails as the database being unavailable.
+   * How long any statement on the pool waits for its answer before its connection is given up (default: the
+   * statement timeout and 5 s more). The server's own limit cannot help when the link to it stalls silently (a
+   * frozen proxy, a dropped route): the request would wait as long as the stall lasted. The connection is discarded,
+   * and the call fails as the database being unavailable. Migrations run without it (`unbounded`).
    */
   readonly queryTimeoutMs?: number | undefined
 }
@@ -74,16 +74,19 @@ export const make = (options: Options): Effect.Effect<SqlDatabase.Service, never
     const connectionTimeoutMs = options.connectionTimeoutMs ?? 2_000
     const statementTimeoutMs = options.statementTimeoutMs ?? 30_000
     const queryTimeoutMs = options.queryTimeoutMs ?? statementTimeoutMs + 5_000
+    const connectionString = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
     const { pool, db } = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const pool = new pg.Pool({
-          connectionString: Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url,
+          connectionString,
           max: options.max ?? 10,
           connectionTimeoutMillis: connectionTimeoutMs,
           idleTimeoutMillis: 30_000,
           // Detects a server that vanished without closing the socket, on idle and busy connections alike.
           keepAlive: true,
           statement_timeout: statementTimeoutMs,
+          // pg's own bound on every statement's answer, for the stalls the server never sees (`queryTimeoutMs`).
+          query_timeout: queryTimeoutMs,
           // A transaction left open by a stuck caller would hold its locks forever.
           idle_in_transaction_session_timeout: 60_000,
           application_name: "coffer",
@@ -106,11 +109,30 @@ export const make = (options: Options): Effect.Effect<SqlDatabase.Service, never
           if (!pool.ending) await pool.end().catch(() => undefined)
         }),
     )
+    // One connection of its own for the call, without the pool's time limits, closed after it.
+    const unbounded = async <A>(run: (db: Kysely<Tables>) => Promise<A>): Promise<A> => {
+      const alone = new pg.Pool({
+        connectionString,
+        max: 1,
+        connectionTimeoutMillis: connectionTimeoutMs,
+        keepAlive: true,
+        application_name: "coffer",
+      })
+      alone.on("error", (error) => warn("Postgres: an idle connection failed and was discarded", error))
+      const own = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: alone }) })
+      try {
+        return await run(own)
+      } finally {
+        await own.destroy().catch(() => undefined)
+        if (!alone.ending) await alone.end().catch(() => undefined)
+      }
+    }
     return SqlDatabase.make({
       db,
       dialect: "postgres",
       pingTimeout: Duration.millis(connectionTimeoutMs + 1_000),
       runStatement: (query, name) => runOnPool(pool, query, name, queryTimeoutMs),
+      unbounded,
     })
   })
 

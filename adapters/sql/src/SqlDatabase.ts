@@ -60,6 +60,12 @@ export interface Service {
   readonly withTransaction: <A, E, R>(
     effect: Effect.Effect<A, E, R>,
   ) => Effect.Effect<A, E | SqlError.SqlError | StoreUnavailable, Exclude<R, SqlDatabase>>
+  /**
+   * Runs `run` where the limits every request's statements have (the server's statement timeout, the client's
+   * wait for an answer) do not apply: migrations, which may take long, and wait for another instance's whole run.
+   * Postgres gives it a connection of its own for the call; elsewhere it is `run` on the database.
+   */
+  readonly unbounded: <A>(run: (db: Kysely<Tables>) => Promise<A>) => Promise<A>
 }
 
 export class SqlDatabase extends Context.Service<SqlDatabase, Service>()("@coffer/adapter-sql/SqlDatabase") {}
@@ -93,6 +99,8 @@ export interface MakeOptions {
   readonly runStatement?:
     | (<R>(query: CompiledQuery<R>, name: string | undefined) => Promise<QueryResult<R>>)
     | undefined
+  /** `Service.unbounded`; `run` on `db` when not given. */
+  readonly unbounded?: (<A>(run: (db: Kysely<Tables>) => Promise<A>) => Promise<A>) | undefined
 }
 
 /** Builds the service around a Kysely instance. The caller owns the instance's lifetime (see the dialect layers). */
@@ -223,7 +231,8 @@ export const make = (options: MakeOptions): Service => {
 
   const inTransaction = Effect.map(OpenTransactions, (open) => open.has(db))
 
-  const service: Service = { db, dialect, ping, inTransaction, query, execute, withTransaction }
+  const unbounded = options.unbounded ?? (<A>(run: (db: Kysely<Tables>) => Promise<A>) => run(db))
+  const service: Service = { db, dialect, ping, inTransaction, query, execute, withTransaction, unbounded }
   return service
 }
 

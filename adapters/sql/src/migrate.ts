@@ -9,7 +9,7 @@
 
 import type { StoreUnavailable } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
-import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from "kysely"
+import { type Kysely, type Migration, type MigrationResultSet, Migrator } from "kysely"
 import { latestMigration, migrations } from "./migrations/index.js"
 import { type Dialect, SqlDatabase } from "./SqlDatabase.js"
 import * as SqlError from "./SqlError.js"
@@ -31,22 +31,20 @@ const provider = (dialect: Dialect) => ({
       : migrations,
 })
 
-// biome-ignore lint/suspicious/noExplicitAny: the Migrator works below the `Tables` type.
-const migrateToLatest = (db: Kysely<any>, dialect: Dialect): Promise<MigrationResultSet> => {
-  const migrator = (db: Kysely<unknown>) =>
-    new Migrator({ db, provider: provider(dialect), migrationTableName, migrationLockTableName })
-  if (dialect === "sqlite") return migrator(db).migrateToLatest()
-  // Postgres connections carry a statement_timeout; a migration may take longer, and a second instance may
-  // wait on the advisory lock for the first one's whole run. Lift it on one connection for the run only.
-  return db.connection().execute(async (connection) => {
-    await sql`set statement_timeout = 0`.execute(connection)
-    try {
-      return await migrator(connection).migrateToLatest()
-    } finally {
-      // A failed reset means the connection is broken, and the pool discards broken connections.
-      await sql`reset statement_timeout`.execute(connection).catch(() => undefined)
-    }
-  })
+/**
+ * A migration may take long, and a second instance waits on the advisory lock for the first one's whole run: so
+ * the run goes where the limits on a request's statements do not apply (`SqlDatabase.unbounded`); on Postgres, on
+ * one connection.
+ */
+const migrateToLatest = (database: SqlDatabase["Service"]): Promise<MigrationResultSet> => {
+  // biome-ignore lint/suspicious/noExplicitAny: the Migrator works below the `Tables` type.
+  const migrator = (db: Kysely<any>) =>
+    new Migrator({ db, provider: provider(database.dialect), migrationTableName, migrationLockTableName })
+  return database.unbounded((db) =>
+    database.dialect === "sqlite"
+      ? migrator(db).migrateToLatest()
+      : db.connection().execute((connection) => migrator(connection).migrateToLatest()),
+  )
 }
 
 /**
@@ -60,7 +58,7 @@ export const migrate: Effect.Effect<
 > = Effect.gen(function* () {
   const database = yield* SqlDatabase
   const { error, results = [] } = yield* Effect.tryPromise({
-    try: () => migrateToLatest(database.db, database.dialect),
+    try: () => migrateToLatest(database),
     catch: SqlError.fromCause,
   })
   if (error !== undefined) return yield* Effect.fail(SqlError.fromCause(error))
