@@ -3,7 +3,7 @@
  * service (queries and transactions as Effects), the shared error classifier, and the migrations.
  * `@coffer/adapter-sqlite` and `@coffer/adapter-postgres` provide `SqlDatabase`; everything else is shared.
  */
-export { migrate } from "./migrate.js"
+export { migrate, NewerDatabase } from "./migrate.js"
 export { latestMigration, migrations } from "./migrations/index.js"
 export * as SqlAccounts from "./SqlAccounts.js"
 export * as SqlDatabase from "./SqlDatabase.js"

@@ -9,7 +9,8 @@
 
 import type { StoreUnavailable } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
-import { type Kysely, type Migration, type MigrationResultSet, Migrator } from "kysely"
+import * as Schema from "effect/Schema"
+import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from "kysely"
 import { latestMigration, migrations } from "./migrations/index.js"
 import { type Dialect, SqlDatabase } from "./SqlDatabase.js"
 import * as SqlError from "./SqlError.js"
@@ -48,15 +49,47 @@ const migrateToLatest = (database: SqlDatabase["Service"]): Promise<MigrationRes
 }
 
 /**
+ * The database holds migrations this release does not know: a newer release migrated it. Running on it would
+ * read and write tables whose meaning this release does not know (a downgrade), so nothing is done.
+ */
+export class NewerDatabase extends Schema.TaggedError<NewerDatabase>()("NewerDatabase", {
+  /** The migrations the database has and this release lacks, in the order they were applied. */
+  unknown: Schema.Array(Schema.String),
+  message: Schema.String,
+}) {}
+
+/** The migrations `database` has applied that this release does not know; none when it has none at all. */
+const unknownApplied = (database: SqlDatabase["Service"]) =>
+  Effect.map(
+    database
+      // The Migrator's own table, outside `Tables`.
+      .query((db) =>
+        sql<{ name: string }>`select name from coffer_migration order by timestamp, name`
+          .execute(db)
+          .then((result) => result.rows),
+      )
+      // A database never migrated has no bookkeeping table yet; anything worse fails the run that follows.
+      .pipe(Effect.orElseSucceed(() => [])),
+    (rows) => rows.map((row) => row.name).filter((name) => !(name in migrations)),
+  )
+
+/**
  * Applies every pending migration and returns the names it applied (empty when the database was current).
  * Run it at start, outside `withTransaction`: migrations need connections of their own.
  */
 export const migrate: Effect.Effect<
   ReadonlyArray<string>,
-  SqlError.SqlError | StoreUnavailable,
+  SqlError.SqlError | StoreUnavailable | NewerDatabase,
   SqlDatabase
 > = Effect.gen(function* () {
   const database = yield* SqlDatabase
+  const unknown = yield* unknownApplied(database)
+  if (unknown.length > 0) {
+    return yield* new NewerDatabase({
+      unknown,
+      message: `the database was migrated by a newer release of Coffer (it has ${unknown.join(", ")}, which this release does not know): run that release or a newer one`,
+    })
+  }
   const { error, results = [] } = yield* Effect.tryPromise({
     try: () => migrateToLatest(database),
     catch: SqlError.fromCause,

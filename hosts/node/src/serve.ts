@@ -92,7 +92,9 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
   ) as Partial<Record<Service, WebApp>>
   try {
     // A master key that does not open the stored data stops the start (MasterKeyCheck), naming the setting.
-    await base.runPromise(Effect.andThen(migrate, MasterKeyCheck.atStart))
+    // What an upgrade changed in the database is said where the operator looks (the log), as `coffer migrate` says it.
+    const applied = await base.runPromise(Effect.tap(migrate, () => MasterKeyCheck.atStart))
+    if (applied.length > 0) await base.runPromise(Effect.logInfo(`migrations applied: ${applied.join(", ")}`))
     // Built before listening, so that a layer that cannot be built stops the start instead of failing requests.
     await Promise.all(services.map((service) => runtimes[service].context()))
     const ports: Record<Service, number> = { schemas: settings.schemasPort, secrets: settings.secretsPort }

@@ -5,11 +5,12 @@
  *
  * `makeLayer` is called once per test and must give a fresh, empty database each time.
  */
-import { latestMigration, migrate, migrations, SqlDatabase } from "@coffer/adapter-sql"
+import { latestMigration, migrate, migrations, NewerDatabase, SqlDatabase } from "@coffer/adapter-sql"
 import { Readiness } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { sql } from "kysely"
 import { describe, expect, it } from "vitest"
 
 /** Runs, in order, the migrations whose names pass `test`: a database as an older release left it, then the rest. */
@@ -103,6 +104,29 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
         }),
       )
       expect(result.again).toEqual([])
+      expect(result.after).toEqual(result.before)
+    })
+
+    it("refuses a database a newer release migrated, naming what it does not know, and changes nothing", async () => {
+      const result = await run(
+        Effect.gen(function* () {
+          yield* migrate
+          const database = yield* SqlDatabase.SqlDatabase
+          yield* database.query((db) =>
+            sql`insert into coffer_migration (name, timestamp) values ('9999_from_the_future', '2099-01-01T00:00:00.000Z')`.execute(
+              db,
+            ),
+          )
+          const before = { tables: yield* tableNames, meta: yield* metaRows }
+          const refused = yield* Effect.flip(migrate)
+          return { before, refused, after: { tables: yield* tableNames, meta: yield* metaRows } }
+        }),
+      )
+      expect(result.refused).toBeInstanceOf(NewerDatabase)
+      expect(result.refused).toMatchObject({ unknown: ["9999_from_the_future"] })
+      expect(result.refused.message).toBe(
+        "the database was migrated by a newer release of Coffer (it has 9999_from_the_future, which this release does not know): run that release or a newer one",
+      )
       expect(result.after).toEqual(result.before)
     })
 

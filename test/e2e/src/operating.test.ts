@@ -71,6 +71,13 @@ describe.each(hosts)("operating coffer on %s", (kind) => {
       env: { COFFER_LOG_FORMAT: "json", COFFER_METRICS_TOKEN: METRICS_TOKEN },
     })
     running.push(host)
+    // A start that migrated says what it applied, as a log line like any other.
+    await expect
+      .poll(() => jsonLines(host.output()).find((line) => String(line.message).startsWith("migrations applied:")))
+      .toMatchObject({
+        level: "INFO",
+        message: expect.stringMatching(/^migrations applied: 0001_meta, 0002_sessions, .*0014_secrets_empty_values$/),
+      })
     const read = await fetch(`${host.schemas}/api/ios?token=cfs_not-for-logs`, {
       headers: { "X-Request-Id": "e2e-request-1" },
     })
