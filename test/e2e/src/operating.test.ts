@@ -113,6 +113,8 @@ describe.each(hosts)("operating coffer on %s", (kind) => {
       'coffer_http_requests_total{service="secrets",method="GET",route="/healthz",status="200"} 1',
     )
     expect(secrets).not.toContain('service="schemas"')
+    // The process's own gauges on both ports, not only on the first service's.
+    expect(secrets).toMatch(/^coffer_process_resident_memory_bytes\{service="secrets"\} \d+$/m)
   })
 
   it("exports a span per request, use case and store call over OTLP, continuing the caller's trace", async () => {

@@ -13,7 +13,8 @@ import { processMetricsLayer } from "./processMetrics.js"
 import { tracingLayer } from "./tracing.js"
 
 export const serviceTelemetryLayer = (settings: HostSettings, service: string): Layer.Layer<never> =>
-  Layer.merge(processMetricsLayer, tracingLayer(settings.tracing, service)).pipe(
+  // Fresh: the runtimes share one memo map, where a layer value is built once, for the first service only.
+  Layer.merge(Layer.fresh(processMetricsLayer), tracingLayer(settings.tracing, service)).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         Layer.sync(Metric.MetricRegistry)(() => new Map()),
