@@ -57,6 +57,27 @@ const liveRoles = (env: Settings.Env, initial: Settings.Roles) => {
   }
 }
 
+/** Why a service could not listen, naming the setting to change, as a bad setting is named. */
+const bindFailure = (error: unknown, service: Service, host: string, port: number): Error => {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  const portSetting = service === "schemas" ? "COFFER_SCHEMAS_PORT" : "COFFER_SECRETS_PORT"
+  const reason = error instanceof Error ? error.message : String(error)
+  switch (code) {
+    case "EADDRINUSE":
+      return new Error(`${portSetting}: port ${port} on ${host} is in use (by another process, or the other service)`)
+    case "EACCES":
+      return new Error(`${portSetting}: not allowed to listen on port ${port} (${reason})`)
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+    case "EADDRNOTAVAIL":
+    // Bun's answer to a name it cannot resolve (the ports were checked with the settings).
+    case "EINVAL":
+      return new Error(`COFFER_HOST: cannot listen on ${host}, which is no address of this machine (${reason})`)
+    default:
+      return error instanceof Error ? error : new Error(reason)
+  }
+}
+
 export const serve = async (options: ServeOptions): Promise<Running> => {
   const { settings } = options
   const services = options.services ?? SERVICES
@@ -98,13 +119,17 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
     // Built before listening, so that a layer that cannot be built stops the start instead of failing requests.
     await Promise.all(services.map((service) => runtimes[service].context()))
     const ports: Record<Service, number> = { schemas: settings.schemasPort, secrets: settings.secretsPort }
+    // Said once every service listens: a supervisor that waits for the lines must not see one of a start that fails.
+    const said: Array<string> = []
     for (const service of services) {
       // The public origin defaults to the bound port, known only once listening (port 0 picks one).
       let app: Hono | undefined
       // The server's own bindings travel as `env`: the listener's `clientAddress` reads the peer from them.
-      const bound = await listener.listen((request, env) => app!.fetch(request, env), settings.host, ports[service], {
-        requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
-      })
+      const bound = await listener
+        .listen((request, env) => app!.fetch(request, env), settings.host, ports[service], {
+          requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
+        })
+        .catch((error: unknown) => Promise.reject(bindFailure(error, service, settings.host, ports[service])))
       listening[service] = bound
       const web = webApps[service]
       // The public origin defaults to the bound port.
@@ -126,9 +151,11 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
               clientAddress,
               web,
             })
-      if (settings.web !== false && web === undefined) log(`coffer ${service}: no web app built, serving the API only`)
-      log(`coffer ${service} listening on ${bound.url}`)
+      if (settings.web !== false && web === undefined)
+        said.push(`coffer ${service}: no web app built, serving the API only`)
+      said.push(`coffer ${service} listening on ${bound.url}`)
     }
+    for (const line of said) log(line)
   } catch (error) {
     await Promise.all(Object.values(listening).map((bound) => bound.close(0)))
     await dispose()

@@ -300,7 +300,25 @@ describe.each(hosts)("coffer serve on %s", (kind) => {
     })
     expect(result.code).toBe(1)
     expect(result.stderr.trim().split("\n")).toHaveLength(1)
-    expect(result.stderr).toMatch(/EADDRINUSE|in use/)
+    expect(result.stderr).toBe(
+      `coffer: COFFER_SECRETS_PORT: port ${port} on 127.0.0.1 is in use (by another process, or the other service)\n`,
+    )
+    // Both services on one port: the second cannot listen, and no "listening" line of the first was printed.
+    const both = await run(["serve"], {
+      host: kind,
+      env: { COFFER_ENV: "development", COFFER_DATABASE_URL: "sqlite::memory:", COFFER_SCHEMAS_PORT: port },
+    })
+    expect([both.code, both.stdout.includes("listening")]).toEqual([1, false])
+    expect(both.stderr).toMatch(/^coffer: COFFER_SCHEMAS_PORT: port \d+ on 127\.0\.0\.1 is in use/)
+  })
+
+  it("names COFFER_HOST when it is no address of this machine", async () => {
+    const result = await run(["serve"], {
+      host: kind,
+      env: { COFFER_ENV: "development", COFFER_DATABASE_URL: "sqlite::memory:", COFFER_HOST: "no-such-host.invalid" },
+    })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/^coffer: COFFER_HOST: cannot listen on no-such-host\.invalid, which is no address/)
   })
 })
 
