@@ -25,7 +25,7 @@ const closing = (response: Response): Response => {
 }
 
 /** The 408 a late body gets. */
-const late = (): Response => closing(malformedResponse(408, NOT_RECEIVED_IN_TIME))
+const late = (): Response => malformedResponse(408, NOT_RECEIVED_IN_TIME)
 
 /**
  * `handle(request)` with `request`'s body held to `timeoutMs`: its answer, or 408 when the body has not all arrived

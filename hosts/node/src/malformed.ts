@@ -27,9 +27,12 @@ export const malformedHeaders = (): ReadonlyArray<readonly [string, string]> => 
   [REQUEST_ID_HEADER, randomUUID()],
 ]
 
-/** `status` with `{ error: message }`, for a listener that answers with a web `Response`. */
+/**
+ * `status` with `{ error: message }`, for a listener that answers with a web `Response`; the connection closes after
+ * it, as after every other malformed request: what follows on it cannot be trusted.
+ */
 export const malformedResponse = (status: number, message: string): Response =>
   new Response(JSON.stringify({ error: message }), {
     status,
-    headers: malformedHeaders().map(([name, value]) => [name, value] as [string, string]),
+    headers: [...malformedHeaders().map(([name, value]) => [name, value] as [string, string]), ["Connection", "close"]],
   })
