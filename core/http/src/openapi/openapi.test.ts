@@ -185,6 +185,15 @@ describe("the schemas service's OpenAPI document", () => {
     expect(document.info.description).toMatch(/1 MiB/)
     const read = document.paths["/api/{platform}/{version}"]!.get!
     expect(read.security).toEqual([{ session: [] }, { bearer: [] }])
+    // Tokens are read-only: the writes a token is refused on (403) declare the session alone.
+    for (const [path, method] of [
+      ["/api/{platform}/{version}", "put"],
+      ["/api/{platform}", "post"],
+      ["/api/{platform}/versions", "post"],
+    ] as const) {
+      expect(document.paths[path]![method]!.security, `${method} ${path}`).toEqual([{ session: [] }])
+      expect(Object.keys(document.paths[path]![method]!.responses)).toContain("403")
+    }
     expect(Object.keys(read.responses)).toEqual(expect.arrayContaining(["200", "304", "401", "403", "404", "503"]))
     const remove = document.paths["/api/_ui/v1/platforms/{platform}"]!.delete!
     expect(remove.security).toEqual([{ session: [] }])

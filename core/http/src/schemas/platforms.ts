@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { DeletionBlockedBody } from "../errors.js"
-import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
+import { Ok, SESSION, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { actorOf, PLATFORM_PARAM, param, type SchemasRoutes } from "./context.js"
@@ -49,7 +49,7 @@ export const PutPlatform = endpoint({
     "Omitting `kind` keeps the existing kind. A `versions` list that leaves existing versions out deletes them " +
     "(admin permission; 409 while another platform's schema extends them). Session with write rights.",
   tag: "Platforms",
-  security: SESSION_OR_BEARER,
+  security: SESSION,
   params: PLATFORM_PARAM,
   body: PlatformBody,
   responses: { 201: Ok },

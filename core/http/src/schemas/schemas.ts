@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { SchemaSavedMeanwhileBody } from "../errors.js"
-import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
+import { Ok, SESSION, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { answerSerialized, serializeJson } from "../serializedJson.js"
@@ -92,7 +92,7 @@ export const SaveSchema = endpoint({
     "409 with the revision the schema is at now, nothing written. Of concurrent saves with the same " +
     "`expectedRevision`, one lands and the others answer 409.",
   tag: "Schemas",
-  security: SESSION_OR_BEARER,
+  security: SESSION,
   params: VERSION_PARAMS,
   body: SaveBody,
   responses: { 200: SavedSchema },

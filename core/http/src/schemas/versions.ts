@@ -12,7 +12,7 @@ import { Platforms } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
-import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
+import { Ok, SESSION, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { actorOf, PLATFORM_PARAM, param, type SchemasRoutes } from "./context.js"
@@ -52,7 +52,7 @@ export const AddVersion = endpoint({
     "The platform must exist. Session with write rights on the platform. Adding a version that exists already " +
     "changes nothing, unless `content` is sent with it: that is 409.",
   tag: "Platforms",
-  security: SESSION_OR_BEARER,
+  security: SESSION,
   params: PLATFORM_PARAM,
   body: VersionBody,
   responses: {

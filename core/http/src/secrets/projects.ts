@@ -3,7 +3,7 @@ import { createProject, deleteProject, EnvironmentView, getProject, listProjects
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
-import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
+import { Ok, SESSION, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { PROJECT_PARAM, type SecretsRoutes, withActor } from "./context.js"
@@ -29,7 +29,7 @@ export const CreateProject = endpoint({
   summary: "Create a project",
   description: "Also creates the environments development, staging and production. Sessions only.",
   tag: TAG,
-  security: SESSION_OR_BEARER,
+  security: SESSION,
   body: CreateProjectBody,
   responses: { 201: Schema.Struct({ project: ProjectView }) },
   errors: [403, 409],
@@ -52,7 +52,7 @@ export const DeleteProject = endpoint({
   summary: "Delete a project",
   description: "Owner only; deletes its environments, secrets, members and API keys.",
   tag: TAG,
-  security: SESSION_OR_BEARER,
+  security: SESSION,
   params: PROJECT_PARAM,
   responses: { 200: Ok },
   errors: [403, 404],
