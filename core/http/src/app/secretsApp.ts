@@ -12,6 +12,7 @@ import { PUBLIC } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { mountReference } from "../openapi/reference.js"
 import { route } from "../openapi/route.js"
+import { API_KEY_EXPIRES_HEADER } from "../secrets/context.js"
 import { mountSecretsRoutes, type SecretsRouteServices } from "../secrets/index.js"
 import { mountApiKeyIdentity } from "../secrets/me.js"
 import { type AppOptions, createBaseApp, LIMITS_DESCRIPTION } from "./base.js"
@@ -93,6 +94,10 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
       "An API key (`cfk_…`): acts as its holder within one project and scope; 401 once expired. Every answer to a " +
       "request made with a key that expires carries `Coffer-Api-Key-Expires` (ISO 8601), when it stops working",
     sessionCookie: sessionCookieName("secrets", undefined),
+    bearerAnswerHeaders: {
+      [API_KEY_EXPIRES_HEADER]:
+        "When the API key the request was made with stops working (ISO 8601); only for a key that expires",
+    },
   })
   return app
 }

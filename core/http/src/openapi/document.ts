@@ -37,6 +37,8 @@ export interface DocumentInfo {
   readonly bearer: string
   /** The session cookie's name (without the `__Host-` prefix it takes on an https origin). */
   readonly sessionCookie: string
+  /** Headers any answer to a request made with the bearer credential may carry, by name, with what they say. */
+  readonly bearerAnswerHeaders?: Readonly<Record<string, string>>
 }
 
 type Json = Readonly<Record<string, unknown>>
@@ -199,14 +201,16 @@ export const openApiDocument = (endpoints: ReadonlyArray<Endpoint<unknown>>, inf
       ...(endpoint.security.includes("session") ? [EXPECTED_USER] : []),
     ]
     const answers: Record<string, unknown> = {}
+    const bearerHeaders = endpoint.security.includes("bearer") ? (info.bearerAnswerHeaders ?? {}) : {}
     const describe = (status: number, spec: ResponseSpec) => {
+      const headers = { ...spec.headers, ...bearerHeaders }
       answers[String(status)] = {
         description: spec.description,
-        ...(spec.headers === undefined
+        ...(Object.keys(headers).length === 0
           ? {}
           : {
               headers: Object.fromEntries(
-                Object.entries(spec.headers).map(([name, description]) => [
+                Object.entries(headers).map(([name, description]) => [
                   name,
                   { description, schema: { type: "string" } },
                 ]),

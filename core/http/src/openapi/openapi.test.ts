@@ -302,6 +302,20 @@ describe("the secrets service's OpenAPI document", () => {
     }
   })
 
+  it("declares the expiry header an API key's answers carry, on the operations a key is taken on", async () => {
+    const { documented, runtime } = makeService({})
+    const document = (await documented.document()) as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>
+    }
+    const header = (path: string, method: string, status: string) =>
+      document.paths[path]![method]!.responses[status]!.headers?.["Coffer-Api-Key-Expires"]
+    expect(header("/api/projects", "get", "200")).toMatchObject({ schema: { type: "string" } })
+    expect(header("/api/projects/{slug}/environments/{env}/secrets", "get", "404")).toBeDefined()
+    // Not where no key is taken: creating a project is for sessions alone.
+    expect(header("/api/projects", "post", "201")).toBeUndefined()
+    await runtime.dispose()
+  })
+
   it("documents which version each restore brought back, in the history's items and the restore itself", async () => {
     const { documented, runtime } = makeService({})
     const document = (await documented.document()) as unknown as {
