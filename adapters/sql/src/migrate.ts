@@ -58,19 +58,19 @@ export class NewerDatabase extends Schema.TaggedError<NewerDatabase>()("NewerDat
   message: Schema.String,
 }) {}
 
-/** The migrations `database` has applied that this release does not know; none when it has none at all. */
+/**
+ * The migrations `database` has applied that this release does not know; none when it has none at all. Read on the
+ * database itself rather than through `query`: a database never migrated has no bookkeeping table yet, which is
+ * no store error to count.
+ */
 const unknownApplied = (database: SqlDatabase["Service"]) =>
-  Effect.map(
-    database
-      // The Migrator's own table, outside `Tables`.
-      .query((db) =>
-        sql<{ name: string }>`select name from coffer_migration order by timestamp, name`
-          .execute(db)
-          .then((result) => result.rows),
-      )
-      // A database never migrated has no bookkeeping table yet; anything worse fails the run that follows.
-      .pipe(Effect.orElseSucceed(() => [])),
-    (rows) => rows.map((row) => row.name).filter((name) => !(name in migrations)),
+  Effect.tryPromise(() =>
+    // The Migrator's own table, outside `Tables`.
+    sql<{ name: string }>`select name from coffer_migration order by timestamp, name`.execute(database.db),
+  ).pipe(
+    Effect.map((result) => result.rows.map((row) => row.name).filter((name) => !(name in migrations))),
+    // Anything worse than a missing table fails the run that follows, with its own error.
+    Effect.orElseSucceed((): ReadonlyArray<string> => []),
   )
 
 /**
