@@ -9,6 +9,7 @@ const fakeHeap = (startMb = 2, maxMb = 32) => {
   let size = startMb * MB
   let factor = 2
   const observers = new Set<() => void>()
+  const timers = new Set<() => void>()
   const flags: Array<string> = []
   const factors: Array<number> = []
   const heap: V8Heap = {
@@ -23,6 +24,10 @@ const fakeHeap = (startMb = 2, maxMb = 32) => {
     afterGc: (run) => {
       observers.add(run)
       return () => observers.delete(run)
+    },
+    every: (_ms, run) => {
+      timers.add(run)
+      return () => timers.delete(run)
     },
   }
   return {
@@ -40,6 +45,12 @@ const fakeHeap = (startMb = 2, maxMb = 32) => {
       size = mb * MB
       for (const run of observers) run()
     },
+    /** A second passing. */
+    tick: () => {
+      for (const run of [...timers]) run()
+    },
+    /** How the size is watched: `gc` (after each collection), `timer`, both or neither. */
+    watching: () => [observers.size > 0 ? "gc" : "", timers.size > 0 ? "timer" : ""].filter(Boolean).join("+"),
   }
 }
 
@@ -50,13 +61,20 @@ describe("limitHeapGrowth", () => {
     for (let i = 0; i < 5; i++) v8.growingGc()
     expect(v8.sizeMb()).toBe(2)
     limit.started()
+    expect(v8.watching()).toBe("gc")
     for (let i = 0; i < 5; i++) v8.growingGc()
     expect(v8.sizeMb()).toBe(8)
-    // Shrunk by V8 below the setting, it may grow again, to the setting.
+    // Held, it can only shrink: a timer looks, and no collection pays for an observer.
+    expect(v8.watching()).toBe("timer")
+    // Shrunk by V8 below the setting, it may grow again once the timer sees it, to the setting.
     v8.shrink(2)
+    v8.tick()
+    expect(v8.watching()).toBe("gc")
     for (let i = 0; i < 5; i++) v8.growingGc()
     expect(v8.sizeMb()).toBe(8)
+    expect(v8.watching()).toBe("timer")
     limit.stop()
+    expect(v8.watching()).toBe("")
     for (let i = 0; i < 5; i++) v8.growingGc()
     expect(v8.sizeMb()).toBe(32)
   })

@@ -9,9 +9,11 @@
  * export grew it likewise. Its ceiling, `--max-semi-space-size`, is read once, when the heap is made, so a process
  * cannot set it for itself; the growth factor, `--semi-space-growth-factor`, is read at every growth step, and is
  * the handle used here: no growth while the host starts, then growth again until the young generation reaches the
- * setting. V8 still shrinks it when allocation slows, and growth resumes below the setting. The size is looked at
- * after each GC (a `gc` performance observer), so when two growing scavenges fall between two turns of the event
- * loop the young generation ends one doubling above the setting, until V8 shrinks it.
+ * setting. V8 still shrinks it when allocation slows, and growth resumes below the setting. While it may grow, the
+ * size is looked at after each GC (a `gc` performance observer), so when two growing scavenges fall between two turns
+ * of the event loop the young generation ends one doubling above the setting, until V8 shrinks it. While it is held
+ * it can only shrink, so a timer looks once a second instead: under load the observer's entries cost the busiest
+ * path about 1% of its CPU (issue 10), a scavenge every few hundred requests.
  *
  * The old generation is collected when it reaches a limit V8 sets after each full collection: what was live times a
  * factor it picks between 1.1 and 4 from how fast it collects, and a small heap collects fast, so 4. After a burst
@@ -64,7 +66,12 @@ export interface V8Heap {
   readonly setFlag: (flag: string) => void
   /** Calls `run` after each garbage collection; returns how to stop. */
   readonly afterGc: (run: () => void) => () => void
+  /** Calls `run` every `ms` milliseconds without keeping the process alive; returns how to stop. */
+  readonly every: (ms: number, run: () => void) => () => void
 }
+
+/** How often a held young generation is looked at for having shrunk. */
+export const HELD_CHECK_MS = 1_000
 
 export const v8Heap: V8Heap = {
   youngGenerationSize: () =>
@@ -74,6 +81,11 @@ export const v8Heap: V8Heap = {
     const observer = new PerformanceObserver(run)
     observer.observe({ entryTypes: ["gc"] })
     return () => observer.disconnect()
+  },
+  every: (ms, run) => {
+    const timer = setInterval(run, ms)
+    timer.unref()
+    return () => clearInterval(timer)
   },
 }
 
@@ -114,22 +126,28 @@ export const limitHeapGrowth = (
   const growth = (factor: number) => heap.setFlag(`--semi-space-growth-factor=${factor}`)
   growth(1)
   let holding = true
-  let unobserve: (() => void) | undefined
+  /** How the size is being watched since `started`: after each GC while growing, by the timer while held. */
+  let unwatch: (() => void) | undefined
+  const watch = () => {
+    unwatch?.()
+    unwatch = holding ? heap.every(HELD_CHECK_MS, keep) : heap.afterGc(keep)
+  }
   const keep = () => {
     const hold = heap.youngGenerationSize() >= limit
     if (hold === holding) return
     holding = hold
     growth(hold ? 1 : V8_GROWTH)
+    watch()
   }
   return {
     started: () => {
-      if (unobserve !== undefined) return
-      unobserve = heap.afterGc(keep)
+      if (unwatch !== undefined) return
+      watch()
       keep()
     },
     stop: () => {
-      unobserve?.()
-      unobserve = undefined
+      unwatch?.()
+      unwatch = undefined
       holding = false
       growth(V8_GROWTH)
     },

@@ -11,6 +11,8 @@
  * `If-None-Match`, answered 304; `token-redis` is the token read with `COFFER_REDIS_URL`, run only when named),
  * `COFFER_COMPARE_ROUNDS` the bursts per
  * build (6), `COFFER_COMPARE_BURST_S` their length (2 s); both engines run, Postgres when reachable.
+ * `COFFER_COMPARE_ENV_BEFORE` and `COFFER_COMPARE_ENV_AFTER` give either host settings of its own
+ * (`NAME=value,NAME=value`): with `COFFER_COMPARE_BEFORE=.` that compares two settings of one build.
  */
 import { join } from "node:path"
 import { redisUrl } from "@coffer/contract"
@@ -35,15 +37,34 @@ const paths = (process.env.COFFER_COMPARE_PATHS ?? "token,poll,read,write").spli
 let hosts = 0
 /** Redis for one build's host, on a key prefix of its own so that neither build sees the other's cache. */
 const redis = () => ({ COFFER_REDIS_URL: redisUrl, COFFER_REDIS_PREFIX: `compare-${process.pid}-${++hosts}:` })
+/** `NAME=value,NAME=value` as a host's environment. */
+const settings = (raw: string | undefined): Record<string, string> =>
+  Object.fromEntries(
+    (raw ?? "")
+      .split(",")
+      .filter((pair) => pair.includes("="))
+      .map((pair) => [pair.slice(0, pair.indexOf("=")).trim(), pair.slice(pair.indexOf("=") + 1).trim()]),
+  )
+const envs = [settings(process.env.COFFER_COMPARE_ENV_BEFORE), settings(process.env.COFFER_COMPARE_ENV_AFTER)]
 const rounds = Number(process.env.COFFER_COMPARE_ROUNDS ?? 6)
 const burstS = Number(process.env.COFFER_COMPARE_BURST_S ?? 2)
 
 type Path = "token" | "token-redis" | "poll" | "read" | "write"
 
 /** One build's host on its own database, set up for `path`. */
-const prepare = async (path: Path, engine: Engine, bin?: string): Promise<{ host: Host; target: Target }> => {
+const prepare = async (
+  path: Path,
+  engine: Engine,
+  env: Record<string, string>,
+  bin?: string,
+): Promise<{ host: Host; target: Target }> => {
   const schemas = path === "token" || path === "token-redis" || path === "poll"
-  const host = await serve(engine, schemas ? "schemas" : "secrets", path === "token-redis" ? redis() : {}, bin)
+  const host = await serve(
+    engine,
+    schemas ? "schemas" : "secrets",
+    { ...(path === "token-redis" ? redis() : {}), ...env },
+    bin,
+  )
   if (schemas) {
     const read = await tokenReadTarget(host.schemas!, "compare")
     return { host, target: path === "poll" ? await pollTarget(read) : read }
@@ -58,12 +79,19 @@ const summary = (label: string, loads: ReadonlyArray<Load>) =>
   `${perSecond(median(loads.map((load) => load.requestsPerSecond)))}, ` +
   `statuses ${JSON.stringify(loads.map((load) => load.statuses))}`
 
+const describeEnv = (env: Record<string, string>) =>
+  Object.keys(env).length === 0
+    ? ""
+    : `, ${Object.entries(env)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(" ")}`
+
 const compare = async (path: Path, makeEngine: () => Promise<Engine | undefined>) => {
   const engines = [await makeEngine(), await makeEngine()]
   if (engines[0] === undefined || engines[1] === undefined) return
   const builds = [
-    await prepare(path, engines[0], join(before!, "hosts/node/dist/bin.js")),
-    await prepare(path, engines[1]),
+    await prepare(path, engines[0], envs[0]!, join(before!, "hosts/node/dist/bin.js")),
+    await prepare(path, engines[1], envs[1]!),
   ]
   try {
     const loads = await alternating(
@@ -75,8 +103,8 @@ const compare = async (path: Path, makeEngine: () => Promise<Engine | undefined>
     console.log(
       [
         `[${path} on ${engines[1].name}] ${rounds} bursts of ${burstS} s per build, alternating`,
-        `  ${summary(`before (${before})`, loads[0]!)}`,
-        `  ${summary("after (this workspace)", loads[1]!)}`,
+        `  ${summary(`before (${before}${describeEnv(envs[0]!)})`, loads[0]!)}`,
+        `  ${summary(`after (this workspace${describeEnv(envs[1]!)})`, loads[1]!)}`,
         `  CPU per request after / before: ${round(cpu(loads[1]!) / cpu(loads[0]!), 2)}`,
       ].join("\n"),
     )
