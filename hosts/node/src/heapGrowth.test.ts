@@ -88,12 +88,12 @@ describe("limitHeapGrowth", () => {
     limit.stop()
   })
 
-  it("defaults to 8 MB, and leaves V8 alone at 0 or with a setting the settings check refuses", () => {
+  it("defaults to 16 MB, and leaves V8 alone at 0 or with a setting the settings check refuses", () => {
     const byDefault = fakeHeap()
     const limit = limitHeapGrowth({}, byDefault.heap)
     limit.started()
     for (let i = 0; i < 5; i++) byDefault.growingGc()
-    expect(byDefault.sizeMb()).toBe(8)
+    expect(byDefault.sizeMb()).toBe(16)
     limit.stop()
     for (const setting of ["0", "1", "8MB", "-4"]) {
       const v8 = fakeHeap()

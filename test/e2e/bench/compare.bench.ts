@@ -14,7 +14,7 @@
  * `COFFER_COMPARE_ENV_BEFORE` and `COFFER_COMPARE_ENV_AFTER` give either host settings of its own
  * (`NAME=value,NAME=value`): with `COFFER_COMPARE_BEFORE=.` that compares two settings of one build.
  */
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { redisUrl } from "@coffer/contract"
 import { bench, describe } from "vitest"
 import type { Host } from "../src/host.js"
@@ -90,7 +90,7 @@ const compare = async (path: Path, makeEngine: () => Promise<Engine | undefined>
   const engines = [await makeEngine(), await makeEngine()]
   if (engines[0] === undefined || engines[1] === undefined) return
   const builds = [
-    await prepare(path, engines[0], envs[0]!, join(before!, "hosts/node/dist/bin.js")),
+    await prepare(path, engines[0], envs[0]!, join(resolve(before!), "hosts/node/dist/bin.js")),
     await prepare(path, engines[1], envs[1]!),
   ]
   try {

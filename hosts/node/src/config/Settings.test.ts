@@ -53,7 +53,7 @@ describe("Settings.parse defaults", () => {
       dataKeyTtlSeconds: 300,
       trustedProxies: [],
       requestTimeoutSeconds: 30,
-      youngGenerationMb: 8,
+      youngGenerationMb: 16,
       oldGenerationGrowthPercent: 100,
     })
     expect(settings.roles).toEqual({
