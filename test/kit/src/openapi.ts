@@ -6,6 +6,10 @@
  * (`SchemaRepresentation.fromJsonSchemaDocument`) and the body is decoded with them, excess properties refused, so
  * a field the document does not declare is as much a failure as a missing one.
  *
+ * A request the app took (any status below 400) is held to the document too: its JSON body must match the
+ * documented request body, keys the document does not name allowed (the document says they are ignored). So a rule
+ * the document states more strictly than the service applies it fails the first test whose request shows it.
+ *
  * The in-process services of this kit (`schemasService.ts`, `secretsService.ts`) check every answer they get, so
  * every app test is also a conformance test; `seen` says which operations and statuses were checked.
  */
@@ -14,6 +18,7 @@ import * as Schema from "effect/Schema"
 import * as SchemaRepresentation from "effect/SchemaRepresentation"
 
 interface Operation {
+  readonly requestBody?: { readonly content?: Readonly<Record<string, { schema: unknown }>> }
   readonly responses: Readonly<Record<string, { readonly content?: Readonly<Record<string, { schema: unknown }>> }>>
 }
 
@@ -41,8 +46,11 @@ const specificity = (template: ReadonlyArray<string | undefined>) =>
   template.map((segment) => (segment === undefined ? "0" : "1")).join("")
 
 export interface Conformance {
-  /** Throws when the answer is not what the document says this request may get. */
-  readonly check: (method: string, url: string, answer: Answer) => Promise<void>
+  /**
+   * Throws when the answer is not what the document says this request may get, or when the app took a JSON body
+   * (`requestBody`, as sent) that the document says it does not take.
+   */
+  readonly check: (method: string, url: string, answer: Answer, requestBody?: string) => Promise<void>
   /** `METHOD /template STATUS` of every answer checked. */
   readonly seen: ReadonlySet<string>
   readonly document: () => Promise<Document>
@@ -61,7 +69,7 @@ export const conformance = (app: {
   const validators = new Map<string, (body: unknown) => void>()
   const seen = new Set<string>()
 
-  const validatorOf = (doc: Document, key: string, schema: unknown) => {
+  const validatorOf = (doc: Document, key: string, schema: unknown, excess: "error" | "ignore" = "error") => {
     let validate = validators.get(key)
     if (validate === undefined) {
       const definitions = Object.fromEntries(
@@ -72,7 +80,7 @@ export const conformance = (app: {
       )
       const root = JsonSchema.fromSchemaOpenApi3_1(schema as JsonSchema.JsonSchema)
       const decoder = SchemaRepresentation.fromJsonSchemaDocument({ ...root, definitions }, { patterns: "apply" })
-      const decode = Schema.decodeUnknownResult(decoder as Schema.Codec<unknown>, { onExcessProperty: "error" })
+      const decode = Schema.decodeUnknownResult(decoder as Schema.Codec<unknown>, { onExcessProperty: excess })
       validate = (body) => {
         const result = decode(body)
         if (result._tag === "Failure")
@@ -83,7 +91,20 @@ export const conformance = (app: {
     return validate
   }
 
-  const check = async (method: string, url: string, answer: Answer) => {
+  /** A JSON body the app took must be one the document admits. */
+  const checkRequest = (doc: Document, operation: Operation, key: string, requestBody: string) => {
+    const schema = operation.requestBody?.content?.["application/json"]?.schema
+    if (schema === undefined) return
+    let body: unknown
+    try {
+      body = JSON.parse(requestBody)
+    } catch {
+      return
+    }
+    validatorOf(doc, `${key} (its request)`, schema, "ignore")(body)
+  }
+
+  const check = async (method: string, url: string, answer: Answer, requestBody?: string) => {
     const verb = method.toUpperCase() === "HEAD" ? "get" : method.toLowerCase()
     if (verb === "options") return
     const doc = await document()
@@ -99,7 +120,9 @@ export const conformance = (app: {
     // No route has this method and path: the app's not-found answer, which no operation describes.
     if (found === undefined) return
     const key = `${verb.toUpperCase()} ${found.template} ${answer.status}`
-    const response = doc.paths[found.template]![verb]!.responses[String(answer.status)]
+    const operation = doc.paths[found.template]![verb]!
+    if (requestBody !== undefined && answer.status < 400) checkRequest(doc, operation, key, requestBody)
+    const response = operation.responses[String(answer.status)]
     if (response === undefined) throw new Error(`${key}: this status is not documented (body ${answer.text})`)
     seen.add(key)
     const content = Object.entries(response.content ?? {})

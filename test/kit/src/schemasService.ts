@@ -48,6 +48,7 @@ export const schemasService = (env: Settings.Env = {}) => {
     options: { readonly body?: unknown; readonly headers?: Record<string, string> } = {},
   ) => {
     const hasBody = options.body !== undefined
+    const sent = hasBody ? (typeof options.body === "string" ? options.body : JSON.stringify(options.body)) : undefined
     const response = await app.request(`http://coffer.test${path}`, {
       method,
       // One request id for every call, so that two answers compare equal when only their ids would differ.
@@ -56,10 +57,10 @@ export const schemasService = (env: Settings.Env = {}) => {
         ...(hasBody ? { "content-type": "application/json" } : {}),
         ...options.headers,
       },
-      ...(hasBody ? { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) } : {}),
+      ...(sent === undefined ? {} : { body: sent }),
     })
     const text = await response.text()
-    await documented.check(method, path, { status: response.status, headers: response.headers, text })
+    await documented.check(method, path, { status: response.status, headers: response.headers, text }, sent)
     return {
       status: response.status,
       body:

@@ -89,7 +89,7 @@ export const makeService = (env: Settings.Env = {}) => {
     }
     const response = await app.request(`https://coffer.example${path}`, { method, headers, body })
     const text = await response.text()
-    await documented.check(method, path, { status: response.status, headers: response.headers, text })
+    await documented.check(method, path, { status: response.status, headers: response.headers, text }, body)
     let parsed: unknown
     try {
       parsed = JSON.parse(text)

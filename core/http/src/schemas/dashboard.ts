@@ -23,13 +23,9 @@ import { Ok, SESSION } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { actorOf, DASHBOARD_PREFIX, PLATFORM_PARAM, param, type SchemasRoutes, VERSION_PARAMS } from "./context.js"
+import { Kind, PlatformName } from "./fields.js"
 
-// `kind` is checked by the use case, which names the allowed kinds in its message.
-const Kind = Schema.Unknown.annotate({ description: "One of ios, android, web, service, custom" })
-const CreatePlatformBody = Schema.Struct({
-  name: Schema.String.annotate({ description: "At most 64 characters; letters, digits, `_`, `-`, `.`" }),
-  kind: Schema.optionalKey(Kind),
-})
+const CreatePlatformBody = Schema.Struct({ name: PlatformName, kind: Schema.optionalKey(Kind) })
 const KindBody = Schema.Struct({ kind: Kind })
 const PlatformChanged = Schema.Struct({ ...Ok.fields, platform: Views.DashboardPlatform })
 

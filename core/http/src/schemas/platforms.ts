@@ -12,12 +12,12 @@ import { Ok, SESSION, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { actorOf, PLATFORM_PARAM, param, type SchemasRoutes } from "./context.js"
+import { Kind, PlatformName, Version } from "./fields.js"
 
 const PlatformBody = Schema.Struct({
-  name: Schema.String,
-  versions: Schema.Array(Schema.String),
-  // Checked by the use case, which names the allowed kinds in its message.
-  kind: Schema.optionalKey(Schema.Unknown).annotate({ description: "One of ios, android, web, service, custom" }),
+  name: PlatformName,
+  versions: Schema.Array(Version),
+  kind: Schema.optionalKey(Kind),
 })
 
 export const ListPlatforms = endpoint({

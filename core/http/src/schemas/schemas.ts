@@ -20,6 +20,7 @@ import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { answerSerialized, serializeJson } from "../serializedJson.js"
 import { actorOf, param, type SchemasRoutes, VERSION_PARAMS } from "./context.js"
+import { Content } from "./fields.js"
 
 /**
  * `expectedRevision`: a whole number from 0, exactly representable (a safe integer, `Schema.isInt`), in the Schema
@@ -40,7 +41,7 @@ export const ExpectedRevision = Schema.optionalKey(
 })
 
 const SaveBody = Schema.Struct({
-  content: Schema.Unknown.annotate({
+  content: Content.annotate({
     description:
       "A plain JSON object; `@extends` (a `platform/spec` string or an array of them, at most 32, none twice) " +
       "names what it inherits from",

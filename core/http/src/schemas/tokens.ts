@@ -11,10 +11,11 @@ import { Ok, SESSION } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes } from "./context.js"
+import { PlatformName } from "./fields.js"
 
 const TokenBody = Schema.Struct({
   name: Schema.String,
-  platforms: Schema.optionalKey(Schema.NullOr(Schema.Array(Schema.String))).annotate({
+  platforms: Schema.optionalKey(Schema.NullOr(Schema.Array(PlatformName))).annotate({
     description: "Omitted or `null`: every platform",
   }),
 })

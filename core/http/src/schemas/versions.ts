@@ -16,15 +16,12 @@ import { Ok, SESSION, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { actorOf, PLATFORM_PARAM, param, type SchemasRoutes } from "./context.js"
+import { Content, Version } from "./fields.js"
 
 const VersionBody = Schema.Struct({
-  version: Schema.String.annotate({
-    description:
-      "A semantic version, build metadata allowed; at most 128 characters of letters, digits, `.`, `-`, `+`; " +
-      "never trimmed",
-  }),
+  version: Version,
   content: Schema.optionalKey(
-    Schema.Unknown.annotate({
+    Content.annotate({
       description:
         "The new version's schema, saved with it in the same transaction as its first revision (the rules of " +
         "`PUT /api/{platform}/{version}`). Refused with 409 when the version exists already, and with 400 when it " +

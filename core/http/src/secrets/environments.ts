@@ -1,11 +1,5 @@
 /** Environments of a project (seed 001 §4 "Environments"): list, create (201; 409 when it exists), delete. */
-import {
-  createEnvironment,
-  deleteEnvironment,
-  ENVIRONMENT_NAME_MAX_LENGTH,
-  EnvironmentView,
-  listEnvironments,
-} from "@coffer/secrets"
+import { createEnvironment, deleteEnvironment, EnvironmentView, listEnvironments } from "@coffer/secrets"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
@@ -13,12 +7,9 @@ import { Ok, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { ENVIRONMENT_PARAMS, PROJECT_PARAM, type SecretsRoutes, withActor } from "./context.js"
+import { EnvironmentName } from "./fields.js"
 
-const CreateEnvironmentBody = Schema.Struct({
-  name: Schema.String.annotate({
-    description: `Letters, digits, \`_\`, \`-\`, \`.\`; at most ${ENVIRONMENT_NAME_MAX_LENGTH} characters`,
-  }),
-})
+const CreateEnvironmentBody = Schema.Struct({ name: EnvironmentName })
 
 const TAG = "Environments"
 const BASE = "/api/projects/:slug/environments"

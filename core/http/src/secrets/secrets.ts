@@ -12,7 +12,6 @@ import {
   listSecrets,
   listVersions,
   restoreVersion,
-  SECRET_KEY_MAX_LENGTH,
   SECRET_VALUE_MAX_BYTES,
   SecretListItem,
   SecretView,
@@ -29,6 +28,7 @@ import { Ok, PLAIN_NUMBER, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { ENVIRONMENT_PARAMS, SECRET_PARAMS, type SecretsRoutes, withActor, withValueReader } from "./context.js"
+import { SECRET_KEY_RULE, SecretKey } from "./fields.js"
 
 /**
  * `expectedVersion`: a whole number from 0, exactly representable (a safe integer), in the Schema that decodes the
@@ -38,9 +38,9 @@ const expectedVersionRule = {
   message: `Expected a whole number from 0 to ${Number.MAX_SAFE_INTEGER}: the version the secret is at, 0 for none`,
 }
 const SetSecretBody = Schema.Struct({
-  key: Schema.String.annotate({
+  key: SecretKey.annotate({
     description:
-      `Letters, digits, \`_\`, \`-\`, \`.\`; at most ${SECRET_KEY_MAX_LENGTH} characters; not \`.\` or \`..\`. ` +
+      `${SECRET_KEY_RULE}. ` +
       "A secret may be named `json` or `.env`, but `GET …/secrets/json` and `GET …/secrets/.env` are the " +
       "environment's exports: read such a secret through `GET …/secrets/{key}/versions/{n}`, its version from the list",
   }),

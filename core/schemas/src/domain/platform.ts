@@ -22,6 +22,13 @@ export const RESERVED_PLATFORM_NAMES: ReadonlyArray<string> = ["schemas", "auth"
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 
+/**
+ * The naming rule but its length, as one expression, for whoever checks a name before sending it (the OpenAPI
+ * document): the alphabet, its first character, and no reserved name. `validatePlatformName` checks the parts one
+ * by one, to say which was broken.
+ */
+export const PLATFORM_NAME_PATTERN = new RegExp(`^(?!(?:${RESERVED_PLATFORM_NAMES.join("|")})$)${NAME.source.slice(1)}`)
+
 /** Checks a name for creating a platform; returns it unchanged. */
 export const validatePlatformName = (name: string): Result.Result<string, InvalidPlatformName> => {
   const invalid = (reason: string) => Result.fail(new InvalidPlatformName({ name, reason }))

@@ -11,6 +11,7 @@ import {
   isValidVersion,
   latest,
   MAX_VERSION_LENGTH,
+  VERSION_PATTERN,
   validateVersion,
 } from "./version.js"
 
@@ -78,6 +79,26 @@ describe("validateVersion", () => {
         },
       ),
     )
+  })
+})
+
+describe("VERSION_PATTERN (what the OpenAPI document states)", () => {
+  it("admits exactly the versions validateVersion takes, up to 128 characters", () => {
+    const agrees = (version: string) => {
+      expect(VERSION_PATTERN.test(version) && version.length <= MAX_VERSION_LENGTH, JSON.stringify(version)).toBe(
+        isValidVersion(version),
+      )
+    }
+    fc.assert(fc.property(versionArbitrary, agrees))
+    // Short strings of the characters versions are made of: no number part can pass the safe integers.
+    fc.assert(fc.property(fc.string({ unit: fc.constantFrom(..."0123a.-+ v"), maxLength: 12 }), agrees), {
+      numRuns: 5000,
+    })
+    for (const version of ["1.0.0", "01.0.0", "1.0", "1.0.0-", "1.0.0-01", "1.0.0-0a.1+b.c", "1.0.0+", "v1.0.0"])
+      agrees(version)
+    // The one difference, said in VERSION_PATTERN's comment: a number semver cannot hold exactly.
+    expect(VERSION_PATTERN.test("99999999999999999999.0.0")).toBe(true)
+    expect(isValidVersion("99999999999999999999.0.0")).toBe(false)
   })
 })
 

@@ -13,6 +13,14 @@ export const MAX_VERSION_LENGTH = 128
 const ALLOWED_CHARACTERS = /^[A-Za-z0-9.+-]+$/
 
 /**
+ * A semantic version as semver.org writes its grammar, for whoever checks a version before sending it (the
+ * OpenAPI document). `validateVersion` also refuses a major, minor or patch number above JavaScript's safe
+ * integers, which this admits, and says which part was wrong.
+ */
+export const VERSION_PATTERN =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/
+
+/**
  * Checks a version string for adding: valid semantic version (pre-release and build metadata allowed), at most
  * 128 characters, only letters, digits, `.`, `-` and `+`, and never trimmed. Returns the string unchanged.
  */

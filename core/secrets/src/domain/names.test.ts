@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest"
 import {
   DEFAULT_ENVIRONMENTS,
   InvalidName,
+  NAME_PATTERN,
   parseEnvironmentName,
   parseSecretKey,
   parseSecretValue,
@@ -82,6 +83,16 @@ describe.each<NameRule>([
   it("is case-sensitive and changes nothing it accepts", () => {
     expect(Result.getOrThrow(parse("Prod"))).toBe("Prod")
     expect(Result.getOrThrow(parse("prod"))).toBe("prod")
+  })
+
+  it("takes exactly the names NAME_PATTERN and the length limit admit (what the OpenAPI document states)", () => {
+    const agrees = (name: string) => {
+      expect(NAME_PATTERN.test(name) && name.length <= max, JSON.stringify(name)).toBe(Result.isSuccess(parse(name)))
+    }
+    for (const name of ["", ".", "..", "...", ".env", "a.", "a b", "x".repeat(max), "x".repeat(max + 1)]) agrees(name)
+    fc.assert(fc.property(fc.string({ unit: fc.constantFrom(..."aZ09_.-é /\n"), maxLength: 8 }), agrees), {
+      numRuns: 2000,
+    })
   })
 })
 

@@ -46,6 +46,13 @@ export const SECRET_VALUE_MAX_BYTES = 64 * 1024
 export const DEFAULT_ENVIRONMENTS = ["development", "staging", "production"] as const
 
 const NAME_ALPHABET = /^[A-Za-z0-9_.-]*$/
+
+/**
+ * The naming rule but its length, as one expression, for whoever checks a name before sending it (the OpenAPI
+ * document): at least one character of the alphabet, and not `.` or `..`. `parseName` checks the parts one by one,
+ * to say which was broken.
+ */
+export const NAME_PATTERN = /^(?!\.\.?$)[A-Za-z0-9_.-]+$/
 const OUTSIDE_ALPHABET = /[^A-Za-z0-9_.-]/u
 
 const parseName = <B>(
