@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { TestClock } from "effect/testing"
 import { afterEach, describe, expect, it } from "vitest"
-import { awaitCliLogin } from "./cliLogin.js"
+import { awaitCliLogin, startCliLogin } from "./cliLogin.js"
 import { EXIT_CODES } from "./failure.js"
 
 const closers: Array<() => void> = []
@@ -74,5 +74,43 @@ describe("awaitCliLogin", () => {
     )
     expect(failure).toMatchObject({ kind, message: expect.stringContaining(message) })
     expect(EXIT_CODES[kind]).toBeGreaterThan(0)
+  })
+})
+
+describe("startCliLogin", () => {
+  /** A server answering the start with `verificationUrl` and `userCode`. */
+  const starting = async (verificationUrl: string, userCode = "BCDF-GHJK") => {
+    const server = createServer((_request, response) => {
+      response.setHeader("content-type", "application/json")
+      response.statusCode = 201
+      response.end(JSON.stringify({ ...started, verificationUrl, userCode }))
+    })
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+    closers.push(() => server.close())
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  }
+
+  it("takes a Coffer's approval page, and no URL or code a shell or a terminal would read as more", async () => {
+    const page = "https://secrets.example.com/cli-login?code=BCDF-GHJK"
+    const ok = await Effect.runPromise(startCliLogin(await starting(page), undefined))
+    expect(ok.verificationUrl).toBe(page)
+    expect(
+      (await Effect.runPromise(startCliLogin(await starting("http://[::1]:8788/cli-login?code=B"), undefined)))
+        .verificationUrl,
+    ).toBe("http://[::1]:8788/cli-login?code=B")
+    for (const [url, code] of [
+      ["http://x/|calc.exe", "BCDF-GHJK"],
+      ["http://x/a&b", "BCDF-GHJK"],
+      ["http://x/%PATH%", "BCDF-GHJK"],
+      ["http://x/^", "BCDF-GHJK"],
+      ["file:///etc/passwd", "BCDF-GHJK"],
+      ["javascript:alert(1)", "BCDF-GHJK"],
+      ["http://ada:pw@x/", "BCDF-GHJK"],
+      ["http://x/\u001b[2J", "BCDF-GHJK"],
+      [page, "BCDF\u001b[2J"],
+    ] as const) {
+      const failure = await Effect.runPromise(Effect.flip(startCliLogin(await starting(url, code), undefined)))
+      expect(failure, url).toMatchObject({ kind: "server", message: expect.stringContaining("unexpected answer") })
+    }
   })
 })

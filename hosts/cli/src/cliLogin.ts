@@ -9,10 +9,32 @@ import * as Schema from "effect/Schema"
 import { authFailure, type CofferFailure, refused } from "./failure.js"
 import { decodeAnswer, request } from "./http.js"
 
+/**
+ * The approval page's URL, as the server gives it: printed to the terminal, and handed to the platform's opener,
+ * which on Windows is `cmd`, where `&`, `|`, `<`, `>`, `^` and `%` mean commands and variables. So only an http or
+ * https URL of plain characters is taken (a Coffer's is `<public origin>/cli-login?code=ABCD-EFGH`); a server that
+ * answers anything else is not followed.
+ */
+const PageUrl = Schema.String.check(
+  Schema.makeFilter(
+    (url) => {
+      if (!/^https?:\/\/[A-Za-z0-9\-._~:/?=[\]]+$/.test(url)) return false
+      try {
+        const parsed = new URL(url)
+        return parsed.username === "" && parsed.password === ""
+      } catch {
+        return false
+      }
+    },
+    { expected: "an http or https URL of letters, digits and -._~:/?=[]" },
+  ),
+)
+
 const Started = Schema.Struct({
   deviceCode: Schema.String,
-  userCode: Schema.String,
-  verificationUrl: Schema.String,
+  // Printed for the person to compare: letters and dashes only, never a terminal's control sequence.
+  userCode: Schema.String.check(Schema.isPattern(/^[A-Z0-9-]{1,32}$/)),
+  verificationUrl: PageUrl,
   expiresIn: Schema.Number,
   interval: Schema.Number,
 })

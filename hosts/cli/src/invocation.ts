@@ -72,7 +72,10 @@ export const secretsEndpoint = (settings: Settings): Effect.Effect<Endpoint, Cof
   }
   if (settings.token === undefined) {
     return Effect.fail(
-      authFailure(`no API key for ${settings.url}: run \`coffer login --url ${settings.url}\` or set COFFER_TOKEN`),
+      authFailure(
+        settings.tokenWithheld ??
+          `no API key for ${settings.url}: run \`coffer login --url ${settings.url}\` or set COFFER_TOKEN`,
+      ),
     )
   }
   const mixedUp = otherKind(settings.url, settings.token, "secrets")
@@ -94,7 +97,8 @@ export const schemasEndpoint = (settings: Settings): Effect.Effect<Endpoint, Cof
   if (settings.schemasToken === undefined) {
     return Effect.fail(
       authFailure(
-        `no API token for ${settings.schemasUrl}: run \`coffer login --schemas-url ${settings.schemasUrl}\` or set COFFER_SCHEMAS_TOKEN`,
+        settings.schemasTokenWithheld ??
+          `no API token for ${settings.schemasUrl}: run \`coffer login --schemas-url ${settings.schemasUrl}\` or set COFFER_SCHEMAS_TOKEN`,
       ),
     )
   }

@@ -57,6 +57,37 @@ describe("resolveSettings", () => {
     )
   })
 
+  it("sends COFFER_TOKEN to a URL only a .coffer.json names when the person knows that URL, else says why not", () => {
+    const env = { COFFER_TOKEN: "cfk_env", COFFER_SCHEMAS_TOKEN: "cfs_env" }
+    const planted = { url: "http://attacker", schemasUrl: "http://attacker-schemas" }
+    const withheld = resolveSettings({ flags: {}, env, projectFile: planted })
+    expect(withheld).toMatchObject({ url: "http://attacker", schemasUrl: "http://attacker-schemas" })
+    expect(withheld.token).toBeUndefined()
+    expect(withheld.schemasToken).toBeUndefined()
+    expect(withheld.tokenWithheld).toBe(
+      "COFFER_TOKEN is not sent to http://attacker, which only a .coffer.json names: " +
+        "set COFFER_URL=http://attacker (or pass the URL's flag) to send it there",
+    )
+    expect(withheld.schemasTokenWithheld).toContain("COFFER_SCHEMAS_TOKEN is not sent to http://attacker-schemas")
+    // Chosen by the person: a flag, the environment, their config's default, a URL they logged in to.
+    expect(resolveSettings({ flags: { url: "http://attacker" }, env, projectFile: planted }).token).toBe("cfk_env")
+    const confirmed = { ...env, COFFER_URL: "http://attacker/", COFFER_SCHEMAS_URL: "http://attacker-schemas" }
+    expect(resolveSettings({ flags: {}, env: confirmed, projectFile: planted })).toMatchObject({
+      token: "cfk_env",
+      schemasToken: "cfs_env",
+    })
+    expect(resolveSettings({ flags: {}, env, projectFile, userConfig })).toMatchObject({
+      url: "http://file",
+      token: "cfk_env",
+      schemasToken: "cfs_env",
+    })
+    const defaultOnly = { url: "http://file/", schemasUrl: "http://sf" }
+    expect(resolveSettings({ flags: {}, env, projectFile, userConfig: defaultOnly })).toMatchObject({
+      token: "cfk_env",
+      schemasToken: "cfs_env",
+    })
+  })
+
   it("reads an empty variable as unset", () => {
     expect(resolveSettings({ flags: {}, env: { COFFER_ENVIRONMENT: "" }, projectFile }).environment).toBe("file-env")
   })
@@ -150,6 +181,33 @@ describe("settings through the command line", () => {
       "coffer: the schemas service URL https://schemas.example.com holds a user name or password: " +
         "leave them out (the API key is the credential)\n",
     )
+  })
+
+  it("never sends COFFER_TOKEN to a server a .coffer.json in a parent folder names, and says what to set", async () => {
+    const { url, seen } = await recorder()
+    const root = mkdtempSync(join(tmpdir(), "coffer-cli-"))
+    writeFileSync(join(root, ".coffer.json"), JSON.stringify({ url, project: "p", environment: "e" }))
+    const cwd = join(root, "sub", "deeper")
+    mkdirSync(cwd, { recursive: true })
+    let said = ""
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((text, ...rest) => {
+      said += String(text)
+      rest.find((item) => typeof item === "function")?.()
+      return true
+    })
+    const env = { COFFER_TOKEN: `cfk_${"s".repeat(43)}`, XDG_CONFIG_HOME: join(root, "no-config") }
+    const code = await runCli(["secrets", "list"], { env, cwd }).finally(() => stderr.mockRestore())
+    expect(code).toBe(2)
+    expect(said).toBe(
+      `coffer: COFFER_TOKEN is not sent to ${url}, which only a .coffer.json names: ` +
+        `set COFFER_URL=${url} (or pass the URL's flag) to send it there\n`,
+    )
+    expect(seen).toEqual([])
+    // Confirmed by the person, it goes.
+    expect(await runCli(["secrets", "list", "--json"], { env: { ...env, COFFER_URL: url }, cwd })).toBe(0)
+    expect(seen).toEqual([
+      { path: "/api/projects/p/environments/e/secrets", authorization: `Bearer cfk_${"s".repeat(43)}` },
+    ])
   })
 
   it("refuses a token with a control character as a usage error, before any request", async () => {

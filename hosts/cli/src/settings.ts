@@ -5,7 +5,10 @@
  * by `coffer login`, mode 0600). Pure: the files are read elsewhere and handed in.
  *
  * A stored token belongs to the server it was checked against: it is sent only to that URL, so pointing a
- * command at another server (a flag, `COFFER_URL`) never hands it a key meant for the first.
+ * command at another server (a flag, `COFFER_URL`) never hands it a key meant for the first. A token from the
+ * environment is sent to a URL the person chose (a flag, the environment, their config file), never to one that
+ * only a `.coffer.json` names: that file comes with whatever repository, or parent folder, the command runs in, and
+ * one naming another server would otherwise collect the key of everyone who runs a command there.
  */
 import * as Schema from "effect/Schema"
 
@@ -44,10 +47,14 @@ export interface Sources {
 export interface Settings {
   readonly url: string | undefined
   readonly token: string | undefined
+  /** Why the environment's `COFFER_TOKEN` is not `token`: the URL is only a `.coffer.json`'s. */
+  readonly tokenWithheld?: string | undefined
   readonly project: string | undefined
   readonly environment: string | undefined
   readonly schemasUrl: string | undefined
   readonly schemasToken: string | undefined
+  /** Why the environment's `COFFER_SCHEMAS_TOKEN` is not `schemasToken`: the URL is only a `.coffer.json`'s. */
+  readonly schemasTokenWithheld?: string | undefined
 }
 
 const nonEmpty = (value: string | undefined): string | undefined =>
@@ -84,16 +91,69 @@ export const urlProblem = (url: string): string | undefined => {
 const storedToken = (config: UserConfig | undefined, url: string | undefined): string | undefined =>
   url === undefined ? undefined : config?.tokens?.[normalizeUrl(url)]
 
+/** A URL the person chose or logged in to: their config file's default, or one it holds a token for. */
+const known = (config: UserConfig | undefined, url: string) =>
+  [config?.url, config?.schemasUrl].some((mine) => mine !== undefined && normalizeUrl(mine) === url) ||
+  config?.tokens?.[url] !== undefined
+
+/**
+ * One service's URL and token. `chosen` is the URL from a flag or the environment; `shared` the `.coffer.json`'s.
+ * The environment's token goes with a URL of the first kind, or with a shared one the person also knows.
+ */
+const service = (
+  chosen: string | undefined,
+  shared: string | undefined,
+  config: UserConfig | undefined,
+  configured: string | undefined,
+  fromEnv: string | undefined,
+  variable: string,
+  urlVariable: string,
+) => {
+  const raw = first(chosen, shared, configured)
+  const url = raw === undefined ? undefined : normalizeUrl(raw)
+  const stored = storedToken(config, raw)
+  const onlyShared = first(chosen) === undefined && first(shared) !== undefined && url !== undefined
+  const envToken = first(fromEnv)
+  if (envToken !== undefined && onlyShared && !known(config, url)) {
+    return {
+      url,
+      token: stored,
+      withheld:
+        `${variable} is not sent to ${withoutCredentials(url)}, which only a .coffer.json names: ` +
+        `set ${urlVariable}=${withoutCredentials(url)} (or pass the URL's flag) to send it there`,
+    }
+  }
+  return { url, token: first(envToken, stored), withheld: undefined }
+}
+
 /** Settings from the four sources, highest first. */
 export const resolveSettings = ({ flags, env, projectFile, userConfig }: Sources): Settings => {
-  const url = first(flags.url, env.COFFER_URL, projectFile?.url, userConfig?.url)
-  const schemasUrl = first(flags.schemasUrl, env.COFFER_SCHEMAS_URL, projectFile?.schemasUrl, userConfig?.schemasUrl)
+  const secrets = service(
+    first(flags.url, env.COFFER_URL),
+    projectFile?.url,
+    userConfig,
+    userConfig?.url,
+    env.COFFER_TOKEN,
+    "COFFER_TOKEN",
+    "COFFER_URL",
+  )
+  const schemas = service(
+    first(flags.schemasUrl, env.COFFER_SCHEMAS_URL),
+    projectFile?.schemasUrl,
+    userConfig,
+    userConfig?.schemasUrl,
+    env.COFFER_SCHEMAS_TOKEN,
+    "COFFER_SCHEMAS_TOKEN",
+    "COFFER_SCHEMAS_URL",
+  )
   return {
-    url: url === undefined ? undefined : normalizeUrl(url),
-    token: first(env.COFFER_TOKEN, storedToken(userConfig, url)),
+    url: secrets.url,
+    token: secrets.token,
+    ...(secrets.withheld === undefined ? {} : { tokenWithheld: secrets.withheld }),
     project: first(flags.project, env.COFFER_PROJECT, projectFile?.project),
     environment: first(flags.environment, env.COFFER_ENVIRONMENT, projectFile?.environment),
-    schemasUrl: schemasUrl === undefined ? undefined : normalizeUrl(schemasUrl),
-    schemasToken: first(env.COFFER_SCHEMAS_TOKEN, storedToken(userConfig, schemasUrl)),
+    schemasUrl: schemas.url,
+    schemasToken: schemas.token,
+    ...(schemas.withheld === undefined ? {} : { schemasTokenWithheld: schemas.withheld }),
   }
 }
