@@ -57,6 +57,18 @@ describe("rate limits at the HTTP edge", () => {
     expect((await app.request(from("/also-limited", "a"))).status).toBe(200)
   })
 
+  it("counts an IPv6 client by its /64, where a new address costs nothing, and an IPv4 one by its address", async () => {
+    const { app } = appWith(2)
+    expect((await app.request(from("/limited", "2001:db8:1:2::1"))).status).toBe(200)
+    expect((await app.request(from("/limited", "2001:db8:1:2:ffff::9"))).status).toBe(200)
+    expect((await app.request(from("/limited", "[2001:0db8:0001:0002:0:0:0:7]"))).status).toBe(429)
+    expect((await app.request(from("/limited", "2001:db8:1:3::1"))).status).toBe(200)
+    expect((await app.request(from("/limited", "192.0.2.1"))).status).toBe(200)
+    expect((await app.request(from("/limited", "::ffff:192.0.2.1"))).status).toBe(200)
+    expect((await app.request(from("/limited", "192.0.2.1"))).status).toBe(429)
+    expect((await app.request(from("/limited", "192.0.2.2"))).status).toBe(200)
+  })
+
   it("counts only the attempts a route chooses to count", async () => {
     const { app } = appWith(1)
     for (let i = 0; i < 5; i++) expect((await app.request(from("/check?good=1", "a"))).status).toBe(200)

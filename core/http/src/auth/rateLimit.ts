@@ -1,7 +1,7 @@
 /**
  * Rate limits at the HTTP edge (DESIGN.md "Rate limits"): the kernel's `RateLimiter` keyed by the client
  * address (`../client/client.ts`: the socket's peer, or what a trusted proxy forwards; never what any client
- * writes in `X-Forwarded-For`).
+ * writes in `X-Forwarded-For`), an IPv6 client by its /64 (`countedClient`).
  *
  * Two forms, for the two kinds of limited path:
  * - `rateLimit(options)`, a middleware that counts every request to a path: sign-in start and callback,
@@ -13,6 +13,7 @@
 import { type Cache, RateLimiter, type StoreUnavailable, type TooManyRequests } from "@coffer/kernel"
 import type * as Effect from "effect/Effect"
 import type { Context, MiddlewareHandler } from "hono"
+import { countedClient } from "../client/ipRange.js"
 import type { Handle } from "../runtime.js"
 
 export interface RateLimitOptions {
@@ -31,8 +32,14 @@ export interface RateLimitOptions {
 export const limitAttempt = (
   c: Context,
   options: RateLimitOptions,
-): Effect.Effect<void, TooManyRequests | StoreUnavailable, Cache.Cache> =>
-  RateLimiter.consume({ group: options.group, client: options.clientAddress?.(c), limit: options.limit })
+): Effect.Effect<void, TooManyRequests | StoreUnavailable, Cache.Cache> => {
+  const address = options.clientAddress?.(c)
+  return RateLimiter.consume({
+    group: options.group,
+    client: address === undefined ? undefined : countedClient(address),
+    limit: options.limit,
+  })
+}
 
 /** Counts every request to the paths it is mounted on, before their routes run. */
 export const rateLimit =

@@ -108,5 +108,21 @@ export const parseRange = (text: string): Range | undefined => {
   return { family: address.family, base: address.bits & mask(address.family, prefix), prefix }
 }
 
+/**
+ * Who counts as one client where attempts are counted: an IPv4 address, or the /64 an IPv6 address is in (the
+ * block one subscriber or host is given, inside which a new address costs nothing: counted apart, its addresses
+ * would each get their own allowance and fill the cache with counters). Text that is no address stays as it is.
+ */
+export const countedClient = (text: string): string => {
+  const address = parseAddress(text)
+  if (address === undefined) return text
+  if (address.family === 4) return text.includes(":") ? ipv4Text(address.bits) : text
+  const network = address.bits >> 64n
+  const groups = [48n, 32n, 16n, 0n].map((shift) => ((network >> shift) & 0xffffn).toString(16))
+  return `${groups.join(":")}::/64`
+}
+
+const ipv4Text = (bits: bigint) => [24n, 16n, 8n, 0n].map((shift) => String((bits >> shift) & 0xffn)).join(".")
+
 export const contains = (range: Range, address: Address): boolean =>
   range.family === address.family && (address.bits & mask(range.family, range.prefix)) === range.base
