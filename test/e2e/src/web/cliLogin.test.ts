@@ -57,6 +57,7 @@ describe("coffer login --web", () => {
     await expect.poll(() => form.textContent()).toContain("e2e-laptop")
     await expect.poll(() => form.textContent()).toContain(code)
     await expect.poll(() => form.textContent()).toContain("Check that your terminal shows the same code")
+    expect(await form.textContent()).toContain("Approve only if you ran coffer login --web yourself just now")
     await settled(page)
     await expectAccessible(page, "the command-line login page")
     await browser.screenshot(page, "cli-login-1440")

@@ -107,6 +107,11 @@ const Approve = ({
         <strong class="wraps">{name}</strong> asks for an API key. Check that your terminal shows the same code:
       </p>
       <p class="login-code">{code}</p>
+      <p>
+        {/* RFC 8628 §5.4: a link to this page can be sent to anyone; the key goes to whoever started the login. */}
+        Approve only if you ran <code>coffer login --web</code> yourself just now: whoever started this login gets
+        the key.
+      </p>
       <p class="hint">The request expires {formatTime(expiresAt)}.</p>
       {fields}
       <Alert error={approve.error ?? deny.error} />
