@@ -13,6 +13,7 @@ import * as Result from "effect/Result"
 import type { Hono } from "hono"
 import { schemasAppSettings, secretsAppSettings } from "./config/appSettings.js"
 import type { HostSettings } from "./config/hostSettings.js"
+import { isLoopback } from "./config/insecureOrigins.js"
 import * as Settings from "./config/Settings.js"
 import { type Infrastructure, infrastructureLayer } from "./layers.js"
 import { type Listener, type Listening, nodeListener } from "./listen.js"
@@ -116,6 +117,16 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
     // What an upgrade changed in the database is said where the operator looks (the log), as `coffer migrate` says it.
     const applied = await base.runPromise(Effect.tap(migrate, () => MasterKeyCheck.atStart))
     if (applied.length > 0) await base.runPromise(Effect.logInfo(`migrations applied: ${applied.join(", ")}`))
+    // Development is meant for one machine; on an address others reach, its sign-in is anyone's, as anyone. A
+    // container's development instance has to bind such an address, so it is said, not refused.
+    if (settings.environment === "development" && !isLoopback(settings.host)) {
+      await base.runPromise(
+        Effect.logWarning(
+          `development mode on COFFER_HOST=${settings.host}, which other machines can reach: its sign-in lets ` +
+            "anyone who reaches it act as anyone, in any group; bind 127.0.0.1, or run with COFFER_ENV=production",
+        ),
+      )
+    }
     // Built before listening, so that a layer that cannot be built stops the start instead of failing requests.
     await Promise.all(services.map((service) => runtimes[service].context()))
     const ports: Record<Service, number> = { schemas: settings.schemasPort, secrets: settings.secretsPort }

@@ -65,6 +65,27 @@ const jsonLines = (output: string): Array<Record<string, unknown>> =>
   })
 
 describe.each(hosts)("operating coffer on %s", (kind) => {
+  it("warns when development mode listens where other machines reach it, and only then", async () => {
+    const warning = (output: string) =>
+      jsonLines(output).find((line) => String(line.message).startsWith("development mode on COFFER_HOST="))
+    const open = await start({
+      host: kind,
+      args: ["serve", "--only", "schemas"],
+      env: { COFFER_LOG_FORMAT: "json", COFFER_HOST: "0.0.0.0" },
+    })
+    running.push(open)
+    await expect
+      .poll(() => warning(open.output()))
+      .toMatchObject({
+        level: "WARN",
+        message: expect.stringContaining("COFFER_HOST=0.0.0.0, which other machines can reach"),
+      })
+    const local = await start({ host: kind, args: ["serve", "--only", "schemas"], env: { COFFER_LOG_FORMAT: "json" } })
+    running.push(local)
+    expect((await fetch(`${local.schemas}/healthz`)).status).toBe(200)
+    expect(warning(local.output())).toBeUndefined()
+  })
+
   it("logs one JSON line per request and serves each service's metrics behind the token", async () => {
     const host = await start({
       host: kind,

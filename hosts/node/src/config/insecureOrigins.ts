@@ -8,7 +8,7 @@ import type { Reader } from "./checks.js"
 const LOOPBACK = [parseRange("127.0.0.0/8")!, parseRange("::1")!]
 
 /** Whether only this machine can reach the bind address. */
-const isLoopback = (bindAddress: string) => {
+export const isLoopback = (bindAddress: string) => {
   const address = parseAddress(bindAddress)
   return bindAddress === "localhost" || (address !== undefined && LOOPBACK.some((range) => contains(range, address)))
 }
