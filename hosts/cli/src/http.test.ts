@@ -108,6 +108,33 @@ describe("an error answer that is not Coffer's", () => {
     })
   })
 
+  it("a redirect is not followed: 5, naming where it points, and nothing reaches that server", async () => {
+    let reached = 0
+    const elsewhere = createServer((_request, response) => {
+      reached++
+      response.end()
+    })
+    await new Promise<void>((ready) => elsewhere.listen(0, "127.0.0.1", ready))
+    closers.push(() => elsewhere.close())
+    const target = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`
+    for (const status of [301, 302, 307, 308]) {
+      const server = createServer((_request, response) => {
+        response.writeHead(status, { location: `${target}/api/projects?token=x` })
+        response.end()
+      })
+      await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+      closers.push(() => server.close())
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      expect(await runAgainst(url)).toEqual({
+        code: 5,
+        said:
+          `coffer: ${url} answered HTTP ${status}, a redirect to ${target}/api/projects: commands follow no ` +
+          "redirect (the key and what is sent would go with it); give the URL the service is at\n",
+      })
+    }
+    expect(reached).toBe(0)
+  })
+
   it("a 5xx page may be a proxy in front of the service: 5, without calling the URL wrong", async () => {
     const url = await answering(502, "text/html", "<h1>Bad Gateway</h1>")
     expect(await runAgainst(url)).toEqual({

@@ -12,6 +12,7 @@ import { CofferFailure, describeIssue, kindOfStatus, serverFailure, usage } from
 import { parseJsonText } from "./jsonText.js"
 import { API_KEY_EXPIRES_HEADER, noteExpiry } from "./keyExpiry.js"
 import { isOtherService, type Service, wrongService } from "./services.js"
+import { withoutCredentials } from "./settings.js"
 
 /** A service to call: its base URL and the token to present. */
 export interface Endpoint {
@@ -99,7 +100,25 @@ const errorAnswer = async (response: Response): Promise<{ message: string; code?
  * does not say what Coffer's would (a 404 from another server is no missing environment), so it is kept out of
  * the failure, and the command ends with 5, as for a web page answered where the API was expected.
  */
+/** Where a redirect points, without credentials, query or fragment; `undefined` for any other answer. */
+const redirectTarget = (url: string, response: Response): string | undefined => {
+  const location = response.headers.get("location")
+  if (response.status < 300 || response.status >= 400 || location === null) return undefined
+  try {
+    return withoutCredentials(new URL(location, url).href.replace(/[?#].*$/s, ""))
+  } catch {
+    return "an address that is not one"
+  }
+}
+
 const notCofferAnswer = (url: string, response: Response) => {
+  const to = redirectTarget(url, response)
+  if (to !== undefined) {
+    return serverFailure(
+      `${url} answered HTTP ${response.status}, a redirect to ${to}: commands follow no redirect (the key and ` +
+        "what is sent would go with it); give the URL the service is at",
+    )
+  }
   const page = /^text\/html\b/i.test(response.headers.get("content-type") ?? "") ? " with a web page" : ""
   const status = `HTTP ${response.status} ${response.statusText}`.trim()
   // A 5xx page is most often a proxy in front of the service that could not reach it: the URL may well be right.
@@ -148,6 +167,8 @@ const exchange = (
                 method,
                 headers,
                 body: options.body === undefined ? undefined : JSON.stringify(options.body),
+                // A redirect would carry the body (secret values, on a push) wherever it points: it is refused.
+                redirect: "manual",
                 signal: limit.signal,
               })
             },
