@@ -96,56 +96,42 @@ const known = (config: UserConfig | undefined, url: string) =>
   [config?.url, config?.schemasUrl].some((mine) => mine !== undefined && normalizeUrl(mine) === url) ||
   config?.tokens?.[url] !== undefined
 
+/** Where each service's URL and token come from: the same key in flags, `.coffer.json` and the config file. */
+const SOURCES = {
+  secrets: { key: "url", urlVariable: "COFFER_URL", tokenVariable: "COFFER_TOKEN" },
+  schemas: { key: "schemasUrl", urlVariable: "COFFER_SCHEMAS_URL", tokenVariable: "COFFER_SCHEMAS_TOKEN" },
+} as const
+
 /**
- * One service's URL and token. `chosen` is the URL from a flag or the environment; `shared` the `.coffer.json`'s.
- * The environment's token goes with a URL of the first kind, or with a shared one the person also knows.
+ * One service's URL and token. The environment's token goes with a URL from a flag or the environment, or with a
+ * `.coffer.json`'s that the person also knows; `withheld` says why it did not.
  */
-const service = (
-  chosen: string | undefined,
-  shared: string | undefined,
-  config: UserConfig | undefined,
-  configured: string | undefined,
-  fromEnv: string | undefined,
-  variable: string,
-  urlVariable: string,
-) => {
-  const raw = first(chosen, shared, configured)
+const service = (which: keyof typeof SOURCES, { flags, env, projectFile, userConfig }: Sources) => {
+  const { key, urlVariable, tokenVariable } = SOURCES[which]
+  const chosen = first(flags[key], env[urlVariable])
+  const shared = first(projectFile?.[key])
+  const raw = first(chosen, shared, userConfig?.[key])
   const url = raw === undefined ? undefined : normalizeUrl(raw)
-  const stored = storedToken(config, raw)
-  const onlyShared = first(chosen) === undefined && first(shared) !== undefined && url !== undefined
-  const envToken = first(fromEnv)
-  if (envToken !== undefined && onlyShared && !known(config, url)) {
+  const stored = storedToken(userConfig, raw)
+  const envToken = first(env[tokenVariable])
+  if (envToken !== undefined && chosen === undefined && shared !== undefined && !known(userConfig, url!)) {
+    const where = withoutCredentials(url!)
     return {
       url,
       token: stored,
       withheld:
-        `${variable} is not sent to ${withoutCredentials(url)}, which only a .coffer.json names: ` +
-        `set ${urlVariable}=${withoutCredentials(url)} (or pass the URL's flag) to send it there`,
+        `${tokenVariable} is not sent to ${where}, which only a .coffer.json names: ` +
+        `set ${urlVariable}=${where} (or pass the URL's flag) to send it there`,
     }
   }
   return { url, token: first(envToken, stored), withheld: undefined }
 }
 
 /** Settings from the four sources, highest first. */
-export const resolveSettings = ({ flags, env, projectFile, userConfig }: Sources): Settings => {
-  const secrets = service(
-    first(flags.url, env.COFFER_URL),
-    projectFile?.url,
-    userConfig,
-    userConfig?.url,
-    env.COFFER_TOKEN,
-    "COFFER_TOKEN",
-    "COFFER_URL",
-  )
-  const schemas = service(
-    first(flags.schemasUrl, env.COFFER_SCHEMAS_URL),
-    projectFile?.schemasUrl,
-    userConfig,
-    userConfig?.schemasUrl,
-    env.COFFER_SCHEMAS_TOKEN,
-    "COFFER_SCHEMAS_TOKEN",
-    "COFFER_SCHEMAS_URL",
-  )
+export const resolveSettings = (sources: Sources): Settings => {
+  const { flags, env, projectFile } = sources
+  const secrets = service("secrets", sources)
+  const schemas = service("schemas", sources)
   return {
     url: secrets.url,
     token: secrets.token,
