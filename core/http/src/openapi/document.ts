@@ -184,13 +184,16 @@ export const openApiDocument = (endpoints: ReadonlyArray<Endpoint<unknown>>, inf
   const paths: Record<string, Record<string, unknown>> = {}
   for (const endpoint of endpoints) {
     const parameters = [
-      ...pathParameters(endpoint.path).map((name) => ({
-        name,
-        in: "path",
-        required: true,
-        description: endpoint.params?.[name],
-        schema: { type: "string" },
-      })),
+      ...pathParameters(endpoint.path).map((name) => {
+        const parameter = endpoint.params?.[name]
+        return {
+          name,
+          in: "path",
+          required: true,
+          description: typeof parameter === "object" ? parameter.description : parameter,
+          schema: typeof parameter === "object" ? parameter.schema : { type: "string" },
+        }
+      }),
       ...Object.entries(endpoint.query ?? {}).map(([name, parameter]) => ({
         name,
         in: "query",
@@ -233,6 +236,7 @@ export const openApiDocument = (endpoints: ReadonlyArray<Endpoint<unknown>>, inf
       })
     }
     const body = endpoint.body
+    const form = endpoint.form
     const operation = {
       operationId: operationId(endpoint),
       summary: endpoint.summary,
@@ -240,6 +244,24 @@ export const openApiDocument = (endpoints: ReadonlyArray<Endpoint<unknown>>, inf
       tags: [endpoint.tag],
       security: securityOf(endpoint.security),
       ...(parameters.length === 0 ? {} : { parameters }),
+      ...(form === undefined
+        ? {}
+        : {
+            requestBody: {
+              required: true,
+              content: {
+                "application/x-www-form-urlencoded": {
+                  schema: {
+                    type: "object",
+                    properties: Object.fromEntries(
+                      Object.entries(form).map(([name, description]) => [name, { type: "string", description }]),
+                    ),
+                    required: Object.keys(form),
+                  },
+                },
+              },
+            },
+          }),
       ...(body === undefined
         ? {}
         : {

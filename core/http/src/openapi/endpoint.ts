@@ -30,6 +30,21 @@ export interface ResponseSpec {
 /** A JSON body's Schema, or the whole description of a response. */
 export type Answer = Schema.Top | ResponseSpec
 
+/** A path parameter that is more than a string: its description and its JSON Schema. */
+export interface PathParameter {
+  readonly description: string
+  readonly schema: Readonly<Record<string, unknown>>
+}
+
+/**
+ * A path parameter read as a whole number by `parseWholeNumber` (`@coffer/kernel`): plain digits from 1, without a
+ * sign or leading zeros, as a generated client writes an integer.
+ */
+export const wholeNumberParameter = (description: string): PathParameter => ({
+  description,
+  schema: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+})
+
 export interface QueryParameter {
   readonly schema: Schema.Top
   readonly description: string
@@ -44,11 +59,16 @@ export interface Endpoint<B = unknown> {
   /** The group the reference lists it under. */
   readonly tag: string
   readonly security: ReadonlyArray<Credential>
-  /** What each `:name` of the path is. */
-  readonly params?: Readonly<Record<string, string>> | undefined
+  /** What each `:name` of the path is: its description (a string), or a `PathParameter`. */
+  readonly params?: Readonly<Record<string, string | PathParameter>> | undefined
   readonly query?: Readonly<Record<string, QueryParameter>> | undefined
   /** The JSON body, decoded with this Schema before the route trusts any of it. */
   readonly body?: Schema.Decoder<B> | undefined
+  /**
+   * A form body (`application/x-www-form-urlencoded`) the route reads itself, where a protocol says form and not
+   * JSON: each required field with what it carries.
+   */
+  readonly form?: Readonly<Record<string, string>> | undefined
   /** The body may be left out entirely (it then reads as `{}`). */
   readonly bodyOptional?: boolean | undefined
   /** Successful answers by status. */

@@ -223,6 +223,18 @@ describe("the schemas service's OpenAPI document", () => {
     expect(platform.kind).toMatchObject({ enum: ["ios", "android", "web", "service", "custom"] })
     expect(bodyOf("/api/{platform}/{version}", "put").properties.content).toMatchObject({ type: "object" })
     expect(bodyOf("/api/{platform}/versions", "post").properties.version).toMatchObject({ maxLength: 128 })
+    // A whole-number path parameter says so; the back-channel logout's form says its field.
+    const revision = (
+      restore.post as unknown as { parameters: Array<{ name: string; schema: unknown }> }
+    ).parameters.find((parameter) => parameter.name === "revision")
+    expect(revision?.schema).toEqual({ type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
+    const logout = document.paths["/api/auth/backchannel-logout"]!.post as unknown as {
+      requestBody: { content: Record<string, { schema: unknown }> }
+    }
+    expect(logout.requestBody.content["application/x-www-form-urlencoded"]?.schema).toMatchObject({
+      properties: { logout_token: { type: "string" } },
+      required: ["logout_token"],
+    })
   })
 
   it("answers every endpoint as documented", async () => {

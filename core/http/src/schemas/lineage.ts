@@ -25,7 +25,7 @@ import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
 import { SchemaSavedMeanwhileBody } from "../errors.js"
 import { PLAIN_NUMBER, SESSION } from "../openapi/common.js"
-import { endpoint } from "../openapi/endpoint.js"
+import { endpoint, wholeNumberParameter } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes, VERSION_PARAMS } from "./context.js"
 import { ExpectedRevision, SavedSchema, savedSchema } from "./schemas.js"
@@ -94,7 +94,7 @@ export const GetRevision = endpoint({
   summary: "One revision of a schema",
   tag: TAG,
   security: SESSION,
-  params: { ...VERSION_PARAMS, revision: "The revision number" },
+  params: { ...VERSION_PARAMS, revision: wholeNumberParameter("The revision number") },
   responses: { 200: Views.RevisionDetailView },
   errors: [400, 404],
 })
@@ -111,7 +111,7 @@ export const RestoreRevision = endpoint({
     "only on that revision (409 otherwise). The body may be left out.",
   tag: TAG,
   security: SESSION,
-  params: { ...VERSION_PARAMS, revision: "The revision to bring back" },
+  params: { ...VERSION_PARAMS, revision: wholeNumberParameter("The revision to bring back") },
   body: Schema.Struct({ expectedRevision: ExpectedRevision }),
   bodyOptional: true,
   responses: { 200: SavedSchema },

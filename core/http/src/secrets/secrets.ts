@@ -25,7 +25,7 @@ import type { Context, Hono } from "hono"
 import { SecretWriteConflictBody } from "../errors.js"
 import { answerJson } from "../middleware/presetHeaders.js"
 import { Ok, PLAIN_NUMBER, SESSION_OR_BEARER } from "../openapi/common.js"
-import { endpoint } from "../openapi/endpoint.js"
+import { endpoint, wholeNumberParameter } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { ENVIRONMENT_PARAMS, SECRET_PARAMS, type SecretsRoutes, withActor, withValueReader } from "./context.js"
 import { SECRET_KEY_RULE, SecretKey } from "./fields.js"
@@ -61,7 +61,7 @@ export const attachment = (filename: string) => `attachment; filename="${filenam
 
 const TAG = "Secrets"
 const BASE = "/api/projects/:slug/environments/:env/secrets"
-const VERSION_PARAMS = { ...SECRET_PARAMS, n: "The version number: plain digits, from 1" }
+const VERSION_PARAMS = { ...SECRET_PARAMS, n: wholeNumberParameter("The version number") }
 const VALUE_READ = "Audited. A session request that the browser marks `Sec-Fetch-Site: cross-site` is refused with 403."
 const Written = (action: string) =>
   Schema.Struct({ ok: Schema.Literal(true), action: Schema.Literal(action), version: Schema.Int })
