@@ -8,7 +8,14 @@
  */
 import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { brokenCells, expectEmailWrappedWell, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
+import {
+  brokenCells,
+  controlEdges,
+  expectEmailWrappedWell,
+  settled,
+  sidewaysOverflow,
+  unnamedControls,
+} from "./a11y.js"
 import { expectAccessible } from "./axe.js"
 import { POLL, useBrowser } from "./browser.js"
 import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
@@ -207,5 +214,29 @@ describe("keyboard", () => {
     await dialog.getByRole("button", { name: "Delete version" }).focus()
     await page.keyboard.press("Enter")
     await page.getByText("No versions yet.").waitFor()
+  })
+})
+
+describe("contrast", () => {
+  it("draws the edges of fields and secondary buttons, and the focus ring, at 3:1 at least in both schemes", async () => {
+    const email = `contrast-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    const app = unique("contrast")
+    await seedPlatforms(api, { [app]: ["1.0.0"] })
+    const page = await signedIn(browser, served.base, email, `/platforms/${app}`)
+    // The platform page: the Version field, the Kind select and the secondary Change kind button.
+    await page.getByRole("button", { name: "Change kind" }).waitFor()
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme })
+      const edges = await controlEdges(page)
+      expect(new Set(edges.map((edge) => edge.part)).size, colorScheme).toBe(4)
+      // Pictured with the focus ring on the first field.
+      await page.locator("main input").first().focus()
+      await browser.screenshot(page, `dashboard-contrast-${colorScheme}`)
+      expect(
+        edges.filter((edge) => edge.ratio < 3),
+        colorScheme,
+      ).toEqual([])
+    }
   })
 })

@@ -7,7 +7,7 @@
  */
 import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { brokenCells, overflowing, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
+import { brokenCells, controlEdges, overflowing, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { expectAccessible } from "./axe.js"
 import { POLL, useBrowser } from "./browser.js"
@@ -567,5 +567,31 @@ describe("keyboard", () => {
     await dialog.getByRole("button", { name: "Delete key" }).focus()
     await page.keyboard.press("Enter")
     await page.getByText("No API keys.").waitFor()
+  })
+})
+
+describe("contrast", () => {
+  it("draws the edges of fields and secondary buttons, and the focus ring, at 3:1 at least in both schemes", async () => {
+    const email = `contrast-${Date.now()}@example.com`
+    const api = await apiAs(served.base, email)
+    const slug = await seedProject(api, `Contrast ${Date.now()}`)
+    const path = `/projects/${slug}/audit`
+    const page = await browser.open(`${served.base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}${path}`)
+    // The filter bar: text fields, selects and the secondary Filter button.
+    await page.getByRole("button", { name: "Filter", exact: true }).waitFor()
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme })
+      const edges = await controlEdges(page)
+      expect(new Set(edges.map((edge) => edge.part)).size, colorScheme).toBe(4)
+      // Pictured with the focus ring on the first field.
+      await page.locator("main input").first().focus()
+      await browser.screenshot(page, `secrets-contrast-${colorScheme}`)
+      expect(
+        edges.filter((edge) => edge.ratio < 3),
+        colorScheme,
+      ).toEqual([])
+    }
   })
 })
