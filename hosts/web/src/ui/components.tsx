@@ -2,7 +2,7 @@
  * The design system's small parts, shared by both apps: alerts for refusals, form fields with their labels,
  * dialogs on the native `<dialog>` (focus kept inside, Escape closes), a copy button, and loading states.
  */
-import { type ComponentChildren, Fragment, type JSX, type Ref } from "preact"
+import type { ComponentChildren, JSX, Ref } from "preact"
 import { useEffect, useId, useRef, useState } from "preact/hooks"
 import { ApiError, describeError, keepPageOnSessionEnd } from "../api/client.js"
 import { emailParts } from "./emailParts.js"
@@ -336,15 +336,16 @@ export const Loading = ({ what }: { readonly what: string }) => (
  * An e-mail address in a table: it wraps where `emailParts` says (after its `@`, a dot of the domain, a separator of
  * the name before the `@`), so that a long one neither pushes the row's actions out of view (kept whole) nor reads
  * cut in the middle of a word (wrapped anywhere). Only a part longer than its column's whole width breaks inside
- * itself (`.email-part`): a part kept whole at any cost made a table it could not fit wider than the screen.
+ * itself (`.email-part`): a part kept whole at any cost made a table it could not fit wider than the screen. A screen
+ * reader hears the address whole.
  */
 export const EmailAddress = ({ address }: { readonly address: string }) => (
   <>
     {emailParts(address).map((part, index) => (
-      <Fragment key={index}>
-        {index === 0 ? null : <wbr />}
-        <span class="email-part">{part}</span>
-      </Fragment>
+      // Where it may wrap is drawn by the stylesheet (`.email-part`), not a `<wbr>`, which is read as a space.
+      <span key={index} class="email-part">
+        {part}
+      </span>
     ))}
   </>
 )

@@ -92,9 +92,38 @@ export const renderedLines = (element: Locator) =>
   })
 
 /**
+ * The name and description Chromium itself gives `element` in the accessibility tree a screen reader reads (not
+ * Playwright's own computation), read over the DevTools protocol.
+ */
+export const chromiumAccessible = async (element: Locator) => {
+  const page = element.page()
+  const session = await page.context().newCDPSession(page)
+  try {
+    const mark = `probe-${Math.random().toString(36).slice(2)}`
+    await element.evaluate((node, value) => node.setAttribute("data-ax-probe", value), mark)
+    const found = await session.send("Runtime.evaluate", {
+      expression: `document.querySelector('[data-ax-probe="${mark}"]')`,
+    })
+    await element.evaluate((node) => node.removeAttribute("data-ax-probe"))
+    const { node } = await session.send("DOM.describeNode", { objectId: found.result.objectId! })
+    const { nodes } = await session.send("Accessibility.getPartialAXTree", {
+      backendNodeId: node.backendNodeId,
+      fetchRelatives: false,
+    })
+    return {
+      name: nodes[0]?.name?.value as string | undefined,
+      description: nodes[0]?.description?.value as string | undefined,
+    }
+  } finally {
+    await session.detach()
+  }
+}
+
+/**
  * Checks that `cell` shows `email` wrapped onto more than one line, and only where the apps' `EmailAddress` lets it
  * wrap: before the `@` after a separator of the name, after the `@`, in the domain only after a dot, and never with
- * the top-level domain alone on the last line. The address must be long enough to wrap at the page's width.
+ * the top-level domain alone on the last line. The address must be long enough to wrap at the page's width. Its
+ * accessible name holds the address whole.
  */
 export const expectEmailWrappedWell = async (cell: Locator, email: string) => {
   const lines = await renderedLines(cell)
@@ -107,6 +136,8 @@ export const expectEmailWrappedWell = async (cell: Locator, email: string) => {
     expect(line, `a line of ${JSON.stringify(lines)}`).toMatch(end <= at + 1 ? /[@.\-_+]$/ : /\.$/)
   }
   expect(lines.at(-1), `the last line of ${JSON.stringify(lines)}`).toContain(".")
+  // Wrapped for the eye only: a screen reader hears the address whole, not "ada@ example.com".
+  expect((await chromiumAccessible(cell)).name, "the cell's accessible name").toContain(email)
 }
 
 /** A colour as `#rrggbb`, `#rgb` or `rgb(r, g, b)` (what custom properties and computed styles give) as 0–255 channels. */
