@@ -7,7 +7,7 @@
  */
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { brokenCells } from "./a11y.js"
+import { brokenCells, chromiumAccessible } from "./a11y.js"
 import { POLL, useBrowser } from "./browser.js"
 import { type SchemasApi, saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
@@ -113,22 +113,7 @@ describe("the Content tab", () => {
     const said = page.locator("#schema-content-said")
     await said.filter({ hasText: /^Valid/ }).waitFor()
     // The field's description is the check as it stands, at once.
-    const session = await page.context().newCDPSession(page)
-    const description = async () => {
-      const { nodes } = await session.send("Accessibility.getPartialAXTree", {
-        backendNodeId: (
-          await session.send("DOM.describeNode", {
-            objectId: (
-              await session.send("Runtime.evaluate", { expression: 'document.getElementById("schema-content")' })
-            ).result.objectId!,
-          })
-        ).node.backendNodeId,
-        fetchRelatives: false,
-      })
-      return nodes[0]?.description?.value
-    }
-    await session.send("DOM.enable")
-    await session.send("Accessibility.enable")
+    const description = async () => (await chromiumAccessible(editor)).description
     expect(await description()).toBe("Valid JSON object; it extends nothing.")
     // Every change of the live region and of the visible line, in order.
     await page.evaluate(() => {
