@@ -2,7 +2,7 @@
  * The design system's small parts, shared by both apps: alerts for refusals, form fields with their labels,
  * dialogs on the native `<dialog>` (focus kept inside, Escape closes), a copy button, and loading states.
  */
-import { type ComponentChildren, Fragment, type JSX, type Ref } from "preact"
+import type { ComponentChildren, JSX, Ref } from "preact"
 import { useEffect, useId, useRef, useState } from "preact/hooks"
 import { ApiError, describeError, keepPageOnSessionEnd } from "../api/client.js"
 import { emailParts } from "./emailParts.js"
@@ -12,19 +12,22 @@ import { signInAgainHref } from "./signedInAgain.js"
 import { toast } from "./toast.js"
 import { useAction } from "./useAction.js"
 
-/** A refusal or problem, shown where the person acted; read out at once. */
-export const Alert = ({ error }: { readonly error: unknown }) =>
+/**
+ * A refusal or problem, shown where the person acted; read out at once. `id` lets a field the refusal is about name
+ * it as its description (`Field`'s `errorId`).
+ */
+export const Alert = ({ error, id }: { readonly error: unknown; readonly id?: string }) =>
   error === undefined || error === null ? null : error instanceof ApiError && error.status === 401 ? (
     // Only seen where the page was kept for typed input (`keepPageOnSessionEnd`); elsewhere the app has gone to
     // sign in. The sign-in page opens beside this one, which keeps what was typed.
-    <p class="alert" role="alert">
+    <p class="alert" role="alert" id={id}>
       {describeError(error)} What you typed is still here: sign in again in a new tab, then come back and try again.{" "}
       <a href={signInAgainHref(currentPath())} target="_blank" rel="noopener">
         Sign in again
       </a>
     </p>
   ) : (
-    <p class="alert" role="alert">
+    <p class="alert" role="alert" id={id}>
       {describeError(error)}
     </p>
   )
@@ -32,6 +35,11 @@ export const Alert = ({ error }: { readonly error: unknown }) =>
 type InputProps = JSX.InputHTMLAttributes<HTMLInputElement> & {
   readonly label: string
   readonly hint?: ComponentChildren
+  /**
+   * The id of a refusal about this field shown apart from it (an `Alert` under the form, for what only the service
+   * could say): read as part of its description, after the hint, while it is there.
+   */
+  readonly errorId?: string | undefined
 }
 
 /**
@@ -47,13 +55,19 @@ const useAutoFocus = <E extends HTMLElement>(autoFocus: unknown) => {
   return element
 }
 
-export const Field = ({ label, hint, ...input }: InputProps) => {
+export const Field = ({ label, hint, errorId, ...input }: InputProps) => {
   const id = useId()
   const element = useAutoFocus<HTMLInputElement>(input.autoFocus)
+  const describedBy = [hint === undefined ? undefined : `${id}-hint`, errorId].filter((part) => part !== undefined)
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <input id={id} ref={element} aria-describedby={hint === undefined ? undefined : `${id}-hint`} {...input} />
+      <input
+        id={id}
+        ref={element}
+        aria-describedby={describedBy.length === 0 ? undefined : describedBy.join(" ")}
+        {...input}
+      />
       {hint === undefined ? null : (
         <p class="hint" id={`${id}-hint`}>
           {hint}
@@ -336,15 +350,16 @@ export const Loading = ({ what }: { readonly what: string }) => (
  * An e-mail address in a table: it wraps where `emailParts` says (after its `@`, a dot of the domain, a separator of
  * the name before the `@`), so that a long one neither pushes the row's actions out of view (kept whole) nor reads
  * cut in the middle of a word (wrapped anywhere). Only a part longer than its column's whole width breaks inside
- * itself (`.email-part`): a part kept whole at any cost made a table it could not fit wider than the screen.
+ * itself (`.email-part`): a part kept whole at any cost made a table it could not fit wider than the screen. A screen
+ * reader hears the address whole.
  */
 export const EmailAddress = ({ address }: { readonly address: string }) => (
   <>
     {emailParts(address).map((part, index) => (
-      <Fragment key={index}>
-        {index === 0 ? null : <wbr />}
-        <span class="email-part">{part}</span>
-      </Fragment>
+      // Where it may wrap is drawn by the stylesheet (`.email-part`), not a `<wbr>`, which is read as a space.
+      <span key={index} class="email-part">
+        {part}
+      </span>
     ))}
   </>
 )

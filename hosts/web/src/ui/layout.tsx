@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "preact/hooks"
 import { post } from "../api/client.js"
 import { Alert } from "./components.js"
 import { rescueFocus } from "./focusRescue.js"
+import { focusNewPage } from "./pageFocus.js"
 import { Link, useLocation } from "./router.js"
 
 /** A place the header links to. */
@@ -30,6 +31,14 @@ export const Layout = ({ title, nav, user, onSignedOut, logoutPath, children }: 
   const [error, setError] = useState<unknown>()
   const main = useRef<HTMLElement>(null)
   useEffect(() => rescueFocus(main.current!), [])
+  // Another page, not the first one shown (where the browser starts at the top) nor a change of the query alone
+  // (a filter applied, a page of a list: the focus stays on what applied it).
+  const shown = useRef(pathname)
+  useEffect(() => {
+    if (shown.current === pathname) return
+    shown.current = pathname
+    return focusNewPage(main.current!)
+  }, [pathname])
   return (
     <>
       <a class="skip" href="#main">

@@ -92,9 +92,38 @@ export const renderedLines = (element: Locator) =>
   })
 
 /**
+ * The name and description Chromium itself gives `element` in the accessibility tree a screen reader reads (not
+ * Playwright's own computation), read over the DevTools protocol.
+ */
+export const chromiumAccessible = async (element: Locator) => {
+  const page = element.page()
+  const session = await page.context().newCDPSession(page)
+  try {
+    const mark = `probe-${Math.random().toString(36).slice(2)}`
+    await element.evaluate((node, value) => node.setAttribute("data-ax-probe", value), mark)
+    const found = await session.send("Runtime.evaluate", {
+      expression: `document.querySelector('[data-ax-probe="${mark}"]')`,
+    })
+    await element.evaluate((node) => node.removeAttribute("data-ax-probe"))
+    const { node } = await session.send("DOM.describeNode", { objectId: found.result.objectId! })
+    const { nodes } = await session.send("Accessibility.getPartialAXTree", {
+      backendNodeId: node.backendNodeId,
+      fetchRelatives: false,
+    })
+    return {
+      name: nodes[0]?.name?.value as string | undefined,
+      description: nodes[0]?.description?.value as string | undefined,
+    }
+  } finally {
+    await session.detach()
+  }
+}
+
+/**
  * Checks that `cell` shows `email` wrapped onto more than one line, and only where the apps' `EmailAddress` lets it
  * wrap: before the `@` after a separator of the name, after the `@`, in the domain only after a dot, and never with
- * the top-level domain alone on the last line. The address must be long enough to wrap at the page's width.
+ * the top-level domain alone on the last line. The address must be long enough to wrap at the page's width. Its
+ * accessible name holds the address whole.
  */
 export const expectEmailWrappedWell = async (cell: Locator, email: string) => {
   const lines = await renderedLines(cell)
@@ -107,4 +136,70 @@ export const expectEmailWrappedWell = async (cell: Locator, email: string) => {
     expect(line, `a line of ${JSON.stringify(lines)}`).toMatch(end <= at + 1 ? /[@.\-_+]$/ : /\.$/)
   }
   expect(lines.at(-1), `the last line of ${JSON.stringify(lines)}`).toContain(".")
+  // Wrapped for the eye only: a screen reader hears the address whole, not "ada@ example.com".
+  expect((await chromiumAccessible(cell)).name, "the cell's accessible name").toContain(email)
+}
+
+/** A colour as `#rrggbb`, `#rgb` or `rgb(r, g, b)` (what custom properties and computed styles give) as 0–255 channels. */
+const channels = (colour: string): ReadonlyArray<number> => {
+  const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour.trim())
+  if (hex !== null) return hex.slice(1).map((part) => Number.parseInt(part, 16))
+  // The built stylesheet writes #ffffff as #fff.
+  const short = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/i.exec(colour.trim())
+  if (short !== null) return short.slice(1).map((part) => Number.parseInt(part + part, 16))
+  const rgb = /^rgba?\((\d+),\s*(\d+),\s*(\d+)/.exec(colour.trim())
+  if (rgb === null) throw new Error(`not a colour this check reads: ${colour}`)
+  return rgb.slice(1).map(Number)
+}
+
+/** WCAG 2.x relative luminance. */
+const luminance = (colour: string) => {
+  const [r, g, b] = channels(colour).map((value) => {
+    const c = value / 255
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
+  })
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
+}
+
+/** WCAG 2.x contrast ratio of two opaque colours, from 1 to 21. */
+export const contrastRatio = (a: string, b: string) => {
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x)
+  return (light! + 0.05) / (dark! + 0.05)
+}
+
+/**
+ * What shows where a control is (WCAG 1.4.11): the edges of the page's first text field, select and secondary
+ * button, and the focus ring of its first text field, each with its contrast against the page's background and a
+ * card's, in the colour scheme the page is shown in. A part the page lacks is left out.
+ */
+export const controlEdges = async (page: Page) => {
+  const field = page.locator('main input:not([type="checkbox"]):not([type="radio"]), main textarea').first()
+  await field.focus()
+  const found = await page.evaluate(() => {
+    const root = getComputedStyle(document.documentElement)
+    const edge = (selector: string) => {
+      const element = document.querySelector(selector)
+      return element === null ? undefined : getComputedStyle(element).borderTopColor
+    }
+    const focused = document.activeElement === null ? undefined : getComputedStyle(document.activeElement)
+    return {
+      backgrounds: { page: root.getPropertyValue("--bg"), card: root.getPropertyValue("--surface") },
+      parts: {
+        "text field border": edge('main input:not([type="checkbox"]):not([type="radio"]), main textarea'),
+        "select border": edge("main select"),
+        "secondary button border": edge(".button:not(.primary):not(.ghost):not(.danger)"),
+        "focus ring": focused?.outlineStyle === "none" ? undefined : focused?.outlineColor,
+      },
+    }
+  })
+  await field.blur()
+  return Object.entries(found.parts).flatMap(([part, colour]) =>
+    colour === undefined
+      ? []
+      : Object.entries(found.backgrounds).map(([against, background]) => ({
+          part,
+          against,
+          ratio: Math.round(contrastRatio(colour, background) * 100) / 100,
+        })),
+  )
 }

@@ -108,6 +108,7 @@ describe("audit log", () => {
     const address = () => new URL(page.url()).search
 
     await page.getByLabel("Action", { exact: true }).selectOption("secrets.exported")
+    await page.getByRole("button", { name: "Filter", exact: true }).click()
     await expect.poll(address, POLL).toBe("?action=secrets.exported")
     await expect.poll(() => cells(3), POLL).toEqual(["JSON"])
     expect(await cells(2)).toEqual(["Exported"])
@@ -143,6 +144,7 @@ describe("audit log", () => {
 
     // Another filter starts again from the first page.
     await page.getByLabel("Environment", { exact: true }).selectOption("production")
+    await page.getByRole("button", { name: "Filter", exact: true }).click()
     await expect.poll(address, POLL).toBe("?key=DB_URL&environment=production")
     await expect.poll(() => cells(5), POLL).toEqual(["production"])
     expect(await cells(2)).toEqual(["Created secret"])
@@ -164,7 +166,7 @@ describe("audit log", () => {
     expect(new Set(await cells(5))).toEqual(new Set(["staging"]))
   })
 
-  it("adds one history entry per filter change, none for Filter or Enter on the view already shown", async () => {
+  it("adds one history entry per filter applied, none for arrow keys through a select, nor for Filter or Enter on the view already shown", async () => {
     const email = `audit-history-${Date.now()}@example.com`
     const api = await apiAs(served.base, email)
     const slug = await seedProject(api, `Audit history ${Date.now()}`, { staging: { DB_URL: "one" } })
@@ -177,8 +179,22 @@ describe("audit log", () => {
     const entries = () => page.evaluate(() => history.length)
     const start = await entries()
 
-    // The Action select applies at once; Filter then asks for the view already shown.
-    await page.getByLabel("Action", { exact: true }).selectOption("secret.created")
+    // Arrow keys through the closed selects only pick: the log stays, and no history entry is added.
+    const action = page.getByLabel("Action", { exact: true })
+    await action.focus()
+    for (let index = 0; index < 3; index++) await page.keyboard.press("ArrowDown")
+    await page.keyboard.press("ArrowUp")
+    expect(await action.inputValue()).toBe("project.deleted")
+    await page.getByLabel("Environment", { exact: true }).focus()
+    await page.keyboard.press("ArrowDown")
+    await page.keyboard.press("ArrowUp")
+    // Given the time a navigation would take, none came.
+    await page.waitForTimeout(300)
+    expect(address()).toBe("")
+    expect(await entries()).toBe(start)
+    // Filter applies the action picked (one entry); Filter again asks for the view already shown.
+    await action.selectOption("secret.created")
+    await page.getByRole("button", { name: "Filter", exact: true }).click()
     await expect.poll(address, POLL).toBe("?action=secret.created")
     await page.getByRole("button", { name: "Filter", exact: true }).click()
     const key = page.getByLabel("Secret key", { exact: true })

@@ -8,9 +8,16 @@
  */
 import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { brokenCells, expectEmailWrappedWell, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
+import {
+  brokenCells,
+  controlEdges,
+  expectEmailWrappedWell,
+  settled,
+  sidewaysOverflow,
+  unnamedControls,
+} from "./a11y.js"
 import { expectAccessible } from "./axe.js"
-import { useBrowser } from "./browser.js"
+import { POLL, useBrowser } from "./browser.js"
 import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
 
@@ -145,6 +152,34 @@ describe("the header", () => {
 })
 
 describe("keyboard", () => {
+  it("moves the focus to the new page's heading on a page change, by link, Back or Forward", async () => {
+    const email = `heading-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    const app = unique("headed")
+    await seedPlatforms(api, { [app]: ["1.0.0"] })
+    const page = await signedIn(browser, served.base, email, "/platforms")
+    await page.getByRole("link", { name: app }).waitFor()
+    const focused = () =>
+      page.evaluate(() => {
+        const element = document.activeElement
+        return `${element?.tagName} ${element?.getAttribute("tabindex")} ${element?.textContent}`
+      })
+    // A header link followed from the keyboard: the heading of the page it opened, focusable but no Tab stop.
+    const main = page.getByRole("navigation", { name: "Main" })
+    await main.getByRole("link", { name: "Audit log" }).focus()
+    await page.keyboard.press("Enter")
+    await expect.poll(focused, POLL).toBe("H1 -1 Audit log")
+    // A page whose heading comes after it loads (a platform's).
+    await main.getByRole("link", { name: "Platforms" }).click()
+    await expect.poll(focused, POLL).toBe("H1 -1 Platforms")
+    await page.getByRole("link", { name: app }).click()
+    await expect.poll(focused, POLL).toBe(`H1 -1 ${app}`)
+    await page.goBack()
+    await expect.poll(focused, POLL).toBe("H1 -1 Platforms")
+    await page.goForward()
+    await expect.poll(focused, POLL).toBe(`H1 -1 ${app}`)
+  })
+
   it("creates a platform, adds and deletes a version with the keyboard alone", async () => {
     const email = `keys-${Date.now()}@example.com`
     const page = await signedIn(browser, served.base, email, "/platforms")
@@ -179,5 +214,29 @@ describe("keyboard", () => {
     await dialog.getByRole("button", { name: "Delete version" }).focus()
     await page.keyboard.press("Enter")
     await page.getByText("No versions yet.").waitFor()
+  })
+})
+
+describe("contrast", () => {
+  it("draws the edges of fields and secondary buttons, and the focus ring, at 3:1 at least in both schemes", async () => {
+    const email = `contrast-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    const app = unique("contrast")
+    await seedPlatforms(api, { [app]: ["1.0.0"] })
+    const page = await signedIn(browser, served.base, email, `/platforms/${app}`)
+    // The platform page: the Version field, the Kind select and the secondary Change kind button.
+    await page.getByRole("button", { name: "Change kind" }).waitFor()
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme })
+      const edges = await controlEdges(page)
+      expect(new Set(edges.map((edge) => edge.part)).size, colorScheme).toBe(4)
+      // Pictured with the focus ring on the first field.
+      await page.locator("main input").first().focus()
+      await browser.screenshot(page, `dashboard-contrast-${colorScheme}`)
+      expect(
+        edges.filter((edge) => edge.ratio < 3),
+        colorScheme,
+      ).toEqual([])
+    }
   })
 })

@@ -349,7 +349,10 @@ describe("a platform's versions", () => {
     const editor = page.getByLabel("Content (JSON)")
     await editor.waitFor()
     await editor.fill(JSON.stringify({ "@extends": base, c: 3 }))
-    await page.getByText(`Valid; it extends ${base}, with this content merged on top.`).waitFor()
+    await page
+      .locator("#schema-content-check")
+      .getByText(`Valid; it extends ${base}, with this content merged on top.`)
+      .waitFor()
     await page.getByRole("button", { name: "Save schema" }).click()
     await page.getByRole("region", { name: "Saved" }).waitFor()
     await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: app }).click()

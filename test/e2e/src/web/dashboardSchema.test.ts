@@ -7,7 +7,7 @@
  */
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { brokenCells } from "./a11y.js"
+import { brokenCells, chromiumAccessible } from "./a11y.js"
 import { POLL, useBrowser } from "./browser.js"
 import { type SchemasApi, saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
@@ -60,18 +60,18 @@ describe("the Content tab", () => {
     expect(await syntax.textContent()).not.toMatch(/position|line 3 column 1/)
     expect(await save.isDisabled()).toBe(true)
     await editor.fill("[1, 2]")
-    await page.getByText("Invalid schema content: content must be a plain JSON object, got an array").waitFor()
+    await checkOf(page).getByText("Invalid schema content: content must be a plain JSON object, got an array").waitFor()
     await editor.fill('{ "@extends": 7 }')
-    await page.getByText("Invalid schema content: @extends must be a string or an array of strings").waitFor()
+    await checkOf(page).getByText("Invalid schema content: @extends must be a string or an array of strings").waitFor()
     await editor.fill('{ "@extends": "ios/1.0" }')
-    await page
+    await checkOf(page)
       .getByText(
         'Invalid @extends reference "ios/1.0": the spec must be an exact version, latest, ^<version>, ~<version> or >=<version>; it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)',
       )
       .waitFor()
     // A version written into the platform's place is named before a save, not called valid.
     await editor.fill('{ "@extends": "ios@^1.0.0" }')
-    await page
+    await checkOf(page)
       .getByText(
         "Invalid @extends reference \"ios@^1.0.0\": it is no platform name (only letters, digits, '.', '_' and '-' are allowed, starting with a letter or digit); a version spec follows a '/', as in base/^1.2.0",
       )
@@ -84,12 +84,12 @@ describe("the Content tab", () => {
 
     // One reference reads as one; several say the order they merge in.
     await editor.fill(JSON.stringify({ "@extends": [`${root}/latest`, `${root}/1.0.0`] }))
-    await page
+    await checkOf(page)
       .getByText(`Valid; it extends ${root}/latest, ${root}/1.0.0 (merged in that order, then this content on top).`)
       .waitFor()
     const content = { "@extends": [`${root}/latest`], nested: { y: 5 }, b: 20 }
     await editor.fill(JSON.stringify(content))
-    await page.getByText(`Valid; it extends ${root}/latest, with this content merged on top.`).waitFor()
+    await checkOf(page).getByText(`Valid; it extends ${root}/latest, with this content merged on top.`).waitFor()
     await save.click()
     const saved = page.getByRole("region", { name: "Saved" })
     await saved.waitFor()
@@ -102,6 +102,66 @@ describe("the Content tab", () => {
     })
     await saved.getByRole("link", { name: `${leaf}/1.0.0` }).click()
     await page.waitForURL(`${served.base}/platforms/${leaf}/versions/1.0.0`)
+  })
+
+  it("announces the check when its verdict changes or the typing pauses, never on every keystroke", async () => {
+    const { email, mid } = await family()
+    const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)
+    const editor = editorOf(page)
+    await editor.waitFor()
+    await editor.fill('{ "b": 2 }')
+    const said = page.locator("#schema-content-said")
+    await said.filter({ hasText: /^Valid/ }).waitFor()
+    // The field's description is the check as it stands, at once.
+    const description = async () => (await chromiumAccessible(editor)).description
+    expect(await description()).toBe("Valid JSON object; it extends nothing.")
+    // Every change of the live region and of the visible line, in order.
+    await page.evaluate(() => {
+      const record = (id: string) => {
+        const log: Array<string> = []
+        ;(window as unknown as Record<string, Array<string>>)[id] = log
+        const element = document.getElementById(id)!
+        new MutationObserver(() => log.push(element.textContent ?? "")).observe(element, {
+          childList: true,
+          subtree: true,
+          characterData: true,
+        })
+      }
+      record("schema-content-said")
+      record("schema-content-check")
+    })
+    const changes = (id: string) =>
+      page.evaluate((name) => [...new Set((window as unknown as Record<string, Array<string>>)[name])], id)
+
+    // Typing breaks the JSON (said at once), changes the message with each key (not said), and mends it (said).
+    await editor.press("End")
+    await editor.press("Backspace")
+    await editor.pressSequentially(', "c": [1, 2, 3] }', { delay: 60 })
+    await checkOf(page)
+      .filter({ hasText: /^Valid/ })
+      .waitFor()
+    await said.filter({ hasText: /^Valid/ }).waitFor()
+    const shown = await changes("schema-content-check")
+    expect(shown.length).toBeGreaterThan(4)
+    const heard = await changes("schema-content-said")
+    expect(heard).toHaveLength(2)
+    expect(heard[0]).toMatch(/^Not valid JSON/)
+    expect(heard[1]).toBe("Valid JSON object; it extends nothing.")
+
+    // Within one verdict, the message standing when the typing pauses is said, once.
+    await editor.press("End")
+    await editor.pressSequentially(" x", { delay: 60 })
+    await expect.poll(async () => (await changes("schema-content-said")).length, POLL).toBe(3)
+    const broken = (await changes("schema-content-said")).at(-1)
+    expect(broken).toMatch(/^Not valid JSON/)
+    await editor.press("Home")
+    await editor.pressSequentially("[[", { delay: 60 })
+    const standing = await checkOf(page).textContent()
+    expect(standing).not.toBe(broken)
+    expect(await changes("schema-content-said")).toHaveLength(3)
+    await expect.poll(async () => (await changes("schema-content-said")).at(-1), POLL).toBe(standing)
+    expect(await changes("schema-content-said")).toHaveLength(4)
+    expect(await description()).toBe(standing)
   })
 
   it("keeps unsaved text across tabs and pages, says it is unsaved, and asks before the page is closed", async () => {

@@ -7,7 +7,7 @@
  */
 import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { brokenCells, overflowing, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
+import { brokenCells, controlEdges, overflowing, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { expectAccessible } from "./axe.js"
 import { POLL, useBrowser } from "./browser.js"
@@ -422,11 +422,13 @@ describe("keyboard", () => {
     await page.waitForURL(`${served.base}/projects`)
     const focusedId = () => page.evaluate(() => document.activeElement?.id ?? document.activeElement?.tagName)
 
-    // Creating a project opens its page: the form that held the focus is gone.
-    await page.getByLabel("Project name").fill(`Rescued ${Date.now()}`)
+    // Creating a project opens its page: the form that held the focus is gone, and the focus is on the new page's
+    // heading once it has loaded (`pageFocus.ts`).
+    const name = `Rescued ${Date.now()}`
+    await page.getByLabel("Project name").fill(name)
     await page.keyboard.press("Enter")
     await page.getByRole("button", { name: "Add secret" }).waitFor()
-    await expect.poll(focusedId, POLL).toBe("main")
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent), POLL).toBe(name)
 
     // Deleting an environment takes its row, and the Delete button the dialog would give the focus back to.
     await page.goto(`${served.base}/projects/${slug}/environments`)
@@ -440,6 +442,51 @@ describe("keyboard", () => {
     await dialog.waitFor({ state: "detached" })
     await page.getByRole("row", { name: /gone-soon/ }).waitFor({ state: "detached" })
     await expect.poll(focusedId, POLL).toBe("main")
+  })
+
+  it("moves the focus to the new page's heading on a page change, by link, tab, Back or Forward", async () => {
+    const email = `heading-${Date.now()}@example.com`
+    const api = await apiAs(served.base, email)
+    const name = `Headed ${Date.now()}`
+    const slug = await seedProject(api, name)
+    const page = await browser.open(`${served.base}/sign-in`)
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}/projects`)
+    await page.getByRole("link", { name }).waitFor()
+    const focused = () =>
+      page.evaluate(() => {
+        const element = document.activeElement
+        return `${element?.tagName} ${element?.getAttribute("tabindex")} ${element?.textContent}`
+      })
+    // A header link followed from the keyboard: the heading of the page it opened, focusable but no Tab stop.
+    const main = page.getByRole("navigation", { name: "Main" })
+    await main.getByRole("link", { name: "API keys" }).focus()
+    await page.keyboard.press("Enter")
+    await expect.poll(focused, POLL).toBe("H1 -1 API keys")
+    // A page whose heading comes after it loads (a project's): the heading, once there.
+    await main.getByRole("link", { name: "Projects" }).click()
+    await expect.poll(focused, POLL).toBe("H1 -1 Projects")
+    await page.getByRole("link", { name }).click()
+    await expect.poll(focused, POLL).toBe(`H1 -1 ${name}`)
+    // A project's tab is another page too.
+    await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "People" }).click()
+    await page.waitForURL(`${served.base}/projects/${slug}/people`)
+    await page.getByRole("heading", { name: "Members" }).waitFor()
+    await expect.poll(focused, POLL).toBe(`H1 -1 ${name}`)
+    // Back and Forward.
+    await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "People" }).focus()
+    await page.goBack()
+    await page.waitForURL(`${served.base}/projects/${slug}`)
+    await expect.poll(focused, POLL).toBe(`H1 -1 ${name}`)
+    await page.goBack()
+    await expect.poll(focused, POLL).toBe("H1 -1 Projects")
+    await page.goForward()
+    await expect.poll(focused, POLL).toBe(`H1 -1 ${name}`)
+    // Tab goes on from the heading into the page's content, not back to the header.
+    await page.keyboard.press("Tab")
+    expect(await page.evaluate(() => document.querySelector("main")?.contains(document.activeElement) ?? false)).toBe(
+      true,
+    )
   })
 
   it("creates an API key, copies it and deletes it with the keyboard alone", async () => {
@@ -520,5 +567,31 @@ describe("keyboard", () => {
     await dialog.getByRole("button", { name: "Delete key" }).focus()
     await page.keyboard.press("Enter")
     await page.getByText("No API keys.").waitFor()
+  })
+})
+
+describe("contrast", () => {
+  it("draws the edges of fields and secondary buttons, and the focus ring, at 3:1 at least in both schemes", async () => {
+    const email = `contrast-${Date.now()}@example.com`
+    const api = await apiAs(served.base, email)
+    const slug = await seedProject(api, `Contrast ${Date.now()}`)
+    const path = `/projects/${slug}/audit`
+    const page = await browser.open(`${served.base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}${path}`)
+    // The filter bar: text fields, selects and the secondary Filter button.
+    await page.getByRole("button", { name: "Filter", exact: true }).waitFor()
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme })
+      const edges = await controlEdges(page)
+      expect(new Set(edges.map((edge) => edge.part)).size, colorScheme).toBe(4)
+      // Pictured with the focus ring on the first field.
+      await page.locator("main input").first().focus()
+      await browser.screenshot(page, `secrets-contrast-${colorScheme}`)
+      expect(
+        edges.filter((edge) => edge.ratio < 3),
+        colorScheme,
+      ).toEqual([])
+    }
   })
 })

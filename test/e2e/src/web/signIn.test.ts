@@ -3,6 +3,7 @@
  * reason as a sentence), an expired session sending the person to sign in and back, and the projects page.
  */
 import { describe, expect, it } from "vitest"
+import { chromiumAccessible } from "./a11y.js"
 import { signInPage as signIn } from "./api.js"
 import { useBrowser } from "./browser.js"
 import { useService } from "./service.js"
@@ -100,6 +101,17 @@ describe("projects page", () => {
     const refusal = page.getByRole("alert")
     await refusal.waitFor()
     expect(await refusal.textContent()).toContain("“cafe-elan” already exists")
+    // The field is marked, and reads the refusal after its hint, as a field checked as it is typed does; a new
+    // name lifts both.
+    const field = page.getByLabel("Project name")
+    expect(await field.getAttribute("aria-invalid")).toBe("true")
+    const read = await chromiumAccessible(field)
+    expect(read.description).toContain("/projects/cafe-elan")
+    expect(read.description).toContain("“cafe-elan” already exists")
+    await field.fill("cafe elan 2")
+    await refusal.waitFor({ state: "detached" })
+    expect(await field.getAttribute("aria-invalid")).toBe("false")
+    expect((await chromiumAccessible(field)).description).toBe("Address: /projects/cafe-elan-2")
 
     await page.getByRole("button", { name: "Delete project Café Élan" }).click()
     const dialog = page.getByRole("dialog", { name: "Delete Café Élan?" })

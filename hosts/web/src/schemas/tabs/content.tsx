@@ -16,6 +16,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { readSchemaToEdit, savedRevisionOf, saveSchema } from "../../api/schemas.js"
+import { useCalmAnnouncement } from "../../ui/calmAnnouncement.js"
 import { ActionButton, Alert } from "../../ui/components.js"
 import { useLeaveWarning } from "../../ui/leaveWarning.js"
 import { Link } from "../../ui/router.js"
@@ -137,6 +138,7 @@ export const ContentTab = ({ platform, version, schema, revision, canWrite, relo
                 : `Valid; it extends ${check.references.join(", ")} (merged in that order, then this content on top).`,
           tone: "ok",
         }
+  const announced = useCalmAnnouncement(checked.text, checked.tone)
   return (
     <div class="stack">
       {schema === null ? <p class="muted">Nothing has been saved for this version yet.</p> : null}
@@ -166,8 +168,14 @@ export const ContentTab = ({ platform, version, schema, revision, canWrite, relo
               setError(undefined)
             }}
           />
-          <p id="schema-content-check" class={checked.tone === "" ? "hint" : `hint ${checked.tone}`} aria-live="polite">
+          {/* The field's description, at once; hidden from reading in the page, where the live region below says
+              the same, so it is not heard twice. */}
+          <p id="schema-content-check" class={checked.tone === "" ? "hint" : `hint ${checked.tone}`} aria-hidden="true">
             {checked.text}
+          </p>
+          {/* Said when the verdict changes or the typing pauses, never over each keystroke. */}
+          <p class="visually-hidden" aria-live="polite" id="schema-content-said">
+            {announced}
           </p>
         </div>
         {error === undefined ? null : (

@@ -3,8 +3,9 @@
  * narrowed to. The API key has no field: it is chosen from an entry ("via key …") or a key's Activity link, and
  * shown here while it applies, with a button that lifts it. The filters live in the query string
  * (`?action=…&key=…&page=2`), so a filtered view can be linked (a secret's history links to its trail) and Back
- * undoes a change. The selects apply at once; the text fields
- * when the form is sent (Enter or Filter). Any change goes back to the first page, as its pages are other ones.
+ * undoes a change. Every field, the selects too, applies when the form is sent (Enter or Filter): a closed select
+ * changes on every arrow key, and a select that applied at once reloaded the log and added a history entry for each
+ * option a keyboard passed over. Any change goes back to the first page, as its pages are other ones.
  */
 import { useEffect, useState } from "preact/hooks"
 import { AUDIT_FILTER_NAMES, type AuditAction, type AuditFilters, type EnvironmentView } from "../../api/secrets.js"
@@ -106,12 +107,16 @@ export const AuditFilterBar = ({
   readonly keyName?: string | undefined
   readonly onApply: (filters: AuditFilters) => void
 }) => {
+  const [action, setAction] = useState(filters.action ?? "")
   const [key, setKey] = useState(filters.key ?? "")
   const [user, setUser] = useState(filters.user ?? "")
-  // The address may change under the form (Back, a link): the text fields follow it.
+  const [environment, setEnvironment] = useState(filters.environment ?? "")
+  // The address may change under the form (Back, a link): the fields follow it.
+  useEffect(() => setAction(filters.action ?? ""), [filters.action])
   useEffect(() => setKey(filters.key ?? ""), [filters.key])
   useEffect(() => setUser(filters.user ?? ""), [filters.user])
-  const apply = (change: AuditFilters) => onApply(given({ ...filters, key, user, ...change }))
+  useEffect(() => setEnvironment(filters.environment ?? ""), [filters.environment])
+  const apply = (change: AuditFilters) => onApply(given({ ...filters, action, key, user, environment, ...change }))
   const names = environments.map((environment) => environment.name)
   // A name in the address that is no environment (deleted since the link was made) stays selectable, so the
   // select says what was asked; the service answers that it does not exist.
@@ -127,14 +132,10 @@ export const AuditFilterBar = ({
     >
       <div class="field">
         <label for="audit-action">Action</label>
-        <select
-          id="audit-action"
-          value={filters.action ?? ""}
-          onChange={(event) => apply({ action: event.currentTarget.value })}
-        >
+        <select id="audit-action" value={action} onChange={(event) => setAction(event.currentTarget.value)}>
           <option value="">Any action</option>
-          {Object.entries(ACTION_LABELS).map(([action, label]) => (
-            <option key={action} value={action}>
+          {Object.entries(ACTION_LABELS).map(([known, label]) => (
+            <option key={known} value={known}>
               {label}
             </option>
           ))}
@@ -174,8 +175,8 @@ export const AuditFilterBar = ({
         <label for="audit-environment">Environment</label>
         <select
           id="audit-environment"
-          value={filters.environment ?? ""}
-          onChange={(event) => apply({ environment: event.currentTarget.value })}
+          value={environment}
+          onChange={(event) => setEnvironment(event.currentTarget.value)}
         >
           <option value="">Any environment</option>
           {names.map((name) => (

@@ -4,7 +4,7 @@
  * invites and withdraws one, after a confirmation (the link goes with it). A member leaves the project. What each
  * person sees follows seed 001 §5: anyone in the project sees the members; only the owner manages people.
  */
-import { useState } from "preact/hooks"
+import { useEffect, useState } from "preact/hooks"
 import {
   createInvite,
   deleteInvite,
@@ -98,7 +98,12 @@ const WithdrawInvite = ({
   </ConfirmDialog>
 )
 
-const RoleSelect = ({
+/**
+ * A member's role, changed explicitly (as the Schemas dashboard's Change kind): the select only picks, and Change
+ * role applies. A closed select's value changes on every arrow key, so a select that sent the change at once granted
+ * and took away rights while the person was only looking through the roles.
+ */
+const RoleChange = ({
   data,
   member,
   onChanged,
@@ -107,35 +112,38 @@ const RoleSelect = ({
   readonly member: MemberView
   readonly onChanged: () => Promise<void>
 }) => {
-  const change = useAction(async (select: HTMLSelectElement) => {
-    const role = select.value as MemberRole
-    try {
-      await updateMemberRole(data.project.slug, member.userId, role)
-      await onChanged()
-      toast(`${nameOf(member)} now: ${roleLabel(role)}`)
-    } catch (cause) {
-      select.value = member.role
-      throw cause
-    }
+  // Never the owner's: the owner's role is not offered for change.
+  const current = member.role as MemberRole
+  const [role, setRole] = useState(current)
+  // The list read again (after this change, or one made elsewhere) is what the select starts from.
+  useEffect(() => setRole(current), [current])
+  const change = useAction(async () => {
+    await updateMemberRole(data.project.slug, member.userId, role)
+    await onChanged()
+    toast(`${nameOf(member)} now: ${roleLabel(role)}`)
   })
   return (
-    <>
+    <form class="row" onSubmit={change.submit}>
       <select
         aria-label={`Role of ${nameOf(member)}`}
-        value={member.role}
-        // Busy, not disabled: a disabled control loses the keyboard's focus, and an arrow key pressed by mistake
-        // (it changes a closed select's value at once) could not be undone with the other arrow.
-        aria-busy={change.busy}
-        onChange={(event) => {
-          if (change.busy) event.currentTarget.value = member.role
-          else void change.run(event.currentTarget)
-        }}
+        value={role}
+        onChange={(event) => setRole(event.currentTarget.value as MemberRole)}
       >
         <option value="read">{roleLabel("read")}</option>
         <option value="write">{roleLabel("write")}</option>
       </select>
+      {/* Greyed out until another role is picked; named for its row, since every row has one. */}
+      <ActionButton
+        type="submit"
+        class="button small"
+        aria-label={`Change role of ${nameOf(member)}`}
+        busy={change.busy}
+        blocked={role === current}
+      >
+        Change role
+      </ActionButton>
       <Alert error={change.error} />
-    </>
+    </form>
   )
 }
 
@@ -171,7 +179,7 @@ const Members = ({ data }: { readonly data: ProjectData }) => {
                 </th>
                 <td data-label="Role">
                   {isOwner && member.role !== "owner" ? (
-                    <RoleSelect data={data} member={member} onChanged={members.reload} />
+                    <RoleChange data={data} member={member} onChanged={members.reload} />
                   ) : (
                     roleLabel(member.role)
                   )}

@@ -2,7 +2,7 @@
  * Projects (issue 12 §2): the caller's projects with their role; create one (the slug its name makes is shown
  * before saving, and a taken slug is explained); delete one (owner only, after typing its slug).
  */
-import { useState } from "preact/hooks"
+import { useId, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { createProject, deleteProject, listProjects, type ProjectView } from "../../api/secrets.js"
 import { ActionButton, Alert, Field, formatTime, LoadFailed, Loading } from "../../ui/components.js"
@@ -17,20 +17,26 @@ import { slugOf } from "../slug.js"
 
 const CreateProject = () => {
   const [name, setName] = useState("")
+  // The address the service said is taken: only it can say so, after the form is sent. Until the name changes, the
+  // field is marked invalid and reads the refusal as its description, as a field checked as it is typed does.
+  const [taken, setTaken] = useState<string>()
+  const refusalId = useId()
   const slug = slugOf(name)
   const create = useAction(async () => {
+    setTaken(undefined)
     try {
       const { project } = await createProject(name)
       toast(`Created ${project.name}`)
       navigate(`/projects/${encodeURIComponent(project.slug)}`)
     } catch (cause) {
-      throw cause instanceof ApiError && cause.status === 409
-        ? new Error(
-            `A project with the address “${slug}” already exists: names that differ only in case, accents or punctuation make the same address. Choose another name.`,
-          )
-        : cause
+      if (!(cause instanceof ApiError && cause.status === 409)) throw cause
+      setTaken(slug)
+      throw new Error(
+        `A project with the address “${slug}” already exists: names that differ only in case, accents or punctuation make the same address. Choose another name.`,
+      )
     }
   })
+  const isTaken = taken !== undefined && create.error !== undefined
   return (
     <form class="card stack" aria-label="Create a project" onSubmit={create.submit}>
       <h2>New project</h2>
@@ -40,8 +46,11 @@ const CreateProject = () => {
         required
         maxLength={100}
         value={name}
+        aria-invalid={isTaken}
+        errorId={isTaken ? refusalId : undefined}
         onInput={(event) => {
           setName(event.currentTarget.value)
+          setTaken(undefined)
           create.setError(undefined)
         }}
         hint={
@@ -57,7 +66,7 @@ const CreateProject = () => {
         }
       />
       <p class="hint">It starts with the environments development, staging and production.</p>
-      <Alert error={create.error} />
+      <Alert error={create.error} id={refusalId} />
       <div>
         <ActionButton class="button primary" type="submit" busy={create.busy} blocked={slug === undefined}>
           Create project
