@@ -109,8 +109,8 @@ const Approve = ({
       <p class="login-code">{code}</p>
       <p>
         {/* RFC 8628 §5.4: a link to this page can be sent to anyone; the key goes to whoever started the login. */}
-        Approve only if you ran <code>coffer login --web</code> yourself just now: whoever started this login gets
-        the key.
+        Approve only if you ran <code>coffer login --web</code> yourself just now: whoever started this login gets the
+        key.
       </p>
       <p class="hint">The request expires {formatTime(expiresAt)}.</p>
       {fields}
