@@ -6,6 +6,7 @@
 import { MasterKeyCheck } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { type SqlBool, sql } from "kysely"
 import { SqlDatabase } from "./SqlDatabase.js"
 import * as SqlStore from "./SqlStore.js"
 
@@ -43,6 +44,35 @@ export const layer: Layer.Layer<MasterKeyCheck.KeyCanary, never, SqlDatabase> = 
       anyDataKey: query((db) =>
         db.selectFrom("secrets_projects").select("data_key").orderBy("id").limit(1).executeTakeFirst(),
       ).pipe(Effect.map((row) => row?.data_key)),
+      projectWrappedElsewhere: (prefixes) => {
+        // `substr`, not `like`: a prefix is compared as it is, whatever characters it holds.
+        const outside = (column: "p.data_key" | "k.data_key") =>
+          prefixes.length === 0
+            ? sql<SqlBool>`1 = 1`
+            : sql<SqlBool>`${sql.join(
+                prefixes.map((prefix) => sql`substr(${sql.ref(column)}, 1, ${prefix.length}) <> ${prefix}`),
+                sql` and `,
+              )}`
+        return query((db) =>
+          db
+            .selectFrom("secrets_projects as p")
+            .select("p.slug")
+            .where(({ or, exists, selectFrom }) =>
+              or([
+                outside("p.data_key"),
+                exists(
+                  selectFrom("secrets_data_keys as k")
+                    .select("k.project_id")
+                    .whereRef("k.project_id", "=", "p.id")
+                    .where(outside("k.data_key")),
+                ),
+              ]),
+            )
+            .orderBy("p.slug")
+            .limit(1)
+            .executeTakeFirst(),
+        ).pipe(Effect.map((row) => row?.slug))
+      },
     }
   }),
 )

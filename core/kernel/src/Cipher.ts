@@ -62,6 +62,8 @@ export class Cipher extends Context.Service<
   {
     /** The id of the master key that wraps new data keys. */
     readonly currentKeyId: string
+    /** What every data key this keyring opens starts with: one prefix per master key it holds (`wrappedPrefix`). */
+    readonly wrappedPrefixes: ReadonlyArray<string>
     /** A new random data key, wrapped under the current master key. */
     readonly newDataKey: Effect.Effect<string, CipherError>
     /**
@@ -145,6 +147,9 @@ export interface Primitives {
 
 /** Format tag of a wrapped data key. */
 export const DATA_KEY_FORMAT = "cdk1"
+
+/** How a data key wrapped under master key `keyId` starts: the format, then the key's id. */
+export const wrappedPrefix = (keyId: string) => `${DATA_KEY_FORMAT}.${keyId}.`
 
 /**
  * Encodes parts as one associated-data string, each prefixed by its length (`3:abc0:`), so that no two lists
@@ -255,7 +260,7 @@ export const make = Effect.fnUntraced(function* (
   const wrapNow = (dataKey: Uint8Array) => {
     const nonce = primitives.randomBytes(nonceLength)
     const ciphertext = primitives.encrypt(Redacted.value(current), nonce, dataKey, wrapAad(currentKeyId))
-    return `${DATA_KEY_FORMAT}.${currentKeyId}.${toBase64Url(concat(nonce, ciphertext))}`
+    return `${wrappedPrefix(currentKeyId)}${toBase64Url(concat(nonce, ciphertext))}`
   }
   const wrap = (dataKey: Uint8Array) => attempt(() => wrapNow(dataKey), "could not wrap the data key")
 
@@ -353,6 +358,7 @@ export const make = Effect.fnUntraced(function* (
 
   return Cipher.of({
     currentKeyId,
+    wrappedPrefixes: [...ring.keys()].map(wrappedPrefix),
     newDataKey: Effect.acquireUseRelease(
       attempt(() => primitives.randomBytes(KEY_LENGTH), "could not draw a data key"),
       wrap,

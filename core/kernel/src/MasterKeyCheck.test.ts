@@ -14,6 +14,7 @@ import { atStart, KeyCanary } from "./MasterKeyCheck.js"
 const MINE = "mine:"
 
 const cipher = Layer.succeed(Cipher.Cipher)({
+  wrappedPrefixes: [MINE],
   newDataKey: Effect.succeed(`${MINE}canary`),
   rewrap: (wrapped: string) =>
     wrapped.startsWith(MINE)
@@ -38,6 +39,7 @@ const racedBy = (sealedMeanwhile: string, created: Array<string>) =>
         }),
       replace: () => Effect.succeed(false),
       anyDataKey: Effect.succeed(undefined),
+      projectWrappedElsewhere: () => Effect.succeed(undefined),
     }
   })
 
@@ -56,5 +58,32 @@ describe("MasterKeyCheck.atStart, racing another instance", () => {
     const created: Array<string> = []
     expect(Exit.isSuccess(await start(`${MINE}theirs`, created))).toBe(true)
     expect(created).toEqual([])
+  })
+})
+
+describe("MasterKeyCheck.atStart, a project's data key wrapped elsewhere", () => {
+  /** A store whose canary opens, and in which `elsewhere` (a slug) has a data key under none of the prefixes asked. */
+  const store = (elsewhere: string | undefined, asked: Array<ReadonlyArray<string>>) =>
+    Layer.succeed(KeyCanary)({
+      read: Effect.succeed(`${MINE}canary`),
+      create: (canary: string) => Effect.succeed(canary),
+      replace: () => Effect.succeed(false),
+      anyDataKey: Effect.succeed(undefined),
+      projectWrappedElsewhere: (prefixes: ReadonlyArray<string>) =>
+        Effect.sync(() => {
+          asked.push(prefixes)
+          return elsewhere
+        }),
+    })
+
+  it("fails naming the project, though the canary opens; asks with the keyring's prefixes", async () => {
+    const asked: Array<ReadonlyArray<string>> = []
+    const exit = await Effect.runPromiseExit(atStart.pipe(Effect.provide(Layer.merge(cipher, store("shop", asked)))))
+    expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toContain(
+      "the data key of project shop is wrapped by a master key that neither COFFER_MASTER_KEY nor COFFER_MASTER_KEY_PREVIOUS holds",
+    )
+    expect(asked).toEqual([[MINE]])
+    const none = await Effect.runPromiseExit(atStart.pipe(Effect.provide(Layer.merge(cipher, store(undefined, [])))))
+    expect(Exit.isSuccess(none)).toBe(true)
   })
 })

@@ -42,6 +42,13 @@ export class KeyCanary extends Context.Service<
     }) => Effect.Effect<boolean, StoreUnavailable>
     /** Some project's wrapped data key, or undefined when there is none: the check of a database without canary. */
     readonly anyDataKey: Effect.Effect<string | undefined, StoreUnavailable>
+    /**
+     * A project (its slug) with a data key, current or older, that starts with none of `prefixes`, or undefined: a key
+     * wrapped under a master key the keyring lacks (`Cipher.wrappedPrefixes`).
+     */
+    readonly projectWrappedElsewhere: (
+      prefixes: ReadonlyArray<string>,
+    ) => Effect.Effect<string | undefined, StoreUnavailable>
   }
 >()("@coffer/kernel/KeyCanary") {}
 
@@ -58,6 +65,7 @@ export const layerMemory: Layer.Layer<KeyCanary> = Layer.sync(KeyCanary, () => {
         return true
       }),
     anyDataKey: Effect.succeed(undefined),
+    projectWrappedElsewhere: () => Effect.succeed(undefined),
   }
 })
 
@@ -76,10 +84,32 @@ export const verify: Effect.Effect<void, MasterKeyMismatch | StoreUnavailable, K
   },
 ).pipe(Effect.withSpan("MasterKey.verify"))
 
-/** At start: `verify`, then seal the canary if there is none yet (another instance's, if it won, is checked). */
+/**
+ * Fails when a project's data key is wrapped under a master key the keyring lacks. The canary alone cannot tell: an
+ * instance still on the old key that creates a project after `coffer keys rotate` moved the canary wraps that
+ * project's key under the old master key, and a start on the new key alone would pass the canary and serve that
+ * project nothing but errors. Reads every wrapped key's prefix, once per start.
+ */
+const noProjectWrappedElsewhere = Effect.gen(function* () {
+  const cipher = yield* Cipher.Cipher
+  const slug = yield* (yield* KeyCanary).projectWrappedElsewhere(cipher.wrappedPrefixes)
+  if (slug === undefined) return
+  return yield* new MasterKeyMismatch({
+    message:
+      `the data key of project ${slug} is wrapped by a master key that neither COFFER_MASTER_KEY nor ` +
+      "COFFER_MASTER_KEY_PREVIOUS holds (an instance on an older key wrote it after a rotation): add that key to " +
+      "COFFER_MASTER_KEY_PREVIOUS, then run `coffer keys rotate`",
+  })
+})
+
+/**
+ * At start: `verify` and no project's data key wrapped elsewhere, then seal the canary if there is none yet (another
+ * instance's, if it won, is checked).
+ */
 export const atStart: Effect.Effect<void, MasterKeyMismatch | StoreUnavailable, KeyCanary | Cipher.Cipher> = Effect.gen(
   function* () {
     yield* verify
+    yield* noProjectWrappedElsewhere
     const canaries = yield* KeyCanary
     // Read again, and opened: another instance starting at the same moment may have sealed one since `verify`
     // looked, under its own key. Taken unchecked, both would start, one writing what the other cannot open.

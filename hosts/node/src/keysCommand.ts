@@ -32,12 +32,16 @@ export const rotateDataKeys = (env: NodeJS.ProcessEnv): Promise<RewrapReport> =>
   return Effect.runPromise(
     Effect.gen(function* () {
       yield* migrate
+      // A keyring that opens nothing here (a wrong COFFER_MASTER_KEY, no previous key) is said in one line, not as
+      // one failure per data key.
+      yield* MasterKeyCheck.verify
       const report = yield* rewrapDataKeys()
       // The start's master key check opens the canary: it moves to the new key with the projects' keys (a key
       // that opens no project's data key is reported as such first).
       if (report.failed.length === 0) yield* MasterKeyCheck.rewrapCanary
       return report
     }).pipe(
+      Effect.catchTag("MasterKeyMismatch", (error) => Effect.fail(new Error(`keys rotate: ${error.message}`))),
       Effect.provide(Layer.mergeAll(SqlSecretStore.layer, SqlKeyCanary.layer, cipherLayer(settings))),
       Effect.provide(database),
     ),
@@ -116,7 +120,19 @@ export const keysCommand = async (args: ReadonlyArray<string>, env: NodeJS.Proce
       ` (${report.current} already under it)`,
   )
   if (report.failed.length > 0) {
-    for (const failure of report.failed) console.error(`coffer: project ${failure.projectId}: ${failure.reason}`)
+    // One line per project and reason, its data key versions named: a project rotated often has many.
+    const byProject = new Map<string, Array<(typeof report.failed)[number]>>()
+    for (const failure of report.failed) {
+      const key = `${failure.projectId}\u0000${failure.reason}`
+      byProject.set(key, [...(byProject.get(key) ?? []), failure])
+    }
+    for (const failures of byProject.values()) {
+      const { projectId, reason } = failures[0]!
+      const versions = failures.map((failure) => failure.version).sort((a, b) => a - b)
+      const which =
+        versions.length === 1 ? `data key version ${versions[0]}` : `data key versions ${versions.join(", ")}`
+      console.error(`coffer: project ${projectId}, ${which}: ${reason}`)
+    }
     throw new Error(
       `keys rotate: ${report.failed.length} data key(s) could not be opened; add the master key that wrapped them to COFFER_MASTER_KEY_PREVIOUS and run again`,
     )

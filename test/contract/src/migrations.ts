@@ -5,8 +5,8 @@
  *
  * `makeLayer` is called once per test and must give a fresh, empty database each time.
  */
-import { latestMigration, migrate, migrations, NewerDatabase, SqlDatabase } from "@coffer/adapter-sql"
-import { Readiness } from "@coffer/kernel"
+import { latestMigration, migrate, migrations, NewerDatabase, SqlDatabase, SqlKeyCanary } from "@coffer/adapter-sql"
+import { MasterKeyCheck, Readiness } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -554,6 +554,37 @@ export const migrationSuite = (name: string, makeLayer: () => Layer.Layer<SqlDat
         schemas: [{ actor: "ada@example.com" }],
         secrets: [{ user_email: "ada@example.com" }],
       })
+    })
+
+    it("finds a project whose data key, current or older, starts with none of the keyring's prefixes", async () => {
+      const ours = "cdk1.1111111111111111."
+      const theirs = "cdk1.2222222222222222."
+      const found = await run(
+        Effect.gen(function* () {
+          const database = yield* SqlDatabase.SqlDatabase
+          yield* migrate
+          const at = "2026-01-31T12:00:00.000Z"
+          yield* database.query((db) =>
+            seedSecret(db, at, `${ours}current`, [
+              { secret_id: "s", version: 1, value: "csv1.x", user_id: "u", created_at: at },
+            ]),
+          )
+          const elsewhere = (prefixes: ReadonlyArray<string>) =>
+            Effect.flatMap(MasterKeyCheck.KeyCanary, (canary) => canary.projectWrappedElsewhere(prefixes)).pipe(
+              Effect.provide(SqlKeyCanary.layer),
+            )
+          const current = yield* elsewhere([ours])
+          const onlyTheirs = yield* elsewhere([theirs])
+          yield* database.query((db) =>
+            db
+              .insertInto("secrets_data_keys")
+              .values({ project_id: "p", version: 1, data_key: `${theirs}older` })
+              .execute(),
+          )
+          return { current, onlyTheirs, older: yield* elsewhere([ours]), both: yield* elsewhere([theirs, ours]) }
+        }),
+      )
+      expect(found).toEqual({ current: undefined, onlyTheirs: "p", older: "p", both: undefined })
     })
 
     it("pings, and answers the Readiness port", async () => {

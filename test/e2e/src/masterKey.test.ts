@@ -120,6 +120,65 @@ describe(`the master key check at start (${defaultHost})`, () => {
     }
   })
 
+  it("refuses a start on the new key alone while a project's data key is wrapped by the old one, naming it", async () => {
+    const database = freshDatabase()
+    const [old, next] = [masterKey(), masterKey()]
+    // An instance on the old key alone, still running when the rotation moves the canary to the new key.
+    const stale = await serve({ ...database.env, COFFER_MASTER_KEY: old })
+    const cookie = await signIn(stale.secrets!)
+    const create = (name: string) =>
+      fetch(`${stale.secrets}/api/projects`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie },
+        body: JSON.stringify({ name }),
+      })
+    expect((await create("Early")).status).toBe(201)
+    const rotate = (previous: string) =>
+      run(["keys", "rotate"], {
+        env: {
+          ...database.env,
+          COFFER_ENV: "development",
+          COFFER_MASTER_KEY: next,
+          COFFER_MASTER_KEY_PREVIOUS: previous,
+        },
+      })
+    expect((await rotate(old)).code).toBe(0)
+    // Its key no longer opens the canary, yet it makes a project, whose data key only the old key opens.
+    expect((await create("Late")).status).toBe(201)
+    const secrets = "/api/projects/late/environments/development/secrets"
+    const written = await fetch(`${stale.secrets}${secrets}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ key: "LATE", value: "written on the old key" }),
+    })
+    expect(written.status).toBe(201)
+    await stale.stop()
+
+    const refused = await refusedStart({ ...database.env, COFFER_MASTER_KEY: next })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(
+      /^coffer: the data key of project late is wrapped by a master key that neither COFFER_MASTER_KEY nor COFFER_MASTER_KEY_PREVIOUS holds/m,
+    )
+    expect(refused.stdout).not.toMatch(/listening/)
+    // Without the old key, the rotation names the one project it cannot open, once.
+    const withoutOld = await run(["keys", "rotate"], {
+      env: { ...database.env, COFFER_ENV: "development", COFFER_MASTER_KEY: next },
+    })
+    expect(withoutOld.code).toBe(1)
+    expect(withoutOld.stderr.split("\n").filter((line) => line.startsWith("coffer: project "))).toEqual([
+      expect.stringMatching(/^coffer: project \S+, data key version 1: .*not in the keyring/),
+    ])
+    // Rotated again with the old key as previous, the new key alone opens everything.
+    expect((await rotate(old)).code).toBe(0)
+    const healed = await serve({ ...database.env, COFFER_MASTER_KEY: next })
+    const cookieThere = await signIn(healed.secrets!)
+    const read = await fetch(`${healed.secrets}${secrets}/LATE`, { headers: { cookie: cookieThere } })
+    expect([read.status, ((await read.json()) as { secret?: { value: string } }).secret?.value]).toEqual([
+      200,
+      "written on the old key",
+    ])
+  })
+
   it("refuses another valid key on a database with no project, by the canary sealed at its first start", async () => {
     const database = freshDatabase()
     const first = await serve({ ...database.env, COFFER_MASTER_KEY: masterKey() })
