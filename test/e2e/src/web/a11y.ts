@@ -17,6 +17,13 @@ export const settled = (page: Page) =>
  * Controls (buttons, links, fields) that a screen reader would announce without a name: no `aria-label`, no
  * `aria-labelledby`, no `<label>` and no text of their own.
  */
+/** The focused element as `TAG tabindex text`: where the keyboard is, and whether Tab stops there. */
+export const focusedElement = (page: Page) =>
+  page.evaluate(() => {
+    const element = document.activeElement
+    return `${element?.tagName} ${element?.getAttribute("tabindex")} ${element?.textContent}`
+  })
+
 export const unnamedControls = (page: Page) =>
   page.evaluate(() =>
     [...document.querySelectorAll("button, a[href], input, select, textarea")]

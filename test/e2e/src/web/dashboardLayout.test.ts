@@ -12,6 +12,7 @@ import {
   brokenCells,
   controlEdges,
   expectEmailWrappedWell,
+  focusedElement,
   settled,
   sidewaysOverflow,
   unnamedControls,
@@ -159,11 +160,7 @@ describe("keyboard", () => {
     await seedPlatforms(api, { [app]: ["1.0.0"] })
     const page = await signedIn(browser, served.base, email, "/platforms")
     await page.getByRole("link", { name: app }).waitFor()
-    const focused = () =>
-      page.evaluate(() => {
-        const element = document.activeElement
-        return `${element?.tagName} ${element?.getAttribute("tabindex")} ${element?.textContent}`
-      })
+    const focused = () => focusedElement(page)
     // A header link followed from the keyboard: the heading of the page it opened, focusable but no Tab stop.
     const main = page.getByRole("navigation", { name: "Main" })
     await main.getByRole("link", { name: "Audit log" }).focus()

@@ -7,7 +7,15 @@
  */
 import type { Locator, Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
-import { brokenCells, controlEdges, overflowing, settled, sidewaysOverflow, unnamedControls } from "./a11y.js"
+import {
+  brokenCells,
+  controlEdges,
+  focusedElement,
+  overflowing,
+  settled,
+  sidewaysOverflow,
+  unnamedControls,
+} from "./a11y.js"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { expectAccessible } from "./axe.js"
 import { POLL, useBrowser } from "./browser.js"
@@ -453,11 +461,7 @@ describe("keyboard", () => {
     await signInPage(page, email)
     await page.waitForURL(`${served.base}/projects`)
     await page.getByRole("link", { name }).waitFor()
-    const focused = () =>
-      page.evaluate(() => {
-        const element = document.activeElement
-        return `${element?.tagName} ${element?.getAttribute("tabindex")} ${element?.textContent}`
-      })
+    const focused = () => focusedElement(page)
     // A header link followed from the keyboard: the heading of the page it opened, focusable but no Tab stop.
     const main = page.getByRole("navigation", { name: "Main" })
     await main.getByRole("link", { name: "API keys" }).focus()
