@@ -124,7 +124,9 @@ export const keysCommand = async (args: ReadonlyArray<string>, env: NodeJS.Proce
     const byProject = new Map<string, Array<(typeof report.failed)[number]>>()
     for (const failure of report.failed) {
       const key = `${failure.projectId}\u0000${failure.reason}`
-      byProject.set(key, [...(byProject.get(key) ?? []), failure])
+      const same = byProject.get(key)
+      if (same === undefined) byProject.set(key, [failure])
+      else same.push(failure)
     }
     for (const failures of byProject.values()) {
       const { projectId, reason } = failures[0]!

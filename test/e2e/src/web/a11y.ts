@@ -210,3 +210,24 @@ export const controlEdges = async (page: Page) => {
         })),
   )
 }
+
+/**
+ * In the light scheme and the dark one: all four parts of `controlEdges` on the page, each at 3:1 at least against
+ * both backgrounds. `picture` is called per scheme with the focus ring on the first field, for a screenshot.
+ */
+export const expectControlEdgesVisible = async (
+  page: Page,
+  picture: (colorScheme: "light" | "dark") => Promise<unknown>,
+) => {
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme })
+    const edges = await controlEdges(page)
+    expect(new Set(edges.map((edge) => edge.part)).size, colorScheme).toBe(4)
+    await page.locator("main input").first().focus()
+    await picture(colorScheme)
+    expect(
+      edges.filter((edge) => edge.ratio < 3),
+      colorScheme,
+    ).toEqual([])
+  }
+}
