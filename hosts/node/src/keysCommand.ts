@@ -129,11 +129,11 @@ export const keysCommand = async (args: ReadonlyArray<string>, env: NodeJS.Proce
       else same.push(failure)
     }
     for (const failures of byProject.values()) {
-      const { projectId, reason } = failures[0]!
+      const { slug, reason } = failures[0]!
       const versions = failures.map((failure) => failure.version).sort((a, b) => a - b)
       const which =
         versions.length === 1 ? `data key version ${versions[0]}` : `data key versions ${versions.join(", ")}`
-      console.error(`coffer: project ${projectId}, ${which}: ${reason}`)
+      console.error(`coffer: project ${slug}, ${which}: ${reason}`)
     }
     throw new Error(
       `keys rotate: ${report.failed.length} data key(s) could not be opened; add the master key that wrapped them to COFFER_MASTER_KEY_PREVIOUS and run again`,

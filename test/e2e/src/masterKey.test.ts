@@ -166,7 +166,7 @@ describe(`the master key check at start (${defaultHost})`, () => {
     })
     expect(withoutOld.code).toBe(1)
     expect(withoutOld.stderr.split("\n").filter((line) => line.startsWith("coffer: project "))).toEqual([
-      expect.stringMatching(/^coffer: project \S+, data key version 1: .*not in the keyring/),
+      expect.stringMatching(/^coffer: project late, data key version 1: .*not in the keyring/),
     ])
     // Rotated again with the old key as previous, the new key alone opens everything.
     expect((await rotate(old)).code).toBe(0)

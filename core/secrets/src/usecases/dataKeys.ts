@@ -20,9 +20,17 @@ export interface RewrapReport {
   /** Data keys already under the current master key. */
   readonly current: number
   /** Data keys that could not be unwrapped (their master key is not in the keyring), with why. */
-  readonly failed: ReadonlyArray<{ readonly projectId: string; readonly version: number; readonly reason: string }>
+  readonly failed: ReadonlyArray<RewrapFailure>
   /** The id of the master key every re-wrapped data key is now under. */
   readonly currentKeyId: string
+}
+
+/** A data key that could not be unwrapped: its project (id and slug), its version, and why. */
+export interface RewrapFailure {
+  readonly projectId: string
+  readonly slug: string
+  readonly version: number
+  readonly reason: string
 }
 
 /** Drops a data key's unwrapped copy from this process's memory (its project deleted, its wrap replaced). */
@@ -42,8 +50,8 @@ export const rewrapDataKeys = Effect.fn("Secrets.rewrapDataKeys")(function* (): 
   const keys = yield* store.listDataKeys
   let rewrapped = 0
   let current = 0
-  const failed: Array<{ projectId: string; version: number; reason: string }> = []
-  for (const { projectId, version, dataKey } of keys) {
+  const failed: Array<RewrapFailure> = []
+  for (const { projectId, slug, version, dataKey } of keys) {
     const keyId = yield* cipher.keyIdOf(dataKey).pipe(Effect.orElseSucceed(() => undefined))
     if (keyId === cipher.currentKeyId) {
       current++
@@ -51,7 +59,7 @@ export const rewrapDataKeys = Effect.fn("Secrets.rewrapDataKeys")(function* (): 
     }
     const next = yield* Effect.result(cipher.rewrap(dataKey))
     if (next._tag === "Failure") {
-      failed.push({ projectId, version, reason: next.failure.message })
+      failed.push({ projectId, slug, version, reason: next.failure.message })
       continue
     }
     // Only the wrap that was read is replaced; a project deleted meanwhile is simply gone.
