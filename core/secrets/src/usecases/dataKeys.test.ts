@@ -51,7 +51,12 @@ describe("master-key rotation", () => {
     const report = await withKeyring({ current: newMasterKey(), previous: [] }, rewrapDataKeys())
     expect(report.rewrapped).toBe(0)
     expect(report.failed).toEqual([
-      { projectId: expect.any(String), slug: "alpha", version: 1, reason: expect.stringContaining("not in the keyring") },
+      {
+        projectId: expect.any(String),
+        slug: "alpha",
+        version: 1,
+        reason: expect.stringContaining("not in the keyring"),
+      },
     ])
     // Nothing was changed: the original keyring still reads.
     await world.run(setSecret(ada, "alpha", "development", { key: "K", value: "v" }))
