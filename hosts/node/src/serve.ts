@@ -45,6 +45,28 @@ export interface ServeOptions {
 
 const localOrigin = (port: number) => `http://localhost:${port}`
 
+/** Each service's public origin: its setting, and what is built from it (undefined: nothing in these settings). */
+const PUBLIC_ORIGINS: Record<
+  Service,
+  {
+    readonly setting: string
+    readonly of: (settings: Settings.Settings) => string | undefined
+    readonly uses: (settings: Settings.Settings) => string | undefined
+  }
+> = {
+  schemas: {
+    setting: "COFFER_SCHEMAS_PUBLIC_ORIGIN",
+    of: (settings) => settings.schemasPublicOrigin,
+    uses: (settings) => (settings.oidc === undefined ? undefined : "sign-in redirects"),
+  },
+  secrets: {
+    setting: "COFFER_PUBLIC_ORIGIN",
+    of: (settings) => settings.publicOrigin,
+    uses: (settings) =>
+      `invite links${settings.oidc === undefined ? "" : ", sign-in redirects"} and the CLI's web login page`,
+  },
+}
+
 /**
  * The roles settings, re-read from the environment on every call (seed 000 §5 rule 1). A value made invalid
  * after start keeps the last good one: the start already proved a valid form, and failing open is not an option.
@@ -127,9 +149,25 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
         ),
       )
     }
+    const ports: Record<Service, number> = { schemas: settings.schemasPort, secrets: settings.secretsPort }
+    // Left unset, a public origin names localhost, right only where nobody else connects: elsewhere what is built
+    // from it reaches nobody. A service whose clients need none of it (Schemas read with tokens) needs none, so
+    // it is said, not refused.
+    if (settings.environment === "production" && !isLoopback(settings.host)) {
+      for (const service of services) {
+        const origin = PUBLIC_ORIGINS[service]
+        const uses = origin.uses(settings)
+        if (origin.of(settings) !== undefined || uses === undefined) continue
+        await base.runPromise(
+          Effect.logWarning(
+            `${origin.setting} is unset on COFFER_HOST=${settings.host}, which other machines can reach: ${uses} ` +
+              "would point at localhost, which is only this machine; set it to the address people use",
+          ),
+        )
+      }
+    }
     // Built before listening, so that a layer that cannot be built stops the start instead of failing requests.
     await Promise.all(services.map((service) => runtimes[service].context()))
-    const ports: Record<Service, number> = { schemas: settings.schemasPort, secrets: settings.secretsPort }
     // Said once every service listens: a supervisor that waits for the lines must not see one of a start that fails.
     const said: Array<string> = []
     for (const service of services) {

@@ -86,6 +86,36 @@ describe.each(hosts)("operating coffer on %s", (kind) => {
     expect(warning(local.output())).toBeUndefined()
   })
 
+  it("warns when production listens where others reach it with a public origin left at localhost", async () => {
+    const warnings = (output: string) =>
+      jsonLines(output)
+        .filter((line) => line.level === "WARN" && String(line.message).includes("PUBLIC_ORIGIN is unset"))
+        .map((line) => String(line.message))
+    const production = {
+      COFFER_ENV: "production",
+      COFFER_MASTER_KEY: Buffer.alloc(32, 7).toString("base64"),
+      COFFER_LOG_FORMAT: "json",
+      COFFER_HOST: "0.0.0.0",
+    }
+    const unset = await start({ host: kind, env: production })
+    running.push(unset)
+    // Schemas without sign-in builds nothing from its origin (its clients are tokens), so only Secrets is named.
+    await expect
+      .poll(() => warnings(unset.output()))
+      .toEqual([
+        expect.stringMatching(
+          /^COFFER_PUBLIC_ORIGIN is unset on COFFER_HOST=0\.0\.0\.0, which other machines can reach: invite links and the CLI's web login page would point at localhost/,
+        ),
+      ])
+    const set = await start({
+      host: kind,
+      env: { ...production, COFFER_PUBLIC_ORIGIN: "https://secrets.example.com" },
+    })
+    running.push(set)
+    expect((await fetch(`${set.secrets}/healthz`)).status).toBe(200)
+    expect(warnings(set.output())).toEqual([])
+  })
+
   it("logs one JSON line per request and serves each service's metrics behind the token", async () => {
     const host = await start({
       host: kind,
