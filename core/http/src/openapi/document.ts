@@ -77,6 +77,12 @@ const ERROR_HEADERS: Readonly<Record<number, Readonly<Record<string, string>>>> 
 
 const statusText = (status: number) => STATUS_TEXT[status] ?? "Answer"
 
+/** Response headers by name, each with what it says, as OpenAPI header objects. */
+const headersOf = (headers: Readonly<Record<string, string>>) =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: "string" } }]),
+  )
+
 const isSchema = (answer: Answer): answer is Schema.Top => Schema.isSchema(answer)
 
 const specOf = (status: number, answer: Answer): ResponseSpec =>
@@ -170,18 +176,45 @@ const EXPECTED_USER = {
 
 const securityOf = (credentials: ReadonlyArray<Credential>) => credentials.map((credential) => ({ [credential]: [] }))
 
-const operationId = (endpoint: Endpoint<unknown>) =>
-  `${endpoint.method.toLowerCase()}${openApiPath(endpoint.path)
+const operationId = (method: string, path: string) =>
+  `${method.toLowerCase()}${openApiPath(path)
     .split(/[^A-Za-z0-9]+/)
     .filter((word) => word !== "")
     .map((word) => word[0]!.toUpperCase() + word.slice(1))
     .join("")}`
+
+/**
+ * What `HEAD` answers, said once for the document: an operation per `GET` would double the reference for a method
+ * whose answer is the `GET`'s without its body. Only the refusals (`Endpoint.refusesHead`) are operations.
+ */
+const headNote = (refusals: number) =>
+  "Every `GET` also answers `HEAD`: the same status and headers, without the body" +
+  (refusals === 0 ? "." : ", except the reads of secret values, whose `HEAD` operations say it is refused (405).")
+
+/** The `HEAD` of a `GET` that refuses it: 405 before any credential is read, naming the methods in `Allow`. */
+const headRefusal = (endpoint: Endpoint<unknown>, parameters: ReadonlyArray<unknown> | undefined) => ({
+  operationId: operationId("HEAD", endpoint.path),
+  summary: `${endpoint.summary}: refused with HEAD`,
+  tags: [endpoint.tag],
+  security: [],
+  ...(parameters === undefined ? {} : { parameters }),
+  responses: Object.fromEntries(
+    [400, 405, 500].map((status) => [
+      String(status),
+      {
+        description: statusText(status),
+        ...(ERROR_HEADERS[status] === undefined ? {} : { headers: headersOf(ERROR_HEADERS[status]) }),
+      },
+    ]),
+  ),
+})
 
 /** The OpenAPI 3.1 document of these endpoints. */
 export const openApiDocument = (endpoints: ReadonlyArray<Endpoint<unknown>>, info: DocumentInfo): Json => {
   const requests = new Compiler(false)
   const responses = new Compiler(true)
   const paths: Record<string, Record<string, unknown>> = {}
+  let refusals = 0
   for (const endpoint of endpoints) {
     const parameters = [
       ...pathParameters(endpoint.path).map((name) => {
@@ -209,16 +242,7 @@ export const openApiDocument = (endpoints: ReadonlyArray<Endpoint<unknown>>, inf
       const headers = { ...spec.headers, ...bearerHeaders }
       answers[String(status)] = {
         description: spec.description,
-        ...(Object.keys(headers).length === 0
-          ? {}
-          : {
-              headers: Object.fromEntries(
-                Object.entries(headers).map(([name, description]) => [
-                  name,
-                  { description, schema: { type: "string" } },
-                ]),
-              ),
-            }),
+        ...(Object.keys(headers).length === 0 ? {} : { headers: headersOf(headers) }),
         ...(spec.schema === undefined
           ? spec.contentType === undefined
             ? {}
@@ -238,7 +262,7 @@ export const openApiDocument = (endpoints: ReadonlyArray<Endpoint<unknown>>, inf
     const body = endpoint.body
     const form = endpoint.form
     const operation = {
-      operationId: operationId(endpoint),
+      operationId: operationId(endpoint.method, endpoint.path),
       summary: endpoint.summary,
       ...(endpoint.description === undefined ? {} : { description: endpoint.description }),
       tags: [endpoint.tag],
@@ -275,13 +299,17 @@ export const openApiDocument = (endpoints: ReadonlyArray<Endpoint<unknown>>, inf
     }
     const path = openApiPath(endpoint.path)
     paths[path] = { ...paths[path], [endpoint.method.toLowerCase()]: operation }
+    if (endpoint.refusesHead === true) {
+      refusals += 1
+      paths[path]!.head = headRefusal(endpoint, operation.parameters)
+    }
   }
   const schemas: Record<string, unknown> = {}
   requests.run(schemas)
   responses.run(schemas)
   return {
     openapi: "3.1.0",
-    info: { title: info.title, version: info.version, description: info.description },
+    info: { title: info.title, version: info.version, description: `${info.description}\n\n${headNote(refusals)}` },
     // The instance that serves the document: its paths are relative to wherever it was fetched from.
     servers: [{ url: "/", description: "This instance" }],
     paths,

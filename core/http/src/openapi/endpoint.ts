@@ -79,6 +79,11 @@ export interface Endpoint<B = unknown> {
    * Schema when it is more than `{ error }`.
    */
   readonly errors?: ReadonlyArray<number | readonly [number, Schema.Top]> | undefined
+  /**
+   * A `GET` that refuses `HEAD` with 405 before anything else (it answers a secret value, and every such read is
+   * audited). Every other `GET` answers `HEAD` as Hono does: its status and headers, without the body.
+   */
+  readonly refusesHead?: boolean | undefined
 }
 
 /** Declares an endpoint; the identity function, there for the body type's inference. */

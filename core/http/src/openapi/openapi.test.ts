@@ -42,6 +42,18 @@ const operationsOf = async (documented: Conformance) => {
   )
 }
 
+/**
+ * The document's operations as routes: a `HEAD` operation (a refusal, `Endpoint.refusesHead`) is no route of its
+ * own but its path's `GET`, which must be there.
+ */
+const documentedRoutes = async (documented: Conformance) => {
+  const operations = await operationsOf(documented)
+  for (const operation of operations) {
+    if (operation.startsWith("HEAD ")) expect(operations, operation).toContain(operation.replace(/^HEAD/, "GET"))
+  }
+  return new Set([...operations].filter((operation) => !operation.startsWith("HEAD ")))
+}
+
 /** Every `$ref` in the document names a component schema it has. */
 const expectReferencesResolve = async (documented: Conformance) => {
   const document = await documented.document()
@@ -154,6 +166,14 @@ const nullsOf = async (app: Hono, documented: Conformance): Promise<ReadonlyArra
   return wrong
 }
 
+/** The secrets routes that refuse `HEAD` (they answer a secret value; every read is audited). */
+const HEAD_REFUSALS = [
+  "HEAD /api/projects/{slug}/environments/{env}/secrets/{key}",
+  "HEAD /api/projects/{slug}/environments/{env}/secrets/{key}/versions/{n}",
+  "HEAD /api/projects/{slug}/environments/{env}/secrets/.env",
+  "HEAD /api/projects/{slug}/environments/{env}/secrets/json",
+]
+
 /** Without an identity provider in process the OIDC routes can only refuse (404: sign-in off). */
 const OIDC = ["GET /api/auth/oidc/start", "GET /api/auth/oauth2/callback/oidc", "POST /api/auth/backchannel-logout"]
 
@@ -161,7 +181,7 @@ describe("the schemas service's OpenAPI document", () => {
   it("documents every route of the app, and nothing that is not a route", async () => {
     for (const env of [{}, PRODUCTION]) {
       const { app, documented } = service(env)
-      expect(await operationsOf(documented)).toEqual(routesOf(app))
+      expect(await documentedRoutes(documented)).toEqual(routesOf(app))
       expect((await operationsOf(documented)).has("GET /metrics")).toBe(env === PRODUCTION)
       await expectReferencesResolve(documented)
     }
@@ -334,6 +354,36 @@ describe("the secrets service's OpenAPI document", () => {
     }
   })
 
+  it("documents HEAD: answered by every GET, refused (405) by the reads of secret values alone", async () => {
+    const { documented, runtime } = makeService({})
+    const document = (await documented.document()) as unknown as {
+      info: { description: string }
+      paths: Record<string, Record<string, { security: unknown; responses: Record<string, { headers?: object }> }>>
+    }
+    expect(document.info.description).toMatch(/Every `GET` also answers `HEAD`.*except the reads of secret values/)
+    const heads = Object.entries(document.paths)
+      .filter(([, item]) => item.head !== undefined)
+      .map(([path]) => `HEAD ${path}`)
+    expect(heads.sort()).toEqual([...HEAD_REFUSALS].sort())
+    for (const operation of HEAD_REFUSALS) {
+      const path = operation.slice("HEAD ".length)
+      const head = document.paths[path]!.head!
+      // Refused before any credential is read.
+      expect(head.security, operation).toEqual([])
+      expect(Object.keys(head.responses), operation).toEqual(["400", "405", "500"])
+      expect(head.responses["405"]!.headers, operation).toHaveProperty("Allow")
+      // The `GET` itself never answers 405.
+      expect(Object.keys(document.paths[path]!.get!.responses), operation).not.toContain("405")
+    }
+    await runtime.dispose()
+    // Schemas refuses no HEAD: its document says HEAD is answered everywhere, and has no HEAD operation.
+    const schemas = (await service().documented.document()) as unknown as typeof document
+    expect(schemas.info.description).toMatch(
+      /Every `GET` also answers `HEAD`: the same status and headers, without the body\.$/,
+    )
+    expect(Object.values(schemas.paths).some((item) => item.head !== undefined)).toBe(false)
+  })
+
   it("declares the expiry header an API key's answers carry, on the operations a key is taken on", async () => {
     const { documented, runtime } = makeService({})
     const document = (await documented.document()) as unknown as {
@@ -366,7 +416,7 @@ describe("the secrets service's OpenAPI document", () => {
   it("documents every route of the app, and nothing that is not a route", async () => {
     for (const env of [{}, PRODUCTION]) {
       const { app, documented, runtime } = makeService(env)
-      expect(await operationsOf(documented)).toEqual(routesOf(app))
+      expect(await documentedRoutes(documented)).toEqual(routesOf(app))
       expect((await operationsOf(documented)).has("GET /metrics")).toBe(env === PRODUCTION)
       await expectReferencesResolve(documented)
       await runtime.dispose()
@@ -425,7 +475,15 @@ describe("the secrets service's OpenAPI document", () => {
       const [method, url] = path.split(" ") as [string, string]
       expect((await call(method, url)).status).toBe(404)
     }
-    await expectCovered(documented, OIDC)
+    for (const path of [
+      `${secrets}/EXISTING`,
+      `${secrets}/EXISTING/versions/1`,
+      `${secrets}/.env`,
+      `${secrets}/json`,
+    ]) {
+      expect((await call("HEAD", path, { as: owner.as })).status).toBe(405)
+    }
+    await expectCovered(documented, [...OIDC, ...HEAD_REFUSALS])
     await secretsService.runtime.dispose()
   })
 })

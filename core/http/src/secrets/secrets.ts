@@ -109,7 +109,8 @@ export const ExportDotenv = endpoint({
       headers: { "Content-Disposition": 'attachment; filename="<env>.env"' },
     },
   },
-  errors: [403, 404, 405],
+  errors: [403, 404],
+  refusesHead: true,
 })
 
 export const ExportJson = endpoint({
@@ -121,7 +122,8 @@ export const ExportJson = endpoint({
   security: SESSION_OR_BEARER,
   params: ENVIRONMENT_PARAMS,
   responses: { 200: Schema.Record(Schema.String, Schema.String) },
-  errors: [403, 404, 405],
+  errors: [403, 404],
+  refusesHead: true,
 })
 
 export const GetSecret = endpoint({
@@ -135,7 +137,8 @@ export const GetSecret = endpoint({
   security: SESSION_OR_BEARER,
   params: SECRET_PARAMS,
   responses: { 200: Schema.Struct({ secret: SecretView }) },
-  errors: [403, 404, 405],
+  errors: [403, 404],
+  refusesHead: true,
 })
 
 export const DeleteSecret = endpoint({
@@ -182,7 +185,8 @@ export const GetVersion = endpoint({
   security: SESSION_OR_BEARER,
   params: VERSION_PARAMS,
   responses: { 200: Schema.Struct({ secret: VersionView }) },
-  errors: [400, 403, 404, 405],
+  errors: [400, 403, 404],
+  refusesHead: true,
 })
 
 export const RestoreVersion = endpoint({
