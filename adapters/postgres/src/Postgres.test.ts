@@ -5,10 +5,11 @@
  * gets a database of its own (`create database`), dropped afterwards; outages are made with a TCP proxy.
  */
 import { createServer } from "node:net"
-import { migrate, migrations, SqlDatabase } from "@coffer/adapter-sql"
+import { migrate, migrations, SqlDatabase, SqlSchemaStore } from "@coffer/adapter-sql"
 import { hasPostgres, migrationSuite, postgresUrl, scopedPostgresDatabase, startTcpProxy } from "@coffer/contract"
 import { Readiness, StoreUnavailable } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
@@ -352,5 +353,34 @@ describe.runIf(await hasPostgres())("Postgres", () => {
       undone: "undo",
       kept: ["named:a", "named:b"],
     })
+  })
+  it("queues schema writes in process, so writes waiting for the write lock hold no pooled connection", async () => {
+    // A burst of schema saves: each writing transaction takes the write lock (an advisory lock) and holds it for a
+    // while (a large cascade). Waiting for that lock on a pooled connection starved the pool, and writes (and every
+    // other request of the process) answered 503 "database unavailable" with the database perfectly healthy.
+    const outcome = await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* migrate
+        const database = yield* SqlDatabase.SqlDatabase
+        const store = yield* SqlSchemaStore.make
+        const write = store.transaction(database.query((db) => sql`select pg_sleep(0.12)`.execute(db)))
+        const read = Effect.andThen(
+          Effect.sleep("150 millis"),
+          database.query((db) => sql`select 1`.execute(db)),
+        )
+        const [writes, reads] = yield* Effect.all(
+          [
+            Effect.all(
+              Array.from({ length: 8 }, () => Effect.exit(write)),
+              { concurrency: "unbounded" },
+            ),
+            Effect.exit(read),
+          ],
+          { concurrency: "unbounded" },
+        )
+        return { failedWrites: writes.filter(Exit.isFailure).length, readFailed: Exit.isFailure(reads) }
+      }).pipe(Effect.provide(freshLayer({ max: 2, connectionTimeoutMs: 300 }))),
+    )
+    expect(outcome).toEqual({ failedWrites: 0, readFailed: false })
   })
 })
