@@ -15,6 +15,12 @@
  *
  * A publish goes out on the listening connection; while that is being reopened, on a connection of its own, so that
  * the other instances hear of a revocation made here even then.
+ *
+ * A connection can also stall without closing (a frozen proxy, a NAT entry dropped, a peer gone without a reset):
+ * nothing fails, notifications simply stop coming, and a query sent on it never answers. So the listening connection
+ * is probed (`select 1`) every `heartbeatMs`, and a probe or a publish that gets no answer within `timeoutMs` gives
+ * the connection up: it is destroyed and reopened as above (and this instance forgets what it cached), and the
+ * publish goes out on a connection of its own, itself bounded by `timeoutMs`, so a write never waits on it for long.
  */
 import { Cache, StoreUnavailable } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
@@ -24,6 +30,8 @@ import type * as Scope from "effect/Scope"
 
 const CHANNEL = "coffer_cache"
 const RECONNECT_MS = 1_000
+const HEARTBEAT_MS = 5_000
+const TIMEOUT_MS = 2_000
 
 export interface Options {
   readonly url: Redacted.Redacted<string> | string
@@ -31,14 +39,39 @@ export interface Options {
   readonly local: Cache.Cache["Service"]
   /** Empties `local`: run once listening resumes after a lost connection. */
   readonly forget: Effect.Effect<void>
+  /** How often the listening connection is probed. Default 5 s. */
+  readonly heartbeatMs?: number | undefined
+  /** How long a probe, a publish or a connection attempt may take before the connection is given up. Default 2 s. */
+  readonly timeoutMs?: number | undefined
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/** A call that got no answer in time: the connection it went out on is given up. */
+class Stalled extends Error {}
+
+/** `promise`, or a rejection (`Stalled`) once `ms` have passed without it settling. */
+const within = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> =>
+  new Promise<A>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Stalled(`${what}: no answer within ${ms} ms`)), ms)
+    promise.then(
+      (value) => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      (error) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
 
 /** `options.local` with publish and subscribe over Postgres; the listening connection lives as long as the scope. */
 export const make = (options: Options): Effect.Effect<Cache.Cache["Service"], StoreUnavailable, Scope.Scope> =>
   Effect.gen(function* () {
     const { local } = options
+    const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS
+    const timeoutMs = options.timeoutMs ?? TIMEOUT_MS
     const { default: pg } = yield* Effect.promise(() => import("pg"))
     const context = yield* Effect.context<never>()
     const run = Effect.runForkWith(context)
@@ -60,14 +93,44 @@ export const make = (options: Options): Effect.Effect<Cache.Cache["Service"], St
       }
     }
 
+    type Client = InstanceType<typeof pg.Client>
+    /** Gives a connection up at once, even one whose link stalled (`end` would wait for the peer). */
+    const destroy = (client: Client) => {
+      ;(client as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.()
+      client.end().catch(() => undefined)
+    }
+    /** Each listening connection's way to be given up, once (`undefined`: quietly, at close): set by `connect`. */
+    const abandon = new WeakMap<Client, (reason: string | undefined) => void>()
+
     const connect = async (): Promise<void> => {
-      const client = new pg.Client({ connectionString: url, application_name: applicationName, keepAlive: true })
+      const client = new pg.Client({
+        connectionString: url,
+        application_name: applicationName,
+        keepAlive: true,
+        connectionTimeoutMillis: timeoutMs,
+      })
+      let given = false
+      let heartbeat: ReturnType<typeof setInterval> | undefined
       const retry = () => {
+        if (given) return
+        given = true
+        if (heartbeat !== undefined) clearInterval(heartbeat)
         if (state.client === client) state.client = undefined
-        client.end().catch(() => undefined)
+        destroy(client)
         if (!state.closed) setTimeout(() => connect().catch(() => undefined), RECONNECT_MS).unref()
       }
+      abandon.set(client, (reason) => {
+        if (given) return
+        if (reason === undefined) {
+          given = true
+          if (heartbeat !== undefined) clearInterval(heartbeat)
+          return
+        }
+        run(Effect.logWarning("Postgres LISTEN: the connection stopped answering; reconnecting", { error: reason }))
+        retry()
+      })
       client.on("error", (error) => {
+        if (given) return
         run(Effect.logWarning("Postgres LISTEN: the connection failed; reconnecting", { error: message(error) }))
         retry()
       })
@@ -75,9 +138,17 @@ export const make = (options: Options): Effect.Effect<Cache.Cache["Service"], St
         if (notification.channel === CHANNEL) deliver(notification.payload)
       })
       try {
-        await client.connect()
-        await client.query(`LISTEN ${CHANNEL}`)
+        await within(client.connect(), timeoutMs, "connect")
+        await within(client.query(`LISTEN ${CHANNEL}`), timeoutMs, "LISTEN")
+        if (given || state.closed) return void destroy(client)
         state.client = client
+        // A link that stalls fails nothing: only a probe that goes unanswered tells.
+        heartbeat = setInterval(() => {
+          within(client.query("select 1"), timeoutMs, "heartbeat").catch((error) =>
+            abandon.get(client)?.(message(error)),
+          )
+        }, heartbeatMs)
+        heartbeat.unref()
         if (state.listened) {
           run(
             options.forget.pipe(
@@ -105,22 +176,31 @@ export const make = (options: Options): Effect.Effect<Cache.Cache["Service"], St
       () =>
         Effect.promise(async () => {
           state.closed = true
-          await state.client?.end().catch(() => undefined)
+          const client = state.client
+          state.client = undefined
+          if (client !== undefined) {
+            abandon.get(client)?.(undefined)
+            await within(client.end(), timeoutMs, "end").catch(() => destroy(client))
+          }
         }),
     )
 
-    const notify = async (client: InstanceType<typeof pg.Client>, payload: string) => {
-      await client.query("select pg_notify($1, $2)", [CHANNEL, payload])
+    const notify = async (client: Client, payload: string) => {
+      await within(client.query("select pg_notify($1, $2)", [CHANNEL, payload]), timeoutMs, "NOTIFY")
     }
-    /** While the listener is being reopened: one connection for this message alone. */
+    /** While the listener is being reopened, or when it did not answer: one connection for this message alone. */
     const notifyAlone = async (payload: string) => {
-      const client = new pg.Client({ connectionString: url, application_name: applicationName })
+      const client = new pg.Client({
+        connectionString: url,
+        application_name: applicationName,
+        connectionTimeoutMillis: timeoutMs,
+      })
       client.on("error", () => undefined)
       try {
-        await client.connect()
+        await within(client.connect(), timeoutMs, "connect")
         await notify(client, payload)
       } finally {
-        await client.end().catch(() => undefined)
+        destroy(client)
       }
     }
 
@@ -132,7 +212,11 @@ export const make = (options: Options): Effect.Effect<Cache.Cache["Service"], St
             const payload = JSON.stringify({ channel, message: text })
             const client = state.client
             if (client === undefined) return notifyAlone(payload)
-            await notify(client, payload).catch(() => notifyAlone(payload))
+            await notify(client, payload).catch((error) => {
+              // The listening connection did not answer: give it up (it is reopened, and this instance forgets).
+              if (error instanceof Stalled) abandon.get(client)?.(message(error))
+              return notifyAlone(payload)
+            })
           },
           catch: (error) =>
             new StoreUnavailable({ store: "database", message: `Postgres NOTIFY failed: ${message(error)}` }),
