@@ -14,6 +14,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Schedule from "effect/Schedule"
@@ -44,8 +45,9 @@ export class Cache extends Context.Service<
 >()("@coffer/kernel/Cache") {}
 
 /**
- * The same cache, with every `get` counted as a hit, a miss or an outage (`Metrics.cacheLookups`). A host wraps
- * whichever adapter it chose, so that every adapter is measured the same way.
+ * The same cache, with every read counted as a hit, a miss or an outage (`Metrics.cacheLookups`): each key of a
+ * `get` or a `getMany` (the token, API-key and session checks read through `getMany`), and one outage per call that
+ * could not reach the store. A host wraps whichever adapter it chose, so that every adapter is measured the same way.
  */
 export const withMetrics = (cache: Cache["Service"]): Cache["Service"] => ({
   ...cache,
@@ -53,6 +55,21 @@ export const withMetrics = (cache: Cache["Service"]): Cache["Service"] => ({
     cache.get(key).pipe(
       Effect.tap((value) => Metric.update(cacheLookups[value === undefined ? "miss" : "hit"], 1)),
       Effect.tapError(() => Metric.update(cacheLookups.outage, 1)),
+    ),
+  // On the hottest path (every token-checked read): the counters are updated directly, as `Metrics.countCheck` does.
+  getMany: (keys) =>
+    Effect.contextWith((context: Context.Context<never>) =>
+      Effect.flatMap(Effect.exit(cache.getMany(keys)), (exit) => {
+        if (Exit.isSuccess(exit)) {
+          let hits = 0
+          for (const value of exit.value) if (value !== undefined) hits++
+          if (hits > 0) cacheLookups.hit.updateUnsafe(hits, context)
+          if (exit.value.length > hits) cacheLookups.miss.updateUnsafe(exit.value.length - hits, context)
+        } else {
+          cacheLookups.outage.updateUnsafe(1, context)
+        }
+        return exit
+      }),
     ),
 })
 

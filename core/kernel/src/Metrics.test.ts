@@ -71,4 +71,28 @@ describe("Cache.withMetrics", () => {
       'coffer_cache_lookups_total{"outcome":"outage"}': 1,
     })
   })
+
+  it("counts each key of a getMany, the way the credential checks read, and one outage per call", async () => {
+    const values = new Map([["present", "value"]])
+    let reachable = true
+    const base = {
+      getMany: (keys: ReadonlyArray<string>) =>
+        reachable ? Effect.succeed(keys.map((key) => values.get(key))) : Effect.fail(down),
+    } as unknown as Cache.Cache["Service"]
+    const cache = Cache.withMetrics(base)
+    const answers: Array<unknown> = []
+    const counts = await counted(
+      Effect.gen(function* () {
+        answers.push(yield* cache.getMany(["present", "absent"]), yield* cache.getMany(["present", "present"]))
+        reachable = false
+        answers.push(yield* Effect.flip(cache.getMany(["present", "absent"])))
+      }),
+    )
+    expect(answers).toEqual([["value", undefined], ["value", "value"], down])
+    expect(counts).toEqual({
+      'coffer_cache_lookups_total{"outcome":"hit"}': 3,
+      'coffer_cache_lookups_total{"outcome":"miss"}': 1,
+      'coffer_cache_lookups_total{"outcome":"outage"}': 1,
+    })
+  })
 })
