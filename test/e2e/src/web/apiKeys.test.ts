@@ -174,7 +174,8 @@ describe("API keys", () => {
   it("says once that the keys and the projects could not be loaded, and loads both again", async () => {
     const email = `${unique("down")}@example.com`
     const api = await apiAs(served.base, email)
-    const slug = await seedProject(api, unique("Down"))
+    const name = unique("Down")
+    const slug = await seedProject(api, name)
     await api.call("POST", "/api/api-keys", { name: "kept", projectSlug: slug, scope: "read" })
     const page = await signedIn(email, "/projects")
     // Both lists the page loads fail alike, as when the service is down behind a proxy.
@@ -187,7 +188,11 @@ describe("API keys", () => {
         body: JSON.stringify({ error: "Database unavailable" }),
       })
     }
-    await page.route("**/api/projects", refuse)
+    await page.route("**/api/projects", async (route) => {
+      // Once back, the projects answer after the keys: their old refusal is not said beside the list meanwhile.
+      if (!down) await new Promise((resolve) => setTimeout(resolve, 1_000))
+      return refuse(route)
+    })
     await page.route("**/api/api-keys*", refuse)
     await page.goto(`${served.base}/api-keys`)
     await page.getByRole("button", { name: "Try again" }).waitFor()
@@ -195,6 +200,8 @@ describe("API keys", () => {
     down = false
     await page.getByRole("button", { name: "Try again" }).click()
     await page.getByRole("row", { name: /^kept / }).waitFor()
+    expect(await page.getByText(/The service is unavailable right now/).count()).toBe(0)
+    await page.getByRole("option", { name }).first().waitFor({ state: "attached" })
     expect(await page.getByText(/The service is unavailable right now/).count()).toBe(0)
   })
 

@@ -200,8 +200,9 @@ export const ApiKeys = () => {
   // The address names a project the person is not in: said in words of its own, not as a failure to load.
   const notInProject = chosen !== undefined && keys.error instanceof ApiError && keys.error.status === 404
   // The list's failure offers to load both again, so the projects' own failure (most likely the same) is not said
-  // twice.
+  // twice; nor is it said while the projects load again (the keys may come back first).
   const listFailed = list === undefined && !keys.loading && !notInProject
+  const projectsFailed = listFailed || projects.loading ? undefined : projects.error
   const show = async (key: IssuedApiKey) => {
     setIssued(key)
     await keys.reload()
@@ -210,7 +211,7 @@ export const ApiKeys = () => {
     <section class="stack">
       <h1>API keys</h1>
       <p class="hint">Your own keys, and every key of the projects you own.</p>
-      <Alert error={listFailed ? undefined : projects.error} />
+      <Alert error={projectsFailed} />
       <div class="toolbar">
         <Select
           label="Project"
