@@ -15,6 +15,8 @@ export * as Housekeeping from "./Housekeeping.js"
 export * as Identity from "./Identity.js"
 export { parseLabel } from "./label.js"
 export * as MasterKeyCheck from "./MasterKeyCheck.js"
+// Also at the root, so that the declarations of a use case failing with it (creating a project) can name it.
+export { MasterKeyMismatch } from "./MasterKeyCheck.js"
 export * as Metrics from "./Metrics.js"
 export { QUOTED_MAX, quote } from "./quote.js"
 export * as Random from "./Random.js"

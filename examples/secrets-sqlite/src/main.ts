@@ -17,7 +17,7 @@ import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { XChaCha20Poly1305 } from "@coffer/adapter-crypto"
 import { MemoryCache } from "@coffer/adapter-memory"
-import { migrate, SqlAccounts, SqlSecretStore } from "@coffer/adapter-sql"
+import { migrate, SqlAccounts, SqlKeyCanary, SqlSecretStore } from "@coffer/adapter-sql"
 import { Sqlite } from "@coffer/adapter-sqlite"
 import { Clock, Random } from "@coffer/kernel"
 import {
@@ -51,7 +51,7 @@ const secretsLayer = (options: Options) => {
   )
   // The in-process cache: checks and sign-ins go through the Cache port (Redis in a multi-instance deployment).
   const platform = Layer.mergeAll(Clock.layer, Random.layer, MemoryCache.layer)
-  return Layer.mergeAll(SqlSecretStore.layer, SqlAccounts.layer, cipher).pipe(
+  return Layer.mergeAll(SqlSecretStore.layer, SqlAccounts.layer, SqlKeyCanary.layer, cipher).pipe(
     Layer.provideMerge(Layer.merge(database, platform)),
   )
 }

@@ -120,7 +120,7 @@ describe(`the master key check at start (${defaultHost})`, () => {
     }
   })
 
-  it("refuses a start on the new key alone while a project's data key is wrapped by the old one, naming it", async () => {
+  it("refuses a project on an instance whose key a rotation left behind, writing nothing", async () => {
     const database = freshDatabase()
     const [old, next] = [masterKey(), masterKey()]
     // An instance on the old key alone, still running when the rotation moves the canary to the new key.
@@ -133,6 +133,45 @@ describe(`the master key check at start (${defaultHost})`, () => {
         body: JSON.stringify({ name }),
       })
     expect((await create("Early")).status).toBe(201)
+    const rotated = await run(["keys", "rotate"], {
+      env: { ...database.env, COFFER_ENV: "development", COFFER_MASTER_KEY: next, COFFER_MASTER_KEY_PREVIOUS: old },
+    })
+    expect(rotated.code).toBe(0)
+    // Its project's data key would be wrapped under the old key, which the others are about to drop.
+    const refused = await create("Late")
+    expect(refused.status).toBe(503)
+    expect(await refused.json()).toEqual({ error: expect.stringMatching(/^COFFER_MASTER_KEY does not open the data/) })
+    const listed = await fetch(`${stale.secrets}/api/projects`, { headers: { cookie } })
+    const { projects } = (await listed.json()) as { projects: Array<{ slug: string }> }
+    expect(projects.map((project) => project.slug)).toEqual(["early"])
+    expect(onFile(database.file, (db) => db.prepare("select count(*) as n from secrets_projects").get().n)).toBe(1)
+  })
+
+  it("refuses a start on the new key alone while a project's data key is wrapped by the old one, naming it", async () => {
+    const database = freshDatabase()
+    const [old, next] = [masterKey(), masterKey()]
+    const stale = await serve({ ...database.env, COFFER_MASTER_KEY: old })
+    const cookie = await signIn(stale.secrets!)
+    for (const name of ["Early", "Late"]) {
+      const created = await fetch(`${stale.secrets}/api/projects`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie },
+        body: JSON.stringify({ name }),
+      })
+      expect(created.status).toBe(201)
+    }
+    const secrets = "/api/projects/late/environments/development/secrets"
+    const written = await fetch(`${stale.secrets}${secrets}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ key: "LATE", value: "written on the old key" }),
+    })
+    expect(written.status).toBe(201)
+    await stale.stop()
+    const oldWrap = onFile(
+      database.file,
+      (db) => db.prepare("select data_key from secrets_projects where slug = 'late'").get().data_key as string,
+    )
     const rotate = (previous: string) =>
       run(["keys", "rotate"], {
         env: {
@@ -143,16 +182,11 @@ describe(`the master key check at start (${defaultHost})`, () => {
         },
       })
     expect((await rotate(old)).code).toBe(0)
-    // Its key no longer opens the canary, yet it makes a project, whose data key only the old key opens.
-    expect((await create("Late")).status).toBe(201)
-    const secrets = "/api/projects/late/environments/development/secrets"
-    const written = await fetch(`${stale.secrets}${secrets}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", cookie },
-      body: JSON.stringify({ key: "LATE", value: "written on the old key" }),
-    })
-    expect(written.status).toBe(201)
-    await stale.stop()
+    // As a database written before instances checked the key at creation leaves it (or an instance on the old key
+    // that created the project in the moment between its check and the rotation): one project under the old key.
+    onFile(database.file, (db) =>
+      db.prepare("update secrets_projects set data_key = ? where slug = 'late'").run(oldWrap),
+    )
 
     const refused = await refusedStart({ ...database.env, COFFER_MASTER_KEY: next })
     expect(refused.code).toBe(1)

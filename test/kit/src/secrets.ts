@@ -4,7 +4,7 @@
  * sealing and the associated-data binding are the production code paths.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
-import { Cache, Cipher, Clock, Encoding, Hasher, Random } from "@coffer/kernel"
+import { Cache, Cipher, Clock, Encoding, Hasher, MasterKeyCheck, Random } from "@coffer/kernel"
 import { Accounts, type Actor, ApiKeyChecks, MemorySecretStore, SecretStore, type SessionActor } from "@coffer/secrets"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -111,6 +111,7 @@ export const makeWorld = (
     Random.layer,
     Hasher.layer,
     cipherLayer(keyring),
+    MasterKeyCheck.layerMemory,
   )
   const runtime = ManagedRuntime.make(layer)
   let count = 0

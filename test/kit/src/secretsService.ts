@@ -7,7 +7,7 @@
 import { XChaCha20Poly1305 } from "@coffer/adapter-crypto"
 import { MemoryAccounts, MemoryCache, MemorySessions } from "@coffer/adapter-memory"
 import { createSecretsApp } from "@coffer/http"
-import { Clock, Hasher, Random, type Readiness } from "@coffer/kernel"
+import { Clock, Hasher, MasterKeyCheck, Random, type Readiness } from "@coffer/kernel"
 import type { Settings } from "@coffer/node"
 import { ApiKeyChecks, MemorySecretStore } from "@coffer/secrets"
 import * as Layer from "effect/Layer"
@@ -52,6 +52,7 @@ export const makeRuntime = (options: { readonly readiness?: Layer.Layer<Readines
       MemorySecretStore.layer.pipe(Layer.provideMerge(MemoryAccounts.layer)),
       MemorySessions.layer,
       cipher,
+      MasterKeyCheck.layerMemory,
       readiness,
       logger,
       // As the host wires it: the instance's memory of API-key checks.

@@ -13,6 +13,7 @@ import {
   type Clock,
   Forbidden,
   type Hasher,
+  type MasterKeyCheck,
   MethodNotAllowed,
   type Random,
   type Readiness,
@@ -37,6 +38,7 @@ export type SecretsRouteServices =
   | Sessions.Sessions
   | Cache.Cache
   | Cipher.Cipher
+  | MasterKeyCheck.KeyCanary
   | Clock.Clock
   | Random.Random
   | Hasher.Hasher

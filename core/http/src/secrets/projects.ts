@@ -27,7 +27,10 @@ export const CreateProject = endpoint({
   method: "POST",
   path: "/api/projects",
   summary: "Create a project",
-  description: "Also creates the environments development, staging and production. Sessions only.",
+  description:
+    "Also creates the environments development, staging and production. Sessions only. Refused with 503 by an " +
+    "instance whose master key no longer opens the stored data (a rotation left it behind), so that no project's " +
+    "data key is wrapped under a key being retired.",
   tag: TAG,
   security: SESSION,
   body: CreateProjectBody,

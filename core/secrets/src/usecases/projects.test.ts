@@ -1,4 +1,6 @@
-import { failure, makeWorld, type World } from "@coffer/test-kit/secrets"
+import { Cipher, MasterKeyCheck } from "@coffer/kernel"
+import { cipherLayer, failure, makeWorld, newMasterKey, type World } from "@coffer/test-kit/secrets"
+import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { authenticateApiKey, createApiKey } from "./apiKeys.js"
 import { listAuditLog } from "./audit.js"
@@ -50,6 +52,31 @@ describe("projects", () => {
     await world.run(createProject(ada, { name: "Payments" }))
     const exit = await world.exit(createProject(bob, { name: "payments!" }))
     expect(failure(exit)).toMatchObject({ _tag: "ProjectExists" })
+  })
+
+  it("is refused, with nothing written, once the master key no longer opens the canary (a rotation moved on)", async () => {
+    world = makeWorld()
+    const ada = world.person()
+    await world.run(MasterKeyCheck.atStart)
+    await world.run(createProject(ada, { name: "Early" }))
+    // `coffer keys rotate` on another machine re-wrapped the canary under a key this instance does not hold.
+    const moved = await Effect.runPromise(
+      Cipher.Cipher.use((cipher) => cipher.newDataKey).pipe(
+        Effect.provide(cipherLayer({ current: newMasterKey(), previous: [] })),
+      ),
+    )
+    const canary = await world.run(Effect.flatMap(MasterKeyCheck.KeyCanary, (canaries) => canaries.read))
+    expect(
+      await world.run(
+        Effect.flatMap(MasterKeyCheck.KeyCanary, (canaries) => canaries.replace({ expected: canary!, next: moved })),
+      ),
+    ).toBe(true)
+    expect(failure(await world.exit(createProject(ada, { name: "Late" })))).toMatchObject({
+      _tag: "MasterKeyMismatch",
+      message: expect.stringMatching(/^COFFER_MASTER_KEY does not open the data/),
+    })
+    const { projects } = await world.run(listProjects(ada))
+    expect(projects.map((project) => project.slug)).toEqual(["early"])
   })
 
   it("refuses names without a letter or digit, and empty ones", async () => {

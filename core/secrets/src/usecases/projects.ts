@@ -3,7 +3,15 @@
  * the master key (DESIGN.md "Secret values: envelope encryption"), and the three default environments; its
  * creator is its owner.
  */
-import { type Cache, Cipher, Clock, type Forbidden, Random, type StoreUnavailable } from "@coffer/kernel"
+import {
+  type Cache,
+  Cipher,
+  Clock,
+  type Forbidden,
+  MasterKeyCheck,
+  Random,
+  type StoreUnavailable,
+} from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import { type Actor, authorize, projectNotFound, reachFor, sessionOnly } from "../access.js"
 import { DEFAULT_ENVIRONMENTS, type InvalidName } from "../domain/names.js"
@@ -25,16 +33,18 @@ export const listProjects = Effect.fn("Secrets.listProjects")(function* (actor: 
 })
 
 /** What creating and deleting a project need: a data key comes from the cipher, and leaves its memory. */
-type CreateServices = SecretStore | Cipher.Cipher | Clock.Clock | Random.Random
+type ProjectServices = SecretStore | Cipher.Cipher | Clock.Clock | Random.Random
+/** Creating first checks the master key against the canary. */
+type CreateServices = ProjectServices | MasterKeyCheck.KeyCanary
 /** Deleting also renews the API-key checks' generation: the project's keys go with it. */
-type DeleteServices = CreateServices | Cache.Cache
+type DeleteServices = ProjectServices | Cache.Cache
 
 export const createProject = Effect.fn("Secrets.createProject")(function* (
   actor: Actor,
   input: { readonly name: string },
 ): Effect.fn.Return<
   { readonly project: ProjectView },
-  Forbidden | InvalidName | ProjectExists | StoreUnavailable,
+  Forbidden | InvalidName | ProjectExists | StoreUnavailable | MasterKeyCheck.MasterKeyMismatch,
   CreateServices
 > {
   // The matrix's "create projects" row: keys 403, every signed-in person yes.
@@ -45,6 +55,10 @@ export const createProject = Effect.fn("Secrets.createProject")(function* (
   const cipher = yield* Cipher.Cipher
   const random = yield* Random.Random
   const createdAt = yield* Clock.Clock.use((clock) => clock.now)
+  // An instance still on the master key that `coffer keys rotate` moved the data off would wrap this project's key
+  // under a key the others are about to drop: the project would hold nothing they can open. Its `/readyz` already
+  // fails; this refuses the one write that would be lost with it (every other write seals under an existing key).
+  yield* MasterKeyCheck.verify
   const dataKey = yield* cipher.newDataKey.pipe(Effect.orDie)
   const project = { id: yield* random.id, name, slug, ownerId: person.userId, createdAt, dataKey, dataKeyVersion: 1 }
   const environments = yield* Effect.forEach(DEFAULT_ENVIRONMENTS, (environment) =>
