@@ -48,7 +48,9 @@
  *    sealed under it may remain. `addDataKey` makes a new version current only if the current one is still
  *    `expectedVersion` (of concurrent calls exactly one succeeds), keeping the old one; `replaceDataKey` and
  *    `replaceSealedValues` change only what still holds the expected text (compare-and-set), and nothing else:
- *    a row written or deleted meanwhile is left as it is.
+ *    a row written or deleted meanwhile is left as it is. A rotation under way is marked per project with the
+ *    version it started from (`markDataKeyRotations` keeps a mark already there); marks go with `endDataKeyRotations`
+ *    or with their project.
  * 11. Holders. `findApiKeyByHash` answers the key with its holder's account as the `Accounts` port over the same
  *    storage has it at that moment (`holder` undefined once the account is gone): a key is used on every API-key
  *    request and its holder read with it, so a store that can answers both with one read (issue 10).
@@ -514,6 +516,16 @@ export class SecretStore extends Context.Service<
       readonly after: SealedRowCursor | undefined
       readonly limit: number
     }) => Effect.Effect<ReadonlyArray<SealedRow>, StoreUnavailable>
+    /**
+     * Marks each project's data-key rotation as under way from `fromVersion`, unless its project has a mark already
+     * (that one is kept), and answers the marks of these projects as stored afterwards (projectId → fromVersion);
+     * a project that no longer exists gets none.
+     */
+    readonly markDataKeyRotations: (
+      marks: ReadonlyArray<{ readonly projectId: string; readonly fromVersion: number }>,
+    ) => Effect.Effect<ReadonlyMap<string, number>, StoreUnavailable>
+    /** Removes the marks of these projects' rotations, once they are done. */
+    readonly endDataKeyRotations: (projectIds: ReadonlyArray<string>) => Effect.Effect<void, StoreUnavailable>
     /** Replaces each version's sealed value that is still `expected`, in one transaction; answers how many. */
     readonly replaceSealedValues: (
       replacements: ReadonlyArray<{

@@ -1644,6 +1644,52 @@ export const secretStoreSuite = <R>(
         }),
       ))
 
+    it("marks a rotation under way once per project, keeps the first mark, and ends marks or drops them with the project (rule 10)", () =>
+      run(({ store, project }) =>
+        Effect.gen(function* () {
+          const { project: alpha } = yield* project("alpha")
+          const { project: beta } = yield* project("beta")
+          const { project: gamma } = yield* project("gamma")
+          const marked = (marks: ReadonlyArray<{ projectId: string; fromVersion: number }>) =>
+            Effect.map(store.markDataKeyRotations(marks), (stored) =>
+              Object.fromEntries([...stored].map(([id, version]) => [id, version])),
+            )
+          expect(yield* marked([])).toEqual({})
+          expect(
+            yield* marked([
+              { projectId: alpha.id, fromVersion: 1 },
+              { projectId: "no-such-project", fromVersion: 1 },
+            ]),
+          ).toEqual({ [alpha.id]: 1 })
+          // A mark already there is kept (a stopped run's), and only the marks of the projects asked about come back.
+          expect(
+            yield* marked([
+              { projectId: alpha.id, fromVersion: 2 },
+              { projectId: beta.id, fromVersion: 3 },
+            ]),
+          ).toEqual({ [alpha.id]: 1, [beta.id]: 3 })
+          expect(yield* marked([{ projectId: gamma.id, fromVersion: 1 }])).toEqual({ [gamma.id]: 1 })
+          // Concurrent runs marking one project keep one mark.
+          const concurrent = yield* Effect.forEach(
+            [5, 6, 7, 8],
+            (fromVersion) => marked([{ projectId: gamma.id, fromVersion: fromVersion + 1 }]),
+            { concurrency: "unbounded" },
+          )
+          expect(concurrent).toEqual(Array.from({ length: 4 }, () => ({ [gamma.id]: 1 })))
+          yield* store.endDataKeyRotations([alpha.id, "no-such-project"])
+          yield* store.endDataKeyRotations([])
+          expect(
+            yield* marked([
+              { projectId: alpha.id, fromVersion: 2 },
+              { projectId: beta.id, fromVersion: 9 },
+            ]),
+          ).toEqual({ [alpha.id]: 2, [beta.id]: 3 })
+          // A project's mark goes with it (rule 4).
+          yield* store.deleteProject({ projectId: beta.id, audit: audit(beta.id, "project.deleted", "beta") })
+          expect(yield* marked([{ projectId: beta.id, fromVersion: 1 }])).toEqual({})
+        }),
+      ))
+
     it("replaces a data key version only if it is still the one read, current or older (rule 10)", () =>
       run(({ store, project }) =>
         Effect.gen(function* () {

@@ -127,7 +127,9 @@ describe.each(hosts)("operating coffer on %s", (kind) => {
       .poll(() => jsonLines(host.output()).find((line) => String(line.message).startsWith("migrations applied:")))
       .toMatchObject({
         level: "INFO",
-        message: expect.stringMatching(/^migrations applied: 0001_meta, 0002_sessions, .*0014_secrets_empty_values$/),
+        message: expect.stringMatching(
+          /^migrations applied: 0001_meta, 0002_sessions, .*0015_secrets_data_key_rotations$/,
+        ),
       })
     const read = await fetch(`${host.schemas}/api/ios?token=cfs_not-for-logs`, {
       headers: { "X-Request-Id": "e2e-request-1" },

@@ -34,7 +34,7 @@ import { sessionsMigrations } from "./sessions.js"
 
 /**
  * Numbers are taken in order across areas (0002 sessions, 0003 schemas, 0004 secrets, 0006 and 0007 audit, 0008
- * secrets, 0009 audit, 0010 schemas, 0011 secrets, 0012 audit, 0013 schemas, 0014 secrets, then the next free number); a duplicate
+ * secrets, 0009 audit, 0010 schemas, 0011 secrets, 0012 audit, 0013 schemas, 0014 and 0015 secrets, then the next free number); a duplicate
  * name would silently drop a migration, so `index.test.ts` checks there is none.
  */
 export const migrations: Readonly<Record<string, Migration>> = {

@@ -38,6 +38,11 @@
  * are told by the length of their current version's sealed value, which is fixed for an empty one: the payload
  * after the header's last dot is the nonce and the tag alone, 40 bytes of XChaCha20-Poly1305 (the only cipher
  * Coffer has written with), 54 characters of base64url. Any other value's payload is longer.
+ *
+ * `0015_secrets_data_key_rotations` creates `secrets_data_key_rotations`: a row per project whose data-key rotation
+ * is under way (`from_version`: the version it started from), kept until the whole run is done, so that a run
+ * started again after an interruption resumes the projects it had got to instead of giving them yet another
+ * version. Cascades with the project. Empty when created: no rotation is under way while a database migrates.
  */
 import { type Kysely, type Migration, sql } from "kysely"
 
@@ -221,9 +226,27 @@ const m0014: Migration = {
   },
 }
 
+const m0015: Migration = {
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  up: async (db: Kysely<any>) => {
+    await db.schema
+      .createTable("secrets_data_key_rotations")
+      .addColumn("project_id", "text", (column) =>
+        column.primaryKey().references("secrets_projects.id").onDelete("cascade"),
+      )
+      .addColumn("from_version", "integer", (column) => column.notNull())
+      .execute()
+  },
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  down: async (db: Kysely<any>) => {
+    await db.schema.dropTable("secrets_data_key_rotations").execute()
+  },
+}
+
 export const secretsMigrations: Readonly<Record<string, Migration>> = {
   "0004_secrets": m0004,
   "0008_secrets_data_key_versions": m0008,
   "0011_secrets_restored_from": m0011,
   "0014_secrets_empty_values": m0014,
+  "0015_secrets_data_key_rotations": m0015,
 }

@@ -6,7 +6,8 @@
  * expected text, wherever that version now lives; a new version is made current only if the current one is still
  * the expected version and wrap (the old one moves to `secrets_data_keys` in the same transaction); a re-sealed
  * value replaces only the exact value that was opened. So a rotation can run beside the service and beside another
- * rotation without overwriting anything written meanwhile.
+ * rotation without overwriting anything written meanwhile. A rotation under way is a row of
+ * `secrets_data_key_rotations` per project (migration `0015`), inserted only where none is.
  */
 import type { SecretStore } from "@coffer/secrets"
 import * as Effect from "effect/Effect"
@@ -18,7 +19,14 @@ type Store = SecretStore.SecretStore["Service"]
 
 export type DataKeysPart = Pick<
   Store,
-  "listDataKeys" | "findDataKey" | "replaceDataKey" | "addDataKey" | "listSealedValues" | "replaceSealedValues"
+  | "listDataKeys"
+  | "findDataKey"
+  | "replaceDataKey"
+  | "addDataKey"
+  | "markDataKeyRotations"
+  | "endDataKeyRotations"
+  | "listSealedValues"
+  | "replaceSealedValues"
 >
 
 export const dataKeys = (store: SqlStore.SqlStore): DataKeysPart => {
@@ -128,6 +136,49 @@ export const dataKeys = (store: SqlStore.SqlStore): DataKeysPart => {
           )
           return true
         }),
+      ),
+
+    markDataKeyRotations: (marks) =>
+      store.transaction(
+        Effect.gen(function* () {
+          // A mark already there is kept, and only a project that exists gets one: `insert … select … on conflict`.
+          for (const { projectId, fromVersion } of marks) {
+            yield* query((db) =>
+              db
+                .insertInto("secrets_data_key_rotations")
+                .columns(["project_id", "from_version"])
+                .expression((eb) =>
+                  eb
+                    .selectFrom("secrets_projects")
+                    .select([
+                      sql<string>`cast(${projectId} as text)`.as("project_id"),
+                      sql<number>`cast(${fromVersion} as integer)`.as("from_version"),
+                    ])
+                    .where("id", "=", projectId),
+                )
+                .onConflict((conflict) => conflict.column("project_id").doNothing())
+                .execute(),
+            )
+          }
+          // The table holds only rotations under way: read whole, not by a list of ids as long as the projects.
+          const stored = yield* query((db) =>
+            db.selectFrom("secrets_data_key_rotations").select(["project_id", "from_version"]).execute(),
+          )
+          const asked = new Set(marks.map((mark) => mark.projectId))
+          return new Map(
+            stored.filter((row) => asked.has(row.project_id)).map((row) => [row.project_id, Number(row.from_version)]),
+          )
+        }),
+      ),
+
+    endDataKeyRotations: (projectIds) =>
+      store.transaction(
+        Effect.forEach(
+          projectIds,
+          (projectId) =>
+            query((db) => db.deleteFrom("secrets_data_key_rotations").where("project_id", "=", projectId).execute()),
+          { discard: true },
+        ),
       ),
 
     listSealedValues: ({ projectId, except, after, limit }) =>

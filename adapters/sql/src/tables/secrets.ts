@@ -24,6 +24,13 @@ export interface SecretsDataKeyRow {
   data_key: string
 }
 
+/** A data-key rotation under way (migration `0015_secrets_data_key_rotations`). */
+export interface SecretsDataKeyRotationRow {
+  project_id: string
+  /** The version the project's data key was at when the rotation began. */
+  from_version: number
+}
+
 export interface SecretsMemberRow {
   project_id: string
   user_id: string
@@ -115,6 +122,7 @@ export interface SecretsAuditLogRow {
 export interface SecretsTables {
   secrets_projects: SecretsProjectRow
   secrets_data_keys: SecretsDataKeyRow
+  secrets_data_key_rotations: SecretsDataKeyRotationRow
   secrets_members: SecretsMemberRow
   secrets_invites: SecretsInviteRow
   secrets_environments: SecretsEnvironmentRow

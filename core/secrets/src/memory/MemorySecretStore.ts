@@ -70,6 +70,7 @@ export const make = (holders: Holders): SecretStore["Service"] => {
   const versions = new Map<string, Array<StoredVersion>>()
   const apiKeys = new Map<string, ApiKeyRecord>()
   const olderDataKeys = new Map<string, Map<number, string>>()
+  const rotations = new Map<string, number>()
   const audit: Array<AuditRecord> = []
 
   const record = (entry: AuditRecord) => {
@@ -160,6 +161,7 @@ export const make = (holders: Holders): SecretStore["Service"] => {
         for (const [id, key] of apiKeys) if (key.projectId === projectId) apiKeys.delete(id)
         members.delete(projectId)
         olderDataKeys.delete(projectId)
+        rotations.delete(projectId)
         projects.delete(projectId)
         record(entry)
         return true
@@ -439,7 +441,7 @@ export const make = (holders: Holders): SecretStore["Service"] => {
           .slice(offset, offset + limit),
       ),
 
-    ...dataKeys({ projects, olderDataKeys, versions, environmentsOf, secretsOf }),
+    ...dataKeys({ projects, olderDataKeys, rotations, versions, environmentsOf, secretsOf }),
   })
 }
 

@@ -19,13 +19,22 @@ export type StoredVersion = SealedVersion & Pick<VersionRecord, "restoredFrom">
 
 type DataKeysPart = Pick<
   SecretStore["Service"],
-  "listDataKeys" | "findDataKey" | "replaceDataKey" | "addDataKey" | "listSealedValues" | "replaceSealedValues"
+  | "listDataKeys"
+  | "findDataKey"
+  | "replaceDataKey"
+  | "addDataKey"
+  | "markDataKeyRotations"
+  | "endDataKeyRotations"
+  | "listSealedValues"
+  | "replaceSealedValues"
 >
 
 export interface MemoryState {
   readonly projects: Map<string, ProjectRecord>
   /** projectId → version → wrapped data key, for every version but the current one (which is on the project). */
   readonly olderDataKeys: Map<string, Map<number, string>>
+  /** projectId → the version its data-key rotation under way started from. */
+  readonly rotations: Map<string, number>
   /** secretId → versions, oldest first */
   readonly versions: Map<string, Array<StoredVersion>>
   readonly environmentsOf: (projectId: string) => ReadonlyArray<EnvironmentRecord>
@@ -41,6 +50,7 @@ const compareRows = (a: { secretId: string; version: number }, b: { secretId: st
 export const dataKeys = ({
   projects,
   olderDataKeys,
+  rotations,
   versions,
   environmentsOf,
   secretsOf,
@@ -95,6 +105,23 @@ export const dataKeys = ({
       olderDataKeys.set(projectId, older)
       projects.set(projectId, frozen({ ...project, dataKey, dataKeyVersion: expectedVersion + 1 }))
       return true
+    }),
+
+  markDataKeyRotations: (marks) =>
+    Effect.sync(() => {
+      const stored = new Map<string, number>()
+      for (const { projectId, fromVersion } of marks) {
+        if (!projects.has(projectId)) continue
+        const kept = rotations.get(projectId) ?? fromVersion
+        rotations.set(projectId, kept)
+        stored.set(projectId, kept)
+      }
+      return stored
+    }),
+
+  endDataKeyRotations: (projectIds) =>
+    Effect.sync(() => {
+      for (const projectId of projectIds) rotations.delete(projectId)
     }),
 
   listSealedValues: ({ projectId, except, after, limit }) =>

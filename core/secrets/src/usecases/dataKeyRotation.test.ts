@@ -1,4 +1,4 @@
-import { Cipher } from "@coffer/kernel"
+import { Cipher, StoreUnavailable } from "@coffer/kernel"
 import { failure, legacySeal, makeWorld, newMasterKey, type World } from "@coffer/test-kit/secrets"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
@@ -163,6 +163,44 @@ describe("data-key rotation", () => {
     expect(report.projects[0]).toMatchObject({ dataKeyVersion: 2, newKey: false, resealed: 2 })
     expect((await storedValues("alpha", ada.userId)).every((v) => v.startsWith("csv2.2."))).toBe(true)
     expect(await value(ada, "alpha", "development", "K")).toBe("two")
+  })
+
+  it("resumes a run that stopped midway: the projects it got to keep their new key, the rest get theirs", async () => {
+    // The store stops answering at the second project's re-seal, as a killed process or a lost database would.
+    let reseals = 0
+    world = makeWorld({
+      keyring: { current: newMasterKey(), previous: [] },
+      store: (store) => ({
+        ...store,
+        replaceSealedValues: (replacements) =>
+          ++reseals === 2
+            ? Effect.fail(new StoreUnavailable({ store: "database", message: "connection lost" }))
+            : store.replaceSealedValues(replacements),
+      }),
+    })
+    const ada = world.person("ada@example.com")
+    for (const name of ["Alpha", "Beta", "Gamma"]) {
+      await world.run(createProject(ada, { name }))
+      await world.run(setSecret(ada, name.toLowerCase(), "development", { key: "K", value: name }))
+    }
+    expect(failure(await world.exit(rotateProjectDataKeys()))).toMatchObject({ _tag: "StoreUnavailable" })
+    const versions = async () =>
+      Promise.all(["alpha", "beta", "gamma"].map(async (slug) => (await projectOf(slug, ada.userId)).dataKeyVersion))
+    expect(await versions()).toEqual([2, 2, 1])
+
+    const resumed = await world.run(rotateProjectDataKeys())
+    expect(resumed.projects.map((p) => [p.slug, p.dataKeyVersion, p.newKey, p.resealed])).toEqual([
+      ["alpha", 2, false, 0],
+      ["beta", 2, false, 1],
+      ["gamma", 2, true, 1],
+    ])
+    for (const slug of ["alpha", "beta", "gamma"]) {
+      expect(await storedValues(slug, ada.userId)).toEqual([expect.stringMatching(/^csv2\.2\./)])
+    }
+    // That run went through: the next is a rotation of its own.
+    const next = await world.run(rotateProjectDataKeys({ slug: "alpha" }))
+    expect(next.projects.map((p) => [p.slug, p.dataKeyVersion, p.newKey])).toEqual([["alpha", 3, true]])
+    expect(await value(ada, "alpha", "development", "K")).toBe("Alpha")
   })
 
   it("loses nothing while writes and reads run concurrently with the rotation", async () => {

@@ -9,10 +9,13 @@
  * - each value is replaced only if it is still exactly the one that was opened (`replaceSealedValues`), in batches
  *   of `batchSize` per transaction, so readers and writers wait for no long transaction, and a value that changed
  *   meanwhile (another rotation re-sealed it) is left alone;
- * - versions are found by their header, so a re-run resumes: when the current version was made by a rotation (it
- *   is above 1) and values remain under older ones, the run continues with it instead of making yet another key.
- *   Passes repeat until one finds nothing to re-seal (a writer that read the project before the rotation may have
- *   sealed under the old key after the first pass went by).
+ * - a run that stops is resumed by the next: before making any key it marks every project it is asked to rotate
+ *   with the version it starts from (`markDataKeyRotations`, which keeps a mark a stopped run left), and ends the
+ *   marks only once it has gone through them all. A marked project whose key has moved past its mark was got to:
+ *   the next run finishes it with that key instead of making yet another (and so does a project whose current
+ *   version is above 1 while values remain under older ones). Versions are found by their header, so passes
+ *   repeat until one finds nothing to re-seal (a writer that read the project before the rotation may have sealed
+ *   under the old key after the first pass went by).
  *
  * Old data key versions are kept, not deleted (see the README for why). A value that does not open is counted and
  * left as it is; nothing secret (no value, no key) is in the report.
@@ -94,6 +97,8 @@ const rotateProject = Effect.fnUntraced(function* (
   current: DataKeyRecord,
   known: ReadonlyArray<DataKeyRecord>,
   batchSize: number,
+  /** The version the rotation under way started from (a stopped run's mark, or this run's). */
+  startedFrom: number | undefined,
 ) {
   const store = yield* SecretStore
   const cipher = yield* Cipher.Cipher
@@ -104,7 +109,8 @@ const rotateProject = Effect.fnUntraced(function* (
     after: undefined,
     limit: 1,
   })
-  const resume = current.version > 1 && pending.length > 0
+  const resume =
+    (startedFrom !== undefined && current.version > startedFrom) || (current.version > 1 && pending.length > 0)
   let project: ProjectKey = { id: current.projectId, dataKey: current.dataKey, dataKeyVersion: current.version }
   if (!resume) {
     const dataKey = yield* cipher.newDataKey.pipe(Effect.orDie)
@@ -163,12 +169,22 @@ export const rotateProjectDataKeys = Effect.fn("Secrets.rotateProjectDataKeys")(
   const keys = yield* store.listDataKeys
   const targets = keys.filter((key) => key.current && (options.slug === undefined || key.slug === options.slug))
   if (options.slug !== undefined && targets.length === 0) return yield* new ProjectNotFound()
+  const marks = yield* store.markDataKeyRotations(
+    targets.map((current) => ({ projectId: current.projectId, fromVersion: current.version })),
+  )
   const projects = yield* Effect.forEach(targets, (current) =>
     rotateProject(
       current,
       keys.filter((key) => key.projectId === current.projectId),
       options.batchSize ?? RESEAL_BATCH,
+      marks.get(current.projectId),
     ),
+  )
+  // Gone through: the marks end, but not where the key could not be made (another rotation moved it), so that
+  // running again finishes that project with the key the other made. Values that did not open are counted, and
+  // the run is over for them too: a run after this one is a new rotation.
+  yield* store.endDataKeyRotations(
+    projects.filter((project) => project.failed === undefined).map((project) => project.projectId),
   )
   return { projects }
 })
