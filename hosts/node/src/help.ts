@@ -77,7 +77,8 @@ Options:
 
 Removes a sign-in identity from its account; the account and its other
 identities stay. The sessions the identity started end at once. Its next
-sign-in is a first one again.
+sign-in is a first one again. The account's API keys keep working: they are
+the account's, not the identity's (delete them on the API keys page).
 
 Options:
   -h, --help   show this help`,
