@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Result from "effect/Result"
 import type { Hono } from "hono"
+import { noteCacheMode } from "./cacheMode.js"
 import { schemasAppSettings, secretsAppSettings } from "./config/appSettings.js"
 import type { HostSettings } from "./config/hostSettings.js"
 import { isLoopback } from "./config/insecureOrigins.js"
@@ -139,6 +140,7 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
     // What an upgrade changed in the database is said where the operator looks (the log), as `coffer migrate` says it.
     const applied = await base.runPromise(Effect.tap(migrate, () => MasterKeyCheck.atStart))
     if (applied.length > 0) await base.runPromise(Effect.logInfo(`migrations applied: ${applied.join(", ")}`))
+    await base.runPromise(noteCacheMode(settings))
     // Development is meant for one machine; on an address others reach, its sign-in is anyone's, as anyone. A
     // container's development instance has to bind such an address, so it is said, not refused.
     if (settings.environment === "development" && !isLoopback(settings.host)) {
