@@ -3,7 +3,19 @@
  * rewritten in place, so a crash leaves the old file or the new one); a failure names the file the user gave,
  * never the temporary one beside it.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import {
+  chmodSync,
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
@@ -45,5 +57,33 @@ describe("writePrivateFile", () => {
     await Effect.runPromise(writePrivateFile(own, "{}", { createDirectory: true }))
     expect(statSync(join(directory, "config")).mode & 0o777).toBe(0o700)
     expect(readFileSync(own, "utf8")).toBe("{}")
+  })
+
+  it("refuses a device, a pipe or a stream (/dev/stdout, /dev/fd/N) rather than rename a file over it", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "coffer-private-"))
+    const fifo = join(directory, "pipe")
+    execFileSync("mkfifo", [fifo])
+    const pipe = await Effect.runPromise(Effect.flip(writePrivateFile(fifo, "A=1\n", { createDirectory: false })))
+    expect(pipe.message).toBe(
+      `cannot write ${fifo}: it is a device, a pipe or a socket (without --output, the command writes to stdout)`,
+    )
+    expect(lstatSync(fifo).isFIFO()).toBe(true)
+    expect(readdirSync(directory)).toEqual(["pipe"])
+    // As `/dev/stdout` and `/dev/fd/N` lead, whatever the descriptor is open on (here a regular file).
+    const open = join(directory, "open.env")
+    const fd = openSync(open, "w")
+    try {
+      const stream = `/proc/self/fd/${fd}`
+      const failure = await Effect.runPromise(Effect.flip(writePrivateFile(stream, "A=1\n", { createDirectory: true })))
+      expect(failure.message).toBe(`cannot write ${stream}: /proc/self/fd holds devices and streams, not files`)
+    } finally {
+      closeSync(fd)
+    }
+    expect(readFileSync(open, "utf8")).toBe("")
+  })
+
+  it('refuses an empty file name (`--output "$UNSET"`) without naming a temporary file', async () => {
+    const failure = await Effect.runPromise(Effect.flip(writePrivateFile("", "A=1\n", { createDirectory: false })))
+    expect(failure.message).toBe("the file name given is empty: give one, or leave the flag out")
   })
 })
