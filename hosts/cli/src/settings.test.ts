@@ -183,6 +183,27 @@ describe("settings through the command line", () => {
     )
   })
 
+  it("refuses a URL ending in /api, or with a query or fragment, naming the base URL, before anything is sent", async () => {
+    const { url, seen } = await recorder()
+    const env = { COFFER_TOKEN: `cfk_${"s".repeat(43)}`, COFFER_ENVIRONMENT: "dev" }
+    for (const [given, base] of [
+      [`${url}/api`, url],
+      [`${url}/api/`, url],
+      [`${url}/coffer/api`, `${url}/coffer`],
+      [`${url}?project=p`, url],
+      [`${url}/#/keys`, url],
+    ] as const) {
+      expect(await run(["secrets", "list", "-p", "p", "--url", given], env), given).toEqual({
+        code: 1,
+        // The URL as the settings hold it: a trailing slash is dropped first.
+        said: `coffer: the secrets service URL ${given.replace(/\/+$/, "")} is not a base URL: give ${base} (each command adds /api/… itself)\n`,
+      })
+    }
+    const schemas = await run(["schemas", "list"], { COFFER_SCHEMAS_URL: `${url}/api`, COFFER_SCHEMAS_TOKEN: "cfs_x" })
+    expect(schemas.code).toBe(1)
+    expect(seen).toEqual([])
+  })
+
   it("never sends COFFER_TOKEN to a server a .coffer.json in a parent folder names, and says what to set", async () => {
     const { url, seen } = await recorder()
     const root = mkdtempSync(join(tmpdir(), "coffer-cli-"))

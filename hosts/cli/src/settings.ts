@@ -85,6 +85,12 @@ export const urlProblem = (url: string): string | undefined => {
   if (parsed.username !== "" || parsed.password !== "") {
     return `${shown} holds a user name or password: leave them out (the API key is the credential)`
   }
+  // Each request's path is added to the base URL: a query or fragment would swallow it, and an `/api` of the
+  // URL (as another tool's API URL is written) would double it into an unknown route, answered "Not found".
+  if (parsed.search !== "" || parsed.hash !== "" || /\/api\/*$/i.test(parsed.pathname)) {
+    const base = `${parsed.origin}${parsed.pathname.replace(/\/api\/*$/i, "").replace(/\/+$/, "")}`
+    return `${shown} is not a base URL: give ${base} (each command adds /api/… itself)`
+  }
   return undefined
 }
 
