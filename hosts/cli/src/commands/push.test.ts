@@ -178,3 +178,28 @@ describe("push and import failures", () => {
     expect(outcome.err).toContain(message)
   })
 })
+
+describe("push --prune of an input with no keys", () => {
+  // An empty input is most often a generator that failed upstream: with --prune it would empty the environment.
+  it.each([
+    ["an empty file", ""],
+    ["a file of comments", "# nothing here yet\n\n"],
+  ])("refuses %s before reading or writing anything (exit 1)", async (_, text) => {
+    let requests = 0
+    const server = createServer((_request, response) => {
+      requests++
+      response.setHeader("content-type", "application/json")
+      response.end(JSON.stringify(WRITE_KEY))
+    })
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+    closers.push(() => server.close())
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const cwd = mkdtempSync(join(tmpdir(), "coffer-push-"))
+    writeFileSync(join(cwd, "in.env"), text)
+    const pruned = await quietly(["secrets", "push", join(cwd, "in.env"), "--prune", "--yes"], url, cwd)
+    expect([pruned.code, requests]).toEqual([1, 0])
+    expect(pruned.err).toMatch(
+      /in\.env holds no keys: with --prune that would delete every key of the environment; nothing was changed/,
+    )
+  })
+})

@@ -15,7 +15,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import { confirmYesNo, deleteQuestion, describeKeys } from "../confirm.js"
 import { parseSecretsFile, repeatedKeys, toMap } from "../dotenvFile.js"
-import { refused } from "../failure.js"
+import { refused, usage } from "../failure.js"
 import { json, line, note } from "../output.js"
 import { exportJson, type Target } from "../secretsApi.js"
 import { applyPlan, checkPlan, currentForWriting, type Plan, planPush } from "../secretsPlan.js"
@@ -72,6 +72,15 @@ export const push = Command.make(
   },
   Effect.fn(function* (flags) {
     const values = yield* readEntries(flags.file)
+    // An empty input is far more often a generator that failed upstream (`gen | coffer secrets push - --prune`)
+    // than a wish to empty the environment, which `secrets delete` says in so many words.
+    if (values.size === 0 && flags.prune && !flags.dryRun) {
+      const name = flags.file === "-" ? "stdin" : flags.file
+      return yield* usage(
+        `${name} holds no keys: with --prune that would delete every key of the environment; nothing was changed ` +
+          "(to delete them, use coffer secrets delete)",
+      )
+    }
     const where = yield* targetFor(settingsOf(flags))
     const plan = planPush(yield* flags.dryRun ? exportJson(where) : currentForWriting(where), values, flags.prune)
     yield* checkPlan(plan, values)
