@@ -1,6 +1,7 @@
 /**
  * Running the command of `coffer secrets run`: the child inherits the terminal and gets the environment it is
- * given; SIGINT, SIGTERM and SIGHUP sent to `coffer` are passed on to it, and `coffer` waits for it either way.
+ * given; SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to `coffer` are passed on to it, and `coffer` waits
+ * for it either way.
  * The outcome is the child's exit code, or 128 + the signal's number when a signal ended it, as shells report.
  * A command that cannot be started at all answers 127 (not found) or 126 (not runnable), as shells do too.
  *
@@ -15,6 +16,13 @@ import { note } from "./output.js"
 import { descendantsOf, exists, signalEach } from "./processTree.js"
 
 export const FORWARDED_SIGNALS: ReadonlyArray<NodeJS.Signals> = ["SIGINT", "SIGTERM", "SIGHUP"]
+
+/**
+ * A program's own signals (reopen the logs, reload), passed on as well but asking no end. Left to Node, SIGUSR1
+ * would open its debugger in `coffer` instead, and SIGUSR2 end `coffer` at once, leaving the child behind. Windows
+ * has neither.
+ */
+export const PASSED_SIGNALS: ReadonlyArray<NodeJS.Signals> = process.platform === "win32" ? [] : ["SIGUSR1", "SIGUSR2"]
 
 /** How long a child asked to end may take before it is killed (Docker's and systemd's stop grace is 10 s). */
 export const STOP_GRACE_MS = 10_000
@@ -46,12 +54,16 @@ export const heldSignals = Effect.acquireRelease(
     const hold = (signal: NodeJS.Signals) => {
       first ??= signal
     }
+    // Between two runs there is nobody to pass these on to, and Node's own action would be worse than none.
+    const ignore = () => {}
     for (const signal of FORWARDED_SIGNALS) process.on(signal, hold)
-    return { hold, received: () => first }
+    for (const signal of PASSED_SIGNALS) process.on(signal, ignore)
+    return { hold, ignore, received: () => first }
   }),
-  ({ hold }) =>
+  ({ hold, ignore }) =>
     Effect.sync(() => {
       for (const signal of FORWARDED_SIGNALS) process.off(signal, hold)
+      for (const signal of PASSED_SIGNALS) process.off(signal, ignore)
     }),
 )
 
@@ -65,10 +77,11 @@ export const runChild = (
     const forward = (signal: NodeJS.Signals) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
     }
-    for (const signal of FORWARDED_SIGNALS) process.on(signal, forward)
+    const passed = [...FORWARDED_SIGNALS, ...PASSED_SIGNALS]
+    for (const signal of passed) process.on(signal, forward)
     let settled = false
     const stopForwarding = () => {
-      for (const signal of FORWARDED_SIGNALS) process.off(signal, forward)
+      for (const signal of passed) process.off(signal, forward)
     }
     // Node may report a child that never started with both "error" and "exit"; the first one counts.
     const settle = (outcome: Effect.Effect<number>) => {

@@ -54,7 +54,8 @@ describe("coffer secrets run", () => {
     expect(shortNoDashes.stderr).toContain("`coffer run [flags] -- <command> [args…]`")
   })
 
-  it.each(["SIGINT", "SIGTERM", "SIGHUP"] as const)(
+  // SIGUSR1 would otherwise open Node's debugger in `coffer`, and SIGUSR2 end it, leaving the child behind.
+  it.each(["SIGINT", "SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2"] as const)(
     "forwards %s to the child and exits with its code",
     async (signal) => {
       const { secrets } = await serve()
