@@ -22,7 +22,7 @@ import {
   type Sessions,
   Unauthorized,
 } from "@coffer/kernel"
-import { type Access, Permissions, type SchemaStore, Tokens } from "@coffer/schemas"
+import { Access, Permissions, type SchemaStore, Tokens } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import type { Context } from "hono"
 import type { ServiceSettings } from "../app/settings.js"
@@ -91,6 +91,17 @@ export const actorOf = (c: Context, routes: SchemasRoutes): Effect.Effect<Access
     },
   })
 }
+
+/**
+ * The actor of a data write (`POST /api/{platform}`, `POST /api/{platform}/versions`, `PUT /api/{platform}/{version}`):
+ * as `actorOf`, and a token is refused with 403 at once (rule 2), before its body is read, so that a write made
+ * with a token is 403 whatever it carries (a malformed or incomplete body included), never a 400 that reads as
+ * "fix the body and try again". Only the use case can say whether a person may write (it may need the body).
+ */
+export const writerOf = (c: Context, routes: SchemasRoutes): Effect.Effect<Access.Actor, ActorError, ActorServices> =>
+  Effect.flatMap(actorOf(c, routes), (actor) =>
+    actor._tag === "Token" ? Effect.fail(Access.tokensAreReadOnly()) : Effect.succeed(actor),
+  )
 
 /** The path parameters of the schemas routes, as the OpenAPI document describes them. */
 export const PLATFORM_PARAM = { platform: "The platform's name" }

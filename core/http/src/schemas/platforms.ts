@@ -11,7 +11,7 @@ import { DeletionBlockedBody } from "../errors.js"
 import { Ok, SESSION, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
-import { actorOf, PLATFORM_PARAM, param, type SchemasRoutes } from "./context.js"
+import { actorOf, PLATFORM_PARAM, param, type SchemasRoutes, writerOf } from "./context.js"
 import { Kind, PlatformName, Version } from "./fields.js"
 
 const PlatformBody = Schema.Struct({
@@ -77,7 +77,7 @@ export const mountPlatforms = (app: Hono, routes: SchemasRoutes): void => {
     handle(
       c,
       Effect.gen(function* () {
-        const actor = yield* actorOf(c, routes)
+        const actor = yield* writerOf(c, routes)
         yield* Platforms.putPlatform(actor, param(c, "platform"), yield* body)
       }),
       () => c.json({ ok: true }, 201),

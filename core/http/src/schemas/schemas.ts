@@ -19,7 +19,7 @@ import { Ok, SESSION, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { answerSerialized, serializeJson } from "../serializedJson.js"
-import { actorOf, param, type SchemasRoutes, VERSION_PARAMS } from "./context.js"
+import { actorOf, param, type SchemasRoutes, VERSION_PARAMS, writerOf } from "./context.js"
 import { Content } from "./fields.js"
 
 /**
@@ -126,7 +126,7 @@ export const mountSchemas = (app: Hono, routes: SchemasRoutes): void => {
     handle(
       c,
       Effect.gen(function* () {
-        const actor = yield* actorOf(c, routes)
+        const actor = yield* writerOf(c, routes)
         // A missing `content` is a 400 here; any present value goes to the use case, which wants a plain object.
         const { content, expectedRevision } = yield* body
         return yield* Schemas.saveSchema(actor, idOf(param(c, "platform"), param(c, "version")), content, {

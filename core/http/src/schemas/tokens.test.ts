@@ -118,6 +118,13 @@ describe("reading with a token", () => {
         status: 403,
         body: { error: "API tokens are read-only" },
       })
+      // Whatever the body: a write with a token is 403 (rule 2), never a 400 that invites fixing the body.
+      for (const bad of [{}, "{not json", { version: " 2.0.0", content: [] }, { name: 1, versions: null }]) {
+        expect(await client.request(method, path, { body: bad }), `${method} ${path} ${String(bad)}`).toMatchObject({
+          status: 403,
+          body: { error: "API tokens are read-only" },
+        })
+      }
     }
     for (const [method, path] of [
       ["GET", "/api/_ui/v1/tokens"],

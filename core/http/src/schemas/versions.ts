@@ -15,7 +15,7 @@ import type { Hono } from "hono"
 import { Ok, SESSION, SESSION_OR_BEARER } from "../openapi/common.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
-import { actorOf, PLATFORM_PARAM, param, type SchemasRoutes } from "./context.js"
+import { actorOf, PLATFORM_PARAM, param, type SchemasRoutes, writerOf } from "./context.js"
 import { Content, Version } from "./fields.js"
 
 const VersionBody = Schema.Struct({
@@ -81,7 +81,7 @@ export const mountVersions = (app: Hono, routes: SchemasRoutes): void => {
     handle(
       c,
       Effect.gen(function* () {
-        const actor = yield* actorOf(c, routes)
+        const actor = yield* writerOf(c, routes)
         const { version, content } = yield* body
         return yield* Platforms.addVersion(actor, param(c, "platform"), version, content)
       }),
