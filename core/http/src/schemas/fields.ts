@@ -27,7 +27,7 @@ export const Version = documented(Schema.String, {
   maxLength: MAX_VERSION_LENGTH,
   pattern: VERSION_PATTERN.source,
 }).annotate({
-  description: `A semantic version, build metadata allowed; at most ${MAX_VERSION_LENGTH} characters; never trimmed`,
+  description: `A semantic version, build metadata allowed; at most ${MAX_VERSION_LENGTH} characters; never trimmed; major, minor and patch at most ${Number.MAX_SAFE_INTEGER}`,
 })
 
 export const Kind = documented(AnyValue, { enum: [...PLATFORM_KINDS] }).annotate({

@@ -55,7 +55,11 @@ describe("validateVersion", () => {
     ["1.0.0-", "not a semantic version"],
     ["1.0.0..1", "not a semantic version"],
     ["latest", "not a semantic version"],
-    ["99999999999999999.0.0", "not a semantic version"],
+    ["99999999999999999.0.0", "its major number 99999999999999999 is above 9007199254740991, the largest accepted"],
+    ["9007199254740992.0.0", "its major number 9007199254740992 is above"],
+    ["1.9007199254740992.0", "its minor number 9007199254740992 is above"],
+    ["1.0.99999999999999999999-rc.1+b", "its patch number 99999999999999999999 is above"],
+    ["01.99999999999999999999.0", "not a semantic version (MAJOR.MINOR.PATCH"],
     [`1.0.0-${"a".repeat(MAX_VERSION_LENGTH - 5)}`, "at most 128"],
   ])("rejects %j: %s", (version, reason) => {
     const error = failureOf(version)

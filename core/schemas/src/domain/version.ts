@@ -56,8 +56,23 @@ const problemWith = (version: string): string | undefined => {
   }
   const parsed = semver.parse(version)
   // The canonical text differs for forms semver tolerates but the rules do not, such as "v1.0.0".
-  if (parsed === null || canonical(parsed) !== version) return NOT_SEMVER
+  if (parsed === null || canonical(parsed) !== version) return tooLarge(version) ?? NOT_SEMVER
   return undefined
+}
+
+const PARTS = ["major", "minor", "patch"] as const
+
+/**
+ * For a string semver.org's grammar admits (`VERSION_PATTERN`) that semver refused: the part above JavaScript's
+ * safe integers, named, since "not a semantic version" would be untrue of it.
+ */
+const tooLarge = (version: string): string | undefined => {
+  const match = VERSION_PATTERN.exec(version)
+  if (match === null) return undefined
+  const index = [match[1]!, match[2]!, match[3]!].findIndex((part) => !Number.isSafeInteger(Number(part)))
+  return index === -1
+    ? undefined
+    : `its ${PARTS[index]} number ${match[index + 1]} is above ${Number.MAX_SAFE_INTEGER}, the largest accepted`
 }
 
 const NOT_SEMVER = "it is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease and +build)"
