@@ -76,6 +76,18 @@ describe("selectVersion", () => {
     expect(select("ios", ["garbage", "0.0.1-x"])).toEqual(Result.succeed("0.0.1-x"))
   })
 
+  it("tests a range's lower bound exactly, however large its pre-release numbers", () => {
+    const huge = ["1.0.0-99999999999999999998", "1.0.0-99999999999999999999", "1.0.0-100000000000000000000"]
+    expect(select("ios/>=1.0.0-99999999999999999999", huge)).toEqual(Result.succeed("1.0.0-100000000000000000000"))
+    expect(select("ios/^1.0.0-99999999999999999999", [...huge].reverse())).toEqual(
+      Result.succeed("1.0.0-100000000000000000000"),
+    )
+    expect(unresolvedReason("ios/~1.0.0-100000000000000000000", huge.slice(0, 2))).toBe(
+      'no version of platform "ios" matches ~1.0.0-100000000000000000000',
+    )
+    expect(select("ios", huge)).toEqual(Result.succeed("1.0.0-100000000000000000000"))
+  })
+
   it("breaks ties between build variants the same way whatever the list order", () => {
     expect(select("ios/^1.0.0", ["1.0.0+b", "1.0.0+a"])).toEqual(Result.succeed("1.0.0+b"))
     expect(select("ios/^1.0.0", ["1.0.0+a", "1.0.0+b"])).toEqual(Result.succeed("1.0.0+b"))

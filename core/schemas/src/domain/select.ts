@@ -11,7 +11,7 @@ import * as Result from "effect/Result"
 import semver from "semver"
 import { Unresolved } from "./errors.js"
 import type { ExtendsRef } from "./extendsRef.js"
-import { compareParsed, latest, type ParsedVersion, parseVersion } from "./version.js"
+import { compareParsed, comparePrecedence, latest, type ParsedVersion, parseVersion } from "./version.js"
 
 /** The semver range text of a `Range` spec, e.g. `^1.2.3`. */
 export const rangeOf = (operator: string, version: string): string => `${operator}${version}`
@@ -45,10 +45,16 @@ export const selectVersion = (
     case "Range": {
       // One pass, each version parsed once and tested as parsed: linear in the number of versions.
       const range = new semver.Range(rangeOf(spec.operator, spec.version))
+      // Every range here is `>=` its operand (`^` and `~` add an upper bound on MAJOR.MINOR.PATCH), and `semver`
+      // tests that bound with pre-release numbers turned into JavaScript numbers, under which two above 2^53 may
+      // compare equal: the bound is tested again exactly, so `>=1.0.0-99999999999999999999` never takes
+      // `1.0.0-99999999999999999998`.
+      const floor = parseVersion(spec.version).semver
       let selected: ParsedVersion | undefined
       for (const text of versions) {
         const version = parseVersion(text)
         if (version.semver === undefined || !range.test(version.semver)) continue
+        if (floor !== undefined && comparePrecedence(version.semver, floor) < 0) continue
         if (selected === undefined || compareParsed(version, selected) > 0) selected = version
       }
       return selected === undefined

@@ -122,6 +122,23 @@ describe("compareVersions", () => {
     ])
   })
 
+  it("compares numeric pre-release identifiers exactly, however large (semver.org §11)", () => {
+    // semver compares them as JavaScript numbers: these two round to the same one.
+    expect(semver.compare("1.0.0-99999999999999999999", "1.0.0-100000000000000000000")).toBe(0)
+    expect(compareVersions("1.0.0-99999999999999999999", "1.0.0-100000000000000000000")).toBe(-1)
+    expect(compareVersions("1.0.0-100000000000000000000", "1.0.0-99999999999999999999")).toBe(1)
+    expect(compareVersions("1.0.0-x.99999999999999999999", "1.0.0-x.9007199254740993")).toBe(1)
+    expect(compareVersions("1.0.0-99999999999999999999", "1.0.0-a")).toBe(-1)
+    expect(latest(["1.0.0-100000000000000000000", "1.0.0-99999999999999999999"])).toBe("1.0.0-100000000000000000000")
+    // Elsewhere it agrees with semver's precedence.
+    fc.assert(
+      fc.property(versionArbitrary, versionArbitrary, (a, b) => {
+        const bySemver = semver.compareBuild(a, b)
+        if (bySemver !== 0) expect(compareVersions(a, b)).toBe(bySemver)
+      }),
+    )
+  })
+
   it("keeps versions semver finds equal apart", () => {
     expect(semver.compareBuild("1.0.0+1", "1.0.0+01")).toBe(0)
     expect(compareVersions("1.0.0+1", "1.0.0+01")).toBe(1)

@@ -99,12 +99,46 @@ export const parseVersion = (text: string): ParsedVersion => ({
   semver: problemWith(text) === undefined ? new semver.SemVer(text) : undefined,
 })
 
+const DIGITS = /^[0-9]+$/
+
+/**
+ * Two pre-release identifiers by semver.org §11: numeric ones numerically, below alphanumeric ones, which compare
+ * in ASCII order. Numeric identifiers are compared exactly (a valid one has no leading zero, so the longer is
+ * larger): `semver` turns them into JavaScript numbers, so two above 2^53 that round alike compared equal and
+ * `1.0.0-99999999999999999999` ranked above `1.0.0-100000000000000000000`.
+ */
+const compareIdentifier = (left: string | number, right: string | number): -1 | 0 | 1 => {
+  const a = String(left)
+  const b = String(right)
+  const aNumeric = DIGITS.test(a)
+  const bNumeric = DIGITS.test(b)
+  if (aNumeric !== bNumeric) return aNumeric ? -1 : 1
+  if (aNumeric && a.length !== b.length) return a.length < b.length ? -1 : 1
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/**
+ * Semver precedence (build metadata ignored), exactly: MAJOR.MINOR.PATCH (safe integers, validation sees to it),
+ * then the pre-release identifiers one by one, a version without a pre-release above every one with.
+ */
+export const comparePrecedence = (a: semver.SemVer, b: semver.SemVer): -1 | 0 | 1 => {
+  const main = a.compareMain(b)
+  if (main !== 0) return main
+  const [left, right] = [a.prerelease, b.prerelease]
+  if (left.length === 0 || right.length === 0) return left.length === right.length ? 0 : left.length === 0 ? 1 : -1
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const order = compareIdentifier(left[i]!, right[i]!)
+    if (order !== 0) return order
+  }
+  return left.length === right.length ? 0 : left.length < right.length ? -1 : 1
+}
+
 /** {@link compareVersions} over parsed versions: no parsing per comparison. */
 export const compareParsed = (a: ParsedVersion, b: ParsedVersion): -1 | 0 | 1 => {
   if ((a.semver === undefined) !== (b.semver === undefined)) return a.semver === undefined ? -1 : 1
   if (a.semver !== undefined && b.semver !== undefined) {
-    // Precedence first, then build metadata: what `semver.compareBuild(a, b)` does, without re-parsing.
-    const bySemver = a.semver.compare(b.semver) || a.semver.compareBuild(b.semver)
+    // Precedence first, then build metadata (what `semver.compareBuild(a, b)` does), without re-parsing.
+    const bySemver = comparePrecedence(a.semver, b.semver) || a.semver.compareBuild(b.semver)
     if (bySemver !== 0) return bySemver
   }
   return a.text < b.text ? -1 : a.text > b.text ? 1 : 0
