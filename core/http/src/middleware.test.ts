@@ -169,6 +169,8 @@ describe("CORS", () => {
     expect(response.headers.get("Access-Control-Allow-Headers")).toContain("Content-Type")
     // A dashboard on another origin may name the person its page is for, as the web apps do (`auth/session.ts`).
     expect(response.headers.get("Access-Control-Allow-Headers")).toContain("Coffer-Expected-User")
+    // A schema poll's conditional read (ETag / If-None-Match) works from a listed origin too.
+    expect(response.headers.get("Access-Control-Allow-Headers")).toContain("If-None-Match")
     expectSecurityHeaders(response)
   })
 

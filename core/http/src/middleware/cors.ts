@@ -16,12 +16,17 @@ import type { MiddlewareHandler } from "hono"
 import { header } from "../request/header.js"
 
 export const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE"
-export const ALLOWED_HEADERS = "Authorization, Content-Type, Coffer-Expected-User"
 /**
- * Headers a browser script may read besides the safelisted ones: rate limits, `.env` downloads, request ids, and
- * when the API key it uses expires (`../secrets/context.ts`).
+ * Request headers a listed origin's script may send besides the safelisted ones. `If-None-Match` is not
+ * safelisted: without it here a browser refuses the preflight of a conditional schema read (`../schemas/schemas.ts`).
  */
-export const EXPOSED_HEADERS = "Retry-After, Content-Disposition, X-Request-Id, Coffer-Api-Key-Expires"
+export const ALLOWED_HEADERS = "Authorization, Content-Type, Coffer-Expected-User, If-None-Match"
+/**
+ * Headers a browser script may read besides the safelisted ones: rate limits, `.env` downloads, request ids,
+ * when the API key it uses expires (`../secrets/context.ts`), and a schema read's `ETag`, which a conditional
+ * read sends back in `If-None-Match`.
+ */
+export const EXPOSED_HEADERS = "Retry-After, Content-Disposition, X-Request-Id, Coffer-Api-Key-Expires, ETag"
 const PREFLIGHT_MAX_AGE_SECONDS = "600"
 
 export const cors = (allowedOrigins: ReadonlyArray<string>): MiddlewareHandler => {

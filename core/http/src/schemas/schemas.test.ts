@@ -254,6 +254,20 @@ describe("the headers of GET /api/{platform}/{version}", () => {
     expect(fromOrigin.headers.get("vary")).toMatch(/origin/i)
     expect(fromOrigin.headers.get("etag")).toBe(etag)
     expect(fromOrigin.body).toMatchObject({ output: { theme: { color: "red" } } })
+    // A browser lets the page read the tag, and send it back, only when CORS says so: neither header is safelisted.
+    expect(fromOrigin.headers.get("access-control-expose-headers")?.split(/,\s*/)).toContain("ETag")
+    const preflight = await app.request("http://coffer.test/api/base/1.0.0", {
+      method: "OPTIONS",
+      headers: {
+        origin,
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "authorization,if-none-match",
+      },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase().split(/,\s*/)).toEqual(
+      expect.arrayContaining(["authorization", "if-none-match"]),
+    )
 
     // Answered through the context (CORS set a header), the 304 carries its headers itself: no record for a host.
     const crossOrigin = await app.request("http://coffer.test/api/base/1.0.0", {
