@@ -72,6 +72,16 @@ describe("parseSecretsFile", () => {
     ])
   })
 
+  it("reads a comment right after = as an empty value, as `coffer push` does, and a # inside a word as text", () => {
+    const result = parsed(["API_TOKEN= # fill me in", "TABBED=\t# set me", "HASH=#not-a-comment"].join("\n"))
+    expect(result.entries.map(({ key, value }) => [key, value])).toEqual([
+      ["API_TOKEN", ""],
+      ["TABBED", ""],
+      ["HASH", "#not-a-comment"],
+    ])
+    expect(result.invalid).toEqual([])
+  })
+
   it("names duplicates (the last value wins) and invalid keys and lines", () => {
     const result = parsed(
       ["A=1", "bad key=2", "A=3", "no equals here", `${"K".repeat(257)}=4`, "..=5", "Q='open"].join("\n"),

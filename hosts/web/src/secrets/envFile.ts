@@ -75,7 +75,8 @@ const parseDotenv = (text: string): { raws: Array<Raw>; invalid: Array<Problem> 
       continue
     }
     const key = assignment.slice(0, equals).trim()
-    let rest = assignment.slice(equals + 1).replace(/^[ \t]+/, "")
+    const afterEquals = assignment.slice(equals + 1)
+    let rest = afterEquals.replace(/^[ \t]+/, "")
     const quote = rest[0]
     if (quote === "'" || quote === '"') {
       // A quoted value may run over several lines: gather until the closing quote.
@@ -119,8 +120,10 @@ const parseDotenv = (text: string): { raws: Array<Raw>; invalid: Array<Problem> 
       }
       raws.push({ key, value, line: lineNumber })
     } else {
-      const comment = rest.search(/\s#/)
-      raws.push({ key, value: (comment < 0 ? rest : rest.slice(0, comment)).trim(), line: lineNumber })
+      // A `#` after a blank starts a comment, the blank after `=` included: `API_TOKEN= # fill me in` (as a
+      // .env.example writes it) is an empty value, as `coffer push` and a shell read it, not "# fill me in".
+      const comment = afterEquals.search(/\s#/)
+      raws.push({ key, value: (comment < 0 ? afterEquals : afterEquals.slice(0, comment)).trim(), line: lineNumber })
     }
   }
   return { raws, invalid }

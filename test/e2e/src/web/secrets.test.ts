@@ -972,12 +972,16 @@ describe("bulk import", () => {
     await page.goto(`${served.base}/projects/${slug}`)
     await page.getByRole("button", { name: "Import…" }).click()
     const dialog = page.getByRole("dialog", { name: "Import secrets" })
-    await dialog.getByLabel(/Or paste it here/).fill("BARE_EMPTY=\nQUOTED_EMPTY=''\nFILLED=x\nWAS_SET=")
+    // A comment right after `=`, as a .env.example leaves a value to fill in, is no value: not "# fill me in".
+    await dialog
+      .getByLabel(/Or paste it here/)
+      .fill("BARE_EMPTY=\nQUOTED_EMPTY=''\nFILLED=x\nWAS_SET=\nTO_FILL= # fill me in")
     await dialog.getByRole("button", { name: "Preview" }).click()
-    await dialog.getByRole("button", { name: "Import 4 secrets" }).click()
-    await page.getByText("Imported 4 secrets into development").waitFor()
+    await dialog.getByRole("button", { name: "Import 5 secrets" }).click()
+    await page.getByText("Imported 5 secrets into development").waitFor()
     await expect.poll(() => cellsOf(page, "BARE_EMPTY"), POLL).toEqual(["empty", "missing", "missing"])
     expect(await cellsOf(page, "QUOTED_EMPTY")).toEqual(["empty", "missing", "missing"])
+    expect(await cellsOf(page, "TO_FILL")).toEqual(["empty", "missing", "missing"])
     expect(await cellsOf(page, "FILLED")).toEqual(["present", "missing", "missing"])
     // A value replaced by an empty one too (its version 2).
     expect(await cellsOf(page, "WAS_SET")).toEqual(["empty", "missing", "missing"])
