@@ -1106,6 +1106,21 @@ describe("compare", () => {
     await row("SHARED").getByText("only in development").waitFor()
   })
 
+  it("marks a value saved empty as empty, as the grid does, without reading it", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Compare empty ${people}`, {
+      development: { BLANK: "", FILLED: "x" },
+      staging: { FILLED: "y" },
+    })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}/compare?compare=development&with=staging`)
+    const row = (key: string) => page.getByRole("row", { name: new RegExp(`^${key}`) })
+    await row("FILLED").filter({ hasText: "in both" }).waitFor()
+    expect(await row("BLANK").locator("td").first().textContent()).toBe("empty")
+    expect(await row("FILLED").locator("td").first().textContent()).toBe("present")
+    expect((await auditOf(owner.api, slug)).filter((entry) => entry.action === "secret.read")).toEqual([])
+  })
+
   it("keeps the two environments in the address: a reload or a link compares the same pair", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Compare address ${people}`, {

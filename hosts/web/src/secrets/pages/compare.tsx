@@ -43,6 +43,9 @@ const copiesOf = (row: GridRow, names: readonly [string, string], values: Values
   return values === undefined || values[0] === values[1] ? [] : [copy(0), copy(1)]
 }
 
+const badgeOf = (cell: GridRow["cells"][number]) =>
+  cell === undefined ? "missing" : cell.empty === true ? "empty" : "present"
+
 const CompareRow = ({
   row,
   slug,
@@ -117,9 +120,8 @@ const CompareRow = ({
           {values !== undefined && cell !== undefined ? (
             <pre class="secret-value">{values[index] === "" ? "(empty)" : values[index]}</pre>
           ) : (
-            <span class={`badge ${cell === undefined ? "missing" : "present"}`}>
-              {cell === undefined ? "missing" : "present"}
-            </span>
+            // As the grid says it: a value saved empty is known from the list, so it is "empty", not "present".
+            <span class={`badge ${badgeOf(cell)}`}>{badgeOf(cell)}</span>
           )}
         </td>
       ))}
