@@ -46,6 +46,18 @@ const parseCore = (version: string): ParsedVersion | undefined => {
   }
 }
 
+const PARTS = ["major", "minor", "patch"] as const
+
+/** For a string of the grammar: the part above JavaScript's safe integers, named as the service names it. */
+const largePart = (version: string): string | undefined => {
+  const match = GRAMMAR.exec(version)
+  if (match === null) return undefined
+  const index = [match[1], match[2], match[3]].findIndex((part) => !Number.isSafeInteger(Number(part)))
+  return index === -1
+    ? undefined
+    : `its ${PARTS[index]} number ${match[index + 1]} is above ${Number.MAX_SAFE_INTEGER}, the largest accepted`
+}
+
 /** Why the service would refuse to add `version`, phrased as it phrases it; `undefined` when it is acceptable. */
 export const versionProblem = (version: string): string | undefined => {
   if (version.length === 0) return "it must not be empty"
@@ -56,6 +68,8 @@ export const versionProblem = (version: string): string | undefined => {
     return "only letters, digits, '.', '-' and '+' are allowed (surrounding whitespace is not removed)"
   }
   if (parseCore(version) === undefined) {
+    const tooLarge = largePart(version)
+    if (tooLarge !== undefined) return tooLarge
     // A tag's name ("v1.2.0") is the most common slip: say what would be taken.
     return /^[vV]/.test(version) && versionProblem(version.slice(1)) === undefined
       ? `it is not a semantic version: write ${version.slice(1)}, without the leading ${version[0]}`
@@ -85,20 +99,25 @@ export const parseVersion = (version: string): ParsedVersion | undefined =>
 
 const NUMBER = /^[0-9]+$/
 
-/** semver's identifier order: numbers numerically and before words, words by code unit. */
-const compareIdentifiers = (a: string, b: string): number => {
+/**
+ * The service's identifier order: numbers before words, words by code unit, numbers numerically. Pre-release numbers
+ * exactly, however large (they have no leading zeros, so the longer is larger; `core/schemas` `comparePrecedence`);
+ * build metadata's as `semver` compares them, as JavaScript numbers.
+ */
+const compareIdentifiers = (a: string, b: string, exact: boolean): number => {
   const aNumber = NUMBER.test(a)
   const bNumber = NUMBER.test(b)
-  if (aNumber && bNumber) return Math.sign(Number(a) - Number(b))
+  if (aNumber && bNumber && !exact) return Math.sign(Number(a) - Number(b))
+  if (aNumber && bNumber && a.length !== b.length) return a.length < b.length ? -1 : 1
   if (aNumber !== bNumber) return aNumber ? -1 : 1
   return a === b ? 0 : a < b ? -1 : 1
 }
 
-const compareLists = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): number => {
+const compareLists = (a: ReadonlyArray<string>, b: ReadonlyArray<string>, exact: boolean): number => {
   for (let index = 0; index < Math.max(a.length, b.length); index++) {
     if (index >= a.length) return -1
     if (index >= b.length) return 1
-    const order = compareIdentifiers(a[index]!, b[index]!)
+    const order = compareIdentifiers(a[index]!, b[index]!, exact)
     if (order !== 0) return order
   }
   return 0
@@ -111,10 +130,10 @@ const compareParsed = (a: ParsedVersion, b: ParsedVersion): number => {
   const aRelease = a.prerelease.length === 0
   const bRelease = b.prerelease.length === 0
   if (aRelease !== bRelease) return aRelease ? 1 : -1
-  const pre = aRelease ? 0 : compareLists(a.prerelease, b.prerelease)
+  const pre = aRelease ? 0 : compareLists(a.prerelease, b.prerelease, true)
   if (pre !== 0) return pre
   // Then build metadata, as semver's compareBuild: none first.
-  return compareLists(a.build, b.build)
+  return compareLists(a.build, b.build, false)
 }
 
 /**
