@@ -43,6 +43,12 @@ describe("parseDotenv", () => {
       { numRuns: 500 },
     )
     expect(read(`SINGLE='it'\\''s $HOME'\n`)).toEqual([{ key: "SINGLE", value: "it's $HOME" }])
+    // What no shell variable can hold is left out and named, as what no shell name can be.
+    expect(toShell({ A: "1", "B.C": "2", D: "x\0y" })).toEqual({
+      text: "export A='1'\n",
+      skipped: ["B.C"],
+      holdingNul: ["D"],
+    })
   })
 
   it("reads one shell word as a value: parts side by side, a bare backslash before a blank or quote, not before a letter", () => {

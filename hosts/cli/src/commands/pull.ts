@@ -26,9 +26,13 @@ const render = (where: Target, format: PullFormat) =>
       case "json":
         return `${JSON.stringify(yield* exportJson(where), null, 2)}\n`
       case "shell": {
-        const { text, skipped } = toShell(yield* exportJson(where))
+        const { text, skipped, holdingNul } = toShell(yield* exportJson(where))
         if (skipped.length > 0)
           yield* note(`left out ${skipped.length} key(s) that are not shell names: ${skipped.join(", ")}`)
+        if (holdingNul.length > 0)
+          yield* note(
+            `left out ${holdingNul.join(", ")}: a value holding a NUL character cannot be a shell variable's (read it with coffer secrets get KEY)`,
+          )
         return text
       }
       case "example":
