@@ -98,6 +98,10 @@ describe("parseDotenv", () => {
     expect(failure("C = v\n")).toContain(
       "line 1: unexpected text after the value of C (write KEY=value, with no space after =)",
     )
+    // A key the service refuses is named with its reason, not as a line that is no entry at all.
+    expect(failure("A=1\nCLÉ=x\n")).toMatch(/line 2: .*É/)
+    expect(failure("A=1\nexport MY KEY=x\n")).toMatch(/line 2: .*" "/)
+    expect(failure("A=1\nnot an entry\n")).toContain("line 2: expected KEY=value")
   })
 
   it("reads a JSON object in the order written, numbers and true/false as their text, and refuses anything else", () => {

@@ -16,9 +16,10 @@
  *
  * So a pulled `.env` pushed back gives every value exactly. Keys are checked by the service, not here.
  */
-import { jsonImportMembers } from "@coffer/secrets"
+import { jsonImportMembers, parseSecretKey } from "@coffer/secrets"
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
 import { type CofferFailure, usage } from "./failure.js"
 import { parseJsonText } from "./jsonText.js"
 
@@ -57,7 +58,15 @@ export const parseDotenv = (text: string): Effect.Effect<ReadonlyArray<Entry>, C
       continue
     }
     const match = KEY.exec(trimmed)
-    if (match === null) return fail("expected KEY=value")
+    if (match === null) {
+      // A key the service would refuse (`CLÉ=x`) is named with the service's reason, as `secrets set` names it.
+      const named = trimmed
+        .slice(0, Math.max(trimmed.indexOf("="), 0))
+        .replace(/^export[ \t]+/, "")
+        .trim()
+      const refusal = named === "" ? undefined : parseSecretKey(named)
+      return fail(refusal !== undefined && Result.isFailure(refusal) ? refusal.failure.message : "expected KEY=value")
+    }
     const key = match[1] ?? ""
     let position = at + (rawLine.length - trimmed.length) + match[0].length
     // A value is one shell word: quoted and bare parts side by side (`'it'\''s'`, as `pull --format shell` writes a
