@@ -57,6 +57,21 @@ describe("resolveSettings", () => {
     )
   })
 
+  it("takes scheme and host in any case as one URL, a key stored under another case (by an earlier version) too", () => {
+    expect(resolveSettings({ flags: { url: "HTTP://User/" }, env: {}, userConfig })).toMatchObject({
+      url: "http://user",
+      token: "cfk_user",
+    })
+    const older = { tokens: { "HTTPS://Coffer.Example.com/Base": "cfk_older" } }
+    expect(
+      resolveSettings({ flags: { url: "https://coffer.example.com/Base" }, env: {}, userConfig: older }),
+    ).toMatchObject({ url: "https://coffer.example.com/Base", token: "cfk_older" })
+    // The path is the server's to read: its case counts.
+    expect(
+      resolveSettings({ flags: { url: "https://coffer.example.com/base" }, env: {}, userConfig: older }).token,
+    ).toBeUndefined()
+  })
+
   it("sends COFFER_TOKEN to a URL only a .coffer.json names when the person knows that URL, else says why not", () => {
     const env = { COFFER_TOKEN: "cfk_env", COFFER_SCHEMAS_TOKEN: "cfs_env" }
     const planted = { url: "http://attacker", schemasUrl: "http://attacker-schemas" }

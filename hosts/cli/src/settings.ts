@@ -64,7 +64,26 @@ const first = (...values: ReadonlyArray<string | undefined>): string | undefined
   values.map(nonEmpty).find((value) => value !== undefined)
 
 /** A base URL in one spelling, so that a stored token is found whichever way the URL was typed. */
-export const normalizeUrl = (url: string): string => url.trim().replace(/\/+$/, "")
+export const normalizeUrl = (url: string): string =>
+  url
+    .trim()
+    .replace(/\/+$/, "")
+    // Scheme and host are the same in any case (`HTTP://Host` is `http://host`): one server, one stored key.
+    .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (origin) => origin.toLowerCase())
+
+/**
+ * The key stored for `url` (normalized), under its own form or one an earlier version stored it under (before
+ * scheme and host were lower-cased).
+ */
+export const storedUnder = (
+  tokens: Readonly<Record<string, string>> | undefined,
+  url: string,
+): readonly [stored: string, token: string] | undefined => {
+  if (tokens === undefined) return undefined
+  const exact = tokens[url]
+  if (exact !== undefined) return [url, exact]
+  return Object.entries(tokens).find(([stored]) => normalizeUrl(stored) === url)
+}
 
 /** `url` with any user name and password taken out: the form in which a URL may appear in a message. */
 export const withoutCredentials = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#@]*@/i, "$1")
@@ -95,12 +114,12 @@ export const urlProblem = (url: string): string | undefined => {
 }
 
 const storedToken = (config: UserConfig | undefined, url: string | undefined): string | undefined =>
-  url === undefined ? undefined : config?.tokens?.[normalizeUrl(url)]
+  url === undefined ? undefined : storedUnder(config?.tokens, normalizeUrl(url))?.[1]
 
 /** A URL the person chose or logged in to: their config file's default, or one it holds a token for. */
 const known = (config: UserConfig | undefined, url: string) =>
   [config?.url, config?.schemasUrl].some((mine) => mine !== undefined && normalizeUrl(mine) === url) ||
-  config?.tokens?.[url] !== undefined
+  storedUnder(config?.tokens, url) !== undefined
 
 /** Where each service's URL and token come from: the same key in flags, `.coffer.json` and the config file. */
 const SOURCES = {

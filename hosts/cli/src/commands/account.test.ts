@@ -47,6 +47,14 @@ describe("logout", () => {
     expect(await logout([], {})).toEqual([0, `coffer: no stored key for ${SECRETS}, ${SCHEMAS}\n`])
   })
 
+  it("forgets a key an earlier version stored under another case of the URL", async () => {
+    const upper = SECRETS.replace("http", "HTTP")
+    expect(await logout(["--url", SECRETS.toUpperCase()], { [upper]: `cfk_${"k".repeat(43)}` })).toEqual([
+      0,
+      `coffer: forgot the stored key for ${upper} (revoke it in the web app if leaked)\n`,
+    ])
+  })
+
   it("says that a token variable still set is still used", async () => {
     const env = { COFFER_TOKEN: `cfk_${"k".repeat(43)}` }
     expect(await logout(["--all"], { [SECRETS]: env.COFFER_TOKEN }, env)).toEqual([

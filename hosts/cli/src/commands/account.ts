@@ -23,7 +23,7 @@ import { json, line, note } from "../output.js"
 import { removeFile } from "../privateFile.js"
 import { platforms } from "../schemasApi.js"
 import { environments, type KeyIdentity, type Me, me } from "../secretsApi.js"
-import type { UserConfig } from "../settings.js"
+import { normalizeUrl, type UserConfig } from "../settings.js"
 import { PROJECT_FILE, readUserConfig, userConfigPath, writeProjectFile, writeUserConfig } from "../settingsFiles.js"
 import { readSecretInput } from "../stdin.js"
 import { requireEnvironment, resolveTarget } from "../target.js"
@@ -65,10 +65,12 @@ const storeToken = (serviceUrl: string, token: string, field: keyof typeof URL_S
   Effect.gen(function* () {
     const { env: environment } = yield* Invocation
     const config: UserConfig = (yield* readUserConfig(environment)) ?? {}
+    // An entry an earlier version stored under another case of the same URL is replaced, not kept beside it.
+    const others = Object.entries(config.tokens ?? {}).filter(([stored]) => normalizeUrl(stored) !== serviceUrl)
     yield* writeUserConfig(environment, {
       ...config,
       [field]: serviceUrl,
-      tokens: { ...config.tokens, [serviceUrl]: token },
+      tokens: { ...Object.fromEntries(others), [serviceUrl]: token },
     })
     const previous = config[field]
     return { file: userConfigPath(environment), replaced: previous === serviceUrl ? undefined : previous }
@@ -209,12 +211,14 @@ export const logout = Command.make(
     const config = yield* readUserConfig(environment)
     if (config === undefined) return yield* note(`no stored keys${stillSetNote(environment)}`)
     const forget = new Set(
-      flags.all
+      (flags.all
         ? Object.keys(config.tokens ?? {})
-        : [settings.url, settings.schemasUrl].filter((item): item is string => item !== undefined),
+        : [settings.url, settings.schemasUrl].filter((item): item is string => item !== undefined)
+      ).map(normalizeUrl),
     )
-    const kept = Object.fromEntries(Object.entries(config.tokens ?? {}).filter(([server]) => !forget.has(server)))
-    const forgotten = Object.keys(config.tokens ?? {}).filter((server) => forget.has(server))
+    const forgets = (server: string) => forget.has(normalizeUrl(server))
+    const kept = Object.fromEntries(Object.entries(config.tokens ?? {}).filter(([server]) => !forgets(server)))
+    const forgotten = Object.keys(config.tokens ?? {}).filter(forgets)
     const still = stillSetNote(environment)
     if (forgotten.length === 0) {
       const asked = [...forget].join(", ")
