@@ -31,13 +31,14 @@ export const LOGOUT_PATH = "/api/auth/logout"
 const MAX_EMAIL_LENGTH = 254
 
 /**
- * `local@domain`, without spaces, control characters (a NUL would reach the store, where Postgres refuses it) or
- * format characters (a right-to-left override would show another address in member lists and the audit log), as
- * typed: nothing is trimmed or guessed.
+ * `local@domain`, without spaces, control characters (a NUL would reach the store, where Postgres refuses it),
+ * format characters (a right-to-left override would show another address in member lists and the audit log) or
+ * unpaired surrogates (UTF-8 cannot store them: SQLite kept bytes that read back as another address, Postgres
+ * U+FFFD, so that a second address signed in to the same account), as typed: nothing is trimmed or guessed.
  */
 export const Email = Schema.String.check(
   Schema.isMaxLength(MAX_EMAIL_LENGTH),
-  Schema.isPattern(/^[^\s@\p{Cc}\p{Cf}]+@[^\s@\p{Cc}\p{Cf}]+$/u, {
+  Schema.isPattern(/^[^\s@\p{Cc}\p{Cf}\p{Cs}]+@[^\s@\p{Cc}\p{Cf}\p{Cs}]+$/u, {
     message: "expected an e-mail address such as ada@example.com",
   }),
 )

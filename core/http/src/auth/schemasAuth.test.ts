@@ -157,6 +157,7 @@ describe("schemas sign-in routes", () => {
       { email: "ada@example.com", groups: ["admins\u202e"] },
       { email: "\u00fc\u202e@example.com" },
       { email: "ada\u200b@example.com" },
+      { email: "ada\ud800@example.com" },
     ]) {
       const response = await app.request(devLogin(body))
       expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(400)

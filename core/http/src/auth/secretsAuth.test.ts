@@ -162,6 +162,10 @@ describe("secrets sign-in routes", () => {
       { email: " ada@example.com" },
       { email: "ada\u0000@example.com" },
       { email: "ada@example.com\u0007" },
+      // An unpaired surrogate cannot be stored as UTF-8: SQLite kept bytes that read back as another address, and
+      // Postgres stored U+FFFD, so "ada\ufffd@example.com" then signed in to the same account.
+      { email: "ada\ud800@example.com" },
+      { email: "ada@example.com\udc00" },
       { email: `${"a".repeat(250)}@example.com` },
     ]) {
       const response = await app.request(devLogin(body))
