@@ -85,7 +85,7 @@ export class SecretChangedMeanwhile extends Schema.TaggedError<SecretChangedMean
   override get message(): string {
     const { key, expectedVersion, currentVersion } = this
     if (currentVersion === 0)
-      return `${key} does not exist (expected version ${expectedVersion}): it was deleted since it was read`
+      return `${key} does not exist (expected version ${expectedVersion}): it was deleted since it was read, or never created`
     if (expectedVersion === 0) return `${key} exists already (version ${currentVersion}): it was expected not to exist`
     // Only a deletion's check-and-set, which also compares the secret's id, can find the version it expected.
     if (currentVersion === expectedVersion)

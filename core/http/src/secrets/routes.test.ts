@@ -336,7 +336,7 @@ describe("secrets", () => {
     expect(await write("postgres://mine", 2)).toMatchObject({
       status: 409,
       body: {
-        error: "DATABASE_URL does not exist (expected version 2): it was deleted since it was read",
+        error: "DATABASE_URL does not exist (expected version 2): it was deleted since it was read, or never created",
         currentVersion: 0,
       },
     })

@@ -215,7 +215,7 @@ describe("secrets", () => {
     })
     await world.run(deleteSecret(ada, "alpha", "development", "DATABASE_URL"))
     expect(await refused("mine", 2)).toEqual(
-      refusal(0, "does not exist (expected version 2): it was deleted since it was read"),
+      refusal(0, "does not exist (expected version 2): it was deleted since it was read, or never created"),
     )
     expect(failure(await world.exit(getSecret(ada, "alpha", "development", "DATABASE_URL")))).toMatchObject({
       _tag: "SecretNotFound",
