@@ -71,6 +71,14 @@ export const can = (actor: Standing, action: Action): boolean => {
 }
 
 /**
+ * The role an actor acts with, the `role` a project answers with ("the caller's role", seed 001 §3): a person's own;
+ * a key's is what it may do, its scope bounded by its holder's role. Never `owner` (no key manages a project), and
+ * `write` only for a write key whose holder may write.
+ */
+export const roleOf = (actor: Standing): Role =>
+  actor.kind === "session" ? actor.role : can(actor, "writeSecrets") ? "write" : "read"
+
+/**
  * Whether a person with `role` may hold a key of `scope` (§4 API keys): a write key needs write access, so
  * read members create only read keys.
  */

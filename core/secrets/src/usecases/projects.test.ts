@@ -1,10 +1,11 @@
 import { Cipher, MasterKeyCheck } from "@coffer/kernel"
-import { cipherLayer, failure, makeWorld, newMasterKey, type World } from "@coffer/test-kit/secrets"
+import { type Actor, cipherLayer, failure, makeWorld, newMasterKey, type World } from "@coffer/test-kit/secrets"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { authenticateApiKey, createApiKey } from "./apiKeys.js"
 import { listAuditLog } from "./audit.js"
 import { createEnvironment } from "./environments.js"
+import { acceptInvite, createInvite, updateMemberRole } from "./people.js"
 import { createProject, deleteProject, getProject, listProjects } from "./projects.js"
 import { getSecret, setSecret } from "./secrets.js"
 
@@ -130,5 +131,30 @@ describe("projects", () => {
     expect((await world.run(listProjects(key))).projects.map((p) => p.slug)).toEqual(["alpha"])
     expect(failure(await world.exit(getProject(key, "beta")))).toMatchObject({ _tag: "ProjectNotFound" })
     expect(failure(await world.exit(createProject(key, { name: "Gamma" })))).toMatchObject({ _tag: "Forbidden" })
+  })
+
+  it("answers a key with the role it acts with: its scope, bounded by its holder's role, never owner", async () => {
+    world = makeWorld()
+    const ada = world.person()
+    const bob = world.person()
+    await world.run(createProject(ada, { name: "Alpha" }))
+    const { token } = await world.run(createInvite(ada, "alpha", { role: "write", publicOrigin: "http://x" }))
+    await world.run(acceptInvite(bob, token))
+    const keyOf = async (holder: typeof ada, scope: "read" | "write") => {
+      const created = await world.run(createApiKey(holder, { name: `${scope} key`, projectSlug: "alpha", scope }))
+      return world.run(authenticateApiKey(created.key, null))
+    }
+    const roles = async (actor: Actor) => [
+      (await world.run(listProjects(actor))).projects[0]?.role,
+      (await world.run(getProject(actor, "alpha"))).project.role,
+    ]
+    expect(await roles(ada)).toEqual(["owner", "owner"])
+    expect(await roles(await keyOf(ada, "write"))).toEqual(["write", "write"])
+    expect(await roles(await keyOf(ada, "read"))).toEqual(["read", "read"])
+    const bobsWriteKey = await keyOf(bob, "write")
+    expect(await roles(bobsWriteKey)).toEqual(["write", "write"])
+    // Its holder moved down to read: so does what the key does, and says.
+    await world.run(updateMemberRole(ada, "alpha", bob.userId, "read"))
+    expect(await roles(bobsWriteKey)).toEqual(["read", "read"])
   })
 })

@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import { type Actor, authorize, projectNotFound, reachFor, sessionOnly } from "../access.js"
 import { DEFAULT_ENVIRONMENTS, type InvalidName } from "../domain/names.js"
 import { bySlug, byStage, sorted } from "../domain/order.js"
+import { roleOf } from "../domain/permissions.js"
 import { deriveSlug, parseProjectName } from "../domain/slug.js"
 import type { ProjectExists, ProjectNotFound } from "../errors.js"
 import { SecretStore } from "../SecretStore.js"
@@ -28,8 +29,15 @@ import { forgetDataKey } from "./dataKeys.js"
 export const listProjects = Effect.fn("Secrets.listProjects")(function* (actor: Actor) {
   const store = yield* SecretStore
   const found = sorted(yield* store.listProjects(actor.userId), bySlug)
-  const visible = actor.kind === "apiKey" ? found.filter(({ project }) => project.id === actor.projectId) : found
-  return { projects: visible.map(({ project, role }) => projectView(project, role)) }
+  if (actor.kind === "session") return { projects: found.map(({ project, role }) => projectView(project, role)) }
+  // A key sees its own project, with the role it acts with there, not its holder's.
+  return {
+    projects: found
+      .filter(({ project }) => project.id === actor.projectId)
+      .map(({ project, role }) =>
+        projectView(project, roleOf({ kind: "apiKey", scope: actor.scope, holderRole: role })),
+      ),
+  }
 })
 
 /** What creating and deleting a project need: a data key comes from the cipher, and leaves its memory. */
@@ -74,7 +82,10 @@ export const getProject = Effect.fn("Secrets.getProject")(function* (actor: Acto
   const access = yield* reachFor(actor, slug, "read")
   const store = yield* SecretStore
   const environments = sorted(yield* store.listEnvironments(access.project.id), byStage)
-  return { project: projectView(access.project, access.role), environments: environments.map(environmentView) }
+  return {
+    project: projectView(access.project, roleOf(access.standing)),
+    environments: environments.map(environmentView),
+  }
 })
 
 /**
