@@ -202,11 +202,14 @@ describe("SignIn", () => {
     expect(retry._tag).toBe("Success")
   })
 
-  it("takes the provider's e-mail only when it has one without control characters", async () => {
+  it("takes the provider's e-mail only when it has one without control characters or unpaired surrogates", async () => {
     const signedIn = (email: string | undefined) =>
       ({ issuer: ISSUER, subject: "ada", email, claims: {} }) as unknown as Identity.SignedIn
     expect(await Effect.runPromise(SignIn.emailOf(signedIn("ada@example.com")))).toBe("ada@example.com")
-    for (const email of [undefined, "", "ada\u0000@example.com", "ada@example.com\n"]) {
+    expect(await Effect.runPromise(SignIn.emailOf(signedIn("ada\u{1f600}@example.com")))).toBe(
+      "ada\u{1f600}@example.com",
+    )
+    for (const email of [undefined, "", "ada\u0000@example.com", "ada@example.com\n", "ada\ud800@example.com"]) {
       const refused = await Effect.runPromise(Effect.flip(SignIn.emailOf(signedIn(email))))
       expect([email, refused.reason]).toEqual([email, "email"])
     }

@@ -64,15 +64,24 @@ export const identity: Effect.Effect<Identity.Identity["Service"], SignInOff> = 
 const identityError = (reason: Identity.IdentityError["reason"], message: string) =>
   new Identity.IdentityError({ reason, message })
 
-/** Control characters: no address has one, and a NUL would reach the store, where Postgres refuses it. */
-const CONTROL = /\p{Cc}/u
+/**
+ * Control characters and unpaired surrogates: no address has one. A NUL would reach the store, where Postgres refuses
+ * it; an unpaired surrogate cannot be stored as UTF-8 (SQLite keeps bytes that read back as another address, Postgres
+ * U+FFFD, which another address may then share), as the development login's `Email` refuses it too.
+ */
+const CONTROL = /[\p{Cc}\p{Cs}]/u
 
 /** The e-mail of a sign-in; the adapter refuses sign-ins without one, this keeps the rule where it is used. */
 export const emailOf = (signedIn: Identity.SignedIn): Effect.Effect<string, Identity.IdentityError> =>
   signedIn.email === undefined || signedIn.email === ""
     ? Effect.fail(identityError("email", "The identity provider gave no e-mail address"))
     : CONTROL.test(signedIn.email)
-      ? Effect.fail(identityError("email", "The identity provider gave an e-mail address with control characters"))
+      ? Effect.fail(
+          identityError(
+            "email",
+            "The identity provider gave an e-mail address with control characters or unpaired surrogates",
+          ),
+        )
       : Effect.succeed(signedIn.email)
 
 /** The provider's session id for this sign-in, for back-channel logout by `sid`. */
