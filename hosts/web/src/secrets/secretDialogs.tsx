@@ -14,6 +14,7 @@ import {
   setSecret,
 } from "../api/secrets.js"
 import { ActionButton, Alert, CopyButton, Dialog, Field, formatTime, Select, TextArea } from "../ui/components.js"
+import { HiddenCharactersNote } from "../ui/hiddenCharacters.js"
 import { Link } from "../ui/router.js"
 import { toast } from "../ui/toast.js"
 import { useAction } from "../ui/useAction.js"
@@ -121,9 +122,12 @@ const EnvironmentValue = ({
           {value === "" ? (
             <p class="muted">(empty value)</p>
           ) : (
-            <output class="secret-value" aria-label={`Value of ${secretKey} in ${name}`}>
-              {value}
-            </output>
+            <>
+              <output class="secret-value" aria-label={`Value of ${secretKey} in ${name}`}>
+                {value}
+              </output>
+              <HiddenCharactersNote value={value} />
+            </>
           )}
         </div>
       )}

@@ -214,7 +214,7 @@ describe("the secrets grid", () => {
   it("edits from the current value, warns before adding over a key, and reveals keys named like the exports", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Kept ${people}`, {
-      development: { KEEP: "kept", json: "j-value", ".env": "dot-value" },
+      development: { KEEP: "kept", json: "j-value", ".env": "dot-value", TRICK: "\u202Elive", PLAIN: "live" },
     })
     const { page } = owner
     await page.goto(`${served.base}/projects/${slug}`)
@@ -231,6 +231,18 @@ describe("the secrets grid", () => {
       expect(await dialog.getByLabel(`Value of ${key} in development`).textContent()).toBe(value)
       await dialog.getByRole("button", { name: "Close" }).click()
     }
+    // A value drawn reversed by a control character is named as such beside it; a plain one is not.
+    await page.getByRole("button", { name: "TRICK", exact: true }).click()
+    const tricked = page.getByRole("dialog", { name: "TRICK" })
+    await tricked.getByRole("button", { name: "Reveal TRICK in development" }).click()
+    expect(await tricked.getByRole("note").textContent()).toMatch(/invisible or change the order .*\(U\+202E\)/)
+    await tricked.getByRole("button", { name: "Close" }).click()
+    await page.getByRole("button", { name: "PLAIN", exact: true }).click()
+    const plain = page.getByRole("dialog", { name: "PLAIN" })
+    await plain.getByRole("button", { name: "Reveal PLAIN in development" }).click()
+    await plain.getByLabel("Value of PLAIN in development").waitFor()
+    expect(await plain.getByRole("note").count()).toBe(0)
+    await plain.getByRole("button", { name: "Close" }).click()
     const audit = await auditOf(owner.api, slug)
     expect(audit.filter((entry) => entry.action === "secrets.exported")).toEqual([])
     expect(audit).toContainEqual(expect.objectContaining({ action: "secret.read", targetKey: "json@1" }))

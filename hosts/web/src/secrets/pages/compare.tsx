@@ -9,6 +9,7 @@
 import { useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import { currentVersionOf, listSecrets, readSecret } from "../../api/secrets.js"
 import { ActionButton, Alert, Loading, Select } from "../../ui/components.js"
+import { HiddenCharactersNote } from "../../ui/hiddenCharacters.js"
 import { type Params, useQueryState } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
@@ -118,7 +119,10 @@ const CompareRow = ({
       {[left, right].map((cell, index) => (
         <td key={names[index]} data-label={names[index]}>
           {values !== undefined && cell !== undefined ? (
-            <pre class="secret-value">{values[index] === "" ? "(empty)" : values[index]}</pre>
+            <>
+              <pre class="secret-value">{values[index] === "" ? "(empty)" : values[index]}</pre>
+              <HiddenCharactersNote value={values[index] ?? ""} />
+            </>
           ) : (
             // As the grid says it: a value saved empty is known from the list, so it is "empty", not "present".
             <span class={`badge ${badgeOf(cell)}`}>{badgeOf(cell)}</span>

@@ -9,6 +9,7 @@ import { useState } from "preact/hooks"
 import { listVersions, readVersion, restoreVersion, type VersionListItem } from "../../api/secrets.js"
 import { ActionButton, Alert, CopyButton, EmailAddress, formatTime, Loading } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
+import { HiddenCharactersNote } from "../../ui/hiddenCharacters.js"
 import { Link, type Params } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
@@ -56,9 +57,12 @@ const VersionRow = ({
       <td data-label="When">{formatTime(item.createdAt)}</td>
       <td class="value-cell">
         {value === undefined ? null : (
-          <output class="secret-value" aria-label={`Value of version ${item.version}`}>
-            {value === "" ? "(empty)" : value}
-          </output>
+          <>
+            <output class="secret-value" aria-label={`Value of version ${item.version}`}>
+              {value === "" ? "(empty)" : value}
+            </output>
+            <HiddenCharactersNote value={value} />
+          </>
         )}
         <div class="row">
           {/* One button that turns from Reveal into Hide, so that the keyboard focus stays on it. */}
