@@ -537,3 +537,16 @@ export class SecretStore extends Context.Service<
     ) => Effect.Effect<number, StoreUnavailable>
   }
 >()("@coffer/secrets/SecretStore") {}
+
+/** The data-key part of the port (rule 10), which each store implements in a module of its own. */
+export type DataKeysPart = Pick<
+  SecretStore["Service"],
+  | "listDataKeys"
+  | "findDataKey"
+  | "replaceDataKey"
+  | "addDataKey"
+  | "markDataKeyRotations"
+  | "endDataKeyRotations"
+  | "listSealedValues"
+  | "replaceSealedValues"
+>

@@ -75,15 +75,8 @@ export const normalizeUrl = (url: string): string =>
  * The key stored for `url` (normalized), under its own form or one an earlier version stored it under (before
  * scheme and host were lower-cased).
  */
-export const storedUnder = (
-  tokens: Readonly<Record<string, string>> | undefined,
-  url: string,
-): readonly [stored: string, token: string] | undefined => {
-  if (tokens === undefined) return undefined
-  const exact = tokens[url]
-  if (exact !== undefined) return [url, exact]
-  return Object.entries(tokens).find(([stored]) => normalizeUrl(stored) === url)
-}
+const storedUnder = (tokens: Readonly<Record<string, string>> | undefined, url: string): string | undefined =>
+  tokens?.[url] ?? Object.entries(tokens ?? {}).find(([stored]) => normalizeUrl(stored) === url)?.[1]
 
 /** `url` with any user name and password taken out: the form in which a URL may appear in a message. */
 export const withoutCredentials = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#@]*@/i, "$1")
@@ -114,7 +107,7 @@ export const urlProblem = (url: string): string | undefined => {
 }
 
 const storedToken = (config: UserConfig | undefined, url: string | undefined): string | undefined =>
-  url === undefined ? undefined : storedUnder(config?.tokens, normalizeUrl(url))?.[1]
+  url === undefined ? undefined : storedUnder(config?.tokens, normalizeUrl(url))
 
 /** A URL the person chose or logged in to: their config file's default, or one it holds a token for. */
 const known = (config: UserConfig | undefined, url: string) =>

@@ -13,7 +13,7 @@ import type { HostSettings } from "./config/hostSettings.js"
 const KEY = "cache"
 
 /** The instance's cache as recorded: the mode and Redis prefix, never the URL (it may hold a password). */
-export const cacheModeOf = (settings: HostSettings): string =>
+const cacheModeOf = (settings: HostSettings): string =>
   settings.redisUrl === undefined
     ? "in process (COFFER_REDIS_URL unset)"
     : `Redis (COFFER_REDIS_URL set, COFFER_REDIS_PREFIX=${settings.redisPrefix})`

@@ -15,21 +15,7 @@ import { sql } from "kysely"
 import type * as SqlStore from "../SqlStore.js"
 import { changed } from "./rows.js"
 
-type Store = SecretStore.SecretStore["Service"]
-
-export type DataKeysPart = Pick<
-  Store,
-  | "listDataKeys"
-  | "findDataKey"
-  | "replaceDataKey"
-  | "addDataKey"
-  | "markDataKeyRotations"
-  | "endDataKeyRotations"
-  | "listSealedValues"
-  | "replaceSealedValues"
->
-
-export const dataKeys = (store: SqlStore.SqlStore): DataKeysPart => {
+export const dataKeys = (store: SqlStore.SqlStore): SecretStore.DataKeysPart => {
   const { query } = store
   return {
     listDataKeys: Effect.gen(function* () {

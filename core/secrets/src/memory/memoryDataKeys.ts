@@ -5,29 +5,17 @@
  */
 import * as Effect from "effect/Effect"
 import type {
+  DataKeysPart,
   EnvironmentRecord,
   ProjectRecord,
   SealedRow,
   SealedVersion,
   SecretRecord,
-  SecretStore,
   VersionRecord,
 } from "../SecretStore.js"
 
 /** A version as the memory store keeps it: what a read answers, and what a restore brought back. */
 export type StoredVersion = SealedVersion & Pick<VersionRecord, "restoredFrom">
-
-type DataKeysPart = Pick<
-  SecretStore["Service"],
-  | "listDataKeys"
-  | "findDataKey"
-  | "replaceDataKey"
-  | "addDataKey"
-  | "markDataKeyRotations"
-  | "endDataKeyRotations"
-  | "listSealedValues"
-  | "replaceSealedValues"
->
 
 export interface MemoryState {
   readonly projects: Map<string, ProjectRecord>
