@@ -187,7 +187,7 @@ describe("coffer secrets pull and push", () => {
     // Refused input from stdin is named as stdin, and nothing is written.
     const broken = await coffer(["secrets", "push", "-"], { env, stdin: "E=ok\nnot a line\n" })
     expect(broken.code).toBe(1)
-    expect(broken.stderr).toContain("stdin: line 2: expected KEY=value")
+    expect(broken.stderr).toContain("stdin: line 2: not a KEY=value line")
     expect(Object.keys(await values())).toEqual(["A", "B", "C", "D"])
   })
 

@@ -5,6 +5,7 @@
 export * from "./apiKeyId.js"
 export * from "./audit.js"
 export * from "./dotenv.js"
+export * from "./dotenvImport.js"
 export * from "./jsonImport.js"
 export * from "./names.js"
 export * as Order from "./order.js"

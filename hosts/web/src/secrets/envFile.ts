@@ -1,14 +1,12 @@
 /**
- * Reading a pasted or dropped `.env` or JSON file for the import preview (issue 12 §4). The `.env` dialect is
- * the one the service exports (seed 001 §4 rules 1–3: bare, single-quoted literal, double-quoted with `\\`,
- * `\"`, `\$` and `` \` `` escaped) plus what other tools write: `export ` prefixes, comments, `\n` in double
- * quotes. `envFile.test.ts` checks that every export the server can write reads back to the same entries.
+ * Reading a pasted or dropped `.env` or JSON file for the import preview (issue 12 §4), as the command line's `push`
+ * and `import` read it: `.env` by `dotenvImport` and JSON by `jsonImportMembers`, both of `@coffer/secrets`.
+ * `envFile.test.ts` checks that every export the server can write reads back to the same entries.
  *
- * A JSON file is one object, read as the command line reads it (`jsonImportMembers` of `@coffer/secrets`): a
- * number or `true`/`false` is imported as its text as written, and the preview says which were; `null`, an array
- * or an object is refused, named by its key.
+ * A JSON number or `true`/`false` is imported as its text as written, and the preview says which were; `null`, an
+ * array or an object is refused, named by its key. Keys are checked here with the service's own sentences.
  */
-import { jsonImportMembers } from "@coffer/secrets"
+import { dotenvImport, jsonImportMembers } from "@coffer/secrets"
 import { nameProblem } from "./names.js"
 
 export interface ParsedEntry {
@@ -48,88 +46,14 @@ const keyProblem = (key: string): string | undefined =>
         ? nameProblem("secretKey", key)
         : "a key may hold only letters, digits, _, - and ."
 
-const DOUBLE_QUOTED_ESCAPES: Readonly<Record<string, string>> = {
-  "\\": "\\",
-  '"': '"',
-  $: "$",
-  "`": "`",
-  n: "\n",
-}
-
 type Raw = ParsedEntry
 
-const parseDotenv = (text: string): { raws: Array<Raw>; invalid: Array<Problem> } => {
-  const raws: Array<Raw> = []
-  const invalid: Array<Problem> = []
-  const lines = text.replace(/\r\n?/g, "\n").split("\n")
-  for (let index = 0; index < lines.length; index++) {
-    const lineNumber = index + 1
-    const line = lines[index]!
-    const trimmed = line.trim()
-    if (trimmed === "" || trimmed.startsWith("#")) continue
-    // Only the start: a quoted value that runs onto the next line keeps whatever ends its first line.
-    const assignment = line.trimStart().replace(/^export\s+/, "")
-    const equals = assignment.indexOf("=")
-    if (equals < 0) {
-      invalid.push({ line: lineNumber, key: undefined, reason: "not a KEY=value line" })
-      continue
-    }
-    const key = assignment.slice(0, equals).trim()
-    const afterEquals = assignment.slice(equals + 1)
-    let rest = afterEquals.replace(/^[ \t]+/, "")
-    const quote = rest[0]
-    if (quote === "'" || quote === '"') {
-      // A quoted value may run over several lines: gather until the closing quote.
-      let value = ""
-      let position = 1
-      let closed = false
-      for (;;) {
-        while (position < rest.length) {
-          const char = rest[position]!
-          if (quote === '"' && char === "\\" && position + 1 < rest.length) {
-            const next = rest[position + 1]!
-            value += DOUBLE_QUOTED_ESCAPES[next] ?? `\\${next}`
-            position += 2
-            continue
-          }
-          if (char === quote) {
-            closed = true
-            break
-          }
-          value += char
-          position++
-        }
-        if (closed || index + 1 >= lines.length) break
-        index++
-        value += "\n"
-        rest = `${rest.slice(0, position)}\n${lines[index]!}`
-        position++
-      }
-      if (!closed) {
-        invalid.push({
-          line: lineNumber,
-          key,
-          reason: `the ${quote === "'" ? "single" : "double"} quote is never closed`,
-        })
-        continue
-      }
-      const after = rest.slice(position + 1).trim()
-      if (after !== "" && !after.startsWith("#")) {
-        invalid.push({ line: lineNumber, key, reason: "unexpected text after the closing quote" })
-        continue
-      }
-      raws.push({ key, value, line: lineNumber })
-    } else {
-      // A `#` after a blank starts a comment, the blank after `=` included: `API_TOKEN= # fill me in` (as a
-      // .env.example writes it) is an empty value, as `coffer push` and a shell read it, not "# fill me in".
-      const comment = afterEquals.search(/\s#/)
-      raws.push({ key, value: (comment < 0 ? afterEquals : afterEquals.slice(0, comment)).trim(), line: lineNumber })
-    }
-  }
-  return { raws, invalid }
+const parseDotenv = (text: string): { raws: ReadonlyArray<Raw>; invalid: ReadonlyArray<Problem> } => {
+  const { entries, problems } = dotenvImport(text)
+  return { raws: entries, invalid: problems }
 }
 
-const parseJson = (text: string): { raws: Array<Raw>; invalid: Array<Problem> } | string => {
+const parseJson = (text: string): { raws: ReadonlyArray<Raw>; invalid: ReadonlyArray<Problem> } | string => {
   let data: unknown
   try {
     data = JSON.parse(text)
