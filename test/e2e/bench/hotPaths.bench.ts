@@ -33,6 +33,7 @@ import {
 import { pgReferenceOptions } from "./load/pgStatements.js"
 import {
   auditedReadTarget,
+  fill,
   type Engine,
   OWNER,
   postgres,
@@ -192,19 +193,6 @@ const secretsHost = async (engine: Engine): Promise<SecretsHost> => {
   return { host, base, ...(await secretsOwner(base)) }
 }
 
-/** Writes `count` secrets `KEY_<i>` into `env`, 32 at a time, through the API. */
-const fill = async (target: SecretsHost, env: string, count: number) => {
-  let next = 0
-  const load = await runLoad({
-    url: `${target.base}${SECRETS}/${env}/secrets`,
-    method: "POST",
-    headers: { cookie: target.cookie, "content-type": "application/json" },
-    body: () => JSON.stringify({ key: `KEY_${next++}`, value: `value-${next}-${"x".repeat(40)}` }),
-    amount: count,
-  })
-  if (load.statuses["2xx"] !== count) throw new Error(`filling ${env}: ${JSON.stringify(load.statuses)}`)
-}
-
 /** How long one export answers, body read, in ms. */
 const timeOnce = async (url: string, cookie: string) => {
   const began = performance.now()
@@ -306,8 +294,8 @@ const secretPaths = async (makeEngine: () => Promise<Engine | undefined>) => {
     )
 
     // Exports of 1,000 and 10,000 secrets.
-    await fill(target, "staging", 1_000)
-    await fill(target, "production", 10_000)
+    await fill(target.base, target.cookie, "staging", 1_000)
+    await fill(target.base, target.cookie, "production", 10_000)
     const cookie = target.cookie
     const base = `${target.base}${SECRETS}`
     const dotenv = await timedPair(`${base}/staging/secrets/.env`, `${base}/production/secrets/.env`, cookie)

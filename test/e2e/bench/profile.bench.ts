@@ -3,7 +3,7 @@
  * names a path): the built host started with `--cpu-prof`, set up and loaded as in `compare.bench.ts`, stopped,
  * and the functions that took the most of its main thread printed by self time, with their file.
  *
- *     COFFER_PROFILE=token|token-redis|poll|read|write [COFFER_PROFILE_ENGINE=sqlite|postgres] npx vitest bench --run --project unit test/e2e/bench/profile.bench.ts
+ *     COFFER_PROFILE=token|token-redis|poll|read|write|export [COFFER_PROFILE_ENGINE=sqlite|postgres] npx vitest bench --run --project unit test/e2e/bench/profile.bench.ts
  *
  * The `.cpuprofile` is kept (its path is printed) for Chrome's DevTools.
  */
@@ -15,6 +15,8 @@ import { bench, describe } from "vitest"
 import { runLoad } from "./load/load.js"
 import {
   auditedReadTarget,
+  exportTarget,
+  fill,
   pollTarget,
   postgres,
   secretsOwner,
@@ -96,9 +98,11 @@ describe.skipIf(path === undefined)("a CPU profile of the host under load (set C
           ? await tokenReadTarget(host.schemas!, "profile").then((read) => (path === "poll" ? pollTarget(read) : read))
           : await (async () => {
               const owner = await secretsOwner(host.secrets!)
-              return path === "read"
-                ? auditedReadTarget(host.secrets!, owner.call)
-                : writeTarget(host.secrets!, owner.cookie)
+              if (path === "read") return auditedReadTarget(host.secrets!, owner.call)
+              if (path === "write") return writeTarget(host.secrets!, owner.cookie)
+              // One `.env` export of 10,000 secrets at a time, as `hotPaths.bench.ts` times it.
+              await fill(host.secrets!, owner.cookie, "production", 10_000)
+              return { ...exportTarget(host.secrets!, owner.cookie, "production"), connections: 1 }
             })()
         // The warm-up sends the target without its bodies: reads only, or the writes' profile would hold
         // bodiless POSTs.

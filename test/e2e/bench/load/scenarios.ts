@@ -1,14 +1,14 @@
 /**
  * What the host benchmarks set up the same way: the built host started on SQLite or a fresh Postgres database,
- * signed-in callers, and the three hot paths of issue 10 ready to load (a token-checked schema read, an audited
- * secret read with an API key, secret writes over 1,000 keys with a session).
+ * signed-in callers, and the hot paths of issue 10 ready to load (a token-checked schema read, an audited secret
+ * read with an API key, secret writes over 1,000 keys with a session, an environment's `.env` export).
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createPostgresDatabase, hasPostgres } from "@coffer/contract"
 import { type Host, start } from "../../src/host.js"
-import type { LoadOptions } from "./load.js"
+import { type LoadOptions, runLoad } from "./load.js"
 
 export const MASTER_KEY = Buffer.alloc(32, 7).toString("base64")
 const ROLES = { OIDC_EDITOR_GROUP: "editors", OIDC_ADMIN_GROUP: "admins" }
@@ -142,4 +142,23 @@ export const writeTarget = (
     context.key = name
     return JSON.stringify({ key: name, value: `value-${Math.random()}` })
   },
+})
+
+/** Writes `count` secrets `KEY_<i>` into `env` of the bench project, 32 at a time, through the API. */
+export const fill = async (base: string, cookie: string, env: string, count: number) => {
+  let next = 0
+  const load = await runLoad({
+    url: `${base}${SECRETS}/${env}/secrets`,
+    method: "POST",
+    headers: { cookie, "content-type": "application/json" },
+    body: () => JSON.stringify({ key: `KEY_${next++}`, value: `value-${next}-${"x".repeat(40)}` }),
+    amount: count,
+  })
+  if (load.statuses["2xx"] !== count) throw new Error(`filling ${env}: ${JSON.stringify(load.statuses)}`)
+}
+
+/** The `.env` export of `env` by the owner's session, one at a time. */
+export const exportTarget = (base: string, cookie: string, env: string): Target => ({
+  url: `${base}${SECRETS}/${env}/secrets/.env`,
+  headers: { cookie },
 })
