@@ -202,6 +202,16 @@ describe("OIDC routes", () => {
       expect((await get(svc.app, `${CALLBACK}?code=x&state=y`)).status).toBe(429)
     })
 
+    it("sends a limited sign-in to the web app's sign-in page rather than answering JSON in the tab", async () => {
+      const svc = service({ oidc: true, webApp: true, rateLimit: 1 })
+      expect((await get(svc.app, "/api/auth/oidc/start")).status).toBe(302)
+      for (const path of ["/api/auth/oidc/start", `${CALLBACK}?code=x&state=y`]) {
+        const limited = await get(svc.app, path)
+        expect(limited.status).toBe(302)
+        expect(limited.headers.get("location")).toBe("/sign-in?error=unavailable")
+      }
+    })
+
     it("redirects to the provider with a state cookie, the pending sign-in kept server-side", async () => {
       const { app, runtime } = service({ oidc: true })
       const cookies = jar()

@@ -25,7 +25,7 @@ import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import type { Handle } from "../runtime.js"
 import { cookieName, readCookie, readSessionCookie, secureCookie, setSessionCookie } from "./cookie.js"
-import { limitAttempt, type RateLimitOptions, rateLimit } from "./rateLimit.js"
+import { limitAttempt, type RateLimitOptions } from "./rateLimit.js"
 import { safeReturnTo } from "./returnTo.js"
 import { answerSignInFailure, type Reply } from "./signInFailure.js"
 
@@ -118,12 +118,11 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
   // Cookies follow the configured origin and the request's scheme, as the session cookie does (cookie.ts).
   const stateCookie = cookieName(service, "oidc_state", publicOrigin)
 
-  if (options.rateLimit !== undefined) {
-    const signInLimit = rateLimit(handle, { ...options.rateLimit, group: `${service}:oidc` })
-    app.use(`${base}/oidc/start`, signInLimit)
-    app.use(`${base}/oauth2/callback/oidc`, signInLimit)
-  }
   const limits = options.rateLimit
+  // Counted inside the routes rather than by the `rateLimit` middleware, so that a limited sign-in is answered as
+  // any failed one is: with a web app, a redirect to the sign-in page, not a JSON body in the browser's tab.
+  const countSignIn = (c: Context) =>
+    limits === undefined ? Effect.void : limitAttempt(c, { ...limits, group: `${service}:oidc` })
   const described = oidcEndpoints(base)
 
   route(app, described.start, (c) => {
@@ -132,6 +131,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
     const start = Effect.gen(function* () {
       // Sign-in being off is said before anything about the request.
       yield* SignIn.identity
+      yield* countSignIn(c)
       if (returnTo === undefined) {
         return yield* new BadRequest({ message: "returnTo must be a single path on this site" })
       }
@@ -162,7 +162,7 @@ export const mountOidcRoutes = <E extends HttpError, R>(app: Hono, options: Oidc
       previousSession: readSessionCookie(c, service, publicOrigin),
     }
     const callback = Effect.map(
-      SignIn.finish(input, options.onSignedIn),
+      Effect.andThen(countSignIn(c), SignIn.finish(input, options.onSignedIn)),
       ({ token, returnTo }): Reply =>
         (context) => {
           setSessionCookie(context, service, publicOrigin, token)

@@ -4,11 +4,12 @@
  * writes in `X-Forwarded-For`), an IPv6 client by its /64 (`countedClient`).
  *
  * Two forms, for the two kinds of limited path:
- * - `rateLimit(options)`, a middleware that counts every request to a path: sign-in start and callback,
- *   development login, back-channel logout, invite acceptance. Over the limit it answers 429 with
+ * - `rateLimit(options)`, a middleware that counts every request to a path: development login, back-channel
+ *   logout, invite acceptance. Over the limit it answers 429 with
  *   `Retry-After` before the route runs; with the cache down, 503.
  * - `limitAttempt(c, options)`, an effect for a route to run where it decides an attempt counts, such as a
- *   failed credential check, so that legitimate traffic is never limited.
+ *   failed credential check, so that legitimate traffic is never limited, or a sign-in's start and callback,
+ *   whose refusal the sign-in page shows when a web app is served (`oidc.ts`).
  */
 import { type Cache, RateLimiter, type StoreUnavailable, type TooManyRequests } from "@coffer/kernel"
 import type * as Effect from "effect/Effect"

@@ -1,8 +1,8 @@
 /**
  * How a failed sign-in is answered, in one place (seed 001 §4): as `{ error }` through the error table
  * (expired, rejected and email 400, refused 403, linking 409, off 404, unavailable 503), or, when the web app
- * is served, as a redirect to `/sign-in?error=<reason>`. Outages are logged on the redirect path, since no
- * error response carries them to the log there.
+ * is served, as a redirect to `/sign-in?error=<reason>` (a rate-limited sign-in, 429, as `unavailable`).
+ * Outages are logged on the redirect path, since no error response carries them to the log there.
  */
 import type { Identity } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
@@ -23,6 +23,8 @@ export const signInFailure = (error: HttpError): SignInFailure => {
       return "off"
     case 409:
       return "linking"
+    // Too many sign-ins from this address: like an outage, it passes within minutes.
+    case 429:
     case 503:
       return "unavailable"
     case 403:
