@@ -18,8 +18,9 @@ export const SIGN_IN_ERRORS: Readonly<Record<string, string>> = {
   rejected:
     "The identity provider's answer could not be accepted, for example because the sign-in was started in another browser. Please sign in again from this page.",
   refused: "The identity provider refused the sign-in. If you think you should have access, ask your administrator.",
+  // Said both when the provider sent no address and when it marked it unverified (`email_verified: false`).
   email:
-    "The identity provider did not share an e-mail address, which Coffer needs. Ask your administrator to release the e-mail claim to Coffer.",
+    "The identity provider did not share a verified e-mail address, which Coffer needs. If your address is not verified there yet, verify it and sign in again; otherwise ask your administrator to release the e-mail claim to Coffer.",
   off: "Sign-in with an identity provider is not configured on this server. Ask your administrator.",
   unavailable: "The identity provider or Coffer is unavailable right now. Please try again in a few minutes.",
   // The app's own reason, not the server's: a request found the session over while the person worked.

@@ -45,7 +45,10 @@ beforeAll(async () => {
     clientId: "coffer-dashboard",
     clientSecret,
     redirectUris: [`${base}${CALLBACK}`],
-    accounts: { ada: { email: "ada@example.com", groups: ["editors"] } },
+    accounts: {
+      ada: { email: "ada@example.com", groups: ["editors"] },
+      unverified: { email: "unverified@example.com", emailVerified: false, groups: ["editors"] },
+    },
   })
   const admin = await schemasAs(base, "setup-admin@example.com", ["admins"])
   await seedPlatforms(admin, { [RESTRICTED]: { versions: ["1.0.0"], kind: "ios" }, [OPEN]: ["1.0.0", "2.0.0"] })
@@ -89,10 +92,29 @@ describe("signing in", () => {
     await page.waitForURL(/\/sign-in\?returnTo=%2Fplatforms/)
   })
 
+  it("tells a person whose address the provider has not verified to verify it", async () => {
+    const page = await browser.open(`${base}/sign-in`)
+    let authorization: string | undefined
+    await page.route("**/api/auth/oidc/start?*", async (route) => {
+      const started = await route.fetch({ maxRedirects: 0 })
+      authorization = started.headers().location
+      await route.fulfill({ status: 200, contentType: "text/plain", body: "signing in" })
+    })
+    await page.getByRole("link", { name: "Sign in with Test IdP" }).click()
+    await page.waitForURL(/\/api\/auth\/oidc\/start\?/)
+    const callback = await provider.signIn(authorization!, "unverified")
+    await page.goto(`${base}${callback.pathname}${callback.search}`)
+    await page.waitForURL(`${base}/sign-in?error=email`)
+    const alert = page.getByRole("alert").first()
+    await alert.waitFor()
+    // The provider did send an address: asking an administrator to release the claim would not help.
+    expect(await alert.textContent()).toContain("verify it and sign in again")
+  })
+
   it.each([
     ["expired", "took too long"],
     ["refused", "refused the sign-in"],
-    ["email", "did not share an e-mail address"],
+    ["email", "did not share a verified e-mail address"],
     ["unavailable", "unavailable right now"],
     ["anything", "did not succeed"],
   ])("says what ?error=%s means", async (reason, sentence) => {

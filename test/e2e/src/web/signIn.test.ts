@@ -30,7 +30,7 @@ describe("sign-in page", () => {
     ["expired", "took too long"],
     ["rejected", "could not be accepted"],
     ["refused", "refused the sign-in"],
-    ["email", "did not share an e-mail address"],
+    ["email", "did not share a verified e-mail address"],
     ["linking", "coffer accounts link"],
     ["off", "not configured on this server"],
     ["unavailable", "unavailable right now"],
