@@ -75,6 +75,18 @@ describe("secrets app: instance description", () => {
     })
   })
 
+  it("leads the sign-in button to the public origin, where the provider sends the browser back", async () => {
+    // Started under another name (127.0.0.1 for localhost), the state cookie would be set where the callback cannot
+    // read it, and the first sign-in would fail.
+    const settings = settingsFrom({ ...OIDC, COFFER_PUBLIC_ORIGIN: "https://secrets.example.com" })
+    const app = createSecretsApp({ runtime: fixture.runtime, settings, version: "2.0.0" })
+    const response = await app.request("/api/instance", { headers: { host: "10.0.0.7:8788" } })
+    expect(((await response.json()) as { signIn: unknown }).signIn).toEqual({
+      oidc: { name: "Acme SSO", url: "https://secrets.example.com/api/auth/oidc/start" },
+      development: true,
+    })
+  })
+
   it("answers 404 JSON for the schemas service's paths", async () => {
     const app = createSecretsApp({ runtime: fixture.runtime, settings: settingsFrom(), version: "2.0.0" })
     const response = await app.request("/api/_ui/v1/instance")

@@ -112,7 +112,11 @@ describe.each(databases)("OIDC sign-in against the built host on $name", (databa
 
   it("offers the provider on the instance description", async () => {
     const instance = await json(await fetch(`${host.secrets}/api/instance`))
-    expect(instance.body.signIn.oidc).toEqual({ name: "Test IdP", url: "/api/auth/oidc/start" })
+    // On the public origin (here the default, localhost), not the 127.0.0.1 the host was reached at.
+    expect(instance.body.signIn.oidc).toEqual({
+      name: "Test IdP",
+      url: `http://localhost:${new URL(host.secrets ?? "").port}/api/auth/oidc/start`,
+    })
   })
 
   describe("secrets", () => {

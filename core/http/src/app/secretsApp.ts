@@ -25,11 +25,23 @@ export type SecretsServices = SecretsRouteServices
 /** Where the sign-in button leads when OIDC is configured (seed 001 §4). */
 export const OIDC_START_PATH = "/api/auth/oidc/start"
 
-export const instanceDescription = (settings: Pick<ServiceSettings, "oidc" | "environment">, version: string) => ({
+/**
+ * The instance description. The sign-in button leads to the public origin: the provider sends the browser back
+ * there (the redirect URI), and a sign-in started under another name of the same service (`127.0.0.1` where the
+ * public origin says `localhost`, an internal host name) would set its state cookie where the callback cannot
+ * read it, and fail.
+ */
+export const instanceDescription = (
+  settings: Pick<ServiceSettings, "oidc" | "environment" | "publicOrigin">,
+  version: string,
+) => ({
   name: "coffer-secrets",
   version,
   signIn: {
-    oidc: settings.oidc === undefined ? null : { name: settings.oidc.name, url: OIDC_START_PATH },
+    oidc:
+      settings.oidc === undefined
+        ? null
+        : { name: settings.oidc.name, url: `${settings.publicOrigin ?? ""}${OIDC_START_PATH}` },
     development: settings.environment === "development",
   },
 })

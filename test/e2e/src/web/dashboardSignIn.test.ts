@@ -92,6 +92,24 @@ describe("signing in", () => {
     await page.waitForURL(/\/sign-in\?returnTo=%2Fplatforms/)
   })
 
+  it("signs in on the first try from the address the start line prints (127.0.0.1, not the public origin)", async () => {
+    const page = await browser.open(`${host.schemas}/platforms/${OPEN}`)
+    await page.waitForURL(/\/sign-in\?returnTo=/)
+    let authorization: string | undefined
+    await page.route("**/api/auth/oidc/start?*", async (route) => {
+      const started = await route.fetch({ maxRedirects: 0 })
+      authorization = started.headers().location
+      await route.fulfill({ status: 200, contentType: "text/plain", body: "signing in" })
+    })
+    await page.getByRole("link", { name: "Sign in with Test IdP" }).click()
+    // Started on the public origin, the state cookie is where the provider sends the browser back.
+    await page.waitForURL(`${base}/api/auth/oidc/start?returnTo=%2Fplatforms%2F${OPEN}`)
+    const callback = await provider.signIn(authorization!, "ada")
+    await page.goto(`${base}${callback.pathname}${callback.search}`)
+    await page.waitForURL(`${base}/platforms/${OPEN}`)
+    await page.getByText("ada@example.com").waitFor()
+  })
+
   it("tells a person whose address the provider has not verified to verify it", async () => {
     const page = await browser.open(`${base}/sign-in`)
     let authorization: string | undefined
