@@ -8,10 +8,11 @@
  * Cache channel and the message as JSON, and is handed to the wrapped cache's own `publish`, which fans it out to
  * the local subscribers (Postgres delivers a session's own notifications to it too, so the publisher's
  * subscribers hear it the same way). When the connection fails it is reopened after a second. Notifications sent
- * meanwhile never reach this instance, so once it listens again it forgets everything it cached (`forget`): a
- * token revoked, a key deleted or a session ended elsewhere in the gap would otherwise still be honoured here until
- * its entry expired, and a schema saved elsewhere served stale. An empty cache costs each key one read of the
- * database.
+ * meanwhile never reach this instance, so it forgets everything it cached (`forget`) as soon as the connection is
+ * lost (and after each failed attempt to reopen it), and again once it listens: a token revoked, a key deleted or a
+ * session ended elsewhere in the gap would otherwise still be honoured here until its entry expired (an instance cut
+ * off from Postgres answered from its cache for up to a minute), and a schema saved elsewhere served stale. An empty
+ * cache costs each key one read of the database.
  *
  * A publish goes out on the listening connection; while that is being reopened, on a connection of its own, so that
  * the other instances hear of a revocation made here even then.
@@ -117,7 +118,11 @@ export const make = (options: Options): Effect.Effect<Cache.Cache["Service"], St
         if (heartbeat !== undefined) clearInterval(heartbeat)
         if (state.client === client) state.client = undefined
         destroy(client)
-        if (!state.closed) setTimeout(() => connect().catch(() => undefined), RECONNECT_MS).unref()
+        if (state.closed) return
+        // Not listening, this instance hears of no revocation: what it cached is forgotten now, not only once it
+        // listens again, so that an instance cut off from Postgres never honours a revoked credential meanwhile.
+        run(options.forget)
+        setTimeout(() => connect().catch(() => undefined), RECONNECT_MS).unref()
       }
       abandon.set(client, (reason) => {
         if (given) return
