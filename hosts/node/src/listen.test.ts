@@ -190,3 +190,30 @@ describe("writingBodiless", () => {
     expect(handed[2]).not.toBe(RESPONSE_ALREADY_SENT)
   })
 })
+
+describe("closing", () => {
+  it("lets an answer whose body is still being written finish, however long its client takes to read it", async () => {
+    // Node counts an answer done once `end` is called, while its bytes may still wait in the socket for a slow
+    // reader: the idle-connection sweeps of a shutdown cut such a connection, and the client got part of the body.
+    const body = "x".repeat(16 * 1024 * 1024)
+    const listening = await listen(() => new Response(body), "127.0.0.1", 0)
+    const port = Number(new URL(listening.url).port)
+    const socket = connect(port, "127.0.0.1")
+    let received = 0
+    const ended = new Promise<void>((resolve) => socket.on("close", () => resolve()))
+    const started = new Promise<void>((resolve) => socket.once("data", () => resolve()))
+    socket.on("data", (chunk) => {
+      received += chunk.length
+    })
+    socket.on("error", () => undefined)
+    socket.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    await started
+    socket.pause()
+    const closed = listening.close(5_000)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    socket.resume()
+    await ended
+    await closed
+    expect(received).toBeGreaterThan(body.length)
+  })
+})

@@ -6,8 +6,8 @@
  * process forever.
  */
 
-import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
-import type { AddressInfo } from "node:net"
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http"
+import type { AddressInfo, Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { INTERNAL_ERROR_MESSAGE, presetHead } from "@coffer/http"
 import { getRequestListener, type HttpBindings } from "@hono/node-server"
@@ -137,6 +137,25 @@ const NODE_REQUEST_TIMEOUT_MS = 300_000
  */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000
 
+/**
+ * Node counts an answer done once its `end` is called, while its bytes may still wait in the socket for a slow
+ * reader (a large export): closing idle connections, as a shutdown does every 50 ms (and `server.close` once), cut
+ * such a connection and the client got part of the body. So that sweep waits while any connection still has bytes
+ * to write, and is run again by the next one; the grace period still cuts everything in the end.
+ */
+const keepingAnswersBeingWritten = (server: Server<typeof IncomingMessage, typeof CoalescedResponse>) => {
+  const connections = new Set<Socket>()
+  server.on("connection", (socket: Socket) => {
+    connections.add(socket)
+    socket.once("close", () => connections.delete(socket))
+  })
+  const closeIdle = server.closeIdleConnections.bind(server)
+  server.closeIdleConnections = () => {
+    for (const socket of connections) if (socket.writableLength > 0) return
+    closeIdle()
+  }
+}
+
 export const listen = (
   fetch: FetchHandler,
   host: string,
@@ -161,6 +180,7 @@ export const listen = (
           ? refuse(outgoing, 400, NO_HOST)
           : outgoing.handle(() => handle(incoming, outgoing)),
     )
+    keepingAnswersBeingWritten(server)
     server.on("checkExpectation", (_incoming, outgoing) => refuse(outgoing, 417, UNMET_EXPECTATION))
     server.on("clientError", refuseUnparsable)
     server.once("error", reject)
