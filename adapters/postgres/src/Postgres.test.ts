@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
 import { sql } from "kysely"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
@@ -225,6 +226,28 @@ describe.runIf(await hasPostgres())("Postgres", () => {
           }),
         ),
       )
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it("ends its pool within seconds when a statement is stuck on a stalled link, not after the query timeout", async () => {
+    // A shutdown disposes the pool after its listeners close: it waited for the stuck statement (35 s by default).
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    const scope = Effect.runSync(Scope.make())
+    try {
+      const database = await Effect.runPromise(
+        Scope.provide(scope)(Postgres.make({ url: urlFor(target.pathname.slice(1) || "postgres", proxy) })),
+      )
+      await Effect.runPromise(database.ping)
+      proxy.stall()
+      void Effect.runPromise(
+        Effect.exit(database.query((db) => db.selectNoFrom((eb) => eb.lit(1).as("one")).execute())),
+      )
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const started = performance.now()
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      expect(performance.now() - started).toBeLessThan(outageBudgetMs)
     } finally {
       await proxy.close()
     }

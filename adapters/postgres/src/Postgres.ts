@@ -36,6 +36,9 @@ export interface Options {
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
+/** How long closing waits for statements still running before it leaves their connections to end by themselves. */
+const END_WAIT_MS = 2_000
+
 /** What a row-changing command reports as its count, as Kysely's own Postgres driver reads it. */
 const CHANGING_COMMANDS = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"])
 
@@ -104,9 +107,16 @@ export const make = (options: Options): Effect.Effect<SqlDatabase.Service, never
       }),
       ({ pool, db }) =>
         Effect.promise(async () => {
-          await db.destroy().catch(() => undefined)
-          // Kysely ends the pool only if a query ever ran.
-          if (!pool.ending) await pool.end().catch(() => undefined)
+          const ending = (async () => {
+            await db.destroy().catch(() => undefined)
+            // Kysely ends the pool only if a query ever ran.
+            if (!pool.ending) await pool.end().catch(() => undefined)
+          })()
+          // Ending waits for every connection in use; one stuck on a stalled link would hold a shutdown for the
+          // whole query timeout (35 s). Past the bound it is left to end by itself (or with the process).
+          let bound: ReturnType<typeof setTimeout> | undefined
+          await Promise.race([ending, new Promise((resolve) => (bound = setTimeout(resolve, END_WAIT_MS)))])
+          clearTimeout(bound)
         }),
     )
     // One connection of its own for the call, without the pool's time limits, closed after it.
