@@ -32,3 +32,15 @@ export const AnyValue = Schema.declare((_input: unknown): _input is unknown => t
   expected: "any JSON value",
   toCodecJson: () => undefined,
 })
+
+/**
+ * A label (`@coffer/kernel` `parseLabel`: a project's, an API key's or a token's name): a string the use case trims
+ * and refuses with its own message when it is empty, longer than `maxLength` code points, or holds control or
+ * format characters. Decoded as any string; the document states the length.
+ */
+export const Label = (maxLength: number, description?: string) =>
+  documented(Schema.String, { minLength: 1, maxLength }).annotate({
+    description:
+      (description === undefined ? "" : `${description}. `) +
+      `1 to ${maxLength} characters once surrounding spaces are trimmed; no control or format characters`,
+  })

@@ -243,6 +243,16 @@ describe("the schemas service's OpenAPI document", () => {
     expect(platform.kind).toMatchObject({ enum: ["ios", "android", "web", "service", "custom"] })
     expect(bodyOf("/api/{platform}/{version}", "put").properties.content).toMatchObject({ type: "object" })
     expect(bodyOf("/api/{platform}/versions", "post").properties.version).toMatchObject({ maxLength: 128 })
+    // The counts and lengths the use cases enforce, as they enforce them: a platform's versions, a token's name.
+    expect(bodyOf("/api/{platform}", "post").properties.versions).toMatchObject({ type: "array", maxItems: 10_000 })
+    expect(document.paths["/api/{platform}/versions"]!.post).toMatchObject({
+      description: expect.stringContaining("at most 10,000 versions"),
+    })
+    expect(bodyOf("/api/_ui/v1/tokens", "post").properties.name).toMatchObject({
+      type: "string",
+      minLength: 1,
+      maxLength: 100,
+    })
     // A whole-number path parameter says so; the back-channel logout's form says its field.
     const revision = (
       restore.post as unknown as { parameters: Array<{ name: string; schema: unknown }> }
@@ -342,6 +352,14 @@ describe("the secrets service's OpenAPI document", () => {
         pattern: "^(?!\\.\\.?$)[A-Za-z0-9_.-]+$",
       })
       expect(bodyOf("/api/projects/{slug}/environments/{env}/secrets").key).toMatchObject({ maxLength: 256 })
+      // Labels (trimmed, then 1 to their length): what each use case refuses beyond it.
+      for (const [path, field, maxLength] of [
+        ["/api/projects", "name", 100],
+        ["/api/api-keys", "name", 100],
+        ["/api/cli-logins", "name", 64],
+      ] as const) {
+        expect(bodyOf(path)[field], `${path} ${field}`).toMatchObject({ type: "string", minLength: 1, maxLength })
+      }
       // A secret write's check-and-set: any version a JSON number carries exactly, 0 for "not there yet".
       const secrets = "/api/projects/{slug}/environments/{env}/secrets"
       expect(bodyOf(secrets).expectedVersion).toMatchObject({

@@ -3,12 +3,13 @@
  * a session or a token (a token sees only its platforms); `POST` needs a session with write rights on the
  * platform, and the admin permission when its `versions` list leaves existing versions out (rule 2).
  */
-import { Platforms, Views } from "@coffer/schemas"
+import { MAX_VERSIONS, Platforms, Views } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { DeletionBlockedBody } from "../errors.js"
 import { Ok, SESSION, SESSION_OR_BEARER } from "../openapi/common.js"
+import { documented } from "../openapi/documented.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { actorOf, PLATFORM_PARAM, param, type SchemasRoutes, writerOf } from "./context.js"
@@ -16,7 +17,9 @@ import { Kind, PlatformName, Version } from "./fields.js"
 
 const PlatformBody = Schema.Struct({
   name: PlatformName,
-  versions: Schema.Array(Version),
+  versions: documented(Schema.Array(Version), { maxItems: MAX_VERSIONS }).annotate({
+    description: `Every version the platform keeps: at most ${MAX_VERSIONS.toLocaleString("en-US")}`,
+  }),
   kind: Schema.optionalKey(Kind),
 })
 

@@ -8,13 +8,14 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { Ok, SESSION } from "../openapi/common.js"
+import { Label } from "../openapi/documented.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { actorOf, DASHBOARD_PREFIX, param, type SchemasRoutes } from "./context.js"
 import { PlatformName } from "./fields.js"
 
 const TokenBody = Schema.Struct({
-  name: Schema.String,
+  name: Label(TokenAdmin.MAX_TOKEN_NAME_LENGTH),
   platforms: Schema.optionalKey(Schema.NullOr(Schema.Array(PlatformName))).annotate({
     description: "Omitted or `null`: every platform",
   }),

@@ -8,7 +8,7 @@
  * to be found. Added with `content` (an extension of the seed's body), the version and its schema are saved in
  * one transaction, so they move onto that schema at once.
  */
-import { Platforms } from "@coffer/schemas"
+import { MAX_VERSIONS, Platforms } from "@coffer/schemas"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
@@ -47,7 +47,8 @@ export const AddVersion = endpoint({
   summary: "Add a version",
   description:
     "The platform must exist. Session with write rights on the platform. Adding a version that exists already " +
-    "changes nothing, unless `content` is sent with it: that is 409.",
+    "changes nothing, unless `content` is sent with it: that is 409. A platform holds at most " +
+    `${MAX_VERSIONS.toLocaleString("en-US")} versions: one more is refused with 400.`,
   tag: "Platforms",
   security: SESSION,
   params: PLATFORM_PARAM,

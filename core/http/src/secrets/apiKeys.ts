@@ -1,5 +1,6 @@
 /** API keys (seed 001 §4 "API keys"; session only): list, create (201), rotate, delete. */
 import {
+  API_KEY_NAME_MAX_LENGTH,
   ApiKeyView,
   createApiKey,
   deleteApiKey,
@@ -13,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { Ok, SESSION } from "../openapi/common.js"
+import { Label } from "../openapi/documented.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { type SecretsRoutes, withActor } from "./context.js"
@@ -33,7 +35,7 @@ export const ExpiresInDays = Schema.optionalKey(
   ),
 ).annotate({ description: `A whole number of days from ${MIN_EXPIRES_IN_DAYS} to ${MAX_EXPIRES_IN_DAYS}` })
 const CreateApiKeyBody = Schema.Struct({
-  name: Schema.String,
+  name: Label(API_KEY_NAME_MAX_LENGTH),
   projectSlug: Schema.String,
   scope: Schema.optionalKey(KeyScope).annotate({ description: "Default `read`; `write` needs write access" }),
   expiresInDays: ExpiresInDays,

@@ -7,13 +7,22 @@
  * credential). Polls that wait (`authorization_pending`, `slow_down`) are not counted: a command polling at the
  * interval for ten minutes must not lock its own address out.
  */
-import { approveCliLogin, denyCliLogin, getCliLogin, KeyScope, pollCliLogin, startCliLogin } from "@coffer/secrets"
+import {
+  approveCliLogin,
+  CLI_LOGIN_NAME_MAX_LENGTH,
+  denyCliLogin,
+  getCliLogin,
+  KeyScope,
+  pollCliLogin,
+  startCliLogin,
+} from "@coffer/secrets"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
 import { limitAttempt } from "../auth/rateLimit.js"
 import { CliLoginRefusedBody } from "../errors.js"
 import { Ok, PUBLIC, SESSION } from "../openapi/common.js"
+import { Label } from "../openapi/documented.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { ExpiresInDays, IssuedKey } from "./apiKeys.js"
@@ -24,9 +33,9 @@ const BASE = "/api/cli-logins"
 const CODE_PARAM = { userCode: "The code the command shows (`ABCD-EFGH`)" }
 
 const StartBody = Schema.Struct({
-  name: Schema.optionalKey(Schema.String).annotate({
-    description: "The machine's name, shown to the approver and given to the key; at most 64 printable characters",
-  }),
+  name: Schema.optionalKey(
+    Label(CLI_LOGIN_NAME_MAX_LENGTH, "The machine's name, shown to the approver and given to the key"),
+  ),
 })
 const Started = Schema.Struct({
   deviceCode: Schema.String.annotate({ description: "The command's secret for polling (`cfd_…`), shown this once" }),

@@ -1,15 +1,24 @@
 /** Projects (seed 001 §4 "Projects"): list, create (201), get with environments, delete (owner only). */
-import { createProject, deleteProject, EnvironmentView, getProject, listProjects, ProjectView } from "@coffer/secrets"
+import {
+  createProject,
+  deleteProject,
+  EnvironmentView,
+  getProject,
+  listProjects,
+  PROJECT_NAME_MAX_LENGTH,
+  ProjectView,
+} from "@coffer/secrets"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Hono } from "hono"
 import { Ok, SESSION, SESSION_OR_BEARER } from "../openapi/common.js"
+import { Label } from "../openapi/documented.js"
 import { endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
 import { PROJECT_PARAM, type SecretsRoutes, withActor } from "./context.js"
 
 const CreateProjectBody = Schema.Struct({
-  name: Schema.String.annotate({ description: "The slug is derived from it" }),
+  name: Label(PROJECT_NAME_MAX_LENGTH, "The slug is derived from it"),
 })
 
 const TAG = "Projects"
