@@ -19,7 +19,9 @@ import type {
   SecretRecord,
 } from "./SecretStore.js"
 
-const Time = Schema.String.annotate({ description: "ISO 8601, UTC", format: "date-time" })
+/** A moment as every view answers it (`toIso`), for the answers of `@coffer/http` that are not views. */
+export const IsoTime = Schema.String.annotate({ description: "ISO 8601, UTC", format: "date-time" })
+const Time = IsoTime
 const Version = Schema.Int.annotate({ description: "1 on creation, one more on each update or restore" })
 
 /** A project as its lists show it, with the caller's role in it. */

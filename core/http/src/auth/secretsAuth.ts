@@ -11,7 +11,15 @@
  * Mount these before any route with a path parameter under `/api`, so that none of those can shadow them.
  */
 import type { Cache, Hasher, Random, Sessions } from "@coffer/kernel"
-import { type Accounts, developmentIdentity, developmentSignIn, KeyScope, Role, secretsSignedIn } from "@coffer/secrets"
+import {
+  type Accounts,
+  developmentIdentity,
+  developmentSignIn,
+  IsoTime,
+  KeyScope,
+  Role,
+  secretsSignedIn,
+} from "@coffer/secrets"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
@@ -50,8 +58,8 @@ export const Me = endpoint({
   path: ME_PATH,
   summary: "Who is signed in",
   description:
-    "With an API key, also the key: `apiKey: { id, scope, holderRole, expiresAt, project: { id, slug, name } }` " +
-    "(`../secrets/me.ts` answers those requests). `holderRole` is the key holder's current role in the project, " +
+    "With an API key, also the key: `apiKey: { id, scope, holderRole, expiresAt, project: { id, slug, name } }`. " +
+    "`holderRole` is the key holder's current role in the project, " +
     "which the key never exceeds: a `write` key whose holder is now a `read` member can only read.",
   tag: "Sign-in",
   security: SESSION_OR_BEARER,
@@ -63,7 +71,7 @@ export const Me = endpoint({
           id: Schema.String,
           scope: KeyScope,
           holderRole: Role,
-          expiresAt: Schema.NullOr(Schema.String),
+          expiresAt: Schema.NullOr(IsoTime),
           project: Schema.Struct({ id: Schema.String, slug: Schema.String, name: Schema.String }),
         }),
       ),

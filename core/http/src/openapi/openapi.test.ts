@@ -402,6 +402,31 @@ describe("the secrets service's OpenAPI document", () => {
     expect(Object.values(schemas.paths).some((item) => item.head !== undefined)).toBe(false)
   })
 
+  it("describes every moment an answer gives as an ISO 8601 date-time", async () => {
+    const { documented, runtime } = makeService({})
+    const document = await documented.document()
+    // Every property named like a moment (`createdAt`, `expiresAt`, `lastUsedAt`…), wherever it is described.
+    const untyped: Array<string> = []
+    const visit = (node: unknown, where: string) => {
+      if (Array.isArray(node)) {
+        for (const [index, item] of node.entries()) visit(item, `${where}[${index}]`)
+        return
+      }
+      if (typeof node !== "object" || node === null) return
+      const properties = (node as JsonSchemaNode).properties as Record<string, JsonSchemaNode> | undefined
+      for (const [name, property] of Object.entries(properties ?? {})) {
+        if (!/At$/.test(name)) continue
+        const alternatives = (property.anyOf as Array<JsonSchemaNode> | undefined) ?? [property]
+        const strings = alternatives.filter((alternative) => alternative.type === "string")
+        if (!strings.every((alternative) => alternative.format === "date-time")) untyped.push(`${where}/${name}`)
+      }
+      for (const [key, value] of Object.entries(node)) visit(value, `${where}/${key}`)
+    }
+    visit(document, "#")
+    expect(untyped).toEqual([])
+    await runtime.dispose()
+  })
+
   it("declares the expiry header an API key's answers carry, on the operations a key is taken on", async () => {
     const { documented, runtime } = makeService({})
     const document = (await documented.document()) as unknown as {

@@ -4,6 +4,7 @@ import {
   ApiKeyView,
   createApiKey,
   deleteApiKey,
+  IsoTime,
   KeyScope,
   listApiKeys,
   MAX_EXPIRES_IN_DAYS,
@@ -49,7 +50,7 @@ export const IssuedKey = Schema.Struct({
   prefix: Schema.String,
   name: Schema.String,
   scope: KeyScope,
-  expiresAt: Schema.NullOr(Schema.String),
+  expiresAt: Schema.NullOr(IsoTime),
 }).annotate({ identifier: "IssuedApiKey" })
 
 const TAG = "API keys"

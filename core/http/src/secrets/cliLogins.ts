@@ -12,6 +12,7 @@ import {
   CLI_LOGIN_NAME_MAX_LENGTH,
   denyCliLogin,
   getCliLogin,
+  IsoTime,
   KeyScope,
   pollCliLogin,
   startCliLogin,
@@ -44,9 +45,9 @@ const Started = Schema.Struct({
   expiresIn: Schema.Int.annotate({ description: "Seconds until the login expires" }),
   interval: Schema.Int.annotate({ description: "Seconds to wait between polls" }),
 }).annotate({ identifier: "CliLoginStarted" })
-const PendingView = Schema.Struct({ name: Schema.String, createdAt: Schema.String, expiresAt: Schema.String }).annotate(
-  { identifier: "CliLogin" },
-)
+const PendingView = Schema.Struct({ name: Schema.String, createdAt: IsoTime, expiresAt: IsoTime }).annotate({
+  identifier: "CliLogin",
+})
 const ApproveBody = Schema.Struct({
   projectSlug: Schema.String,
   scope: Schema.optionalKey(KeyScope).annotate({ description: "Default `read`; `write` needs write access" }),
