@@ -355,6 +355,39 @@ describe("content type of writes", () => {
     expect(response.status).toBe(200)
   })
 
+  it("leaves a bearer request to its route, whose JSON helper refuses the same types after the caller is known", async () => {
+    const app = makeApp().app
+    const bearer = { Authorization: "Bearer cfs_whatever" }
+    // A route that reads no body runs: no browser adds a bearer credential to a cross-site form.
+    const bodyless = await app.request("/logout", {
+      method: "POST",
+      body: "x",
+      headers: { ...bearer, "Content-Type": "text/plain" },
+    })
+    expect(bodyless.status).toBe(200)
+    for (const [headers, error] of [
+      [{ "Content-Type": "text/plain" }, "Content-Type must be application/json"],
+      [
+        { "Content-Type": "application/json; charset=latin1" },
+        "A JSON body is read as UTF-8: charset=latin1 is not supported",
+      ],
+      [
+        { "Content-Type": "application/json", "Content-Encoding": "gzip" },
+        "Content-Encoding gzip is not supported: send the body uncompressed",
+      ],
+    ] as const) {
+      const response = await app.request("/echo", { method: "POST", body: "{}", headers: { ...bearer, ...headers } })
+      expect([response.status, await response.json()]).toEqual([415, { error }])
+    }
+    // Basic credentials are sent by a browser by itself, on a cross-site form too: such a request is checked here.
+    const basic = await app.request("/logout", {
+      method: "POST",
+      body: "x",
+      headers: { Authorization: "Basic dXNlcjpwYXNz", "Content-Type": "text/plain" },
+    })
+    expect(basic.status).toBe(415)
+  })
+
   it("exempts the listed paths", async () => {
     const response = await makeApp().app.request("/form", {
       method: "POST",

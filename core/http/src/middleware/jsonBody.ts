@@ -17,7 +17,7 @@ import { bodyBytes } from "../request/body.js"
 import { header } from "../request/header.js"
 import { jsonHazard } from "../request/jsonHazards.js"
 import { UNREADABLE_BODY } from "./bodyLimit.js"
-import { isJsonContentType, unsupportedMediaType } from "./jsonWrites.js"
+import { isJsonContentType, unreadableJson, unsupportedMediaType } from "./jsonWrites.js"
 
 export const MAX_JSON_DEPTH = 100
 
@@ -46,6 +46,8 @@ export const readJson = Effect.fnUntraced(function* (
   c: Context,
 ): Effect.fn.Return<unknown, BadRequest | UnsupportedMediaType> {
   if (!isJsonContentType(header(c, "Content-Type"))) return yield* unsupportedMediaType()
+  const unreadable = unreadableJson(c)
+  if (unreadable !== undefined) return yield* unreadable
   const bytes = yield* Effect.tryPromise({
     try: () => bodyBytes(c),
     catch: badRequest(UNREADABLE_BODY),

@@ -11,10 +11,17 @@
  * Such a body must also come as sent: no route decompresses one, so a `Content-Encoding` other than `identity`
  * (`gzip`, …) answers 415 too, rather than reading compressed bytes as JSON (which said "not valid UTF-8") or
  * taking a body whose declared coding was ignored. Likewise a `charset` other than UTF-8: JSON is UTF-8 (RFC 8259
- * §8.1) and is read as such, so `charset=latin1` would have its `é` stored as something else.
+ * §8.1) and is read as such, so `charset=latin1` would have its `é` stored as something else (`unreadableJson`,
+ * which the JSON helper checks too).
+ *
+ * A request with a bearer credential is left to its route: no browser sends one by itself (it adds cookies, and
+ * HTTP Basic credentials it has cached, never a bearer token), so it is no cross-site form. Its route checks the
+ * caller first and the body where it reads it (`readJson`, which refuses the same types): a token's write is 403
+ * whatever its body (seed 000 §5 rule 2), a read key's write 403, a revoked key 401.
  */
 import { UnsupportedMediaType } from "@coffer/kernel"
-import type { MiddlewareHandler } from "hono"
+import type { Context, MiddlewareHandler } from "hono"
+import { bearerToken } from "../auth/credentials.js"
 import { errorResponse } from "../errors.js"
 import { header } from "../request/header.js"
 
@@ -42,6 +49,21 @@ const UTF_8 = new Set(["utf-8", "utf8"])
 
 export const unsupportedMediaType = () => new UnsupportedMediaType({ message: "Content-Type must be application/json" })
 
+/** Why a JSON body cannot be read as it was sent (a charset other than UTF-8, a content coding), if it cannot. */
+export const unreadableJson = (c: Context): UnsupportedMediaType | undefined => {
+  const charset = charsetOf(header(c, "Content-Type") ?? "")
+  if (charset !== undefined && !UTF_8.has(charset)) {
+    const message = `A JSON body is read as UTF-8: charset=${charset.slice(0, 40)} is not supported`
+    return new UnsupportedMediaType({ message })
+  }
+  const coding = header(c, "Content-Encoding")?.trim()
+  if (coding !== undefined && coding !== "" && coding.toLowerCase() !== "identity") {
+    const message = `Content-Encoding ${coding} is not supported: send the body uncompressed`
+    return new UnsupportedMediaType({ message })
+  }
+  return undefined
+}
+
 export interface JsonWritesOptions {
   /** Exact paths that accept other content types. */
   readonly exempt?: ReadonlyArray<string>
@@ -51,20 +73,12 @@ export const jsonWrites = (options: JsonWritesOptions = {}): MiddlewareHandler =
   const exempt = new Set(options.exempt ?? [])
   return async (c, next) => {
     if (!WRITE_METHODS.has(c.req.method) || exempt.has(c.req.path)) return next()
+    if (bearerToken(header(c, "Authorization") ?? "") !== undefined) return next()
     const contentType = header(c, "Content-Type")
     const framed = header(c, "Transfer-Encoding") !== undefined || Number(header(c, "Content-Length")) > 0
     if (contentType === undefined && !framed) return next()
     if (!isJsonContentType(contentType)) return errorResponse(c, unsupportedMediaType())
-    const charset = charsetOf(contentType!)
-    if (charset !== undefined && !UTF_8.has(charset)) {
-      const message = `A JSON body is read as UTF-8: charset=${charset.slice(0, 40)} is not supported`
-      return errorResponse(c, new UnsupportedMediaType({ message }))
-    }
-    const coding = header(c, "Content-Encoding")?.trim()
-    if (coding !== undefined && coding !== "" && coding.toLowerCase() !== "identity") {
-      const message = `Content-Encoding ${coding} is not supported: send the body uncompressed`
-      return errorResponse(c, new UnsupportedMediaType({ message }))
-    }
-    return next()
+    const refusal = unreadableJson(c)
+    return refusal === undefined ? next() : errorResponse(c, refusal)
   }
 }

@@ -107,7 +107,7 @@ describe("reading with a token", () => {
   })
 
   it("refuses every write with 403 and every dashboard endpoint", async () => {
-    const { client } = await setup()
+    const { client, app, token } = await setup()
     const writes: ReadonlyArray<readonly [string, string, unknown]> = [
       ["POST", "/api/web", { name: "web", versions: ["1.0.0"] }],
       ["POST", "/api/web/versions", { version: "2.0.0" }],
@@ -124,6 +124,18 @@ describe("reading with a token", () => {
           status: 403,
           body: { error: "API tokens are read-only" },
         })
+      }
+      // Nor a 415 for its content type: `curl -d` sends a form's type, and a bearer request is no cross-site form.
+      for (const type of ["application/x-www-form-urlencoded", "text/plain", "application/json; charset=latin1"]) {
+        const response = await app.request(`http://coffer.test${path}`, {
+          method,
+          body: JSON.stringify(body),
+          headers: { authorization: `Bearer ${token}`, "content-type": type },
+        })
+        expect([response.status, await response.json()], `${method} ${path} ${type}`).toEqual([
+          403,
+          { error: "API tokens are read-only" },
+        ])
       }
     }
     for (const [method, path] of [
