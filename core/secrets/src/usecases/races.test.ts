@@ -273,6 +273,47 @@ describe("a change that a concurrent request made first", () => {
     expect(await recorded(projectId, "member.updated")).toBe(0)
   })
 
+  it("a write that loses to another while its writer is removed or moved down to read: refused at its retry", async () => {
+    const { ahead } = racedWorld("writeSecret")
+    const { owner, member, projectId } = await populated()
+    // Both read version 1; the owner's write lands first, then the member is removed, all before the member's write
+    // reaches the store: it loses, and its retry must not store a version once the removal has answered.
+    ahead(
+      Effect.andThen(
+        setSecret(owner, "alpha", "development", { key: "A", value: "owner's" }),
+        removeMember(owner, "alpha", member.userId),
+      ),
+    )
+    expect(failure(await world.exit(setSecret(member, "alpha", "development", { key: "A", value: "late" })))).toEqual({
+      _tag: "ProjectNotFound",
+      message: "Project not found",
+    })
+    expect((await world.run(getSecret(owner, "alpha", "development", "A"))).secret).toMatchObject({
+      value: "owner's",
+      version: 2,
+    })
+    expect(await recorded(projectId, "secret.updated")).toBe(1)
+
+    // Moved down to read instead: 403, nothing stored.
+    const { token } = await world.run(createInvite(owner, "alpha", { role: "write", publicOrigin: ORIGIN }))
+    await world.run(acceptInvite(member, token))
+    ahead(
+      Effect.andThen(
+        setSecret(owner, "alpha", "development", { key: "A", value: "owner's again" }),
+        updateMemberRole(owner, "alpha", member.userId, "read"),
+      ),
+    )
+    expect(failure(await world.exit(setSecret(member, "alpha", "development", { key: "A", value: "late" })))).toEqual({
+      _tag: "Forbidden",
+      message: "Read access only: you may not change secrets or environments in this project",
+    })
+    expect((await world.run(getSecret(owner, "alpha", "development", "A"))).secret).toMatchObject({
+      value: "owner's again",
+      version: 3,
+    })
+    expect(await recorded(projectId, "secret.updated")).toBe(2)
+  })
+
   it("creating an API key while another request removes its holder: 404, no key outlives the membership", async () => {
     const { ahead } = racedWorld("createApiKey")
     const { owner, member, projectId } = await populated()

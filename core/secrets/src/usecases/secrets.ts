@@ -39,7 +39,7 @@ import { type InvalidName, parseSecretKey, parseSecretValue, type ValueTooLarge 
 import { byKey, byVersionDescending, sorted } from "../domain/order.js"
 import {
   type EnvironmentGone,
-  type EnvironmentNotFound,
+  EnvironmentNotFound,
   type ProjectNotFound,
   SecretChangedMeanwhile,
   SecretNotFound,
@@ -140,22 +140,41 @@ interface WriteConditions {
   readonly expectedVersion?: number | undefined
 }
 
-/** Stores `value` as the next version of `key`, retrying from a fresh read while other writers come first. */
+/**
+ * Stores `value` as the next version of `key`, retrying from a fresh read while other writers come first. Each retry
+ * reads the secret through the writer's reach again (`reachEnvironment`, the same one store call as reading the
+ * secret alone): a writer removed from the project, moved down to `read`, or whose environment was deleted while
+ * its write kept losing to others is refused (404, 403) instead of landing up to a hundred attempts later, after
+ * the removal had answered.
+ */
 const writeNextVersion = (
   actor: Actor,
-  access: Access,
-  environment: EnvironmentRecord,
+  reached: Access,
+  reachedEnvironment: EnvironmentRecord,
   key: string,
   value: string,
   audit: (created: boolean) => AuditEvent,
   conditions: WriteConditions = {},
 ) => {
   let known = conditions.read
+  let attempt = 0
   return Effect.gen(function* () {
     const store = yield* SecretStore
     const first = known
     known = undefined
-    const current = first === undefined ? yield* store.findSecret(environment.id, key) : first.secret
+    let access = reached
+    let environment = reachedEnvironment
+    let current: SecretRecord | undefined
+    if (attempt++ === 0) {
+      current = first === undefined ? yield* store.findSecret(environment.id, key) : first.secret
+    } else {
+      const again = yield* reachEnvironment(actor, reached.project.slug, reachedEnvironment.name, "writeSecrets", key)
+      // Deleted and created again under its name: another environment, which this write never reached.
+      if (again.environment.id !== reachedEnvironment.id) return yield* new EnvironmentNotFound()
+      access = again.access
+      environment = again.environment
+      current = again.secret
+    }
     const restore = conditions.restore
     if (restore !== undefined && current?.id !== restore.secretId) return yield* secretNotFound()
     const readVersion = current?.version ?? 0
