@@ -33,8 +33,8 @@ import {
 import { pgReferenceOptions } from "./load/pgStatements.js"
 import {
   auditedReadTarget,
-  fill,
   type Engine,
+  fill,
   OWNER,
   postgres,
   SECRETS,
