@@ -55,8 +55,10 @@ export const revealedKey = (environment: string, key: string) => `${environment}
 /**
  * The value revealed for `item` in `environment`, when it is the value of the version the list now shows: once the
  * list reloads with a newer version (saved by someone else), the older value is hidden rather than shown under the
- * new version's label, and copied or edited as if it were current. An empty value is known from the list itself,
- * and shown without a read: there is nothing to reveal.
+ * new version's label, and copied or edited as if it were current. A value newer than the list (saved or read here,
+ * the list not reloaded yet) is shown: hiding it until the list catches up would draw it, drop it and draw it again,
+ * moving the dialog under the person's pointer. An empty value is known from the list itself, and shown without a
+ * read: there is nothing to reveal.
  */
 export const revealedValue = (
   revealed: Revealed,
@@ -64,7 +66,9 @@ export const revealedValue = (
   key: string,
   item: SecretListItem | undefined,
 ): string | undefined => {
-  if (item?.empty === true) return ""
+  if (item === undefined) return undefined
   const entry = revealed.get(revealedKey(environment, key))
-  return entry !== undefined && item !== undefined && entry.version === item.version ? entry.value : undefined
+  if (entry !== undefined && entry.version > item.version) return entry.value
+  if (item.empty) return ""
+  return entry?.version === item.version ? entry.value : undefined
 }

@@ -258,6 +258,9 @@ describe("the secrets grid", () => {
     await draft.pressSequentially("-more")
     await dialog.getByRole("button", { name: "Save" }).click()
     await page.getByText("Saved KEEP in development (version 2)").waitFor()
+    // The value saved is shown at once, not dropped until the list comes back with version 2 and drawn again: that
+    // moved the dialog under the pointer, and a click on Close landed beside it.
+    expect(await dialog.getByLabel("Value of KEEP in development").allTextContents()).toEqual(["kept-more"])
     await dialog.getByRole("button", { name: "Close" }).click()
     const saved = await owner.api.call<{ secret: { value: string } }>(
       "GET",
