@@ -33,6 +33,16 @@ describe("lineOfReference", () => {
     expect(lineOfReference(text, ["base/1.0.0", "ios/^2.0.0"], message)).toBe(5)
   })
 
+  it("finds the reference the refusal quotes, not one written inside it (base for base/9.9.9)", () => {
+    const both = '{\n  "@extends": [\n    "base",\n    "base/9.9.9"\n  ]\n}'
+    const message = new Unresolved({
+      reference: "base/9.9.9",
+      reason: 'version "9.9.9" of platform "base" was not found',
+      referencedBy: "app/1.0.0",
+    }).message
+    expect(lineOfReference(both, ["base", "base/9.9.9"], message)).toBe(4)
+  })
+
   it("finds nothing when the refusal names none of the references", () => {
     expect(lineOfReference(text, ["base/1.0.0", "ios/^2.0.0"], "Output is too large")).toBeUndefined()
   })

@@ -5,6 +5,8 @@
  * (`Unresolved @extends reference "x" in b/1: …`) or invalid content (`… in b/1: …`), so the editor can link to
  * each.
  */
+import { quote } from "./versions.js"
+
 const CIRCULAR = /^Circular dependency detected: (.+)$/
 const IN_SCHEMA = /^(?:Unresolved @extends reference "(?:[^"\\]|\\.)*"|Invalid schema content) in (\S+?):/
 
@@ -22,7 +24,11 @@ export const lineOfReference = (
   references: ReadonlyArray<string>,
   message: string,
 ): number | undefined => {
-  const named = references.find((reference) => message.includes(`"${reference}"`) || message.includes(reference))
+  // The reference the message is about first (`… @extends reference "base/9.9.9"`): a plain search alone took
+  // "base" for it, written in it and quoted again in the reason (`of platform "base"`), and gave the wrong line.
+  const named =
+    references.find((reference) => message.includes(`@extends reference ${quote(reference)}`)) ??
+    references.find((reference) => message.includes(reference))
   if (named === undefined) return undefined
   const index = text.indexOf(JSON.stringify(named))
   return index === -1 ? undefined : text.slice(0, index).split("\n").length
