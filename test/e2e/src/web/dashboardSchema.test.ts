@@ -377,6 +377,35 @@ describe("the Content tab", () => {
 })
 
 describe("the Output, Inheritance and History tabs", () => {
+  it("keeps the tabs where they were while the next tab's schema loads", async () => {
+    const { email, mid } = await family()
+    const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)
+    await editorOf(page).waitFor()
+    // The schema's read, held back as a slow network does, until the tabs were looked at.
+    let release: () => void = () => undefined
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const schemaRead = `${served.base}/api/_ui/v1/platforms/${mid}/versions/1.0.0`
+    await page.route(schemaRead, async (route) => {
+      await released
+      await route.continue()
+    })
+    const tabs = page.getByRole("navigation", { name: "Schema" })
+    const before = await tabs.getByRole("link", { name: "Inheritance" }).boundingBox()
+    await tabs.getByRole("link", { name: "Output" }).click()
+    await page.getByText("Loading the schema…").waitFor()
+    // They went while it loaded and came back under the pointer: a second click meant for a tab landed beside it.
+    expect(await tabs.getByRole("link", { name: "Output" }).getAttribute("aria-current")).toBe("page")
+    // Where it was, give or take the half pixel the current tab's bold label takes.
+    const during = await tabs.getByRole("link", { name: "Inheritance" }).boundingBox()
+    expect(during?.y).toBe(before?.y)
+    expect(Math.abs(during!.x - before!.x)).toBeLessThan(2)
+    release()
+    await page.getByRole("table", { name: `Output of ${mid}/1.0.0` }).waitFor()
+    await page.unroute(schemaRead)
+  })
+
   it("marks each output value with the schema it came from", async () => {
     const { email, root, mid, leaf } = await family()
     const page = await signedIn(browser, served.base, email, `/platforms/${leaf}/versions/1.0.0/output`)

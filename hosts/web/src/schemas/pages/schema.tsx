@@ -68,6 +68,20 @@ export const SchemaPage = ({ params }: { readonly params: Readonly<Record<string
       </h1>
     </>
   )
+  // Each tab is a page of its own (its address), loaded afresh: the tabs stay drawn meanwhile, where the person
+  // just clicked, rather than going while the schema loads and coming back under the pointer.
+  const tabs = (
+    <nav class="tabs" aria-label="Schema">
+      {TABS.map((item) => {
+        const href = schemaPath(platform, version, item.tab)
+        return (
+          <Link key={item.tab} href={href} aria-current={item.tab === tab ? "page" : undefined}>
+            {item.label}
+          </Link>
+        )
+      })}
+    </nav>
+  )
   if (loaded.data === undefined) {
     if (loaded.error instanceof ApiError && loaded.error.status === 404) {
       return (
@@ -88,6 +102,8 @@ export const SchemaPage = ({ params }: { readonly params: Readonly<Record<string
     return (
       <section class="stack">
         {head}
+        <LockedNotice reason={locked} />
+        {tabs}
         {loaded.error === undefined ? (
           <Loading what="the schema" />
         ) : (
@@ -108,16 +124,7 @@ export const SchemaPage = ({ params }: { readonly params: Readonly<Record<string
     <section class="stack">
       {head}
       <LockedNotice reason={locked} />
-      <nav class="tabs" aria-label="Schema">
-        {TABS.map((item) => {
-          const href = schemaPath(platform, version, item.tab)
-          return (
-            <Link key={item.tab} href={href} aria-current={item.tab === tab ? "page" : undefined}>
-              {item.label}
-            </Link>
-          )
-        })}
-      </nav>
+      {tabs}
       <Alert error={loaded.error} />
       {tab === "content" ? (
         <ContentTab {...data} />
