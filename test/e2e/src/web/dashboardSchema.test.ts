@@ -230,6 +230,38 @@ describe("the Content tab", () => {
     expect(await api.call("GET", `/api/${mid}/1.0.0`)).toMatchObject({ content: { meanwhile: true } })
   })
 
+  it("takes 'Nothing has been saved' away with the first save, not when the page's reload comes back", async () => {
+    const { api, email, root } = await family()
+    await api.call("POST", `/api/${root}/versions`, { version: "2.0.0" })
+    const page = await signedIn(browser, served.base, email, `/platforms/${root}/versions/2.0.0`)
+    const nothing = page.getByText("Nothing has been saved for this version yet.")
+    await nothing.waitFor()
+    await editorOf(page).fill('{ "first": true }')
+    // The page's read of the schema after the save, held back as a slow network does.
+    let release: () => void = () => undefined
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const schemaRead = `${served.base}/api/_ui/v1/platforms/${root}/versions/2.0.0`
+    await page.route(schemaRead, async (route) => {
+      await released
+      await route.continue()
+    })
+    const save = page.getByRole("button", { name: "Save schema" })
+    await save.click()
+    await page.getByRole("region", { name: "Saved" }).waitFor()
+    // It stayed until that read came back, then went, moving the editor and Save up under the pointer.
+    expect(await nothing.count()).toBe(0)
+    const settled = await save.boundingBox()
+    const reloaded = page.waitForResponse(schemaRead)
+    release()
+    await reloaded
+    // Drawn with what came back: two frames.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
+    expect(await save.boundingBox()).toEqual(settled)
+    await page.unroute(schemaRead)
+  })
+
   it("offers the choice, never an overwrite, when a save through the API crosses the tab's own save", async () => {
     const { api, email, mid } = await family()
     const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)

@@ -141,7 +141,12 @@ export const ContentTab = ({ platform, version, schema, revision, canWrite, relo
   const announced = useCalmAnnouncement(checked.text, checked.tone)
   return (
     <div class="stack">
-      {schema === null ? <p class="muted">Nothing has been saved for this version yet.</p> : null}
+      {/* Said from what this tab knows: the first save (or their content loaded) takes it away together with the
+          "Unsaved changes" line, not again when the page's reload comes back, which moved the editor and its
+          buttons up under the pointer a moment after the save was said. */}
+      {schema === null && (startedRevision ?? 0) === 0 ? (
+        <p class="muted">Nothing has been saved for this version yet.</p>
+      ) : null}
       {dirty ? (
         <div class="notice row" role="status">
           <span>Unsaved changes: kept in this browser tab until you save or discard them.</span>
