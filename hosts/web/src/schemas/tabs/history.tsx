@@ -7,7 +7,7 @@
  * The restore names the revision this page shows as current, so a save made meanwhile is not replaced unseen.
  */
 
-import { useEffect, useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import {
   listPlatforms,
@@ -29,13 +29,14 @@ import type { SchemaData } from "../pages/schema.js"
 import { sortVersions } from "../versions.js"
 
 /**
- * Every revision, newest first, loaded page by page as the person asks for older ones; loaded again from the first
- * page whenever the schema's revision moves (a restore, or a save this page heard of).
+ * Every revision, newest first, loaded page by page as the person asks for older ones; `reload` loads it again from
+ * the first page, when the schema's revision moved (a restore, or a save this page heard of). Asked for, not set off
+ * by the revision changing, so that a restore can wait for the list before it is said done.
  */
-const useRevisions = (platform: string, version: string, current: number) => {
+const useRevisions = (platform: string, version: string) => {
   const [older, setOlder] = useState<ReadonlyArray<RevisionSummary>>([])
   const [next, setNext] = useState<number | null | undefined>()
-  const first = useAsync(() => listRevisions(platform, version), [platform, version, current])
+  const first = useAsync(() => listRevisions(platform, version), [platform, version])
   useEffect(() => {
     setOlder([])
     setNext(first.data?.next)
@@ -43,6 +44,7 @@ const useRevisions = (platform: string, version: string, current: number) => {
   return {
     revisions: first.data === undefined ? undefined : [...first.data.revisions, ...older],
     error: first.error,
+    reload: first.reload,
     paged: older.length > 0,
     more:
       next === null || next === undefined
@@ -154,6 +156,8 @@ const OutputDiff = ({
 /**
  * The question before a restore, with what it would change: the content now against the revision's. The restore
  * lands only on `current`; a save made since is reported, the page brought up to date, and nothing restored.
+ * A restore that landed closes the dialog once the page and the list of revisions show it (`reload`), so that the
+ * list does not change under the pointer after the restore was said; meanwhile the question stays as it was asked.
  */
 const RestoreDialog = ({
   platform,
@@ -173,9 +177,15 @@ const RestoreDialog = ({
   readonly onClose: () => void
 }) => {
   const id = `${platform}/${version}`
+  // What the question was asked about, until a restore lands: the page reloading behind the dialog before it
+  // closes would otherwise redraw it about the restored content ("the same as now", revision numbers one higher).
+  const landed = useRef(false)
+  const asked = useRef({ content, current })
+  if (!landed.current) asked.current = { content, current }
+  const shown = asked.current
   const diff = useAsync(
-    async () => diffJson(content, (await readRevision(platform, version, target)).content),
-    [platform, version, target, content],
+    async () => diffJson(shown.content, (await readRevision(platform, version, target)).content),
+    [platform, version, target, shown.content],
   )
   return (
     <ConfirmDialog
@@ -195,19 +205,20 @@ const RestoreDialog = ({
               `${target} should still replace it.`,
           )
         })
+        landed.current = true
+        await reload()
         onClose()
         const count = answer.reprocessed.length
         toast(
           `Restored revision ${target} of ${id} as revision ${answer.revision}` +
             (count === 0 ? "" : `; re-processed ${count} ${count === 1 ? "dependent" : "dependents"}`),
         )
-        await reload()
       }}
     >
       <p>
-        Its content is saved again as revision {current + 1}, on top of revision {current}, and resolved against what it
-        extends as that is today; every schema extending {id} is re-processed. Revision {current} and all the others
-        stay in the history.
+        Its content is saved again as revision {shown.current + 1}, on top of revision {shown.current}, and resolved
+        against what it extends as that is today; every schema extending {id} is re-processed. Revision {shown.current}{" "}
+        and all the others stay in the history.
       </p>
       <Alert error={diff.error} />
       {diff.data === undefined ? (
@@ -217,14 +228,18 @@ const RestoreDialog = ({
       ) : diff.data.added + diff.data.removed === 0 ? (
         <p class="muted">Its content is the same as now: restoring it only adds a revision.</p>
       ) : (
-        <DiffView label={`Content, now (revision ${current}) to revision ${target}`} {...diff.data} />
+        <DiffView label={`Content, now (revision ${shown.current}) to revision ${target}`} {...diff.data} />
       )}
     </ConfirmDialog>
   )
 }
 
 export const HistoryTab = ({ platform, version, schema, revision: current, canWrite, reload }: SchemaData) => {
-  const { revisions, error, more, paged } = useRevisions(platform, version, current)
+  const { revisions, error, more, paged, reload: reloadRevisions } = useRevisions(platform, version)
+  // The page's schema and its list of revisions together: what a restore, or a save found in its way, moved.
+  const reloadBoth = async () => {
+    await Promise.all([reload(), reloadRevisions()])
+  }
   const [restoring, setRestoring] = useState<number>()
   return (
     <div class="stack">
@@ -288,7 +303,7 @@ export const HistoryTab = ({ platform, version, schema, revision: current, canWr
           target={restoring}
           current={current}
           content={schema?.content ?? null}
-          reload={reload}
+          reload={reloadBoth}
           onClose={() => setRestoring(undefined)}
         />
       )}
