@@ -104,23 +104,37 @@ const CreateToken = ({ onCreated }: { readonly onCreated: (token: string, record
   )
 }
 
+/**
+ * The question before a revocation. It closes once the list no longer shows the token (`reload`), as a version's
+ * deletion does: closed before, the revoked token stood in the list with its Revoke button after "Revoked" was said,
+ * until the list came back and the rows below moved up under the pointer.
+ */
 const RevokeToken = ({
   record,
-  onDone,
+  reload,
+  onClose,
 }: {
   readonly record: TokenRecord
-  readonly onDone: (revoked: boolean) => void
+  readonly reload: () => Promise<void>
+  readonly onClose: () => void
 }) => (
   <ConfirmDialog
     title={`Revoke ${record.name}?`}
     action="Revoke token"
-    onClose={() => onDone(false)}
+    onClose={onClose}
     run={async () => {
       await revokeToken(record.id)
+      await reload()
+      onClose()
       toast(`Revoked ${record.name}`)
-      onDone(true)
     }}
-    gone={{ said: `${record.name} was already revoked`, after: () => onDone(true) }}
+    gone={{
+      said: `${record.name} was already revoked`,
+      after: async () => {
+        await reload()
+        onClose()
+      },
+    }}
   >
     <p>Every service using this token ({record.hint}) loses access at once. This cannot be undone.</p>
   </ConfirmDialog>
@@ -225,13 +239,7 @@ export const Tokens = () => {
         />
       )}
       {revoking === undefined ? null : (
-        <RevokeToken
-          record={revoking}
-          onDone={(revoked) => {
-            setRevoking(undefined)
-            if (revoked) void tokens.reload()
-          }}
-        />
+        <RevokeToken record={revoking} reload={tokens.reload} onClose={() => setRevoking(undefined)} />
       )}
     </section>
   )
