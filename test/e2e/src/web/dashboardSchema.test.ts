@@ -509,6 +509,27 @@ describe("the Output, Inheritance and History tabs", () => {
     await page.goto(`${served.base}/platforms/${mid}/versions/1.0.0/inheritance`)
     await page.getByText("A save here re-processes this schema:").waitFor()
 
+    // The parents answer last, as on a slow network: the dependents wait for them rather than be drawn and then
+    // moved down under the pointer as the chain comes in above them.
+    let release: () => void = () => undefined
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const parents = `${served.base}/api/_ui/v1/platforms/${mid}/versions/1.0.0/ancestors`
+    await page.route(parents, async (route) => {
+      await released
+      await route.continue()
+    })
+    const answered = page.waitForResponse(/\/dependents$/)
+    await page.reload()
+    await answered
+    await page.getByText("Loading the parents…").waitFor()
+    expect(await page.getByRole("list", { name: "Dependents" }).count()).toBe(0)
+    release()
+    await chain.waitFor()
+    await page.getByText("A save here re-processes this schema:").waitFor()
+    await page.unroute(parents)
+
     // A parent whose schema was never saved merges in as `{}`, and says so.
     await api.call("POST", `/api/${root}/versions`, { version: "2.0.0" })
     await saveSchema(api, `${leaf}/1.0.0`, { "@extends": `${root}/2.0.0`, c: 3 })

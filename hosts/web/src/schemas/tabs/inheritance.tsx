@@ -14,6 +14,11 @@ export const InheritanceTab = ({ platform, version }: SchemaData) => {
   const ancestry = useAsync(() => ancestorsOf(platform, version), [platform, version])
   const dependents = useAsync(() => dependentsOf(platform, version), [platform, version])
   const nodes = ancestry.data?.ancestors
+  // The dependents are drawn once the parents above them are: answering first, their links were drawn and then
+  // moved down under the pointer as the chain of parents came in above them.
+  const parentsShown = nodes !== undefined || ancestry.error !== undefined
+  const shownDependents = parentsShown ? dependents.data : undefined
+  const dependentsError = parentsShown ? dependents.error : undefined
   const roots = nodes?.filter((node) => node.parents.length === 0).map((node) => `${node.platform}/${node.version}`)
   return (
     <div class="stack">
@@ -76,22 +81,22 @@ export const InheritanceTab = ({ platform, version }: SchemaData) => {
       </section>
       <section class="card stack" aria-labelledby="dependents-heading">
         <h2 id="dependents-heading">Dependents</h2>
-        <Alert error={dependents.error} />
-        {dependents.data === undefined ? (
-          dependents.error === undefined ? (
+        <Alert error={dependentsError} />
+        {shownDependents === undefined ? (
+          dependentsError === undefined ? (
             <Loading what="the dependents" />
           ) : null
-        ) : dependents.data.dependents.length === 0 ? (
+        ) : shownDependents.dependents.length === 0 ? (
           <p class="muted">No schema extends this one: a save here re-processes nothing else.</p>
         ) : (
           <>
             <p>
-              {dependents.data.dependents.length === 1
+              {shownDependents.dependents.length === 1
                 ? "A save here re-processes this schema:"
-                : `A save here re-processes these ${dependents.data.dependents.length} schemas, in this order:`}
+                : `A save here re-processes these ${shownDependents.dependents.length} schemas, in this order:`}
             </p>
             <ol aria-label="Dependents">
-              {dependents.data.dependents.map((dependent) => (
+              {shownDependents.dependents.map((dependent) => (
                 <li key={`${dependent.platform}/${dependent.version}`}>
                   <Link href={schemaPath(dependent.platform, dependent.version)}>
                     {dependent.platform}/{dependent.version}
