@@ -83,6 +83,33 @@ describe("the platforms list", () => {
     expect(await api.call("GET", `/api/${created}`)).toEqual({ name: created, versions: [], kind: "web" })
   })
 
+  it("draws the form for a new platform once the list above it is in, not under its loading line", async () => {
+    const email = `slow-list-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    await seedPlatforms(api, { [unique("first")]: ["1.0.0"], [unique("second")]: ["1.0.0"] })
+    const page = await signedIn(browser, served.base, email, "/platforms")
+    await page.getByRole("table", { name: "Platforms" }).waitFor()
+    // The list held back, as on a slow network: the form was drawn under "Loading platforms…" and jumped down by
+    // the whole list when it came, from under the pointer and the typing.
+    let release: () => void = () => undefined
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const list = `${served.base}/api/_ui/v1/platforms`
+    await page.route(list, async (route) => {
+      await released
+      await route.continue()
+    })
+    await page.reload()
+    await page.getByText("Loading platforms…").waitFor()
+    const form = page.getByRole("form", { name: "Create a platform" })
+    expect(await form.count()).toBe(0)
+    release()
+    await form.waitFor()
+    expect(await page.getByRole("table", { name: "Platforms" }).count()).toBe(1)
+    await page.unroute(list)
+  })
+
   it("changes a platform's kind", async () => {
     const email = `kind-${Date.now()}@example.com`
     const api = await schemasAs(served.base, email)

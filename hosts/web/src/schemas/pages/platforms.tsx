@@ -171,7 +171,9 @@ export const Platforms = () => {
           )}
         </>
       )}
-      {abilities.write ? <CreatePlatform existing={list} /> : null}
+      {/* Once the list above it is in (or refused): drawn under "Loading platforms…", the form jumped down by the
+          whole list as it came, from under the pointer and the typing; and it tells a taken name from the list. */}
+      {abilities.write && (list !== undefined || !platforms.loading) ? <CreatePlatform existing={list} /> : null}
     </section>
   )
 }
