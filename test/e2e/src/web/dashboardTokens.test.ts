@@ -108,6 +108,33 @@ describe("API tokens", () => {
 })
 
 describe("the token form", () => {
+  it("is drawn once the list of tokens above it is in, not under its loading line", async () => {
+    const page = await signedIn(browser, served.base, `slow-tokens-${Date.now()}@example.com`, "/tokens")
+    const create = page.getByRole("button", { name: "Create token" })
+    await page.getByLabel("Token name").fill("listed")
+    await create.click()
+    await page.getByRole("button", { name: "Done" }).click()
+    await page.getByRole("row", { name: /^listed / }).waitFor()
+    // The list held back, as on a slow network: the form was drawn under "Loading tokens…" and jumped down by the
+    // whole list when it came, from under the pointer.
+    let release: () => void = () => undefined
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const list = `${served.base}/api/_ui/v1/tokens`
+    await page.route(list, async (route) => {
+      await released
+      await route.continue()
+    })
+    await page.reload()
+    await page.getByText("Loading tokens…").waitFor()
+    expect(await page.getByRole("form", { name: "Create an API token" }).count()).toBe(0)
+    release()
+    await create.waitFor()
+    expect(await page.getByRole("row", { name: /^listed / }).count()).toBe(1)
+    await page.unroute(list)
+  })
+
   it("says beside a greyed-out Create token why it is not offered", async () => {
     const email = `token-why-${Date.now()}@example.com`
     const api = await schemasAs(served.base, email)

@@ -217,12 +217,16 @@ export const Tokens = () => {
           ))}
         </Table>
       )}
-      <CreateToken
-        onCreated={(token, record) => {
-          setCreated({ token, record })
-          void tokens.reload()
-        }}
-      />
+      {/* Once the list above it is in (or refused): drawn under "Loading tokens…", the form jumped down by the
+          whole list as it came, from under the pointer and a name being typed. */}
+      {list === undefined && tokens.loading ? null : (
+        <CreateToken
+          onCreated={(token, record) => {
+            setCreated({ token, record })
+            void tokens.reload()
+          }}
+        />
+      )}
       {created === undefined ? null : (
         <ShownOnce
           title={`Token ${created.record.name} created`}
