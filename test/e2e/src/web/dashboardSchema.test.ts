@@ -559,9 +559,26 @@ describe("the Output, Inheritance and History tabs", () => {
     const { api, email, root, mid } = await family()
     await saveSchema(api, `${mid}/1.0.0`, { "@extends": `${root}/1.0.0`, nested: { y: 3 }, b: 2, d: 4 })
     await api.call("POST", `/api/${root}/versions`, { version: "2.0.0" })
-    const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0/history`)
+    // The revisions' contents held back, as on a slow network: the comparison of outputs below them waits for
+    // their diff, rather than be drawn at the top and pushed down by the list and the diff as they come.
+    let release: () => void = () => undefined
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const contents = /\/revisions\/\d+$/
+    const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)
+    await page.route(contents, async (route) => {
+      await released
+      await route.continue()
+    })
+    await page.getByRole("navigation", { name: "Schema" }).getByRole("link", { name: "History" }).click()
     const revisions = page.getByRole("table", { name: "Revisions, newest first" })
     await revisions.waitFor()
+    const compareOutputs = page.getByRole("region", { name: "Compare the output with another version" })
+    expect(await compareOutputs.count()).toBe(0)
+    release()
+    await compareOutputs.waitFor()
+    await page.unroute(contents)
     expect(await revisions.locator("tbody th").allTextContents()).toEqual(["2 (current)", "1"])
     expect(await revisions.locator("tbody tr").first().textContent()).toContain(email)
 

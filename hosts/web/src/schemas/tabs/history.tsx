@@ -61,10 +61,13 @@ const RevisionDiff = ({
   platform,
   version,
   revisions,
+  onShown,
 }: {
   readonly platform: string
   readonly version: string
   readonly revisions: ReadonlyArray<RevisionSummary>
+  /** Called once the first diff (or its refusal) is drawn: what stands below it may be drawn then. */
+  readonly onShown: () => void
 }) => {
   const [from, setFrom] = useState(revisions[1]?.revision ?? revisions[0]!.revision)
   const [to, setTo] = useState(revisions[0]!.revision)
@@ -75,6 +78,10 @@ const RevisionDiff = ({
     ])
     return diffJson(before.content, after.content)
   }, [platform, version, from, to])
+  const shown = diff.data !== undefined || diff.error !== undefined
+  useEffect(() => {
+    if (shown) onShown()
+  }, [shown])
   const label = (revision: RevisionSummary) =>
     `Revision ${revision.revision} (${formatTime(revision.savedAt)}, ${revision.savedBy})`
   return (
@@ -241,6 +248,12 @@ export const HistoryTab = ({ platform, version, schema, revision: current, canWr
     await Promise.all([reload(), reloadRevisions()])
   }
   const [restoring, setRestoring] = useState<number>()
+  // The comparison of outputs is drawn once what stands above it is: the list of revisions and the diff of the
+  // latest two. Drawn first, the version to compare with was chosen at the top of the tab, then jumped down by the
+  // list and again by the diff as they came, and a click meant for it landed on a Restore button.
+  const [revisionDiffShown, setRevisionDiffShown] = useState(false)
+  const comparesRevisions = revisions !== undefined && (revisions.length > 1 || more !== undefined)
+  const aboveShown = (revisions !== undefined || error !== undefined) && (!comparesRevisions || revisionDiffShown)
   return (
     <div class="stack">
       <Alert error={error} />
@@ -292,7 +305,12 @@ export const HistoryTab = ({ platform, version, schema, revision: current, canWr
           {revisions.length === 1 && more === undefined ? (
             <p class="muted">One revision so far: a second save gives two to compare.</p>
           ) : (
-            <RevisionDiff platform={platform} version={version} revisions={revisions} />
+            <RevisionDiff
+              platform={platform}
+              version={version}
+              revisions={revisions}
+              onShown={() => setRevisionDiffShown(true)}
+            />
           )}
         </>
       )}
@@ -307,7 +325,9 @@ export const HistoryTab = ({ platform, version, schema, revision: current, canWr
           onClose={() => setRestoring(undefined)}
         />
       )}
-      {schema === null ? null : <OutputDiff platform={platform} version={version} output={schema.output} />}
+      {schema === null || !aboveShown ? null : (
+        <OutputDiff platform={platform} version={version} output={schema.output} />
+      )}
     </div>
   )
 }
