@@ -47,3 +47,19 @@ export const keepDraft = (schema: string, draft: Draft | undefined): void => {
     // Not kept: the page still warns before it is closed.
   }
 }
+
+/**
+ * What a save of `savedText` (answered as `revision`, holding `content`) leaves kept: nothing when the draft is that
+ * text; a draft typed on since starts from the saved revision. The save does it itself, since it may answer after
+ * the person left the tab, whose own bookkeeping then no longer runs: the saved text was offered again as unsaved.
+ */
+export const draftSaved = (schema: string, savedText: string, content: unknown, revision: number): void => {
+  const kept = readDraft(schema)
+  if (kept === undefined) return
+  keepDraft(
+    schema,
+    kept.text === savedText
+      ? undefined
+      : { text: kept.text, startedFrom: JSON.stringify(content), startedRevision: revision },
+  )
+}

@@ -262,6 +262,33 @@ describe("the Content tab", () => {
     await page.unroute(schemaRead)
   })
 
+  it("shows a save's outcome on a tab clicked while it ran, and does not offer its text again as unsaved", async () => {
+    const { api, email, mid } = await family()
+    const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)
+    await editorOf(page).fill(JSON.stringify({ clicked: "away" }))
+    // The save answers late, as on a slow network, and the person clicks Output meanwhile.
+    const saveAddress = `${served.base}/api/${mid}/1.0.0`
+    await page.route(saveAddress, async (route) => {
+      if (route.request().method() === "PUT") await new Promise((resolve) => setTimeout(resolve, 500))
+      await route.continue()
+    })
+    await page.getByRole("button", { name: "Save schema" }).click()
+    const tabs = page.getByRole("navigation", { name: "Schema" })
+    await tabs.getByRole("link", { name: "Output" }).click()
+    const output = page.getByRole("table", { name: `Output of ${mid}/1.0.0` })
+    await output.waitFor()
+    // The Output tab read the schema before the save landed: the old output stood beside "Saved".
+    expect(await output.locator("td.code-line").allTextContents()).toContain('  "clicked": "away"')
+    expect(await api.call("GET", `/api/${mid}/1.0.0`)).toMatchObject({ content: { clicked: "away" } })
+    await page.unroute(saveAddress)
+
+    // Back in the editor the saved text is saved, not an unsaved change that a save calls someone else's.
+    await tabs.getByRole("link", { name: "Content" }).click()
+    await editorOf(page).waitFor()
+    expect(JSON.parse(await editorOf(page).inputValue())).toEqual({ clicked: "away" })
+    expect(await page.getByRole("status").filter({ hasText: "Unsaved changes" }).count()).toBe(0)
+  })
+
   it("offers the choice, never an overwrite, when a save through the API crosses the tab's own save", async () => {
     const { api, email, mid } = await family()
     const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)

@@ -12,6 +12,7 @@ import { Link } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { LockedNotice } from "../lock.js"
 import { home, platformPath, platformsPath, type SchemaTab, schemaPath } from "../paths.js"
+import { afterSaves } from "../savesUnderWay.js"
 import { useAbilities } from "../session.js"
 import { ContentTab } from "../tabs/content.js"
 import { HistoryTab } from "../tabs/history.js"
@@ -41,6 +42,8 @@ export interface SchemaData {
  * from), or `null` when the version exists with nothing saved yet (the service's SchemaNotFound).
  */
 const loadSchema = async (platform: string, version: string): Promise<EditableSchema | null> => {
+  // A save of it begun on another tab of this page is read after, not before (`savesUnderWay.ts`).
+  await afterSaves(`${platform}/${version}`)
   try {
     return await readSchemaToEdit(platform, version)
   } catch (error) {

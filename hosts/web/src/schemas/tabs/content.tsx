@@ -23,10 +23,11 @@ import { Link } from "../../ui/router.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { checkContent, REFERENCE_FORMS } from "../content.js"
-import { keepDraft, readDraft } from "../drafts.js"
+import { draftSaved, keepDraft, readDraft } from "../drafts.js"
 import { lineOfReference, schemasNamedIn } from "../errorPlaces.js"
 import type { SchemaData } from "../pages/schema.js"
 import { schemaIdPath } from "../paths.js"
+import { whileSaving } from "../savesUnderWay.js"
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2)
 
@@ -79,7 +80,13 @@ export const ContentTab = ({ platform, version, schema, revision, canWrite, relo
         }
         expectedRevision = now.revision
       }
-      const answer = await saveSchema(platform, version, check.content, expectedRevision).catch((cause: unknown) => {
+      // Known to a page of this schema opened while it runs (another tab clicked meanwhile), which reads after it; and
+      // the kept draft settled by the save itself, which may answer after this tab was left.
+      const saving = saveSchema(platform, version, check.content, expectedRevision).then((answer) => {
+        draftSaved(id, text, answer.schema.content, answer.revision)
+        return answer
+      })
+      const answer = await whileSaving(id, saving).catch((cause: unknown) => {
         // Another save landed between the read above and this one: the service refused it, nothing was written.
         const current = savedRevisionOf(cause)
         if (current === undefined) throw cause
