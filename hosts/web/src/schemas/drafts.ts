@@ -4,7 +4,11 @@
  * throw away what was typed (closing the page asks first: `ui/leaveWarning.ts`). Storage that refuses (a private
  * window's quota) only loses that convenience.
  */
-const keyOf = (schema: string) => `coffer.draft:${schema}`
+/**
+ * Per person as well as per schema: a draft left by someone who signed out was offered to the next person signed in
+ * in the tab as their own unsaved change, and saved under their name.
+ */
+const keyOf = (person: string, schema: string) => `coffer.draft:${person}:${schema}`
 
 /**
  * Unsaved text and the content it was started from, as the service held it then (JSON, `null` for no schema), with
@@ -26,9 +30,9 @@ const isDraft = (value: unknown): value is Draft =>
   typeof (value as Draft).startedFrom === "string" &&
   ((value as Draft).startedRevision === undefined || Number.isSafeInteger((value as Draft).startedRevision))
 
-export const readDraft = (schema: string): Draft | undefined => {
+export const readDraft = (person: string, schema: string): Draft | undefined => {
   try {
-    const kept = sessionStorage.getItem(keyOf(schema))
+    const kept = sessionStorage.getItem(keyOf(person, schema))
     if (kept === null) return undefined
     const draft: unknown = JSON.parse(kept)
     return isDraft(draft) ? draft : undefined
@@ -38,11 +42,11 @@ export const readDraft = (schema: string): Draft | undefined => {
   }
 }
 
-/** Keeps `draft` as the draft of `schema`, or forgets it (`undefined`). */
-export const keepDraft = (schema: string, draft: Draft | undefined): void => {
+/** Keeps `draft` as `person`'s draft of `schema`, or forgets it (`undefined`). */
+export const keepDraft = (person: string, schema: string, draft: Draft | undefined): void => {
   try {
-    if (draft === undefined) sessionStorage.removeItem(keyOf(schema))
-    else sessionStorage.setItem(keyOf(schema), JSON.stringify(draft))
+    if (draft === undefined) sessionStorage.removeItem(keyOf(person, schema))
+    else sessionStorage.setItem(keyOf(person, schema), JSON.stringify(draft))
   } catch {
     // Not kept: the page still warns before it is closed.
   }
@@ -53,10 +57,17 @@ export const keepDraft = (schema: string, draft: Draft | undefined): void => {
  * text; a draft typed on since starts from the saved revision. The save does it itself, since it may answer after
  * the person left the tab, whose own bookkeeping then no longer runs: the saved text was offered again as unsaved.
  */
-export const draftSaved = (schema: string, savedText: string, content: unknown, revision: number): void => {
-  const kept = readDraft(schema)
+export const draftSaved = (
+  person: string,
+  schema: string,
+  savedText: string,
+  content: unknown,
+  revision: number,
+): void => {
+  const kept = readDraft(person, schema)
   if (kept === undefined) return
   keepDraft(
+    person,
     schema,
     kept.text === savedText
       ? undefined

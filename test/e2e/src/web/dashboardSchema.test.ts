@@ -381,6 +381,34 @@ describe("the Content tab", () => {
     expect(await api.call("GET", `/api/${mid}/1.0.0`)).toEqual(before)
   })
 
+  it("keeps a draft for the person who typed it: the next person signed in in the tab does not get it", async () => {
+    const { api, email, mid } = await family()
+    const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)
+    const saved = await editorOf(page).inputValue()
+    await editorOf(page).fill('{ "half": "done" }')
+    await page.getByRole("status").filter({ hasText: "Unsaved changes" }).waitFor()
+    await page.getByRole("button", { name: "Sign out" }).click()
+    const next = `next-${Date.now()}@example.com`
+    await page.getByLabel("E-mail").fill(next)
+    await page.getByRole("button", { name: "Sign in as this e-mail" }).click()
+    await page.waitForURL(`${served.base}/platforms`)
+    await page.goto(`${served.base}/platforms/${mid}/versions/1.0.0`)
+    await editorOf(page).waitFor()
+    // It was offered to them as their own unsaved change, and a Save stored it under their name.
+    expect(await editorOf(page).inputValue()).toBe(saved)
+    expect(await page.getByRole("status").filter({ hasText: "Unsaved changes" }).count()).toBe(0)
+
+    // The person who typed it finds it again after signing in.
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await page.getByLabel("E-mail").fill(email)
+    await page.getByRole("button", { name: "Sign in as this e-mail" }).click()
+    await page.waitForURL(`${served.base}/platforms`)
+    await page.goto(`${served.base}/platforms/${mid}/versions/1.0.0`)
+    await editorOf(page).waitFor()
+    expect(await editorOf(page).inputValue()).toBe('{ "half": "done" }')
+    expect(await api.call("GET", `/api/${mid}/1.0.0`)).toMatchObject({ content: JSON.parse(saved) })
+  })
+
   it("signed in as someone else without a word to this tab: the service refuses its save, and the tab asks who", async () => {
     const { api, email, mid } = await family()
     const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)

@@ -28,6 +28,7 @@ import { lineOfReference, schemasNamedIn } from "../errorPlaces.js"
 import type { SchemaData } from "../pages/schema.js"
 import { schemaIdPath } from "../paths.js"
 import { whileSaving } from "../savesUnderWay.js"
+import { useSession } from "../session.js"
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2)
 
@@ -47,9 +48,11 @@ const readCurrent = (platform: string, version: string): Promise<{ content: unkn
 
 export const ContentTab = ({ platform, version, schema, revision, canWrite, reload }: SchemaData) => {
   const id = `${platform}/${version}`
+  // Whose draft this tab keeps: the page is shown only to someone signed in.
+  const person = useSession().current?.session.user.id ?? ""
   // The text as saved: what the editor shows when nothing is being changed.
   const [baseline, setBaseline] = useState(() => pretty(schema?.content ?? {}))
-  const [draft] = useState(() => (canWrite ? readDraft(id) : undefined))
+  const [draft] = useState(() => (canWrite ? readDraft(person, id) : undefined))
   const [text, setText] = useState(() => draft?.text ?? baseline)
   const [saved, setSaved] = useState<Saved>()
   // The content the editing started from, as the service held it (a kept draft's own, not what is saved now), and
@@ -61,8 +64,8 @@ export const ContentTab = ({ platform, version, schema, revision, canWrite, relo
   const [overtaken, setOvertaken] = useState<number>()
   const dirty = canWrite && text !== baseline
   useEffect(
-    () => keepDraft(id, dirty ? { text, startedFrom, startedRevision } : undefined),
-    [id, text, dirty, startedFrom, startedRevision],
+    () => keepDraft(person, id, dirty ? { text, startedFrom, startedRevision } : undefined),
+    [person, id, text, dirty, startedFrom, startedRevision],
   )
   useLeaveWarning(dirty)
   const check = checkContent(text)
@@ -83,7 +86,7 @@ export const ContentTab = ({ platform, version, schema, revision, canWrite, relo
       // Known to a page of this schema opened while it runs (another tab clicked meanwhile), which reads after it; and
       // the kept draft settled by the save itself, which may answer after this tab was left.
       const saving = saveSchema(platform, version, check.content, expectedRevision).then((answer) => {
-        draftSaved(id, text, answer.schema.content, answer.revision)
+        draftSaved(person, id, text, answer.schema.content, answer.revision)
         return answer
       })
       const answer = await whileSaving(id, saving).catch((cause: unknown) => {
