@@ -108,6 +108,33 @@ describe("the platforms list", () => {
     await form.waitFor()
     expect(await page.getByRole("table", { name: "Platforms" }).count()).toBe(1)
     await page.unroute(list)
+
+    // The list refused: the form is offered beside Try again, and stays, with what was typed, while it is retried.
+    let refuse = true
+    let retried: () => void = () => undefined
+    const retrying = new Promise<void>((resolve) => {
+      retried = resolve
+    })
+    await page.route(list, async (route) => {
+      if (refuse) {
+        await route.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ error: "Down" }) })
+        return
+      }
+      await retrying
+      await route.continue()
+    })
+    await page.reload()
+    const again = page.getByRole("button", { name: "Try again" })
+    await again.waitFor()
+    await page.getByLabel("Platform name").fill("typed-meanwhile")
+    refuse = false
+    await again.click()
+    await page.getByText("Loading platforms…").waitFor()
+    expect(await page.getByLabel("Platform name").inputValue()).toBe("typed-meanwhile")
+    retried()
+    await page.getByRole("table", { name: "Platforms" }).waitFor()
+    expect(await page.getByLabel("Platform name").inputValue()).toBe("typed-meanwhile")
+    await page.unroute(list)
   })
 
   it("changes a platform's kind", async () => {

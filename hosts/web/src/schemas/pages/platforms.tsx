@@ -172,8 +172,11 @@ export const Platforms = () => {
         </>
       )}
       {/* Once the list above it is in (or refused): drawn under "Loading platforms…", the form jumped down by the
-          whole list as it came, from under the pointer and the typing; and it tells a taken name from the list. */}
-      {abilities.write && (list !== undefined || !platforms.loading) ? <CreatePlatform existing={list} /> : null}
+          whole list as it came, from under the pointer and the typing; and it tells a taken name from the list.
+          A refusal keeps it through Try again, rather than taking it away while the list is asked for again. */}
+      {abilities.write && (list !== undefined || platforms.error !== undefined) ? (
+        <CreatePlatform existing={list} />
+      ) : null}
     </section>
   )
 }

@@ -219,7 +219,7 @@ export const Tokens = () => {
       )}
       {/* Once the list above it is in (or refused): drawn under "Loading tokens…", the form jumped down by the
           whole list as it came, from under the pointer and a name being typed. */}
-      {list === undefined && tokens.loading ? null : (
+      {list === undefined && tokens.error === undefined ? null : (
         <CreateToken
           onCreated={(token, record) => {
             setCreated({ token, record })
