@@ -328,17 +328,24 @@ export const CopyButton = ({
   )
 }
 
-/** What a page shows when it could not load: the refusal, and a way to try again without reloading the app. */
-export const LoadFailed = ({ error, retry }: { readonly error: unknown; readonly retry: () => Promise<void> }) => (
-  <div class="stack">
-    <Alert error={error} />
-    <div>
-      <button type="button" class="button" onClick={() => void retry()}>
-        Try again
-      </button>
+/**
+ * What a page shows when it could not load: the refusal, and a way to try again without reloading the app. Try again
+ * is busy while it runs: the refusal stays until an answer replaces it, so a page that drew nothing else looked as if
+ * the press did nothing, and a second refusal as if it had not been tried.
+ */
+export const LoadFailed = ({ error, retry }: { readonly error: unknown; readonly retry: () => Promise<void> }) => {
+  const again = useAction(retry)
+  return (
+    <div class="stack">
+      <Alert error={error} />
+      <div>
+        <ActionButton type="button" class="button" busy={again.busy} onClick={() => void again.run()}>
+          Try again
+        </ActionButton>
+      </div>
     </div>
-  </div>
-)
+  )
+}
 
 export const Loading = ({ what }: { readonly what: string }) => (
   <p class="muted" aria-busy="true">

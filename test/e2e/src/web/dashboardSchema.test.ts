@@ -491,6 +491,29 @@ describe("the Output, Inheritance and History tabs", () => {
     release()
     await page.getByRole("table", { name: `Output of ${mid}/1.0.0` }).waitFor()
     await page.unroute(schemaRead)
+
+    // Refused, then tried again: Try again says it is at work until the answer, where the refusal stood unchanged.
+    let refuse = true
+    let retried: () => void = () => undefined
+    const retrying = new Promise<void>((resolve) => {
+      retried = resolve
+    })
+    await page.route(schemaRead, async (route) => {
+      if (refuse) {
+        return route.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ error: "Down" }) })
+      }
+      await retrying
+      await route.continue()
+    })
+    await tabs.getByRole("link", { name: "History" }).click()
+    const again = page.getByRole("button", { name: "Try again" })
+    await again.waitFor()
+    refuse = false
+    await again.click()
+    await expect.poll(() => again.getAttribute("aria-busy"), POLL).toBe("true")
+    retried()
+    await page.getByRole("table", { name: "Revisions, newest first" }).waitFor()
+    await page.unroute(schemaRead)
   })
 
   it("marks each output value with the schema it came from", async () => {
