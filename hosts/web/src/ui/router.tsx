@@ -93,11 +93,8 @@ export const useQueryState = (name: string): [string | undefined, (value: string
 /** The current path and query, for `returnTo`. */
 export const currentPath = () => `${location.pathname}${location.search}`
 
-/** A path on this site (the only `returnTo` the app follows): one leading `/`, no `//`, no backslash. */
-export const localPath = (value: string | null | undefined): string | undefined =>
-  value?.startsWith("/") === true && !value.startsWith("//") && !value.includes("\\") && !value.startsWith("/api/")
-    ? value
-    : undefined
+/** A path on this site (the only `returnTo` the app follows); `localPath.ts` says what passes. */
+export { localPath } from "./localPath.js"
 
 /**
  * Whether a click on a link is the plain kind the page may take over: the primary button, no modifier. Ctrl, Cmd,
