@@ -108,7 +108,10 @@ export const useSessionWatch = <S,>({
 
 /**
  * The notice over the whole page while someone else (or nobody) is signed in: a modal that Escape does not close,
- * since nothing on the page can be used until it is reloaded or the page's person signs in again.
+ * since nothing on the page can be used until it is reloaded or the page's person signs in again. Its backdrop is
+ * opaque (`.session-changed` in `styles.css`): the page stays beneath it, with anything typed, but what it shows
+ * (a revealed value, the keys, the audit log) was read for the page's person and is not left on screen for whoever
+ * uses the browser after they signed out, or for the person now signed in.
  */
 export const SessionChangedNotice = ({ change, page }: { readonly change: SessionChange; readonly page: string }) => {
   const ref = useRef<HTMLDialogElement>(null)
@@ -120,7 +123,7 @@ export const SessionChangedNotice = ({ change, page }: { readonly change: Sessio
   return (
     <dialog
       ref={ref}
-      class="dialog"
+      class="dialog session-changed"
       role="alertdialog"
       aria-labelledby="session-changed-title"
       aria-describedby="session-changed-text"

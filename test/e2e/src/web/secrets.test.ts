@@ -744,6 +744,32 @@ describe("another tab", () => {
     }
   })
 
+  it("hides the page under the notice: a value revealed before the sign-out is not left on screen", async () => {
+    // The websec probe's finding: the notice's backdrop was translucent, so a value revealed in this tab stayed
+    // readable after its person signed out in another, for whoever used the browser next.
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Hidden page ${people}`, {
+      development: { TOKEN: "read-before-sign-out" },
+    })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "TOKEN", exact: true }).click()
+    const dialog = page.getByRole("dialog", { name: "TOKEN" })
+    await dialog.getByRole("button", { name: "Reveal TOKEN in development" }).click()
+    await dialog.getByLabel("Value of TOKEN in development").waitFor()
+
+    const other = await browser.open(`${served.base}/projects`)
+    await other.getByRole("button", { name: "Sign out" }).click()
+    const notice = page.getByRole("alertdialog").filter({ hasText: "You are signed out" })
+    await notice.waitFor()
+    // The notice's backdrop covers everything beneath it, the revealed value's dialog included: it must be opaque.
+    const backdrop = await notice.evaluate((element) => getComputedStyle(element, "::backdrop").backgroundColor)
+    expect(backdrop).toMatch(/^rgb\(\d+, \d+, \d+\)$/)
+    // The page is still there beneath it, for its person to go on with after signing in again.
+    expect(await dialog.getByLabel("Value of TOKEN in development").textContent()).toBe("read-before-sign-out")
+    await browser.screenshot(page, "session-signed-out-hides-page")
+  })
+
   it("asks the service who is signed in when the tab is shown again, and says the session ended", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Shown again ${people}`, { development: { OLD: "x" } })
