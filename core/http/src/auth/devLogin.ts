@@ -73,7 +73,8 @@ const devLoginEndpoint = <B>(body: Schema.Decoder<B>, user: Schema.Top): Endpoin
     summary: "Development login",
     description:
       "Only with `COFFER_ENV=development` (404 otherwise). Starts a session (the cookie is set) as the person of " +
-      "this address. Rate-limited per client.",
+      "this address. Rate-limited per client. From a browser, only at localhost, an IP address, the public origin " +
+      "or a CORS origin (403 at any other name, as a DNS-rebinding page would use).",
     tag: "Sign-in",
     security: PUBLIC,
     body,
@@ -84,7 +85,7 @@ const devLoginEndpoint = <B>(body: Schema.Decoder<B>, user: Schema.Top): Endpoin
         headers: { "Set-Cookie": "The session cookie" },
       },
     },
-    errors: [404, 429],
+    errors: [403, 404, 429],
   })
 
 export const Logout = endpoint({
