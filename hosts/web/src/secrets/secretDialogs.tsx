@@ -22,6 +22,7 @@ import { type GridRow, type Revealed, type RevealedValue, revealedValue } from "
 import { nameProblem, SECRET_KEY_MAX_LENGTH } from "./names.js"
 import { auditPath } from "./pages/auditFilters.js"
 import { projectPath } from "./projectFrame.js"
+import { VALUE_FIELD } from "./valueField.js"
 
 export const historyPath = (slug: string, environment: string, key: string) =>
   projectPath(slug, `/environments/${encodeURIComponent(environment)}/secrets/${encodeURIComponent(key)}/history`)
@@ -160,6 +161,7 @@ const EnvironmentValue = ({
             value={draft}
             rows={4}
             autoFocus
+            {...VALUE_FIELD}
             onInput={(event) => setDraft(event.currentTarget.value)}
           />
           {changed === undefined ? null : (
@@ -471,7 +473,13 @@ export const AddSecretDialog = ({
             </option>
           ))}
         </Select>
-        <TextArea label="Value" value={value} rows={4} onInput={(event) => setValue(event.currentTarget.value)} />
+        <TextArea
+          label="Value"
+          value={value}
+          rows={4}
+          {...VALUE_FIELD}
+          onInput={(event) => setValue(event.currentTarget.value)}
+        />
         {replaced !== undefined ? (
           <p class="notice" role="status">
             {key} already has a value in {environment} (version {replaced.version}). Saving replaces it; the value it

@@ -26,6 +26,7 @@ import {
 import { ActionButton, Alert, Dialog, Select, TextArea } from "../ui/components.js"
 import { toast } from "../ui/toast.js"
 import { type Change, classify, type Parsed, type ParsedEntry, parseSecretsFile } from "./envFile.js"
+import { VALUE_FIELD } from "./valueField.js"
 
 type Classified = ReadonlyArray<ParsedEntry & { readonly change: Change }>
 
@@ -216,7 +217,7 @@ export const ImportDialog = ({
           label="Or paste it here (or drop a file on this box)"
           value={text}
           rows={8}
-          spellcheck={false}
+          {...VALUE_FIELD}
           onInput={(event) => {
             setText(event.currentTarget.value)
             reset()

@@ -557,6 +557,35 @@ describe("the secrets grid", () => {
     await page.getByRole("dialog", { name: "KEY_079" }).waitFor()
   })
 
+  it("takes values in fields the browser neither spell-checks, corrects nor remembers", async () => {
+    // The websec probe's finding: the Value fields were spell-checked (Chrome's enhanced spell check and Edge's
+    // Microsoft Editor send that text to their services) and open to a phone keyboard's capitals.
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Value fields ${people}`, { development: { TOKEN: "t" } })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    const kept = (field: Locator) =>
+      field.evaluate((element: HTMLTextAreaElement) => ({
+        spellcheck: element.spellcheck,
+        autocapitalize: element.getAttribute("autocapitalize"),
+        autocorrect: element.getAttribute("autocorrect"),
+        autocomplete: element.getAttribute("autocomplete"),
+      }))
+    const unchecked = { spellcheck: false, autocapitalize: "off", autocorrect: "off", autocomplete: "off" }
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const add = page.getByRole("dialog", { name: "Add a secret" })
+    expect(await kept(add.getByLabel("Value", { exact: true }))).toEqual(unchecked)
+    await add.getByRole("button", { name: "Close" }).click()
+    await page.getByRole("button", { name: "TOKEN", exact: true }).click()
+    const dialog = page.getByRole("dialog", { name: "TOKEN" })
+    await dialog.getByRole("button", { name: "Edit TOKEN in development" }).click()
+    expect(await kept(dialog.getByLabel("New value of TOKEN in development"))).toEqual(unchecked)
+    await dialog.getByRole("button", { name: "Close" }).click()
+    await page.getByRole("button", { name: "Import…" }).click()
+    const imports = page.getByRole("dialog", { name: "Import secrets" })
+    expect(await kept(imports.getByLabel(/Or paste it here/))).toEqual(unchecked)
+  })
+
   it("shows a read member no write controls", async () => {
     const owner = await apiAs(served.base, `owner-read-${Date.now()}@example.com`)
     const slug = await seedProject(owner, `Readable ${Date.now()}`, { development: { TOKEN: "t" } })
