@@ -107,9 +107,20 @@ export const withActor = <A, E, R extends SecretsRouteServices>(
  * audited, so `HEAD` is refused (405): it would be logged as a read that disclosed nothing, or, unlogged, tell a
  * value's length. SameSite=Lax still sends the session cookie on a top-level GET from another site, so a link
  * elsewhere could download a person's secrets and log the export in their name: a cookie-authenticated request
- * that the browser marks `Sec-Fetch-Site: cross-site` is refused with 403 before anything is read or audited. API
+ * that the browser marks `Sec-Fetch-Site: cross-site` is refused with 403 before anything is read or audited. So is
+ * one marked `same-site` (another origin of this site: a sibling subdomain, another port of `localhost`), to which
+ * Lax sends the cookie on every request, images included, unless its `Origin` is one the service lists (the public
+ * origin, `CORS_ORIGIN`): a listed dashboard's fetch reads on, a link, image or unlisted script there does not. API
  * keys are unaffected: no browser attaches one on its own.
  */
+const fromElsewhere = (c: Context, routes: SecretsRoutes): boolean => {
+  const site = header(c, "sec-fetch-site")
+  if (site === "cross-site") return true
+  if (site !== "same-site") return false
+  const origin = header(c, "origin")
+  return origin === undefined || (origin !== routes.publicOrigin && !routes.settings.corsOrigins.includes(origin))
+}
+
 export const withValueReader = <A, E, R extends SecretsRouteServices>(
   c: Context,
   routes: SecretsRoutes,
@@ -128,7 +139,7 @@ export const withValueReader = <A, E, R extends SecretsRouteServices>(
         c,
         routes,
         (actor): Effect.Effect<A, E | Forbidden, R> =>
-          actor.kind === "session" && header(c, "sec-fetch-site") === "cross-site"
+          actor.kind === "session" && fromElsewhere(c, routes)
             ? Effect.fail(new Forbidden({ message: "Secret values cannot be read by a request from another site" }))
             : use(actor),
       )
