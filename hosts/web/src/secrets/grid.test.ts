@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import type { SecretListItem } from "../api/secrets.js"
-import { type Revealed, revealedKey, revealedValue } from "./grid.js"
+import { type Revealed, revealedKey, revealedValue, type Writes, withWrites } from "./grid.js"
 
 const item = (version: number) =>
   ({ id: "s", key: "K", version, empty: false, createdAt: "", updatedAt: "" }) satisfies SecretListItem
@@ -28,5 +28,27 @@ describe("revealed values", () => {
   it("shows an empty value from the list without a reveal, and an older reveal not over a newer empty one", () => {
     expect(revealedValue(new Map(), "dev", "K", { ...item(1), empty: true })).toBe("")
     expect(revealedValue(revealed, "dev", "K", { ...item(2), empty: true })).toBe("")
+  })
+})
+
+describe("writes made on the page", () => {
+  const listed = { ...item(1), key: "A" }
+  const saved = { ...item(2), key: "A" }
+  const write = (entry: SecretListItem | undefined, before: number): Writes =>
+    new Map([[revealedKey("dev", "A"), { environment: "dev", key: "A", item: entry, before }]])
+
+  it("are shown over a list loaded before they were answered, added, changed or deleted", () => {
+    expect(withWrites([[listed], []], ["dev", "prod"], write(saved, 1), 1)).toEqual([[saved], []])
+    expect(withWrites([[], []], ["dev", "prod"], write(saved, 1), 1)).toEqual([[saved], []])
+    expect(withWrites([[listed, { ...item(1), key: "B" }]], ["dev"], write(undefined, 2), 1)).toEqual([
+      [{ ...item(1), key: "B" }],
+    ])
+    expect(withWrites([[listed]], ["prod"], write(undefined, 1), 1)).toEqual([[listed]])
+  })
+
+  it("give way to a list loaded after them, which may hold a change made elsewhere since", () => {
+    const elsewhere = { ...item(3), key: "A" }
+    expect(withWrites([[elsewhere]], ["dev"], write(saved, 1), 2)).toEqual([[elsewhere]])
+    expect(withWrites([[]], ["dev"], write(saved, 1), 2)).toEqual([[]])
   })
 })

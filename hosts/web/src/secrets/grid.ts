@@ -72,3 +72,40 @@ export const revealedValue = (
   if (item.empty) return ""
   return entry?.version === item.version ? entry.value : undefined
 }
+
+/**
+ * A save or deletion made on this page, as the list will have it (`undefined`: deleted), until a list loaded after
+ * it comes back. `before` is the count of list loads started when it was answered: a list from a later load is the
+ * service's word and wins (it may hold a change made elsewhere since); one from that load or an earlier one may
+ * predate the write. Without it, the dialog drew the key as it was (missing after an add, present after a deletion,
+ * with Add value or Reveal and Delete under the pointer) until the list came back, then drew it again.
+ */
+export interface Written {
+  readonly environment: string
+  readonly key: string
+  readonly item: SecretListItem | undefined
+  readonly before: number
+}
+
+/** Writes made here, by `revealedKey(environment, key)`: the last one of each key counts. */
+export type Writes = ReadonlyMap<string, Written>
+
+/** `lists` (one per environment of `environments`, from list load number `load`) with the writes they may predate. */
+export const withWrites = (
+  lists: ReadonlyArray<ReadonlyArray<SecretListItem>>,
+  environments: ReadonlyArray<string>,
+  writes: Writes,
+  load: number,
+): ReadonlyArray<ReadonlyArray<SecretListItem>> => {
+  const pending = [...writes.values()].filter((write) => load <= write.before)
+  if (pending.length === 0) return lists
+  return lists.map((list, index) => {
+    const here = pending.filter((write) => write.environment === environments[index])
+    if (here.length === 0) return list
+    const keys = new Set(here.map((write) => write.key))
+    return [
+      ...list.filter((item) => !keys.has(item.key)),
+      ...here.flatMap((write) => (write.item === undefined ? [] : [write.item])),
+    ]
+  })
+}

@@ -37,6 +37,7 @@ const EnvironmentValue = ({
   value,
   onReveal,
   onChanged,
+  onWritten,
   onUnsaved,
 }: {
   readonly project: ProjectView
@@ -47,6 +48,8 @@ const EnvironmentValue = ({
   readonly value: string | undefined
   readonly onReveal: (value: RevealedValue | undefined) => void
   readonly onChanged: () => void
+  /** A save (the key as it is now) or a deletion (`undefined`) made here: shown at once, and the list reloaded. */
+  readonly onWritten: (item: SecretListItem | undefined) => void
   /** Whether an edit here holds a value that is not saved, for the dialog to ask before it closes. */
   readonly onUnsaved: (unsaved: boolean) => void
 }) => {
@@ -152,7 +155,15 @@ const EnvironmentValue = ({
               toast(`Saved ${secretKey} in ${name} (version ${answer.version})`)
               onReveal({ value: draft, version: answer.version })
               toView()
-              onChanged()
+              const now = new Date().toISOString()
+              onWritten({
+                id: item?.id ?? "",
+                key: secretKey,
+                version: answer.version,
+                empty: draft === "",
+                createdAt: item?.createdAt ?? now,
+                updatedAt: now,
+              })
             })
           }}
         >
@@ -228,7 +239,7 @@ const EnvironmentValue = ({
                   toast(`Deleted ${secretKey} from ${name}`)
                   onReveal(undefined)
                   toView()
-                  onChanged()
+                  onWritten(undefined)
                 })
               }
             >
@@ -339,6 +350,7 @@ export const SecretDialog = ({
   revealed,
   onReveal,
   onChanged,
+  onWritten,
   onClose,
 }: {
   readonly project: ProjectView
@@ -348,6 +360,7 @@ export const SecretDialog = ({
   readonly revealed: Revealed
   readonly onReveal: (environment: string, key: string, value: RevealedValue | undefined) => void
   readonly onChanged: () => void
+  readonly onWritten: (environment: string, key: string, item: SecretListItem | undefined) => void
   readonly onClose: () => void
 }) => {
   const [unsaved, setUnsaved] = useState<ReadonlySet<string>>(new Set())
@@ -377,6 +390,7 @@ export const SecretDialog = ({
             value={revealedValue(revealed, environment.name, row.key, row.cells[index])}
             onReveal={(value) => onReveal(environment.name, row.key, value)}
             onChanged={onChanged}
+            onWritten={(item) => onWritten(environment.name, row.key, item)}
             onUnsaved={(now) => markUnsaved(environment.name, now)}
           />
         ))}

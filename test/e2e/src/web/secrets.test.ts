@@ -105,13 +105,33 @@ describe("the secrets grid", () => {
     await dialog.getByLabel("New value of API_URL in staging").fill("https://staging2.example")
     await dialog.getByRole("button", { name: "Save" }).click()
     await page.getByText("Saved API_URL in staging (version 2)").waitFor()
+    // The grid's lists are held back while production is added and development deleted, as on a slow network: the
+    // dialog shows each change as soon as it is said, not the key as it was (missing with Add value, present with
+    // Reveal and Delete) until the list comes back, drawn again then under the person's pointer.
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    await page.route(`**/api/projects/${slug}/environments/*/secrets`, async (route) => {
+      if (route.request().method() === "GET") await held
+      await route.continue()
+    })
     await dialog.getByRole("button", { name: "Add API_URL in production" }).click()
     await dialog.getByLabel("New value of API_URL in production").fill("https://prod.example")
     await dialog.getByRole("button", { name: "Save" }).click()
     await page.getByText("Saved API_URL in production (version 1)").waitFor()
+    const production = dialog.getByRole("region", { name: "API_URL in production" })
+    expect(await production.getByText("version 1,").count()).toBe(1)
+    expect(await production.getByRole("button", { name: "Add API_URL in production" }).count()).toBe(0)
+    expect(await production.getByLabel("Value of API_URL in production").textContent()).toBe("https://prod.example")
     await dialog.getByRole("button", { name: "Delete API_URL from development" }).click()
     await dialog.getByRole("button", { name: "Delete from development" }).click()
     await page.getByText("Deleted API_URL from development").waitFor()
+    const development = dialog.getByRole("region", { name: "API_URL in development" })
+    expect(await development.getByRole("button", { name: "Add API_URL in development" }).count()).toBe(1)
+    expect(await development.getByRole("button", { name: /^Reveal|^Hide/ }).count()).toBe(0)
+    // The route stays, letting every list through from now on.
+    release()
     await dialog.getByRole("button", { name: "Close" }).click()
     // The grid is fetched again after each change, after its toast: until the last fetch has arrived the row may
     // still show production missing (before the add). Wait for the row's final state rather than any "missing".

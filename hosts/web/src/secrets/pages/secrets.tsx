@@ -5,13 +5,22 @@
  * read, only on request), copied, added, edited and deleted; the import dialog (§4) is here too. Read members see
  * no write controls.
  */
-import { useMemo, useState } from "preact/hooks"
-import { type EnvironmentView, listSecrets } from "../../api/secrets.js"
+import { useMemo, useRef, useState } from "preact/hooks"
+import { type EnvironmentView, listSecrets, type SecretListItem } from "../../api/secrets.js"
 import { Alert, Loading } from "../../ui/components.js"
 import { memo } from "../../ui/memo.js"
 import { type Params, useQueryState } from "../../ui/router.js"
 import { useAsync } from "../../ui/useAsync.js"
-import { buildRows, filterRows, type GridRow, type Revealed, type RevealedValue, revealedKey } from "../grid.js"
+import {
+  buildRows,
+  filterRows,
+  type GridRow,
+  type Revealed,
+  type RevealedValue,
+  revealedKey,
+  type Writes,
+  withWrites,
+} from "../grid.js"
 import { type ProjectData, ProjectFrame } from "../projectFrame.js"
 import { AddSecretDialog, SecretDialog } from "../secretDialogs.js"
 import { ImportDialog } from "../secretsImport.js"
@@ -52,10 +61,15 @@ const Row = memo(
 
 const Grid = ({ data }: { readonly data: ProjectData }) => {
   const { project, environments, canWrite } = data
-  const lists = useAsync(
-    () => Promise.all(environments.map((environment) => listSecrets(project.slug, environment.name))),
-    [project.slug, environments],
-  )
+  // Each load is numbered, so that a save or deletion made here is shown until a list loaded after it comes back.
+  const loadsStarted = useRef(0)
+  const lists = useAsync(() => {
+    const load = ++loadsStarted.current
+    return Promise.all(environments.map((environment) => listSecrets(project.slug, environment.name))).then(
+      (answers) => ({ answers, load }),
+    )
+  }, [project.slug, environments])
+  const [writes, setWrites] = useState<Writes>(new Map())
   // The key filter and the environment shown missing are in the address (`?key=DB&missing=staging`), so a reload
   // or a link keeps them.
   const [keyFilter, setFilter] = useQueryState("key")
@@ -69,7 +83,20 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
   const [adding, setAdding] = useState(false)
   const [importing, setImporting] = useState(false)
   const [revealed, setRevealed] = useState<Revealed>(new Map())
-  const rows = useMemo(() => buildRows((lists.data ?? []).map((answer) => answer.secrets)), [lists.data])
+  const rows = useMemo(
+    () =>
+      lists.data === undefined
+        ? []
+        : buildRows(
+            withWrites(
+              lists.data.answers.map((answer) => answer.secrets),
+              environments.map((environment) => environment.name),
+              writes,
+              lists.data.load,
+            ),
+          ),
+    [lists.data, environments, writes],
+  )
   const shown = useMemo(() => filterRows(rows, filter, missingIn), [rows, filter, missingIn])
   const reveal = (environment: string, key: string, value: RevealedValue | undefined) =>
     setRevealed((previous) => {
@@ -78,6 +105,12 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
       else next.set(revealedKey(environment, key), value)
       return next
     })
+  const written = (environment: string, key: string, item: SecretListItem | undefined) => {
+    setWrites((previous) =>
+      new Map(previous).set(revealedKey(environment, key), { environment, key, item, before: loadsStarted.current }),
+    )
+    void lists.reload()
+  }
   // A key deleted from every environment while its dialog is open (there or elsewhere) keeps its dialog, showing it
   // missing everywhere: the person sees what happened, and may add it back.
   const openRow = useMemo(
@@ -200,6 +233,7 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
           revealed={revealed}
           onReveal={reveal}
           onChanged={() => void lists.reload()}
+          onWritten={written}
           onClose={() => setOpen(undefined)}
         />
       )}
