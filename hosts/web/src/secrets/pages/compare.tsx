@@ -58,7 +58,7 @@ const CompareRow = ({
   readonly slug: string
   readonly names: readonly [string, string]
   readonly canWrite: boolean
-  readonly onCopied: () => void
+  readonly onCopied: () => Promise<void>
 }) => {
   const [left, right] = row.cells
   // Revealed values hold only for the versions they were read at: once a reload finds either side moved (a copy,
@@ -79,18 +79,20 @@ const CompareRow = ({
   // start again from the top. `pressed` names the side copied to until that button is gone.
   const revealButton = useRef<HTMLButtonElement>(null)
   const pressed = useRef<string>()
+  // Busy until the lists are back: a Copy still offered after its copy was said done, pressed again, was refused as
+  // a key that exists already.
   const copy = useAction(async (copying: SecretCopy, heldFocus: boolean) => {
     const reload = () => {
       if (heldFocus) pressed.current = copying.to
-      onCopied()
+      return onCopied()
     }
-    await copySecret(slug, copying).catch((error: unknown) => {
+    await copySecret(slug, copying).catch(async (error: unknown) => {
       // Refused because the other side changed meanwhile: the row shows what is there now, beside the reason.
-      if (currentVersionOf(error) !== undefined) reload()
+      if (currentVersionOf(error) !== undefined) await reload()
       throw error
     })
+    await reload()
     toast(`Copied ${copying.key} to ${copying.to}`)
-    reload()
   })
   const copies = canWrite ? copiesOf(row, names, values) : []
   useLayoutEffect(() => {
@@ -181,7 +183,7 @@ const CopyMissing = ({
   readonly slug: string
   readonly rows: ReadonlyArray<GridRow>
   readonly names: readonly [string, string]
-  readonly onCopied: () => void
+  readonly onCopied: () => Promise<void>
 }) => {
   const [failed, setFailed] = useState<CopyOutcome["failed"]>([])
   const plans = ([0, 1] as const)
@@ -196,9 +198,11 @@ const CopyMissing = ({
       slug,
       plan.keys.map((key) => ({ key, from: plan.from, to: plan.to, expectedVersion: 0 })),
     )
+    // The button stays busy until the lists are back: pressed again meanwhile, it copied nothing and listed every key
+    // it had just copied as not copied, since each exists now.
+    await onCopied()
     setFailed(outcome.failed)
     if (outcome.copied.length > 0) toast(`Copied ${plural(outcome.copied.length)} to ${plan.to}`)
-    onCopied()
   })
   if (plans.length === 0 && failed.length === 0) return null
   return (
