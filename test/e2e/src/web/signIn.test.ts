@@ -118,7 +118,15 @@ describe("projects page", () => {
     const confirm = dialog.getByRole("button", { name: "Delete project" })
     expect(await confirm.isDisabled()).toBe(true)
     await dialog.getByLabel("Type cafe-elan to confirm").fill("cafe-elan")
+    // The list comes back slowly, as on a busy network: the deletion is said once the project has left the list,
+    // not while it is still listed beside the toast, its row then leaving under the pointer.
+    await page.route("**/api/projects", async (route) => {
+      if (route.request().method() === "GET") await new Promise((resolve) => setTimeout(resolve, 300))
+      await route.continue()
+    })
     await confirm.click()
+    await page.getByText("Deleted Café Élan").waitFor()
+    expect(await page.getByRole("link", { name: "Café Élan" }).count()).toBe(0)
     await page.getByText("You are in no project yet").waitFor()
   })
 })

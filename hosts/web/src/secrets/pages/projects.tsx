@@ -76,18 +76,29 @@ const CreateProject = () => {
   )
 }
 
-const DeleteProject = ({ project, onDone }: { readonly project: ProjectView; readonly onDone: () => void }) => (
+const DeleteProject = ({
+  project,
+  onDeleted,
+  onClose,
+}: {
+  readonly project: ProjectView
+  /** Reads the list again, then closes the dialog. */
+  readonly onDeleted: () => Promise<void>
+  readonly onClose: () => void
+}) => (
   <ConfirmDialog
     title={`Delete ${project.name}?`}
     action="Delete project"
     typed={project.slug}
-    onClose={onDone}
+    onClose={onClose}
     run={async () => {
       await deleteProject(project.slug)
+      // The list is fresh before the toast says it is done: the project deleted is not still listed beside it, its
+      // row leaving under the pointer a moment later.
+      await onDeleted()
       toast(`Deleted ${project.name}`)
-      onDone()
     }}
-    gone={{ said: `${project.name} was already deleted`, after: onDone }}
+    gone={{ said: `${project.name} was already deleted`, after: onDeleted }}
   >
     <p>
       This deletes its environments, every secret and its history, its members and its API keys. It cannot be undone.
@@ -145,10 +156,11 @@ export const Projects = () => {
       {deleting === undefined ? null : (
         <DeleteProject
           project={deleting}
-          onDone={() => {
+          onDeleted={async () => {
+            await projects.reload()
             setDeleting(undefined)
-            void projects.reload()
           }}
+          onClose={() => setDeleting(undefined)}
         />
       )}
     </section>
