@@ -32,7 +32,8 @@ const VersionRow = ({
   readonly item: VersionListItem
   /** The secret's current version, as the list shows it. */
   readonly current: number
-  readonly onRestored: () => void
+  /** Reads the versions again. */
+  readonly onRestored: () => Promise<void>
 }) => {
   const [value, setValue] = useState<string>()
   const [restoring, setRestoring] = useState(false)
@@ -104,9 +105,11 @@ const VersionRow = ({
             onClose={() => setRestoring(false)}
             run={async () => {
               const answer = await restoreVersion(slug, environment, secretKey, item.version)
+              // The versions are read again before the toast names the new one: on a slow network the list still
+              // showed the version before as current beside it, then the new row pushed every row down.
+              await onRestored()
               setRestoring(false)
               toast(`Restored version ${item.version} of ${secretKey} as version ${answer.version}`)
-              onRestored()
             }}
           >
             <p>
@@ -166,7 +169,7 @@ const VersionList = ({
               secretKey={secretKey}
               item={item}
               current={list[0]!.version}
-              onRestored={() => void versions.reload()}
+              onRestored={versions.reload}
             />
           ))}
         </Table>
