@@ -1399,8 +1399,14 @@ describe("environments", () => {
     const { page } = owner
     await page.goto(`${served.base}/projects/${slug}/environments`)
     await page.getByLabel("Environment name").fill("qa")
+    // The project (with its environments) comes back slowly, as on a busy network: the toast waits for it.
+    await page.route(`**/api/projects/${slug}`, async (route) => {
+      if (route.request().method() === "GET") await new Promise((resolve) => setTimeout(resolve, 300))
+      await route.continue()
+    })
     await page.getByRole("button", { name: "Add environment" }).click()
-    await page.getByRole("row", { name: /^qa/ }).waitFor()
+    await page.getByText("Added qa").waitFor()
+    expect(await page.getByRole("row", { name: /^qa/ }).count()).toBe(1)
     // One the list shows is said under the field as it is typed, and not sent; so is a name the service refuses.
     await page.getByLabel("Environment name").fill("qa")
     await page.getByText("qa is an environment of this project already.").waitFor()

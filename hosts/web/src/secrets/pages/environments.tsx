@@ -76,8 +76,13 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
     const { environment } = await createEnvironment(slug, name)
     setName("")
     setSource("")
+    // Said once the list shows the environment: on a slow network the toast came while it was not listed yet.
+    let said: string | undefined
     try {
-      if (source === "") return toast(`Added ${environment.name}`)
+      if (source === "") {
+        said = `Added ${environment.name}`
+        return
+      }
       const values = await exportValues(slug, source).catch((error: unknown) => {
         // A lost session is the app's to handle; anything else must not read as if nothing had been added.
         if (error instanceof ApiError && error.status === 401) throw error
@@ -97,10 +102,11 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
       )
       setFailed(outcome.failed)
       const copied = outcome.copied.length
-      toast(`Added ${environment.name} with ${copied === 1 ? "1 secret" : `${copied} secrets`} copied from ${source}`)
+      said = `Added ${environment.name} with ${copied === 1 ? "1 secret" : `${copied} secrets`} copied from ${source}`
     } finally {
       // Added whatever the copy did: the list shows it.
       await data.reload()
+      if (said !== undefined) toast(said)
     }
   })
   return (
