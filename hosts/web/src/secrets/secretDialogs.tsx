@@ -410,7 +410,8 @@ export const AddSecretDialog = ({
   readonly environments: ReadonlyArray<EnvironmentView>
   /** What the grid knows of `key` in `environment`: a key already there is replaced, and the dialog says so. */
   readonly existing: (environment: string, key: string) => SecretListItem | undefined
-  readonly onSaved: (environment: string, key: string) => void
+  /** The key as it is now in `environment`, for the grid to show at once. */
+  readonly onSaved: (environment: string, item: SecretListItem) => void
   readonly onClose: () => void
 }) => {
   const [key, setKey] = useState("")
@@ -442,7 +443,16 @@ export const AddSecretDialog = ({
         ? `Added ${key} to ${environment}`
         : `Updated ${key} in ${environment} (version ${answer.version})`,
     )
-    onSaved(environment, key)
+    const now = new Date().toISOString()
+    const before = existing(environment, key)
+    onSaved(environment, {
+      id: before?.id ?? "",
+      key,
+      version: answer.version,
+      empty: value === "",
+      createdAt: answer.action === "created" ? now : (before?.createdAt ?? now),
+      updatedAt: now,
+    })
     onClose()
   })
   return (

@@ -245,10 +245,12 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
             const index = environments.findIndex((item) => item.name === environment)
             return rows.find((row) => row.key === key)?.cells[index]
           }}
-          onSaved={(environment, key) => {
+          onSaved={(environment, item) => {
             // What was revealed of the key there is its value no longer.
-            reveal(environment, key, undefined)
-            void lists.reload()
+            reveal(environment, item.key, undefined)
+            // Shown in the grid at once: the toast said it was added while the grid, until its lists came back,
+            // did not have it.
+            written(environment, item.key, item)
           }}
           onClose={() => setAdding(false)}
         />
