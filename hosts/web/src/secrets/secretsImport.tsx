@@ -59,7 +59,8 @@ export const ImportDialog = ({
   readonly project: ProjectView
   readonly environments: ReadonlyArray<EnvironmentView>
   /** Called once the writes have ended, however many were made. */
-  readonly onImported: () => void
+  /** Reads the grid again. */
+  readonly onImported: () => Promise<void>
   readonly onClose: () => void
 }) => {
   const [environment, setEnvironment] = useState(environments[0]?.name ?? "")
@@ -162,8 +163,10 @@ export const ImportDialog = ({
       }
     }
     await Promise.all(Array.from({ length: Math.min(PARALLEL_WRITES, toSave.length) }, worker))
+    // The grid is read again before the dialog says it is done and closes: on a slow network it closed onto the
+    // grid as it was before the import, whose new rows then came in and pushed the rest down.
+    await onImported()
     setBusy(false)
-    onImported()
     if (failed === undefined && changed.length === 0) {
       toast(`Imported ${done} ${done === 1 ? "secret" : "secrets"} into ${environment}`)
       onClose()

@@ -965,8 +965,15 @@ describe("bulk import", () => {
       `/api/projects/${slug}/environments/staging/secrets`,
     )
     expect(before.secrets).toHaveLength(2)
+    // The lists come back slowly, as on a busy network: the import is said done, and its dialog closes, once the grid
+    // shows what it added.
+    await page.route(`**/api/projects/${slug}/environments/*/secrets`, async (route) => {
+      if (route.request().method() === "GET") await new Promise((resolve) => setTimeout(resolve, 300))
+      await route.continue()
+    })
     await dialog.getByRole("button", { name: "Import 3 secrets" }).click()
     await page.getByText("Imported 3 secrets into staging").waitFor()
+    expect(await page.getByRole("row", { name: /NEW_ONE/ }).count()).toBe(1)
     const exported = await owner.api.call<Record<string, string>>(
       "GET",
       `/api/projects/${slug}/environments/staging/secrets/json`,

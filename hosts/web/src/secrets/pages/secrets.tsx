@@ -262,7 +262,7 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
           onImported={() => {
             // Every value is hidden again, since the import may have replaced it.
             setRevealed(new Map())
-            void lists.reload()
+            return lists.reload()
           }}
           onClose={() => setImporting(false)}
         />
