@@ -129,6 +129,27 @@ describe("API keys", () => {
     expect(await statusWith(ci, beta)).toBe(401)
   })
 
+  it("draws the form once the keys are listed, so it does not move under a name being typed", async () => {
+    const email = `${unique("keysSlow")}@example.com`
+    const api = await apiAs(served.base, email)
+    const slug = await seedProject(api, unique("Slow"))
+    for (const name of ["one", "two", "three"]) {
+      await api.call("POST", "/api/api-keys", { name, projectSlug: slug, scope: "read" })
+    }
+    const page = await signedIn(email, "/projects")
+    // The keys come back after the projects, as they may on a busy network.
+    await page.route("**/api/api-keys", async (route) => {
+      if (route.request().method() === "GET") await new Promise((resolve) => setTimeout(resolve, 500))
+      await route.continue()
+    })
+    await page.getByRole("link", { name: "API keys" }).click()
+    const field = page.getByRole("form", { name: "Create an API key" }).getByLabel("Key name")
+    await field.waitFor()
+    const first = await field.boundingBox()
+    await rows(page).nth(2).waitFor()
+    expect(await field.boundingBox()).toEqual(first)
+  })
+
   it("says a project in the address is not the person's (left, deleted) and leads to every key", async () => {
     const email = `${unique("left")}@example.com`
     const owner = await apiAs(served.base, `${unique("owner")}@example.com`)

@@ -327,7 +327,9 @@ export const ApiKeys = () => {
           ))}
         </Table>
       )}
-      {projects.data === undefined ? null : projectList.length === 0 ? (
+      {/* Once the list above it is in (or refused): drawn under "Loading API keys…", the form jumped down by the
+          whole list as it came, from under the pointer and a name being typed. */}
+      {projects.data === undefined || (list === undefined && keys.loading) ? null : projectList.length === 0 ? (
         <p class="muted">A key belongs to a project: create or join a project first.</p>
       ) : (
         <CreateKey key={chosen} projects={projectList} chosen={chosen} onCreated={show} />
