@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest"
 import { chromiumAccessible } from "./a11y.js"
-import { signInPage as signIn } from "./api.js"
+import { apiAs, seedProject, signInPage as signIn } from "./api.js"
 import { useBrowser } from "./browser.js"
 import { useService } from "./service.js"
 
@@ -83,6 +83,26 @@ describe("sign-in page", () => {
 })
 
 describe("projects page", () => {
+  it("draws the new project form once the projects are listed, so it does not move under a name being typed", async () => {
+    const email = `slow-${Date.now()}@example.com`
+    const api = await apiAs(served.base, email)
+    for (const name of ["One", "Two", "Three"]) await seedProject(api, `${name} ${Date.now()}`)
+    const page = await browser.open(`${served.base}/sign-in?returnTo=${encodeURIComponent("/api-keys")}`)
+    await signIn(page, email)
+    await page.waitForURL(`${served.base}/api-keys`)
+    // The projects come back slowly, as on a busy network.
+    await page.route("**/api/projects", async (route) => {
+      if (route.request().method() === "GET") await new Promise((resolve) => setTimeout(resolve, 500))
+      await route.continue()
+    })
+    await page.getByRole("navigation").getByRole("link", { name: "Projects" }).click()
+    const field = page.getByLabel("Project name")
+    await field.waitFor()
+    const first = await field.boundingBox()
+    await page.getByRole("table", { name: "Your projects" }).locator("tbody tr").nth(2).waitFor()
+    expect(await field.boundingBox()).toEqual(first)
+  })
+
   it("creates a project with its slug shown first, explains a taken slug, and deletes with a typed confirmation", async () => {
     const page = await browser.open(`${served.base}/sign-in`)
     await signIn(page, "dan@example.com")

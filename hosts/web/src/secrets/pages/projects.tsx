@@ -152,7 +152,9 @@ export const Projects = () => {
           ))}
         </Table>
       )}
-      <CreateProject />
+      {/* Once the list above it is in (or refused): drawn under "Loading projects…", the form jumped down by the
+          whole list as it came, from under the pointer and a name being typed. */}
+      {list === undefined && projects.loading ? null : <CreateProject />}
       {deleting === undefined ? null : (
         <DeleteProject
           project={deleting}
