@@ -57,6 +57,30 @@ const membersOf = async (api: ApiSession, slug: string) =>
 const rowOf = (page: Page, email: string) => page.getByRole("row").filter({ hasText: email })
 
 describe("invites", () => {
+  it("draws the invite form once the members are listed, so it does not move under the pointer", async () => {
+    const { api, slug, page } = await ownerOnPeople()
+    for (const what of ["a", "b", "c"]) await addMember(api, await apiAs(served.base, emailOf(what)), slug, "read")
+    // The members come back slowly, as on a busy network.
+    await page.route(`**/api/projects/${slug}/members`, async (route) => {
+      if (route.request().method() === "GET") await new Promise((resolve) => setTimeout(resolve, 500))
+      await route.continue()
+    })
+    const tabs = page.getByRole("navigation", { name: "Project" })
+    await tabs.getByRole("link", { name: "Secrets" }).click()
+    await tabs.getByRole("link", { name: "People" }).click()
+    const button = page
+      .getByRole("form", { name: "Invite someone" })
+      .getByRole("button", { name: "Create invite link" })
+    await button.waitFor()
+    const first = await button.boundingBox()
+    await page
+      .getByRole("table", { name: /Members of/ })
+      .locator("tbody tr")
+      .nth(3)
+      .waitFor()
+    expect(await button.boundingBox()).toEqual(first)
+  })
+
   it("invites with a link shown once; the invited person signs in, comes back and joins", async () => {
     const owner = await ownerOnPeople()
     const link = await inviteOnPage(owner.page, "Can write")

@@ -4,6 +4,7 @@
  * invites and withdraws one, after a confirmation (the link goes with it). A member leaves the project. What each
  * person sees follows seed 001 §5: anyone in the project sees the members; only the owner manages people.
  */
+import type { ComponentChildren } from "preact"
 import { useEffect, useState } from "preact/hooks"
 import {
   createInvite,
@@ -147,7 +148,14 @@ const RoleChange = ({
   )
 }
 
-const Members = ({ data }: { readonly data: ProjectData }) => {
+const Members = ({
+  data,
+  children,
+}: {
+  readonly data: ProjectData
+  /** What comes under the list, drawn once the list is in (or refused). */
+  readonly children?: ComponentChildren
+}) => {
   const { current: user } = useSession()
   const members = useAsync(() => listMembers(data.project.slug), [data.project.slug])
   const [removing, setRemoving] = useState<MemberView>()
@@ -213,6 +221,9 @@ const Members = ({ data }: { readonly data: ProjectData }) => {
           }}
         />
       )}
+      {/* Drawn under "Loading members…", the invite form jumped down by the whole list as it came, from under the
+          pointer. */}
+      {list === undefined && members.loading ? null : children}
     </>
   )
 }
@@ -309,8 +320,7 @@ export const People = ({ params }: { readonly params: Params }) => (
   <ProjectFrame slug={params.slug!}>
     {(data) => (
       <>
-        <Members data={data} />
-        {data.project.role === "owner" ? <Invites data={data} /> : null}
+        <Members data={data}>{data.project.role === "owner" ? <Invites data={data} /> : null}</Members>
       </>
     )}
   </ProjectFrame>
