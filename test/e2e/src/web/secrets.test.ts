@@ -90,8 +90,14 @@ describe("the secrets grid", () => {
     // Reveal and copy one value; the read is audited.
     await page.getByRole("button", { name: "API_URL" }).click()
     const dialog = page.getByRole("dialog", { name: "API_URL" })
+    // The dialog grows downwards as values are revealed: its Close, and the controls above the value, stay where
+    // they were (centred, it grew both ways, and moved them under the pointer).
+    const close = dialog.getByRole("button", { name: "Close" })
+    await close.waitFor()
+    const closeBefore = await close.boundingBox()
     await dialog.getByRole("button", { name: "Reveal API_URL in development" }).click()
     await dialog.getByLabel("Value of API_URL in development").waitFor()
+    expect(await close.boundingBox()).toEqual(closeBefore)
     expect(await dialog.getByLabel("Value of API_URL in development").textContent()).toBe("https://dev.example")
     await dialog.getByRole("button", { name: "Copy API_URL in development" }).click()
     await page.getByText("Copied to the clipboard").waitFor()
