@@ -185,6 +185,43 @@ describe("the secrets grid", () => {
     expect(await cellsOf(page, "NEW_KEY")).toEqual(["missing", "missing", "present"])
   })
 
+  it("draws the grid again for the environments there are now, once a refused change reads the project again", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Columns ${people}`, {
+      development: { ONLY_DEV: "d" },
+      production: { ONLY_PROD: "p" },
+    })
+    const memberEmail = `member${++people}-${Date.now()}@example.com`
+    await addMember(owner.api, await apiAs(served.base, memberEmail), slug, "write")
+    const path = `/projects/${slug}`
+    const page = await browser.openOther(`${served.base}/sign-in?returnTo=${encodeURIComponent(path)}`)
+    await signInPage(page, memberEmail)
+    await page.waitForURL(`${served.base}${path}`)
+    await page.getByRole("table", { name: /Secrets of/ }).waitFor()
+    // Meanwhile the owner deletes staging and lets the member only read: the member's next change is refused (403),
+    // and the page reads the project again.
+    const { members } = await owner.api.call<{ members: ReadonlyArray<{ userId: string; email: string }> }>(
+      "GET",
+      `/api/projects/${slug}/members`,
+    )
+    const memberId = members.find((entry) => entry.email === memberEmail)!.userId
+    await owner.api.call("DELETE", `/api/projects/${slug}/environments/staging`)
+    await owner.api.call("PATCH", `/api/projects/${slug}/members/${memberId}`, { role: "read" })
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const add = page.getByRole("dialog", { name: "Add a secret" })
+    await add.getByRole("textbox", { name: "Key", exact: true }).fill("REFUSED")
+    await add.getByRole("button", { name: "Save secret" }).click()
+    await add.getByRole("alert").waitFor()
+    await page.keyboard.press("Escape")
+    await page.getByRole("button", { name: "Discard and close" }).click()
+    // Each key's cells stay under their own environment: production's key is not shown under staging's old place.
+    await page.getByText("You can read this project").waitFor()
+    await expect
+      .poll(() => page.locator("thead th").allTextContents(), POLL)
+      .toEqual(["Key", "development", "production"])
+    expect(await cellsOf(page, "ONLY_PROD")).toEqual(["missing", "present"])
+  })
+
   it("says when no key matches the filters, and shows every key again from there", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Filtered ${people}`, {

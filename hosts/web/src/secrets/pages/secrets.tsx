@@ -63,12 +63,17 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
   const { project, environments, canWrite } = data
   // Each load is numbered, so that a save or deletion made here is shown until a list loaded after it comes back.
   const loadsStarted = useRef(0)
-  const lists = useAsync(() => {
+  // The environments the lists were read for: the project read again (after a change refused as not allowed) may
+  // have fewer or others, and lists read for the old ones are not drawn under the new columns (a key shown under
+  // another environment's name, and cells past the last column, which broke the page).
+  const columns = environments.map((environment) => environment.id).join("\n")
+  const loaded = useAsync(() => {
     const load = ++loadsStarted.current
     return Promise.all(environments.map((environment) => listSecrets(project.slug, environment.name))).then(
-      (answers) => ({ answers, load }),
+      (answers) => ({ answers, load, columns }),
     )
   }, [project.slug, environments])
+  const lists = { ...loaded, data: loaded.data?.columns === columns ? loaded.data : undefined }
   const [writes, setWrites] = useState<Writes>(new Map())
   // The key filter and the environment shown missing are in the address (`?key=DB&missing=staging`), so a reload
   // or a link keeps them.
