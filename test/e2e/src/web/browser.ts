@@ -15,7 +15,7 @@
 import { mkdirSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
+import { type BrowserContext, chromium, type Page, type Request } from "playwright-core"
 import { afterAll, afterEach, beforeAll, expect } from "vitest"
 
 export const CHROMIUM = "/usr/bin/chromium"
@@ -45,6 +45,27 @@ export interface Browser {
    * on first use and watched like the first.
    */
   readonly openOther: (url: string, viewport?: { width: number; height: number }) => Promise<Page>
+}
+
+/**
+ * Holds the page's requests to `url` (as `page.route` takes it) back, as a slow network would, until the function
+ * returned is called; `only` picks which of them wait (the others go at once). The route stays until
+ * `page.unroute(url)` or the page closes, letting every later request through once released.
+ */
+export const holdBack = async (
+  page: Page,
+  url: string | RegExp,
+  only: (request: Request) => boolean = () => true,
+): Promise<() => void> => {
+  let release = () => {}
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  await page.route(url, async (route) => {
+    if (only(route.request())) await released
+    await route.continue()
+  })
+  return release
 }
 
 const launch = async (): Promise<BrowserContext> => {

@@ -8,7 +8,7 @@
  * links. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
 import { describe, expect, it } from "vitest"
-import { POLL, useBrowser } from "./browser.js"
+import { holdBack, POLL, useBrowser } from "./browser.js"
 import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
 
@@ -91,15 +91,8 @@ describe("the platforms list", () => {
     await page.getByRole("table", { name: "Platforms" }).waitFor()
     // The list held back, as on a slow network: the form was drawn under "Loading platforms…" and jumped down by
     // the whole list when it came, from under the pointer and the typing.
-    let release: () => void = () => undefined
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
     const list = `${served.base}/api/_ui/v1/platforms`
-    await page.route(list, async (route) => {
-      await released
-      await route.continue()
-    })
+    const release = await holdBack(page, list)
     await page.reload()
     await page.getByText("Loading platforms…").waitFor()
     const form = page.getByRole("form", { name: "Create a platform" })

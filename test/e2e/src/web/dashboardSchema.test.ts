@@ -8,7 +8,7 @@
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import { brokenCells, chromiumAccessible } from "./a11y.js"
-import { POLL, useBrowser } from "./browser.js"
+import { holdBack, POLL, useBrowser } from "./browser.js"
 import { type SchemasApi, saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
 
@@ -238,15 +238,8 @@ describe("the Content tab", () => {
     await nothing.waitFor()
     await editorOf(page).fill('{ "first": true }')
     // The page's read of the schema after the save, held back as a slow network does.
-    let release: () => void = () => undefined
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
     const schemaRead = `${served.base}/api/_ui/v1/platforms/${root}/versions/2.0.0`
-    await page.route(schemaRead, async (route) => {
-      await released
-      await route.continue()
-    })
+    const release = await holdBack(page, schemaRead)
     const save = page.getByRole("button", { name: "Save schema" })
     await save.click()
     await page.getByRole("region", { name: "Saved" }).waitFor()
@@ -469,15 +462,8 @@ describe("the Output, Inheritance and History tabs", () => {
     const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)
     await editorOf(page).waitFor()
     // The schema's read, held back as a slow network does, until the tabs were looked at.
-    let release: () => void = () => undefined
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
     const schemaRead = `${served.base}/api/_ui/v1/platforms/${mid}/versions/1.0.0`
-    await page.route(schemaRead, async (route) => {
-      await released
-      await route.continue()
-    })
+    const release = await holdBack(page, schemaRead)
     const tabs = page.getByRole("navigation", { name: "Schema" })
     const before = await tabs.getByRole("link", { name: "Inheritance" }).boundingBox()
     await tabs.getByRole("link", { name: "Output" }).click()
@@ -589,15 +575,8 @@ describe("the Output, Inheritance and History tabs", () => {
 
     // The parents answer last, as on a slow network: the dependents wait for them rather than be drawn and then
     // moved down under the pointer as the chain comes in above them.
-    let release: () => void = () => undefined
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
     const parents = `${served.base}/api/_ui/v1/platforms/${mid}/versions/1.0.0/ancestors`
-    await page.route(parents, async (route) => {
-      await released
-      await route.continue()
-    })
+    const release = await holdBack(page, parents)
     const answered = page.waitForResponse(/\/dependents$/)
     await page.reload()
     await answered
@@ -639,16 +618,9 @@ describe("the Output, Inheritance and History tabs", () => {
     await api.call("POST", `/api/${root}/versions`, { version: "2.0.0" })
     // The revisions' contents held back, as on a slow network: the comparison of outputs below them waits for
     // their diff, rather than be drawn at the top and pushed down by the list and the diff as they come.
-    let release: () => void = () => undefined
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
     const contents = /\/revisions\/\d+$/
     const page = await signedIn(browser, served.base, email, `/platforms/${mid}/versions/1.0.0`)
-    await page.route(contents, async (route) => {
-      await released
-      await route.continue()
-    })
+    const release = await holdBack(page, contents)
     await page.getByRole("navigation", { name: "Schema" }).getByRole("link", { name: "History" }).click()
     const revisions = page.getByRole("table", { name: "Revisions, newest first" })
     await revisions.waitFor()

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest"
 import { brokenCells } from "./a11y.js"
-import { POLL, useBrowser } from "./browser.js"
+import { holdBack, POLL, useBrowser } from "./browser.js"
 import { schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
 
@@ -117,15 +117,8 @@ describe("the token form", () => {
     await page.getByRole("row", { name: /^listed / }).waitFor()
     // The list held back, as on a slow network: the form was drawn under "Loading tokens…" and jumped down by the
     // whole list when it came, from under the pointer.
-    let release: () => void = () => undefined
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
     const list = `${served.base}/api/_ui/v1/tokens`
-    await page.route(list, async (route) => {
-      await released
-      await route.continue()
-    })
+    const release = await holdBack(page, list)
     await page.reload()
     await page.getByText("Loading tokens…").waitFor()
     expect(await page.getByRole("form", { name: "Create an API token" }).count()).toBe(0)

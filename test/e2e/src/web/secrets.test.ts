@@ -15,7 +15,7 @@ import { coffer } from "../cliHarness.js"
 import { runWebLogin } from "../cliLoginRun.js"
 import { freshDirectory } from "../host.js"
 import { type ApiSession, addMember, apiAs, seedProject, signInPage } from "./api.js"
-import { POLL, useBrowser } from "./browser.js"
+import { holdBack, POLL, useBrowser } from "./browser.js"
 import { useService } from "./service.js"
 
 const browser = useBrowser()
@@ -114,14 +114,11 @@ describe("the secrets grid", () => {
     // The grid's lists are held back while production is added and development deleted, as on a slow network: the
     // dialog shows each change as soon as it is said, not the key as it was (missing with Add value, present with
     // Reveal and Delete) until the list comes back, drawn again then under the person's pointer.
-    let release = () => {}
-    const held = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    await page.route(`**/api/projects/${slug}/environments/*/secrets`, async (route) => {
-      if (route.request().method() === "GET") await held
-      await route.continue()
-    })
+    const release = await holdBack(
+      page,
+      `**/api/projects/${slug}/environments/*/secrets`,
+      (request) => request.method() === "GET",
+    )
     await dialog.getByRole("button", { name: "Add API_URL in production" }).click()
     await dialog.getByLabel("New value of API_URL in production").fill("https://prod.example")
     await dialog.getByRole("button", { name: "Save" }).click()
