@@ -38,6 +38,9 @@ export const exitStatus = (code: number | null, signal: NodeJS.Signals | null): 
 const startFailure = (error: NodeJS.ErrnoException) => {
   if (error.code === "ENOENT") return "command not found (ENOENT: is it on PATH?)"
   if (error.code === "EACCES") return "permission denied (EACCES: is it an executable file?)"
+  if (error.code === "E2BIG")
+    return "its arguments and environment, secrets included, are more than the system lets a program start with (E2BIG): pass fewer with --only"
+  if (error.code === "ENAMETOOLONG") return "its name is longer than the system allows (ENAMETOOLONG)"
   return error.code ?? error.message
 }
 
@@ -73,7 +76,14 @@ export const runChild = (
   env: Readonly<Record<string, string | undefined>>,
 ): Effect.Effect<number> =>
   Effect.callback<number>((resume) => {
-    const child = spawn(command, [...args], { stdio: "inherit", env: env as NodeJS.ProcessEnv })
+    let child: ReturnType<typeof spawn>
+    try {
+      child = spawn(command, [...args], { stdio: "inherit", env: env as NodeJS.ProcessEnv })
+    } catch (error) {
+      // Node reports most start failures as an "error" event, but throws some (E2BIG: the environment with the
+      // secrets is too large; ENAMETOOLONG) at once: still a command that could not be started, not a crash.
+      return resume(Effect.as(note(`cannot run ${command}: ${startFailure(error as NodeJS.ErrnoException)}`), 126))
+    }
     const forward = (signal: NodeJS.Signals) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
     }
