@@ -106,6 +106,12 @@ describe("resolveSettings", () => {
   it("reads an empty variable as unset", () => {
     expect(resolveSettings({ flags: {}, env: { COFFER_ENVIRONMENT: "" }, projectFile }).environment).toBe("file-env")
   })
+
+  it("takes COFFER_TOKEN and COFFER_SCHEMAS_TOKEN without the blanks or line break around them", () => {
+    const env = { COFFER_URL: "http://env", COFFER_TOKEN: "cfk_env\r\n", COFFER_SCHEMAS_TOKEN: " cfs_env\n" }
+    expect(resolveSettings({ flags: {}, env, userConfig })).toMatchObject({ token: "cfk_env", schemasToken: "cfs_env" })
+    expect(resolveSettings({ flags: {}, env: { COFFER_TOKEN: "\n" }, userConfig }).token).toBe("cfk_user")
+  })
 })
 
 describe("settings through the command line", () => {

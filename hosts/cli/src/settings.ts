@@ -131,7 +131,9 @@ const service = (which: keyof typeof SOURCES, { flags, env, projectFile, userCon
   const raw = first(chosen, shared, userConfig?.[key])
   const url = raw === undefined ? undefined : normalizeUrl(raw)
   const stored = storedToken(userConfig, raw)
-  const envToken = first(env[tokenVariable])
+  // Blanks and line breaks around it are no part of a key: a CI secret saved from a file often ends in a line
+  // break, which `coffer login` drops from a pasted key too; refusing it as a control character helped nobody.
+  const envToken = first(env[tokenVariable]?.trim())
   if (envToken !== undefined && chosen === undefined && shared !== undefined && !known(userConfig, url!)) {
     const where = withoutCredentials(url!)
     return {
