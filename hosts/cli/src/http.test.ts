@@ -155,3 +155,43 @@ describe("an error answer that is not Coffer's", () => {
     })
   })
 })
+
+describe("an empty name", () => {
+  it.each([
+    [["secrets", "get", ""]],
+    [["secrets", "history", ""]],
+    [["secrets", "restore", "", "-v", "1"]],
+    [["environments", "delete", "", "--yes"]],
+    [["secrets", "diff", "--env2", ""]],
+  ])("%j fails with 1 before any request, not as a missing resource (3)", async (argv) => {
+    let requests = 0
+    const server = createServer((_request, response) => {
+      requests++
+      response.statusCode = 404
+      response.setHeader("content-type", "application/json")
+      response.end(JSON.stringify({ error: "Not found" }))
+    })
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+    closers.push(() => server.close())
+    let said = ""
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
+      said += String(chunk)
+      ;(rest.find((item) => typeof item === "function") as (() => void) | undefined)?.()
+      return true
+    })
+    const code = await runCli(argv, {
+      env: {
+        COFFER_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        COFFER_TOKEN: `cfk_${"s".repeat(43)}`,
+        COFFER_PROJECT: "app",
+        COFFER_ENVIRONMENT: "dev",
+      },
+      cwd: mkdtempSync(join(tmpdir(), "coffer-empty-")),
+    }).finally(() => stderr.mockRestore())
+    expect([code, said, requests]).toEqual([
+      1,
+      "coffer: a project, environment, key or platform name given is empty: give one\n",
+      0,
+    ])
+  })
+})

@@ -135,6 +135,12 @@ export const segment = (value: string) => encodeURIComponent(value)
  */
 const DOT_SEGMENT = /\/\.{1,2}(?=[/?]|$)/
 
+/**
+ * An empty path segment, as an empty argument makes it (`secrets get ""`, `environments delete ""`): the request
+ * reaches no route or another one, and its 404 would be said as a missing resource (exit 3) named by nothing.
+ */
+const EMPTY_SEGMENT = /\/(?=[/?]|$)/
+
 /** One exchange: the parsed JSON body (or the text) of a 2xx answer, else a failure following the status. */
 const exchange = (
   endpoint: Endpoint,
@@ -144,6 +150,9 @@ const exchange = (
 ): Effect.Effect<unknown, CofferFailure> =>
   Effect.gen(function* () {
     if (DOT_SEGMENT.test(path)) return yield* usage("no project, environment or key is named . or ..")
+    if (EMPTY_SEGMENT.test(path.split("?")[0]!)) {
+      return yield* usage("a project, environment, key or platform name given is empty: give one")
+    }
     if (INVALID_HEADER_VALUE.test(endpoint.token)) {
       return yield* usage("the API key holds a control character or a character no HTTP header can carry")
     }
