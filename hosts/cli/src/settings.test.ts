@@ -112,6 +112,12 @@ describe("resolveSettings", () => {
     expect(resolveSettings({ flags: {}, env, userConfig })).toMatchObject({ token: "cfk_env", schemasToken: "cfs_env" })
     expect(resolveSettings({ flags: {}, env: { COFFER_TOKEN: "\n" }, userConfig }).token).toBe("cfk_user")
   })
+
+  it("takes COFFER_PROJECT and COFFER_ENVIRONMENT without the blanks or line break around them", () => {
+    const env = { COFFER_PROJECT: "app\n", COFFER_ENVIRONMENT: " staging\r\n" }
+    expect(resolveSettings({ flags: {}, env, projectFile })).toMatchObject({ project: "app", environment: "staging" })
+    expect(resolveSettings({ flags: {}, env: { COFFER_ENVIRONMENT: "\n" }, projectFile }).environment).toBe("file-env")
+  })
 })
 
 describe("settings through the command line", () => {

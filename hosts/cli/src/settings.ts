@@ -156,8 +156,10 @@ export const resolveSettings = (sources: Sources): Settings => {
     url: secrets.url,
     token: secrets.token,
     ...(secrets.withheld === undefined ? {} : { tokenWithheld: secrets.withheld }),
-    project: first(flags.project, env.COFFER_PROJECT, projectFile?.project),
-    environment: first(flags.environment, env.COFFER_ENVIRONMENT, projectFile?.environment),
+    // No project or environment name holds a blank: one around a variable's value is a line break a CI secret
+    // kept, which was sent as part of the name and answered "not found", said on two lines.
+    project: first(flags.project, env.COFFER_PROJECT?.trim(), projectFile?.project),
+    environment: first(flags.environment, env.COFFER_ENVIRONMENT?.trim(), projectFile?.environment),
     schemasUrl: schemas.url,
     schemasToken: schemas.token,
     ...(schemas.withheld === undefined ? {} : { schemasTokenWithheld: schemas.withheld }),
