@@ -102,16 +102,16 @@ export const restoreVersion = (slug: string, env: string, key: string, version: 
   post<{ ok: true; action: "restored"; version: number }>(`${secretPath(slug, env, key)}/versions/${version}/restore`)
 
 /**
- * The current value of a secret and its version (audited). `GET …/secrets/.env` and `…/secrets/json` are the
+ * The current value of a secret, its version and its id (audited). `GET …/secrets/.env` and `…/secrets/json` are the
  * environment's exports (seed 001 §4 puts them beside `/:key`), so a secret with one of those keys is read through
- * its history instead: its newest version, audited as a read of `<key>@<n>`. Asked by its key, the service would
- * answer the export.
+ * its history instead: its newest version, audited as a read of `<key>@<n>`, without an id. Asked by its key, the
+ * service would answer the export.
  */
 export const readSecret = async (
   slug: string,
   env: string,
   key: string,
-): Promise<{ readonly value: string; readonly version: number }> => {
+): Promise<{ readonly value: string; readonly version: number; readonly id?: string }> => {
   if (!EXPORT_SEGMENTS.has(key)) return (await get<{ secret: SecretView }>(secretPath(slug, env, key))).secret
   const { versions } = await listVersions(slug, env, key)
   const newest = versions[0]

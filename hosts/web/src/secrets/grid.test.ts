@@ -6,28 +6,41 @@ const item = (version: number) =>
   ({ id: "s", key: "K", version, empty: false, createdAt: "", updatedAt: "" }) satisfies SecretListItem
 
 describe("revealed values", () => {
-  const revealed: Revealed = new Map([[revealedKey("dev", "K"), { value: "old", version: 1 }]])
+  const revealed: Revealed = new Map([[revealedKey("dev", "K"), { value: "old", version: 1, before: 1 }]])
 
   it("shows a value only for the version the list shows now", () => {
-    expect(revealedValue(revealed, "dev", "K", item(1))).toBe("old")
+    expect(revealedValue(revealed, "dev", "K", item(1), 1)).toBe("old")
+    expect(revealedValue(revealed, "dev", "K", item(1), 2)).toBe("old")
     // Saved elsewhere since: the older value is not shown under the newer version.
-    expect(revealedValue(revealed, "dev", "K", item(2))).toBeUndefined()
+    expect(revealedValue(revealed, "dev", "K", item(2), 2)).toBeUndefined()
     // Deleted since, or never revealed here.
-    expect(revealedValue(revealed, "dev", "K", undefined)).toBeUndefined()
-    expect(revealedValue(revealed, "prod", "K", item(1))).toBeUndefined()
+    expect(revealedValue(revealed, "dev", "K", undefined, 2)).toBeUndefined()
+    expect(revealedValue(revealed, "prod", "K", item(1), 2)).toBeUndefined()
   })
 
-  it("shows a value newer than the list (saved here, the list not reloaded yet), even over an empty one", () => {
-    const saved: Revealed = new Map([[revealedKey("dev", "K"), { value: "new", version: 3 }]])
-    expect(revealedValue(saved, "dev", "K", item(2))).toBe("new")
-    expect(revealedValue(saved, "dev", "K", { ...item(2), empty: true })).toBe("new")
+  it("shows a value newer than a list loaded before it (the list not reloaded yet), even over an empty one", () => {
+    const saved: Revealed = new Map([[revealedKey("dev", "K"), { value: "new", version: 3, before: 4 }]])
+    expect(revealedValue(saved, "dev", "K", item(2), 4)).toBe("new")
+    expect(revealedValue(saved, "dev", "K", { ...item(2), empty: true }, 4)).toBe("new")
     // Deleted since: nothing is shown, however new the value revealed.
-    expect(revealedValue(saved, "dev", "K", undefined)).toBeUndefined()
+    expect(revealedValue(saved, "dev", "K", undefined, 4)).toBeUndefined()
+  })
+
+  it("hides a value a list loaded after it does not have: the key deleted and added again elsewhere", () => {
+    // Versions start again at 1: the newer version revealed here is not the key's value now.
+    const read: Revealed = new Map([[revealedKey("dev", "K"), { value: "old", version: 3, id: "s", before: 4 }]])
+    expect(revealedValue(read, "dev", "K", item(1), 5)).toBeUndefined()
+    // The same version of another secret (a new id) is not the one revealed.
+    const first: Revealed = new Map([[revealedKey("dev", "K"), { value: "old", version: 1, id: "s", before: 4 }]])
+    expect(revealedValue(first, "dev", "K", { ...item(1), id: "t" }, 5)).toBeUndefined()
+    expect(revealedValue(first, "dev", "K", item(1), 5)).toBe("old")
+    // A key added here has no id yet: its value stays shown under it.
+    expect(revealedValue(first, "dev", "K", { ...item(1), id: "" }, 4)).toBe("old")
   })
 
   it("shows an empty value from the list without a reveal, and an older reveal not over a newer empty one", () => {
-    expect(revealedValue(new Map(), "dev", "K", { ...item(1), empty: true })).toBe("")
-    expect(revealedValue(revealed, "dev", "K", { ...item(2), empty: true })).toBe("")
+    expect(revealedValue(new Map(), "dev", "K", { ...item(1), empty: true }, 1)).toBe("")
+    expect(revealedValue(revealed, "dev", "K", { ...item(2), empty: true }, 2)).toBe("")
   })
 })
 

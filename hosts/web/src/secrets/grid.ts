@@ -45,30 +45,45 @@ export const filterRows = (
 export interface RevealedValue {
   readonly value: string
   readonly version: number
+  /** The secret's id, when known (a read says it, a save does not): a key deleted and added again has a new one. */
+  readonly id?: string
+}
+
+/**
+ * A revealed value as the page keeps it. `before` is the count of list loads started when it was revealed (or
+ * saved): a list from a later load is the service's word on which version is there, as with `Written`.
+ */
+export interface KeptValue extends RevealedValue {
+  readonly before: number
 }
 
 /** Values revealed on a page, by `<environment>\n<key>`; only ever filled by a reveal the person asked for. */
-export type Revealed = ReadonlyMap<string, RevealedValue>
+export type Revealed = ReadonlyMap<string, KeptValue>
 
 export const revealedKey = (environment: string, key: string) => `${environment}\n${key}`
 
 /**
- * The value revealed for `item` in `environment`, when it is the value of the version the list now shows: once the
- * list reloads with a newer version (saved by someone else), the older value is hidden rather than shown under the
- * new version's label, and copied or edited as if it were current. A value newer than the list (saved or read here,
- * the list not reloaded yet) is shown: hiding it until the list catches up would draw it, drop it and draw it again,
- * moving the dialog under the person's pointer. An empty value is known from the list itself, and shown without a
- * read: there is nothing to reveal.
+ * The value revealed for `item` in `environment` (as listed by list load number `load`), when it is the value of
+ * the version the list now shows: once the list reloads with a newer version (saved by someone else), the older
+ * value is hidden rather than shown under the new version's label, and copied or edited as if it were current. A
+ * value newer than a list loaded before it (read here, the list not reloaded yet) is shown: hiding it until the
+ * list catches up would draw it, drop it and draw it again, moving the dialog under the person's pointer. A list
+ * loaded after it that shows an older version, or the same version of another secret (deleted and added again
+ * elsewhere: versions start again at 1), hides it: that value is not the key's now. An empty value is known from
+ * the list itself, and shown without a read: there is nothing to reveal.
  */
 export const revealedValue = (
   revealed: Revealed,
   environment: string,
   key: string,
   item: SecretListItem | undefined,
+  load: number,
 ): string | undefined => {
   if (item === undefined) return undefined
-  const entry = revealed.get(revealedKey(environment, key))
-  if (entry !== undefined && entry.version > item.version) return entry.value
+  const found = revealed.get(revealedKey(environment, key))
+  // A synthetic item (a key added here, the list not back yet) has no id to compare.
+  const entry = found?.id === undefined || item.id === "" || found.id === item.id ? found : undefined
+  if (entry !== undefined && entry.version > item.version && load <= entry.before) return entry.value
   if (item.empty) return ""
   return entry?.version === item.version ? entry.value : undefined
 }

@@ -153,7 +153,7 @@ const EnvironmentValue = ({
               )
               if (answer === undefined) return
               toast(`Saved ${secretKey} in ${name} (version ${answer.version})`)
-              onReveal({ value: draft, version: answer.version })
+              onReveal({ value: draft, version: answer.version, id: item?.id })
               toView()
               const now = new Date().toISOString()
               onWritten({
@@ -348,6 +348,7 @@ export const SecretDialog = ({
   row,
   canWrite,
   revealed,
+  load,
   onReveal,
   onChanged,
   onWritten,
@@ -358,6 +359,8 @@ export const SecretDialog = ({
   readonly row: GridRow
   readonly canWrite: boolean
   readonly revealed: Revealed
+  /** The number of the list load `row` is from (see `revealedValue`). */
+  readonly load: number
   readonly onReveal: (environment: string, key: string, value: RevealedValue | undefined) => void
   readonly onChanged: () => void
   readonly onWritten: (environment: string, key: string, item: SecretListItem | undefined) => void
@@ -387,7 +390,7 @@ export const SecretDialog = ({
             secretKey={row.key}
             item={row.cells[index]}
             canWrite={canWrite}
-            value={revealedValue(revealed, environment.name, row.key, row.cells[index])}
+            value={revealedValue(revealed, environment.name, row.key, row.cells[index], load)}
             onReveal={(value) => onReveal(environment.name, row.key, value)}
             onChanged={onChanged}
             onWritten={(item) => onWritten(environment.name, row.key, item)}

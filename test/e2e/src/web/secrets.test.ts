@@ -603,6 +603,34 @@ describe("the secrets grid", () => {
     await expect.poll(() => page.locator("tbody tr").count(), POLL).toBe(1)
   })
 
+  it("hides a revealed value once the key was deleted and added again elsewhere, with versions from 1 again", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Readded ${people}`, { development: { READDED: "old" } })
+    const secrets = `/api/projects/${slug}/environments/development/secrets`
+    await owner.api.call("POST", secrets, { key: "READDED", value: "older still" })
+    await owner.api.call("POST", secrets, { key: "READDED", value: "old" })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "READDED", exact: true }).click()
+    const dialog = page.getByRole("dialog", { name: "READDED" })
+    const development = dialog.getByRole("region", { name: "READDED in development" })
+    await development.getByRole("button", { name: "Reveal READDED in development" }).click()
+    await development.getByLabel("Value of READDED in development").waitFor()
+    expect(await development.getByLabel("Value of READDED in development").textContent()).toBe("old")
+    // Deleted and added again elsewhere: version 1 of another secret, whose value this page never read.
+    await owner.api.call("DELETE", `${secrets}/READDED`)
+    await owner.api.call("POST", secrets, { key: "READDED", value: "new" })
+    // A save in another environment reads the lists again.
+    await dialog.getByRole("button", { name: "Add READDED in staging" }).click()
+    await dialog.getByLabel("New value of READDED in staging").fill("s")
+    await dialog.getByRole("button", { name: "Save", exact: true }).click()
+    await development.getByText(/^version 1, updated/).waitFor()
+    // The value read before is not shown, nor offered to copy, as version 1's.
+    await development.getByRole("button", { name: "Reveal READDED in development" }).waitFor()
+    expect(await development.getByLabel("Value of READDED in development").count()).toBe(0)
+    expect(await development.getByRole("button", { name: "Copy READDED in development" }).count()).toBe(0)
+  })
+
   it("keeps the header row in view while a long grid scrolls", async () => {
     const owner = await person("/projects")
     const values: Record<string, string> = {}

@@ -107,7 +107,7 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
     setRevealed((previous) => {
       const next = new Map(previous)
       if (value === undefined) next.delete(revealedKey(environment, key))
-      else next.set(revealedKey(environment, key), value)
+      else next.set(revealedKey(environment, key), { ...value, before: loadsStarted.current })
       return next
     })
   const written = (environment: string, key: string, item: SecretListItem | undefined) => {
@@ -236,6 +236,7 @@ const Grid = ({ data }: { readonly data: ProjectData }) => {
           row={openRow}
           canWrite={canWrite}
           revealed={revealed}
+          load={lists.data?.load ?? 0}
           onReveal={reveal}
           onChanged={() => void lists.reload()}
           onWritten={written}
