@@ -103,6 +103,29 @@ describe("projects page", () => {
     expect(await field.boundingBox()).toEqual(first)
   })
 
+  it("keeps the new project form, and the name typed in it, through Try again after the projects were refused", async () => {
+    const email = `retry-${Date.now()}@example.com`
+    await apiAs(served.base, email)
+    const page = await browser.open(`${served.base}/sign-in?returnTo=${encodeURIComponent("/api-keys")}`)
+    await signIn(page, email)
+    await page.waitForURL(`${served.base}/api-keys`)
+    // The list is refused once, then comes back slowly, as on a busy network.
+    let refuse = true
+    await page.route("**/api/projects", async (route) => {
+      if (route.request().method() !== "GET") return route.continue()
+      if (refuse) return route.fulfill({ status: 503, json: { error: "Service unavailable" } })
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      return route.continue()
+    })
+    await page.getByRole("navigation").getByRole("link", { name: "Projects" }).click()
+    await page.getByRole("button", { name: "Try again" }).waitFor()
+    await page.getByLabel("Project name").fill("Typed before trying again")
+    refuse = false
+    await page.getByRole("button", { name: "Try again" }).click()
+    await page.getByText("You are in no project yet", { exact: false }).waitFor()
+    expect(await page.getByLabel("Project name").inputValue()).toBe("Typed before trying again")
+  })
+
   it("creates a project with its slug shown first, explains a taken slug, and deletes with a typed confirmation", async () => {
     const page = await browser.open(`${served.base}/sign-in`)
     await signIn(page, "dan@example.com")

@@ -328,8 +328,10 @@ export const ApiKeys = () => {
         </Table>
       )}
       {/* Once the list above it is in (or refused): drawn under "Loading API keys…", the form jumped down by the
-          whole list as it came, from under the pointer and a name being typed. */}
-      {projects.data === undefined || (list === undefined && keys.loading) ? null : projectList.length === 0 ? (
+          whole list as it came, from under the pointer and a name being typed. A refusal keeps it through Try again,
+          rather than taking it away, and what was typed in it, while the list is asked for again. */}
+      {projects.data === undefined || (list === undefined && keys.error === undefined) ? null : projectList.length ===
+        0 ? (
         <p class="muted">A key belongs to a project: create or join a project first.</p>
       ) : (
         <CreateKey key={chosen} projects={projectList} chosen={chosen} onCreated={show} />

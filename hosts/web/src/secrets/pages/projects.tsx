@@ -153,8 +153,9 @@ export const Projects = () => {
         </Table>
       )}
       {/* Once the list above it is in (or refused): drawn under "Loading projects…", the form jumped down by the
-          whole list as it came, from under the pointer and a name being typed. */}
-      {list === undefined && projects.loading ? null : <CreateProject />}
+          whole list as it came, from under the pointer and a name being typed. A refusal keeps it through Try again,
+          rather than taking it away, and the name typed in it, while the list is asked for again. */}
+      {list === undefined && projects.error === undefined ? null : <CreateProject />}
       {deleting === undefined ? null : (
         <DeleteProject
           project={deleting}
