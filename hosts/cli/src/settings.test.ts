@@ -223,9 +223,15 @@ describe("settings through the command line", () => {
       expect(await run(["secrets", "list", "-p", "p", "--url", given], env), given).toEqual({
         code: 1,
         // The URL as the settings hold it: a trailing slash is dropped first.
-        said: `coffer: the secrets service URL ${given.replace(/\/+$/, "")} is not a base URL: give ${base} (each command adds /api/… itself)\n`,
+        said: `coffer: the secrets service URL ${given.replace(/\/+$/, "").replace(/([?#]).*$/, "$1…")} is not a base URL: give ${base} (each command adds /api/… itself)\n`,
       })
     }
+    // A key put in the query is not said back, where a CI log would keep it.
+    const keyed = await run(["secrets", "list", "-p", "p", "--url", `${url}/?token=cfk_secret`], env)
+    expect(keyed).toEqual({
+      code: 1,
+      said: `coffer: the secrets service URL ${url}/?… is not a base URL: give ${url} (each command adds /api/… itself)\n`,
+    })
     const schemas = await run(["schemas", "list"], { COFFER_SCHEMAS_URL: `${url}/api`, COFFER_SCHEMAS_TOKEN: "cfs_x" })
     expect(schemas.code).toBe(1)
     expect(seen).toEqual([])

@@ -86,7 +86,8 @@ export const withoutCredentials = (url: string): string => url.replace(/^([a-z][
  * refused rather than used: the API key is the credential, and the URL is printed in messages.
  */
 export const urlProblem = (url: string): string | undefined => {
-  const shown = withoutCredentials(url)
+  // Nor its query or fragment, which may hold a key (`?token=…`) that the message would put in a CI log.
+  const shown = withoutCredentials(url).replace(/([?#]).*$/s, "$1…")
   let parsed: URL
   try {
     parsed = new URL(url)
