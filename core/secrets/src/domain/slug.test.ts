@@ -1,7 +1,14 @@
 import * as Result from "effect/Result"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { deriveSlug, isSlug, PROJECT_NAME_MAX_LENGTH, parseProjectName, SLUG_MAX_LENGTH } from "./slug.js"
+import {
+  deriveSlug,
+  isSlug,
+  PROJECT_NAME_MAX_LENGTH,
+  parseProjectName,
+  slugOf as previewOf,
+  SLUG_MAX_LENGTH,
+} from "./slug.js"
 
 const failureOf = <A, E>(result: Result.Result<A, E>): E => Result.getOrThrow(Result.flip(result))
 
@@ -101,6 +108,35 @@ describe("deriveSlug", () => {
         } else expect(/[a-z0-9]/i.test(name.normalize("NFKD"))).toBe(false)
       }),
       { numRuns: 1000 },
+    )
+  })
+})
+
+describe("slugOf", () => {
+  // The web app previews the slug of the name as typed; the service trims the name first (`parseProjectName`).
+  const server = (name: string) => {
+    const derived = deriveSlug(name.trim())
+    return Result.isSuccess(derived) ? derived.success : undefined
+  }
+
+  it("is the service's slug of the trimmed name, or nothing where the service refuses the name", () => {
+    for (const name of [
+      "Café Élan",
+      "  Acme  ",
+      "Straße",
+      "ØRESUND",
+      "---",
+      "日本",
+      "a".repeat(80),
+      "x - y",
+      "\u3000a\u3000",
+    ])
+      expect(previewOf(name), name).toBe(server(name))
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 90 }), (name) => {
+        expect(previewOf(name)).toBe(server(name))
+      }),
+      { numRuns: 2000 },
     )
   })
 })

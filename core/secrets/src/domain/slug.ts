@@ -47,9 +47,10 @@ const UNDECOMPOSED = new RegExp(`[${Object.keys(LETTERS_WITHOUT_DECOMPOSITION).j
 /**
  * The slug of a project name: accents folded (NFKD, combining marks dropped, a few letters such as `ß` and
  * `ø` spelled out), lowercased, every run of anything other than `a-z0-9` made one `-`, dashes trimmed, cut
- * to 64 characters. A name with no letter or digit that survives this has no slug: `InvalidName`.
+ * to 64 characters; `undefined` when no letter or digit survives. Plain (no Effect), so the web app's preview of
+ * a new project's slug is this same function.
  */
-export const deriveSlug = (name: string): Result.Result<Slug, InvalidName> => {
+export const slugOf = (name: string): string | undefined => {
   const slug = name
     // NFKD splits accents off their letters and unfolds compatibility forms, some into capitals ("🄐" is
     // "(A)"), so lowercasing comes after it.
@@ -61,7 +62,13 @@ export const deriveSlug = (name: string): Result.Result<Slug, InvalidName> => {
     .replace(/^-+|-+$/g, "")
     .slice(0, SLUG_MAX_LENGTH)
     .replace(/-+$/, "")
-  if (slug.length === 0)
+  return slug === "" ? undefined : slug
+}
+
+/** {@link slugOf} as the project's slug; a name with none is `InvalidName`. */
+export const deriveSlug = (name: string): Result.Result<Slug, InvalidName> => {
+  const slug = slugOf(name)
+  if (slug === undefined)
     return Result.fail(
       new InvalidName({
         field: "projectName",

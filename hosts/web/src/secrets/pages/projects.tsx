@@ -2,6 +2,7 @@
  * Projects (issue 12 §2): the caller's projects with their role; create one (the slug its name makes is shown
  * before saving, and a taken slug is explained); delete one (owner only, after typing its slug).
  */
+import { slugOf } from "@coffer/secrets"
 import { useId, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { createProject, deleteProject, listProjects, type ProjectView } from "../../api/secrets.js"
@@ -13,7 +14,6 @@ import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { roleLabel } from "../roles.js"
-import { slugOf } from "../slug.js"
 
 const CreateProject = () => {
   const [name, setName] = useState("")
