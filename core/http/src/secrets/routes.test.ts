@@ -615,6 +615,36 @@ describe("people and invites", () => {
       ["member.updated", "ada@example.com:read", "owner@example.com"],
     ])
   })
+
+  it("answers a change to the role someone already has with ok, and writes nothing to the log", async () => {
+    const { call, signIn } = fresh()
+    const owner = await signIn("owner@example.com")
+    const ada = await signIn("ada@example.com")
+    await call("POST", "/api/projects", { as: owner.as, body: { name: "App" } })
+    const { token } = (await call("POST", "/api/projects/app/invites", { as: owner.as, body: { role: "write" } })).body
+    await call("POST", "/api/invites/accept", { as: ada.as, body: { token } })
+    const log = async () => (await call("GET", "/api/projects/app/audit-log", { as: owner.as })).body.auditLog
+    const before = await log()
+    const member = `/api/projects/app/members/${ada.userId}`
+    expect(await call("PATCH", member, { as: owner.as, body: { role: "write" } })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    })
+    // A log reader would have read "member.updated ada@example.com:write" as a promotion that never happened.
+    expect(await log()).toEqual(before)
+    expect((await call("GET", "/api/projects/app/members", { as: owner.as })).body.members[1]).toMatchObject({
+      role: "write",
+    })
+    // A real change is still written, once; someone not in the project is still 404.
+    await call("PATCH", member, { as: owner.as, body: { role: "read" } })
+    expect(
+      (await log()).slice(0, 1).map((e: { action: string; targetKey: string }) => [e.action, e.targetKey]),
+    ).toEqual([["member.updated", "ada@example.com:read"]])
+    expect((await log()).length).toBe(before.length + 1)
+    expect(
+      (await call("PATCH", "/api/projects/app/members/nobody", { as: owner.as, body: { role: "read" } })).status,
+    ).toBe(404)
+  })
 })
 
 describe("API keys", () => {

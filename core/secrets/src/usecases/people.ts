@@ -67,8 +67,14 @@ export const updateMemberRole = Effect.fn("Secrets.updateMemberRole")(function* 
   if (!isChangeableMember(access.project, userId)) {
     return yield* new BadRequest({ message: "The owner's role cannot be changed" })
   }
-  const email = yield* memberEmail(userId)
   const store = yield* SecretStore
+  const member = (yield* store.listMembers(access.project.id)).find((candidate) => candidate.userId === userId)
+  if (member === undefined) return yield* new MemberNotFound()
+  // The role they have already: nothing changes, so nothing is written, and the log does not show a change that
+  // was not made (a `member.updated` to `write` reads as a promotion). A change made meanwhile by another request
+  // lands after this one, as it would a moment later.
+  if (member.role === role) return { ok: true as const }
+  const email = yield* memberEmail(userId)
   const audit = yield* auditRecord(person, access.project.id, null, { action: "member.updated", email, role })
   const changed = yield* store.setMemberRole({ projectId: access.project.id, userId, role, audit })
   if (!changed) return yield* new MemberNotFound()
