@@ -37,8 +37,20 @@ const NOWHERE = "/\u0000"
 /** Whether `path` holds a NUL, raw or percent-encoded (Hono hands the router the path as the request gave it). */
 const holdsNul = (path: string): boolean => path.includes("%00") || path.includes("\u0000")
 
-/** The methods a 405 may name; `HEAD` follows `GET`, and `OPTIONS` is CORS's (`../middleware/cors.ts`). */
+/** The methods a 405 may name; `HEAD` follows `GET`, except on routes that refuse it (`refusingHead`). */
 const ANSWERABLE = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const
+
+/** The first handlers of routes whose `GET` does not answer `HEAD` (`Endpoint.refusesHead`). */
+const headRefused = new WeakSet<object>()
+
+/**
+ * Marks `handler`, the first of a route's handlers (the one Hono names its route by), as refusing `HEAD`: the route
+ * answers it 405 itself (a secret's value, whose every read is audited), so `allowedMethods` does not offer it.
+ */
+export const refusingHead = <H extends object>(handler: H): H => {
+  headRefused.add(handler)
+  return handler
+}
 
 /** What Hono keeps in its router for each route: the handler and the route it was registered as. */
 export type Entry = [H, RouterRoute]
@@ -99,12 +111,15 @@ export class CachedRouter implements Router<Entry> {
    */
   allowedMethods(path: string): ReadonlyArray<string> {
     if (holdsNul(path)) return []
-    const allowed = ANSWERABLE.filter((method) => {
+    const answering = (method: string) => {
       const [matched] = this.#router.match(method, path) as [Array<[Entry, unknown]>]
       // A middleware mounted on a path for every method (`app.use(path, …)`: a rate limit) answers nothing.
-      return answeringRoute(matched.map(([[, route]]) => route).filter((route) => route.method !== "ALL")) !== undefined
-    })
-    return allowed.includes("GET") ? ["GET", "HEAD", ...allowed.filter((method) => method !== "GET")] : allowed
+      return answeringRoute(matched.map(([[, route]]) => route).filter((route) => route.method !== "ALL"))
+    }
+    const allowed = ANSWERABLE.filter((method) => answering(method) !== undefined)
+    if (!allowed.includes("GET")) return allowed
+    const head = headRefused.has(answering("GET")!.handler) ? [] : ["HEAD"]
+    return ["GET", ...head, ...allowed.filter((method) => method !== "GET")]
   }
 
   /** The match of `path` as one handler, a path with a NUL matched as no route's. */

@@ -8,6 +8,7 @@
 import type { BadRequest, UnsupportedMediaType } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import type { Context, Hono, MiddlewareHandler } from "hono"
+import { refusingHead } from "../app/router.js"
 import { errorResponse } from "../errors.js"
 import { decodeJson, optionalJson } from "../middleware/jsonBody.js"
 import { answersWithPresetHeaders } from "../middleware/presetHeaders.js"
@@ -64,5 +65,7 @@ export const route = <B>(
   }) as unknown as MiddlewareHandler
   // Hono names the first handler of a path as its route: that is the one a frame looks at.
   if (options.presetResponse === true) answersWithPresetHeaders(middleware[0] ?? last)
+  // So that the methods a path is said to answer (a 405's and an OPTIONS's `Allow`) leave out its refused HEAD.
+  if (endpoint.refusesHead === true) refusingHead(middleware[0] ?? last)
   app.on(endpoint.method, [endpoint.path], ...middleware, last)
 }

@@ -501,6 +501,22 @@ describe("secrets", () => {
     // A list holds no value: HEAD is answered as GET is.
     expect((await call("HEAD", S, { as: ada.as })).status).toBe(200)
   })
+
+  it("never offers HEAD where it is refused: a 405's Allow says what a value's route answers", async () => {
+    const { call, ada, S } = await oneSecret()
+    for (const [path, methods] of [
+      // DELETE: a secret may be named `.env` or `json` (`DELETE /:key`), only its GET is the export.
+      [`${S}/.env`, "GET, DELETE"],
+      [`${S}/json`, "GET, DELETE"],
+      [`${S}/TOKEN`, "GET, DELETE"],
+      [`${S}/TOKEN/versions/1`, "GET"],
+      [S, "GET, HEAD, POST"],
+    ] as const) {
+      const refused = await call("PUT", path, { as: ada.as, body: {} })
+      expect(refused.status, path).toBe(405)
+      expect(refused.headers.get("allow"), path).toBe(methods)
+    }
+  })
 })
 
 describe("people and invites", () => {
