@@ -145,12 +145,15 @@ describe("CORS", () => {
     const response = await makeApp().app.request("/echo", json("{}", { Origin: APP_ORIGIN }))
     expect(response.status).toBe(200)
     expect(response.headers.get("Access-Control-Allow-Origin")).toBeNull()
+    // The preflight is told what the path answers (RFC 9110 OPTIONS), and nothing that lets the browser go on.
     const preflight = await makeApp().app.request("/echo", {
       method: "OPTIONS",
       headers: { Origin: APP_ORIGIN, "Access-Control-Request-Method": "POST" },
     })
-    expect(preflight.status).toBe(404)
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get("Allow")).toBe("POST, OPTIONS")
     expect(preflight.headers.get("Access-Control-Allow-Origin")).toBeNull()
+    expect(preflight.headers.get("Access-Control-Allow-Methods")).toBeNull()
   })
 
   it("answers a preflight from a listed origin, with the usual headers", async () => {
@@ -174,13 +177,22 @@ describe("CORS", () => {
     expectSecurityHeaders(response)
   })
 
-  it("does not answer a preflight from another origin", async () => {
+  it("does not allow a preflight from another origin: 204 with Allow, and no Access-Control-Allow-Origin", async () => {
     const response = await makeApp(cors).app.request("/echo", {
       method: "OPTIONS",
       headers: { Origin: "https://evil.example.com", "Access-Control-Request-Method": "POST" },
     })
-    expect(response.status).toBe(404)
+    expect(response.status).toBe(204)
+    expect(response.headers.get("Allow")).toBe("POST, OPTIONS")
     expect(response.headers.get("Access-Control-Allow-Origin")).toBeNull()
+    expect(response.headers.get("Access-Control-Allow-Credentials")).toBeNull()
+    expect(response.headers.get("Access-Control-Allow-Methods")).toBeNull()
+    // A path no route takes stays 404, preflight or not.
+    const nowhere = await makeApp(cors).app.request("/nowhere", {
+      method: "OPTIONS",
+      headers: { Origin: "https://evil.example.com", "Access-Control-Request-Method": "POST" },
+    })
+    expect(nowhere.status).toBe(404)
   })
 })
 

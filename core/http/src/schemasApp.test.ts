@@ -50,10 +50,28 @@ describe("schemas app", () => {
     }
     for (const [method, path] of [
       ["DELETE", "/api/a/b/c/d"],
-      ["OPTIONS", "/api/base"],
+      ["OPTIONS", "/api/a/b/c/d"],
       ["POST", "/api/a%00b"],
     ]) {
       expect((await app.request(path!, { method })).status, `${method} ${path}`).toBe(404)
+    }
+  })
+
+  it("answers OPTIONS with 204 and Allow naming the path's methods, as every other answer is framed", async () => {
+    for (const [path, allow] of [
+      ["/api/base", "GET, HEAD, POST, OPTIONS"],
+      ["/api/base/1.0.0", "GET, HEAD, PUT, OPTIONS"],
+      ["/api/_ui/v1/tokens", "GET, HEAD, POST, OPTIONS"],
+      ["/healthz", "GET, HEAD, OPTIONS"],
+    ] as const) {
+      const response = await app.request(path, { method: "OPTIONS" })
+      expect(response.status, path).toBe(204)
+      expect(response.headers.get("Allow")).toBe(allow)
+      expect(await response.text()).toBe("")
+      expect(response.headers.get("Cache-Control")).toBe("no-store")
+      expect(response.headers.get("X-Content-Type-Options")).toBe("nosniff")
+      // Without CORS configured, nothing lets another origin's page read anything.
+      expect(response.headers.get("Access-Control-Allow-Origin")).toBeNull()
     }
   })
 

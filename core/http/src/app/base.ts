@@ -4,7 +4,8 @@
  * `X-Request-Id`, `no-store` and the security headers (so errors, 404s and preflights carry them), then CORS (so a
  * listed origin can read even a 413), then the content-type and size checks that reject a request before any
  * route runs. Unknown paths answer 404 `{ error: "Not found" }`, or the web app when one is served and the path is
- * the app's (`../web/webApp.ts`: the app is the not-found handler, so it shadows no route); an exception that escapes a
+ * the app's (`../web/webApp.ts`: the app is the not-found handler, so it shadows no route); a path a route takes
+ * answers another method 405, and `OPTIONS` 204, both with `Allow` naming its methods; an exception that escapes a
  * route answers a bare 500 and is logged in the request's line. `/metrics` is mounted when a token is configured.
  */
 import { MethodNotAllowed, NotFound } from "@coffer/kernel"
@@ -99,8 +100,14 @@ export const createBaseApp = <R, ER>(
   app.notFound((c) => {
     const page = web === undefined ? undefined : webResponse(web, c.req.method, c.req.path)
     if (page !== undefined) return page
-    // A preflight keeps its 404 (CORS answers the allowed ones before this): it names no method of its own.
-    const allow = c.req.method === "OPTIONS" ? [] : router.allowedMethods(c.req.path)
+    const allow = router.allowedMethods(c.req.path)
+    // `OPTIONS` asks what a path answers (RFC 9110 §9.3.7): 204 naming its methods, where it has any. A listed
+    // origin's preflight was answered by CORS before this; any other origin's gets this 204 without an
+    // `Access-Control-Allow-Origin`, which the browser refuses, naming that header as the reason (a 404 told the
+    // developer the URL was wrong). An unknown path stays 404.
+    if (c.req.method === "OPTIONS" && allow.length > 0) {
+      return c.body(null, 204, { Allow: [...allow, "OPTIONS"].join(", ") })
+    }
     return errorResponse(
       c,
       allow.length === 0

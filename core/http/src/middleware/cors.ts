@@ -2,10 +2,12 @@
  * CORS from `CORS_ORIGIN` (seed 000 §1, DESIGN.md host contract). Only listed origins get
  * `Access-Control-Allow-Origin`, always echoed exactly (never `*`), with credentials allowed so that a
  * dashboard on another origin can use its session cookie. Other origins get no allow header at all, and
- * their preflights fall through to the routes (a 404). With no origin listed the middleware does nothing.
+ * their preflights fall through to the app's `OPTIONS` answer (`../app/base.ts`: 204 with `Allow` on a path a route
+ * takes, 404 elsewhere), which the browser refuses for want of these headers. With no origin listed the middleware
+ * does nothing.
  *
  * Hand-written rather than `hono/cors`, for two tested rules (`middleware.test.ts`, "CORS"): `hono/cors` answers
- * every `OPTIONS` itself, so an unlisted origin's preflight would get a 204 instead of falling through to a 404, and
+ * every `OPTIONS` itself, with its allow headers for an unlisted origin too (`Access-Control-Allow-Methods`…), and
  * it sets its headers on `c.res` before the route and `Vary` after it, which builds a full response on the hot
  * path (`presetHeaders.ts`, issue 10).
  *

@@ -189,7 +189,14 @@ const operationId = (method: string, path: string) =>
  */
 const headNote = (refusals: number) =>
   "Every `GET` also answers `HEAD`: the same status and headers, without the body" +
-  (refusals === 0 ? "." : ", except the reads of secret values, whose `HEAD` operations say it is refused (405).")
+  (refusals === 0 ? "." : ", except the reads of secret values, whose `HEAD` operations say it is refused (405).") +
+  `\n\n${OPTIONS_NOTE}`
+
+/** What `OPTIONS` answers (`../app/base.ts`), said once for the document like `HEAD`. */
+const OPTIONS_NOTE =
+  "`OPTIONS` on a path a route takes answers 204 with `Allow` naming its methods (404 where no route is); a CORS " +
+  "preflight from an origin listed in `CORS_ORIGIN` also gets the `Access-Control-Allow-*` headers, any other " +
+  "origin's none."
 
 /** The `HEAD` of a `GET` that refuses it: 405 before any credential is read, naming the methods in `Allow`. */
 const headRefusal = (endpoint: Endpoint<unknown>, parameters: ReadonlyArray<unknown> | undefined) => ({

@@ -397,8 +397,9 @@ describe("the secrets service's OpenAPI document", () => {
     // Schemas refuses no HEAD: its document says HEAD is answered everywhere, and has no HEAD operation.
     const schemas = (await service().documented.document()) as unknown as typeof document
     expect(schemas.info.description).toMatch(
-      /Every `GET` also answers `HEAD`: the same status and headers, without the body\.$/,
+      /Every `GET` also answers `HEAD`: the same status and headers, without the body\.\n/,
     )
+    expect(schemas.info.description).toMatch(/`OPTIONS` on a path a route takes answers 204 with `Allow`/)
     expect(Object.values(schemas.paths).some((item) => item.head !== undefined)).toBe(false)
   })
 

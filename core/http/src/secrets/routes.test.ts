@@ -502,7 +502,7 @@ describe("secrets", () => {
     expect((await call("HEAD", S, { as: ada.as })).status).toBe(200)
   })
 
-  it("never offers HEAD where it is refused: a 405's Allow says what a value's route answers", async () => {
+  it("never offers HEAD where it is refused: a 405's Allow and an OPTIONS's Allow say what a value's route answers", async () => {
     const { call, ada, S } = await oneSecret()
     for (const [path, methods] of [
       // DELETE: a secret may be named `.env` or `json` (`DELETE /:key`), only its GET is the export.
@@ -515,6 +515,9 @@ describe("secrets", () => {
       const refused = await call("PUT", path, { as: ada.as, body: {} })
       expect(refused.status, path).toBe(405)
       expect(refused.headers.get("allow"), path).toBe(methods)
+      const options = await call("OPTIONS", path, { as: ada.as })
+      expect(options.status, path).toBe(204)
+      expect(options.headers.get("allow"), path).toBe(`${methods}, OPTIONS`)
     }
   })
 })
