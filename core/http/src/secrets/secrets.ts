@@ -230,7 +230,8 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
   route(app, ExportDotenv, (c) =>
     handle(
       c,
-      withValueReader(c, routes, (actor) => exportDotenv(actor, ...params(c))),
+      // DELETE: the path is also a secret's named `.env` (`DELETE /:key`), as a refused HEAD's `Allow` says.
+      withValueReader(c, routes, (actor) => exportDotenv(actor, ...params(c)), ["DELETE"]),
       ({ filename, text }) =>
         c.body(text, 200, {
           "Content-Type": "text/plain; charset=utf-8",
@@ -241,7 +242,7 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
   route(app, ExportJson, (c) =>
     handle(
       c,
-      withValueReader(c, routes, (actor) => exportJson(actor, ...params(c))),
+      withValueReader(c, routes, (actor) => exportJson(actor, ...params(c)), ["DELETE"]),
       // Already JSON text, written in one pass (10,000 values make no object to stringify again).
       (text) => c.body(text, 200, { "Content-Type": "application/json" }),
     ),
