@@ -86,8 +86,9 @@ export const actorOf = (c: Context, routes: SecretsRoutes): Effect.Effect<Actor,
     limit: routes.settings.rateLimit,
     clientAddress: routes.clientAddress,
     publicOrigin: routes.publicOrigin,
-    // What `authenticateApiKey` answers for a key of the wrong shape, which a non-bearer header is.
-    malformed: "Invalid API key",
+    // Said as the schemas service says it: "Invalid API key" sent someone whose key was fine, but written as
+    // `Authorization: cfk_…` or `Token cfk_…`, to replace a key that was never the problem.
+    malformed: "Authorization must be Bearer <API key>",
     anonymous: notSignedIn,
     byToken: (token) => Effect.tap(authenticateApiKey(token, ipAddress), (actor) => tellExpiry(c, actor)),
     bySession: (session) =>

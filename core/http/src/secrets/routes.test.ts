@@ -820,7 +820,13 @@ describe("API keys", () => {
     expect((await call("GET", "/api/projects/app", { as: { key: `cfk_${"a".repeat(43)}` } })).body).toEqual({
       error: "Invalid API key",
     })
-    expect((await call("GET", "/api/projects/app", { headers: { authorization: "Basic abc" } })).status).toBe(401)
+    // A header of another form says what the form must be: the key in it may be fine.
+    for (const authorization of ["Basic abc", key, `Token ${key}`, "Bearer", `Bearer ${key} x`]) {
+      expect(await call("GET", "/api/projects/app", { headers: { authorization } }), authorization).toMatchObject({
+        status: 401,
+        body: { error: "Authorization must be Bearer <API key>" },
+      })
+    }
     // The header decides alone: a bad key is not rescued by a good cookie.
     expect(
       (await call("GET", "/api/projects/app", { headers: { authorization: "Bearer x", cookie: ada.cookie } })).status,
