@@ -103,7 +103,12 @@ export const mountDevLogin = <B, E extends HttpError, R>(app: Hono, options: Dev
   const { handle, settings, publicOrigin } = options
   const described = devLoginEndpoint(options.body, options.user)
   if (settings.environment !== "development") {
-    route(app, described, (c) => errorResponse(c, devLoginOff()))
+    const off = (c: Context) => errorResponse(c, devLoginOff())
+    // Every method answers the 404 of a path that is not there: with the POST route alone, a GET answered 405 "it
+    // answers POST" (and an OPTIONS 204 `Allow: POST`) beside that POST's 404, saying the login was there after all.
+    app.all(DEV_LOGIN_PATH, off)
+    // Still described, since the document says when it answers; never reached, the handler above answers first.
+    route(app, described, off)
     return
   }
   const limit = rateLimit(handle, {

@@ -142,6 +142,12 @@ describe("schemas sign-in routes", () => {
     expect(response.status).toBe(404)
     expect(await response.json()).toEqual({ error: "Not found" })
     expect(response.headers.getSetCookie()).toEqual([])
+    // Not there for any method, nor read as the schema of a platform `auth`.
+    for (const method of ["GET", "OPTIONS", "PUT", "DELETE"]) {
+      const other = await app.request("http://coffer.test/api/auth/dev-login", { method })
+      expect(other.status, method).toBe(404)
+      expect(await other.json(), method).toEqual({ error: "Not found" })
+    }
   })
 
   it("refuses bad bodies with 400", async () => {

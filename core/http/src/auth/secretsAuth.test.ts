@@ -138,6 +138,12 @@ describe("secrets sign-in routes", () => {
     expect(await response.json()).toEqual({ error: "Not found" })
     expect(response.headers.getSetCookie()).toEqual([])
     expect(await runtime.runPromise(Accounts.Accounts.use((accounts) => accounts.list()))).toEqual([])
+    // Not there for any method: no 405 saying it answers POST, no OPTIONS offering it.
+    for (const method of ["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]) {
+      const other = await app.request("http://coffer.test/api/auth/dev-login", { method })
+      expect(other.status, method).toBe(404)
+      expect(other.headers.get("allow"), method).toBeNull()
+    }
   })
 
   it("refuses bad bodies: 415 when not JSON, 400 when malformed or not an address", async () => {
