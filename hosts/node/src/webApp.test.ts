@@ -40,6 +40,14 @@ describe("COFFER_WEB", () => {
     expect(parseWeb("off")).toEqual(Result.succeed(false))
   })
 
+  it("takes an empty value as unset and ignores surrounding whitespace, as every other setting does", () => {
+    expect(parseWeb("")).toEqual(Result.succeed(true))
+    expect(parseWeb("  ")).toEqual(Result.succeed(true))
+    expect(parseWeb(" off\n")).toEqual(Result.succeed(false))
+    const cwd = mkdtempSync(join(tmpdir(), "coffer-web-blank-"))
+    expect(loadSettings({ COFFER_ENV: "development", COFFER_WEB: "" }, cwd).web).toBe(true)
+  })
+
   it("refuses anything else with a line naming the setting", () => {
     const cwd = mkdtempSync(join(tmpdir(), "coffer-web-settings-"))
     expect(() => loadSettings({ COFFER_ENV: "development", COFFER_WEB: "yes" }, cwd)).toThrow(SettingsRejected)

@@ -25,13 +25,18 @@ export type HostSettings = Settings.Settings & {
   readonly web?: boolean
 }
 
-/** `COFFER_WEB`: `on` (the default) or `off`; a line for `SettingsRejected` when it is neither. */
-export const parseWeb = (raw: string | undefined): Result.Result<boolean, string> =>
-  raw === undefined || raw === "on"
+/**
+ * `COFFER_WEB`: `on` (the default) or `off`; a line for `SettingsRejected` when it is neither. By the settings'
+ * conventions an empty value is unset and surrounding whitespace is ignored (`COFFER_WEB=` in a compose file).
+ */
+export const parseWeb = (raw: string | undefined): Result.Result<boolean, string> => {
+  const value = raw?.trim()
+  return value === undefined || value === "" || value === "on"
     ? Result.succeed(true)
-    : raw === "off"
+    : value === "off"
       ? Result.succeed(false)
-      : Result.fail(`COFFER_WEB: expected on or off, got ${JSON.stringify(raw)}`)
+      : Result.fail(`COFFER_WEB: expected on or off, got ${JSON.stringify(value)}`)
+}
 
 export const loadSettings = (env: Settings.Env, cwd = process.cwd()): HostSettings => {
   const parsed = Settings.parse(env)
