@@ -4,6 +4,7 @@
  * secrets, environments, schemas, completions) belong to `@coffer/cli`, which runs them with its own exit codes.
  */
 import { parseArgs } from "node:util"
+import { StoreUnavailable } from "@coffer/kernel"
 import * as Cause from "effect/Cause"
 import { accountsCommand } from "./accountsCommand.js"
 import { loadSettings, SettingsRejected } from "./config/hostSettings.js"
@@ -39,6 +40,16 @@ const describe = (error: unknown): string => {
   if (error instanceof Error) return error.message
   if (typeof error === "object" && error !== null && "message" in error) return String(error.message)
   return String(error)
+}
+
+/**
+ * A command stopped by a database it could not reach or open: the line names the setting to check, as a bad
+ * setting's line does ("Postgres LISTEN failed: connect ECONNREFUSED" alone did not say where to look).
+ */
+const describeFailure = (error: unknown): string => {
+  const squashed = Cause.isCause(error) ? Cause.squash(error) : error
+  const line = describe(squashed)
+  return squashed instanceof StoreUnavailable && squashed.store === "database" ? `COFFER_DATABASE_URL: ${line}` : line
 }
 
 const serveCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, listener?: Listener) => {
@@ -133,7 +144,7 @@ export const main = async (
     if (error instanceof SettingsRejected) {
       for (const line of error.lines) console.error(`coffer: ${line}`)
     } else {
-      console.error(`coffer: ${describe(error)}`)
+      console.error(`coffer: ${describeFailure(error)}`)
     }
     process.exitCode = 1
   }

@@ -312,6 +312,28 @@ describe.each(hosts)("coffer serve on %s", (kind) => {
     expect(both.stderr).toMatch(/^coffer: COFFER_SCHEMAS_PORT: port \d+ on 127\.0\.0\.1 is in use/)
   })
 
+  it("names COFFER_DATABASE_URL in one line when the database cannot be reached, never its password", async () => {
+    const password = "a-password-never-shown"
+    const url = `postgres://coffer:${password}@127.0.0.1:1/coffer`
+    const key = Buffer.alloc(32, 7).toString("base64")
+    // Without Redis the listener for invalidations fails first; with it (here unreachable too: a start does not
+    // wait for Redis), the migrations; `migrate` alone, the same.
+    for (const [args, redis] of [
+      [["serve"], {}],
+      [["serve"], { COFFER_REDIS_URL: "redis://127.0.0.1:1" }],
+      [["migrate"], {}],
+    ] as const) {
+      const result = await run(args, {
+        host: kind,
+        env: { COFFER_ENV: "production", COFFER_MASTER_KEY: key, COFFER_DATABASE_URL: url, ...redis },
+      })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(/^coffer: COFFER_DATABASE_URL: .*ECONNREFUSED 127\.0\.0\.1:1\n$/)
+      expect(result.stderr + result.stdout).not.toContain(password)
+      expect(result.stdout).not.toMatch(/listening/)
+    }
+  })
+
   it("names COFFER_HOST when it is no address of this machine", async () => {
     const result = await run(["serve"], {
       host: kind,
