@@ -10,6 +10,7 @@ import { freePort, generateSigningKey, type OidcProvider, startOidcProvider } fr
 import type { Identity } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as OidcIdentity from "./OidcIdentity.js"
@@ -195,6 +196,38 @@ describe("OidcIdentity against oidc-provider", () => {
       } finally {
         await late.stop()
       }
+    })
+
+    it("logs why discovery failed, for the operator, where the client is told only `unavailable`", async () => {
+      const logged: Array<string> = []
+      const capture = Logger.layer([
+        Logger.make((options) => {
+          logged.push(`${options.logLevel}: ${[options.message].flat().map(String).join(" ")}`)
+        }),
+      ])
+      const reasonLogged = async (issuer: string) => {
+        logged.length = 0
+        const client = await Effect.runPromise(
+          OidcIdentity.make({ issuer, clientId: "coffer-test", clientSecret: Redacted.make("a-secret"), name: "T" }),
+        )
+        const reason = await reasonOf(Effect.provide(client.start({ redirectUri, returnTo: "/" }), capture))
+        return { reason, logged: [...logged] }
+      }
+      // Nothing listens: a provider that is down.
+      const closed = `http://127.0.0.1:${await freePort()}`
+      expect(await reasonLogged(closed)).toEqual({
+        reason: "unavailable",
+        logged: [expect.stringMatching(/^Warn: OIDC: discovery of the issuer .* failed: .*ECONNREFUSED/)],
+      })
+      // The server answers, but the issuer names no provider there: a setting to fix, not an outage.
+      const mistyped = await reasonLogged(`${provider.issuer}/realms/mistyped`)
+      expect(mistyped.reason).toBe("unavailable")
+      expect(mistyped.logged).toEqual([
+        expect.stringMatching(
+          /^Warn: OIDC: discovery of the issuer .* failed: .*HTTP 404 from .*\/realms\/mistyped\/\.well-known\/openid-configuration$/,
+        ),
+      ])
+      expect(mistyped.logged.join("\n")).not.toContain("a-secret")
     })
 
     it("answers `unavailable` when the provider goes away after discovery", async () => {

@@ -83,6 +83,32 @@ const causes = function* (error: unknown): Generator<unknown> {
   }
 }
 
+/** A fetch `Response`, by its shape: the one a library hands on may come from another realm than this `Response`. */
+const isAnswer = (value: unknown): value is { readonly status: number; readonly url: string } =>
+  Predicate.hasProperty(value, "status") &&
+  Predicate.hasProperty(value, "url") &&
+  typeof value.status === "number" &&
+  typeof value.url === "string"
+
+/**
+ * The messages of an error and its causes, for the operator's log: the library's and the network's own words
+ * ("connect ECONNREFUSED …", the `issuer` that does not match). Discovery sends no code, token or secret to carry.
+ */
+const reasonsOf = (error: unknown): string => {
+  const messages: Array<string> = []
+  for (const cause of causes(error)) {
+    // openid-client gives the provider's answer itself as the cause of an unexpected status.
+    const text =
+      cause instanceof Error
+        ? cause.message
+        : isAnswer(cause)
+          ? `HTTP ${cause.status} from ${cause.url}`
+          : String(cause)
+    if (text !== "" && !messages.includes(text)) messages.push(text)
+  }
+  return messages.join(": ")
+}
+
 const unreachable = (error: unknown) => [...causes(error)].some((cause) => cause instanceof ProviderUnreachable)
 
 /**
@@ -195,13 +221,25 @@ export const make: (options: Options) => Effect.Effect<Identity.Identity["Servic
 
     // One discovery in flight at a time; a failed one is dropped so that the next use tries again.
     let discovering: Promise<Discovered> | undefined
-    const discovered = attempt("discovery", () => {
-      discovering ??= discoverNow().catch((error: unknown) => {
-        discovering = undefined
-        throw error
-      })
-      return discovering
-    })
+    // Why discovery failed goes to the operator's log, not to the client (whose message is the same for a provider
+    // that is down and an `OIDC_ISSUER` that names no provider, such as one with a trailing slash too many).
+    const discovered = Effect.tryPromise({
+      try: () => {
+        discovering ??= discoverNow().catch((error: unknown) => {
+          discovering = undefined
+          throw error
+        })
+        return discovering
+      },
+      catch: (error) => error,
+    }).pipe(
+      Effect.catch((error) =>
+        Effect.andThen(
+          Effect.logWarning(`OIDC: discovery of the issuer ${issuerUrl.href} failed: ${reasonsOf(error)}`),
+          Effect.fail(classify(libraries, "discovery", error)),
+        ),
+      ),
+    )
 
     const start: Identity.Identity["Service"]["start"] = Effect.fnUntraced(function* (input) {
       const { config } = yield* discovered
