@@ -7,7 +7,7 @@ import { parseArgs } from "node:util"
 import { StoreUnavailable } from "@coffer/kernel"
 import * as Cause from "effect/Cause"
 import { accountsCommand } from "./accountsCommand.js"
-import { loadSettings, SettingsRejected } from "./config/hostSettings.js"
+import { loadSettings, loadSettingsWithoutKey, SettingsRejected } from "./config/hostSettings.js"
 import { commands } from "./help.js"
 import { keysCommand } from "./keysCommand.js"
 import type { Listener } from "./listen.js"
@@ -94,7 +94,7 @@ const serveCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv,
 const migrateCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) => {
   const { values } = parseArgs({ args: [...args], options: { help: { type: "boolean", short: "h" } }, strict: true })
   if (values.help) return console.log(commands.migrate)
-  const applied = await runMigrations(loadSettings(env))
+  const applied = await runMigrations(loadSettingsWithoutKey(env))
   console.log(applied.length === 0 ? "coffer: database is up to date" : `coffer: applied ${applied.join(", ")}`)
 }
 

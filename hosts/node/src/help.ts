@@ -38,7 +38,8 @@ Options:
   migrate: `Usage: coffer migrate
 
 Applies every pending migration to COFFER_DATABASE_URL (default
-sqlite:.coffer/coffer.db) and prints the names of those applied.
+sqlite:.coffer/coffer.db) and prints the names of those applied. Needs no
+COFFER_MASTER_KEY.
 
 Options:
   -h, --help   show this help`,

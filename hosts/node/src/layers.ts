@@ -26,8 +26,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type { HostSettings } from "./config/hostSettings.js"
+import type * as Settings from "./config/Settings.js"
 
-export const databaseLayer = (settings: HostSettings): Layer.Layer<SqlDatabase.SqlDatabase, StoreUnavailable> =>
+/** Reads the database settings alone, so that `coffer migrate` builds it without a master key. */
+export const databaseLayer = (settings: Settings.Settings): Layer.Layer<SqlDatabase.SqlDatabase, StoreUnavailable> =>
   settings.database._tag === "Sqlite"
     ? Sqlite.layer({
         filename: settings.database.filename,

@@ -3,8 +3,9 @@
  */
 import { migrate } from "@coffer/adapter-sql"
 import * as Effect from "effect/Effect"
-import type { HostSettings } from "./config/hostSettings.js"
+import type * as Settings from "./config/Settings.js"
 import { databaseLayer } from "./layers.js"
 
-export const runMigrations = (settings: HostSettings): Promise<ReadonlyArray<string>> =>
+/** Needs the database settings alone: no master key (`loadSettingsWithoutKey`). */
+export const runMigrations = (settings: Settings.Settings): Promise<ReadonlyArray<string>> =>
   Effect.runPromise(migrate.pipe(Effect.provide(databaseLayer(settings))))

@@ -2,7 +2,7 @@
  * The host contract of DESIGN.md, checked against the built `coffer` command as an operator runs it, on every
  * host `hosts` lists (Node, and Bun's `coffer-bun`).
  */
-import { readFileSync, statSync } from "node:fs"
+import { existsSync, readFileSync, statSync } from "node:fs"
 import http from "node:http"
 import { connect } from "node:net"
 import { join } from "node:path"
@@ -375,6 +375,21 @@ describe.each(hosts)("coffer commands on %s", (kind) => {
     const second = await run(["migrate"], { host: kind, cwd, env })
     expect(second.code).toBe(0)
     expect(second.stdout).toMatch(/up to date/)
+  })
+
+  it("migrates without a master key, which it never reads, and writes none", async () => {
+    // A migration job in production needs the database's address only: the key need not travel there too.
+    const cwd = freshDirectory()
+    const production = await run(["migrate"], { host: kind, cwd, env: { COFFER_ENV: "production" } })
+    expect([production.code, production.stderr]).toEqual([0, ""])
+    expect(production.stdout).toMatch(/applied 0001_meta/)
+    // Nor does development generate one for it; `serve` does, when it needs one.
+    const development = await run(["migrate"], { host: kind, cwd, env: { COFFER_ENV: "development" } })
+    expect([development.code, development.stdout]).toEqual([0, "coffer: database is up to date\n"])
+    expect(existsSync(join(cwd, ".coffer", "master.key"))).toBe(false)
+    // A key given is still checked, as every setting is.
+    const bad = await run(["migrate"], { host: kind, cwd, env: { COFFER_MASTER_KEY: "not-a-key" } })
+    expect([bad.code, bad.stderr]).toEqual([1, "coffer: COFFER_MASTER_KEY: expected base64 of 32 bytes\n"])
   })
 })
 

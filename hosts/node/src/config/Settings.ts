@@ -219,8 +219,14 @@ export const parseRoles = (env: Env): Result.Result<Roles, ReadonlyArray<string>
   return reader.errors.length === 0 ? Result.succeed(roles) : Result.fail(reader.errors)
 }
 
-/** Every setting of the host contract table, or one line per bad setting. */
-export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> => {
+/**
+ * Every setting of the host contract table, or one line per bad setting. `masterKeyRequired: false` is for a
+ * command that never reads the key (`coffer migrate`): a key given is still checked, a missing one is no error.
+ */
+export const parse = (
+  env: Env,
+  { masterKeyRequired = true }: { readonly masterKeyRequired?: boolean } = {},
+): Result.Result<Settings, ReadonlyArray<string>> => {
   const reader = makeReader(env)
   const { read } = reader
   const host_ = read("COFFER_HOST", host, DEFAULT_HOST)
@@ -236,7 +242,7 @@ export const parse = (env: Env): Result.Result<Settings, ReadonlyArray<string>> 
   const environment_ = read("COFFER_ENV", environment, "production")
   const development = environment_ === "development"
   const masterKey_ = read<Redacted.Redacted<string> | undefined>("COFFER_MASTER_KEY", masterKey, undefined)
-  if (!development && reader.raw("COFFER_MASTER_KEY") === undefined) {
+  if (masterKeyRequired && !development && reader.raw("COFFER_MASTER_KEY") === undefined) {
     reader.report("COFFER_MASTER_KEY", `required in production (base64 of ${MASTER_KEY_BYTES} bytes)`)
   }
   const previousMasterKeys_ = read("COFFER_MASTER_KEY_PREVIOUS", previousMasterKeys, [])

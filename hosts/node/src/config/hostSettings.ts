@@ -38,15 +38,26 @@ export const parseWeb = (raw: string | undefined): Result.Result<boolean, string
       : Result.fail(`COFFER_WEB: expected on or off, got ${JSON.stringify(value)}`)
 }
 
-export const loadSettings = (env: Settings.Env, cwd = process.cwd()): HostSettings => {
-  const parsed = Settings.parse(env)
+/**
+ * The settings for a command that never reads the master key (`coffer migrate`): checked as for `serve`, but a
+ * missing key is no error in production, and none is generated in development.
+ */
+export const loadSettingsWithoutKey = (env: Settings.Env): Settings.Settings & { readonly web?: boolean } =>
+  checked(env, Settings.parse(env, { masterKeyRequired: false }))
+
+/** The parsed settings and `COFFER_WEB`, or `SettingsRejected` with one line per bad setting. */
+const checked = (env: Settings.Env, parsed: Result.Result<Settings.Settings, ReadonlyArray<string>>) => {
   const web = parseWeb(env.COFFER_WEB)
   const rejected = [
     ...(Result.isFailure(parsed) ? parsed.failure : []),
     ...(Result.isFailure(web) ? [web.failure] : []),
   ]
   if (Result.isFailure(parsed) || Result.isFailure(web)) throw new SettingsRejected(rejected)
-  const settings = { ...parsed.success, web: web.success }
+  return { ...parsed.success, web: web.success }
+}
+
+export const loadSettings = (env: Settings.Env, cwd = process.cwd()): HostSettings => {
+  const settings = checked(env, Settings.parse(env))
   if (settings.masterKey !== undefined) return { ...settings, masterKey: settings.masterKey }
   // Settings.parse already refuses a production start without a key; only development reaches this line.
   const key = loadOrCreateDevelopmentKey(resolve(cwd, DEVELOPMENT_KEY_FILE))
