@@ -1,6 +1,7 @@
 /**
  * The design system's small parts, shared by both apps: alerts for refusals, form fields with their labels,
- * dialogs on the native `<dialog>` (focus kept inside, Escape closes), a copy button, and loading states.
+ * dialogs on the native `<dialog>` (focus kept inside, Escape closes, toasts said while open read out from within),
+ * a copy button, and loading states.
  */
 import type { ComponentChildren, JSX, Ref } from "preact"
 import { useEffect, useId, useRef, useState } from "preact/hooks"
@@ -9,7 +10,7 @@ import { emailParts } from "./emailParts.js"
 import { useLeaveWarning } from "./leaveWarning.js"
 import { currentPath } from "./router.js"
 import { signInAgainHref } from "./signedInAgain.js"
-import { toast } from "./toast.js"
+import { DialogToasts, toast } from "./toast.js"
 import { useAction } from "./useAction.js"
 
 /**
@@ -198,6 +199,8 @@ export const Dialog = ({
         </div>
       ) : null}
       {children}
+      {/* The toasts said while it is open: the page's own region is inert behind it, and not heard. */}
+      <DialogToasts />
     </dialog>
   )
 }

@@ -127,6 +127,27 @@ export const chromiumAccessible = async (element: Locator) => {
 }
 
 /**
+ * The texts of the page's live regions that Chromium puts in the accessibility tree a screen reader reads: a text
+ * in a region left out of that tree (inert behind an open modal dialog) is never announced, and is not listed.
+ */
+export const liveTexts = async (page: Page) => {
+  const session = await page.context().newCDPSession(page)
+  try {
+    const { nodes } = await session.send("Accessibility.getFullAXTree")
+    const byId = new Map(nodes.map((node) => [node.nodeId, node]))
+    const live = (node: (typeof nodes)[number]) =>
+      node.properties?.some((property) => property.name === "live" && property.value.value !== "off") === true
+    const inLiveRegion = (node: (typeof nodes)[number] | undefined): boolean =>
+      node !== undefined && (live(node) || inLiveRegion(byId.get(node.parentId ?? "")))
+    return nodes
+      .filter((node) => !node.ignored && node.role?.value === "StaticText" && inLiveRegion(node))
+      .map((node) => String(node.name?.value ?? ""))
+  } finally {
+    await session.detach()
+  }
+}
+
+/**
  * Checks that `cell` shows `email` wrapped onto more than one line, and only where the apps' `EmailAddress` lets it
  * wrap: before the `@` after a separator of the name, after the `@`, in the domain only after a dot, and never with
  * the top-level domain alone on the last line. The address must be long enough to wrap at the page's width. Its

@@ -11,6 +11,7 @@ import {
   brokenCells,
   expectControlEdgesVisible,
   focusedElement,
+  liveTexts,
   overflowing,
   settled,
   sidewaysOverflow,
@@ -571,6 +572,40 @@ describe("keyboard", () => {
     await dialog.getByRole("button", { name: "Delete key" }).focus()
     await page.keyboard.press("Enter")
     await page.getByText("No API keys.").waitFor()
+  })
+})
+
+describe("announcements", () => {
+  it("reads out the toasts said while a dialog is open, which leaves the page's own region inert", async () => {
+    const email = `toasts-${Date.now()}@example.com`
+    const api = await apiAs(served.base, email)
+    const slug = await seedProject(api, `Toasts ${Date.now()}`, { development: { API_URL: "https://one" } })
+    const page = await browser.open(`${served.base}/sign-in?returnTo=${encodeURIComponent(`/projects/${slug}`)}`)
+    await signInPage(page, email)
+    await page.getByRole("button", { name: "API_URL" }).click()
+    const dialog = page.getByRole("dialog", { name: "API_URL" })
+    await dialog.getByRole("button", { name: "Reveal API_URL in development" }).click()
+    await dialog.getByRole("button", { name: "Copy API_URL in development" }).click()
+    await page.getByText("Copied to the clipboard").first().waitFor()
+    await expect.poll(() => liveTexts(page), POLL).toContain("Copied to the clipboard")
+    // Saved from the dialog, which stays open.
+    await dialog.getByRole("button", { name: "Edit API_URL in development" }).click()
+    await dialog.getByLabel("New value of API_URL in development").fill("https://two")
+    await dialog.getByRole("button", { name: "Save", exact: true }).click()
+    await page.getByText("Saved API_URL in development (version 2)").first().waitFor()
+    await expect.poll(() => liveTexts(page), POLL).toContain("Saved API_URL in development (version 2)")
+    await browser.screenshot(page, "secrets-toast-over-dialog")
+    // Said in the dialog, it goes with it: the page's region does not read it out a second time.
+    await page.keyboard.press("Escape")
+    await dialog.waitFor({ state: "detached" })
+    expect(await page.getByText("Saved API_URL in development (version 2)").count()).toBe(0)
+    // A toast said as its dialog closes is the page's to read out.
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const add = page.getByRole("dialog", { name: "Add a secret" })
+    await add.getByLabel("Key").fill("NEW_KEY")
+    await add.getByRole("button", { name: "Save secret" }).click()
+    await add.waitFor({ state: "detached" })
+    await expect.poll(() => liveTexts(page), POLL).toContain("Added NEW_KEY to development")
   })
 })
 
