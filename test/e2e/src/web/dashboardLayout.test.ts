@@ -214,6 +214,29 @@ describe("keyboard", () => {
   })
 })
 
+describe("keyboard, where a control goes under the focus", () => {
+  it("keeps the focus on the editor when Discard changes goes with its notice", async () => {
+    const email = `discard-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    const app = unique("discard")
+    await seedPlatforms(api, { [app]: ["1.0.0"] })
+    await saveSchema(api, `${app}/1.0.0`, { a: 1 })
+    const page = await signedIn(browser, served.base, email, `/platforms/${app}/versions/1.0.0`)
+    const editor = page.getByLabel("Content (JSON)")
+    await editor.fill('{ "typed": true }')
+    const discard = page.getByRole("button", { name: "Discard changes" })
+    await discard.focus()
+    await page.keyboard.press("Enter")
+    await discard.waitFor({ state: "detached" })
+    expect(await editor.inputValue()).toBe('{\n  "a": 1\n}')
+    // On the text brought back, and staying there: nothing moves it to the top of the page afterwards.
+    const focusedId = () => page.evaluate(() => document.activeElement?.id)
+    await expect.poll(focusedId, POLL).toBe("schema-content")
+    await page.waitForTimeout(300)
+    expect(await focusedId()).toBe("schema-content")
+  })
+})
+
 describe("contrast", () => {
   it("draws the edges of fields and secondary buttons, and the focus ring, at 3:1 at least in both schemes", async () => {
     const email = `contrast-${Date.now()}@example.com`

@@ -13,7 +13,7 @@
  * offers the choice: load their content, keep editing, or save anyway (on top of the revision now saved). Discarding
  * the changes also loads what is saved now, which may be someone else's since the page was loaded.
  */
-import { useEffect, useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { readSchemaToEdit, savedRevisionOf, saveSchema } from "../../api/schemas.js"
 import { useCalmAnnouncement } from "../../ui/calmAnnouncement.js"
@@ -114,9 +114,15 @@ export const ContentTab = ({ platform, version, schema, revision, canWrite, relo
   })
   // What is saved now replaces this text, which is then no longer a change: editing starts again from it. Both
   // "Load their content" and "Discard changes": the content the page was loaded with may be someone's since.
+  const editor = useRef<HTMLTextAreaElement>(null)
   const loadSaved = useAction(async () => {
+    const pressed = document.activeElement
     const current = await readCurrent(platform, version)
     const theirs = pretty(current.content ?? {})
+    // The button pressed goes with the notice it is in, once the text is no longer a change: the focus goes to the
+    // text it brought back, where editing starts again, not to the top of the page. Moved before the button goes,
+    // and only from it: a person who has moved on keeps their place.
+    if (pressed !== null && document.activeElement === pressed) editor.current?.focus()
     setBaseline(theirs)
     setText(theirs)
     setStartedFrom(JSON.stringify(current.content))
@@ -170,6 +176,7 @@ export const ContentTab = ({ platform, version, schema, revision, canWrite, relo
         <div class="field">
           <label for="schema-content">Content (JSON)</label>
           <textarea
+            ref={editor}
             id="schema-content"
             class="editor"
             spellcheck={false}
