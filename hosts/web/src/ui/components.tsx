@@ -126,7 +126,8 @@ export interface CloseGuard {
 /**
  * A modal dialog: open while mounted; Escape or the close button calls `onClose`, after asking when a `guard` says
  * what would be lost, as closing or reloading the page does (`leaveWarning.ts`). The dialog's own buttons (Cancel,
- * Done) close it without asking: they say what they do.
+ * Done) close it without asking: they say what they do. Closed, it gives the focus back to the control that opened
+ * it (the browser does), or, where that control can no longer take it, to `returnFocus`'s element.
  */
 export const Dialog = ({
   title,
@@ -134,22 +135,37 @@ export const Dialog = ({
   children,
   wide,
   guard,
+  returnFocus,
 }: {
   readonly title: string
   readonly onClose: () => void
   readonly children: ComponentChildren
   readonly wide?: boolean
   readonly guard?: CloseGuard | undefined
+  /**
+   * Where the focus goes when the dialog closes over a control that can no longer take it: one disabled by what
+   * the dialog did (Create token, greyed out once the form was emptied for the next token). Otherwise the focus
+   * would fall to the page's body, and `focusRescue.ts` put it at the top of the main area.
+   */
+  readonly returnFocus?: (() => HTMLElement | null | undefined) | undefined
 }) => {
   const ref = useRef<HTMLDialogElement>(null)
   const titleId = useId()
   // While asking, focus is on the question; going back returns it where it was (the field being edited).
   const [asking, setAsking] = useState<{ readonly returnTo: Element | null }>()
   const goBack = useRef<HTMLButtonElement>(null)
+  const fallbackFocus = useRef(returnFocus)
+  fallbackFocus.current = returnFocus
   useEffect(() => {
     const dialog = ref.current
     if (dialog !== null && !dialog.open) dialog.showModal()
-    return () => dialog?.close()
+    return () => {
+      dialog?.close()
+      // The browser gave the focus back to the opener if it could; if not, it is still in the closed dialog (about
+      // to leave the page with it) or on the page's body.
+      const left = document.activeElement
+      if (left === null || left === document.body || dialog?.contains(left) === true) fallbackFocus.current?.()?.focus()
+    }
   }, [])
   useEffect(() => {
     if (asking !== undefined) goBack.current?.focus()

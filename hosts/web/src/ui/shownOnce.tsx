@@ -17,6 +17,8 @@ export interface ShownOnceProps {
   readonly title?: string
   /** A further word on the warning, e.g. that only a hash is kept. */
   readonly note?: ComponentChildren
+  /** As a dialog, where the focus goes once it closes if the control that opened it cannot take it (`Dialog`). */
+  readonly returnFocus?: () => HTMLElement | null | undefined
 }
 
 const Panel = ({
@@ -55,7 +57,7 @@ const ShownOnceDialog = (props: ShownOnceProps & { readonly title: string }) => 
     ? undefined
     : { message: "Not copied yet: once this closes, it cannot be shown again.", discard: "Close without copying" }
   return (
-    <Dialog title={props.title} onClose={props.onDone} guard={guard}>
+    <Dialog title={props.title} onClose={props.onDone} guard={guard} returnFocus={props.returnFocus}>
       <Panel {...props} modal onCopied={() => setCopied(true)} />
     </Dialog>
   )

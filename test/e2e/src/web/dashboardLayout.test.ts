@@ -235,6 +235,26 @@ describe("keyboard, where a control goes under the focus", () => {
     await page.waitForTimeout(300)
     expect(await focusedId()).toBe("schema-content")
   })
+
+  it("puts the focus on Token name when a new token's dialog closes over the greyed-out Create token", async () => {
+    const email = `token-focus-${Date.now()}@example.com`
+    const page = await signedIn(browser, served.base, email, "/tokens")
+    const name = unique("focus")
+    await page.getByLabel("Token name").fill(name)
+    await page.getByRole("button", { name: "Create token" }).focus()
+    await page.keyboard.press("Enter")
+    const shown = page.getByRole("dialog", { name: `Token ${name} created` })
+    await shown.getByRole("button", { name: `Copy the token ${name}` }).focus()
+    await page.keyboard.press("Enter")
+    await shown.getByRole("button", { name: "Done" }).focus()
+    await page.keyboard.press("Enter")
+    await shown.waitFor({ state: "detached" })
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("name")), POLL).toBe("name")
+    await page.waitForTimeout(300)
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).labels?.[0]?.textContent)).toBe(
+      "Token name",
+    )
+  })
 })
 
 describe("contrast", () => {

@@ -16,6 +16,8 @@ import { useAction } from "../../ui/useAction.js"
 import { useAsync } from "../../ui/useAsync.js"
 import { useAbilities } from "../session.js"
 
+const CREATE_TOKEN_FORM = "create-token"
+
 const CreateToken = ({ onCreated }: { readonly onCreated: (token: string, record: TokenRecord) => void }) => {
   const platforms = useAsync(listPlatforms, [])
   const [name, setName] = useState("")
@@ -39,7 +41,7 @@ const CreateToken = ({ onCreated }: { readonly onCreated: (token: string, record
     onCreated(answer.token, answer.record)
   })
   return (
-    <form class="card stack" aria-label="Create an API token" onSubmit={create.submit}>
+    <form id={CREATE_TOKEN_FORM} class="card stack" aria-label="Create an API token" onSubmit={create.submit}>
       <h2>New API token</h2>
       <p class="hint">Tokens are read-only: services and CI jobs read schemas with them.</p>
       <Field
@@ -240,6 +242,9 @@ export const Tokens = () => {
             </>
           }
           onDone={() => setCreated(undefined)}
+          // Create token is greyed out under it (the form was emptied for the next token): the focus goes to the
+          // field that comes first, rather than to the top of the page.
+          returnFocus={() => document.querySelector<HTMLElement>(`#${CREATE_TOKEN_FORM} input[name="name"]`)}
         />
       )}
       {revoking === undefined ? null : (
