@@ -1,11 +1,12 @@
 /** The frame of every page: a skip link, the header with the app's places and the person, and the main area. */
 import type { ComponentChildren } from "preact"
-import { useEffect, useRef, useState } from "preact/hooks"
+import { useEffect, useRef } from "preact/hooks"
 import { post } from "../api/client.js"
-import { Alert } from "./components.js"
+import { ActionButton, Alert } from "./components.js"
 import { rescueFocus } from "./focusRescue.js"
 import { focusNewPage } from "./pageFocus.js"
 import { Link, useLocation } from "./router.js"
+import { useAction } from "./useAction.js"
 
 /** A place the header links to. */
 export interface NavItem {
@@ -28,7 +29,12 @@ export const Layout = ({ title, nav, user, onSignedOut, logoutPath, children }: 
   // "/" is the first place of the header under another address (the projects, the platforms), where the brand
   // link and a sign-in without a way back lead: the header says so there too.
   const at = pathname === "/" ? (nav[0]?.href ?? pathname) : pathname
-  const [error, setError] = useState<unknown>()
+  // Busy while the service ends the session: pressed again meanwhile (nothing seemed to happen yet), it sent a
+  // second sign-out.
+  const signOut = useAction(async () => {
+    await post(logoutPath ?? "/api/auth/logout")
+    onSignedOut()
+  })
   const main = useRef<HTMLElement>(null)
   useEffect(() => rescueFocus(main.current!), [])
   // Another page, not the first one shown (where the browser starts at the top) nor a change of the query alone
@@ -64,25 +70,14 @@ export const Layout = ({ title, nav, user, onSignedOut, logoutPath, children }: 
         {user === undefined ? null : (
           <div class="who">
             <span class="muted">{user}</span>
-            <button
-              type="button"
-              class="button ghost"
-              onClick={async () => {
-                try {
-                  await post(logoutPath ?? "/api/auth/logout")
-                  onSignedOut()
-                } catch (cause) {
-                  setError(cause)
-                }
-              }}
-            >
+            <ActionButton type="button" class="button ghost" busy={signOut.busy} onClick={signOut.submit}>
               Sign out
-            </button>
+            </ActionButton>
           </div>
         )}
       </header>
       <main id="main" tabIndex={-1} ref={main}>
-        <Alert error={error} />
+        <Alert error={signOut.error} />
         {children}
       </main>
     </>

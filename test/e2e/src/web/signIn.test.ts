@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest"
 import { chromiumAccessible } from "./a11y.js"
 import { apiAs, seedProject, signInPage as signIn } from "./api.js"
-import { useBrowser } from "./browser.js"
+import { holdBack, POLL, useBrowser } from "./browser.js"
 import { useService } from "./service.js"
 
 const browser = useBrowser()
@@ -79,6 +79,29 @@ describe("sign-in page", () => {
     await page.getByRole("alert").filter({ hasText: "Your session ended." }).waitFor()
     await signIn(page, "carol@example.com")
     await page.waitForURL(`${served.base}/projects`)
+  })
+
+  it("says Sign out is under way while it runs, and signs out once when it is pressed again meanwhile", async () => {
+    const page = await browser.open(`${served.base}/sign-in`)
+    await signIn(page, "dave@example.com")
+    await page.getByText("dave@example.com").waitFor()
+    let sent = 0
+    page.on("request", (request) => {
+      if (new URL(request.url()).pathname === "/api/auth/logout") sent++
+    })
+    const release = await holdBack(page, "**/api/auth/logout")
+    const signOut = page.getByRole("button", { name: "Sign out" })
+    await signOut.focus()
+    await page.keyboard.press("Enter")
+    await expect.poll(() => signOut.getAttribute("aria-busy"), POLL).toBe("true")
+    // Pressed again while the first is on its way: nothing more is sent, and the focus stays on it.
+    await page.keyboard.press("Enter")
+    // A click too (forced: playwright waits for an `aria-disabled` button to be enabled).
+    await signOut.click({ force: true })
+    expect(await signOut.evaluate((element) => element === document.activeElement)).toBe(true)
+    release()
+    await page.waitForURL(`${served.base}/sign-in`)
+    expect(sent).toBe(1)
   })
 })
 
