@@ -8,6 +8,7 @@
  * links. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
 import { describe, expect, it } from "vitest"
+import { chromiumAccessible } from "./a11y.js"
 import { holdBack, POLL, useBrowser } from "./browser.js"
 import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
@@ -72,6 +73,13 @@ describe("the platforms list", () => {
     expect(await alert.textContent()).toBe(
       `A platform named “${meanwhile}” already exists. Platform names are unique; open it from the list or choose another name.`,
     )
+    // The field the refusal is about says so: marked invalid, the refusal read as its description, until it changes.
+    expect(await name.getAttribute("aria-invalid")).toBe("true")
+    expect((await chromiumAccessible(name)).description).toContain(`A platform named “${meanwhile}” already exists.`)
+    await name.press("End")
+    await name.press("Backspace")
+    expect(await name.getAttribute("aria-invalid")).toBe("false")
+    expect((await chromiumAccessible(name)).description).not.toContain("already exists")
 
     const created = unique("shop")
     await name.fill(created)

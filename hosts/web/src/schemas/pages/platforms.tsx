@@ -4,7 +4,7 @@
  * by name or kind; creating a platform (name and kind; a taken name explained). Rows are memoised, so typing in
  * the search re-renders only the rows that appear or go.
  */
-import { useMemo, useState } from "preact/hooks"
+import { useId, useMemo, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { createPlatform, type DashboardPlatform, type Kind, listPlatforms } from "../../api/schemas.js"
 import { ActionButton, Alert, Field, LoadFailed, Loading, Select } from "../../ui/components.js"
@@ -27,19 +27,25 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
   // Known from the list already shown: said under the field, and not sent to be refused (the 409 below is for a
   // platform created elsewhere since the list was loaded).
   const exists = existing?.some((platform) => platform.name === name) === true
+  // A name the service said is taken (created elsewhere since the list was loaded): until the name changes, the
+  // field is marked invalid and reads the refusal as its description, as the Secrets app's project name does.
+  const [taken, setTaken] = useState(false)
+  const refusalId = useId()
   const create = useAction(async () => {
+    setTaken(false)
     try {
       await createPlatform(name, kind)
       toast(`Created platform ${name}`)
       navigate(platformPath(name))
     } catch (cause) {
-      throw cause instanceof ApiError && cause.status === 409
-        ? new Error(
-            `A platform named “${name}” already exists. Platform names are unique; open it from the list or choose another name.`,
-          )
-        : cause
+      if (!(cause instanceof ApiError && cause.status === 409)) throw cause
+      setTaken(true)
+      throw new Error(
+        `A platform named “${name}” already exists. Platform names are unique; open it from the list or choose another name.`,
+      )
     }
   })
+  const refusedName = taken && create.error !== undefined
   return (
     <form class="card stack" aria-label="Create a platform" onSubmit={create.submit}>
       <h2>New platform</h2>
@@ -50,9 +56,11 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
           required
           autoComplete="off"
           value={name}
-          aria-invalid={problem !== undefined || exists}
+          aria-invalid={problem !== undefined || exists || refusedName}
+          errorId={refusedName ? refusalId : undefined}
           onInput={(event) => {
             setName(event.currentTarget.value)
+            setTaken(false)
             create.setError(undefined)
           }}
           hint={
@@ -66,7 +74,7 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
           <KindOptions />
         </Select>
       </div>
-      <Alert error={create.error} />
+      <Alert error={create.error} id={refusalId} />
       <div>
         <ActionButton
           class="button primary"
