@@ -14,6 +14,7 @@ import { describe, expect, it } from "vitest"
 import { coffer } from "../cliHarness.js"
 import { runWebLogin } from "../cliLoginRun.js"
 import { freshDirectory } from "../host.js"
+import { chromiumAccessible } from "./a11y.js"
 import { type ApiSession, addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { holdBack, POLL, useBrowser } from "./browser.js"
 import { useService } from "./service.js"
@@ -1501,6 +1502,13 @@ describe("environments", () => {
     await page.getByRole("button", { name: "Add environment" }).click()
     await page.getByRole("alert").waitFor()
     expect(await page.getByRole("alert").textContent()).toMatch(/exists/i)
+    // The field it is about says so, as when it is checked as it is typed, until the name changes.
+    const field = page.getByLabel("Environment name")
+    expect(await field.getAttribute("aria-invalid")).toBe("true")
+    expect((await chromiumAccessible(field)).description).toMatch(/exists/i)
+    await field.fill("uat2")
+    expect(await field.getAttribute("aria-invalid")).toBe("false")
+    expect((await chromiumAccessible(field)).description ?? "").not.toMatch(/exists/i)
 
     const [dotenv] = await Promise.all([
       page.waitForEvent("download"),

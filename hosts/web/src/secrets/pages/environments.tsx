@@ -2,7 +2,7 @@
  * Environments (issue 12 §7): each with its `.env` and JSON downloads (audited exports), add one, delete one
  * (its secrets go with it, so the name must be typed).
  */
-import { useState } from "preact/hooks"
+import { useId, useState } from "preact/hooks"
 import { ApiError, describeError, getFile } from "../../api/client.js"
 import {
   createEnvironment,
@@ -70,10 +70,18 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
   // Known from the list already shown: said under the field, not sent to be refused (the 409 is for one added
   // elsewhere since).
   const exists = data.environments.some((environment) => environment.name === name)
+  // A name the service said is taken (added elsewhere since the list was drawn): until the name changes, the field
+  // is marked invalid and reads the refusal as its description, as a name checked as it is typed does.
+  const [taken, setTaken] = useState(false)
+  const refusalId = useId()
   const add = useAction(async () => {
     setFailed([])
+    setTaken(false)
     const slug = data.project.slug
-    const { environment } = await createEnvironment(slug, name)
+    const { environment } = await createEnvironment(slug, name).catch((cause: unknown) => {
+      if (cause instanceof ApiError && cause.status === 409) setTaken(true)
+      throw cause
+    })
     setName("")
     setSource("")
     // Said once the list shows the environment: on a slow network the toast came while it was not listed yet.
@@ -109,6 +117,7 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
       if (said !== undefined) toast(said)
     }
   })
+  const refusedName = taken && add.error !== undefined
   return (
     <form class="card stack" aria-label="Add an environment" onSubmit={add.submit}>
       <h2>New environment</h2>
@@ -119,7 +128,8 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
           autoComplete="off"
           spellcheck={false}
           value={name}
-          aria-invalid={problem !== undefined || exists}
+          aria-invalid={problem !== undefined || exists || refusedName}
+          errorId={refusedName ? refusalId : undefined}
           hint={
             problem ??
             (exists
@@ -128,6 +138,7 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
           }
           onInput={(event) => {
             setName(event.currentTarget.value)
+            setTaken(false)
             add.setError(undefined)
           }}
         />
@@ -143,7 +154,7 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
       {source === "" ? null : (
         <p class="hint">Copying reads {source}'s values as one export, which the audit log records.</p>
       )}
-      <Alert error={add.error} />
+      <Alert error={add.error} id={refusalId} />
       <NotCopied failed={failed} />
       <div>
         <ActionButton type="submit" class="button primary" busy={add.busy} blocked={problem !== undefined || exists}>
