@@ -350,3 +350,25 @@ describe("API keys", () => {
     expect(await statusWith(rotated, slug)).toBe(200)
   })
 })
+
+describe("keys of the same name", () => {
+  it("names each row's actions apart, by the start of the key's value", async () => {
+    const ownerEmail = `${unique("same-owner")}@example.com`
+    const owner = await apiAs(served.base, ownerEmail)
+    const member = await apiAs(served.base, `${unique("same-member")}@example.com`)
+    const slug = await seedProject(owner, unique("Same names "))
+    await addMember(owner, member, slug, "write")
+    // Two people's "laptop" keys, both listed for the owner.
+    await owner.call("POST", "/api/api-keys", { name: "laptop", projectSlug: slug, scope: "read" })
+    await member.call("POST", "/api/api-keys", { name: "laptop", projectSlug: slug, scope: "read" })
+    const page = await signedIn(ownerEmail, `/api-keys?project=${slug}`)
+    const deletes = page.getByRole("button", { name: /^Delete laptop/ })
+    await expect.poll(() => deletes.count(), POLL).toBe(2)
+    const names = await deletes.evaluateAll((buttons) => buttons.map((button) => button.getAttribute("aria-label")))
+    expect(new Set(names).size, `${names}`).toBe(2)
+    const activity = await page
+      .getByRole("link", { name: /^Activity of laptop/ })
+      .evaluateAll((links) => links.map((link) => link.getAttribute("aria-label")))
+    expect(new Set(activity).size, `${activity}`).toBe(2)
+  })
+})

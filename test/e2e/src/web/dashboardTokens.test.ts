@@ -20,6 +20,19 @@ const readWith = (token: string, path: string) =>
   fetch(`${served.base}${path}`, { headers: { Authorization: `Bearer ${token}` } }).then((response) => response.status)
 
 describe("API tokens", () => {
+  it("names each token's Revoke apart, by its hint, where two tokens share a name", async () => {
+    const email = `same-tokens-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    const name = unique("same")
+    await api.call("POST", "/api/_ui/v1/tokens", { name })
+    await api.call("POST", "/api/_ui/v1/tokens", { name })
+    const page = await signedIn(browser, served.base, email, "/tokens")
+    const revokes = page.getByRole("button", { name: new RegExp(`^Revoke token ${name}`) })
+    await expect.poll(() => revokes.count(), POLL).toBe(2)
+    const names = await revokes.evaluateAll((buttons) => buttons.map((button) => button.getAttribute("aria-label")))
+    expect(new Set(names).size, `${names}`).toBe(2)
+  })
+
   it("creates, shows once, copies, lists and revokes tokens", async () => {
     const email = `tokens-${Date.now()}@example.com`
     const api = await schemasAs(served.base, email)

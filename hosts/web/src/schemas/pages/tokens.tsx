@@ -211,7 +211,8 @@ export const Tokens = () => {
                 {formatTime(record.lastUsedAt)}
               </td>
               <td class="right">
-                <RowAction label={`Revoke token ${record.name}`} onClick={() => setRevoking(record)}>
+                {/* Named with its hint too: names need not be unique, and two tokens named "ci" read the same. */}
+                <RowAction label={`Revoke token ${record.name} (${record.hint})`} onClick={() => setRevoking(record)}>
                   Revoke
                 </RowAction>
               </td>

@@ -55,10 +55,16 @@ const ExpiryMark = ({ apiKey }: { readonly apiKey: ApiKeyView }) => {
   )
 }
 
+/**
+ * A key as its row's actions name it: its name and the start of its value, since names need not be unique (two
+ * people's "laptop" keys in a project the owner sees), and "Delete laptop" twice did not say which was which.
+ */
+const keyLabel = (key: ApiKeyView) => `${key.name} (starts with ${key.keyPrefix})`
+
 /** A link to what a key has done: the project's audit log, narrowed to the key. */
 const KeyActivity = ({ apiKey, slug }: { readonly apiKey: ApiKeyView; readonly slug: string | undefined }) =>
   slug === undefined ? null : (
-    <Link href={auditPath(slug, { apiKey: apiKey.id })} aria-label={`Activity of ${apiKey.name}`}>
+    <Link href={auditPath(slug, { apiKey: apiKey.id })} aria-label={`Activity of ${keyLabel(apiKey)}`}>
       Activity
     </Link>
   )
@@ -312,13 +318,13 @@ export const ApiKeys = () => {
                     <button
                       type="button"
                       class="button small"
-                      aria-label={`Rotate ${key.name}`}
+                      aria-label={`Rotate ${keyLabel(key)}`}
                       onClick={() => setRotating(key)}
                     >
                       Rotate
                     </button>
                   ) : null}
-                  <RowAction label={`Delete ${key.name}`} onClick={() => setDeleting(key)}>
+                  <RowAction label={`Delete ${keyLabel(key)}`} onClick={() => setDeleting(key)}>
                     Delete
                   </RowAction>
                 </div>
