@@ -1473,6 +1473,28 @@ describe("environments", () => {
     expect([ran.code, ran.stdout]).toEqual([0, "hello from coffer"])
   })
 
+  it("says a download is under way, and fetches it once when it is pressed again meanwhile", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Download once ${people}`, { development: { PLAIN: "v" } })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}/environments`)
+    let sent = 0
+    page.on("request", (request) => {
+      if (new URL(request.url()).pathname.endsWith("/environments/development/secrets/.env")) sent++
+    })
+    const release = await holdBack(page, /\/environments\/development\/secrets\/\.env$/)
+    const link = page.getByRole("link", { name: "Download development as .env" })
+    await link.focus()
+    await page.keyboard.press("Enter")
+    await expect.poll(() => link.getAttribute("aria-busy"), POLL).toBe("true")
+    await page.keyboard.press("Enter")
+    const download = page.waitForEvent("download")
+    release()
+    expect((await download).suggestedFilename()).toBe("development.env")
+    await expect.poll(() => link.getAttribute("aria-busy"), POLL).toBe(null)
+    expect(sent).toBe(1)
+  })
+
   it("adds one (and explains one that exists), downloads .env and JSON, and deletes with a typed name", async () => {
     const owner = await person("/projects")
     const slug = await seedProject(owner.api, `Envs ${people}`, { development: { PLAIN: "v", SPACED: "a b" } })

@@ -175,12 +175,15 @@ const Download = ({
   href,
   filename,
   label,
+  busy,
   onClick,
   children,
 }: {
   readonly href: string
   readonly filename: string
   readonly label: string
+  /** Its file is being fetched: said (`aria-busy`, drawn as busy), and a press meanwhile does nothing. */
+  readonly busy: boolean
   readonly onClick: (href: string, filename: string) => void
   readonly children: string
 }) => (
@@ -189,10 +192,14 @@ const Download = ({
     href={href}
     download={filename}
     aria-label={label}
+    aria-busy={busy ? true : undefined}
+    aria-disabled={busy ? true : undefined}
     onClick={(event) => {
       if (!isPlainClick(event)) return
       event.preventDefault()
-      onClick(href, filename)
+      // Pressed again while the export is on its way (nothing seemed to happen yet): a second export, audited
+      // as one, and a second file.
+      if (!busy) onClick(href, filename)
     }}
   >
     {children}
@@ -202,7 +209,20 @@ const Download = ({
 const EnvironmentList = ({ data }: { readonly data: ProjectData }) => {
   const [deleting, setDeleting] = useState<EnvironmentView>()
   const slug = data.project.slug
-  const download = useAction(async (href: string, filename: string) => saveFile(await getFile(href), filename))
+  // The exports being fetched, by address: each link says so while its own runs.
+  const [fetching, setFetching] = useState<ReadonlySet<string>>(new Set())
+  const download = useAction(async (href: string, filename: string) => {
+    setFetching((before) => new Set(before).add(href))
+    try {
+      saveFile(await getFile(href), filename)
+    } finally {
+      setFetching((before) => {
+        const after = new Set(before)
+        after.delete(href)
+        return after
+      })
+    }
+  })
   return (
     <>
       <p class="hint">Downloads contain every value of the environment and are recorded in the audit log.</p>
@@ -223,6 +243,7 @@ const EnvironmentList = ({ data }: { readonly data: ProjectData }) => {
                 <div class="row">
                   <Download
                     href={exportUrl(slug, environment.name, "dotenv")}
+                    busy={fetching.has(exportUrl(slug, environment.name, "dotenv"))}
                     filename={`${environment.name}.env`}
                     label={`Download ${environment.name} as .env`}
                     onClick={download.run}
@@ -231,6 +252,7 @@ const EnvironmentList = ({ data }: { readonly data: ProjectData }) => {
                   </Download>
                   <Download
                     href={exportUrl(slug, environment.name, "json")}
+                    busy={fetching.has(exportUrl(slug, environment.name, "json"))}
                     filename={`${environment.name}.json`}
                     label={`Download ${environment.name} as JSON`}
                     onClick={download.run}
