@@ -10,7 +10,7 @@ import { describe, expect, it, vi } from "vitest"
 import { runCli } from "./main.js"
 
 /** The exit code, stdout and stderr of `argv`, with no service to reach. */
-const outcome = async (argv: ReadonlyArray<string>) => {
+const outcome = async (argv: ReadonlyArray<string>, env: Record<string, string> = {}) => {
   let stdout = ""
   let stderr = ""
   const capture =
@@ -25,7 +25,7 @@ const outcome = async (argv: ReadonlyArray<string>) => {
   const log = vi.spyOn(console, "log").mockImplementation((text) => (stdout += String(text)))
   const home = mkdtempSync(join(tmpdir(), "coffer-main-"))
   const code = await runCli(argv, {
-    env: { COFFER_URL: "http://127.0.0.1:9", XDG_CONFIG_HOME: home },
+    env: { COFFER_URL: "http://127.0.0.1:9", XDG_CONFIG_HOME: home, ...env },
     cwd: home,
   }).finally(() => {
     out.mockRestore()
@@ -72,6 +72,21 @@ describe("--help", () => {
       expect(section, command.join(" ")).not.toBe("")
       // `  KEY string` and nothing after it: an argument the help names without saying what it is.
       expect(section, command.join(" ")).not.toMatch(/^ {2}\S+ (?:string|choice|integer)\s*$/m)
+    },
+  )
+})
+
+describe("an empty PLATFORM/VERSION", () => {
+  it.each([[["schemas", "get", ""]], [["schemas", "get", " "]], [["schemas", "diff", "app/1.0.0", ""]]])(
+    "%j is named as what is empty, with 1, before any request",
+    async (argv) => {
+      // Port 9 answers nothing: a request would fail with 5.
+      const run = await outcome([...argv, "--schemas-url", "http://127.0.0.1:9"], { COFFER_SCHEMAS_TOKEN: "cfs_x" })
+      expect([run.code, run.stdout, run.stderr]).toEqual([
+        1,
+        "",
+        "coffer: a PLATFORM/VERSION given is empty: give one, as app/^2, app/latest, or app alone for its latest\n",
+      ])
     },
   )
 })

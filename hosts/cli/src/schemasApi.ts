@@ -57,6 +57,12 @@ export const readReference = (reference: string): Result.Result<ExtendsRef, Inva
 /** The schema `reference` selects: the version picked and the resolved schema. */
 export const resolveSchema = (endpoint: Endpoint, reference: string) =>
   Effect.gen(function* () {
+    // Said before the parser's reason, which names the reference first: an empty one would be said as `coffer: : …`.
+    if (reference.trim() === "") {
+      return yield* usage(
+        "a PLATFORM/VERSION given is empty: give one, as app/^2, app/latest, or app alone for its latest",
+      )
+    }
     const parsed = readReference(reference)
     if (Result.isFailure(parsed)) return yield* usage(`${reference}: ${parsed.failure.reason}`)
     const ref = parsed.success
