@@ -2,7 +2,7 @@
  * `coffer login --web` end to end (`e2e-node` and `e2e-bun`): the real command prints an address and a code, a
  * signed-out person opens it in Chromium, signs in, lands back on the approval page, compares the code, picks a
  * project and a scope and approves; the command stores the key it receives, and `coffer secrets list` reads with
- * it. Denying ends the command with exit code 4. The page is checked with axe and at 375 px, and photographed at
+ * it. Denying ends the command with exit code 4. While one decision is on its way the other cannot be sent. The page is checked with axe and at 375 px, and photographed at
  * 1440 and 375 px.
  */
 import { existsSync, statSync } from "node:fs"
@@ -14,7 +14,7 @@ import { freshDirectory } from "../host.js"
 import { overflowing, settled, sidewaysOverflow } from "./a11y.js"
 import { apiAs, seedProject, signInPage } from "./api.js"
 import { expectAccessible } from "./axe.js"
-import { useBrowser } from "./browser.js"
+import { holdBack, useBrowser } from "./browser.js"
 import { useService } from "./service.js"
 
 const browser = useBrowser()
@@ -113,5 +113,44 @@ describe("coffer login --web", () => {
     await page.goto(onService(url))
     await page.getByText("This login code does not work any more").waitFor()
     await expectAccessible(page, "an unknown login code")
+  })
+
+  it("while Approve is on its way, Deny cannot be pressed (and the reverse): one decision is sent", async () => {
+    const email = `${unique("owner")}@example.com`
+    const owner = await apiAs(served.base, email)
+    const name = unique("Held")
+    await seedProject(owner, name)
+    const sent: Array<string> = []
+    for (const [decision, press, other] of [
+      ["approve", "Approve", "Deny"],
+      ["deny", "Deny", "Approve"],
+    ] as const) {
+      const login = webLogin(served.base, userEnv())
+      const { url } = await login.printed
+      const page = await browser.open(onService(url))
+      // The browser's session is kept from one page to the next: only the first is sent to sign in.
+      if (decision === "approve") {
+        await page.waitForURL(/\/sign-in\?returnTo=/)
+        await signInPage(page, email)
+      }
+      page.on("request", (request) => {
+        const path = new URL(request.url()).pathname
+        if (request.method() === "POST" && /\/api\/cli-logins\/[^/]+\/(approve|deny)$/.test(path))
+          sent.push(path.split("/").at(-1)!)
+      })
+      const form = page.getByRole("form", { name: "Approve the command-line login" })
+      await form.getByLabel("Project").selectOption({ label: name })
+      const release = await holdBack(page, `**/api/cli-logins/*/${decision}`)
+      await form.getByRole("button", { name: press }).click()
+      await expect.poll(() => sent.length).toBe(decision === "approve" ? 1 : 2)
+      // Pressed, or the form sent with Enter, while the first decision is still on its way: nothing more is sent.
+      expect(await form.getByRole("button", { name: other }).getAttribute("aria-disabled")).toBe("true")
+      await form.getByRole("button", { name: other }).click({ force: true })
+      await form.getByRole("spinbutton").press("Enter")
+      release()
+      await page.getByText(decision === "approve" ? "Approved." : "Denied.").waitFor()
+      expect((await login.outcome).code).toBe(decision === "approve" ? 0 : 4)
+    }
+    expect(sent).toEqual(["approve", "deny"])
   })
 })

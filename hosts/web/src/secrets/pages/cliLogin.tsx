@@ -102,7 +102,12 @@ const Approve = ({
     )
   }
   return (
-    <form class="card stack cli-login" aria-label="Approve the command-line login" onSubmit={approve.submit}>
+    <form
+      class="card stack cli-login"
+      aria-label="Approve the command-line login"
+      // Enter in a field while a denial is on its way would send an approval after it.
+      onSubmit={(event) => (deny.busy ? event.preventDefault() : approve.submit(event))}
+    >
       <p>
         <strong class="wraps">{name}</strong> asks for an API key. Check that your terminal shows the same code:
       </p>
@@ -116,10 +121,16 @@ const Approve = ({
       {fields}
       <Alert error={approve.error ?? deny.error} />
       <div class="actions">
-        <ActionButton type="button" class="button" busy={deny.busy} onClick={() => deny.run()}>
+        {/* One decision at a time: the other one, sent meanwhile, would race it, and its answer would not be shown. */}
+        <ActionButton type="button" class="button" busy={deny.busy} blocked={approve.busy} onClick={() => deny.run()}>
           Deny
         </ActionButton>
-        <ActionButton type="submit" class="button primary" busy={approve.busy} blocked={project === undefined}>
+        <ActionButton
+          type="submit"
+          class="button primary"
+          busy={approve.busy}
+          blocked={project === undefined || deny.busy}
+        >
           Approve
         </ActionButton>
       </div>
