@@ -90,3 +90,31 @@ describe("an empty PLATFORM/VERSION", () => {
     },
   )
 })
+
+describe("a flag after run's command, without --", () => {
+  it.each([
+    [["run", "./deploy.sh", "-v"], "-v", "./deploy.sh"],
+    [["run", "./deploy.sh", "--help"], "--help", "./deploy.sh"],
+    [["secrets", "run", "--env", "dev", "grep", "-e", "x", "file"], "-e", "grep"],
+    [["run", "-p", "app", "--watch", "env", "--env", "staging"], "--env", "env"],
+  ])("%j is refused with 1, naming it, instead of being taken as coffer's own", async (argv, flag, command) => {
+    const run = await outcome(argv)
+    const path = argv[0] === "run" ? "run" : "secrets run"
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      1,
+      "",
+      `coffer: ${flag} comes after the command ${command}, and coffer would take it as its own flag. The command to run and its flags go after \`--\`: \`coffer ${path} [flags] -- <command> [args…]\`.\n`,
+    ])
+  })
+
+  it("leaves alone a command without flags, flags before the command, and anything after --", async () => {
+    for (const argv of [
+      ["run", "--env", "dev", "npm", "start"],
+      ["run", "-e", "dev", "--only", "A", "sh", "-"],
+      ["secrets", "run", "-e", "dev", "--", "sh", "-c", "exit 0", "-v"],
+    ]) {
+      // No key is set, so each stops at authentication (2), after the parser took the flags.
+      expect((await outcome(argv)).code, argv.join(" ")).toBe(2)
+    }
+  })
+})

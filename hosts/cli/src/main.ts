@@ -85,6 +85,43 @@ const joinedShortFlag = (argv: ReadonlyArray<string>): string | undefined => {
   return (end === -1 ? argv : argv.slice(0, end)).find((arg) => /^-[A-Za-z][^=]/.test(arg))
 }
 
+/** `run`'s flags that take a value (the global `--completions` included): the word after one is its value. */
+const RUN_VALUE_FLAGS = new Set([
+  "--url",
+  "--project",
+  "-p",
+  "--env",
+  "-e",
+  "--only",
+  "--fallback",
+  "--watch-interval",
+  "--completions",
+])
+
+/**
+ * `coffer run cmd … -x` without `--`: the parser takes flags wherever they are, so a flag meant for the command
+ * that `run` also has was taken as coffer's, silently. `coffer run ./deploy.sh -v` printed coffer's version and
+ * exited 0 without deploying (`--help` likewise), and `coffer run grep -e x` ran against environment `x`. A word
+ * starting with `-` after the command's name is therefore refused unless a `--` comes before it, naming both; a
+ * command with no flag of its own still runs without `--` (`coffer run npm start`).
+ */
+const flagAfterCommand = (argv: ReadonlyArray<string>): { path: string; command: string; flag: string } | undefined => {
+  const start = argv[0] === "run" ? 1 : argv[0] === "secrets" && argv[1] === "run" ? 2 : undefined
+  if (start === undefined) return undefined
+  const end = argv.indexOf("--")
+  const words = end === -1 ? argv : argv.slice(0, end)
+  for (let index = start; index < words.length; index++) {
+    const word = words[index]!
+    if (word.startsWith("-")) {
+      if (RUN_VALUE_FLAGS.has(word)) index++
+      continue
+    }
+    const flag = words.slice(index + 1).find((later) => later.startsWith("-") && later !== "-")
+    return flag === undefined ? undefined : { path: argv.slice(0, start).join(" "), command: word, flag }
+  }
+  return undefined
+}
+
 export interface CliOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   readonly cwd?: string
@@ -100,6 +137,15 @@ export const runCli = async (argv: ReadonlyArray<string>, options: CliOptions = 
   if (joined !== undefined) {
     process.stderr.write(
       `coffer: ${joined}: write a short flag apart from its value (\`${joined.slice(0, 2)} ${joined.slice(2)}\`); a key or value that starts with - goes after --\n`,
+    )
+    return EXIT_CODES.usage
+  }
+  const misplaced = flagAfterCommand(argv)
+  if (misplaced !== undefined) {
+    const { path, command, flag } = misplaced
+    // The words of the parser's own refusal of a flag `run` lacks (`presenter`), after what was found.
+    process.stderr.write(
+      `coffer: ${flag} comes after the command ${command}, and coffer would take it as its own flag. The command to run and its flags go after \`--\`: \`coffer ${path} [flags] -- <command> [args…]\`.\n`,
     )
     return EXIT_CODES.usage
   }
