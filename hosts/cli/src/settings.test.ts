@@ -196,6 +196,17 @@ describe("settings through the command line", () => {
     const env = { COFFER_TOKEN: `cfk_${"s".repeat(43)}`, COFFER_ENVIRONMENT: "dev" }
     const notUrl = await run(["secrets", "list", "-p", "p", "--url", "notaurl"], env)
     expect(notUrl).toEqual({ code: 1, said: expect.stringContaining("the secrets service URL notaurl is not a URL") })
+    // A host and port alone, as a server prints its address, is said to lack its scheme, not to be no http URL.
+    for (const [given, shown] of [
+      ["localhost:8788", "localhost:8788"],
+      ["127.0.0.1:8788/", "127.0.0.1:8788"],
+      ["secrets.example.com:443/coffer", "secrets.example.com:443/coffer"],
+    ] as const) {
+      expect(await run(["secrets", "list", "-p", "p", "--url", given], env), given).toEqual({
+        code: 1,
+        said: `coffer: the secrets service URL ${shown} has no scheme: give http://${shown} (or https://${shown})\n`,
+      })
+    }
     for (const url of ["http://ada:hunter2@127.0.0.1:9", "ada:hunter2@127.0.0.1:9", "ftp://ada:hunter2@h"]) {
       const withCredentials = await run(["secrets", "list", "-p", "p"], { ...env, COFFER_URL: url })
       expect(withCredentials.code, url).toBe(1)

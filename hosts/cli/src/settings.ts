@@ -81,6 +81,9 @@ const storedUnder = (tokens: Readonly<Record<string, string>> | undefined, url: 
 /** `url` with any user name and password taken out: the form in which a URL may appear in a message. */
 export const withoutCredentials = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#@]*@/i, "$1")
 
+/** A host and port with nothing before them (no user name, no scheme), and perhaps a path. */
+const HOST_AND_PORT = /^[A-Za-z0-9.-]+:\d+(?:\/[^?#]*)?$/
+
 /**
  * Why `url` cannot be a service's base URL, or `undefined` when it can. One with a user name or password is
  * refused rather than used: the API key is the credential, and the URL is printed in messages.
@@ -88,6 +91,9 @@ export const withoutCredentials = (url: string): string => url.replace(/^([a-z][
 export const urlProblem = (url: string): string | undefined => {
   // Nor its query or fragment, which may hold a key (`?token=…`) that the message would put in a CI log.
   const shown = withoutCredentials(url).replace(/([?#]).*$/s, "$1…")
+  // `localhost:8788`, as a server prints its address: read as a URL whose scheme is `localhost:`, it would be said
+  // to be no http URL, which is no help to someone who wrote a host.
+  if (HOST_AND_PORT.test(url)) return `${shown} has no scheme: give http://${shown} (or https://${shown})`
   let parsed: URL
   try {
     parsed = new URL(url)
