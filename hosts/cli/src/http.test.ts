@@ -195,3 +195,29 @@ describe("an empty name", () => {
     ])
   })
 })
+
+describe("an https:// URL of a service that answers plain HTTP", () => {
+  it("fails with 5, saying what the TLS handshake met, not only OpenSSL's code", async () => {
+    const server = createServer((_request, response) => response.end())
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+    closers.push(() => server.close())
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+    let said = ""
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
+      said += String(chunk)
+      ;(rest.find((item) => typeof item === "function") as (() => void) | undefined)?.()
+      return true
+    })
+    const code = await runCli(["secrets", "list"], {
+      env: { COFFER_URL: url, COFFER_TOKEN: `cfk_${"s".repeat(43)}`, COFFER_PROJECT: "app", COFFER_ENVIRONMENT: "dev" },
+      cwd: mkdtempSync(join(tmpdir(), "coffer-tls-")),
+    }).finally(() => stderr.mockRestore())
+    // OpenSSL's code depends on its version (ERR_SSL_WRONG_VERSION_NUMBER on Node 20's).
+    expect(code).toBe(5)
+    expect(said).toMatch(
+      new RegExp(
+        `^coffer: cannot reach ${url}: ERR_SSL_\\w+: it answers plain HTTP there, not TLS \\(an http:// URL\\?\\)\\n$`,
+      ),
+    )
+  })
+})

@@ -37,11 +37,22 @@ export const RequestTimeout = Context.Reference<number>("@coffer/cli/RequestTime
 
 const oneLine = (text: string) => text.replace(/\s*[\r\n]+\s*/g, " ").trim()
 
+/**
+ * What the TLS handshake meets at an `https://` URL whose server speaks plain HTTP (a development host, which
+ * serves http): its answer is no TLS record, said by OpenSSL 3.0 as a wrong version and by later ones as a length.
+ */
+const PLAIN_HTTP_AT_HTTPS = new Set(["ERR_SSL_WRONG_VERSION_NUMBER", "ERR_SSL_PACKET_LENGTH_TOO_LONG"])
+
 /** Why `fetch` failed, without the stack: Node hides the useful part (ECONNREFUSED…) in `cause`. */
 const networkReason = (error: unknown): string => {
   if (error instanceof Error) {
     const cause = error.cause
-    if (cause instanceof Error) return (cause as NodeJS.ErrnoException).code ?? cause.message
+    if (cause instanceof Error) {
+      const code = (cause as NodeJS.ErrnoException).code
+      if (code !== undefined && PLAIN_HTTP_AT_HTTPS.has(code))
+        return `${code}: it answers plain HTTP there, not TLS (an http:// URL?)`
+      return code ?? cause.message
+    }
     return error.message
   }
   return String(error)
