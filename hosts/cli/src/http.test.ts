@@ -221,3 +221,33 @@ describe("an https:// URL of a service that answers plain HTTP", () => {
     )
   })
 })
+
+describe("a server's error message holding control characters", () => {
+  it("is printed with them written out, so that no escape sequence reaches the terminal", async () => {
+    const server = createServer((_request, response) => {
+      response.statusCode = 404
+      response.setHeader("content-type", "application/json")
+      response.end(JSON.stringify({ error: "Not \u001b[8mfound\u001b]0;title\u0007 \u009b2J" }))
+    })
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+    closers.push(() => server.close())
+    let said = ""
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
+      said += String(chunk)
+      ;(rest.find((item) => typeof item === "function") as (() => void) | undefined)?.()
+      return true
+    })
+    const code = await runCli(["secrets", "get", "A"], {
+      env: {
+        COFFER_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        COFFER_TOKEN: `cfk_${"s".repeat(43)}`,
+        COFFER_PROJECT: "app",
+        COFFER_ENVIRONMENT: "dev",
+      },
+      cwd: mkdtempSync(join(tmpdir(), "coffer-controls-")),
+    }).finally(() => stderr.mockRestore())
+    expect(code).toBe(3)
+    expect(said).toContain("Not \\u001b[8mfound\\u001b]0;title\\u0007 \\u009b2J")
+    expect(said).not.toMatch(/\p{Cc}(?!$)/u)
+  })
+})

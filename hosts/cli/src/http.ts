@@ -38,6 +38,14 @@ export const RequestTimeout = Context.Reference<number>("@coffer/cli/RequestTime
 const oneLine = (text: string) => text.replace(/\s*[\r\n]+\s*/g, " ").trim()
 
 /**
+ * A server's words as they may reach a terminal: its control characters (ESC above all, which starts a sequence
+ * that recolours, retitles or rewrites the terminal) written out as `\u001b`. The message is printed as it came
+ * otherwise, and whatever answers at the URL given may send one shaped as Coffer's.
+ */
+const visible = (text: string) =>
+  text.replace(/\p{Cc}/gu, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/**
  * What the TLS handshake meets at an `https://` URL whose server speaks plain HTTP (a development host, which
  * serves http): its answer is no TLS record, said by OpenSSL 3.0 as a wrong version and by later ones as a length.
  */
@@ -99,7 +107,7 @@ const errorAnswer = async (response: Response): Promise<{ message: string; code?
   try {
     const body = JSON.parse(text) as { error?: unknown; code?: unknown } | null
     if (typeof body !== "object" || body === null || typeof body.error !== "string") return undefined
-    const message = oneLine(body.error) || `HTTP ${response.status} ${response.statusText}`.trim()
+    const message = visible(oneLine(body.error)) || `HTTP ${response.status} ${response.statusText}`.trim()
     return typeof body.code === "string" ? { message, code: body.code } : { message }
   } catch {
     return undefined
