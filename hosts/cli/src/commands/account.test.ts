@@ -4,6 +4,8 @@
  * service's URL flag says which flag the key needs.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PassThrough } from "node:stream"
@@ -100,5 +102,44 @@ describe("login with the other service's URL flag", () => {
       1,
       "coffer: no schemas service URL: pass --schemas-url or set COFFER_SCHEMAS_URL\n",
     ])
+  })
+})
+
+describe("login while COFFER_TOKEN holds another key", () => {
+  it("says that commands go on using that key, and nothing when it holds this one", async () => {
+    const server = createServer((_request, response) => {
+      response.setHeader("content-type", "application/json")
+      response.end(JSON.stringify({ user: { id: "u1", email: "ada@example.com" } }))
+    })
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const key = `cfk_${"n".repeat(43)}`
+    const login = async (env: Record<string, string>) => {
+      const home = mkdtempSync(join(tmpdir(), "coffer-login-"))
+      const piped = Object.assign(new PassThrough(), { isTTY: false })
+      piped.end(`${key}\n`)
+      vi.spyOn(process, "stdin", "get").mockReturnValue(piped as unknown as typeof process.stdin)
+      let said = ""
+      vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
+        said += String(chunk)
+        rest.find((item) => typeof item === "function")?.()
+        return true
+      })
+      const code = await runCli(["login", "--url", url], { env: { ...env, XDG_CONFIG_HOME: home }, cwd: home }).finally(
+        () => vi.restoreAllMocks(),
+      )
+      return [code, said.replace(home, "HOME")] as const
+    }
+    const stored = `coffer: logged in to ${url} as ada@example.com; key stored in HOME/coffer/config.json`
+    try {
+      expect(await login({ COFFER_TOKEN: `cfk_${"o".repeat(43)}` })).toEqual([
+        0,
+        `${stored}; COFFER_TOKEN is set, and commands use its key instead: unset it to use this one\n`,
+      ])
+      expect(await login({ COFFER_TOKEN: `${key}\n` })).toEqual([0, `${stored}\n`])
+      expect(await login({})).toEqual([0, `${stored}\n`])
+    } finally {
+      server.close()
+    }
   })
 })

@@ -52,8 +52,8 @@ const describeKey = (identity: Me) => {
 
 /** Where each service's URL is given, for what `login` says. */
 const URL_SETTING = {
-  url: { flag: "--url", variable: "COFFER_URL" },
-  schemasUrl: { flag: "--schemas-url", variable: "COFFER_SCHEMAS_URL" },
+  url: { flag: "--url", variable: "COFFER_URL", tokenVariable: "COFFER_TOKEN" },
+  schemasUrl: { flag: "--schemas-url", variable: "COFFER_SCHEMAS_URL", tokenVariable: "COFFER_SCHEMAS_TOKEN" },
 } as const
 
 /**
@@ -77,18 +77,29 @@ const storeToken = (serviceUrl: string, token: string, field: keyof typeof URL_S
   })
 
 /**
- * Which server later commands will use, said plainly: the default may have just moved, and the environment or
- * `.coffer.json` come before it, so a login may change nothing here.
+ * Which server and key later commands will use, said plainly: the default may have just moved, and the environment
+ * or `.coffer.json` come before it, so a login may change nothing here. Nor does the stored key, while a token
+ * variable holding another one is set: commands go on acting as that one (`logout` says the same).
  */
-const serverInUse = (serviceUrl: string, replaced: string | undefined, field: keyof typeof URL_SETTING) =>
+const serverInUse = (
+  serviceUrl: string,
+  replaced: string | undefined,
+  field: keyof typeof URL_SETTING,
+  token: string,
+) =>
   Effect.gen(function* () {
-    const { flag, variable } = URL_SETTING[field]
+    const { flag, variable, tokenVariable } = URL_SETTING[field]
     const used = (yield* loadSettings({}))[field]
     if (used !== undefined && used !== serviceUrl) {
       return `; commands here still use ${used}, named by ${variable} or .coffer.json, which come before the default`
     }
-    if (replaced === undefined) return ""
-    return `; it is now the default server, instead of ${replaced} (its key stays stored: pass ${flag} ${replaced} to use it)`
+    const held = ((yield* Invocation).env[tokenVariable] ?? "").trim()
+    const shadowed =
+      held === "" || held === token
+        ? ""
+        : `; ${tokenVariable} is set, and commands use its key instead: unset it to use this one`
+    if (replaced === undefined) return shadowed
+    return `; it is now the default server, instead of ${replaced} (its key stays stored: pass ${flag} ${replaced} to use it)${shadowed}`
   })
 
 /**
@@ -111,7 +122,7 @@ const loginInBrowser = (serviceUrl: string, name: string, browser: boolean) =>
       Effect.onInterrupt(() => note("stopped waiting; the login was not completed")),
     )
     const { file, replaced } = yield* storeToken(serviceUrl, issued.key, "url")
-    const inUse = yield* serverInUse(serviceUrl, replaced, "url")
+    const inUse = yield* serverInUse(serviceUrl, replaced, "url", issued.key)
     const expiry = issued.expiresAt === null ? "never expires" : `expires ${issued.expiresAt}`
     return yield* note(
       `logged in to ${serviceUrl}: project ${issued.projectSlug}, ${issued.scope} scope, ${expiry}; key stored in ${file}${inUse}`,
@@ -162,7 +173,7 @@ export const login = Command.make(
       }
       const identity = yield* me({ url: settings.url, token, service: "secrets" })
       const { file, replaced } = yield* storeToken(settings.url, token, "url")
-      const inUse = yield* serverInUse(settings.url, replaced, "url")
+      const inUse = yield* serverInUse(settings.url, replaced, "url", token)
       return yield* note(`logged in to ${settings.url} as ${describeKey(identity)}; key stored in ${file}${inUse}`)
     }
     if (token.startsWith("cfs_")) {
@@ -173,7 +184,7 @@ export const login = Command.make(
       }
       const readable = yield* platforms({ url: settings.schemasUrl, token, service: "schemas" })
       const { file, replaced } = yield* storeToken(settings.schemasUrl, token, "schemasUrl")
-      const inUse = yield* serverInUse(settings.schemasUrl, replaced, "schemasUrl")
+      const inUse = yield* serverInUse(settings.schemasUrl, replaced, "schemasUrl", token)
       return yield* note(
         `logged in to ${settings.schemasUrl}: the token reads ${readable.length} platform(s); stored in ${file}${inUse}`,
       )
