@@ -163,6 +163,27 @@ describe("settings through the command line", () => {
     ])
   })
 
+  it("says once which settings of .coffer.json it does not know, and goes on without them", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "coffer-cli-"))
+    const file = join(cwd, ".coffer.json")
+    writeFileSync(file, JSON.stringify({ project: "p", env: "staging", URL: "http://127.0.0.1:9" }))
+    let said = ""
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((text, ...rest) => {
+      said += String(text)
+      rest.find((item) => typeof item === "function")?.()
+      return true
+    })
+    const code = await runCli(["secrets", "list"], {
+      env: { COFFER_URL: "http://127.0.0.1:9", COFFER_TOKEN: `cfk_${"s".repeat(43)}` },
+      cwd,
+    }).finally(() => stderr.mockRestore())
+    expect([code, said]).toEqual([
+      1,
+      `coffer: ${file}: ignored env, URL: not a setting (it takes project, environment, url, schemasUrl)\n` +
+        "coffer: no environment: pass --env, set COFFER_ENVIRONMENT, or run `coffer init`\n",
+    ])
+  })
+
   it("refuses a .coffer.json that holds a token, and a missing environment, with exit code 1", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "coffer-cli-"))
     writeFileSync(join(cwd, ".coffer.json"), JSON.stringify({ project: "p", token: "cfk_leaked" }))

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { describeIssue, refused, usage } from "./failure.js"
 import { parseJsonText } from "./jsonText.js"
+import { note } from "./output.js"
 import { writePrivateFile } from "./privateFile.js"
 import { ProjectFile, UserConfig } from "./settings.js"
 
@@ -52,6 +53,22 @@ const decodeWith =
       Effect.mapError((error) => usage(`${file}: ${describeIssue(error)}`)),
     )
 
+/** The files whose unknown settings were already said in this process: a command may read its settings twice. */
+const unknownSaid = new Set<string>()
+
+/**
+ * Settings `.coffer.json` does not have (`"env"` for `"environment"`), said once: ignored silently, the command
+ * would answer "no environment: … run coffer init" beside a file that seems to name one. Not refused, since a
+ * later version's file may hold settings this one does not know.
+ */
+const noteUnknownSettings = (file: string, raw: object) => {
+  const known = Object.keys(ProjectFile.fields)
+  const unknown = Object.keys(raw).filter((key) => !known.includes(key))
+  if (unknown.length === 0 || unknownSaid.has(file)) return Effect.void
+  unknownSaid.add(file)
+  return note(`${file}: ignored ${unknown.join(", ")}: not a setting (it takes ${known.join(", ")})`)
+}
+
 /** The project file found from `cwd`, decoded; one that holds a token is refused (it is meant to be committed). */
 export const readProjectFile = (cwd: string) =>
   Effect.gen(function* () {
@@ -61,7 +78,9 @@ export const readProjectFile = (cwd: string) =>
     if (typeof raw === "object" && raw !== null && ("token" in raw || "schemasToken" in raw)) {
       return yield* usage(`${file} must not hold a token: remove it and use \`coffer login\` or COFFER_TOKEN`)
     }
-    return yield* decodeWith(ProjectFile, file)(raw)
+    const decoded = yield* decodeWith(ProjectFile, file)(raw)
+    if (typeof raw === "object" && raw !== null) yield* noteUnknownSettings(file, raw)
+    return decoded
   })
 
 export const readUserConfig = (env: Readonly<Record<string, string | undefined>>) =>
