@@ -95,7 +95,9 @@ describe("layout", () => {
       expect(await unnamedControls(page), `token dialog at ${width} px`).toEqual([])
       await expectAccessible(page, `token dialog at ${width} px`)
     }
-  })
+    // Every page at two widths, each checked for layout, names and accessibility: over twice the other tests' work,
+    // which took 49 s of the 60 s limit on a loaded 2-core machine.
+  }, 150_000)
 })
 
 describe("a schema's history on a phone", () => {
