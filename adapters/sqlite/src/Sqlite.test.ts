@@ -3,7 +3,7 @@
  * opening (and failing to open) a file, and reporting a closed database as unavailable.
  */
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -53,6 +53,34 @@ describe("Sqlite.layer", () => {
       }).pipe(Effect.provide(Sqlite.layer({ filename }))),
     )
     expect(reopened).toEqual({ applied: [], kept: "yes" })
+  })
+
+  it("makes a new file, its write-ahead log and a new directory for it readable by their owner alone", async () => {
+    const filename = join(dir, `private-${++files}`, "deeper", "coffer.db")
+    const modes = await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* migrate
+        yield* SqlDatabase.query((db) => db.insertInto("coffer_meta").values({ key: "kept", value: "yes" }).execute())
+        const mode = (path: string) => statSync(path).mode & 0o777
+        return {
+          file: mode(filename),
+          wal: mode(`${filename}-wal`),
+          shm: mode(`${filename}-shm`),
+          directory: mode(join(filename, "..")),
+          parent: mode(join(filename, "..", "..")),
+        }
+      }).pipe(Effect.provide(Sqlite.layer({ filename }))),
+    )
+    expect(modes).toEqual({ file: 0o600, wal: 0o600, shm: 0o600, directory: 0o700, parent: 0o700 })
+  })
+
+  it("leaves the permissions of a file that exists as its operator set them", async () => {
+    const filename = join(dir, `shared-${++files}`, "coffer.db")
+    mkdirSync(join(filename, ".."))
+    writeFileSync(filename, "")
+    chmodSync(filename, 0o640)
+    await Effect.runPromise(migrate.pipe(Effect.provide(Sqlite.layer({ filename }))))
+    expect(statSync(filename).mode & 0o777).toBe(0o640)
   })
 
   it("applies the checkpoint interval, durability and lock wait asked for", async () => {

@@ -11,7 +11,7 @@
  * takes the write lock at its start, waiting up to the busy timeout, instead of failing at once with SQLITE_BUSY
  * when a transaction that began by reading wants to write after the other process wrote.
  */
-import { mkdir } from "node:fs/promises"
+import { mkdir, open as openFile } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
 import { SqlDatabase, type SyncLane, type Tables } from "@coffer/adapter-sql"
 import { StoreUnavailable } from "@coffer/kernel"
@@ -144,10 +144,25 @@ const pragmas = (
   `pragma synchronous = ${synchronous === "full" ? "FULL" : "NORMAL"}`,
 ]
 
+/**
+ * The file, when it is new, made readable by its owner alone (0600), and any directory made for it 0700, as the
+ * master key's file is: it holds the sealed secrets, the hashes of keys, tokens and sessions, and the audit log's
+ * people and addresses. SQLite gives its `-wal` and `-shm` files the database file's permissions, so they follow; a
+ * zero-length file is an empty database to SQLite. A file that exists keeps the permissions its operator gave it.
+ */
+const createPrivately = async (filename: string): Promise<void> => {
+  await mkdir(dirname(resolve(filename)), { recursive: true, mode: 0o700 })
+  try {
+    await (await openFile(filename, "wx", 0o600)).close()
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+  }
+}
+
 const open = async (
   options: Options,
 ): Promise<{ handles: ReadonlyArray<SqliteHandle>; db: Kysely<Tables>; lane: SyncLane | undefined }> => {
-  if (options.filename !== memory) await mkdir(dirname(resolve(options.filename)), { recursive: true })
+  if (options.filename !== memory) await createPrivately(options.filename)
   const walPages = Math.max(1, Math.trunc(options.walAutocheckpointPages ?? WAL_AUTOCHECKPOINT_PAGES))
   const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS
   const { handles, dialect, inProcess } = await openHandles(
