@@ -14,7 +14,7 @@ import { type Sessions, toIso } from "@coffer/kernel"
 import { Accounts, unlinkIdentity } from "@coffer/secrets"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { loadSettings } from "./config/hostSettings.js"
+import { loadSettingsWithoutKey } from "./config/hostSettings.js"
 import { commands } from "./help.js"
 import { cacheLayer, databaseLayer, platformLayer, sessionsOnDatabase } from "./layers.js"
 
@@ -38,7 +38,8 @@ const onDatabase = <A, E>(
   env: NodeJS.ProcessEnv,
   program: Effect.Effect<A, E, Accounts.Accounts | Sessions.Sessions>,
 ) => {
-  const settings = loadSettings(env)
+  // Accounts and sessions hold nothing sealed: an operator's command needs no key that opens every secret.
+  const settings = loadSettingsWithoutKey(env)
   const sessions = sessionsOnDatabase(settings, "secrets").pipe(Layer.provide(cacheLayer(settings)))
   return Effect.runPromise(
     Effect.gen(function* () {

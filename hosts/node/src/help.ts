@@ -55,7 +55,7 @@ links the new identity to that account:
   coffer accounts unlink <issuer> <subject>          the identity signs in to no account
 
 Development logins use the issuer urn:coffer:development and the lower-cased
-e-mail address as the subject.
+e-mail address as the subject. Needs no COFFER_MASTER_KEY.
 Run \`coffer accounts <subcommand> --help\` for details.`,
   "accounts list": `Usage: coffer accounts list [--json]
 

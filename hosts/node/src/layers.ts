@@ -45,7 +45,7 @@ export const databaseLayer = (settings: Settings.Settings): Layer.Layer<SqlDatab
  * database is Postgres (several instances, no Redis: revocations and saves reach every one as soon as Postgres
  * delivers the notification). Reads are counted as hits, misses and outages (`/metrics`).
  */
-export const cacheLayer = (settings: HostSettings): Layer.Layer<Cache.Cache, StoreUnavailable> => {
+export const cacheLayer = (settings: Settings.Settings): Layer.Layer<Cache.Cache, StoreUnavailable> => {
   if (settings.redisUrl !== undefined) {
     return Cache.layerWithMetrics(RedisCache.layer({ url: settings.redisUrl, prefix: settings.redisPrefix }))
   }
@@ -82,14 +82,14 @@ export const identityLayer = (settings: HostSettings): Layer.Layer<never, Identi
  * without Redis the announcements travel as notifications, from `coffer accounts unlink` too. On SQLite with the
  * in-process cache an operator's command could not tell a running server, so lookups stay store reads (local).
  */
-export const sessionsCached = (settings: HostSettings): boolean =>
+export const sessionsCached = (settings: Settings.Settings): boolean =>
   settings.redisUrl !== undefined || settings.database._tag === "Postgres"
 
 type SessionsNeeds = SqlDatabase.SqlDatabase | Cache.Cache | Clock.Clock | Random.Random | Hasher.Hasher
 
 /** A service's sessions on the configured database, looked up through the cache where `sessionsCached` says. */
 export const sessionsOnDatabase = (
-  settings: HostSettings,
+  settings: Settings.Settings,
   service: SqlSessions.Service,
 ): Layer.Layer<Sessions.Sessions, never, SessionsNeeds> =>
   sessionsCached(settings) ? SqlSessions.layerCached({ service }) : SqlSessions.layer({ service })

@@ -391,6 +391,23 @@ describe.each(hosts)("coffer commands on %s", (kind) => {
     const bad = await run(["migrate"], { host: kind, cwd, env: { COFFER_MASTER_KEY: "not-a-key" } })
     expect([bad.code, bad.stderr]).toEqual([1, "coffer: COFFER_MASTER_KEY: expected base64 of 32 bytes\n"])
   })
+
+  it("lists and links accounts without a master key, which they never read, and writes none", async () => {
+    const cwd = freshDirectory()
+    const production = await run(["accounts", "list"], { host: kind, cwd, env: { COFFER_ENV: "production" } })
+    expect([production.code, production.stderr]).toEqual([0, ""])
+    const link = await run(["accounts", "link", "nobody", "https://issuer.example", "sub"], {
+      host: kind,
+      cwd,
+      env: { COFFER_ENV: "production" },
+    })
+    // Past the settings to the accounts themselves: the account is not there.
+    expect(link.code).not.toBe(0)
+    expect(link.stderr).not.toMatch(/COFFER_MASTER_KEY/)
+    const development = await run(["accounts", "list"], { host: kind, cwd, env: { COFFER_ENV: "development" } })
+    expect(development.code).toBe(0)
+    expect(existsSync(join(cwd, ".coffer", "master.key"))).toBe(false)
+  })
 })
 
 describe.runIf(await hasPostgres()).each(hosts)("coffer serve on %s and Postgres", (kind) => {
