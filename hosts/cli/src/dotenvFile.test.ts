@@ -60,6 +60,20 @@ describe("parseDotenv", () => {
     ])
   })
 
+  it("reads a file saved with CR line ends (classic Mac OS), or CRLF, one line per line", () => {
+    expect(read("A=1\rB=two words\r# note\rC='x'\r")).toEqual([
+      { key: "A", value: "1" },
+      { key: "B", value: "two words" },
+      { key: "C", value: "x" },
+    ])
+    expect(read("A=1\r\nB=2\rC=3\n")).toEqual([
+      { key: "A", value: "1" },
+      { key: "B", value: "2" },
+      { key: "C", value: "3" },
+    ])
+    expect(failure("A=1\r\rnot an entry\r")).toContain("line 3: not a KEY=value line")
+  })
+
   it("stops at the first line it cannot read, or whose key the service would refuse, naming it", () => {
     expect(failure("A=1\nnot an entry\n")).toContain("line 2: not a KEY=value line")
     expect(failure("A='open\nB=2\n")).toContain("line 1: the single quote is never closed")

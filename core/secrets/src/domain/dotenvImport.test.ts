@@ -44,6 +44,33 @@ describe("dotenvImport", () => {
     ])
   })
 
+  it("ends a line at a lone CR (a classic Mac OS file) and at CRLF once, line numbers included", () => {
+    const read = dotenvImport("A=1\rexport B = two words # c\r\r# note\rnot a line\rC='x'\r")
+    expect(read.entries).toEqual([
+      { key: "A", value: "1", line: 1 },
+      { key: "B", value: "two words", line: 2 },
+      { key: "C", value: "x", line: 6 },
+    ])
+    expect(read.problems).toEqual([{ line: 5, key: undefined, reason: "not a KEY=value line" }])
+    // Mixed line ends: each CRLF is one break, not a CR and then an LF.
+    expect(dotenvImport("A=1\r\nB=2\rC=3\nD=4\r\n").entries).toEqual([
+      { key: "A", value: "1", line: 1 },
+      { key: "B", value: "2", line: 2 },
+      { key: "C", value: "3", line: 3 },
+      { key: "D", value: "4", line: 4 },
+    ])
+  })
+
+  it("keeps a lone CR inside quotes as part of the value, numbering the lines after it as an editor does", () => {
+    const read = dotenvImport("A='x\ry'\rB=\"p\rq\"\rC=3\rnope\n")
+    expect(read.entries).toEqual([
+      { key: "A", value: "x\ry", line: 1 },
+      { key: "B", value: "p\rq", line: 3 },
+      { key: "C", value: "3", line: 5 },
+    ])
+    expect(read.problems).toEqual([{ line: 6, key: undefined, reason: "not a KEY=value line" }])
+  })
+
   it("reads one shell word: quoted and bare parts side by side, a bare backslash before a blank or quote only", () => {
     expect(pairs("A='x'\"y\"z\nB=a\\ b\nC=C:\\Users\\me\nD=\\'q\\' # note\nE=$HOME/x\nF='it'\\''s'\n")).toEqual([
       { key: "A", value: "xyz" },

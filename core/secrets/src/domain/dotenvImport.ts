@@ -7,8 +7,10 @@
  * refuse it or run something, since that is what such files are mostly written for:
  *
  * - `KEY=value`, with an optional `export ` in front; blank lines and lines starting with `#` are skipped;
- * - a file whose every line ends in CRLF is read with LF line ends (a value spanning lines gains no carriage
- *   return); a bare CR elsewhere is part of a value, as the export may write one;
+ * - a line ends at LF, CRLF or a lone CR (a file saved on classic Mac OS), as editors and the `dotenv` package end
+ *   lines; a file whose every line ends in CRLF is read with LF line ends (a value spanning lines gains no carriage
+ *   return); inside quotes a lone CR is part of the value, as the export may write one there (it quotes every value
+ *   holding one), and lines are numbered as an editor numbers them, each CR, CRLF or LF ending one;
  * - `'…'` is literal, line breaks included;
  * - `"…"` may span lines; a backslash escapes `\`, `"`, `$` and a backtick, joins lines before a line break, and
  *   makes `\n` and `\r` a line feed and a carriage return (the `dotenv` convention: a PEM key written on one line);
@@ -59,6 +61,7 @@ const IN_DOUBLE_QUOTES = new Map([
 ])
 const BARE_ESCAPABLE = new Set(["\\", '"', "'", " ", "\t", "$", "`", "#"])
 const EXPORT = /^export[ \t]+/
+const LINE_BREAKS = /\r\n|\r|\n/g
 
 const isBlank = (character: string | undefined) => character === " " || character === "\t"
 
@@ -74,19 +77,18 @@ export const dotenvImport = (text: string): DotenvImport => {
   const source = withLineFeeds(text.replace(/^\uFEFF/, ""))
   const entries: Array<DotenvImportEntry> = []
   const problems: Array<DotenvImportProblem> = []
-  /** Where the line holding `position` ends: its LF, or the end of the text. */
+  /** Where the line holding `position` ends: its CR or LF, or the end of the text. */
   const lineEnd = (position: number) => {
-    const end = source.indexOf("\n", position)
-    return end === -1 ? source.length : end
+    let end = position
+    while (end < source.length && source[end] !== "\n" && source[end] !== "\r") end += 1
+    return end
   }
-  /** Whether a value ends at `position`: the end of the text or of its line (a CR before the LF included). */
+  /** Where the line after the one ending at `end` starts: past its CR, LF or CRLF. */
+  const nextLine = (end: number) => end + (source.startsWith("\r\n", end) ? 2 : 1)
+  /** Whether a value ends at `position`: the end of the text or of its line. */
   const endsAt = (position: number) => {
     const character = source[position]
-    return (
-      character === undefined ||
-      character === "\n" ||
-      (character === "\r" && (position + 1 === source.length || source[position + 1] === "\n"))
-    )
+    return character === undefined || character === "\n" || character === "\r"
   }
 
   let at = 0
@@ -95,7 +97,7 @@ export const dotenvImport = (text: string): DotenvImport => {
     const physical = source.slice(at, lineEnd(at))
     const start = physical.trimStart()
     if (start === "" || start.startsWith("#")) {
-      at += physical.length + 1
+      at = nextLine(at + physical.length)
       line += 1
       continue
     }
@@ -103,7 +105,7 @@ export const dotenvImport = (text: string): DotenvImport => {
     const equals = assignment.indexOf("=")
     if (equals === -1) {
       problems.push({ line, key: undefined, reason: "not a KEY=value line" })
-      at += physical.length + 1
+      at = nextLine(at + physical.length)
       line += 1
       continue
     }
@@ -178,9 +180,8 @@ export const dotenvImport = (text: string): DotenvImport => {
     const end = problem?.endsWith("never closed") ? source.length : lineEnd(position)
     if (problem === undefined) entries.push({ key, value, line })
     else problems.push({ line, key, reason: problem })
-    for (let index = at; index < end; index++) if (source[index] === "\n") line += 1
-    line += 1
-    at = end + 1
+    line += (source.slice(at, end).match(LINE_BREAKS) ?? []).length + 1
+    at = nextLine(end)
   }
   return { entries, problems }
 }

@@ -80,6 +80,16 @@ describe("parseSecretsFile", () => {
     expect(result.invalid).toEqual([])
   })
 
+  it("reads a file saved with CR line ends (classic Mac OS) line by line, as the command line does", () => {
+    const result = parsed("A=1\rB='two\rlines'\r\rnot a line\rC=3\r")
+    expect(result.entries.map(({ key, value, line }) => [key, value, line])).toEqual([
+      ["A", "1", 1],
+      ["B", "two\rlines", 2],
+      ["C", "3", 6],
+    ])
+    expect(result.invalid.map((problem) => [problem.line, problem.reason])).toEqual([[5, "not a KEY=value line"]])
+  })
+
   it("names duplicates (the last value wins) and invalid keys and lines", () => {
     const result = parsed(
       ["A=1", "bad key=2", "A=3", "no equals here", `${"K".repeat(257)}=4`, "..=5", "Q='open"].join("\n"),
