@@ -12,6 +12,7 @@
  */
 import { BadRequest, Cache, Clock, Hasher, parseLabel, Random, toIso } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
+import type * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { type Actor, type SessionActor, sessionOnly } from "../access.js"
 import { KeyScope } from "../domain/permissions.js"
@@ -88,13 +89,17 @@ const newUserCode = Effect.gen(function* () {
   return `${letters.slice(0, 4)}-${letters.slice(4)}`
 })
 
-/** The machine's name as the approver sees it: trimmed, printable, 1 to 64 characters. */
+/**
+ * The machine's name as the approver sees it: trimmed, printable, 1 to 64 characters; otherwise why not, naming it
+ * `label` (the command line names its `--name` flag, and refuses such a name before asking the service).
+ */
+export const parseCliLoginName = (input: string, label = "name"): Result.Result<string, string> =>
+  parseLabel(label, CLI_LOGIN_NAME_MAX_LENGTH, input)
+
 const parseName = (input: string | undefined) =>
   input === undefined
     ? Effect.succeed(DEFAULT_NAME)
-    : Effect.fromResult(parseLabel("name", CLI_LOGIN_NAME_MAX_LENGTH, input)).pipe(
-        Effect.mapError((message) => new BadRequest({ message })),
-      )
+    : Effect.fromResult(parseCliLoginName(input)).pipe(Effect.mapError((message) => new BadRequest({ message })))
 
 /** Starts a login: the codes are answered once, and only their hashes are kept. */
 export const startCliLogin = Effect.fn("Secrets.startCliLogin")(function* (input: {

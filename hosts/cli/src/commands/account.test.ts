@@ -143,3 +143,52 @@ describe("login while COFFER_TOKEN holds another key", () => {
     }
   })
 })
+
+describe("login --web --name", () => {
+  it("refuses a name the service would refuse before any request, naming --name, and sends a good one trimmed", async () => {
+    const bodies: Array<string> = []
+    const server = createServer((request, response) => {
+      let body = ""
+      request.on("data", (chunk) => {
+        body += String(chunk)
+      })
+      request.on("end", () => {
+        bodies.push(body)
+        response.statusCode = 503
+        response.setHeader("content-type", "application/json")
+        response.end(JSON.stringify({ error: "Service unavailable" }))
+      })
+    })
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const login = async (name: string) => {
+      const home = mkdtempSync(join(tmpdir(), "coffer-login-web-"))
+      let said = ""
+      vi.spyOn(process.stderr, "write").mockImplementation((chunk, ...rest) => {
+        said += String(chunk)
+        rest.find((item) => typeof item === "function")?.()
+        return true
+      })
+      const code = await runCli(["login", "--web", "--no-browser", "--url", url, "--name", name], {
+        env: { XDG_CONFIG_HOME: home },
+        cwd: home,
+      }).finally(() => vi.restoreAllMocks())
+      return [code, said] as const
+    }
+    try {
+      expect(await login("")).toEqual([1, "coffer: --name must not be empty\n"])
+      expect(await login("  \t ")).toEqual([1, "coffer: --name must not be empty\n"])
+      expect(await login("x".repeat(65))).toEqual([1, "coffer: --name must be at most 64 characters, got 65\n"])
+      expect(await login("lap\u202Etop")).toEqual([
+        1,
+        "coffer: --name must not contain control, formatting or invisible characters; found U+202E\n",
+      ])
+      expect(bodies).toEqual([])
+      const [code] = await login(" laptop ")
+      expect(code).toBe(5)
+      expect(bodies.map((body) => JSON.parse(body))).toEqual([{ name: "laptop" }])
+    } finally {
+      server.close()
+    }
+  })
+})

@@ -10,7 +10,7 @@
  */
 import { hostname } from "node:os"
 import { join } from "node:path"
-import { CLI_LOGIN_NAME_MAX_LENGTH, KeyScope, mayHoldScope, Role } from "@coffer/secrets"
+import { CLI_LOGIN_NAME_MAX_LENGTH, KeyScope, mayHoldScope, parseCliLoginName, Role } from "@coffer/secrets"
 import { Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -159,8 +159,13 @@ export const login = Command.make(
   Effect.fn(function* (flags) {
     const settings = yield* loadSettings(settingsOf(flags))
     if (flags.web) {
+      // By the service's own rule, before any request: the service's refusal of it would count against this
+      // client's failed sign-ins.
+      const name = Option.isSome(flags.name)
+        ? yield* Effect.mapError(Effect.fromResult(parseCliLoginName(flags.name.value, "--name")), usage)
+        : machineName()
       if (settings.url === undefined) return yield* usage("no secrets service URL: pass --url or set COFFER_URL")
-      return yield* loginInBrowser(settings.url, Option.getOrElse(flags.name, machineName), !flags.noBrowser)
+      return yield* loginInBrowser(settings.url, name, !flags.noBrowser)
     }
     const token = (yield* readSecretInput("API key: ")).trim()
     // Nothing at all is a forgotten pipe or an Enter pressed too soon, not a key of the wrong kind.
