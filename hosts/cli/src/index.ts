@@ -16,3 +16,4 @@ export {
   UserConfig,
 } from "./settings.js"
 export { PROJECT_FILE, userConfigPath } from "./settingsFiles.js"
+export { suggestCommands } from "./suggest.js"

@@ -20,7 +20,18 @@ import { CofferFailure, EXIT_CODES } from "./failure.js"
 import { RequestTimeout } from "./http.js"
 import { Invocation } from "./invocation.js"
 import { guardOutput, OUTPUT_CLOSED_CODE, OutputClosed } from "./output.js"
+import { suggestCommands } from "./suggest.js"
 import { version } from "./version.js"
+
+/** An unknown command with the commands to suggest instead, each as the whole command line (`suggest.ts`). */
+const withSuggestions = (error: CliError.CliError): CliError.CliError =>
+  error._tag === "UnknownSubcommand"
+    ? new CliError.UnknownSubcommand({
+        subcommand: error.subcommand,
+        parent: error.parent,
+        suggestions: suggestCommands(coffer, error.parent ?? [coffer.name], error.subcommand),
+      })
+    : error
 
 /**
  * Help and version to stdout; a bad invocation as its errors and a pointer to `--help` on stderr, so a script
@@ -35,7 +46,7 @@ const presenter: CliOutput.Presenter = {
       case "Version":
         return yield* Console.log(formatter.formatVersion(event.name, event.version))
       case "InvalidInvocation":
-        yield* Console.error(formatter.formatErrors(event.errors))
+        yield* Console.error(formatter.formatErrors(event.errors.map(withSuggestions)))
         // `coffer secrets run sh -c …` reads the child's own flags as its own: say where they belong.
         if (event.commandPath.at(-1) === "run" && event.errors.some((error) => error._tag === "UnrecognizedOption"))
           yield* Console.error(

@@ -22,8 +22,11 @@ class UsageError extends Error {}
  */
 const userCommands = () => import("@coffer/cli")
 
+/** The host's own commands, as suggested for a mistyped one. */
+const SERVER_COMMANDS: ReadonlyArray<string> = ["serve", "migrate", "accounts", "keys", "help"]
+
 /** The host's own commands; every other name is offered to the user commands. */
-const HOST_COMMANDS: ReadonlyArray<string> = ["serve", "migrate", "accounts", "keys", "help", "--help", "-h"]
+const HOST_COMMANDS: ReadonlyArray<string> = [...SERVER_COMMANDS, "--help", "-h"]
 
 /**
  * Flags the user commands answer before any command (their README): `--version` (and its `-v`, as every user
@@ -137,8 +140,13 @@ export const main = async (
         console.log(topic !== undefined && topic in commands ? commands[topic] : commands.main)
         return
       }
-      default:
-        throw new UsageError(`unknown command "${command}"; run \`coffer --help\``)
+      default: {
+        // As the user commands answer a mistyped one: the nearest commands, the server's own among them.
+        const { coffer, suggestCommands } = await userCommands()
+        const nearest = suggestCommands(coffer, ["coffer"], command, SERVER_COMMANDS).map((line) => `\`${line}\``)
+        const hint = nearest.length === 0 ? "" : ` (did you mean ${nearest.join(" or ")}?)`
+        throw new UsageError(`unknown command "${command}"${hint}; run \`coffer --help\``)
+      }
     }
   } catch (error) {
     if (error instanceof SettingsRejected) {

@@ -353,3 +353,34 @@ describe("an API key that expires soon", () => {
     }
   })
 })
+
+describe("coffer with a mistyped command", () => {
+  it("suggests the nearest commands at the level typed, or one level down, and still exits 1", async () => {
+    const typo = await coffer(["secrets", "lst"])
+    expect([typo.code, typo.stdout]).toEqual([1, ""])
+    expect(typo.stderr).toContain(
+      'Unknown subcommand "lst" for "coffer secrets"\n\n  Did you mean this?\n    coffer secrets list\n',
+    )
+    const lower = await coffer(["pull", "--env", "ci"])
+    expect([lower.code, lower.stderr]).toEqual([
+      1,
+      expect.stringContaining("Did you mean this?\n    coffer secrets pull\n"),
+    ])
+    // Near nothing: no guess, as git says of a word it cannot place.
+    const status = await coffer(["status"])
+    expect([status.code, status.stderr]).toEqual([1, expect.not.stringContaining("Did you mean")])
+    // The server's `coffer`, for its own commands and the user commands alike.
+    const server = await coffer(["migrat"], { server: true })
+    expect([server.code, server.stderr]).toEqual([
+      1,
+      'coffer: unknown command "migrat" (did you mean `coffer migrate`?); run `coffer --help`\n',
+    ])
+    const user = await coffer(["logn"], { server: true })
+    expect([user.code, user.stderr]).toEqual([
+      1,
+      'coffer: unknown command "logn" (did you mean `coffer login`?); run `coffer --help`\n',
+    ])
+    const nested = await coffer(["secrets", "lst"], { server: true })
+    expect([nested.code, nested.stderr]).toEqual([1, expect.stringContaining("    coffer secrets list\n")])
+  })
+})
