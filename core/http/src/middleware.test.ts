@@ -80,8 +80,8 @@ describe("unknown paths", () => {
     const { app } = makeApp()
     const response = await app.request("/echo", { method: "GET" })
     expect(response.status).toBe(405)
-    expect(response.headers.get("Allow")).toBe("POST")
-    expect(await response.json()).toEqual({ error: "This path does not answer GET; it answers POST" })
+    expect(response.headers.get("Allow")).toBe("POST, OPTIONS")
+    expect(await response.json()).toEqual({ error: "This path does not answer GET; it answers POST, OPTIONS" })
     expectSecurityHeaders(response)
     // A middleware mounted on the path for every method (a rate limit) is no route of any method.
     const { app: other } = makeApp()
@@ -89,7 +89,7 @@ describe("unknown paths", () => {
     other.get("/limited", (c) => c.json({ ok: true }))
     const limited = await other.request("/limited", { method: "DELETE" })
     expect(limited.status).toBe(405)
-    expect(limited.headers.get("Allow")).toBe("GET, HEAD")
+    expect(limited.headers.get("Allow")).toBe("GET, HEAD, OPTIONS")
   })
 })
 

@@ -32,10 +32,10 @@ describe("schemas app", () => {
 
   it("answers 405 naming the methods a path answers, for a method it does not; 404 where no route is", async () => {
     const cases: ReadonlyArray<readonly [string, string, string]> = [
-      ["DELETE", "/api/base", "GET, HEAD, POST"],
-      ["PATCH", "/api/base/1.0.0", "GET, HEAD, PUT"],
-      ["PUT", "/api/_ui/v1/tokens", "GET, HEAD, POST"],
-      ["POST", "/healthz", "GET, HEAD"],
+      ["DELETE", "/api/base", "GET, HEAD, POST, OPTIONS"],
+      ["PATCH", "/api/base/1.0.0", "GET, HEAD, PUT, OPTIONS"],
+      ["PUT", "/api/_ui/v1/tokens", "GET, HEAD, POST, OPTIONS"],
+      ["POST", "/healthz", "GET, HEAD, OPTIONS"],
     ]
     for (const [method, path, allow] of cases) {
       const response = await app.request(path, {
@@ -47,6 +47,8 @@ describe("schemas app", () => {
       expect(response.headers.get("Allow")).toBe(allow)
       expect(await response.json()).toEqual({ error: `This path does not answer ${method}; it answers ${allow}` })
       expect(response.headers.get("Cache-Control")).toBe("no-store")
+      // The same methods an OPTIONS names: one list, which offers OPTIONS because the path answers it.
+      expect((await app.request(path, { method: "OPTIONS" })).headers.get("Allow"), path).toBe(allow)
     }
     for (const [method, path] of [
       ["DELETE", "/api/a/b/c/d"],

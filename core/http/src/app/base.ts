@@ -5,8 +5,9 @@
  * listed origin can read even a 413), then the content-type and size checks that reject a request before any
  * route runs. Unknown paths answer 404 `{ error: "Not found" }`, or the web app when one is served and the path is
  * the app's (`../web/webApp.ts`: the app is the not-found handler, so it shadows no route); a path a route takes
- * answers another method 405, and `OPTIONS` 204, both with `Allow` naming its methods; an exception that escapes a
- * route answers a bare 500 and is logged in the request's line. `/metrics` is mounted when a token is configured.
+ * answers another method 405, and `OPTIONS` 204, both with `Allow` naming its methods (one list, `OPTIONS` in it:
+ * `CachedRouter.allowedMethods`); an exception that escapes a route answers a bare 500 and is logged in the
+ * request's line. `/metrics` is mounted when a token is configured.
  */
 import { MethodNotAllowed, NotFound } from "@coffer/kernel"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
@@ -65,9 +66,17 @@ export interface BaseAppOptions<R, ER> {
   readonly web?: WebApp | undefined
 }
 
-export const createBaseApp = <R, ER>(
-  options: BaseAppOptions<R, ER>,
-): { readonly app: Hono; readonly handle: Handle<R> } => {
+export interface BaseApp<R> {
+  readonly app: Hono
+  readonly handle: Handle<R>
+  /**
+   * The methods a path answers, `OPTIONS` included (`CachedRouter.allowedMethods`): what every `Allow` names, the
+   * 405 of a route that refuses a method itself (a secret value's `HEAD`) included.
+   */
+  readonly allowedMethods: (path: string) => ReadonlyArray<string>
+}
+
+export const createBaseApp = <R, ER>(options: BaseAppOptions<R, ER>): BaseApp<R> => {
   // The router runs a request's handlers as one and answers what they throw as the app does (`onError` below).
   const router = new CachedRouter(reportException)
   const app = new Hono({ router })
@@ -105,9 +114,7 @@ export const createBaseApp = <R, ER>(
     // origin's preflight was answered by CORS before this; any other origin's gets this 204 without an
     // `Access-Control-Allow-Origin`, which the browser refuses, naming that header as the reason (a 404 told the
     // developer the URL was wrong). An unknown path stays 404.
-    if (c.req.method === "OPTIONS" && allow.length > 0) {
-      return c.body(null, 204, { Allow: [...allow, "OPTIONS"].join(", ") })
-    }
+    if (c.req.method === "OPTIONS" && allow.length > 0) return c.body(null, 204, { Allow: allow.join(", ") })
     return errorResponse(
       c,
       allow.length === 0
@@ -120,5 +127,5 @@ export const createBaseApp = <R, ER>(
   })
   app.onError(reportException)
   mountMetrics(app, options.runtime, options.settings.metricsToken)
-  return { app, handle: makeHandle(options.runtime) }
+  return { app, handle: makeHandle(options.runtime), allowedMethods: (path) => router.allowedMethods(path) }
 }

@@ -72,6 +72,14 @@ describe("the app's router", () => {
     expect(handlers(router.match("GET", long))).toEqual(["/api/:platform/:version"])
   })
 
+  it("names a path's methods as every Allow says them: HEAD beside GET, OPTIONS last; none where no route is", () => {
+    const router = counting()
+    expect(router.allowedMethods("/api/ios/1.0.0")).toEqual(["GET", "HEAD", "PUT", "OPTIONS"])
+    expect(router.allowedMethods("/api/_ui/v1/platforms")).toEqual(["GET", "HEAD", "OPTIONS"])
+    expect(router.allowedMethods("/api/a/b/c")).toEqual([])
+    expect(router.allowedMethods("/api/ios/%00")).toEqual([])
+  })
+
   it("serves a Hono app: parameters reach the handler", async () => {
     const app = new Hono({ router: new CachedRouter(failing) })
     app.get("/api/_ui/v1/platforms", (c) => c.text("list"))

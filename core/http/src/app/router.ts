@@ -37,7 +37,10 @@ const NOWHERE = "/\u0000"
 /** Whether `path` holds a NUL, raw or percent-encoded (Hono hands the router the path as the request gave it). */
 const holdsNul = (path: string): boolean => path.includes("%00") || path.includes("\u0000")
 
-/** The methods a 405 may name; `HEAD` follows `GET`, except on routes that refuse it (`refusingHead`). */
+/**
+ * The methods a route may answer; `HEAD` follows `GET`, except on routes that refuse it (`refusingHead`), and
+ * `OPTIONS` is answered on every path a route takes (`./base.ts`).
+ */
 const ANSWERABLE = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const
 
 /** The first handlers of routes whose `GET` does not answer `HEAD` (`Endpoint.refusesHead`). */
@@ -105,11 +108,19 @@ export class CachedRouter implements Router<Entry> {
   }
 
   /**
-   * The methods a route answers on `path` (with `HEAD` where `GET` is), for a request that no route takes: a path
-   * that exists answers 405 naming them, not the 404 of a path that does not. Asked of the router itself, not the
-   * kept matches, so that requests for made-up methods cannot push the kept paths out.
+   * The methods `path` answers: those of its routes (with `HEAD` where `GET` is, unless refused), then `OPTIONS`,
+   * which every path a route takes answers; none for a path no route takes. The one list every `Allow` header
+   * names, a 405's and an `OPTIONS` 204's alike, so that the two never disagree: a path that exists answers 405
+   * naming them, not the 404 of a path that does not. Asked of the router itself, not the kept matches, so that
+   * requests for made-up methods cannot push the kept paths out.
    */
   allowedMethods(path: string): ReadonlyArray<string> {
+    const allowed = this.#routeMethods(path)
+    return allowed.length === 0 ? [] : [...allowed, "OPTIONS"]
+  }
+
+  /** The methods the routes on `path` answer, `HEAD` beside an unrefused `GET`. */
+  #routeMethods(path: string): ReadonlyArray<string> {
     if (holdsNul(path)) return []
     const answering = (method: string) => {
       const [matched] = this.#router.match(method, path) as [Array<[Entry, unknown]>]

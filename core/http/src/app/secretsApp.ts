@@ -72,7 +72,7 @@ export const GetRoot = endpoint({
   summary: "The instance description (when the web app is not served)",
 })
 export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): Hono => {
-  const { app, handle } = createBaseApp({
+  const { app, handle, allowedMethods } = createBaseApp({
     runtime: options.runtime,
     settings: options.settings,
     peerAddress: options.clientAddress,
@@ -90,6 +90,7 @@ export const createSecretsApp = <ER>(options: AppOptions<SecretsServices, ER>): 
     settings: options.settings,
     publicOrigin: options.settings.publicOrigin,
     clientAddress,
+    allowedMethods,
     webApp: options.web !== undefined,
   }
   // Before the session `me`: a request with an API key is answered here, one without falls through to it.

@@ -71,7 +71,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 
 /** The headers an error answer carries besides every answer's. */
 const ERROR_HEADERS: Readonly<Record<number, Readonly<Record<string, string>>>> = {
-  405: { Allow: "The methods the path answers" },
+  405: { Allow: "The methods the path answers, `OPTIONS` among them: what an `OPTIONS` request names" },
   429: { "Retry-After": "Seconds until the client may try again" },
 }
 
@@ -194,7 +194,8 @@ const headNote = (refusals: number) =>
 
 /** What `OPTIONS` answers (`../app/base.ts`), said once for the document like `HEAD`. */
 const OPTIONS_NOTE =
-  "`OPTIONS` on a path a route takes answers 204 with `Allow` naming its methods (404 where no route is); a CORS " +
+  "`OPTIONS` on a path a route takes answers 204 with `Allow` naming its methods, `OPTIONS` among them, and a " +
+  "method the path does not answer gets 405 with the same `Allow` (404 for both where no route is); a CORS " +
   "preflight from an origin listed in `CORS_ORIGIN` also gets the `Access-Control-Allow-*` headers, any other " +
   "origin's none."
 

@@ -50,6 +50,8 @@ export interface SecretsRoutes {
   readonly publicOrigin: string | undefined
   /** `AppOptions.clientAddress`: for the audit log's `ipAddress` and the per-client rate limit. */
   readonly clientAddress?: ((c: Context) => string | undefined) | undefined
+  /** The methods a path answers (`BaseApp.allowedMethods`), for the `Allow` of a 405 a route gives itself. */
+  readonly allowedMethods: (path: string) => ReadonlyArray<string>
 }
 
 /** The rate-limit group of failed credential checks. */
@@ -126,14 +128,13 @@ export const withValueReader = <A, E, R extends SecretsRouteServices>(
   c: Context,
   routes: SecretsRoutes,
   use: (actor: Actor) => Effect.Effect<A, E, R>,
-  /** The methods the path answers besides `GET`, for a refused `HEAD`'s `Allow`. */
-  alsoAnswers: ReadonlyArray<string> = [],
 ): Effect.Effect<A, E | MethodNotAllowed | Forbidden | CredentialError, R | ActorServices> =>
   c.req.method === "HEAD"
     ? Effect.fail(
         new MethodNotAllowed({
           message: "Secret values are read with GET only: every read is audited",
-          allow: ["GET", ...alsoAnswers],
+          // The router's list, as every other 405 and OPTIONS names it: the route refuses HEAD, so it is left out.
+          allow: routes.allowedMethods(c.req.path),
         }),
       )
     : withActor(

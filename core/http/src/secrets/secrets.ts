@@ -230,8 +230,8 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
   route(app, ExportDotenv, (c) =>
     handle(
       c,
-      // DELETE: the path is also a secret's named `.env` (`DELETE /:key`), as a refused HEAD's `Allow` says.
-      withValueReader(c, routes, (actor) => exportDotenv(actor, ...params(c)), ["DELETE"]),
+      // A refused HEAD's `Allow` names DELETE too: the path is also a secret's named `.env` (`DELETE /:key`).
+      withValueReader(c, routes, (actor) => exportDotenv(actor, ...params(c))),
       ({ filename, text }) =>
         c.body(text, 200, {
           "Content-Type": "text/plain; charset=utf-8",
@@ -242,7 +242,7 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
   route(app, ExportJson, (c) =>
     handle(
       c,
-      withValueReader(c, routes, (actor) => exportJson(actor, ...params(c)), ["DELETE"]),
+      withValueReader(c, routes, (actor) => exportJson(actor, ...params(c))),
       // Already JSON text, written in one pass (10,000 values make no object to stringify again).
       (text) => c.body(text, 200, { "Content-Type": "application/json" }),
     ),
@@ -253,7 +253,7 @@ export const mountSecrets = (app: Hono, routes: SecretsRoutes): void => {
     (c) =>
       handle(
         c,
-        withValueReader(c, routes, (actor) => getSecret(actor, ...params(c), key(c)), ["DELETE"]),
+        withValueReader(c, routes, (actor) => getSecret(actor, ...params(c), key(c))),
       ),
     [],
     { presetResponse: true },
