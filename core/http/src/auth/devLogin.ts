@@ -9,9 +9,12 @@
  *   browser's previous session ends). Rate-limited per client, group `<service>:dev-login`: both services may
  *   run in one process on one cache, and neither's traffic may limit the other.
  * - `POST /api/auth/logout`: ends the session server-side and clears the cookie; `{ ok: true }`, also when
- *   there was no session (the outcome the caller wants holds either way).
+ *   there was no session (the outcome the caller wants holds either way). A request with an `Authorization`
+ *   header (an API key, an API token) is refused with 403 and changes nothing, the cookie it may also carry
+ *   included: the header names the caller alone (`credentials.ts`), and a `{ ok: true }` read as "this key is
+ *   done with" while the key kept working. A key or token is revoked by deleting it, which the refusal says.
  */
-import { type Cache, NotFound, Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
+import { type Cache, Forbidden, NotFound, Sessions, SignIn, type StoreUnavailable } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
@@ -20,6 +23,7 @@ import { errorResponse, type HttpError } from "../errors.js"
 import { Ok, PUBLIC } from "../openapi/common.js"
 import { type Endpoint, endpoint } from "../openapi/endpoint.js"
 import { route } from "../openapi/route.js"
+import { header } from "../request/header.js"
 import type { Handle } from "../runtime.js"
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from "./cookie.js"
 import { rateLimit } from "./rateLimit.js"
@@ -88,16 +92,37 @@ const devLoginEndpoint = <B>(body: Schema.Decoder<B>, user: Schema.Top): Endpoin
     errors: [403, 404, 429],
   })
 
-export const Logout = endpoint({
-  method: "POST",
-  path: LOGOUT_PATH,
-  summary: "Sign out",
-  description: "Ends the session server-side and clears the cookie; `{ ok: true }` also when there was none.",
-  tag: "Sign-in",
-  security: PUBLIC,
-  responses: { 200: Ok },
-  errors: [503],
-})
+/** A service's bearer credential, as the refusal of a logout made with one names it. */
+export interface BearerCredential {
+  /** What it is called: `API key`, `API token`. */
+  readonly name: string
+  /** How it is revoked instead, completing "stays valid until …": `it is deleted (DELETE /api/api-keys/{id})`. */
+  readonly revokedWhen: string
+}
+
+/** The logout as the document describes it, with the service's bearer credential. */
+const logoutEndpoint = (bearer: BearerCredential) =>
+  endpoint({
+    method: "POST",
+    path: LOGOUT_PATH,
+    summary: "Sign out",
+    description:
+      "Ends the session server-side and clears the cookie; `{ ok: true }` also when there was none. A request " +
+      `with an \`Authorization\` header (an ${bearer.name}) is refused with 403 and changes nothing, its session ` +
+      `cookie included: logout ends a browser session, and an ${bearer.name} stays valid until ${bearer.revokedWhen}.`,
+    tag: "Sign-in",
+    security: PUBLIC,
+    responses: { 200: Ok },
+    errors: [403, 503],
+  })
+
+/** Why a logout made with a bearer credential did nothing, and what ends that credential instead. */
+const logoutRefused = (bearer: BearerCredential) =>
+  new Forbidden({
+    message:
+      "Logout ends a browser session and takes no Authorization header: nothing was ended; an " +
+      `${bearer.name} stays valid until ${bearer.revokedWhen}`,
+  })
 
 export const mountDevLogin = <B, E extends HttpError, R>(app: Hono, options: DevLoginOptions<B, E, R>): void => {
   const { handle, settings, publicOrigin } = options
@@ -147,18 +172,24 @@ export const endSession = (
   return Sessions.Sessions.use((sessions) => sessions.revoke(token))
 }
 
-/** `POST /api/auth/logout`, the same on both services: ends the session server-side and clears the cookie. */
+/**
+ * `POST /api/auth/logout`, the same on both services: ends the session server-side and clears the cookie. A
+ * request with an `Authorization` header is refused before anything is read or changed.
+ */
 export const mountLogout = (
   app: Hono,
   options: {
     readonly handle: Handle<Sessions.Sessions>
     readonly service: string
     readonly publicOrigin: string | undefined
+    readonly bearer: BearerCredential
   },
 ) =>
-  route(app, Logout, (c) =>
-    options.handle(c, endSession(c, options.service, options.publicOrigin), () => {
-      clearSessionCookie(c, options.service, options.publicOrigin)
-      return c.json({ ok: true })
-    }),
+  route(app, logoutEndpoint(options.bearer), (c) =>
+    header(c, "Authorization") !== undefined
+      ? errorResponse(c, logoutRefused(options.bearer))
+      : options.handle(c, endSession(c, options.service, options.publicOrigin), () => {
+          clearSessionCookie(c, options.service, options.publicOrigin)
+          return c.json({ ok: true })
+        }),
   )

@@ -4,7 +4,8 @@
  *   groups stand for the roles claim and are recorded on the session, as a sign-in records the claim (rule 3).
  *   The schemas service keeps no accounts: the person is `dev:<address>` (normalised). Rate-limited per
  *   client (group `schemas:dev-login`).
- * - `POST /api/auth/logout`: ends the session server-side and clears the cookie; `{ ok: true }` either way.
+ * - `POST /api/auth/logout`: ends the session server-side and clears the cookie; `{ ok: true }` either way. With
+ *   an API token: 403, nothing ended.
  * - `GET /api/auth/get-session`: the session and its `permissions` (`write`, `manage`, `restricted`), worked out
  *   on every request from the roles settings as they are now (rule 1), or 401.
  *
@@ -98,7 +99,12 @@ export const mountSchemasAuth = (app: Hono, options: SchemasAuthOptions): void =
       return Effect.succeed({ session, user: userOf(session) })
     },
   })
-  mountLogout(app, { handle, service: "schemas", publicOrigin })
+  mountLogout(app, {
+    handle,
+    service: "schemas",
+    publicOrigin,
+    bearer: { name: "API token", revokedWhen: "it is revoked (DELETE /api/_ui/v1/tokens/{id}, or the dashboard)" },
+  })
 
   route(app, GetSession, (c) =>
     handle(

@@ -5,7 +5,7 @@
  *   and is matched like any other; answers `{ user: { id, email } }` and sets the session cookie. Rate-limited
  *   per client (group `secrets:dev-login`).
  * - `POST /api/auth/logout`: ends the session server-side and clears the cookie; `{ ok: true }`, also when
- *   there was no session (the outcome the caller wants holds either way).
+ *   there was no session (the outcome the caller wants holds either way). With an API key: 403, nothing ended.
  * - `GET /api/auth/me`: `{ user: { id, email } }`, or 401. Asked with an API key, `secrets/me.ts` answers instead.
  *
  * Mount these before any route with a path parameter under `/api`, so that none of those can shadow them.
@@ -94,7 +94,12 @@ export const mountSecretsAuth = (app: Hono, options: SecretsAuthOptions): void =
         user: { id: user.id, email: user.email },
       })),
   })
-  mountLogout(app, { handle, service: "secrets", publicOrigin })
+  mountLogout(app, {
+    handle,
+    service: "secrets",
+    publicOrigin,
+    bearer: { name: "API key", revokedWhen: "it is deleted (DELETE /api/api-keys/{id}, or the API keys page)" },
+  })
 
   route(app, Me, (c) =>
     handle(

@@ -154,6 +154,31 @@ describe("reading with a token", () => {
     }
   })
 
+  it("refuses a logout made with a token (403, saying how a token is revoked) and ends nothing, not even a cookie's session", async () => {
+    const { client, admin, token } = await setup()
+    const refusal = {
+      status: 403,
+      body: {
+        error:
+          "Logout ends a browser session and takes no Authorization header: nothing was ended; an API token stays " +
+          "valid until it is revoked (DELETE /api/_ui/v1/tokens/{id}, or the dashboard)",
+      },
+    }
+    expect(await client.request("POST", "/api/auth/logout")).toMatchObject(refusal)
+    // The header names the caller alone: the session cookie beside it is not ended, nor cleared.
+    const session = await admin.request("GET", "/api/auth/get-session")
+    expect(session.status).toBe(200)
+    const both = await admin.request("POST", "/api/auth/logout", { headers: { authorization: `Bearer ${token}` } })
+    expect(both).toMatchObject(refusal)
+    expect(both.headers.getSetCookie()).toEqual([])
+    expect(await admin.request("GET", "/api/auth/get-session")).toMatchObject({ status: 200, body: session.body })
+    expect((await client.request("GET", "/api/web/1.0.0")).status).toBe(200)
+    expect((await admin.request("GET", "/api/_ui/v1/tokens")).body).toHaveLength(1)
+    // Without a header, the browser's logout is as it was.
+    expect(await admin.request("POST", "/api/auth/logout")).toMatchObject({ status: 200, body: { ok: true } })
+    expect((await admin.request("GET", "/api/auth/get-session")).status).toBe(401)
+  })
+
   it("scopes: 404 outside the list, omitted from /api/schemas, 403 unless every merged platform is covered", async () => {
     const { client } = await setup(["ios", "web"])
     expect((await client.request("GET", "/api/schemas")).body).toEqual([

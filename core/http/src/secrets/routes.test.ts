@@ -854,6 +854,42 @@ describe("API keys", () => {
       expect([method, path, result.status]).toEqual([method, path, 403])
     }
   })
+
+  it("refuses a logout made with an API key (403, saying how a key is revoked) and ends nothing, not even a cookie's session", async () => {
+    const service = fresh()
+    const { call } = service
+    const world = await populate(service)
+    const refusal = {
+      status: 403,
+      body: {
+        error:
+          "Logout ends a browser session and takes no Authorization header: nothing was ended; an API key stays " +
+          "valid until it is deleted (DELETE /api/api-keys/{id}, or the API keys page)",
+      },
+    }
+    const me = (as: Parameters<typeof call>[2]) => call("GET", "/api/auth/me", as)
+    expect(await call("POST", "/api/auth/logout", { as: world.writeKey })).toMatchObject(refusal)
+    // The header names the caller alone: the holder's session cookie beside it is not ended, nor cleared.
+    const both = await call("POST", "/api/auth/logout", {
+      as: world.writeKey,
+      headers: { cookie: world.writer.cookie },
+    })
+    expect(both).toMatchObject(refusal)
+    expect(both.headers.getSetCookie()).toEqual([])
+    // A header that is no bearer key is refused as well: the request was not a browser's.
+    expect(
+      await call("POST", "/api/auth/logout", { headers: { authorization: "Basic eDp5", cookie: world.writer.cookie } }),
+    ).toMatchObject({ status: 403 })
+    expect((await me({ as: world.writeKey })).status).toBe(200)
+    expect((await me({ as: world.writer.as })).status).toBe(200)
+    expect((await call("GET", world.secrets, { as: world.writeKey })).status).toBe(200)
+    // Without a header, the browser's logout is as it was.
+    expect(await call("POST", "/api/auth/logout", { as: world.writer.as })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    })
+    expect((await me({ as: world.writer.as })).status).toBe(401)
+  })
 })
 
 describe("audit log", () => {
