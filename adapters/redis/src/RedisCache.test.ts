@@ -20,7 +20,9 @@ import { Cache, type StoreUnavailable } from "@coffer/kernel"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import { Redis } from "ioredis"
 import { afterAll, describe, expect, it } from "vitest"
@@ -59,6 +61,27 @@ const closedPort = () =>
   })
 
 const target = new URL(redisUrl)
+
+describe("the database a Redis URL names", () => {
+  it("is its path, else its db parameter, else 0; anything but a non-negative integer is refused", () => {
+    for (const [url, index] of [
+      ["redis://cache:6379", 0],
+      ["redis://cache:6379/", 0],
+      ["redis://:pw@cache:6379/7", 7],
+      ["rediss://cache/15", 15],
+      ["redis://cache?db=3", 3],
+    ] as const) {
+      expect([url, RedisCache.databaseIndex(url)]).toEqual([url, Result.succeed(index)])
+    }
+    const problem = (url: string) => Result.getFailure(RedisCache.databaseIndex(url)).pipe(Option.getOrUndefined)
+    const expected = "expected a database index, a non-negative integer (redis://host:6379/0), got"
+    // ioredis reads the path with parseInt: `/abc` was database 0, `/1x` database 1, `/-1` a SELECT refused later.
+    for (const path of ["/abc", "/1x", "/-1", "/1.5", "/0/1", "/%31", "/99999999999999999999"]) {
+      expect(problem(`redis://:pw@cache:6379${path}`)).toBe(`${expected} the path ${JSON.stringify(path)}`)
+    }
+    expect(problem("redis://cache?db=x&password=pw")).toBe(`${expected} db="x"`)
+  })
+})
 
 describe.runIf(await hasRedis())("RedisCache", () => {
   cacheSuite("RedisCache", () => RedisCache.layer({ url: redisUrl, prefix: freshPrefix() }))
@@ -196,6 +219,88 @@ describe.runIf(await hasRedis())("RedisCache", () => {
       }),
     )
     expect(logs.join("\n")).not.toContain(password)
+  })
+
+  /** The test's Redis URL naming database `index` instead (its password kept). */
+  const inDatabase = (index: number) => {
+    const url = new URL(redisUrl)
+    url.pathname = `/${index}`
+    return url.href
+  }
+
+  /** The first database index the test's Redis refuses (its `databases` setting). */
+  const refusedIndex = async () => {
+    const raw = new Redis(redisUrl)
+    try {
+      const [, databases] = (await raw.config("GET", "databases")) as [string, string]
+      return Number(databases)
+    } finally {
+      await raw.quit()
+    }
+  }
+
+  it("refuses to build on a database Redis refuses, naming it and Redis's answer, never the URL", async () => {
+    const index = await refusedIndex()
+    const built = await Effect.runPromise(
+      Effect.flip(Effect.scoped(Layer.build(RedisCache.layer({ url: Redacted.make(inDatabase(index)) })))),
+    )
+    expect(built).toMatchObject({
+      _tag: "StoreUnavailable",
+      store: "cache",
+      message:
+        `Redis refused database ${index}, which the URL names (ERR DB index is out of range); name one the ` +
+        "server has (its `databases` setting, 16 by default: 0 to 15)",
+    })
+    expect(JSON.stringify(built)).not.toContain(target.host)
+  })
+
+  it("refuses to build on a URL whose database is no index, before connecting", async () => {
+    const built = await Effect.runPromise(
+      Effect.flip(Effect.scoped(Layer.build(RedisCache.layer({ url: inDatabase(0).replace(/\/0$/, "/abc") })))),
+    )
+    expect(built).toMatchObject({
+      _tag: "StoreUnavailable",
+      store: "cache",
+      message:
+        'Redis URL: expected a database index, a non-negative integer (redis://host:6379/0), got the path "/abc"',
+    })
+  })
+
+  it("fails every call, never working in another database, when Redis comes up refusing the URL's database", async () => {
+    const index = await refusedIndex()
+    // Where ioredis went on after the refusal.
+    const zero = new Redis(inDatabase(0))
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) })
+    proxy.cut()
+    const prefix = freshPrefix()
+    const logs: Array<string> = []
+    const capture = Logger.layer([Logger.make((options) => void logs.push(String(options.message)))])
+    try {
+      await runWithCache(
+        Layer.provide(RedisCache.layer({ url: `redis://${proxy.host}:${proxy.port}/${index}`, prefix }), capture),
+        Effect.gen(function* () {
+          const cache = yield* Cache.Cache
+          expectFastOutage(yield* timedFailure(cache.set("k", "v")))
+          proxy.restore()
+          yield* cacheEventually("the refusal", () => logs.some((line) => line.includes("refused")), 10_000)
+          expect(logs.filter((line) => line.includes("refused"))).toEqual([
+            `cache: Redis refused database ${index} of its URL (ERR DB index is out of range); every call fails ` +
+              "until the service restarts with an index the server has",
+          ])
+          // Pub/sub is not per database; every command that is fails, however often it is tried.
+          for (let attempt = 0; attempt < 10; attempt++) {
+            expectFastOutage(yield* timedFailure(cache.set("k", "v")))
+            expectFastOutage(yield* timedFailure(cache.increment("n", 1_000)))
+            yield* Effect.sleep("50 millis")
+          }
+        }),
+      )
+      // ioredis went on in database 0 after the refusal: nothing of this cache may be there.
+      expect(await zero.keys(`${prefix}*`)).toEqual([])
+    } finally {
+      await proxy.close()
+      await zero.quit()
+    }
   })
 
   it("starts with Redis down and serves once it comes up, without a rebuild", async () => {

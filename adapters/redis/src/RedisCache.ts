@@ -6,6 +6,11 @@
  * connection that has subscribed. Both fail fast and heal themselves: while Redis cannot be reached every call
  * fails with `StoreUnavailable` within about `commandTimeoutMs` (no offline queue, no waiting on a reconnect), and
  * ioredis reconnects in the background with a capped backoff, re-subscribing the channels it had.
+ *
+ * The one thing building refuses is a database the URL names wrongly: a path that is no index (ioredis reads it
+ * with `parseInt`, so `/abc` was database 0 unannounced, or on Node a `SELECT NaN` that crashed the process), or an
+ * index Redis refuses (`ERR DB index is out of range`), after which ioredis carried on in database 0. Either is a
+ * setting to fix, not an outage to wait out.
  */
 import { Cache, StoreUnavailable } from "@coffer/kernel"
 import type * as Cause from "effect/Cause"
@@ -13,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -74,6 +80,28 @@ const clientOptions = (timeoutMs: number, name: string): RedisOptions => ({
   autoPipeliningIgnoredCommands: ["mget"],
 })
 
+/**
+ * The database index a Redis URL names: its path (`/<index>`), else its `db` query parameter (ioredis takes
+ * either), else 0; or why it names none, quoting only that part (the rest of a URL may hold a password).
+ */
+export const databaseIndex = (url: string): Result.Result<number, string> => {
+  if (!URL.canParse(url)) return Result.fail("the URL does not parse")
+  const parsed = new URL(url)
+  const path = parsed.pathname === "/" ? "" : parsed.pathname
+  const query = parsed.searchParams.get("db")
+  const [named, where] = path !== "" ? [path.slice(1), `the path ${JSON.stringify(path)}`] : [query, "db="]
+  if (named === null) return Result.succeed(0)
+  return /^\d+$/.test(named) && Number.isSafeInteger(Number(named))
+    ? Result.succeed(Number(named))
+    : Result.fail(
+        `expected a database index, a non-negative integer (redis://host:6379/0), got ${where === "db=" ? `db=${JSON.stringify(named)}` : where}`,
+      )
+}
+
+/** Whether `error` is Redis refusing the `SELECT` of the URL's database, which ioredis sends on every connect. */
+const refusesDatabase = (error: Error & { readonly command?: { readonly name?: string } }) =>
+  error.command?.name === "select"
+
 /** Resumes once the client is ready or has met its first error, whichever comes first. */
 const settled = (client: Redis): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
@@ -85,31 +113,59 @@ const settled = (client: Redis): Effect.Effect<void> =>
     })
   })
 
-/** Builds the cache; both connections close when the scope does. Never fails, even with Redis down. */
+/**
+ * Builds the cache; both connections close when the scope does. Never fails for an outage, even with Redis down;
+ * fails with `StoreUnavailable` when the URL names no database index, or Redis refuses the one it names.
+ */
 export const make = Effect.fnUntraced(function* (
   options: Options,
-): Effect.fn.Return<Cache.Cache["Service"], never, Scope.Scope> {
+): Effect.fn.Return<Cache.Cache["Service"], StoreUnavailable, Scope.Scope> {
   const prefix = options.prefix ?? "coffer:"
   const timeoutMs = options.commandTimeoutMs ?? 500
   const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
+  const database = databaseIndex(url)
+  if (Result.isFailure(database)) {
+    return yield* new StoreUnavailable({ store: "cache", message: `Redis URL: ${database.failure}` })
+  }
+  const index = database.success
   const context = yield* Effect.context<never>()
   // Loaded when a cache is built, so that a host without Redis never holds the driver in memory.
   const { Redis: RedisClient } = yield* Effect.promise(() => import("ioredis"))
   let closing = false
+  let started = false
+  /** Redis's answer to the `SELECT` of the URL's database, once it refused it. */
+  let refusal: string | undefined
 
   // Connection state goes to the log on change only (lost, back), without the URL, which may hold a password.
   const watch = (client: Redis, role: string) => {
-    let state: "starting" | "up" | "down" = "starting"
+    let state: "starting" | "up" | "down" | "refused" = "starting"
     const down = (reason: string) => {
-      if (closing || state === "down") return
+      if (closing || state === "down" || state === "refused") return
       state = "down"
       Effect.runForkWith(context)(
         Effect.logWarning(`cache: Redis ${role} connection unavailable (${reason}); calls fail until it is back`),
       )
     }
-    client.on("error", (error: Error) => down(error.message))
+    // ioredis goes on after a refused SELECT, in database 0, among keys that are not this cache's: the connection
+    // is closed for good instead, so that every call fails (503) rather than answer from another database. At
+    // start that stops the build; later (Redis down at start, then up with fewer databases), it is logged once.
+    const refuse = (reason: string) => {
+      state = "refused"
+      client.disconnect()
+      if (refusal !== undefined) return
+      refusal = reason
+      if (started)
+        Effect.runForkWith(context)(
+          Effect.logError(
+            `cache: Redis refused database ${index} of its URL (${reason}); every call fails until ` +
+              "the service restarts with an index the server has",
+          ),
+        )
+    }
+    client.on("error", (error: Error) => (refusesDatabase(error) ? refuse(error.message) : down(error.message)))
     client.on("close", () => down("connection closed"))
     client.on("ready", () => {
+      if (state === "refused") return
       if (state === "down") Effect.runForkWith(context)(Effect.logInfo(`cache: Redis ${role} connection is back`))
       state = "up"
     })
@@ -133,10 +189,20 @@ export const make = Effect.fnUntraced(function* (
   const client = yield* connect("command")
   const subscriber = yield* connect("subscriber")
   // Give the first connection its chance, else the first calls after start would all fail; a Redis that is down
-  // answers with an error at once, and a silent one is given up after the timeout: building never fails.
+  // answers with an error at once, and a silent one is given up after the timeout: an outage never fails building.
+  // A refused database does: Redis answered, and no wait mends the setting.
   yield* Effect.all([settled(client), settled(subscriber)], { concurrency: "unbounded" }).pipe(
     Effect.timeoutOption(timeoutMs * 2),
   )
+  if (refusal !== undefined) {
+    return yield* new StoreUnavailable({
+      store: "cache",
+      message:
+        `Redis refused database ${index}, which the URL names (${refusal}); name one the server has ` +
+        "(its `databases` setting, 16 by default: 0 to 15)",
+    })
+  }
+  started = true
 
   const listeners = new Map<string, Set<Queue.Queue<string, Cause.Done>>>()
   subscriber.on("message", (channel: string, message: string) => {
@@ -209,5 +275,9 @@ export const make = Effect.fnUntraced(function* (
   })
 })
 
-/** The Redis Cache. Building it never fails: with Redis down the service starts and its calls fail until it is up. */
-export const layer = (options: Options): Layer.Layer<Cache.Cache> => Layer.effect(Cache.Cache, make(options))
+/**
+ * The Redis Cache. An outage never fails building it: with Redis down the service starts and its calls fail until
+ * it is up. A URL whose database is no index, or one Redis refuses, does (`make`).
+ */
+export const layer = (options: Options): Layer.Layer<Cache.Cache, StoreUnavailable> =>
+  Layer.effect(Cache.Cache, make(options))

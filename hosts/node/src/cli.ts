@@ -45,14 +45,18 @@ const describe = (error: unknown): string => {
   return String(error)
 }
 
+/** The setting that names each store, for the line of a command that one of them stopped. */
+const STORE_SETTINGS = { database: "COFFER_DATABASE_URL", cache: "COFFER_REDIS_URL" } as const
+
 /**
- * A command stopped by a database it could not reach or open: the line names the setting to check, as a bad
- * setting's line does ("Postgres LISTEN failed: connect ECONNREFUSED" alone did not say where to look).
+ * A command stopped by a store it could not reach, open or use (a database Redis refuses): the line names the
+ * setting to check, as a bad setting's line does ("Postgres LISTEN failed: connect ECONNREFUSED" alone did not say
+ * where to look).
  */
 const describeFailure = (error: unknown): string => {
   const squashed = Cause.isCause(error) ? Cause.squash(error) : error
   const line = describe(squashed)
-  return squashed instanceof StoreUnavailable && squashed.store === "database" ? `COFFER_DATABASE_URL: ${line}` : line
+  return squashed instanceof StoreUnavailable ? `${STORE_SETTINGS[squashed.store]}: ${line}` : line
 }
 
 const serveCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, listener?: Listener) => {

@@ -6,9 +6,13 @@ import { existsSync, readFileSync, statSync } from "node:fs"
 import http from "node:http"
 import { connect } from "node:net"
 import { join } from "node:path"
-import { createPostgresDatabase, hasPostgres, startProxyFor } from "@coffer/contract"
+import { createPostgresDatabase, hasPostgres, hasRedis, redisUrl, startProxyFor } from "@coffer/contract"
+import { Redis } from "ioredis"
 import { afterEach, describe, expect, it } from "vitest"
 import { freshDirectory, type Host, hosts, run, start } from "./host.js"
+
+/** Whether the Redis of the tests answers (skipped with a message otherwise; under CI=true, a failure). */
+const redisUp = await hasRedis()
 
 const running: Host[] = []
 const started = async (...args: Parameters<typeof start>) => {
@@ -333,6 +337,37 @@ describe.each(hosts)("coffer serve on %s", (kind) => {
       expect(result.stdout).not.toMatch(/listening/)
     }
   })
+
+  it.runIf(redisUp)(
+    "names COFFER_REDIS_URL in one line when its database is no index, or one Redis refuses, never its password",
+    async () => {
+      const raw = new Redis(redisUrl)
+      const [, databases] = (await raw.config("GET", "databases").finally(() => raw.quit())) as [string, string]
+      const password = "a-password-never-shown"
+      const url = new URL(redisUrl)
+      const at = (path: string) => `${url.protocol}//:${password}@${url.host}${path}`
+      for (const [redis, line] of [
+        [
+          at("/abc"),
+          'COFFER_REDIS_URL: expected a database index, a non-negative integer (redis://host:6379/0), got the path "/abc"',
+        ],
+        // Whether the server has the database is known once connected: it refused, and the start stops there.
+        [
+          `${url.protocol}//${url.host}/${databases}`,
+          `COFFER_REDIS_URL: Redis refused database ${databases}, which the URL names (ERR DB index is out of ` +
+            "range); name one the server has (its `databases` setting, 16 by default: 0 to 15)",
+        ],
+      ] as const) {
+        const result = await run(["serve"], {
+          host: kind,
+          env: { COFFER_ENV: "development", COFFER_DATABASE_URL: "sqlite::memory:", COFFER_REDIS_URL: redis },
+        })
+        expect([result.code, result.stderr]).toEqual([1, `coffer: ${line}\n`])
+        expect(result.stdout).not.toMatch(/listening/)
+        expect(result.stderr + result.stdout).not.toContain(password)
+      }
+    },
+  )
 
   it("names COFFER_HOST when it is no address of this machine", async () => {
     const result = await run(["serve"], {

@@ -117,6 +117,8 @@ const valid: ReadonlyArray<ValidCase> = [
   ],
   ["COFFER_REDIS_URL", "redis://:pw@cache:6379/0", (s) => Redacted.value(s.redisUrl!), "redis://:pw@cache:6379/0"],
   ["COFFER_REDIS_URL", "rediss://cache", (s) => Redacted.value(s.redisUrl!), "rediss://cache"],
+  // Whether the server has database 99 is known only once connected (the cache refuses to start otherwise).
+  ["COFFER_REDIS_URL", "redis://cache/99", (s) => Redacted.value(s.redisUrl!), "redis://cache/99"],
   ["COFFER_REDIS_PREFIX", "staging:coffer:", (s) => s.redisPrefix, "staging:coffer:"],
   ["COFFER_ENV", "production", (s) => s.environment, "production"],
   ["COFFER_MASTER_KEY", key(7), (s) => Redacted.value(s.masterKey!), key(7)],
@@ -240,6 +242,19 @@ const invalid: ReadonlyArray<InvalidCase> = [
     "COFFER_DATABASE_URL: expected sqlite:<file>, sqlite::memory: or postgres://…, got a postgres URL that does not parse (check the escaping of the password)",
   ],
   [{ COFFER_REDIS_URL: "http://cache:6379" }, 'COFFER_REDIS_URL: expected redis://… or rediss://…, got scheme "http:"'],
+  // The database index is the path: ioredis read `/abc` as database 0 (or crashed Node on `SELECT NaN`).
+  [
+    { COFFER_REDIS_URL: "redis://:pw@cache:6379/abc" },
+    'COFFER_REDIS_URL: expected a database index, a non-negative integer (redis://host:6379/0), got the path "/abc"',
+  ],
+  [
+    { COFFER_REDIS_URL: "redis://cache:6379/-1" },
+    'COFFER_REDIS_URL: expected a database index, a non-negative integer (redis://host:6379/0), got the path "/-1"',
+  ],
+  [
+    { COFFER_REDIS_URL: "redis://cache:6379?db=x" },
+    'COFFER_REDIS_URL: expected a database index, a non-negative integer (redis://host:6379/0), got db="x"',
+  ],
   [{ COFFER_ENV: "dev" }, 'COFFER_ENV: expected "development" or "production", got "dev"'],
   [{ COFFER_ENV: "test" }, 'COFFER_ENV: expected "development" or "production", got "test"'],
   [{ COFFER_MASTER_KEY: "not-a-key" }, "COFFER_MASTER_KEY: expected base64 of 32 bytes"],

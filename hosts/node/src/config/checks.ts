@@ -3,6 +3,7 @@
  * the reader that applies them and collects one line per bad setting. A check says what is wrong without the
  * variable's name (the reader prefixes it) and never echoes a secret: of a URL only its scheme is ever quoted.
  */
+import { RedisCache } from "@coffer/adapter-redis"
 import { trustedProxies } from "@coffer/http"
 import { Encoding } from "@coffer/kernel"
 import * as Redacted from "effect/Redacted"
@@ -121,10 +122,15 @@ export const redisUrl: Check<Redacted.Redacted<string>> = (raw) => {
   if (scheme !== "redis:" && scheme !== "rediss:") {
     return Result.fail(`expected redis://… or rediss://…, got ${describeScheme(raw)}`)
   }
-  return parseUrl(raw) === undefined
-    ? Result.fail(
-        `expected redis://… or rediss://…, got a URL that does not parse (check the escaping of the password)`,
-      )
+  if (parseUrl(raw) === undefined) {
+    return Result.fail(
+      `expected redis://… or rediss://…, got a URL that does not parse (check the escaping of the password)`,
+    )
+  }
+  // The database index, as the cache reads it: whether the server has that database is known only once connected.
+  const database = RedisCache.databaseIndex(raw)
+  return Result.isFailure(database)
+    ? Result.fail(database.failure)
     : Result.succeed(Redacted.make(raw, { label: "COFFER_REDIS_URL" }))
 }
 
