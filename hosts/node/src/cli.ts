@@ -79,14 +79,17 @@ const serveCommand = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv,
     if (running === undefined) return
     const closing = running
     running = undefined
-    console.log(`coffer: ${signal} received, finishing requests in flight`)
-    closing.close().then(
-      () => process.exit(0),
-      (error) => {
-        console.error(`coffer: shutdown failed: ${describe(error)}`)
-        process.exit(1)
-      },
-    )
+    // After the request lines logged before the signal, which would otherwise follow it.
+    closing
+      .say(`coffer: ${signal} received, finishing requests in flight`)
+      .then(() => closing.close())
+      .then(
+        () => process.exit(0),
+        (error) => {
+          console.error(`coffer: shutdown failed: ${describe(error)}`)
+          process.exit(1)
+        },
+      )
   }
   process.on("SIGTERM", stop)
   process.on("SIGINT", stop)

@@ -20,6 +20,7 @@ import { type Infrastructure, infrastructureLayer } from "./layers.js"
 import { type Listener, type Listening, nodeListener } from "./listen.js"
 import { schemasLayer } from "./services/schemas.js"
 import { secretsLayer } from "./services/secrets.js"
+import { sayAfterLogs } from "./telemetry/logging.js"
 import { loggingLayer, serviceTelemetryLayer } from "./telemetry/telemetry.js"
 import { version } from "./version.js"
 import { loadWebApp } from "./webApp.js"
@@ -29,6 +30,8 @@ export const SERVICES: ReadonlyArray<Service> = ["schemas", "secrets"]
 
 export interface Running {
   readonly listening: Readonly<Partial<Record<Service, Listening>>>
+  /** Writes a plain line of the host's where the "listening" lines go, after every line logged before it. */
+  readonly say: (line: string) => Promise<void>
   /** Stops accepting, lets requests in flight finish (up to `graceMs`), then releases every resource. */
   readonly close: (graceMs?: number) => Promise<void>
 }
@@ -206,7 +209,8 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
         said.push(`coffer ${service}: no web app built, serving the API only`)
       said.push(`coffer ${service} listening on ${bound.url}`)
     }
-    for (const line of said) log(line)
+    // After what was logged before: the migrations were applied, and the warnings found, before any service listened.
+    await base.runPromise(Effect.forEach(said, (line) => sayAfterLogs(log, line)))
   } catch (error) {
     await Promise.all(Object.values(listening).map((bound) => bound.close(0)))
     await dispose()
@@ -214,6 +218,7 @@ export const serve = async (options: ServeOptions): Promise<Running> => {
   }
   return {
     listening,
+    say: (line) => base.runPromise(sayAfterLogs(log, line)),
     close: async (graceMs) => {
       await Promise.all(Object.values(listening).map((bound) => bound.close(graceMs)))
       await dispose()

@@ -65,6 +65,24 @@ const jsonLines = (output: string): Array<Record<string, unknown>> =>
   })
 
 describe.each(hosts)("operating coffer on %s", (kind) => {
+  it("says what happens at start in the order it happens: migrations and warnings, then the listening lines", async () => {
+    const host = await start({
+      host: kind,
+      // A fresh database (the migrations run), and development on an address others reach (a warning).
+      env: { COFFER_LOG_FORMAT: "json", COFFER_HOST: "0.0.0.0", COFFER_DATABASE_URL: "sqlite::memory:" },
+    })
+    running.push(host)
+    // Read as the host printed it up to its last "listening" line: what a supervisor that waits for it has seen.
+    const lines = host.output().split("\n")
+    const said = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line))
+    const migrated = said(/"message":"migrations applied: 0001_meta, /)
+    const warned = said(/"message":"development mode on COFFER_HOST=0\.0\.0\.0/)
+    const listening = [said(/^coffer schemas listening on /), said(/^coffer secrets listening on /)]
+    expect(Math.min(migrated, warned, ...listening), host.output()).toBeGreaterThanOrEqual(0)
+    expect(migrated).toBeLessThan(warned)
+    expect(warned).toBeLessThan(Math.min(...listening))
+  })
+
   it("warns when development mode listens where other machines reach it, and only then", async () => {
     const warning = (output: string) =>
       jsonLines(output).find((line) => String(line.message).startsWith("development mode on COFFER_HOST="))

@@ -13,6 +13,7 @@
  * `status`, `durationMs`), and the cause when there is one.
  */
 import { type RequestLine, RequestLineWriter } from "@coffer/http"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Formatter from "effect/Formatter"
@@ -178,9 +179,27 @@ export const makeRequestLines = () => {
 }
 
 /**
+ * Writes at once what the loggers hold. The host's own plain lines (`coffer schemas listening on …`) go straight to
+ * stdout: a JSON line logged before one of them and still in its batch followed it, and read as though it had
+ * happened after (the migrations, applied before any service listened, were logged after the "listening" lines).
+ * So the host writes its lines through `sayAfterLogs`. Nothing is held in the pretty format, which writes each line
+ * as it is logged.
+ */
+export const FlushLogs = Context.Reference<Effect.Effect<void>>("@coffer/node/FlushLogs", {
+  defaultValue: () => Effect.void,
+})
+
+/** Writes `line` with `write` (stdout) after every line logged before it. */
+export const sayAfterLogs = (write: (line: string) => void, line: string): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    yield* yield* FlushLogs
+    write(line)
+  })
+
+/**
  * JSON lines to stdout in batches (`lineBatch.ts`): the loggers' lines and the request lines in one batch, in the
- * order they came, written every `JSON_BATCH_WINDOW`, whenever the batch is full, and when the runtime's scope
- * closes.
+ * order they came, written every `JSON_BATCH_WINDOW`, whenever the batch is full, before a line of the host's own
+ * (`FlushLogs`), and when the runtime's scope closes.
  */
 const jsonOutput: Layer.Layer<never> = Layer.unwrap(
   Effect.gen(function* () {
@@ -190,8 +209,9 @@ const jsonOutput: Layer.Layer<never> = Layer.unwrap(
     yield* Effect.sleep(JSON_BATCH_WINDOW).pipe(Effect.andThen(flush), Effect.forever, Effect.forkScoped)
     yield* Effect.addFinalizer(() => flush)
     const logger = Logger.make((options) => batch.add(jsonLine.log(options)))
-    return Layer.merge(
+    return Layer.mergeAll(
       Logger.layer([logger]),
+      Layer.succeed(FlushLogs)(flush),
       Layer.succeed(RequestLineWriter)((line, annotations, timeMillis) => {
         const text = requestLine(line, annotations, timeMillis)
         if (text === undefined) return false
