@@ -14,6 +14,7 @@ import {
   setSecret,
 } from "../api/secrets.js"
 import { ActionButton, Alert, CopyButton, Dialog, Field, formatTime, Select, TextArea } from "../ui/components.js"
+import { useFieldRefusal } from "../ui/fieldRefusal.js"
 import { HiddenCharactersNote } from "../ui/hiddenCharacters.js"
 import { Link } from "../ui/router.js"
 import { toast } from "../ui/toast.js"
@@ -430,11 +431,16 @@ export const AddSecretDialog = ({
         ? undefined
         : found
       : existing(environment, key)
+  // The service's refusal of the key (400): the key is checked as it is typed with the service's own rules, but a
+  // service that has since grown a rule the page does not know says so only here. The environment is one of the
+  // list's and the value's only limit is its size (413), so a 400 is the key's.
+  const keyRefusal = useFieldRefusal()
   const { busy, error, setError, submit } = useAction(async () => {
     // A new key is saved only as one (0), a key the person was told of only on the version they were told: one
     // added or changed by someone else meanwhile is said first, and replaced on the next save.
     const answer = await setSecret(project.slug, environment, key, value, replaced?.version ?? 0).catch(
       (cause: unknown) => {
+        if (cause instanceof ApiError && cause.status === 400) throw keyRefusal.refuse(cause)
         const now = currentVersionOf(cause)
         if (now === undefined) throw cause
         setFound({ environment, key, version: now })
@@ -479,7 +485,8 @@ export const AddSecretDialog = ({
           autoComplete="off"
           spellcheck={false}
           value={key}
-          aria-invalid={problem !== undefined}
+          aria-invalid={problem !== undefined || keyRefusal.shown(error)}
+          errorId={keyRefusal.errorId(error)}
           hint={problem ?? `Letters, digits, _, - and . (at most ${SECRET_KEY_MAX_LENGTH}).`}
           onInput={(event) => {
             setKey(event.currentTarget.value)
@@ -517,7 +524,7 @@ export const AddSecretDialog = ({
             {key} was deleted from {environment} since the list was loaded. Saving adds it again.
           </p>
         ) : null}
-        <Alert error={error} />
+        <Alert error={error} id={keyRefusal.alertId} />
         <div class="actions">
           <button type="button" class="button" onClick={onClose}>
             Cancel

@@ -127,6 +127,19 @@ export const chromiumAccessible = async (element: Locator) => {
 }
 
 /**
+ * Checks that `field` is tied to the refusal `alert` shows: marked invalid, its `aria-describedby` naming the
+ * alert's id, and Chromium reading the refusal as the field's description. Without it a screen reader hears the
+ * refusal once and then finds the field it is about saying nothing of it.
+ */
+export const expectTiedToField = async (field: Locator, alert: Locator) => {
+  expect(await field.getAttribute("aria-invalid")).toBe("true")
+  const id = await alert.getAttribute("id")
+  expect(id, "the refusal has no id for the field to name").not.toBeNull()
+  expect((await field.getAttribute("aria-describedby"))?.split(/\s+/) ?? []).toContain(id)
+  expect((await chromiumAccessible(field)).description).toContain((await alert.textContent())!.trim())
+}
+
+/**
  * The texts of the page's live regions that Chromium puts in the accessibility tree a screen reader reads: a text
  * in a region left out of that tree (inert behind an open modal dialog) is never announced, and is not listed.
  */

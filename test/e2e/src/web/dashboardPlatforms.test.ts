@@ -8,7 +8,7 @@
  * links. Each test fails on a console error, a page error or a CSP violation (`browser.ts`).
  */
 import { describe, expect, it } from "vitest"
-import { chromiumAccessible } from "./a11y.js"
+import { chromiumAccessible, expectTiedToField } from "./a11y.js"
 import { holdBack, POLL, useBrowser } from "./browser.js"
 import { saveSchema, schemasAs, seedPlatforms, signedIn, unique } from "./dashboardApi.js"
 import { useService } from "./service.js"
@@ -251,6 +251,33 @@ describe("a platform's versions", () => {
     expect(await moved.getByRole("listitem").allTextContents()).toEqual([`${child}/1.0.0`])
     await moved.getByRole("link", { name: `${child}/1.0.0` }).click()
     await page.waitForURL(`${served.base}/platforms/${child}/versions/1.0.0/output`)
+  })
+
+  it("ties a version added elsewhere since the page was loaded (409) to the Version field", async () => {
+    const email = `late-${Date.now()}@example.com`
+    const api = await schemasAs(served.base, email)
+    const name = unique("late")
+    await seedPlatforms(api, { [name]: ["1.0.0"] })
+    // A saved schema: the form then starts the new version as a copy of it, which the service refuses for a version
+    // that exists rather than replacing its schema unseen.
+    await saveSchema(api, `${name}/1.0.0`, { a: 1 })
+    const page = await signedIn(browser, served.base, email, `/platforms/${name}`)
+    const input = page.getByLabel("Version", { exact: true })
+    await expect.poll(() => page.getByLabel("Its schema").inputValue(), POLL).toBe("copy")
+    await api.call("POST", `/api/${name}/versions`, { version: "1.1.0" })
+    await input.fill("1.1.0")
+    await page.getByRole("button", { name: "Add version" }).click()
+    const alert = page.getByRole("form", { name: "Add a version" }).getByRole("alert")
+    await alert.waitFor()
+    expect(await alert.textContent()).toBe(
+      `Version 1.1.0 of ${name} exists already: it was added since this page was loaded. Choose another version.`,
+    )
+    await expectTiedToField(input, alert)
+    // Until the version changes.
+    await input.fill("1.2.0")
+    expect(await input.getAttribute("aria-invalid")).toBe("false")
+    expect((await chromiumAccessible(input)).description).not.toContain("exists already")
+    expect(await alert.count()).toBe(0)
   })
 
   it("adds a version that starts with a copy of a saved schema, or extending one, and what moves inherits it", async () => {

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Host, start } from "../host.js"
+import { expectTiedToField } from "./a11y.js"
 import { addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { useBrowser } from "./browser.js"
 import { useService } from "./service.js"
@@ -48,6 +49,34 @@ describe("refusals where the person acted", () => {
     await dialog.getByLabel("Value").fill("x".repeat(70 * 1024))
     await dialog.getByRole("button", { name: "Save secret" }).click()
     await dialog.getByText(/^Too large: /).waitFor()
+  })
+
+  it("ties a key the service refuses (400) to the Key field, until the key changes", async () => {
+    const email = `refused-key-${Date.now()}@example.com`
+    const owner = await apiAs(served.base, email)
+    const slug = await seedProject(owner, `Refused key ${Date.now()}`)
+    const page = await signedIn(email, `/projects/${slug}`)
+    // A service with a naming rule the page does not know (a newer one) refuses a key the page lets through.
+    const refusal = "Secret key must not start with NEW_"
+    await page.route(`**/api/projects/${slug}/environments/development/secrets`, async (route) => {
+      if (route.request().method() !== "POST") return route.continue()
+      await route.fulfill({ status: 400, contentType: "application/json", body: JSON.stringify({ error: refusal }) })
+    })
+    await page.getByRole("button", { name: "Add secret" }).click()
+    const dialog = page.getByRole("dialog", { name: "Add a secret" })
+    const key = dialog.getByLabel("Key")
+    await key.fill("NEW_KEY")
+    await dialog.getByLabel("Value").fill("v")
+    await dialog.getByRole("button", { name: "Save secret" }).click()
+    const alert = dialog.getByRole("alert")
+    await alert.waitFor()
+    expect(await alert.textContent()).toBe(refusal)
+    await expectTiedToField(key, alert)
+    const alertId = (await alert.getAttribute("id"))!
+    await key.fill("OLD_KEY")
+    expect(await key.getAttribute("aria-invalid")).toBe("false")
+    expect(await key.getAttribute("aria-describedby")).not.toContain(alertId)
+    expect(await alert.count()).toBe(0)
   })
 
   it("explains 403 when the person's role was lowered while the page was open", async () => {

@@ -25,6 +25,7 @@ import {
 } from "../../api/schemas.js"
 import { ActionButton, Alert, Field, formatTime, LoadFailed, Loading, Select } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
+import { useFieldRefusal } from "../../ui/fieldRefusal.js"
 import { memo } from "../../ui/memo.js"
 import { Link, navigate } from "../../ui/router.js"
 import { RowAction, Table } from "../../ui/table.js"
@@ -201,6 +202,8 @@ const AddVersion = ({
   const problem =
     version === "" ? undefined : (versionError(version) ?? (exists ? `${version} exists already` : undefined))
   const becomesLatest = problem === undefined && version !== "" && latestVersion([...versions, version]) === version
+  // A version the service said exists (added elsewhere since the list was loaded).
+  const taken = useFieldRefusal()
   const add = useAction(async () => {
     const content =
       start.kind === "none"
@@ -208,7 +211,13 @@ const AddVersion = ({
         : start.kind === "copy"
           ? (await readSchema(platform, start.from)).content
           : { "@extends": `${platform}/${start.from}` }
-    const { reprocessed } = await addVersion(platform, version, content)
+    const { reprocessed } = await addVersion(platform, version, content).catch((cause: unknown) => {
+      if (!(cause instanceof ApiError && cause.status === 409)) throw cause
+      throw taken.refuse(
+        cause,
+        `Version ${version} of ${platform} exists already: it was added since this page was loaded. Choose another version.`,
+      )
+    })
     // The list first, then the word: the toast never stands beside a list that lacks the version.
     await onAdded()
     toast(`Added version ${version} with ${startLabel(start)}`)
@@ -226,7 +235,8 @@ const AddVersion = ({
         spellcheck={false}
         placeholder="1.4.0, 2.0.0-rc.1 or 2.0.0+build.7"
         value={version}
-        aria-invalid={problem !== undefined}
+        aria-invalid={problem !== undefined || taken.shown(add.error)}
+        errorId={taken.errorId(add.error)}
         onInput={(event) => {
           setVersion(event.currentTarget.value)
           add.setError(undefined)
@@ -292,7 +302,7 @@ const AddVersion = ({
           </ul>
         </div>
       )}
-      <Alert error={add.error} />
+      <Alert error={add.error} id={taken.alertId} />
       <div>
         <ActionButton
           class="button primary"

@@ -4,10 +4,11 @@
  * by name or kind; creating a platform (name and kind; a taken name explained). Rows are memoised, so typing in
  * the search re-renders only the rows that appear or go.
  */
-import { useId, useMemo, useState } from "preact/hooks"
+import { useMemo, useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { createPlatform, type DashboardPlatform, type Kind, listPlatforms } from "../../api/schemas.js"
 import { ActionButton, Alert, Field, LoadFailed, Loading, Select } from "../../ui/components.js"
+import { useFieldRefusal } from "../../ui/fieldRefusal.js"
 import { memo } from "../../ui/memo.js"
 import { Link, navigate } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
@@ -27,25 +28,21 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
   // Known from the list already shown: said under the field, and not sent to be refused (the 409 below is for a
   // platform created elsewhere since the list was loaded).
   const exists = existing?.some((platform) => platform.name === name) === true
-  // A name the service said is taken (created elsewhere since the list was loaded): until the name changes, the
-  // field is marked invalid and reads the refusal as its description, as the Secrets app's project name does.
-  const [taken, setTaken] = useState(false)
-  const refusalId = useId()
+  // A name the service said is taken (created elsewhere since the list was loaded).
+  const taken = useFieldRefusal()
   const create = useAction(async () => {
-    setTaken(false)
     try {
       await createPlatform(name, kind)
       toast(`Created platform ${name}`)
       navigate(platformPath(name))
     } catch (cause) {
       if (!(cause instanceof ApiError && cause.status === 409)) throw cause
-      setTaken(true)
-      throw new Error(
+      throw taken.refuse(
+        cause,
         `A platform named “${name}” already exists. Platform names are unique; open it from the list or choose another name.`,
       )
     }
   })
-  const refusedName = taken && create.error !== undefined
   return (
     <form class="card stack" aria-label="Create a platform" onSubmit={create.submit}>
       <h2>New platform</h2>
@@ -56,11 +53,10 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
           required
           autoComplete="off"
           value={name}
-          aria-invalid={problem !== undefined || exists || refusedName}
-          errorId={refusedName ? refusalId : undefined}
+          aria-invalid={problem !== undefined || exists || taken.shown(create.error)}
+          errorId={taken.errorId(create.error)}
           onInput={(event) => {
             setName(event.currentTarget.value)
-            setTaken(false)
             create.setError(undefined)
           }}
           hint={
@@ -74,7 +70,7 @@ const CreatePlatform = ({ existing }: { readonly existing: ReadonlyArray<Dashboa
           <KindOptions />
         </Select>
       </div>
-      <Alert error={create.error} id={refusalId} />
+      <Alert error={create.error} id={taken.alertId} />
       <div>
         <ActionButton
           class="button primary"

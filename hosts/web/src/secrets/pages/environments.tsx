@@ -2,7 +2,7 @@
  * Environments (issue 12 §7): each with its `.env` and JSON downloads (audited exports), add one, delete one
  * (its secrets go with it, so the name must be typed).
  */
-import { useId, useState } from "preact/hooks"
+import { useState } from "preact/hooks"
 import { ApiError, describeError, getFile } from "../../api/client.js"
 import {
   createEnvironment,
@@ -14,6 +14,7 @@ import {
 import { CommandList } from "../../ui/commands.js"
 import { ActionButton, Alert, Field, formatTime, Select } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
+import { useFieldRefusal } from "../../ui/fieldRefusal.js"
 import { isPlainClick, Link, type Params } from "../../ui/router.js"
 import { saveFile } from "../../ui/saveFile.js"
 import { RowAction, Table } from "../../ui/table.js"
@@ -70,17 +71,13 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
   // Known from the list already shown: said under the field, not sent to be refused (the 409 is for one added
   // elsewhere since).
   const exists = data.environments.some((environment) => environment.name === name)
-  // A name the service said is taken (added elsewhere since the list was drawn): until the name changes, the field
-  // is marked invalid and reads the refusal as its description, as a name checked as it is typed does.
-  const [taken, setTaken] = useState(false)
-  const refusalId = useId()
+  // A name the service said is taken (added elsewhere since the list was drawn).
+  const taken = useFieldRefusal()
   const add = useAction(async () => {
     setFailed([])
-    setTaken(false)
     const slug = data.project.slug
     const { environment } = await createEnvironment(slug, name).catch((cause: unknown) => {
-      if (cause instanceof ApiError && cause.status === 409) setTaken(true)
-      throw cause
+      throw cause instanceof ApiError && cause.status === 409 ? taken.refuse(cause) : cause
     })
     setName("")
     setSource("")
@@ -117,7 +114,6 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
       if (said !== undefined) toast(said)
     }
   })
-  const refusedName = taken && add.error !== undefined
   return (
     <form class="card stack" aria-label="Add an environment" onSubmit={add.submit}>
       <h2>New environment</h2>
@@ -128,8 +124,8 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
           autoComplete="off"
           spellcheck={false}
           value={name}
-          aria-invalid={problem !== undefined || exists || refusedName}
-          errorId={refusedName ? refusalId : undefined}
+          aria-invalid={problem !== undefined || exists || taken.shown(add.error)}
+          errorId={taken.errorId(add.error)}
           hint={
             problem ??
             (exists
@@ -138,7 +134,6 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
           }
           onInput={(event) => {
             setName(event.currentTarget.value)
-            setTaken(false)
             add.setError(undefined)
           }}
         />
@@ -154,7 +149,7 @@ const AddEnvironment = ({ data }: { readonly data: ProjectData }) => {
       {source === "" ? null : (
         <p class="hint">Copying reads {source}'s values as one export, which the audit log records.</p>
       )}
-      <Alert error={add.error} id={refusalId} />
+      <Alert error={add.error} id={taken.alertId} />
       <NotCopied failed={failed} />
       <div>
         <ActionButton type="submit" class="button primary" busy={add.busy} blocked={problem !== undefined || exists}>

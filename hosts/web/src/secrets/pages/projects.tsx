@@ -3,11 +3,12 @@
  * before saving, and a taken slug is explained); delete one (owner only, after typing its slug).
  */
 import { slugOf } from "@coffer/secrets"
-import { useId, useState } from "preact/hooks"
+import { useState } from "preact/hooks"
 import { ApiError } from "../../api/client.js"
 import { createProject, deleteProject, listProjects, type ProjectView } from "../../api/secrets.js"
 import { ActionButton, Alert, Field, formatTime, LoadFailed, Loading } from "../../ui/components.js"
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
+import { useFieldRefusal } from "../../ui/fieldRefusal.js"
 import { Link, navigate } from "../../ui/router.js"
 import { Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
@@ -17,26 +18,22 @@ import { roleLabel } from "../roles.js"
 
 const CreateProject = () => {
   const [name, setName] = useState("")
-  // The address the service said is taken: only it can say so, after the form is sent. Until the name changes, the
-  // field is marked invalid and reads the refusal as its description, as a field checked as it is typed does.
-  const [taken, setTaken] = useState<string>()
-  const refusalId = useId()
+  // The address the service said is taken: only it can say so, after the form is sent.
+  const taken = useFieldRefusal()
   const slug = slugOf(name)
   const create = useAction(async () => {
-    setTaken(undefined)
     try {
       const { project } = await createProject(name)
       toast(`Created ${project.name}`)
       navigate(`/projects/${encodeURIComponent(project.slug)}`)
     } catch (cause) {
       if (!(cause instanceof ApiError && cause.status === 409)) throw cause
-      setTaken(slug)
-      throw new Error(
+      throw taken.refuse(
+        cause,
         `A project with the address “${slug}” already exists: names that differ only in case, accents or punctuation make the same address. Choose another name.`,
       )
     }
   })
-  const isTaken = taken !== undefined && create.error !== undefined
   return (
     <form class="card stack" aria-label="Create a project" onSubmit={create.submit}>
       <h2>New project</h2>
@@ -46,11 +43,10 @@ const CreateProject = () => {
         required
         maxLength={100}
         value={name}
-        aria-invalid={isTaken}
-        errorId={isTaken ? refusalId : undefined}
+        aria-invalid={taken.shown(create.error)}
+        errorId={taken.errorId(create.error)}
         onInput={(event) => {
           setName(event.currentTarget.value)
-          setTaken(undefined)
           create.setError(undefined)
         }}
         hint={
@@ -66,7 +62,7 @@ const CreateProject = () => {
         }
       />
       <p class="hint">It starts with the environments development, staging and production.</p>
-      <Alert error={create.error} id={refusalId} />
+      <Alert error={create.error} id={taken.alertId} />
       <div>
         <ActionButton class="button primary" type="submit" busy={create.busy} blocked={slug === undefined}>
           Create project
