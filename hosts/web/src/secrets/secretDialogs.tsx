@@ -17,6 +17,7 @@ import { ActionButton, Alert, CopyButton, Dialog, Field, formatTime, Select, Tex
 import { useFieldRefusal } from "../ui/fieldRefusal.js"
 import { HiddenCharactersNote } from "../ui/hiddenCharacters.js"
 import { Link } from "../ui/router.js"
+import { SecretValue } from "../ui/secretValue.js"
 import { toast } from "../ui/toast.js"
 import { useAction } from "../ui/useAction.js"
 import { type GridRow, type Revealed, type RevealedValue, revealedValue } from "./grid.js"
@@ -128,9 +129,7 @@ const EnvironmentValue = ({
             <p class="muted">(empty value)</p>
           ) : (
             <>
-              <output class="secret-value" aria-label={`Value of ${secretKey} in ${name}`}>
-                {value}
-              </output>
+              <SecretValue label={`Value of ${secretKey} in ${name}`} value={value} />
               <HiddenCharactersNote value={value} />
             </>
           )}

@@ -7,6 +7,7 @@
 import type { ComponentChildren } from "preact"
 import { useState } from "preact/hooks"
 import { CopyButton, Dialog } from "./components.js"
+import { SecretValue } from "./secretValue.js"
 
 export interface ShownOnceProps {
   /** What the value is, e.g. "Invite link"; names the value and its copy button. */
@@ -35,9 +36,7 @@ const Panel = ({
       <strong>{label}</strong>: shown only this once. Copy it now; it cannot be shown again.
       {note === undefined ? null : <> {note}</>}
     </p>
-    <output class="secret-value" aria-label={`${label} value`}>
-      {value}
-    </output>
+    <SecretValue label={`${label} value`} value={value} />
     <div class="row">
       <CopyButton value={value} label={`Copy the ${label.toLowerCase()}`} onCopied={onCopied} />
       <button type="button" class={modal ? "button primary" : "button ghost"} onClick={onDone}>

@@ -161,6 +161,34 @@ export const liveTexts = async (page: Page) => {
 }
 
 /**
+ * Checks that `value` (a revealed secret, a credential shown once) is in no live region, neither one its markup
+ * makes (`aria-live`, a `status`, `alert`, `log`, `marquee` or `timer` role, an `<output>`, which is a `status`) nor
+ * one Chromium puts in the accessibility tree: a screen reader would read it aloud the moment it appears, to anyone
+ * in earshot. It is read when the person moves to it.
+ */
+export const expectNotAnnounced = async (value: Locator) => {
+  const region = await value.evaluate((element) => {
+    const LIVE_ROLES = ["status", "alert", "log", "marquee", "timer"]
+    for (let node: Element | null = element; node !== null; node = node.parentElement) {
+      const live = node.getAttribute("aria-live")
+      if (
+        node.tagName === "OUTPUT" ||
+        LIVE_ROLES.includes(node.getAttribute("role") ?? "") ||
+        (live ?? "off") !== "off"
+      )
+        return node.outerHTML.slice(0, 160)
+    }
+    return null
+  })
+  expect(region, "the value is inside a live region").toBeNull()
+  const text = (await value.textContent())!
+  expect(text).not.toBe("")
+  expect((await liveTexts(value.page())).filter((said) => said.includes(text))).toEqual([])
+  // Still there for the person who moves to it.
+  expect((await chromiumAccessible(value)).name).not.toBe("")
+}
+
+/**
  * Checks that `cell` shows `email` wrapped onto more than one line, and only where the apps' `EmailAddress` lets it
  * wrap: before the `@` after a separator of the name, after the `@`, in the domain only after a dot, and never with
  * the top-level domain alone on the last line. The address must be long enough to wrap at the page's width. Its

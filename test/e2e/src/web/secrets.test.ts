@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest"
 import { coffer } from "../cliHarness.js"
 import { runWebLogin } from "../cliLoginRun.js"
 import { freshDirectory } from "../host.js"
-import { chromiumAccessible } from "./a11y.js"
+import { chromiumAccessible, expectNotAnnounced } from "./a11y.js"
 import { type ApiSession, addMember, apiAs, seedProject, signInPage } from "./api.js"
 import { holdBack, POLL, useBrowser } from "./browser.js"
 import { useService } from "./service.js"
@@ -905,6 +905,34 @@ describe("another tab", () => {
     await notice.waitFor()
     await notice.getByRole("button", { name: "Reload" }).click()
     await page.getByRole("heading", { name: "Sign in" }).waitFor()
+  })
+})
+
+describe("a revealed value", () => {
+  it("is not read aloud as it is revealed, in the grid, a history or a new API key, but is there to read", async () => {
+    const owner = await person("/projects")
+    const slug = await seedProject(owner.api, `Quiet ${people}`, { development: { QUIET: "whispered-value" } })
+    const { page } = owner
+    await page.goto(`${served.base}/projects/${slug}`)
+    await page.getByRole("button", { name: "QUIET", exact: true }).click()
+    const dialog = page.getByRole("dialog", { name: "QUIET" })
+    await dialog.getByRole("button", { name: "Reveal QUIET in development" }).click()
+    const value = dialog.getByLabel("Value of QUIET in development")
+    await value.waitFor()
+    expect(await value.textContent()).toBe("whispered-value")
+    await expectNotAnnounced(value)
+
+    await dialog.getByRole("link", { name: "History of QUIET in development" }).click()
+    await page.getByRole("button", { name: "Reveal version 1" }).click()
+    await page.getByLabel("Value of version 1").waitFor()
+    await expectNotAnnounced(page.getByLabel("Value of version 1"))
+
+    await page.goto(`${served.base}/api-keys`)
+    const form = page.getByRole("form", { name: "Create an API key" })
+    await form.getByLabel("Key name").fill("quiet-key")
+    await form.getByRole("button", { name: "Create API key" }).click()
+    await page.getByLabel("API key quiet-key value").waitFor()
+    await expectNotAnnounced(page.getByLabel("API key quiet-key value"))
   })
 })
 

@@ -11,6 +11,7 @@ import { ActionButton, Alert, CopyButton, EmailAddress, formatTime, Loading } fr
 import { ConfirmDialog } from "../../ui/confirmDialog.js"
 import { HiddenCharactersNote } from "../../ui/hiddenCharacters.js"
 import { Link, type Params } from "../../ui/router.js"
+import { SecretValue } from "../../ui/secretValue.js"
 import { Table } from "../../ui/table.js"
 import { toast } from "../../ui/toast.js"
 import { useAction } from "../../ui/useAction.js"
@@ -59,9 +60,7 @@ const VersionRow = ({
       <td class="value-cell">
         {value === undefined ? null : (
           <>
-            <output class="secret-value" aria-label={`Value of version ${item.version}`}>
-              {value === "" ? "(empty)" : value}
-            </output>
+            <SecretValue label={`Value of version ${item.version}`} value={value === "" ? "(empty)" : value} />
             <HiddenCharactersNote value={value} />
           </>
         )}
