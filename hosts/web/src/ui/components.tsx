@@ -312,6 +312,7 @@ export const CopyButton = ({
   text = "Copy",
   onCopied,
   small = false,
+  autoFocus,
 }: {
   readonly value: string
   readonly label: string
@@ -321,6 +322,8 @@ export const CopyButton = ({
   readonly onCopied?: (() => void) | undefined
   /** Drawn as `button small`, beside other small buttons (a table row's). */
   readonly small?: boolean
+  /** Where a dialog opening on the value puts the keyboard focus (`ShownOnce`). */
+  readonly autoFocus?: boolean
 }) => {
   const [error, setError] = useState<unknown>()
   return (
@@ -329,6 +332,8 @@ export const CopyButton = ({
         type="button"
         class={small ? "button small" : "button"}
         aria-label={label}
+        // biome-ignore lint/a11y/noAutofocus: set only in a modal dialog (ShownOnce), whose opening honours it.
+        autoFocus={autoFocus}
         onClick={async () => {
           try {
             await navigator.clipboard.writeText(value)

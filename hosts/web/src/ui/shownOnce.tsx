@@ -38,7 +38,9 @@ const Panel = ({
     </p>
     <SecretValue label={`${label} value`} value={value} />
     <div class="row">
-      <CopyButton value={value} label={`Copy the ${label.toLowerCase()}`} onCopied={onCopied} />
+      {/* A dialog opens on Copy, not on its Close button (the first it holds): Enter pressed by habit then copies
+          the value rather than throwing it away unseen. In the page, the focus stays where the person acted. */}
+      <CopyButton value={value} label={`Copy the ${label.toLowerCase()}`} onCopied={onCopied} autoFocus={modal} />
       <button type="button" class={modal ? "button primary" : "button ghost"} onClick={onDone}>
         Done
       </button>

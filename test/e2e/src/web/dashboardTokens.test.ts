@@ -48,6 +48,10 @@ describe("API tokens", () => {
     await shown.waitFor()
     const all = (await shown.getByLabel("Token ci-all value").textContent())!
     expect(all).toMatch(/^cfs_/)
+    // It opens on Copy, not on its Close button: Enter pressed by habit copies the token rather than dismissing it.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label")), POLL)
+      .toBe("Copy the token ci-all")
     expect(await shown.textContent()).toContain("sets it as COFFER_SCHEMAS_TOKEN for coffer schemas get")
     await shown.getByRole("button", { name: "Copy the token ci-all" }).click()
     await page.getByText("Copied to the clipboard").waitFor()

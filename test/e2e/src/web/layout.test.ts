@@ -494,6 +494,36 @@ describe("keyboard", () => {
     )
   })
 
+  it("opens a value shown once (a new API key, an invite link) on its Copy button, so Enter copies it", async () => {
+    const email = `shown-once-${Date.now()}@example.com`
+    const api = await apiAs(served.base, email)
+    const slug = await seedProject(api, `Shown once ${Date.now()}`)
+    const page = await browser.open(`${served.base}/sign-in?returnTo=%2Fapi-keys`)
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}/api-keys`)
+    const focusedName = () =>
+      page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent)
+
+    // Sent from the keyboard, as a person who goes on pressing Enter would: the dialog opened on its Close button,
+    // and the next Enter threw the key away unseen.
+    await page.getByLabel("Key name").fill("enter-key")
+    await page.getByLabel("Key name").press("Enter")
+    const key = page.getByRole("dialog", { name: "API key enter-key created" })
+    await key.getByLabel("API key enter-key value").waitFor()
+    await expect.poll(focusedName, POLL).toBe("Copy the api key enter-key")
+    await page.keyboard.press("Enter")
+    await page.getByText("Copied to the clipboard").waitFor()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      await key.getByLabel("API key enter-key value").textContent(),
+    )
+    expect(await key.isVisible()).toBe(true)
+
+    await page.goto(`${served.base}/projects/${slug}/people`)
+    await page.getByRole("button", { name: "Create invite link" }).click()
+    await page.getByRole("dialog", { name: "Invite link created" }).getByLabel("Invite link value").waitFor()
+    await expect.poll(focusedName, POLL).toBe("Copy the invite link")
+  })
+
   it("creates an API key, copies it and deletes it with the keyboard alone", async () => {
     const email = `keys-${Date.now()}@example.com`
     const api = await apiAs(served.base, email)
