@@ -426,6 +426,7 @@ describe("keyboard", () => {
     const api = await apiAs(served.base, email)
     const slug = await seedProject(api, `Rescue ${Date.now()}`)
     await api.call("POST", `/api/projects/${slug}/environments`, { name: "gone-soon" })
+    await api.call("POST", `/api/projects/${slug}/environments`, { name: "last-one" })
     const page = await browser.open(`${served.base}/sign-in`)
     await signInPage(page, email)
     await page.waitForURL(`${served.base}/projects`)
@@ -439,18 +440,65 @@ describe("keyboard", () => {
     await page.getByRole("button", { name: "Add secret" }).waitFor()
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent), POLL).toBe(name)
 
-    // Deleting an environment takes its row, and the Delete button the dialog would give the focus back to.
+    // Deleting an environment takes its row, and the Delete button the dialog would give the focus back to: the
+    // focus goes to the Delete button of the row now in its place, not to the top of the main area.
     await page.goto(`${served.base}/projects/${slug}/environments`)
-    await page.getByRole("button", { name: "Delete environment gone-soon" }).focus()
-    await page.keyboard.press("Enter")
-    const dialog = page.getByRole("dialog", { name: "Delete gone-soon?" })
-    await dialog.waitFor()
-    // The dialog opens on the field the deletion waits for, so the name is typed straight away.
-    await page.keyboard.type("gone-soon")
-    await page.keyboard.press("Enter")
-    await dialog.waitFor({ state: "detached" })
-    await page.getByRole("row", { name: /gone-soon/ }).waitFor({ state: "detached" })
-    await expect.poll(focusedId, POLL).toBe("main")
+    const focusedName = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))
+    const deleteWithKeyboard = async (name: string) => {
+      await page.getByRole("button", { name: `Delete environment ${name}` }).focus()
+      await page.keyboard.press("Enter")
+      const dialog = page.getByRole("dialog", { name: `Delete ${name}?` })
+      await dialog.waitFor()
+      // The dialog opens on the field the deletion waits for, so the name is typed straight away.
+      await page.keyboard.type(name)
+      await page.keyboard.press("Enter")
+      await dialog.waitFor({ state: "detached" })
+      await page.getByRole("row", { name: new RegExp(name) }).waitFor({ state: "detached" })
+    }
+    await deleteWithKeyboard("gone-soon")
+    await expect.poll(focusedName, POLL).toBe("Delete environment last-one")
+    // The last row's goes to the one before it.
+    await deleteWithKeyboard("last-one")
+    await expect.poll(focusedName, POLL).toBe("Delete environment production")
+    expect(await focusedId()).not.toBe("main")
+  })
+
+  it("gives the focus of a deleted API key's Delete to the next key's, the one before, then the list's heading", async () => {
+    const email = `rescue-keys-${Date.now()}@example.com`
+    const api = await apiAs(served.base, email)
+    const slug = await seedProject(api, `Rescue keys ${Date.now()}`)
+    for (const name of ["first", "second", "third"])
+      await api.call("POST", "/api/api-keys", { name, projectSlug: slug, scope: "read" })
+    const page = await browser.open(`${served.base}/sign-in?returnTo=%2Fapi-keys`)
+    await signInPage(page, email)
+    await page.waitForURL(`${served.base}/api-keys`)
+    const table = page.getByRole("table", { name: "API keys" })
+    await table.waitFor()
+    const order = await table.locator("tbody th").allTextContents()
+    expect(order.length).toBe(3)
+    const focused = () => focusedElement(page)
+    const focusedName = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? "")
+    const deleteWithKeyboard = async (name: string) => {
+      await page.getByRole("button", { name: new RegExp(`^Delete ${name} `) }).focus()
+      await page.keyboard.press("Enter")
+      const dialog = page.getByRole("dialog", { name: `Delete ${name}?` })
+      await dialog.getByRole("button", { name: "Delete key" }).focus()
+      await page.keyboard.press("Enter")
+      await dialog.waitFor({ state: "detached" })
+      await table.getByRole("rowheader", { name, exact: true }).waitFor({ state: "detached" })
+    }
+    const [top, middle, bottom] = order as [string, string, string]
+    // The middle row's: the next row's Delete.
+    await deleteWithKeyboard(middle)
+    await expect.poll(focusedName, POLL).toMatch(new RegExp(`^Delete ${bottom} `))
+    // The last row's: the one before.
+    await deleteWithKeyboard(bottom)
+    await expect.poll(focusedName, POLL).toMatch(new RegExp(`^Delete ${top} `))
+    // The only one left: the list is gone, and the focus is on its heading (no stop for Tab).
+    await deleteWithKeyboard(top)
+    await page.getByText("No API keys.").waitFor()
+    await expect.poll(focused, POLL).toBe("H1 -1 API keys")
+    await browser.screenshot(page, "secrets-api-keys-last-deleted-1440")
   })
 
   it("moves the focus to the new page's heading on a page change, by link, tab, Back or Forward", async () => {
