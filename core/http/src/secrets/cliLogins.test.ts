@@ -124,4 +124,18 @@ describe("command-line logins", () => {
     const other = { [CLIENT_HEADER]: "203.0.113.100" }
     expect((await call("POST", "/api/cli-logins", { body: {}, headers: other })).status).toBe(201)
   })
+  it("counts user codes that name no login against the client's rate limit, on read, approve and deny", async () => {
+    const { call, ada, started } = await setup({ COFFER_RATE_LIMIT: "3" })
+    const headers = { [CLIENT_HEADER]: "203.0.113.7" }
+    const guess = "BCDF-GHJK" === started.body.userCode ? "BCDF-GHJM" : "BCDF-GHJK"
+    const statuses = [
+      (await call("GET", `/api/cli-logins/${guess}`, { as: ada.as, headers })).status,
+      (await call("POST", `/api/cli-logins/${guess}/approve`, { as: ada.as, headers, body: { projectSlug: "alpha" } }))
+        .status,
+      (await call("POST", `/api/cli-logins/${guess}/deny`, { as: ada.as, headers })).status,
+      (await call("GET", `/api/cli-logins/${started.body.userCode}`, { as: ada.as, headers })).status,
+      (await call("GET", `/api/cli-logins/${guess}`, { as: ada.as, headers })).status,
+    ]
+    expect(statuses).toEqual([404, 404, 404, 200, 429])
+  })
 })

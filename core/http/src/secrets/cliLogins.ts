@@ -5,7 +5,9 @@
  * Starting one needs no credential, so each start counts against the client's rate limit in the group of failed
  * credential checks, as does a poll with a device code that names no login (guessing one is guessing a
  * credential). Polls that wait (`authorization_pending`, `slow_down`) are not counted: a command polling at the
- * interval for ten minutes must not lock its own address out.
+ * interval for ten minutes must not lock its own address out. A user code that names no login counts too, on
+ * reading, approving and denying alike (RFC 8628 §5.1): a signed-in person guessing codes would otherwise try
+ * every pending one unthrottled, and an approved guess hands someone's command a key to the guesser's project.
  */
 import {
   approveCliLogin,
@@ -95,7 +97,7 @@ export const GetCliLogin = endpoint({
   security: SESSION,
   params: CODE_PARAM,
   responses: { 200: PendingView },
-  errors: [403, 404],
+  errors: [403, 404, 429],
 })
 
 export const ApproveCliLogin = endpoint({
@@ -108,7 +110,7 @@ export const ApproveCliLogin = endpoint({
   params: CODE_PARAM,
   body: ApproveBody,
   responses: { 200: Ok },
-  errors: [400, 403, 404],
+  errors: [400, 403, 404, 429],
 })
 
 export const DenyCliLogin = endpoint({
@@ -119,7 +121,7 @@ export const DenyCliLogin = endpoint({
   security: SESSION,
   params: CODE_PARAM,
   responses: { 200: Ok },
-  errors: [403, 404],
+  errors: [403, 404, 429],
 })
 
 export const mountCliLogins = (app: Hono, routes: SecretsRoutes): void => {
@@ -127,6 +129,11 @@ export const mountCliLogins = (app: Hono, routes: SecretsRoutes): void => {
   const userCode = (c: Context) => c.req.param("userCode") ?? ""
   const attempt = (c: Context) =>
     limitAttempt(c, { group: CREDENTIALS_GROUP, limit: routes.settings.rateLimit, clientAddress: routes.clientAddress })
+  /** A user code that names no login is a guess: it counts against the client's rate limit. */
+  const countMiss =
+    (c: Context) =>
+    <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.tapError(effect, (error) => (error._tag === "CliLoginNotFound" ? attempt(c) : Effect.void))
 
   route(app, StartCliLogin, (c, { body }) =>
     handle(
@@ -148,21 +155,17 @@ export const mountCliLogins = (app: Hono, routes: SecretsRoutes): void => {
     ),
   )
   route(app, GetCliLogin, (c) =>
-    handle(
-      c,
-      withActor(c, routes, (actor) => getCliLogin(actor, userCode(c))),
-    ),
+    handle(c, withActor(c, routes, (actor) => getCliLogin(actor, userCode(c))).pipe(countMiss(c))),
   )
   route(app, ApproveCliLogin, (c, { body }) =>
     handle(
       c,
-      withActor(c, routes, (actor) => Effect.flatMap(body, (input) => approveCliLogin(actor, userCode(c), input))),
+      withActor(c, routes, (actor) => Effect.flatMap(body, (input) => approveCliLogin(actor, userCode(c), input))).pipe(
+        countMiss(c),
+      ),
     ),
   )
   route(app, DenyCliLogin, (c) =>
-    handle(
-      c,
-      withActor(c, routes, (actor) => denyCliLogin(actor, userCode(c))),
-    ),
+    handle(c, withActor(c, routes, (actor) => denyCliLogin(actor, userCode(c))).pipe(countMiss(c))),
   )
 }
