@@ -124,18 +124,31 @@ describe("command-line logins", () => {
     const other = { [CLIENT_HEADER]: "203.0.113.100" }
     expect((await call("POST", "/api/cli-logins", { body: {}, headers: other })).status).toBe(201)
   })
-  it("counts user codes that name no login against the client's rate limit, on read, approve and deny", async () => {
+  it("counts every request naming a user code before it is looked up, so a guess that hits past the limit is refused too", async () => {
     const { call, ada, started } = await setup({ COFFER_RATE_LIMIT: "3" })
     const headers = { [CLIENT_HEADER]: "203.0.113.7" }
-    const guess = "BCDF-GHJK" === started.body.userCode ? "BCDF-GHJM" : "BCDF-GHJK"
+    const { userCode, deviceCode } = started.body
+    const guess = "BCDF-GHJK" === userCode ? "BCDF-GHJM" : "BCDF-GHJK"
     const statuses = [
       (await call("GET", `/api/cli-logins/${guess}`, { as: ada.as, headers })).status,
       (await call("POST", `/api/cli-logins/${guess}/approve`, { as: ada.as, headers, body: { projectSlug: "alpha" } }))
         .status,
       (await call("POST", `/api/cli-logins/${guess}/deny`, { as: ada.as, headers })).status,
-      (await call("GET", `/api/cli-logins/${started.body.userCode}`, { as: ada.as, headers })).status,
-      (await call("GET", `/api/cli-logins/${guess}`, { as: ada.as, headers })).status,
+      (
+        await call("POST", `/api/cli-logins/${userCode}/approve`, {
+          as: ada.as,
+          headers,
+          body: { projectSlug: "alpha" },
+        })
+      ).status,
+      (await call("GET", `/api/cli-logins/${userCode}`, { as: ada.as, headers })).status,
     ]
-    expect(statuses).toEqual([404, 404, 404, 200, 429])
+    expect(statuses).toEqual([404, 404, 404, 429, 429])
+    // The refused approval approved nothing; another client is not held back.
+    expect((await call("POST", "/api/cli-logins/token", { body: { deviceCode } })).body).toMatchObject({
+      code: "authorization_pending",
+    })
+    const other = { [CLIENT_HEADER]: "203.0.113.8" }
+    expect((await call("GET", `/api/cli-logins/${userCode}`, { as: ada.as, headers: other })).status).toBe(200)
   })
 })

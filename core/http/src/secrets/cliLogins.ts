@@ -5,9 +5,11 @@
  * Starting one needs no credential, so each start counts against the client's rate limit in the group of failed
  * credential checks, as does a poll with a device code that names no login (guessing one is guessing a
  * credential). Polls that wait (`authorization_pending`, `slow_down`) are not counted: a command polling at the
- * interval for ten minutes must not lock its own address out. A user code that names no login counts too, on
- * reading, approving and denying alike (RFC 8628 §5.1): a signed-in person guessing codes would otherwise try
- * every pending one unthrottled, and an approved guess hands someone's command a key to the guesser's project.
+ * interval for ten minutes must not lock its own address out. Every request naming a user code (reading, approving,
+ * denying) counts in a group of its own before its route runs, as an invite's acceptance does (RFC 8628 §5.1): a
+ * signed-in person guessing codes would otherwise try every pending one unthrottled, and an approved guess hands
+ * someone's command a key to the guesser's project. Counting only the misses would not do: a guess that hits after
+ * the limit would still be answered. A person approving their own login makes two or three such requests.
  */
 import {
   approveCliLogin,
@@ -22,7 +24,7 @@ import {
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Context, Hono } from "hono"
-import { limitAttempt } from "../auth/rateLimit.js"
+import { limitAttempt, rateLimit } from "../auth/rateLimit.js"
 import { CliLoginRefusedBody } from "../errors.js"
 import { Ok, PUBLIC, SESSION } from "../openapi/common.js"
 import { Label } from "../openapi/documented.js"
@@ -129,11 +131,14 @@ export const mountCliLogins = (app: Hono, routes: SecretsRoutes): void => {
   const userCode = (c: Context) => c.req.param("userCode") ?? ""
   const attempt = (c: Context) =>
     limitAttempt(c, { group: CREDENTIALS_GROUP, limit: routes.settings.rateLimit, clientAddress: routes.clientAddress })
-  /** A user code that names no login is a guess: it counts against the client's rate limit. */
-  const countMiss =
-    (c: Context) =>
-    <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
-      Effect.tapError(effect, (error) => (error._tag === "CliLoginNotFound" ? attempt(c) : Effect.void))
+  /** Each request naming a user code, counted before the route looks the code up. */
+  const byUserCode = [
+    rateLimit(handle, {
+      group: "secrets:cli-login-code",
+      limit: routes.settings.rateLimit,
+      clientAddress: routes.clientAddress,
+    }),
+  ]
 
   route(app, StartCliLogin, (c, { body }) =>
     handle(
@@ -154,18 +159,34 @@ export const mountCliLogins = (app: Hono, routes: SecretsRoutes): void => {
       ),
     ),
   )
-  route(app, GetCliLogin, (c) =>
-    handle(c, withActor(c, routes, (actor) => getCliLogin(actor, userCode(c))).pipe(countMiss(c))),
-  )
-  route(app, ApproveCliLogin, (c, { body }) =>
-    handle(
-      c,
-      withActor(c, routes, (actor) => Effect.flatMap(body, (input) => approveCliLogin(actor, userCode(c), input))).pipe(
-        countMiss(c),
+  route(
+    app,
+    GetCliLogin,
+    (c) =>
+      handle(
+        c,
+        withActor(c, routes, (actor) => getCliLogin(actor, userCode(c))),
       ),
-    ),
+    byUserCode,
   )
-  route(app, DenyCliLogin, (c) =>
-    handle(c, withActor(c, routes, (actor) => denyCliLogin(actor, userCode(c))).pipe(countMiss(c))),
+  route(
+    app,
+    ApproveCliLogin,
+    (c, { body }) =>
+      handle(
+        c,
+        withActor(c, routes, (actor) => Effect.flatMap(body, (input) => approveCliLogin(actor, userCode(c), input))),
+      ),
+    byUserCode,
+  )
+  route(
+    app,
+    DenyCliLogin,
+    (c) =>
+      handle(
+        c,
+        withActor(c, routes, (actor) => denyCliLogin(actor, userCode(c))),
+      ),
+    byUserCode,
   )
 }
